@@ -1,0 +1,61 @@
+// Helpers for the JSON `/api` layer: every failure is `{ "error": message }` with a fitting
+// status, and never a stack trace, SQL or a file path.
+import { json } from "@remix-run/node";
+import type { ZodType, ZodTypeDef } from "zod";
+
+export function apiError(status: number, error: string, headers?: HeadersInit): Response {
+  return json({ error }, { status, headers });
+}
+
+/** The first validation message of a failed parse: schemas carry the spec's words. */
+export function firstIssue(error: { issues: { message: string }[] }): string {
+  return error.issues[0]?.message ?? "Invalid input.";
+}
+
+const MAX_JSON_BYTES = 1024 * 1024;
+
+/** Reads a JSON body and validates it; throws a 400 JSON error in the schema's words. */
+export async function readJson<T>(request: Request, schema: ZodType<T, ZodTypeDef, unknown>): Promise<T> {
+  const length = Number(request.headers.get("Content-Length") ?? 0);
+  if (length > MAX_JSON_BYTES) throw apiError(413, "Request body is too large.");
+  let body: unknown = {};
+  const text = await request.text();
+  if (text.length > MAX_JSON_BYTES) throw apiError(413, "Request body is too large.");
+  if (text.trim()) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw apiError(400, "Request body must be valid JSON.");
+    }
+  }
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw apiError(400, firstIssue(parsed.error));
+  return parsed.data;
+}
+
+/** Answers 405 for a method the resource does not take. */
+export function methodNotAllowed(): Response {
+  return apiError(405, "Method not allowed.");
+}
+
+/**
+ * Runs an `/api` handler: thrown Responses pass through; anything else is logged and answered
+ * as a generic 500 with the operation's own failure message.
+ */
+export async function handleApi(failureMessage: string, handler: () => Promise<Response>): Promise<Response> {
+  try {
+    return await handler();
+  } catch (error) {
+    if (error instanceof Response) return error;
+    console.error(`${failureMessage}`, error);
+    return apiError(500, failureMessage);
+  }
+}
+
+const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Ids in paths are checked before use: a malformed id is a 404, not a 500. */
+export function requireIdParam(value: string | undefined, notFoundMessage = "Not found."): string {
+  if (!value || !ID_PATTERN.test(value)) throw apiError(404, notFoundMessage);
+  return value;
+}

@@ -1,0 +1,39 @@
+import { parseEnv } from "~/env.server";
+
+const base = { DATABASE_URL: "postgresql://postgres@127.0.0.1:5432/x" };
+
+describe("parseEnv", () => {
+  it("fills defaults for a minimal development setup", () => {
+    const config = parseEnv(base);
+    expect(config.PORT).toBe(3000);
+    expect(config.APP_URL).toBe("http://localhost:3000");
+    expect(config.STORAGE_DRIVER).toBe("local");
+    expect(config.SESSION_SECRET).toHaveLength(1);
+  });
+
+  it("names a malformed variable", () => {
+    expect(() => parseEnv({ ...base, PORT: "eighty" })).toThrow(/PORT/);
+    expect(() => parseEnv({ ...base, DATABASE_URL: "mysql://x" })).toThrow(/DATABASE_URL: must be a postgresql/);
+    expect(() => parseEnv({ ...base, CALLBACK_ORIGINS: "not a url" })).toThrow(/CALLBACK_ORIGINS/);
+    expect(() => parseEnv({ ...base, SMTP_URL: "http://mail" })).toThrow(/SMTP_URL/);
+  });
+
+  it("names a missing database URL", () => {
+    expect(() => parseEnv({})).toThrow(/DATABASE_URL/);
+  });
+
+  it("requires strong session secrets and refuses fake providers in production", () => {
+    expect(() => parseEnv({ ...base, NODE_ENV: "production" })).toThrow(/SESSION_SECRET/);
+    const secret = "x".repeat(32);
+    expect(() => parseEnv({ ...base, NODE_ENV: "production", SESSION_SECRET: secret, FAKE_PROVIDERS_URL: "http://127.0.0.1:9" })).toThrow(
+      /FAKE_PROVIDERS_URL/,
+    );
+    expect(parseEnv({ ...base, NODE_ENV: "production", SESSION_SECRET: `${secret},${"y".repeat(40)}` }).SESSION_SECRET).toHaveLength(2);
+  });
+
+  it("keeps lists tidy: admin emails lowercased, callback origins reduced to origins", () => {
+    const config = parseEnv({ ...base, ADMIN_EMAILS: " Boss@Example.com ,x@y.z", CALLBACK_ORIGINS: "https://tools.example.com/path" });
+    expect(config.ADMIN_EMAILS).toEqual(["boss@example.com", "x@y.z"]);
+    expect(config.CALLBACK_ORIGINS).toEqual(["https://tools.example.com"]);
+  });
+});

@@ -1,0 +1,138 @@
+// Configuration: every environment variable the server reads, validated once at start.
+// A missing or malformed value stops the server with a message that names it.
+import { z } from "zod";
+
+const list = z
+  .string()
+  .optional()
+  .transform((value) =>
+    (value ?? "")
+      .split(",")
+      .map((item) => item.trim())
+      .filter(Boolean),
+  );
+
+const origin = z.string().transform((value, ctx) => {
+  try {
+    return new URL(value).origin;
+  } catch {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: `"${value}" is not an absolute URL` });
+    return z.NEVER;
+  }
+});
+
+const boolFlag = z
+  .enum(["true", "false", "1", "0", ""])
+  .optional()
+  .transform((value) => value === "true" || value === "1");
+
+const optionalUrl = z.string().url().optional();
+
+const schema = z
+  .object({
+    NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+    PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+    APP_URL: z.string().url().optional(),
+    DATABASE_URL: z
+      .string({ required_error: "is required (npm start provides an embedded database when it is unset)" })
+      .regex(/^postgres(ql)?:\/\//, "must be a postgresql:// connection string"),
+    DATA_DIR: z.string().min(1).default("./data"),
+    SESSION_SECRET: list,
+    SMTP_URL: z
+      .string()
+      .regex(/^smtps?:\/\//, "must start with smtp:// or smtps://")
+      .optional(),
+    MAIL_FROM: z.string().min(3).default("Creator Library <no-reply@localhost>"),
+    ADMIN_EMAILS: list.transform((emails) => emails.map((email) => email.toLowerCase())),
+    CALLBACK_ORIGINS: z
+      .string()
+      .optional()
+      .transform((value, ctx) => {
+        const items = (value ?? "").split(",").map((item) => item.trim()).filter(Boolean);
+        const parsed = z.array(origin).safeParse(items);
+        if (!parsed.success) {
+          ctx.addIssue({ code: z.ZodIssueCode.custom, message: parsed.error.issues[0]?.message ?? "invalid" });
+          return z.NEVER;
+        }
+        return parsed.data;
+      }),
+    KOFI_VERIFICATION_TOKEN: z.string().optional(),
+    KOFI_SHOP_URL: z.string().url().default("https://ko-fi.com"),
+
+    PATREON_CLIENT_ID: z.string().optional(),
+    PATREON_CLIENT_SECRET: z.string().optional(),
+    PATREON_AUTHORIZE_URL: z.string().url().default("https://www.patreon.com/oauth2/authorize"),
+    PATREON_TOKEN_URL: z.string().url().default("https://www.patreon.com/api/oauth2/token"),
+    PATREON_API_URL: z.string().url().default("https://www.patreon.com/api/oauth2/v2"),
+    PATREON_CREATOR_ACCESS_TOKEN: z.string().optional(),
+    PATREON_CAMPAIGN_ID: z.string().optional(),
+    PATREON_WEBHOOK_SECRET: z.string().optional(),
+    PATREON_CREATOR_URL: z.string().url().default("https://www.patreon.com"),
+
+    GOOGLE_CLIENT_ID: z.string().optional(),
+    GOOGLE_CLIENT_SECRET: z.string().optional(),
+    GOOGLE_AUTHORIZE_URL: z.string().url().default("https://accounts.google.com/o/oauth2/v2/auth"),
+    GOOGLE_TOKEN_URL: z.string().url().default("https://oauth2.googleapis.com/token"),
+    GOOGLE_USERINFO_URL: z.string().url().default("https://openidconnect.googleapis.com/v1/userinfo"),
+
+    DISCORD_CLIENT_ID: z.string().optional(),
+    DISCORD_CLIENT_SECRET: z.string().optional(),
+    DISCORD_AUTHORIZE_URL: z.string().url().default("https://discord.com/oauth2/authorize"),
+    DISCORD_TOKEN_URL: z.string().url().default("https://discord.com/api/oauth2/token"),
+    DISCORD_API_URL: z.string().url().default("https://discord.com/api/v10"),
+
+    STORAGE_DRIVER: z.enum(["local", "s3"]).default("local"),
+    S3_ENDPOINT: optionalUrl,
+    S3_REGION: z.string().default("us-east-1"),
+    S3_BUCKET: z.string().optional(),
+    S3_ACCESS_KEY_ID: z.string().optional(),
+    S3_SECRET_ACCESS_KEY: z.string().optional(),
+    S3_FORCE_PATH_STYLE: boolFlag,
+
+    INTERVAL_MINUTES: z.coerce.number().min(0).default(60),
+    /** Local fake OAuth/support-platform server for the demo and tests; refused in production. */
+    FAKE_PROVIDERS_URL: optionalUrl,
+  })
+  .superRefine((env, ctx) => {
+    if (env.NODE_ENV === "production") {
+      if (env.SESSION_SECRET.length === 0 || env.SESSION_SECRET.some((secret) => secret.length < 32)) {
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          path: ["SESSION_SECRET"],
+          message: "is required in production: one or more comma-separated secrets of 32+ characters",
+        });
+      }
+      if (env.FAKE_PROVIDERS_URL) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["FAKE_PROVIDERS_URL"], message: "is refused in production" });
+      }
+    }
+    if (env.STORAGE_DRIVER === "s3" && !env.S3_BUCKET) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["S3_BUCKET"], message: "is required when STORAGE_DRIVER=s3" });
+    }
+  })
+  .transform((env) => ({
+    ...env,
+    APP_URL: (env.APP_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, ""),
+    // Development-only fallback so `npm start` needs no setup; production refuses it above.
+    SESSION_SECRET: env.SESSION_SECRET.length > 0 ? env.SESSION_SECRET : ["dev-only-session-secret-change-me"],
+  }));
+
+export type Env = z.infer<typeof schema>;
+
+/** Parses an environment; throws an Error whose message names every bad variable. */
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const result = schema.safeParse(source);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => `  ${issue.path.join(".") || "environment"}: ${issue.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  return result.data;
+}
+
+let cached: Env | undefined;
+
+/** The validated configuration of this process. */
+export function env(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}

@@ -1,0 +1,53 @@
+// Users as the `/api` layer shows them: the spec's field names, mapped from our columns.
+import { db } from "~/db.server";
+import type { ShopEmail, User } from "~/generated/prisma/client";
+
+export type UserWithShopEmails = User & { shopEmails: ShopEmail[] };
+
+/** The fields handed to `/login?callback=` as `userData` (spec section 2). */
+export function toUserData(user: UserWithShopEmails) {
+  return {
+    id: user.id,
+    email: user.email,
+    fullName: user.fullName,
+    isAdmin: user.isAdmin,
+    mailVerified: user.mailVerified,
+    hasPatreon: user.patreonId !== null,
+    hasGoogle: user.googleId !== null,
+    hasDiscord: user.discordId !== null,
+    current_tier: user.currentTierId,
+    kofiEmails: user.shopEmails.map((shopEmail) => ({
+      email: shopEmail.email,
+      emailVerified: shopEmail.verifiedAt !== null,
+    })),
+    hasPassword: user.passwordHash !== null,
+    canBeAdmin: user.canBeAdmin,
+    tosAccepted: user.tosAccepted,
+  };
+}
+
+export type UserData = ReturnType<typeof toUserData>;
+
+/** The user as `GET /api/auth/user` answers it: userData plus the rest of spec section 3. */
+export function toApiUser(user: UserWithShopEmails) {
+  const userData = toUserData(user);
+  return {
+    _id: user.id,
+    ...userData,
+    number: user.number,
+    patreonId: user.patreonId,
+    discordTag: user.discordTag,
+    kofi_current_tier: user.kofiCurrentTier,
+    restricted: user.restricted,
+    koFiEmails: userData.kofiEmails,
+  };
+}
+
+export async function getUserWithShopEmails(userId: string): Promise<UserWithShopEmails | null> {
+  return db.user.findUnique({ where: { id: userId }, include: { shopEmails: { orderBy: { createdAt: "asc" } } } });
+}
+
+/** Display name for the navigation: the full name, else the email's local part. */
+export function displayName(user: Pick<User, "fullName" | "email">): string {
+  return user.fullName ?? user.email?.split("@")[0] ?? "Account";
+}

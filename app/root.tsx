@@ -1,0 +1,96 @@
+import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { json } from "@remix-run/node";
+import {
+  Links,
+  Meta,
+  Outlet,
+  Scripts,
+  ScrollRestoration,
+  isRouteErrorResponse,
+  useLoaderData,
+  useRouteError,
+  useRouteLoaderData,
+} from "@remix-run/react";
+import { getToast } from "remix-toast";
+import { NavBar } from "~/components/nav-bar";
+import { useNonce } from "~/components/nonce";
+import { Toaster } from "~/components/toaster";
+import { ErrorPage } from "~/components/error-page";
+import { getCurrentUser } from "~/models/session.server";
+import { displayName } from "~/models/user.server";
+import { configureToasts } from "~/toast.server";
+import stylesheet from "~/styles/app.css";
+
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: stylesheet },
+  { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
+];
+
+export const meta: MetaFunction = () => [
+  { title: "Creator Library" },
+  { name: "description", content: "3D mods, downloads and news for supporters." },
+];
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  configureToasts();
+  const user = await getCurrentUser(request);
+  const { toast, headers } = await getToast(request);
+  return json(
+    {
+      toast: toast ?? null,
+      account: user ? { name: displayName(user), isAdmin: user.isAdmin } : null,
+    },
+    { headers },
+  );
+}
+
+export type RootLoader = typeof loader;
+
+/**
+ * Runs before first paint: applies the stored theme (default dark) so there is no flash, and
+ * handles the spec's `token` query parameter (stored locally, then on to /library).
+ */
+const bootScript = `(function(){try{var d=document.documentElement;var t=localStorage.getItem("theme");d.dataset.theme=t==="light"?"light":"dark";var p=new URLSearchParams(location.search);var k=p.get("token");if(k){localStorage.setItem("token",k);location.replace("/library");}}catch(e){}})();`;
+
+export function Layout({ children }: { children: React.ReactNode }) {
+  const nonce = useNonce();
+  const data = useRouteLoaderData<RootLoader>("root");
+  return (
+    <html lang="en" data-theme="dark" suppressHydrationWarning>
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="color-scheme" content="dark light" />
+        <script nonce={nonce} suppressHydrationWarning dangerouslySetInnerHTML={{ __html: bootScript }} />
+        <Meta />
+        <Links />
+      </head>
+      <body>
+        <a className="skip-link" href="#main">
+          Skip to content
+        </a>
+        <NavBar account={data?.account ?? null} />
+        <main id="main" tabIndex={-1}>
+          {children}
+        </main>
+        <Toaster toast={data?.toast ?? null} />
+        <ScrollRestoration nonce={nonce} />
+        <Scripts nonce={nonce} />
+      </body>
+    </html>
+  );
+}
+
+export default function App() {
+  useLoaderData<typeof loader>();
+  return <Outlet />;
+}
+
+export function ErrorBoundary() {
+  const error = useRouteError();
+  if (isRouteErrorResponse(error)) {
+    return <ErrorPage status={error.status} title={error.status === 404 ? "Page not found" : error.statusText} />;
+  }
+  console.error(error);
+  return <ErrorPage status={500} title="Something went wrong" />;
+}

@@ -1,0 +1,37 @@
+import { expect, test } from "./fixtures";
+
+test("home shows the navigation and the seeded panels", async ({ page }) => {
+  await page.goto("/");
+  const nav = page.getByRole("navigation", { name: "Main" });
+  for (const label of ["Home", "Library", "Infos", "Inspiration Vote"]) {
+    await expect(nav.getByRole("link", { name: label, exact: true })).toBeVisible();
+  }
+  await expect(nav.getByTestId("account-link")).toHaveText("Login");
+  await expect(page.getByRole("heading", { name: "Support me on Patreon" })).toBeVisible();
+});
+
+test("the theme defaults to dark, toggles, and survives a reload", async ({ page }) => {
+  await page.goto("/");
+  const html = page.locator("html");
+  await expect(html).toHaveAttribute("data-theme", "dark");
+  await page.getByTestId("theme-toggle").click();
+  await expect(html).toHaveAttribute("data-theme", "light");
+  expect(await page.evaluate(() => localStorage.getItem("theme"))).toBe("light");
+  await page.reload();
+  await expect(html).toHaveAttribute("data-theme", "light");
+  await page.getByTestId("theme-toggle").click();
+  await expect(html).toHaveAttribute("data-theme", "dark");
+});
+
+test("a token query parameter is stored and leads to the library", async ({ page }) => {
+  await page.goto("/infos?token=abc123");
+  await page.waitForURL("**/library");
+  expect(await page.evaluate(() => localStorage.getItem("token"))).toBe("abc123");
+});
+
+test("an unknown address shows the styled 404 page", async ({ page }) => {
+  const response = await page.goto("/no-such-page");
+  expect(response?.status()).toBe(404);
+  await expect(page.getByRole("heading", { name: "Page not found" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Back to Home" })).toBeVisible();
+});

@@ -1,0 +1,55 @@
+// The server the end-to-end suite drives: a fresh database on the machine's PostgreSQL, demo
+// content, and the built app on E2E_PORT. Everything is removed again on SIGTERM.
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createMigratedDatabase, databaseUrl, dropDatabase } from "../tests/db.ts";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const port = process.env.E2E_PORT ?? "3100";
+const databaseName = process.env.E2E_DATABASE ?? "clib_e2e";
+const dataDir = mkdtempSync(path.join(os.tmpdir(), "clib-e2e-"));
+
+await dropDatabase(databaseName);
+const url = await createMigratedDatabase(databaseName);
+Object.assign(process.env, e2eEnvironment(url, dataDir));
+
+const { db } = await import("../app/db.server.ts");
+const { storage } = await import("../app/integrations/storage.server.ts");
+const { seedDemoContent } = await import("../prisma/demo-content.ts");
+await seedDemoContent(db, await storage());
+await db.$disconnect();
+
+const server = spawn(process.execPath, [path.join(root, "node_modules/@remix-run/serve/dist/cli.js"), path.join(root, "build/index.js")], {
+  stdio: "inherit",
+  env: process.env,
+});
+
+let stopping = false;
+async function stop(code: number) {
+  if (stopping) return;
+  stopping = true;
+  server.kill("SIGTERM");
+  await dropDatabase(databaseName).catch(() => undefined);
+  rmSync(dataDir, { recursive: true, force: true });
+  process.exit(code);
+}
+process.on("SIGTERM", () => void stop(0));
+process.on("SIGINT", () => void stop(0));
+server.on("exit", (code) => void stop(code ?? 0));
+
+function e2eEnvironment(databaseUrlValue: string, data: string): Record<string, string> {
+  return {
+    NODE_ENV: "production",
+    PORT: port,
+    APP_URL: `http://127.0.0.1:${port}`,
+    DATABASE_URL: databaseUrlValue,
+    DATA_DIR: data,
+    SESSION_SECRET: "e2e-session-secret-e2e-session-secret-0123",
+    DISABLE_JOBS: "1",
+  };
+}
+
+export { databaseUrl };

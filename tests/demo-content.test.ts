@@ -1,0 +1,46 @@
+import bcrypt from "bcryptjs";
+import sharp from "sharp";
+import { db } from "~/db.server";
+import { storage } from "~/integrations/storage.server";
+import { DEMO_ADMIN, seedDemoContent } from "../prisma/demo-content";
+
+describe("demo content", () => {
+  it("seeds tiers, posts with files and images, panels, an inspiration vote and a demo admin, once", async () => {
+    const store = await storage();
+    expect(await seedDemoContent(db, store)).toBe(true);
+
+    const tiers = await db.tier.findMany();
+    expect(tiers.filter((tier) => tier.isPaid).map((tier) => tier.id).sort()).toEqual(
+      ["10477032", "21786318", "8652254", "8824971", "8825009"].sort(),
+    );
+    expect(tiers.filter((tier) => tier.canVote).map((tier) => tier.id).sort()).toEqual(
+      ["21786318", "23507144", "23507184", "8658988", "8825009", "8825088"].sort(),
+    );
+
+    const posts = await db.post.findMany();
+    expect(posts).toHaveLength(24);
+    expect(posts.some((post) => !post.paidContent)).toBe(true);
+    expect(posts.some((post) => post.isKofiOnly)).toBe(true);
+    const withImage = posts.find((post) => post.imageKey)!;
+    const image = await sharp(await streamToBuffer(await store.read(withImage.imageKey!))).metadata();
+    expect(image.format).toBe("jpeg");
+    for (const post of posts) {
+      expect((await store.stat(post.driveFileId!))?.size).toBe(Number(post.fileSize));
+    }
+
+    expect(await db.panel.count()).toBe(6);
+    expect(await db.inspirationPanel.count()).toBe(8);
+    const admin = await db.user.findUniqueOrThrow({ where: { email: DEMO_ADMIN.email } });
+    expect(admin.isAdmin && admin.canBeAdmin && admin.mailVerified).toBe(true);
+    expect(await bcrypt.compare(DEMO_ADMIN.password, admin.passwordHash!)).toBe(true);
+
+    expect(await seedDemoContent(db, store)).toBe(false);
+    expect(await db.post.count()).toBe(24);
+  }, 60_000);
+});
+
+async function streamToBuffer(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks);
+}

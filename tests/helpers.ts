@@ -1,0 +1,80 @@
+// Shared helpers for integration tests: users, sessions and requests against route modules.
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import bcrypt from "bcryptjs";
+import { db } from "~/db.server";
+import type { Prisma, User } from "~/generated/prisma/client";
+import { createUserSession } from "~/models/session.server";
+
+let counter = 0;
+
+/** A verified email user; pass overrides for anything else. Password defaults to "Password1!". */
+export async function createTestUser(overrides: Partial<Prisma.UserCreateInput> & { password?: string | null } = {}): Promise<User> {
+  counter += 1;
+  const { password = "Password1!", ...data } = overrides;
+  return db.user.create({
+    data: {
+      email: `user${counter}-${Date.now()}@example.com`,
+      fullName: `Test User ${counter}`,
+      mailVerified: true,
+      passwordHash: password ? await bcrypt.hash(password, 4) : null,
+      ...data,
+    },
+  });
+}
+
+/** A Cookie header value carrying a fresh session of the user. */
+export async function sessionCookie(userId: string): Promise<string> {
+  const setCookie = await createUserSession(userId);
+  return setCookie.split(";")[0]!;
+}
+
+type CallOptions = {
+  method?: string;
+  path?: string;
+  params?: Record<string, string>;
+  json?: unknown;
+  form?: Record<string, string> | FormData;
+  body?: BodyInit;
+  cookie?: string;
+  headers?: Record<string, string>;
+};
+
+export function buildRequest({ method = "GET", path = "/", json, form, body, cookie, headers = {} }: CallOptions): Request {
+  const init: RequestInit & { duplex?: string } = { method, headers: { ...headers } };
+  const requestHeaders = init.headers as Record<string, string>;
+  if (cookie) requestHeaders.Cookie = cookie;
+  if (json !== undefined) {
+    requestHeaders["Content-Type"] = "application/json";
+    init.body = JSON.stringify(json);
+  } else if (form) {
+    init.body = form instanceof FormData ? form : new URLSearchParams(form);
+  } else if (body !== undefined) {
+    init.body = body;
+  }
+  return new Request(`http://localhost:3999${path}`, init);
+}
+
+type RouteModule = {
+  loader?: (args: LoaderFunctionArgs) => Promise<Response> | Response | Promise<unknown>;
+  action?: (args: ActionFunctionArgs) => Promise<Response> | Response | Promise<unknown>;
+};
+
+/** Calls a route module's loader (GET/HEAD) or action (other methods) like Remix would. */
+export async function callRoute(route: RouteModule, options: CallOptions = {}): Promise<Response> {
+  const request = buildRequest(options);
+  const args = { request, params: options.params ?? {}, context: {} };
+  const handler = request.method === "GET" || request.method === "HEAD" ? route.loader : route.action;
+  if (!handler) throw new Error(`route has no ${request.method === "GET" ? "loader" : "action"}`);
+  try {
+    const result = await handler(args);
+    if (result instanceof Response) return result;
+    return new Response(JSON.stringify(result), { headers: { "Content-Type": "application/json" } });
+  } catch (thrown) {
+    if (thrown instanceof Response) return thrown;
+    throw thrown;
+  }
+}
+
+export async function readJsonBody<T = Record<string, unknown>>(response: Response): Promise<T> {
+  return (await response.json()) as T;
+}

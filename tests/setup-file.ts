@@ -1,0 +1,50 @@
+// Runs before each test file: a fresh database copied from the migrated template, a private
+// data folder, and a failure on any unexpected console.error.
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, inject, vi } from "vitest";
+import { adminQuery, databaseUrl, dropDatabase, uniqueName } from "./db";
+
+const databaseName = uniqueName("clib_test");
+const dataDir = mkdtempSync(path.join(os.tmpdir(), "clib-data-"));
+
+process.env.NODE_ENV = "test";
+process.env.DATABASE_URL = databaseUrl(databaseName);
+process.env.DATA_DIR = dataDir;
+process.env.SESSION_SECRET = "test-session-secret-test-session-secret";
+process.env.APP_URL = "http://localhost:3999";
+process.env.DATABASE_POOL_SIZE = "4";
+
+// Two files may copy the template at the same moment; PostgreSQL refuses the second one briefly.
+for (let attempt = 0; ; attempt++) {
+  try {
+    await adminQuery(`CREATE DATABASE "${databaseName}" TEMPLATE "${inject("templateDatabase")}"`);
+    break;
+  } catch (error) {
+    if (attempt >= 20 || !/being accessed by other users/.test(String(error))) throw error;
+    await new Promise((resolve) => setTimeout(resolve, 100 + attempt * 50));
+  }
+}
+
+let consoleErrors: unknown[][] = [];
+beforeAll(() => {
+  vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => {
+    consoleErrors.push(args);
+  });
+});
+
+afterEach(() => {
+  const errors = consoleErrors;
+  consoleErrors = [];
+  if (errors.length > 0 && !(globalThis as { __allowConsoleError?: boolean }).__allowConsoleError) {
+    throw new Error(`Unexpected console.error:\n${errors.map((args) => args.map(String).join(" ")).join("\n")}`);
+  }
+});
+
+afterAll(async () => {
+  const { db } = await import("~/db.server");
+  await db.$disconnect();
+  await dropDatabase(databaseName);
+  rmSync(dataDir, { recursive: true, force: true });
+});
