@@ -22,7 +22,7 @@ const { seedDemoContent } = await import("../prisma/demo-content.ts");
 await seedDemoContent(db, await storage());
 await db.$disconnect();
 
-const server = spawn(process.execPath, [path.join(root, "node_modules/@remix-run/serve/dist/cli.js"), path.join(root, "build/index.js")], {
+const server = spawn(process.execPath, [path.join(root, "node_modules/@remix-run/serve/dist/cli.js"), path.join(root, process.env.REMIX_BUILD_DIR ?? "build", "index.js")], {
   stdio: "inherit",
   env: process.env,
 });

@@ -78,7 +78,7 @@ if (!migrated) {
   await db.$disconnect();
 }
 
-const server = spawn(process.execPath, [path.join(root, "node_modules/@remix-run/serve/dist/cli.js"), path.join(root, "build/index.js")], {
+const server = spawn(process.execPath, [path.join(root, "node_modules/@remix-run/serve/dist/cli.js"), path.join(root, process.env.REMIX_BUILD_DIR ?? "build", "index.js")], {
   stdio: ["ignore", "pipe", "inherit"],
   env: { ...process.env, PORT: String(config.PORT) },
 });
