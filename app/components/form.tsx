@@ -58,9 +58,9 @@ export function SubmitButton({
       className={className}
       name={intent ? "intent" : undefined}
       value={intent}
+      {...button}
       disabled={busy || button.disabled}
       aria-busy={busy || undefined}
-      {...button}
     >
       {busy ? (pendingLabel ?? "Working...") : children}
     </button>
