@@ -1,0 +1,42 @@
+// The audit log: every admin change, with who, what, before and after.
+import { db, Prisma } from "~/db.server";
+
+type AuditClient = Pick<typeof db, "auditEntry">;
+
+export type AuditInput = {
+  actorId: string | null;
+  action: string;
+  targetType: string;
+  targetId?: string | null;
+  before?: unknown;
+  after?: unknown;
+};
+
+/** JSON-safe copy: BigInt and Date values become strings. */
+function toJson(value: unknown): Prisma.InputJsonValue | typeof Prisma.JsonNull {
+  if (value === undefined || value === null) return Prisma.JsonNull;
+  return JSON.parse(JSON.stringify(value, (_key, item: unknown) => (typeof item === "bigint" ? item.toString() : item))) as Prisma.InputJsonValue;
+}
+
+/** Records an admin change; pass the transaction client to keep it atomic with the change. */
+export async function recordAudit(entry: AuditInput, client: AuditClient = db): Promise<void> {
+  await client.auditEntry.create({
+    data: {
+      actorId: entry.actorId,
+      action: entry.action,
+      targetType: entry.targetType,
+      targetId: entry.targetId ?? null,
+      before: toJson(entry.before),
+      after: toJson(entry.after),
+    },
+  });
+}
+
+export async function listAuditEntries({ take = 50, cursor }: { take?: number; cursor?: string } = {}) {
+  return db.auditEntry.findMany({
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take,
+    ...(cursor ? { skip: 1, cursor: { id: cursor } } : {}),
+    include: { actor: { select: { id: true, email: true, fullName: true } } },
+  });
+}
