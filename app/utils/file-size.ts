@@ -1,0 +1,9 @@
+// File sizes as the library shows them: base 1024, two decimals (spec section 9).
+const UNITS = ["Bytes", "KB", "MB", "GB", "TB"] as const;
+
+export function formatFileSize(bytes: number | bigint | null | undefined): string {
+  const value = Number(bytes ?? 0);
+  if (!Number.isFinite(value) || value <= 0) return "0.00 Bytes";
+  const exponent = Math.min(UNITS.length - 1, Math.floor(Math.log(value) / Math.log(1024)));
+  return `${(value / 1024 ** exponent).toFixed(2)} ${UNITS[exponent]}`;
+}

@@ -1,0 +1,19 @@
+// Library order is newest order_date first. A moved post lands 1 minute after the post that
+// will follow it, or 1 minute before the one above it when it goes to the end (spec section 4).
+
+export const REORDER_OFFSET_MS = 60 * 1000;
+
+export function reorderDate(neighbours: { previous?: Date | null; next?: Date | null }, now = new Date()): Date {
+  if (neighbours.next) return new Date(neighbours.next.getTime() + REORDER_OFFSET_MS);
+  if (neighbours.previous) return new Date(neighbours.previous.getTime() - REORDER_OFFSET_MS);
+  return now;
+}
+
+/**
+ * The order date that puts a post at `index` (0 = first) of a list already sorted newest first
+ * that does not contain the post itself.
+ */
+export function orderDateForIndex(others: { orderDate: Date }[], index: number, now = new Date()): Date {
+  const position = Math.max(0, Math.min(Math.floor(index), others.length));
+  return reorderDate({ previous: others[position - 1]?.orderDate, next: others[position]?.orderDate }, now);
+}
