@@ -1,0 +1,56 @@
+// Outgoing mail through nodemailer: SMTP when SMTP_URL is set; otherwise each message is
+// logged and written to DATA_DIR/mail (an .eml copy plus a readable .txt), so a local demo
+// needs no mail server and codes can still be read.
+import { randomBytes } from "node:crypto";
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import nodemailer, { type Transporter } from "nodemailer";
+import { env } from "~/env.server";
+
+export type OutgoingMail = { to: string; subject: string; text: string; html: string };
+
+let transporter: Transporter | undefined;
+let transporterUrl: string | undefined;
+
+function smtpTransport(url: string): Transporter {
+  // Tests point SMTP_URL at a different capture server per file: rebuild when it changes.
+  if (!transporter || transporterUrl !== url) {
+    transporter = nodemailer.createTransport(url);
+    transporterUrl = url;
+  }
+  return transporter;
+}
+
+/** Sends one mail; throws when the SMTP server refuses it. */
+export async function sendMail(mail: OutgoingMail): Promise<void> {
+  const config = env();
+  const message = { from: config.MAIL_FROM, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html };
+  const smtpUrl = process.env.SMTP_URL ?? config.SMTP_URL;
+  if (smtpUrl) {
+    await smtpTransport(smtpUrl).sendMail(message);
+    return;
+  }
+  const folder = path.resolve(config.DATA_DIR, "mail");
+  await mkdir(folder, { recursive: true });
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  const base = path.join(folder, `${stamp}-${randomBytes(3).toString("hex")}`);
+  const built = await nodemailer.createTransport({ streamTransport: true, buffer: true }).sendMail(message);
+  await writeFile(`${base}.eml`, built.message as Buffer);
+  await writeFile(`${base}.txt`, `To: ${mail.to}\nSubject: ${mail.subject}\n\n${mail.text}\n`);
+  console.log(`[mail] to ${mail.to}: ${mail.subject} (no SMTP_URL; saved to ${path.relative(process.cwd(), base)}.txt)`);
+}
+
+function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+}
+
+/** A code mail in readable plain text and simple HTML that works in dark and light clients. */
+export function codeMail({ to, subject, intro, code, outro }: { to: string; subject: string; intro: string; code: string; outro: string }): OutgoingMail {
+  const text = `${intro}\n\n    ${code}\n\n${outro}\n`;
+  const html = `<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5;color:#111;background:#fff;padding:24px">
+<p>${escapeHtml(intro)}</p>
+<p style="font-size:28px;font-weight:700;letter-spacing:6px;font-family:monospace">${escapeHtml(code)}</p>
+<p>${escapeHtml(outro)}</p>
+</body></html>`;
+  return { to, subject, text, html };
+}

@@ -1,0 +1,141 @@
+// Emailed codes for every purpose (sign-up verification, password reset, shop email): random
+// 6 digits, stored only as an HMAC, valid 15 minutes, single use, a few attempts, and a 60 s
+// resend cooldown enforced here on the server.
+import { createHmac, randomInt, timingSafeEqual } from "node:crypto";
+import { db } from "~/db.server";
+import { env } from "~/env.server";
+import type { VerificationPurpose } from "~/generated/prisma/client";
+
+export const CODE_TTL_MS = 15 * 60 * 1000;
+export const RESEND_COOLDOWN_MS = 60 * 1000;
+export const MAX_CODE_ATTEMPTS = 5;
+
+export type { VerificationPurpose };
+
+function hashCode(purpose: VerificationPurpose, target: string, code: string): string {
+  // Keyed with the session secret so a leaked table does not reveal codes by brute force.
+  return createHmac("sha256", env().SESSION_SECRET[0]!)
+    .update(`${purpose}:${target.toLowerCase()}:${code}`)
+    .digest("hex");
+}
+
+function newCode(): string {
+  return String(randomInt(0, 1_000_000)).padStart(6, "0");
+}
+
+export type IssueResult =
+  | { ok: true; code: string; expiresAt: Date }
+  | { ok: false; reason: "cooldown"; retryAfterSeconds: number };
+
+/**
+ * Issues a fresh code for (purpose, target), replacing any earlier one, unless one was sent less
+ * than 60 s ago. `target` is what the code proves (an email address, or any key the caller
+ * chooses, e.g. "<userId>:<email>" when several accounts may verify the same address).
+ */
+export async function issueCode({
+  purpose,
+  target,
+  userId = null,
+  now = new Date(),
+}: {
+  purpose: VerificationPurpose;
+  target: string;
+  userId?: string | null;
+  now?: Date;
+}): Promise<IssueResult> {
+  const code = newCode();
+  const expiresAt = new Date(now.getTime() + CODE_TTL_MS);
+  const data = { codeHash: hashCode(purpose, target, code), attempts: 0, expiresAt, lastSentAt: now, userId };
+  // Replace only a row whose last mail is old enough: one statement, so two racing requests
+  // cannot both send.
+  const { count } = await db.verification.updateMany({
+    where: { purpose, target, lastSentAt: { lte: new Date(now.getTime() - RESEND_COOLDOWN_MS) } },
+    data,
+  });
+  if (count === 1) return { ok: true, code, expiresAt };
+  const existing = await db.verification.findUnique({ where: { purpose_target: { purpose, target } } });
+  if (existing) return { ok: false, reason: "cooldown", retryAfterSeconds: secondsUntilResend(existing.lastSentAt, now) };
+  try {
+    await db.verification.create({ data: { purpose, target, ...data } });
+    return { ok: true, code, expiresAt };
+  } catch {
+    // Another request created it a moment ago.
+    return { ok: false, reason: "cooldown", retryAfterSeconds: Math.ceil(RESEND_COOLDOWN_MS / 1000) };
+  }
+}
+
+function secondsUntilResend(lastSentAt: Date, now: Date): number {
+  return Math.max(1, Math.ceil((lastSentAt.getTime() + RESEND_COOLDOWN_MS - now.getTime()) / 1000));
+}
+
+export type CheckResult =
+  | { ok: true; userId: string | null }
+  | { ok: false; reason: "missing" | "expired" | "too-many-attempts" | "wrong-code" };
+
+/** Checks a code; a correct one is consumed (single use), a wrong one uses up an attempt. */
+export async function checkCode({
+  purpose,
+  target,
+  code,
+  now = new Date(),
+}: {
+  purpose: VerificationPurpose;
+  target: string;
+  code: string;
+  now?: Date;
+}): Promise<CheckResult> {
+  const existing = await db.verification.findUnique({ where: { purpose_target: { purpose, target } } });
+  if (!existing) return { ok: false, reason: "missing" };
+  if (existing.expiresAt <= now) return { ok: false, reason: "expired" };
+  // Count the attempt first, atomically, so parallel guesses cannot exceed the limit.
+  const { count } = await db.verification.updateMany({
+    where: { id: existing.id, attempts: { lt: MAX_CODE_ATTEMPTS } },
+    data: { attempts: { increment: 1 } },
+  });
+  if (count === 0) return { ok: false, reason: "too-many-attempts" };
+  const expected = Buffer.from(existing.codeHash, "hex");
+  const actual = Buffer.from(hashCode(purpose, target, code.trim()), "hex");
+  if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return { ok: false, reason: "wrong-code" };
+  // Delete only this very code: if a parallel request consumed it first, this one fails.
+  const consumed = await db.verification.deleteMany({ where: { id: existing.id, codeHash: existing.codeHash } });
+  if (consumed.count === 0) return { ok: false, reason: "missing" };
+  return { ok: true, userId: existing.userId };
+}
+
+/** The words a user sees for a failed check. */
+export function checkFailureMessage(reason: Exclude<CheckResult, { ok: true }>["reason"]): string {
+  switch (reason) {
+    case "missing":
+      return "No pending verification code. Please request a new code.";
+    case "expired":
+      return "This code has expired. Please request a new code.";
+    case "too-many-attempts":
+      return "Too many wrong codes. Please request a new code.";
+    case "wrong-code":
+      return "Invalid verification code.";
+  }
+}
+
+/** The message for a resend refused by the cooldown. */
+export function cooldownMessage(retryAfterSeconds: number): string {
+  return `Please wait ${retryAfterSeconds} seconds before requesting a new code.`;
+}
+
+/** Drops a pending code (e.g. "Cancel Verification"). */
+export async function cancelCode(purpose: VerificationPurpose, target: string): Promise<void> {
+  await db.verification.deleteMany({ where: { purpose, target } });
+}
+
+/** When the next resend is allowed (null when nothing is pending), for the page's countdown. */
+export async function pendingCode(purpose: VerificationPurpose, target: string, now = new Date()) {
+  const existing = await db.verification.findUnique({ where: { purpose_target: { purpose, target } } });
+  if (!existing) return null;
+  const resendInSeconds = Math.max(0, Math.ceil((existing.lastSentAt.getTime() + RESEND_COOLDOWN_MS - now.getTime()) / 1000));
+  return { expiresAt: existing.expiresAt, resendInSeconds, userId: existing.userId };
+}
+
+/** Removes expired codes; run by housekeeping. */
+export async function deleteExpiredCodes(now = new Date()): Promise<number> {
+  const { count } = await db.verification.deleteMany({ where: { expiresAt: { lt: now } } });
+  return count;
+}
