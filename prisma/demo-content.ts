@@ -37,8 +37,8 @@ function escapeXml(text: string) {
   return text.replace(/[<>&"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 
-/** A 1280x720 JPEG with a gradient, shapes and a caption, drawn from SVG. */
-export async function demoImage(caption: string, seed: number): Promise<Buffer> {
+/** A 1280x720 JPEG with a gradient, shapes and an optional caption at the top, drawn from SVG. */
+export async function demoImage(caption: string | null, seed: number): Promise<Buffer> {
   const [from, to] = PALETTES[seed % PALETTES.length]!;
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1280" height="720">
   <defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${from}"/><stop offset="1" stop-color="${to}"/></linearGradient></defs>
@@ -47,7 +47,7 @@ export async function demoImage(caption: string, seed: number): Promise<Buffer> 
     <circle cx="${200 + (seed * 97) % 800}" cy="${180 + (seed * 53) % 300}" r="${120 + (seed * 31) % 120}"/>
     <path d="M640 140 900 290v300L640 740 380 590V290z" stroke-linejoin="round"/>
   </g>
-  <text x="60" y="640" font-family="DejaVu Sans, Arial, sans-serif" font-size="64" font-weight="bold" fill="#ffffff">${escapeXml(caption)}</text>
+  ${caption ? `<text x="60" y="110" font-family="DejaVu Sans, Arial, sans-serif" font-size="72" font-weight="bold" fill="#ffffff">${escapeXml(caption)}</text>` : ""}
 </svg>`;
   return sharp(Buffer.from(svg)).jpeg({ quality: 80 }).toBuffer();
 }
@@ -139,13 +139,13 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
     const version = post.version ?? "V1.0";
     const published = new Date(now.getTime() - post.daysAgo * DAY);
     const imageKey = post.withImage === false ? null : `images/posts/${id}.jpg`;
-    if (imageKey) await store.put(imageKey, await demoImage(post.title, position));
+    if (imageKey) await store.put(imageKey, await demoImage(null, position));
     const fileName = `${slugify(post.title)}-${version.toLowerCase()}.package`;
     const fileKey = `posts/${id}/${fileName}`;
     const { size } = await store.put(fileKey, demoPackage(post.title, version, 24 + (position % 5) * 40));
     posts.push({ id, post, version, published, imageKey, fileKey, fileName, size });
   }
-  const panelImages = await Promise.all(PANELS.map((panel, position) => demoImage(panel.title, position + 3)));
+  const panelImages = await Promise.all(PANELS.map((_panel, position) => demoImage(null, position + 3)));
   const inspirationImages: string[] = [];
   for (let position = 0; position < 8; position++) {
     const key = `images/inspiration/demo-${position + 1}.jpg`;
