@@ -1,0 +1,120 @@
+// The shop platform (Ko-fi): its webhook payload and its transactions CSV export, parsed into
+// plain values. Nothing here touches the database.
+import { createHash, timingSafeEqual } from "node:crypto";
+import { parse } from "csv-parse/sync";
+import { z } from "zod";
+
+const shopItemSchema = z.object({
+  direct_link_code: z.string().trim().min(1),
+  variation_name: z.string().nullish(),
+  quantity: z.coerce.number().int().nullish(),
+});
+
+/** The JSON inside the webhook's `data` form field (only the fields we use are required). */
+export const kofiWebhookSchema = z
+  .object({
+    verification_token: z.string(),
+    message_id: z.string().trim().min(1),
+    timestamp: z.string().datetime({ offset: true }),
+    type: z.string(),
+    email: z.string().trim().nullish(),
+    kofi_transaction_id: z.string().trim().nullish(),
+    shop_items: z.array(shopItemSchema).nullish(),
+    tier_name: z.string().nullish(),
+    is_subscription_payment: z.boolean().nullish(),
+  })
+  .passthrough();
+
+export type KofiWebhook = z.infer<typeof kofiWebhookSchema>;
+
+export class KofiPayloadError extends Error {}
+
+/** Parses the `data` field of a webhook delivery; throws KofiPayloadError when it is not one. */
+export function parseKofiWebhook(data: string): KofiWebhook {
+  let json: unknown;
+  try {
+    json = JSON.parse(data);
+  } catch {
+    throw new KofiPayloadError("data is not JSON");
+  }
+  const parsed = kofiWebhookSchema.safeParse(json);
+  if (!parsed.success) throw new KofiPayloadError(parsed.error.issues[0]?.message ?? "invalid payload");
+  return parsed.data;
+}
+
+/** Constant-time comparison of the shared token (hashing first makes the lengths equal). */
+export function kofiTokenMatches(given: string, expected: string | undefined): boolean {
+  if (!expected) return false;
+  const a = createHash("sha256").update(given).digest();
+  const b = createHash("sha256").update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+// ---------------------------------------------------------------- CSV export
+
+export const KOFI_CSV_REQUIRED_HEADERS = ["DateTime (UTC)", "TransactionType", "TransactionId", "BuyerEmail", "Item"] as const;
+
+export class KofiCsvError extends Error {}
+
+export type KofiCsvRow = {
+  /** Line-independent row number: 1 is the first data row after the header. */
+  row: number;
+  fields: Record<string, string>;
+};
+
+function normaliseHeader(header: string): string {
+  return header.replace(/^\uFEFF/, "").trim().toLowerCase();
+}
+
+/**
+ * Parses the export into rows keyed by the canonical header names. Headers are matched by name
+ * (case and surrounding spaces ignored); extra columns are kept; a missing required column or
+ * a malformed file throws KofiCsvError.
+ */
+export function parseKofiCsv(content: Buffer | string): KofiCsvRow[] {
+  let records: string[][];
+  try {
+    records = parse(content, { bom: true, skip_empty_lines: true, relax_column_count: false }) as string[][];
+  } catch (error) {
+    throw new KofiCsvError(`The file is not valid CSV (${error instanceof Error ? error.message : "parse error"}).`);
+  }
+  const [header, ...body] = records;
+  if (!header) throw new KofiCsvError("The file is empty.");
+  const names = header.map(normaliseHeader);
+  const missing = KOFI_CSV_REQUIRED_HEADERS.filter((required) => !names.includes(normaliseHeader(required)));
+  if (missing.length > 0) throw new KofiCsvError(`Missing column(s): ${missing.join(", ")}.`);
+  const canonical = new Map<string, string>(KOFI_CSV_REQUIRED_HEADERS.map((name) => [normaliseHeader(name), name]));
+  for (const extra of ["From", "Message", "Received", "Given", "Currency", "Reference", "SalesTax"]) {
+    canonical.set(normaliseHeader(extra), extra);
+  }
+  return body.map((record, index) => {
+    const fields: Record<string, string> = {};
+    names.forEach((name, column) => {
+      fields[canonical.get(name) ?? header[column]!.trim()] = (record[column] ?? "").trim();
+    });
+    return { row: index + 1, fields };
+  });
+}
+
+/** `MM/DD/YYYY HH:MM[:SS]` in UTC (the export's format), or an ISO date; null when neither. */
+export function parseKofiDate(value: string): Date | null {
+  const match = /^(\d{1,2})\/(\d{1,2})\/(\d{4})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?)?$/.exec(value.trim());
+  if (match) {
+    const [, month, day, year, hour = "0", minute = "0", second = "0"] = match;
+    const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second)));
+    // Date.UTC rolls 02/31 over into March: refuse instead.
+    if (date.getUTCMonth() !== Number(month) - 1 || date.getUTCDate() !== Number(day) || Number(hour) > 23) return null;
+    return date;
+  }
+  if (/^\d{4}-\d{2}-\d{2}T/.test(value.trim())) {
+    const date = new Date(value.trim());
+    return Number.isNaN(date.getTime()) ? null : date;
+  }
+  return null;
+}
+
+/** The item code of a shop address (`https://ko-fi.com/s/<code>`), or null. */
+export function itemCodeFromShopUrl(value: string): string | null {
+  const match = /(?:^|\/)s\/([A-Za-z0-9]+)\/?(?:[?#].*)?$/.exec(value.trim());
+  return match ? match[1]! : null;
+}

@@ -1,0 +1,41 @@
+// POST /api/webhooks/kofi: the shop platform's webhook (form field `data` holding JSON).
+// The shared token is checked before anything is stored; valid deliveries always get a 200,
+// duplicates too, so the shop stops resending.
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { json } from "@remix-run/node";
+import { apiError, handleApi, methodNotAllowed } from "~/api.server";
+import { env } from "~/env.server";
+import { KofiPayloadError, kofiTokenMatches, parseKofiWebhook } from "~/integrations/kofi.server";
+import { recordKofiWebhook } from "~/models/purchase.server";
+
+const MAX_BODY_BYTES = 256 * 1024;
+
+export async function action({ request }: ActionFunctionArgs) {
+  if (request.method !== "POST") return methodNotAllowed();
+  return handleApi("Failed to record the shop webhook.", async () => {
+    if (Number(request.headers.get("Content-Length") ?? 0) > MAX_BODY_BYTES) return apiError(413, "Request body is too large.");
+    const text = await request.text();
+    if (text.length > MAX_BODY_BYTES) return apiError(413, "Request body is too large.");
+    const data = new URLSearchParams(text).get("data");
+    if (!data) return apiError(400, "Missing data field.");
+    let payload;
+    try {
+      payload = parseKofiWebhook(data);
+    } catch (error) {
+      if (error instanceof KofiPayloadError) {
+        // A forged body may not even parse: never say more than "unauthorized" without a token.
+        return apiError(400, "Invalid webhook payload.");
+      }
+      throw error;
+    }
+    if (!kofiTokenMatches(payload.verification_token, env().KOFI_VERIFICATION_TOKEN)) {
+      return apiError(401, "Invalid verification token.");
+    }
+    const outcome = await recordKofiWebhook(payload);
+    return json({ ok: true, ...outcome });
+  });
+}
+
+export function loader() {
+  return methodNotAllowed();
+}
