@@ -1,0 +1,117 @@
+// Validation for the admin area, shared by the /admin forms, the /admin action and /api/admin.
+// Messages are the spec's words (sections 5 and 8).
+import { z } from "zod";
+
+export const ADMIN_MESSAGES = {
+  fetchUsersFailed: "Failed to fetch users. Please try again later.",
+  userNotFound: "User not found.",
+  fetchUserFailed: "Error fetching user data.",
+  networkError: "Network error. Please try again.",
+  fetchUnlockedFailed: "Failed to fetch unlocked content. Please try again.",
+  fetchPostsFailed: "Failed to fetch available posts. Please try again.",
+  updateUserFailed: "Error updating user.",
+  unlockFailed: "Error unlocking objects",
+  noUserSelected: "No user selected",
+  searchFailed: "Error performing search",
+  forceIntervalFailed: "Error forcing interval.",
+  importFailed: "Error importing purchases.",
+  shopEmailEmpty: "Ko-fi email cannot be empty.",
+  shopEmailInvalid: "Invalid email format.",
+  codeSearchRequired: "Please enter both code and keyword",
+  selectFile: "Please select a file first.",
+  csvOnly: "Please select a .csv file.",
+  emailTaken: "That email is already used by another account.",
+  shopEmailTaken: "That Ko-fi email is already verified on another account.",
+  userUpdated: "User updated successfully.",
+} as const;
+
+export const USER_PAGE_SIZE = 25;
+export const MAX_PAGE_SIZE = 100;
+
+/** Basic email shape: something@something.tld, no spaces. */
+const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** An admin adding a shop (Ko-fi) email to a user. */
+export const shopEmailSchema = z
+  .string({ required_error: ADMIN_MESSAGES.shopEmailEmpty, invalid_type_error: ADMIN_MESSAGES.shopEmailEmpty })
+  .trim()
+  .min(1, ADMIN_MESSAGES.shopEmailEmpty)
+  .max(254, ADMIN_MESSAGES.shopEmailInvalid)
+  .regex(EMAIL_SHAPE, ADMIN_MESSAGES.shopEmailInvalid);
+
+/** User search and pagination (query parameters of /admin and GET /api/admin/users). */
+export const userSearchSchema = z.object({
+  search: z.string().trim().max(200).catch(""),
+  page: z.coerce.number().int().min(1).max(100_000).catch(1),
+  pageSize: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).catch(USER_PAGE_SIZE),
+});
+
+export type UserSearch = z.infer<typeof userSearchSchema>;
+
+export function parseUserSearch(params: URLSearchParams): UserSearch {
+  return userSearchSchema.parse({
+    search: params.get("search") ?? params.get("q") ?? "",
+    page: params.get("page") ?? 1,
+    pageSize: params.get("pageSize") ?? USER_PAGE_SIZE,
+  });
+}
+
+const postIdSchema = z.string().trim().min(1).max(64);
+
+/**
+ * PUT /api/admin/users/{id}: the edited user, sent without null fields. Only the editable fields
+ * are read; everything else the editor sends back (_id, hasPatreon, downloads, ...) is ignored.
+ * A field that is missing (or null) is left unchanged.
+ */
+export const adminUserUpdateSchema = z.object({
+  fullName: z.string().trim().max(200).optional(),
+  email: z
+    .string()
+    .trim()
+    .max(254)
+    .refine((value) => value === "" || EMAIL_SHAPE.test(value), "Invalid email format.")
+    .optional(),
+  restricted: z.boolean().optional(),
+  canBeAdmin: z.boolean().optional(),
+  isAdmin: z.boolean().optional(),
+  /** A tier id; "" clears it. */
+  current_tier: z.string().trim().max(64).optional(),
+  unlocked_content: z.array(postIdSchema).max(10_000).optional(),
+  kofiEmails: z
+    .array(z.object({ email: shopEmailSchema, emailVerified: z.boolean().optional().default(false) }))
+    .max(100)
+    .optional(),
+});
+
+export type AdminUserUpdate = z.infer<typeof adminUserUpdateSchema>;
+
+/** Removes null (and undefined) fields, as the editor does before it sends the user. */
+export function withoutNullFields<T extends Record<string, unknown>>(value: T): Partial<T> {
+  const result: Partial<T> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (item !== null && item !== undefined) (result as Record<string, unknown>)[key] = item;
+  }
+  return result;
+}
+
+export const postIdsSchema = z.object({
+  postIds: z.array(postIdSchema, { invalid_type_error: "postIds must be a list of post ids." }).max(10_000),
+});
+
+/** Code search: the leak-trace number of a user and a keyword of a post title. */
+export const codeSearchSchema = z.object({
+  code: z
+    .union([z.string(), z.number()], {
+      required_error: ADMIN_MESSAGES.codeSearchRequired,
+      invalid_type_error: ADMIN_MESSAGES.codeSearchRequired,
+    })
+    .transform((value) => String(value).trim())
+    .refine((value) => value.length > 0, ADMIN_MESSAGES.codeSearchRequired),
+  keyword: z
+    .string({ required_error: ADMIN_MESSAGES.codeSearchRequired, invalid_type_error: ADMIN_MESSAGES.codeSearchRequired })
+    .trim()
+    .min(1, ADMIN_MESSAGES.codeSearchRequired)
+    .max(200),
+});
+
+export type CodeSearch = z.infer<typeof codeSearchSchema>;
