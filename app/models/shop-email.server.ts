@@ -1,0 +1,132 @@
+// Shop emails (the spec's kofiEmails): a user links the address they bought with, proves it with
+// a mailed code, and from then on every purchase made with it counts for them (rule 6), also
+// purchases made before, as a guest. One verified owner per address; one pending address per
+// user at a time.
+import { db, Prisma } from "~/db.server";
+import { codeMail, sendMail } from "~/integrations/mail.server";
+import {
+  cancelCode,
+  checkCode,
+  checkFailureMessage,
+  cooldownMessage,
+  issueCode,
+  pendingCode,
+} from "~/models/verification.server";
+import { SHOP_MESSAGES } from "~/utils/shop-schemas";
+
+/** A refusal the user should read (status for the /api layer, message in the spec's words). */
+export class ShopEmailError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+// Several accounts may have the same address pending, so the code is keyed by account too.
+function codeTarget(userId: string, email: string): string {
+  return `${userId}:${email.toLowerCase()}`;
+}
+
+async function mailCode(email: string, code: string) {
+  await sendMail(
+    codeMail({
+      to: email,
+      subject: "Your shop email verification code",
+      intro: "Use this code to link this shop email to your account:",
+      code,
+      outro: "It expires in 15 minutes. If you did not ask for it, ignore this mail.",
+    }),
+  );
+}
+
+async function findOwnedElsewhere(userId: string, email: string) {
+  return db.shopEmail.findFirst({ where: { verifiedEmail: email, userId: { not: userId } }, select: { id: true } });
+}
+
+/** Starts linking `email`: stores it as pending and mails a code. */
+export async function linkShopEmail(userId: string, email: string): Promise<{ message: string }> {
+  const existing = await db.shopEmail.findMany({ where: { userId } });
+  const same = existing.find((row) => row.email.toLowerCase() === email);
+  if (same?.verifiedAt) throw new ShopEmailError(409, SHOP_MESSAGES.alreadyLinked);
+  if (await findOwnedElsewhere(userId, email)) throw new ShopEmailError(409, SHOP_MESSAGES.emailTaken);
+  const otherPending = existing.find((row) => !row.verifiedAt && row.email.toLowerCase() !== email);
+  if (otherPending) throw new ShopEmailError(409, SHOP_MESSAGES.pendingExists);
+  if (same) {
+    // Linking the pending address again is a resend.
+    await resendShopEmailCode(userId, email);
+    return { message: SHOP_MESSAGES.sent };
+  }
+
+  await db.shopEmail.create({ data: { userId, email } });
+  try {
+    const issued = await issueCode({ purpose: "SHOP_EMAIL", target: codeTarget(userId, email), userId });
+    if (!issued.ok) throw new ShopEmailError(429, cooldownMessage(issued.retryAfterSeconds));
+    await mailCode(email, issued.code);
+  } catch (error) {
+    // Without the mail the pending address is useless: take it back.
+    await db.shopEmail.deleteMany({ where: { userId, email, verifiedAt: null } });
+    await cancelCode("SHOP_EMAIL", codeTarget(userId, email));
+    throw error;
+  }
+  return { message: SHOP_MESSAGES.sent };
+}
+
+/** Checks the mailed code; on success the address is verified and owned by this user. */
+export async function verifyShopEmail(userId: string, email: string, code: string): Promise<{ message: string }> {
+  const pending = await db.shopEmail.findUnique({ where: { userId_email: { userId, email } } });
+  if (!pending) throw new ShopEmailError(404, SHOP_MESSAGES.noPending);
+  if (pending.verifiedAt) return { message: SHOP_MESSAGES.verified };
+  if (await findOwnedElsewhere(userId, email)) throw new ShopEmailError(409, SHOP_MESSAGES.emailTaken);
+  const result = await checkCode({ purpose: "SHOP_EMAIL", target: codeTarget(userId, email), code });
+  if (!result.ok) throw new ShopEmailError(400, checkFailureMessage(result.reason));
+  try {
+    await db.shopEmail.update({ where: { id: pending.id }, data: { verifiedEmail: email, verifiedAt: new Date() } });
+  } catch (error) {
+    // Another account verified the same address a moment ago.
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
+      throw new ShopEmailError(409, SHOP_MESSAGES.emailTaken);
+    }
+    throw error;
+  }
+  return { message: SHOP_MESSAGES.verified };
+}
+
+/** Mails a new code for the pending address (60 s cooldown, enforced here). */
+export async function resendShopEmailCode(userId: string, email: string): Promise<{ message: string }> {
+  const pending = await db.shopEmail.findUnique({ where: { userId_email: { userId, email } } });
+  if (!pending || pending.verifiedAt) throw new ShopEmailError(404, SHOP_MESSAGES.noPending);
+  const issued = await issueCode({ purpose: "SHOP_EMAIL", target: codeTarget(userId, email), userId });
+  if (!issued.ok) throw new ShopEmailError(429, cooldownMessage(issued.retryAfterSeconds));
+  await mailCode(email, issued.code);
+  return { message: SHOP_MESSAGES.resent };
+}
+
+/** Drops the pending address and its code. Verified addresses are not touched. */
+export async function cancelShopEmailVerification(userId: string, email: string): Promise<{ message: string }> {
+  const { count } = await db.shopEmail.deleteMany({ where: { userId, email, verifiedAt: null } });
+  await cancelCode("SHOP_EMAIL", codeTarget(userId, email));
+  if (count === 0) throw new ShopEmailError(404, SHOP_MESSAGES.noPending);
+  return { message: SHOP_MESSAGES.canceled };
+}
+
+export type ShopEmailPanelData = {
+  verified: { email: string; verifiedAt: string }[];
+  pending: { email: string; resendInSeconds: number } | null;
+};
+
+/** What the account page's shop panel shows. */
+export async function shopEmailPanelData(userId: string): Promise<ShopEmailPanelData> {
+  const rows = await db.shopEmail.findMany({ where: { userId }, orderBy: { createdAt: "asc" } });
+  const verified = rows
+    .filter((row) => row.verifiedAt)
+    .map((row) => ({ email: row.email, verifiedAt: row.verifiedAt!.toISOString() }));
+  const pendingRow = rows.find((row) => !row.verifiedAt);
+  let pending: ShopEmailPanelData["pending"] = null;
+  if (pendingRow) {
+    const code = await pendingCode("SHOP_EMAIL", codeTarget(userId, pendingRow.email));
+    pending = { email: pendingRow.email, resendInSeconds: code?.resendInSeconds ?? 0 };
+  }
+  return { verified, pending };
+}

@@ -1,0 +1,25 @@
+// POST /api/kofi/verify-email {email, code}: verifies the pending shop email; answers {message}.
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { json } from "@remix-run/node";
+import { apiError, handleApi, methodNotAllowed, readJson } from "~/api.server";
+import { requireApiUser } from "~/models/session.server";
+import { verifyShopEmail, ShopEmailError } from "~/models/shop-email.server";
+import { shopEmailCodeSchema } from "~/utils/shop-schemas";
+
+export async function action({ request }: ActionFunctionArgs) {
+  if (request.method !== "POST") return methodNotAllowed();
+  return handleApi("Failed to verify email.", async () => {
+    const user = await requireApiUser(request);
+    const input = await readJson(request, shopEmailCodeSchema);
+    try {
+      return json(await verifyShopEmail(user.id, input.email, input.code));
+    } catch (error) {
+      if (error instanceof ShopEmailError) return apiError(error.status, error.message);
+      throw error;
+    }
+  });
+}
+
+export function loader() {
+  return methodNotAllowed();
+}
