@@ -1,0 +1,266 @@
+// The inspiration vote: its single config row, panels, likes (one per user, panel and kind) and
+// the admin changes (always audited).
+import { randomBytes } from "node:crypto";
+import { apiError } from "~/api.server";
+import { db, Prisma } from "~/db.server";
+import type { InspirationConfig, InspirationPanel, LikeKind, User } from "~/generated/prisma/client";
+import { recordAudit } from "~/models/audit.server";
+import { isVotingOpen, shuffleForVisitor } from "~/utils/countdown";
+import {
+  DEFAULT_INSPIRATION_TITLE,
+  type InspirationConfigInput,
+  type InspirationModeName,
+  type InspirationPanelInput,
+} from "~/utils/inspiration-schemas";
+
+export const VOTING_CLOSED_MESSAGE = "Voting is closed. You cannot like or unlike panels.";
+export const LOGIN_TO_LIKE_MESSAGE = "You must be logged in to like an inspiration.";
+export const TIER_TOO_LOW_MESSAGE = "You must have at least a tier 2 subscription.";
+export const PATREON_LINK_REQUIRED_MESSAGE = "Link your Patreon membership to give a Patreon like.";
+export const INSPIRATION_PANEL_NOT_FOUND_MESSAGE = "Inspiration panel not found.";
+
+/** A refused vote or change, with the HTTP status an `/api` route answers. */
+export class InspirationError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const CONFIG_ID = 1;
+
+/** The config row, created with its defaults the first time it is needed. */
+export async function getInspirationConfig(): Promise<InspirationConfig> {
+  const existing = await db.inspirationConfig.findUnique({ where: { id: CONFIG_ID } });
+  if (existing) return existing;
+  try {
+    return await db.inspirationConfig.create({ data: { id: CONFIG_ID, title: DEFAULT_INSPIRATION_TITLE, mode: "NORMAL" } });
+  } catch (error) {
+    // Another request created it at the same moment.
+    if (isUniqueViolation(error)) return db.inspirationConfig.findUniqueOrThrow({ where: { id: CONFIG_ID } });
+    throw error;
+  }
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
+}
+
+export function modeName(mode: InspirationConfig["mode"]): InspirationModeName {
+  return mode === "RANDOMIZED" ? "randomized" : "normal";
+}
+
+/** The spec's config shape; votingOpen is the effective state (the flag and the end time). */
+export function toApiConfig(config: InspirationConfig, now = new Date()) {
+  return {
+    mode: modeName(config.mode),
+    votingOpen: isVotingOpen(config, now),
+    votingEndTime: config.votingEndTime?.toISOString() ?? null,
+    title: config.title,
+  };
+}
+
+/** Counts are hidden while a randomized vote is running. */
+export function likesHidden(config: InspirationConfig, now = new Date()): boolean {
+  return config.mode === "RANDOMIZED" && isVotingOpen(config, now);
+}
+
+export type VoterRights = { canLike: boolean; canPatreonLike: boolean; reason: string | null };
+
+/** What a visitor may do, decided from data: a tier with canVote, and a linked membership for the Patreon like. */
+export async function voterRights(user: Pick<User, "currentTierId" | "patreonId"> | null): Promise<VoterRights> {
+  if (!user) return { canLike: false, canPatreonLike: false, reason: LOGIN_TO_LIKE_MESSAGE };
+  const tier = user.currentTierId ? await db.tier.findUnique({ where: { id: user.currentTierId }, select: { canVote: true } }) : null;
+  if (!tier?.canVote) return { canLike: false, canPatreonLike: false, reason: TIER_TOO_LOW_MESSAGE };
+  return { canLike: true, canPatreonLike: user.patreonId !== null, reason: null };
+}
+
+export type InspirationPanelView = {
+  id: string;
+  imageUrl: string;
+  title: string | null;
+  /** null while counts are hidden (randomized mode, voting open). */
+  likes: number | null;
+  userHasLiked: boolean;
+  userHasPatreonLiked: boolean;
+};
+
+/**
+ * The panels as a visitor sees them: counts (both kinds together), the visitor's own likes, and in
+ * a running randomized vote hidden counts and an order shuffled per visitor (stable for `seed`).
+ */
+export async function listInspirationPanels(
+  viewer: Pick<User, "id"> | null,
+  seed: string,
+  now = new Date(),
+): Promise<{ config: InspirationConfig; panels: InspirationPanelView[] }> {
+  const config = await getInspirationConfig();
+  const [panels, counts, mine] = await Promise.all([
+    db.inspirationPanel.findMany({ orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
+    db.inspirationLike.groupBy({ by: ["panelId"], _count: { _all: true } }),
+    viewer ? db.inspirationLike.findMany({ where: { userId: viewer.id }, select: { panelId: true, kind: true } }) : [],
+  ]);
+  const countByPanel = new Map(counts.map((row) => [row.panelId, row._count._all]));
+  const hidden = likesHidden(config, now);
+  const views = panels.map((panel) => ({
+    id: panel.id,
+    imageUrl: panel.imageUrl,
+    title: panel.title,
+    likes: hidden ? null : (countByPanel.get(panel.id) ?? 0),
+    userHasLiked: mine.some((like) => like.panelId === panel.id && like.kind === "LIKE"),
+    userHasPatreonLiked: mine.some((like) => like.panelId === panel.id && like.kind === "PATREON"),
+  }));
+  return { config, panels: hidden ? shuffleForVisitor(views, seed) : views };
+}
+
+export async function getInspirationPanel(id: string): Promise<InspirationPanel | null> {
+  return db.inspirationPanel.findUnique({ where: { id } });
+}
+
+/**
+ * Likes or unlikes a panel. `wanted` sets the state (repeating it changes nothing); without it
+ * the like toggles. The database key (user, panel, kind) makes double clicks and concurrent
+ * requests count once.
+ */
+export async function setLike(
+  user: Pick<User, "id" | "currentTierId" | "patreonId"> | null,
+  panelId: string,
+  kind: LikeKind,
+  wanted?: boolean,
+  now = new Date(),
+): Promise<InspirationPanelView> {
+  const config = await getInspirationConfig();
+  if (!isVotingOpen(config, now)) throw new InspirationError(403, VOTING_CLOSED_MESSAGE);
+  if (!user) throw new InspirationError(401, LOGIN_TO_LIKE_MESSAGE);
+  const rights = await voterRights(user);
+  if (!rights.canLike) throw new InspirationError(403, rights.reason ?? TIER_TOO_LOW_MESSAGE);
+  if (kind === "PATREON" && !rights.canPatreonLike) throw new InspirationError(403, PATREON_LINK_REQUIRED_MESSAGE);
+  const panel = await getInspirationPanel(panelId);
+  if (!panel) throw new InspirationError(404, INSPIRATION_PANEL_NOT_FOUND_MESSAGE);
+
+  const key = { userId: user.id, panelId, kind };
+  let like = wanted;
+  if (like === undefined) {
+    like = (await db.inspirationLike.findUnique({ where: { userId_panelId_kind: key } })) === null;
+  }
+  if (like) {
+    // ON CONFLICT DO NOTHING: a second identical like is a no-op, never a second row or an error.
+    await db.inspirationLike.createMany({ data: [key], skipDuplicates: true });
+  } else {
+    await db.inspirationLike.deleteMany({ where: key });
+  }
+  return panelView(panel, user.id, likesHidden(config, now));
+}
+
+async function panelView(panel: InspirationPanel, userId: string, hidden: boolean): Promise<InspirationPanelView> {
+  const [likes, mine] = await Promise.all([
+    db.inspirationLike.count({ where: { panelId: panel.id } }),
+    db.inspirationLike.findMany({ where: { panelId: panel.id, userId }, select: { kind: true } }),
+  ]);
+  return {
+    id: panel.id,
+    imageUrl: panel.imageUrl,
+    title: panel.title,
+    likes: hidden ? null : likes,
+    userHasLiked: mine.some((like) => like.kind === "LIKE"),
+    userHasPatreonLiked: mine.some((like) => like.kind === "PATREON"),
+  };
+}
+
+// ---------------------------------------------------------------- admin
+
+function configSnapshot(config: InspirationConfig) {
+  return { title: config.title, mode: config.mode, votingOpen: config.votingOpen, votingEndTime: config.votingEndTime };
+}
+
+/** Changes the given config fields only. */
+export async function updateInspirationConfig(actorId: string, input: InspirationConfigInput): Promise<InspirationConfig> {
+  await getInspirationConfig();
+  return db.$transaction(async (tx) => {
+    const before = await tx.inspirationConfig.findUniqueOrThrow({ where: { id: CONFIG_ID } });
+    const config = await tx.inspirationConfig.update({
+      where: { id: CONFIG_ID },
+      data: {
+        ...(input.title !== undefined ? { title: input.title } : {}),
+        ...(input.mode !== undefined ? { mode: input.mode === "randomized" ? "RANDOMIZED" : "NORMAL" } : {}),
+        ...(input.votingOpen !== undefined ? { votingOpen: input.votingOpen } : {}),
+        ...(input.votingEndTime !== undefined ? { votingEndTime: input.votingEndTime } : {}),
+      },
+    });
+    await recordAudit(
+      { actorId, action: "inspiration.config", targetType: "inspiration_config", targetId: String(CONFIG_ID), before: configSnapshot(before), after: configSnapshot(config) },
+      tx,
+    );
+    return config;
+  });
+}
+
+export async function setInspirationTitle(actorId: string, title: string): Promise<InspirationConfig> {
+  return updateInspirationConfig(actorId, { title });
+}
+
+/** Removes every like of both kinds; answers how many were removed. */
+export async function resetLikes(actorId: string): Promise<number> {
+  return db.$transaction(async (tx) => {
+    const { count } = await tx.inspirationLike.deleteMany({});
+    await recordAudit({ actorId, action: "inspiration.reset_likes", targetType: "inspiration_like", before: { count } }, tx);
+    return count;
+  });
+}
+
+export async function createInspirationPanel(actorId: string, input: InspirationPanelInput): Promise<InspirationPanel> {
+  return db.$transaction(async (tx) => {
+    const panel = await tx.inspirationPanel.create({ data: { imageUrl: input.imageUrl, title: input.title ?? null } });
+    await recordAudit({ actorId, action: "inspiration.panel.create", targetType: "inspiration_panel", targetId: panel.id, after: input }, tx);
+    return panel;
+  });
+}
+
+export async function updateInspirationPanel(actorId: string, id: string, input: InspirationPanelInput): Promise<InspirationPanel> {
+  return db.$transaction(async (tx) => {
+    const before = await tx.inspirationPanel.findUnique({ where: { id } });
+    if (!before) throw new InspirationError(404, INSPIRATION_PANEL_NOT_FOUND_MESSAGE);
+    const panel = await tx.inspirationPanel.update({
+      where: { id },
+      data: { imageUrl: input.imageUrl, ...(input.title !== undefined ? { title: input.title } : {}) },
+    });
+    await recordAudit(
+      { actorId, action: "inspiration.panel.update", targetType: "inspiration_panel", targetId: id, before: { imageUrl: before.imageUrl, title: before.title }, after: { imageUrl: panel.imageUrl, title: panel.title } },
+      tx,
+    );
+    return panel;
+  });
+}
+
+/** Deletes a panel with its likes. */
+export async function deleteInspirationPanel(actorId: string, id: string): Promise<void> {
+  await db.$transaction(async (tx) => {
+    const before = await tx.inspirationPanel.findUnique({ where: { id } });
+    if (!before) throw new InspirationError(404, INSPIRATION_PANEL_NOT_FOUND_MESSAGE);
+    await tx.inspirationPanel.delete({ where: { id } });
+    await recordAudit({ actorId, action: "inspiration.panel.delete", targetType: "inspiration_panel", targetId: id, before: { imageUrl: before.imageUrl, title: before.title } }, tx);
+  });
+}
+
+/** For `/api` routes: a refused vote or change becomes its JSON error; anything else stays a 500. */
+export function inspirationFailure(error: unknown): never {
+  if (error instanceof InspirationError) throw apiError(error.status, error.message);
+  throw error;
+}
+
+const SEED_COOKIE = "inspiration_seed";
+
+/**
+ * The seed of a visitor's randomized order: their user id, else a random value kept in a cookie
+ * (answered as `setCookie` when it is new).
+ */
+export function visitorSeed(request: Request, user: Pick<User, "id"> | null): { seed: string; setCookie: string | null } {
+  if (user) return { seed: user.id, setCookie: null };
+  const cookies = request.headers.get("Cookie") ?? "";
+  const match = new RegExp(`(?:^|;\\s*)${SEED_COOKIE}=([A-Za-z0-9_-]{8,64})`).exec(cookies);
+  if (match?.[1]) return { seed: match[1], setCookie: null };
+  const seed = randomBytes(12).toString("base64url");
+  return { seed, setCookie: `${SEED_COOKIE}=${seed}; Path=/; Max-Age=31536000; SameSite=Lax; HttpOnly` };
+}

@@ -1,0 +1,20 @@
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { json } from "@remix-run/node";
+import { apiError, handleApi, methodNotAllowed, requireIdParam } from "~/api.server";
+import { getPanel, PANEL_NOT_FOUND_MESSAGE, panelFailure, setPanelImage, toApiPanel } from "~/models/panel.server";
+import { requireApiAdmin } from "~/models/session.server";
+import { readUploadedFile } from "~/utils/upload.server";
+
+/** POST /api/panelsupload/{id}/image: multipart field `image` (png, jpg, jpeg), admins only. */
+export async function action({ request, params }: ActionFunctionArgs) {
+  if (request.method !== "POST") return methodNotAllowed();
+  return handleApi("Failed to update panel.", async () => {
+    const admin = await requireApiAdmin(request);
+    const id = requireIdParam(params.id, PANEL_NOT_FOUND_MESSAGE);
+    // Refuse an unknown panel before reading a large body.
+    if (!(await getPanel(id))) return apiError(404, PANEL_NOT_FOUND_MESSAGE);
+    const file = await readUploadedFile(request, "image", { missingMessage: "Please choose an image (png, jpg or jpeg)." });
+    const panel = await setPanelImage(admin.id, id, file.bytes).catch(panelFailure);
+    return json({ message: "Panel image uploaded successfully.", panel: toApiPanel(panel) });
+  });
+}
