@@ -65,8 +65,9 @@ export class LocalStorage implements Storage {
   }
 
   async stat(key: string): Promise<StoredObject | null> {
+    const file = this.file(key);
     try {
-      const info = await stat(this.file(key));
+      const info = await stat(file);
       if (!info.isFile()) return null;
       return { size: info.size, lastModified: info.mtime, etag: `"${info.size.toString(16)}-${info.mtimeMs.toString(16)}"` };
     } catch {
