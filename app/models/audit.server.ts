@@ -40,3 +40,18 @@ export async function listAuditEntries({ take = 50, cursor }: { take?: number; c
     include: { actor: { select: { id: true, email: true, fullName: true } } },
   });
 }
+
+/** The latest entries as the /admin page shows them (actor by name or email). */
+export async function listRecentAuditRows(take = 25) {
+  const entries = await listAuditEntries({ take });
+  return entries.map((entry) => ({
+    id: entry.id,
+    createdAt: entry.createdAt.toISOString(),
+    actor: entry.actor ? (entry.actor.fullName ?? entry.actor.email ?? entry.actor.id) : "system",
+    action: entry.action,
+    targetType: entry.targetType,
+    targetId: entry.targetId,
+    before: entry.before,
+    after: entry.after,
+  }));
+}

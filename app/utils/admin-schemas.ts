@@ -115,3 +115,20 @@ export const codeSearchSchema = z.object({
 });
 
 export type CodeSearch = z.infer<typeof codeSearchSchema>;
+
+/** The editor's fields as a plain (no-JavaScript) form post sends them. */
+export function userUpdateFromForm(form: FormData) {
+  const text = (name: string) => {
+    const value = form.get(name);
+    return typeof value === "string" ? value : undefined;
+  };
+  return adminUserUpdateSchema.safeParse({
+    fullName: text("fullName"),
+    email: text("email"),
+    current_tier: text("current_tier"),
+    restricted: form.get("restricted") === "true",
+    canBeAdmin: form.get("canBeAdmin") === "true",
+    isAdmin: form.get("isAdmin") === "true",
+    unlocked_content: [...new Set(form.getAll("unlocked_content").filter((value): value is string => typeof value === "string"))],
+  });
+}

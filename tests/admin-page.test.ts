@@ -1,0 +1,161 @@
+// The /admin page's loader and action (the no-JavaScript paths) against a real database.
+import { db } from "~/db.server";
+import * as adminRoute from "~/routes/admin";
+import { callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
+
+type Json = Record<string, unknown>;
+
+let adminId: string;
+let adminCookie: string;
+
+beforeAll(async () => {
+  await db.tier.create({ data: { id: "8825009", title: "Tier 2", isPaid: true } });
+  await db.post.createMany({
+    data: [
+      { id: "p-ship", title: "Pirate Ship", paidContent: true },
+      { id: "p-house", title: "Tiny House", paidContent: true },
+    ],
+  });
+  const admin = await createTestUser({ isAdmin: true, canBeAdmin: true, fullName: "Page Admin" });
+  adminId = admin.id;
+  adminCookie = await sessionCookie(admin.id);
+});
+
+describe("/admin loader", () => {
+  it("redirects guests and non-admins to /", async () => {
+    const guest = await callRoute(adminRoute, { path: "/admin" });
+    expect(guest.status).toBe(302);
+    expect(guest.headers.get("Location")).toBe("/");
+    const fan = await createTestUser();
+    const refused = await callRoute(adminRoute, { path: "/admin", cookie: await sessionCookie(fan.id) });
+    expect(refused.status).toBe(302);
+    expect(refused.headers.get("Location")).toBe("/");
+    const post = await callRoute(adminRoute, { method: "POST", path: "/admin", form: { intent: "search-by-code", code: "1", keyword: "x" }, cookie: await sessionCookie(fan.id) });
+    expect(post.status).toBe(302);
+    expect(post.headers.get("Location")).toBe("/");
+  });
+
+  it("lists users by search and opens one in the editor with posts and tiers", async () => {
+    const target = await createTestUser({ fullName: "Marta Editable", email: "marta@example.net" });
+    const response = await callRoute(adminRoute, { path: `/admin?search=marta&user=${target.id}`, cookie: adminCookie });
+    expect(response.status).toBe(200);
+    const data = await readJsonBody<{ list: { users: Json[]; total: number }; editing: { user: Json; posts: Json[]; tiers: Json[] } }>(response);
+    expect(data.list.total).toBe(1);
+    expect(data.list.users[0]).toMatchObject({ _id: target.id, fullName: "Marta Editable" });
+    expect(data.editing.user).toMatchObject({ _id: target.id, unlocked_content: [] });
+    expect(data.editing.posts.map((post) => post.title)).toEqual(["Pirate Ship", "Tiny House"]);
+    expect(data.editing.tiers.map((tier) => tier.title)).toEqual(["Tier 2"]);
+
+    const missing = await callRoute(adminRoute, { path: `/admin?user=nobody`, cookie: adminCookie });
+    expect((await readJsonBody<{ editing: Json }>(missing)).editing).toEqual({ notFound: true });
+  });
+});
+
+describe("/admin action without JavaScript", () => {
+  it("saves the editor's form, closes the editor and records the change in the audit log shown on the page", async () => {
+    const target = await createTestUser({ fullName: "Form Person", restricted: false });
+    // A browser posts this form urlencoded, with one unlocked_content entry per checked box.
+    const form = new URLSearchParams();
+    form.set("intent", "save-user");
+    form.set("userId", target.id);
+    form.set("fullName", "Form Person Renamed");
+    form.set("email", target.email!);
+    form.set("current_tier", "8825009");
+    form.set("restricted", "true");
+    form.append("unlocked_content", "p-ship");
+    form.append("unlocked_content", "p-house");
+    const response = await callRoute(adminRoute, {
+      method: "POST",
+      path: `/admin?search=form&user=${target.id}`,
+      body: form.toString(),
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      cookie: adminCookie,
+    });
+    expect(response.status).toBe(302);
+    expect(response.headers.get("Location")).toBe("/admin?search=form");
+    expect(response.headers.get("Set-Cookie")).toContain("toast-session");
+
+    const saved = await db.user.findUniqueOrThrow({ where: { id: target.id }, include: { unlockedContent: true } });
+    expect(saved).toMatchObject({ fullName: "Form Person Renamed", restricted: true, currentTierId: "8825009", isAdmin: false, canBeAdmin: false });
+    expect(saved.unlockedContent.map((unlock) => unlock.postId).sort()).toEqual(["p-house", "p-ship"]);
+
+    const page = await readJsonBody<{ audit: Json[] }>(await callRoute(adminRoute, { path: "/admin", cookie: adminCookie }));
+    expect(page.audit[0]).toMatchObject({
+      actor: "Page Admin",
+      action: "user.update",
+      targetType: "user",
+      targetId: target.id,
+      before: { fullName: "Form Person", restricted: false, current_tier: null, unlocked_content: [] },
+      after: { fullName: "Form Person Renamed", restricted: true, current_tier: "8825009", unlocked_content: ["p-house", "p-ship"] },
+    });
+  });
+
+  it("adds a shop email as unverified and marks it verified, each audited", async () => {
+    const target = await createTestUser();
+    const base = { userId: target.id, fullName: "x", email: target.email! };
+    const empty = await callRoute(adminRoute, { method: "POST", path: "/admin", form: { ...base, intent: "add-shop-email", newShopEmail: " " }, cookie: adminCookie });
+    expect(empty.status).toBe(400);
+    expect(await readJsonBody(empty)).toEqual({ intent: "add-shop-email", error: "Ko-fi email cannot be empty." });
+    const invalid = await callRoute(adminRoute, { method: "POST", path: "/admin", form: { ...base, intent: "add-shop-email", newShopEmail: "nope@" }, cookie: adminCookie });
+    expect(await readJsonBody(invalid)).toEqual({ intent: "add-shop-email", error: "Invalid email format." });
+
+    const added = await callRoute(adminRoute, { method: "POST", path: "/admin", form: { ...base, intent: "add-shop-email", newShopEmail: "Buyer@Shop.example" }, cookie: adminCookie });
+    expect(added.status).toBe(302);
+    expect(added.headers.get("Location")).toBe(`/admin?user=${target.id}`);
+    let shopEmail = await db.shopEmail.findFirstOrThrow({ where: { userId: target.id } });
+    expect(shopEmail).toMatchObject({ email: "Buyer@Shop.example", verifiedEmail: null, verifiedAt: null });
+    // The fullName field of the same form is not saved by this button.
+    expect((await db.user.findUniqueOrThrow({ where: { id: target.id } })).fullName).not.toBe("x");
+
+    const verified = await callRoute(adminRoute, { method: "POST", path: "/admin", form: { ...base, verifyShopEmail: "Buyer@Shop.example" }, cookie: adminCookie });
+    expect(verified.status).toBe(302);
+    shopEmail = await db.shopEmail.findFirstOrThrow({ where: { userId: target.id } });
+    expect(shopEmail.verifiedEmail).toBe("Buyer@Shop.example");
+    expect(shopEmail.verifiedAt).not.toBeNull();
+
+    const entries = await db.auditEntry.findMany({ where: { targetId: target.id }, orderBy: { createdAt: "asc" } });
+    expect(entries.map((entry) => [entry.action, entry.actorId])).toEqual([
+      ["user.shop_email.add", adminId],
+      ["user.shop_email.verify", adminId],
+    ]);
+    expect(entries[1]!.after).toEqual({ kofiEmails: [{ email: "Buyer@Shop.example", emailVerified: true }] });
+  });
+
+  it("answers 'No user selected' when the form names no user", async () => {
+    const response = await callRoute(adminRoute, { method: "POST", path: "/admin", form: { intent: "save-user" }, cookie: adminCookie });
+    expect(response.status).toBe(400);
+    expect(await readJsonBody(response)).toEqual({ intent: "save-user", error: "No user selected" });
+  });
+
+  it("runs the code search from a plain form", async () => {
+    const leaker = await createTestUser({ fullName: "Form Leaker" });
+    await db.download.create({ data: { userId: leaker.id, postId: "p-ship", version: "V1.0" } });
+    const missing = await callRoute(adminRoute, { method: "POST", path: "/admin", form: { intent: "search-by-code", code: "", keyword: "ship" }, cookie: adminCookie });
+    expect(missing.status).toBe(400);
+    expect(await readJsonBody(missing)).toMatchObject({ error: "Please enter both code and keyword" });
+    const found = await callRoute(adminRoute, {
+      method: "POST",
+      path: "/admin",
+      form: { intent: "search-by-code", code: String(leaker.number), keyword: "SHIP" },
+      cookie: adminCookie,
+    });
+    expect(found.status).toBe(200);
+    expect(await readJsonBody(found)).toMatchObject({
+      intent: "search-by-code",
+      result: { number: leaker.number, downloads: [{ postId: "p-ship", postTitle: "Pirate Ship", username: "Form Leaker" }] },
+    });
+  });
+
+  it("imports a CSV from a plain multipart form and refuses a missing or non-CSV file", async () => {
+    const none = new FormData();
+    none.set("intent", "import-purchases");
+    const noFile = await callRoute(adminRoute, { method: "POST", path: "/admin", form: none, cookie: adminCookie });
+    expect(await readJsonBody(noFile)).toEqual({ intent: "import-purchases", error: "Please select a file first." });
+
+    const text = new FormData();
+    text.set("file", new File(["hello"], "notes.txt", { type: "text/plain" }));
+    const wrongType = await callRoute(adminRoute, { method: "POST", path: "/admin", form: text, cookie: adminCookie });
+    expect(wrongType.status).toBe(400);
+    expect(await readJsonBody(wrongType)).toEqual({ intent: "import-purchases", error: "Please select a .csv file." });
+  });
+});
