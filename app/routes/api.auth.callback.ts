@@ -1,0 +1,17 @@
+// POST {code}: exchanges the one-time login code of a provider sign-in for a session.
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { json } from "@remix-run/node";
+import { z } from "zod";
+import { handleApi, methodNotAllowed, readJson } from "~/api.server";
+import { apiAccountCall, exchangeProviderLoginCode } from "~/models/auth.server";
+
+const schema = z.object({ code: z.string({ required_error: "No authorization code found. Please try logging in again." }).min(1, "No authorization code found. Please try logging in again.").max(200) });
+
+export function action({ request }: ActionFunctionArgs) {
+  if (request.method !== "POST") return methodNotAllowed();
+  return handleApi("Authentication failed.", async () => {
+    const { code } = await readJson(request, schema);
+    const headers = await apiAccountCall(() => exchangeProviderLoginCode(request, code));
+    return json({ message: "Logged in successfully." }, { headers });
+  });
+}

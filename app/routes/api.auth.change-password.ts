@@ -1,0 +1,16 @@
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { json } from "@remix-run/node";
+import { handleApi, methodNotAllowed, readJson } from "~/api.server";
+import { apiAccountCall, changePassword } from "~/models/auth.server";
+import { requireApiUser } from "~/models/session.server";
+import { changePasswordSchema } from "~/utils/auth-schemas";
+
+export function action({ request }: ActionFunctionArgs) {
+  if (request.method !== "POST") return methodNotAllowed();
+  return handleApi("Failed to change password.", async () => {
+    const user = await requireApiUser(request);
+    const input = await readJson(request, changePasswordSchema);
+    await apiAccountCall(() => changePassword(user, input));
+    return json({ message: "Password changed successfully." });
+  });
+}

@@ -1,0 +1,21 @@
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { json } from "@remix-run/node";
+import { handleApi, methodNotAllowed, readJson } from "~/api.server";
+import { apiAccountCall, registerWithPassword } from "~/models/auth.server";
+import { createUserSession } from "~/models/session.server";
+import { getUserWithShopEmails, toApiUser } from "~/models/user.server";
+import { registerSchema } from "~/utils/auth-schemas";
+
+export function action({ request }: ActionFunctionArgs) {
+  if (request.method !== "POST") return methodNotAllowed();
+  return handleApi("Failed to sign up.", async () => {
+    const input = await readJson(request, registerSchema);
+    const user = await apiAccountCall(() => registerWithPassword(input));
+    const cookie = await createUserSession(user.id);
+    const full = await getUserWithShopEmails(user.id);
+    return json(
+      { message: "Account created and logged in successfully.", user: toApiUser(full!) },
+      { status: 201, headers: { "Set-Cookie": cookie } },
+    );
+  });
+}

@@ -1,0 +1,16 @@
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { json } from "@remix-run/node";
+import { handleApi, methodNotAllowed, readJson } from "~/api.server";
+import { apiAccountCall, setPassword } from "~/models/auth.server";
+import { requireApiUser } from "~/models/session.server";
+import { setPasswordSchema } from "~/utils/auth-schemas";
+
+export function action({ request }: ActionFunctionArgs) {
+  if (request.method !== "POST") return methodNotAllowed();
+  return handleApi("Failed to set password.", async () => {
+    const user = await requireApiUser(request);
+    const { newPassword } = await readJson(request, setPasswordSchema);
+    await apiAccountCall(() => setPassword(user, newPassword));
+    return json({ message: "Password set successfully." });
+  });
+}
