@@ -88,6 +88,8 @@ const schema = z
     S3_ACCESS_KEY_ID: z.string().optional(),
     S3_SECRET_ACCESS_KEY: z.string().optional(),
     S3_FORCE_PATH_STYLE: boolFlag,
+    /** Largest post file an admin may upload (bytes); uploads stream to storage, never into memory. */
+    POST_FILE_MAX_BYTES: z.coerce.number().int().min(1).default(4 * 1024 * 1024 * 1024),
 
     INTERVAL_MINUTES: z.coerce.number().min(0).default(60),
     /** Local fake OAuth/support-platform server for the demo and tests; refused in production. */

@@ -12,6 +12,10 @@ describe("reorderDate", () => {
     expect(reorderDate({ previous: at("2026-01-10T00:00:00Z") }).toISOString()).toBe("2026-01-09T23:59:00.000Z");
   });
 
+  it("goes halfway when the neighbours are a minute or less apart", () => {
+    expect(reorderDate({ previous: at("2026-01-05T00:01:00Z"), next: at("2026-01-05T00:00:00Z") }).toISOString()).toBe("2026-01-05T00:00:30.000Z");
+  });
+
   it("falls back to now in an empty list", () => {
     const now = at("2026-02-01T00:00:00Z");
     expect(reorderDate({}, now)).toEqual(now);

@@ -4,7 +4,14 @@
 export const REORDER_OFFSET_MS = 60 * 1000;
 
 export function reorderDate(neighbours: { previous?: Date | null; next?: Date | null }, now = new Date()): Date {
-  if (neighbours.next) return new Date(neighbours.next.getTime() + REORDER_OFFSET_MS);
+  if (neighbours.next) {
+    const after = neighbours.next.getTime() + REORDER_OFFSET_MS;
+    // Neighbours closer than a minute apart: halfway keeps the post between them.
+    if (neighbours.previous && after >= neighbours.previous.getTime()) {
+      return new Date(Math.floor((neighbours.next.getTime() + neighbours.previous.getTime()) / 2));
+    }
+    return new Date(after);
+  }
   if (neighbours.previous) return new Date(neighbours.previous.getTime() - REORDER_OFFSET_MS);
   return now;
 }

@@ -6,7 +6,7 @@ export type ServeOptions = {
   contentType: string;
   cacheControl: string;
   fileName?: string;
-  /** Called once the response body has been handed to the client completely. */
+  /** Called once the body has been handed over up to the file's last byte (not on aborts or HEAD). */
   onComplete?: () => void;
 };
 
@@ -52,17 +52,13 @@ export async function serveStoredFile(request: Request, store: Storage, key: str
     headers.set("Content-Range", `bytes */${info.size}`);
     return new Response(null, { status: 416, headers });
   }
+  const length = range ? range.end - range.start + 1 : info.size;
+  headers.set("Content-Length", String(length));
+  if (range) headers.set("Content-Range", `bytes ${range.start}-${range.end}/${info.size}`);
+  const status = range ? 206 : 200;
+  if (request.method === "HEAD") return new Response(null, { status, headers });
   const stream = await store.read(key, range ?? undefined);
-  if (options.onComplete) stream.once("end", options.onComplete);
-  if (range) {
-    headers.set("Content-Range", `bytes ${range.start}-${range.end}/${info.size}`);
-    headers.set("Content-Length", String(range.end - range.start + 1));
-    return new Response(request.method === "HEAD" ? null : createReadableStreamFromReadable(stream), { status: 206, headers });
-  }
-  headers.set("Content-Length", String(info.size));
-  if (request.method === "HEAD") {
-    stream.destroy();
-    return new Response(null, { status: 200, headers });
-  }
-  return new Response(createReadableStreamFromReadable(stream), { status: 200, headers });
+  // Completed = the last byte of the file went out (a resumed download completes with its last range).
+  if (options.onComplete && (!range || range.end === info.size - 1)) stream.once("end", options.onComplete);
+  return new Response(createReadableStreamFromReadable(stream), { status, headers });
 }

@@ -1,0 +1,115 @@
+// Downloads: who may fetch a post's file (the entitlement rule), short-lived signed addresses
+// for free downloads, and the record of each completed download (user, post, version, time).
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { apiError } from "~/api.server";
+import { db } from "~/db.server";
+import { env } from "~/env.server";
+import type { User } from "~/generated/prisma/client";
+import { isSafeKey, storage } from "~/integrations/storage.server";
+import { isUnlocked, loadEntitlementViewer, type PostWithTiers } from "~/models/entitlement.server";
+import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
+import { serveStoredFile } from "~/utils/serve-file.server";
+
+/** How long a signed free-download address stays valid. */
+export const SIGNED_DOWNLOAD_TTL_MS = 10 * 60 * 1000;
+
+type Downloader = Pick<User, "id" | "isAdmin" | "restricted" | "currentTierId" | "tosAccepted"> | null;
+
+/**
+ * The post a viewer may download, or a thrown JSON error: 404 unknown (or disabled, for
+ * non-admins), 403 locked or terms not accepted. A locked post never reveals its file.
+ */
+export async function authorizeDownload(user: Downloader, postId: string): Promise<PostWithTiers & { driveFileId: string }> {
+  const post = await db.post.findUnique({ where: { id: postId }, include: { tiers: { select: { tierId: true, kind: true } } } });
+  if (!post || (!post.enabled && !user?.isAdmin)) throw apiError(404, LIBRARY_MESSAGES.postNotFound);
+  const viewer = await loadEntitlementViewer(user);
+  if (!isUnlocked(post, viewer)) throw apiError(403, LIBRARY_MESSAGES.locked);
+  if (user && !user.tosAccepted && !user.isAdmin) throw apiError(403, LIBRARY_MESSAGES.tosRequired);
+  if (!post.driveFileId || !isSafeKey(post.driveFileId)) throw apiError(404, LIBRARY_MESSAGES.fileMissing);
+  return { ...post, driveFileId: post.driveFileId };
+}
+
+/** A post behind a valid signed address: it must still exist, be enabled and have a file. */
+export async function getDownloadablePost(postId: string): Promise<PostWithTiers & { driveFileId: string }> {
+  const post = await db.post.findUnique({ where: { id: postId }, include: { tiers: { select: { tierId: true, kind: true } } } });
+  if (!post || !post.enabled) throw apiError(404, LIBRARY_MESSAGES.postNotFound);
+  if (!post.driveFileId || !isSafeKey(post.driveFileId)) throw apiError(404, LIBRARY_MESSAGES.fileMissing);
+  return { ...post, driveFileId: post.driveFileId };
+}
+
+function secrets(): string[] {
+  return env().SESSION_SECRET;
+}
+
+function signature(payload: string, secret: string): string {
+  return createHmac("sha256", secret).update(`download:${payload}`).digest("base64url");
+}
+
+function signedPayload(postId: string, userId: string, expires: number): string {
+  return `${postId}:${userId}:${expires}`;
+}
+
+/** A short-lived address that streams the post's file (and records it for `userId`, if any). */
+export function signedDownloadUrl(postId: string, userId: string | null, now = Date.now()): string {
+  const expires = now + SIGNED_DOWNLOAD_TTL_MS;
+  const user = userId ?? "";
+  const params = new URLSearchParams({ expires: String(expires), sig: signature(signedPayload(postId, user, expires), secrets()[0]!) });
+  if (user) params.set("u", user);
+  return `${env().APP_URL}/download/${encodeURIComponent(postId)}?${params.toString()}`;
+}
+
+/** The user id carried by a valid, unexpired signed address ("" for a guest); null when invalid. */
+export function verifySignedDownload(postId: string, search: URLSearchParams, now = Date.now()): string | null {
+  const expires = Number(search.get("expires"));
+  const sig = search.get("sig") ?? "";
+  const user = search.get("u") ?? "";
+  if (!Number.isSafeInteger(expires) || expires < now || expires > now + SIGNED_DOWNLOAD_TTL_MS + 60_000) return null;
+  const given = Buffer.from(sig);
+  for (const secret of secrets()) {
+    const expected = Buffer.from(signature(signedPayload(postId, user, expires), secret));
+    if (expected.length === given.length && timingSafeEqual(expected, given)) return user;
+  }
+  return null;
+}
+
+export async function recordDownload(userId: string, postId: string, version: string): Promise<void> {
+  await db.download.create({ data: { userId, postId, version } });
+}
+
+/** The version of each post the user downloaded last. */
+export async function lastDownloadedVersions(userId: string): Promise<Map<string, string>> {
+  const rows = await db.download.findMany({
+    where: { userId },
+    distinct: ["postId"],
+    orderBy: [{ postId: "asc" }, { createdAt: "desc" }],
+    select: { postId: true, version: true },
+  });
+  return new Map(rows.map((row) => [row.postId, row.version]));
+}
+
+/** Terms of service acceptance belongs to the account: a user may accept only for themselves. */
+export async function acceptTerms(actor: Pick<User, "id">, userId: string): Promise<void> {
+  if (actor.id !== userId) throw apiError(403, LIBRARY_MESSAGES.tosFailed);
+  await db.user.update({ where: { id: userId }, data: { tosAccepted: true } });
+}
+
+function fileNameOf(post: PostWithTiers & { driveFileId: string }): string {
+  return post.fileName ?? post.driveFileId.split("/").pop() ?? `${post.id}.bin`;
+}
+
+/**
+ * Streams a post's file with Range/ETag support; a logged-in downloader gets a download record
+ * once the response has sent the file's last byte.
+ */
+export async function streamPostFile(request: Request, post: PostWithTiers & { driveFileId: string }, userId: string | null): Promise<Response> {
+  return serveStoredFile(request, await storage(), post.driveFileId, {
+    contentType: "application/octet-stream",
+    cacheControl: "private, no-store",
+    fileName: fileNameOf(post),
+    onComplete: userId
+      ? () => {
+          recordDownload(userId, post.id, post.version).catch((error: unknown) => console.error("Could not record a download", error));
+        }
+      : undefined,
+  });
+}

@@ -1,0 +1,24 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { json } from "@remix-run/node";
+import { handleApi, methodNotAllowed, readJson } from "~/api.server";
+import { createPost, listLibraryPosts } from "~/models/post.server";
+import { getCurrentUser, requireApiAdmin } from "~/models/session.server";
+import { LIBRARY_MESSAGES, postCreateSchema } from "~/utils/library-schemas";
+
+/** GET /api/library/posts: every post the viewer may see, with `unlocked` per viewer. */
+export async function loader({ request }: LoaderFunctionArgs) {
+  return handleApi(LIBRARY_MESSAGES.loadPostsFailed, async () => {
+    const user = await getCurrentUser(request);
+    return json({ posts: await listLibraryPosts(user) });
+  });
+}
+
+/** POST /api/library/posts: creates a post (admins only). */
+export async function action({ request }: ActionFunctionArgs) {
+  if (request.method !== "POST") return methodNotAllowed();
+  return handleApi(LIBRARY_MESSAGES.updateFailed, async () => {
+    const admin = await requireApiAdmin(request);
+    const input = await readJson(request, postCreateSchema);
+    return json({ message: "Post created.", post: await createPost(admin, input) }, { status: 201 });
+  });
+}

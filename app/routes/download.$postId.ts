@@ -1,0 +1,15 @@
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { apiError, handleApi, requireIdParam } from "~/api.server";
+import { getDownloadablePost, streamPostFile, verifySignedDownload } from "~/models/download.server";
+import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
+
+/** GET /download/{postId}?expires&sig[&u]: the signed address handed out for free downloads. */
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  return handleApi("Download failed.", async () => {
+    const postId = requireIdParam(params.postId, LIBRARY_MESSAGES.postNotFound);
+    const userId = verifySignedDownload(postId, new URL(request.url).searchParams);
+    if (userId === null) return apiError(403, "This download link has expired. Please start the download again.");
+    const post = await getDownloadablePost(postId);
+    return streamPostFile(request, post, userId || null);
+  });
+}

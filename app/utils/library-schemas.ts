@@ -1,0 +1,154 @@
+// Validation for the library (spec sections 4, 5, 7 and 8), shared by the page's forms, its
+// actions and the /api routes. Messages are the spec's words.
+import { z } from "zod";
+
+export const LIBRARY_MESSAGES = {
+  fetchFailed: "Failed to fetch data. Please try again later.",
+  loadPostsFailed: "Error loading posts.",
+  adminOnly: "You need to be logged in as an admin to perform this action.",
+  toggleFailed: "Failed to update post status",
+  orderFailed: "Failed to update post order",
+  imageFailed: "Failed to upload image",
+  updateFailed: "Failed to update post",
+  freeDownloadFailed: "Failed to process free download.",
+  tosFailed: "Could not update TOS acceptance.",
+  invalidIndex: "Please enter a valid index.",
+  downloadStarting: "Download will be starting soon...",
+  downloadStarted: "Download initiated.",
+  guestTos: "If you don't want this popup every time, sign up!",
+  postNotFound: "Post not found.",
+  locked: "You do not have access to this post.",
+  tosRequired: "Please accept the terms of service before downloading.",
+  fileMissing: "This post has no file to download yet.",
+  fileUploadFailed: "Failed to upload file",
+} as const;
+
+/** Spec section 9: download-started message delay. */
+export const DOWNLOAD_MESSAGE_DELAY_MS = 3000;
+export const POSTS_PER_LINE = [2, 3, 4] as const;
+export const DEFAULT_POSTS_PER_LINE = 2;
+
+export const LIBRARY_FILTERS = ["all", "unlocked", "locked", "patreon", "outdated", "never"] as const;
+export type LibraryFilter = (typeof LIBRARY_FILTERS)[number];
+/** Filters that need a logged-in user (they depend on the user's downloads). */
+export const USER_ONLY_FILTERS: readonly LibraryFilter[] = ["outdated", "never"];
+
+/** The `filter` query parameter: anything unknown (or user-only for a guest) means all. */
+export function parseLibraryFilter(value: string | null | undefined, loggedIn: boolean): LibraryFilter {
+  const filter = (LIBRARY_FILTERS as readonly string[]).includes(value ?? "") ? (value as LibraryFilter) : "all";
+  if (!loggedIn && USER_ONLY_FILTERS.includes(filter)) return "all";
+  return filter;
+}
+
+export function parsePostsPerLine(value: string | null | undefined): number {
+  const number = Number(value);
+  return (POSTS_PER_LINE as readonly number[]).includes(number) ? number : DEFAULT_POSTS_PER_LINE;
+}
+
+const optionalText = z
+  .string()
+  .trim()
+  .max(2000)
+  .transform((value) => (value === "" ? null : value));
+
+const optionalDate = z
+  .union([z.string(), z.null()])
+  .transform((value, ctx) => {
+    if (value === null || value.trim() === "") return null;
+    const date = new Date(value);
+    if (Number.isNaN(date.getTime())) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: "Please enter a valid date." });
+      return z.NEVER;
+    }
+    return date;
+  });
+
+const tierIds = z.array(z.string().trim().regex(/^[A-Za-z0-9_-]{1,64}$/, "Unknown tier.")).max(100);
+
+/** Editable post fields, in the /api's spec names. Every field is optional: absent = unchanged. */
+export const postUpdateSchema = z
+  .object({
+    title: z.string().trim().min(1, "Title is required.").max(300),
+    version: z.string().trim().max(40),
+    kofi_id: optionalText,
+    drive_file_id: optionalText,
+    url: optionalText,
+    paid_content: z.boolean(),
+    is_content: z.boolean(),
+    is_kofiOnly: z.boolean(),
+    enabled: z.boolean(),
+    tiers: tierIds,
+    first_tiers: tierIds,
+    first_published_at: optionalDate,
+    published_at: optionalDate,
+    last_updated: optionalDate,
+  })
+  .partial();
+export type PostUpdateInput = z.infer<typeof postUpdateSchema>;
+
+export const postCreateSchema = postUpdateSchema.extend({
+  postId: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, "Post ids are letters, digits, - and _.")
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
+  title: z.string().trim().min(1, "Title is required.").max(300),
+});
+export type PostCreateInput = z.infer<typeof postCreateSchema>;
+
+export const toggleSchema = z.object({ enabled: z.boolean({ required_error: "enabled must be true or false.", invalid_type_error: "enabled must be true or false." }) });
+
+export const orderSchema = z.object({
+  orderDate: z
+    .string({ required_error: "Please enter a valid date." })
+    .refine((value) => !Number.isNaN(new Date(value).getTime()), "Please enter a valid date.")
+    .transform((value) => new Date(value)),
+});
+
+export const setIndexSchema = z.object({
+  index: z.coerce
+    .number({ invalid_type_error: LIBRARY_MESSAGES.invalidIndex })
+    .int(LIBRARY_MESSAGES.invalidIndex)
+    .min(0, LIBRARY_MESSAGES.invalidIndex),
+});
+
+/** Set Index accepts only a plain number of 0 or more ("" or "abc" are refused). */
+export function parseSetIndex(value: unknown) {
+  if (typeof value === "string" && !/^\s*\d+\s*$/.test(value)) return setIndexSchema.safeParse({ index: Number.NaN });
+  return setIndexSchema.safeParse({ index: value });
+}
+
+export const acceptTosSchema = z.object({
+  tosAccepted: z.literal(true, { errorMap: () => ({ message: LIBRARY_MESSAGES.tosFailed }) }),
+});
+
+/**
+ * The admin card form as the same object the PUT /api/library/posts/{id} route takes.
+ * Checkboxes: absent = false; tier checkboxes repeat their name.
+ */
+export function postFormToInput(form: FormData): Record<string, unknown> {
+  const text = (name: string) => {
+    const value = form.get(name);
+    return typeof value === "string" ? value : undefined;
+  };
+  const input: Record<string, unknown> = {};
+  for (const name of ["title", "version", "kofi_id", "drive_file_id", "url", "first_published_at", "published_at", "last_updated"]) {
+    const value = text(name);
+    if (value !== undefined) input[name] = value;
+  }
+  for (const name of ["first_published_at", "published_at", "last_updated"]) {
+    // <input type="date"> answers YYYY-MM-DD: a day in UTC.
+    const value = input[name];
+    if (typeof value === "string" && /^\d{4}-\d{2}-\d{2}$/.test(value)) input[name] = `${value}T00:00:00.000Z`;
+  }
+  if (form.has("has_flags")) {
+    input.is_kofiOnly = form.get("is_kofiOnly") === "on";
+    input.paid_content = form.get("paid_content") === "on";
+  }
+  if (form.has("has_tiers")) {
+    input.tiers = form.getAll("tiers").filter((value): value is string => typeof value === "string");
+    input.first_tiers = form.getAll("first_tiers").filter((value): value is string => typeof value === "string");
+  }
+  return input;
+}
