@@ -1,0 +1,202 @@
+// Downloads end to end through the route modules, on both storage backends: who gets bytes,
+// ranges, signed free links, and the download records that drive never/outdated/current.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "~/db.server";
+import { LocalStorage, setStorageForTests, type Storage } from "~/integrations/storage.server";
+import * as paidRoute from "~/routes/api.download.$postId";
+import * as freeRoute from "~/routes/api.download.freedownload.$postId";
+import * as signedRoute from "~/routes/download.$postId";
+import * as postsRoute from "~/routes/api.library.posts";
+import type { LibraryPost } from "~/models/post.server";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
+import { createPost, createTiers, TIER_2 } from "./library-fixtures";
+import { startS3rver } from "./storage-s3rver";
+
+const localRoot = mkdtempSync(path.join(os.tmpdir(), "clib-dl-"));
+let s3: Awaited<ReturnType<typeof startS3rver>>;
+
+beforeAll(async () => {
+  await createTiers();
+  s3 = await startS3rver();
+});
+
+afterAll(async () => {
+  setStorageForTests(undefined);
+  await s3?.stop();
+  rmSync(localRoot, { recursive: true, force: true });
+});
+
+async function bodyBytes(response: Response): Promise<Buffer> {
+  return Buffer.from(await response.arrayBuffer());
+}
+
+/** The signed download route, called with the address the free endpoint handed out. */
+async function followSignedUrl(downloadUrl: string, headers: Record<string, string> = {}) {
+  const url = new URL(downloadUrl);
+  const postId = url.pathname.split("/").pop()!;
+  return callRoute(signedRoute, { path: `${url.pathname}${url.search}`, params: { postId }, headers });
+}
+
+async function waitForDownloads(userId: string, postId: string, count: number) {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    if ((await db.download.count({ where: { userId, postId } })) >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`expected ${count} download records`);
+}
+
+async function statusOf(cookie: string, postId: string) {
+  const response = await callRoute(postsRoute, { path: "/api/library/posts", cookie });
+  return (await readJsonBody<{ posts: LibraryPost[] }>(response)).posts.find((post) => post.postId === postId);
+}
+
+const backends: [string, () => Storage][] = [
+  ["local folder", () => new LocalStorage(localRoot)],
+  ["S3 (s3rver)", () => s3.storage],
+];
+
+describe.each(backends)("downloads from %s", (_name, make) => {
+  beforeAll(() => setStorageForTests(make()));
+
+  it("a guest downloads a free post through a signed address, with the file's headers", async () => {
+    const post = await createPost({ paid: false, fileSize: 70_000 });
+    const response = await callRoute(freeRoute, { params: { postId: post.id } });
+    expect(response.status).toBe(200);
+    const { downloadUrl } = await readJsonBody<{ downloadUrl: string }>(response);
+    expect(downloadUrl).toMatch(new RegExp(`^http://localhost:3999/download/${post.id}\\?expires=\\d+&sig=`));
+    const file = await followSignedUrl(downloadUrl);
+    expect(file.status).toBe(200);
+    expect(file.headers.get("Content-Length")).toBe("70000");
+    expect(file.headers.get("Content-Disposition")).toContain(`filename="post-${post.id}.package"`);
+    expect(file.headers.get("ETag")).toMatch(/^".+"$/);
+    expect(file.headers.get("Accept-Ranges")).toBe("bytes");
+    expect((await bodyBytes(file)).equals(post.bytes)).toBe(true);
+  });
+
+  it("a guest never gets bytes or an address of a paid post", async () => {
+    const post = await createPost({ tiers: [TIER_2] });
+    const direct = await callRoute(paidRoute, { params: { postId: post.id } });
+    expect(direct.status).toBe(403);
+    expect(direct.headers.get("Content-Type")).toContain("application/json");
+    expect(await readJsonBody(direct)).toEqual({ error: "You do not have access to this post." });
+    const free = await callRoute(freeRoute, { params: { postId: post.id } });
+    expect(free.status).toBe(403);
+    expect(await readJsonBody(free)).not.toHaveProperty("downloadUrl");
+  });
+
+  it("answers 404 JSON for unknown posts, ids of the wrong shape and disabled posts", async () => {
+    const disabled = await createPost({ paid: false, enabled: false });
+    for (const postId of ["123456789", "..%2Fetc", "a b", disabled.id]) {
+      for (const route of [paidRoute, freeRoute]) {
+        const response = await callRoute(route, { params: { postId } });
+        expect(response.status).toBe(404);
+        expect(await readJsonBody(response)).toHaveProperty("error");
+      }
+    }
+  });
+
+  it("refuses tampered, other-post and expired signed addresses", async () => {
+    const post = await createPost({ paid: false });
+    const other = await createPost({ paid: false });
+    const { downloadUrl } = await readJsonBody<{ downloadUrl: string }>(await callRoute(freeRoute, { params: { postId: post.id } }));
+    const url = new URL(downloadUrl);
+    const tampered = new URL(downloadUrl);
+    tampered.searchParams.set("expires", String(Number(url.searchParams.get("expires")) + 1000));
+    expect((await followSignedUrl(tampered.toString())).status).toBe(403);
+    const otherPost = new URL(downloadUrl.replace(`/download/${post.id}`, `/download/${other.id}`));
+    expect((await followSignedUrl(otherPost.toString())).status).toBe(403);
+    const withUser = new URL(downloadUrl);
+    withUser.searchParams.set("u", "someone-else");
+    expect((await followSignedUrl(withUser.toString())).status).toBe(403);
+    const expired = new URL(downloadUrl);
+    expired.searchParams.set("expires", String(Date.now() - 1000));
+    expect((await followSignedUrl(expired.toString())).status).toBe(403);
+  });
+
+  it("an entitled user accepts the terms, downloads a paid post, and it is recorded: never -> current -> outdated", async () => {
+    const post = await createPost({ tiers: [TIER_2], version: "V1.0", fileSize: 50_000 });
+    const user = await createTestUser({ currentTierId: TIER_2 });
+    const cookie = await sessionCookie(user.id);
+    expect((await statusOf(cookie, post.id))?.downloadStatus).toBe("never");
+
+    const beforeTerms = await callRoute(paidRoute, { params: { postId: post.id }, cookie });
+    expect(beforeTerms.status).toBe(403);
+    expect(await readJsonBody(beforeTerms)).toEqual({ error: "Please accept the terms of service before downloading." });
+    await db.user.update({ where: { id: user.id }, data: { tosAccepted: true } });
+
+    const response = await callRoute(paidRoute, { params: { postId: post.id }, cookie });
+    expect(response.status).toBe(200);
+    expect((await bodyBytes(response)).equals(post.bytes)).toBe(true);
+    await waitForDownloads(user.id, post.id, 1);
+    const record = await db.download.findFirstOrThrow({ where: { userId: user.id, postId: post.id } });
+    expect(record.version).toBe("V1.0");
+    expect(await statusOf(cookie, post.id)).toMatchObject({ downloadStatus: "current", userVersion: "V1.0" });
+
+    await db.post.update({ where: { id: post.id }, data: { version: "V1.1" } });
+    expect(await statusOf(cookie, post.id)).toMatchObject({ downloadStatus: "outdated", userVersion: "V1.0" });
+    // Comparing ignores a leading V.
+    await db.post.update({ where: { id: post.id }, data: { version: "1.0" } });
+    expect((await statusOf(cookie, post.id))?.downloadStatus).toBe("current");
+  });
+
+  it("a user without the tier gets 403 and no bytes, even with the terms accepted", async () => {
+    const post = await createPost({ tiers: [TIER_2] });
+    const user = await createTestUser({ tosAccepted: true });
+    const response = await callRoute(paidRoute, { params: { postId: post.id }, cookie: await sessionCookie(user.id) });
+    expect(response.status).toBe(403);
+    expect(response.headers.get("Content-Disposition")).toBeNull();
+    expect(await readJsonBody(response)).toEqual({ error: "You do not have access to this post." });
+  });
+
+  it("ranges resume a download byte-exactly (206), and only the final range records it", async () => {
+    const post = await createPost({ tiers: [TIER_2], fileSize: 100_000 });
+    const user = await createTestUser({ currentTierId: TIER_2, tosAccepted: true });
+    const cookie = await sessionCookie(user.id);
+    const first = await callRoute(paidRoute, { params: { postId: post.id }, cookie, headers: { Range: "bytes=0-39999" } });
+    expect(first.status).toBe(206);
+    expect(first.headers.get("Content-Range")).toBe("bytes 0-39999/100000");
+    expect(first.headers.get("Content-Length")).toBe("40000");
+    const head = await bodyBytes(first);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await db.download.count({ where: { userId: user.id, postId: post.id } })).toBe(0);
+
+    const etag = first.headers.get("ETag")!;
+    const rest = await callRoute(paidRoute, { params: { postId: post.id }, cookie, headers: { Range: "bytes=40000-", "If-Range": etag } });
+    expect(rest.status).toBe(206);
+    expect(rest.headers.get("Content-Range")).toBe("bytes 40000-99999/100000");
+    const tail = await bodyBytes(rest);
+    expect(Buffer.concat([head, tail]).equals(post.bytes)).toBe(true);
+    await waitForDownloads(user.id, post.id, 1);
+
+    const suffix = await callRoute(paidRoute, { params: { postId: post.id }, cookie, headers: { Range: "bytes=-10" } });
+    expect((await bodyBytes(suffix)).equals(post.bytes.subarray(99_990))).toBe(true);
+    const outside = await callRoute(paidRoute, { params: { postId: post.id }, cookie, headers: { Range: "bytes=200000-" } });
+    expect(outside.status).toBe(416);
+    expect(outside.headers.get("Content-Range")).toBe("bytes */100000");
+  });
+
+  it("a logged-in user's free download through the signed address is recorded for them", async () => {
+    const post = await createPost({ paid: false, fileSize: 2000 });
+    const user = await createTestUser({ tosAccepted: true });
+    const { downloadUrl } = await readJsonBody<{ downloadUrl: string }>(
+      await callRoute(freeRoute, { params: { postId: post.id }, cookie: await sessionCookie(user.id) }),
+    );
+    const file = await followSignedUrl(downloadUrl);
+    expect((await bodyBytes(file)).length).toBe(2000);
+    await waitForDownloads(user.id, post.id, 1);
+  });
+
+  it("an aborted download is not recorded", async () => {
+    const post = await createPost({ paid: false, fileSize: 3_000_000 });
+    const user = await createTestUser({ tosAccepted: true });
+    const response = await callRoute(paidRoute, { params: { postId: post.id }, cookie: await sessionCookie(user.id) });
+    const reader = response.body!.getReader();
+    await reader.read();
+    await reader.cancel();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(await db.download.count({ where: { userId: user.id, postId: post.id } })).toBe(0);
+  });
+});
