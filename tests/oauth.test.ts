@@ -1,0 +1,180 @@
+// Provider sign-in against the fake providers (a real HTTP server speaking OAuth 2.0): redirect,
+// authorize, callback with state and PKCE, one-time login code, account creation and linking.
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { db } from "~/db.server";
+import * as callbackApi from "~/routes/api.auth.callback";
+import * as patreonStart from "~/routes/api.auth.login";
+import * as patreonCallback from "~/routes/api.auth.patreon-callback";
+import * as userRoute from "~/routes/api.auth.user";
+import * as discordStart from "~/routes/api.discord.auth";
+import * as discordCallback from "~/routes/api.discord.callback";
+import * as setUsernameDiscord from "~/routes/api.discord.set-username-discord";
+import * as googleStart from "~/routes/api.google.auth";
+import * as googleCallback from "~/routes/api.google.callback";
+import { fakeProviderEnv, startFakeProviders, type FakeProvider, type FakeProviders, type FakeUser } from "../scripts/fake-providers";
+import { callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
+
+// The configuration is read once per process, so the fake's address is fixed before any import.
+const fakePort = vi.hoisted(() => {
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const url = `http://127.0.0.1:${port}`;
+  for (const provider of ["GOOGLE", "DISCORD", "PATREON"]) {
+    const lower = provider.toLowerCase();
+    process.env[`${provider}_CLIENT_ID`] = `fake-${lower}-client`;
+    process.env[`${provider}_CLIENT_SECRET`] = `fake-${lower}-secret`;
+    process.env[`${provider}_AUTHORIZE_URL`] = `${url}/${lower}/authorize`;
+    process.env[`${provider}_TOKEN_URL`] = `${url}/${lower}/token`;
+  }
+  process.env.GOOGLE_USERINFO_URL = `${url}/google/userinfo`;
+  process.env.DISCORD_API_URL = `${url}/discord`;
+  process.env.PATREON_API_URL = `${url}/patreon`;
+  return port;
+});
+
+let fake: FakeProviders;
+beforeAll(async () => {
+  fake = await startFakeProviders({ port: fakePort });
+  // Guard against the hoisted settings and the helper drifting apart.
+  for (const [key, value] of Object.entries(fakeProviderEnv(fake.url))) {
+    if (key !== "FAKE_PROVIDERS_URL") expect(process.env[key]).toBe(value);
+  }
+});
+afterAll(() => fake.stop());
+
+const ROUTES = {
+  google: { start: googleStart, startPath: "/api/google/auth", callback: googleCallback, callbackPath: "/api/google/callback" },
+  discord: { start: discordStart, startPath: "/api/discord/auth", callback: discordCallback, callbackPath: "/api/discord/callback" },
+  patreon: { start: patreonStart, startPath: "/api/auth/login", callback: patreonCallback, callbackPath: "/api/auth/patreon-callback" },
+} as const;
+
+function cookiePairs(response: Response): string[] {
+  return response.headers.getSetCookie().map((value) => value.split(";")[0]!);
+}
+
+/** Runs a provider flow up to the redirect to /auth/callback; answers that response and the cookies. */
+async function runProviderFlow(provider: FakeProvider, user: FakeUser | null, { cookie, decision = "allow" }: { cookie?: string; decision?: string } = {}) {
+  const routes = ROUTES[provider];
+  const start = await callRoute(routes.start, { path: routes.startPath, cookie });
+  expect(start.status).toBe(302);
+  const authorizeUrl = new URL(start.headers.get("Location")!);
+  expect(authorizeUrl.origin + authorizeUrl.pathname).toBe(`${fake.url}/${provider}/authorize`);
+  expect(authorizeUrl.searchParams.get("code_challenge_method")).toBe("S256");
+  expect(authorizeUrl.searchParams.get("redirect_uri")).toBe(`http://localhost:3999${routes.callbackPath}`);
+  const stateCookie = cookiePairs(start);
+
+  const page = await fetch(authorizeUrl);
+  expect(await page.text()).toContain("Authorize");
+  const form = new URLSearchParams(authorizeUrl.searchParams);
+  form.set("decision", decision);
+  if (user) {
+    form.set("user_id", user.id);
+    form.set("email", user.email ?? "");
+    if (user.emailVerified) form.set("email_verified", "on");
+    form.set("name", user.name);
+    if (user.tierId) form.set("tier_id", user.tierId);
+  }
+  const authorized = await fetch(`${fake.url}/${provider}/authorize`, { method: "POST", body: form, redirect: "manual" });
+  expect(authorized.status).toBe(302);
+  const back = new URL(authorized.headers.get("Location")!);
+  const cookies = [cookie, ...stateCookie].filter(Boolean).join("; ");
+  const callback = await callRoute(routes.callback, { path: back.pathname + back.search, cookie: cookies });
+  return { callback, cookies };
+}
+
+/** Follows /auth/callback like the page does: POST the code with the browser's cookies. */
+async function exchange(callback: Response, extraCookie?: string) {
+  expect(callback.status).toBe(302);
+  const location = new URL(callback.headers.get("Location")!, "http://localhost:3999");
+  expect(location.pathname).toBe("/auth/callback");
+  const code = location.searchParams.get("code");
+  if (!code) throw new Error(`no code: ${location.search}`);
+  const cookie = [extraCookie, ...cookiePairs(callback)].filter(Boolean).join("; ");
+  const response = await callRoute(callbackApi, { method: "POST", path: "/api/auth/callback", json: { code }, cookie });
+  return { response, code, cookie };
+}
+
+async function currentUser(response: Response) {
+  const session = cookiePairs(response).find((pair) => pair.startsWith("__session="));
+  const me = await callRoute(userRoute, { path: "/api/auth/user", cookie: session });
+  return readJsonBody(me);
+}
+
+describe.each(["google", "discord"] as const)("%s sign-in", (provider) => {
+  it("creates an unverified account that a username verifies", async () => {
+    const { callback } = await runProviderFlow(provider, { id: `${provider}-new-1`, email: `${provider}new@example.com`, emailVerified: true, name: "New Person" });
+    const { response } = await exchange(callback);
+    expect(response.status).toBe(200);
+    expect(await response.clone().json()).toEqual({ message: "Logged in successfully." });
+    const me = await currentUser(response);
+    expect(me).toMatchObject({ email: `${provider}new@example.com`, mailVerified: false, hasPassword: false, [provider === "google" ? "hasGoogle" : "hasDiscord"]: true });
+    const column = provider === "google" ? "googleId" : "discordId";
+    expect(await db.user.count({ where: { [column]: `${provider}-new-1` } })).toBe(1);
+
+    // Signing in again finds the same account, keyed on the provider's id.
+    const again = await exchange((await runProviderFlow(provider, { id: `${provider}-new-1`, email: `${provider}new@example.com`, emailVerified: true, name: "New Person" })).callback);
+    expect((await currentUser(again.response)).id).toBe(me.id);
+    expect(await db.user.count({ where: { [column]: `${provider}-new-1` } })).toBe(1);
+  });
+
+  it("links to the existing account with the same verified email", async () => {
+    const existing = await createTestUser({ email: `${provider}link@example.com` });
+    const { callback } = await runProviderFlow(provider, { id: `${provider}-link`, email: `${provider}LINK@example.com`, emailVerified: true, name: "Linker" });
+    const { response } = await exchange(callback);
+    expect((await currentUser(response)).id).toBe(existing.id);
+    expect(await db.user.count({ where: { email: `${provider}link@example.com` } })).toBe(1);
+  });
+});
+
+describe("support platform sign-in", () => {
+  it("sends credentials in the body, stores patreonId and the entitled tier", async () => {
+    const { callback } = await runProviderFlow("patreon", { id: "patreon-77", email: "patron@example.com", emailVerified: true, name: "Pat Ron", tierId: "8825009" });
+    const { response } = await exchange(callback);
+    const me = await currentUser(response);
+    expect(me).toMatchObject({ hasPatreon: true, current_tier: "8825009", fullName: "Pat Ron", mailVerified: true });
+    expect(fake.tokenRequests.filter((request) => request.provider === "patreon").every((request) => request.clientAuth === "body")).toBe(true);
+    expect(fake.tokenRequests.some((request) => request.provider === "google" && request.clientAuth === "basic" && request.usedPkce)).toBe(true);
+  });
+
+  it("a logged-in user who goes through the flow gets the provider linked", async () => {
+    const user = await createTestUser();
+    const cookie = await sessionCookie(user.id);
+    const { callback } = await runProviderFlow("patreon", { id: "patreon-88", email: "other@example.com", emailVerified: true, name: "Other", tierId: null }, { cookie });
+    await exchange(callback, cookie);
+    expect(await db.user.findUniqueOrThrow({ where: { id: user.id } })).toMatchObject({ patreonId: "patreon-88", currentTierId: null });
+  });
+});
+
+describe("login codes and failures", () => {
+  it("the code is single use and needs the browser's cookie (403 otherwise)", async () => {
+    const { callback } = await runProviderFlow("google", { id: "g-code", email: "gcode@example.com", emailVerified: true, name: "Code" });
+    const location = new URL(callback.headers.get("Location")!, "http://localhost:3999");
+    const code = location.searchParams.get("code")!;
+    const withoutCookie = await callRoute(callbackApi, { method: "POST", path: "/api/auth/callback", json: { code } });
+    expect(withoutCookie.status).toBe(403);
+    expect((await readJsonBody(withoutCookie)).error).toMatch(/cookie/i);
+    const first = await exchange(callback);
+    expect(first.response.status).toBe(200);
+    const second = await callRoute(callbackApi, { method: "POST", path: "/api/auth/callback", json: { code }, cookie: first.cookie });
+    expect(second.status).toBe(400);
+    expect(await readJsonBody(second)).toEqual({ error: "Invalid or expired login code. Please try logging in again." });
+  });
+
+  it("a callback without the state cookie or with a denied grant goes to /auth/callback with an error", async () => {
+    const denied = await runProviderFlow("discord", null, { decision: "deny" });
+    expect(denied.callback.headers.get("Location")).toMatch(/^\/auth\/callback\?error=/);
+    expect(decodeURIComponent(denied.callback.headers.get("Location")!)).toContain("access_denied");
+
+    const forged = await callRoute(googleCallback, { path: "/api/google/callback?code=abc&state=xyz" });
+    expect(forged.status).toBe(302);
+    expect(decodeURIComponent(forged.headers.get("Location")!)).toContain("could not be matched to this browser");
+  });
+
+  it("set-username-discord verifies a new discord account", async () => {
+    const { callback } = await runProviderFlow("discord", { id: "d-name", email: null, name: "Nameless" });
+    const { response } = await exchange(callback);
+    const session = cookiePairs(response).find((pair) => pair.startsWith("__session="))!;
+    const set = await callRoute(setUsernameDiscord, { method: "POST", path: "/api/discord/set-username-discord", json: { username: "Gamer" }, cookie: session });
+    expect(await readJsonBody(set)).toMatchObject({ message: "Username set successfully! Your account is now verified.", mailVerified: true });
+    expect(await db.user.findFirstOrThrow({ where: { discordId: "d-name" } })).toMatchObject({ fullName: "Gamer", mailVerified: true, discordTag: "nameless" });
+  });
+});
