@@ -1,0 +1,120 @@
+// The "interval" job: pages through every member of the creator's campaign and updates our
+// users' tiers, pledge histories and rule-5 unlocks. Runs on a timer and on admin request; a
+// PostgreSQL advisory lock lets only one app server run it at a time. Each page is applied in
+// its own transaction, so a failure leaves earlier pages applied and the failing page as it was.
+import pg from "pg";
+import { db } from "~/db.server";
+import { env } from "~/env.server";
+import { createPatreonClient, type Sleep } from "~/integrations/patreon.server";
+import { applyMember } from "~/models/patreon-membership.server";
+
+export const INTERVAL_JOB = "interval";
+/** Arbitrary but fixed: every app server must use the same key. */
+const LOCK_KEY = 7_351_002_001;
+
+export type SyncSummary = {
+  status: "succeeded" | "failed" | "skipped";
+  jobRunId: string | null;
+  pages: number;
+  members: number;
+  /** Members linked to an account here. */
+  matched: number;
+  tierChanges: number;
+  /** Linked accounts the platform no longer lists as members: their tier was cleared. */
+  tiersCleared: number;
+  rateLimitRetries: number;
+  error?: string;
+};
+
+/** Holds a session-level advisory lock on its own connection for the duration of `run`. */
+async function withAdvisoryLock<T>(run: () => Promise<T>): Promise<{ locked: false } | { locked: true; value: T }> {
+  const connection = new pg.Client({ connectionString: env().DATABASE_URL });
+  await connection.connect();
+  try {
+    const { rows } = await connection.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [LOCK_KEY]);
+    if (!rows[0]?.locked) return { locked: false };
+    try {
+      return { locked: true, value: await run() };
+    } finally {
+      await connection.query("SELECT pg_advisory_unlock($1)", [LOCK_KEY]);
+    }
+  } finally {
+    await connection.end();
+  }
+}
+
+export type RunOptions = {
+  trigger: "timer" | "admin" | string;
+  /** For tests: waits on 429 without real sleeping. */
+  sleep?: Sleep;
+};
+
+export async function runIntervalSync({ trigger, sleep }: RunOptions): Promise<SyncSummary> {
+  const config = env();
+  const empty: SyncSummary = {
+    status: "skipped",
+    jobRunId: null,
+    pages: 0,
+    members: 0,
+    matched: 0,
+    tierChanges: 0,
+    tiersCleared: 0,
+    rateLimitRetries: 0,
+  };
+  // Unconfigured sites have nothing to sync: the timer stays quiet, an admin gets told why.
+  if (!config.PATREON_CREATOR_ACCESS_TOKEN && trigger === "timer") return { ...empty, error: "not configured" };
+
+  const outcome = await withAdvisoryLock(async () => {
+    const run = await db.jobRun.create({ data: { job: INTERVAL_JOB, trigger, status: "running" } });
+    const summary: SyncSummary = { ...empty, status: "succeeded", jobRunId: run.id };
+    const client = createPatreonClient({ accessToken: config.PATREON_CREATOR_ACCESS_TOKEN ?? "", sleep });
+    try {
+      if (!config.PATREON_CREATOR_ACCESS_TOKEN) throw new Error("PATREON_CREATOR_ACCESS_TOKEN is not set.");
+      const campaignId = config.PATREON_CAMPAIGN_ID ?? (await client.firstCampaignId());
+      const seen = new Set<string>();
+      for await (const page of client.memberPages(campaignId)) {
+        const applied = await db.$transaction(
+          async (tx) => {
+            const results = [];
+            for (const member of page.members) results.push(await applyMember(member, tx));
+            return results;
+          },
+          { timeout: 120_000, maxWait: 30_000 },
+        );
+        summary.pages += 1;
+        summary.members += page.members.length;
+        for (const result of applied) {
+          if (!result) continue;
+          seen.add(result.userId);
+          summary.matched += 1;
+          if (result.changed) summary.tierChanges += 1;
+        }
+      }
+      // Only after every page came through: a linked account that is no longer a member.
+      const { count } = await db.user.updateMany({
+        where: { patreonId: { not: null }, currentTierId: { not: null }, id: { notIn: [...seen] } },
+        data: { currentTierId: null },
+      });
+      summary.tiersCleared = count;
+    } catch (error) {
+      summary.status = "failed";
+      summary.error = error instanceof Error ? error.message : String(error);
+      console.error(`interval sync failed after ${summary.pages} page(s):`, error);
+    }
+    summary.rateLimitRetries = client.retries;
+    const { jobRunId: _id, error: failure, ...counts } = summary;
+    await db.jobRun.update({
+      where: { id: run.id },
+      data: { status: summary.status, summary: counts, error: failure ?? null, finishedAt: new Date() },
+    });
+    return summary;
+  });
+
+  if (!outcome.locked) return { ...empty, error: "The interval job is already running." };
+  return outcome.value;
+}
+
+/** The latest runs, newest first, for the admin page. */
+export async function recentSyncRuns(take = 10) {
+  return db.jobRun.findMany({ where: { job: INTERVAL_JOB }, orderBy: { startedAt: "desc" }, take });
+}

@@ -1,0 +1,98 @@
+// Support-platform membership of our users: the current tier and the pledge history, applied
+// from the platform's member documents (members sync, webhooks) and identity document (OAuth
+// link). Applying the same document twice changes nothing.
+import { db, Prisma } from "~/db.server";
+import type { IdentityData, MemberData } from "~/integrations/patreon.server";
+import { recomputeUnlocks } from "~/models/unlocks.server";
+
+type Client = Prisma.TransactionClient | typeof db;
+
+/** Failed or declined charges do not keep a tier; a new patron whose charge is pending does. */
+const CHARGE_OK = new Set(["Paid", "Pending"]);
+
+/** The tier a member is entitled to now (their highest), or null when not an active patron. */
+export function currentTierIdOf(member: Pick<MemberData, "patronStatus" | "lastChargeStatus" | "entitledTiers">): string | null {
+  if (member.patronStatus !== "active_patron") return null;
+  if (member.lastChargeStatus !== null && !CHARGE_OK.has(member.lastChargeStatus)) return null;
+  return member.entitledTiers[0]?.id ?? null;
+}
+
+/** Stores pledge events by their platform id; a known event is updated in place. */
+export async function savePledgeHistory(userId: string, events: NonNullable<MemberData["pledgeHistory"]>, client: Client = db) {
+  for (const event of events) {
+    const data = {
+      userId,
+      type: event.type,
+      amountCents: event.amountCents,
+      date: event.date,
+      tierId: event.tierId,
+      tierTitle: event.tierTitle,
+      paymentStatus: event.paymentStatus,
+    };
+    await client.pledgeEvent.upsert({ where: { id: event.id }, create: { id: event.id, ...data }, update: data });
+  }
+}
+
+export type MemberApplied = { userId: string; currentTierId: string | null; changed: boolean } | null;
+
+/**
+ * Applies one member document to the account linked to that platform user; null when no account
+ * is linked (the member has not signed in here yet). Rule-5 unlocks are recomputed when the
+ * pledge history came with the document.
+ */
+export async function applyMember(member: MemberData, client: Client = db): Promise<MemberApplied> {
+  if (!member.patreonUserId) return null;
+  const user = await client.user.findUnique({ where: { patreonId: member.patreonUserId }, select: { id: true, currentTierId: true } });
+  if (!user) return null;
+  const currentTierId = currentTierIdOf(member);
+  if (currentTierId !== user.currentTierId) {
+    await client.user.update({ where: { id: user.id }, data: { currentTierId } });
+  }
+  if (member.pledgeHistory) {
+    await savePledgeHistory(user.id, member.pledgeHistory, client);
+    await recomputeUnlocks(user.id, client);
+  }
+  return { userId: user.id, currentTierId, changed: currentTierId !== user.currentTierId };
+}
+
+/** A membership ended (members:delete): the account keeps its history but no current tier. */
+export async function endMembership(patreonUserId: string, client: Client = db): Promise<string | null> {
+  const user = await client.user.findUnique({ where: { patreonId: patreonUserId }, select: { id: true } });
+  if (!user) return null;
+  await client.user.update({ where: { id: user.id }, data: { currentTierId: null } });
+  return user.id;
+}
+
+export class PatreonLinkError extends Error {}
+
+/**
+ * Links the platform account of an OAuth identity to `userId`: stores patreonId, the current
+ * tier and (when the document carries it) the pledge history. Refused when another account
+ * already holds that platform account.
+ */
+export async function linkPatreonIdentity(userId: string, identity: IdentityData): Promise<{ currentTierId: string | null }> {
+  return db.$transaction(async (tx) => {
+    const holder = await tx.user.findUnique({ where: { patreonId: identity.patreonUserId }, select: { id: true } });
+    if (holder && holder.id !== userId) throw new PatreonLinkError("This support-platform account is already linked to another account.");
+    const currentTierId = identity.membership ? currentTierIdOf(identity.membership) : null;
+    await tx.user.update({ where: { id: userId }, data: { patreonId: identity.patreonUserId, currentTierId } });
+    if (identity.membership?.pledgeHistory) {
+      await savePledgeHistory(userId, identity.membership.pledgeHistory, tx);
+      await recomputeUnlocks(userId, tx);
+    }
+    return { currentTierId };
+  });
+}
+
+/** The user's pledge history as the /api layer shows it (spec `pledge_history`). */
+export async function pledgeHistoryOf(userId: string) {
+  const events = await db.pledgeEvent.findMany({ where: { userId }, orderBy: { date: "asc" } });
+  return events.map((event) => ({
+    pledgeId: event.id,
+    amount_cents: event.amountCents,
+    date: event.date.toISOString(),
+    tier_title: event.tierTitle,
+    tier_id: event.tierId,
+    payment_status: event.paymentStatus,
+  }));
+}
