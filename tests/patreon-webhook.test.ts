@@ -1,0 +1,99 @@
+import { describe, expect, it, vi } from "vitest";
+
+vi.hoisted(() => {
+  process.env.PATREON_WEBHOOK_SECRET = "test-webhook-secret";
+});
+
+import { db } from "~/db.server";
+import * as patreonWebhook from "~/routes/api.webhooks.patreon";
+import { memberWebhookBody, signPatreonWebhook, type FakeMember, type FakeTier } from "./fakes/patreon-api";
+import { callRoute, createTestUser, readJsonBody } from "./helpers";
+
+const SECRET = "test-webhook-secret";
+const TIERS: FakeTier[] = [
+  { id: "8824971", title: "Tier 1", amountCents: 300 },
+  { id: "21786318", title: "Tier 3", amountCents: 1000 },
+];
+
+function deliver(event: string, body: string, signature = signPatreonWebhook(body, SECRET)) {
+  return callRoute(patreonWebhook, {
+    method: "POST",
+    body,
+    headers: { "Content-Type": "application/json", "X-Patreon-Event": event, "X-Patreon-Signature": signature },
+  });
+}
+
+function member(patch: Partial<FakeMember> = {}): FakeMember {
+  return {
+    memberId: "m-1",
+    patreonUserId: "pu-hook",
+    email: "hook@patreon.example",
+    fullName: "Hook Patron",
+    patronStatus: "active_patron",
+    tierIds: ["21786318"],
+    ...patch,
+  };
+}
+
+describe("POST /api/webhooks/patreon", () => {
+  it("updates the member's tier and pledge history; a repeated delivery changes nothing", async () => {
+    await db.tier.createMany({ data: TIERS.map((tier) => ({ id: tier.id, title: tier.title })), skipDuplicates: true });
+    await db.post.create({
+      data: { id: "hook-post", title: "Hook Post", firstPublishedAt: new Date("2024-06-01T00:00:00Z"), tiers: { create: [{ tierId: "21786318", kind: "FIRST" }] } },
+    });
+    const user = await createTestUser({ patreonId: "pu-hook" });
+    const body = memberWebhookBody(
+      member({
+        pledgeHistory: [{ id: "pledge_start:500", type: "pledge_start", date: "2024-05-01T00:00:00Z", amountCents: 1000, tierId: "21786318", tierTitle: "Tier 3" }],
+      }),
+      TIERS,
+    );
+    const first = await deliver("members:pledge:create", body);
+    expect(first.status).toBe(200);
+    expect(await readJsonBody(first)).toEqual({ ok: true, matched: true });
+    const second = await deliver("members:pledge:create", body);
+    expect(second.status).toBe(200);
+
+    const stored = await db.user.findUniqueOrThrow({ where: { id: user.id }, include: { pledgeEvents: true, unlockedContent: true } });
+    expect(stored.currentTierId).toBe("21786318");
+    expect(stored.pledgeEvents.map((event) => [event.id, event.amountCents, event.tierTitle])).toEqual([["pledge_start:500", 1000, "Tier 3"]]);
+    expect(stored.unlockedContent.map((row) => [row.postId, row.source])).toEqual([["hook-post", "SYNC"]]);
+
+    // A downgrade arrives: the tier follows, the early-supporter unlock stays.
+    const downgrade = memberWebhookBody(member({ tierIds: ["8824971"] }), TIERS);
+    expect((await deliver("members:pledge:update", downgrade)).status).toBe(200);
+    expect((await db.user.findUniqueOrThrow({ where: { id: user.id } })).currentTierId).toBe("8824971");
+    expect(await db.unlockedContent.count({ where: { userId: user.id } })).toBe(1);
+
+    // The pledge is deleted: no current tier any more.
+    const deleted = memberWebhookBody(member({ patronStatus: "former_patron", tierIds: [] }), TIERS);
+    expect((await deliver("members:pledge:delete", deleted)).status).toBe(200);
+    expect((await db.user.findUniqueOrThrow({ where: { id: user.id } })).currentTierId).toBeNull();
+  });
+
+  it("refuses a forged or unsigned delivery with 401 and stores nothing", async () => {
+    const user = await createTestUser({ patreonId: "pu-forged" });
+    const body = memberWebhookBody(member({ patreonUserId: "pu-forged", tierIds: ["21786318"] }), TIERS);
+    const forged = await deliver("members:create", body, signPatreonWebhook(body, "someone-elses-secret"));
+    expect(forged.status).toBe(401);
+    expect(await readJsonBody(forged)).toEqual({ error: "Invalid signature." });
+    // Signed, then tampered with: the signature no longer matches the raw body.
+    const tampered = await deliver("members:create", body.replace("active_patron", "active_patron "), signPatreonWebhook(body, SECRET));
+    expect(tampered.status).toBe(401);
+    const unsigned = await callRoute(patreonWebhook, { method: "POST", body, headers: { "X-Patreon-Event": "members:create" } });
+    expect(unsigned.status).toBe(401);
+    const garbage = await deliver("members:create", body, "not-hex");
+    expect(garbage.status).toBe(401);
+    expect((await db.user.findUniqueOrThrow({ where: { id: user.id } })).currentTierId).toBeNull();
+  });
+
+  it("acknowledges members it does not know and rejects bodies that are not member documents", async () => {
+    const unknown = await deliver("members:create", memberWebhookBody(member({ patreonUserId: "pu-nobody" }), TIERS));
+    expect(unknown.status).toBe(200);
+    expect(await readJsonBody(unknown)).toEqual({ ok: true, matched: false });
+    const notJson = await deliver("members:create", "{oops");
+    expect(notJson.status).toBe(400);
+    const notMember = await deliver("members:create", JSON.stringify({ data: { type: "campaign", id: "1" } }));
+    expect(notMember.status).toBe(400);
+  });
+});
