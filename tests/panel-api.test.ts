@@ -32,7 +32,7 @@ async function createViaApi(body: unknown, cookie = adminCookie) {
 
 async function imageForm(bytes: Buffer, fileName: string, type: string): Promise<FormData> {
   const form = new FormData();
-  form.append("image", new Blob([bytes], { type }), fileName);
+  form.append("image", new Blob([new Uint8Array(bytes)], { type }), fileName);
   return form;
 }
 

@@ -1,26 +1,135 @@
-import type { MetaFunction } from "@remix-run/node";
-import { json } from "@remix-run/node";
-import { useLoaderData } from "@remix-run/react";
-import { listPanels, toApiPanel } from "~/models/panel.server";
+import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import {
+  json,
+  MaxPartSizeExceededError,
+  unstable_createMemoryUploadHandler,
+  unstable_parseMultipartFormData,
+} from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData, useNavigate, useSearchParams } from "@remix-run/react";
+import { SubmitButton } from "~/components/form";
+import { Modal } from "~/components/modal";
+import { PanelForm, type PanelFormValues } from "~/components/panel-form";
+import { createPanel, deletePanel, listPanels, PanelError, toApiPanel, updatePanel } from "~/models/panel.server";
+import { getCurrentUser, requireAdmin } from "~/models/session.server";
+import { redirectWithError, redirectWithSuccess } from "~/toast.server";
+import { firstIssue } from "~/api.server";
+import { MAX_IMAGE_BYTES } from "~/utils/upload.server";
+import { panelInputSchema } from "~/utils/panel-schemas";
+import homeStyles from "~/styles/home.css";
+
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: homeStyles }];
 
 export const meta: MetaFunction = () => [{ title: "Home · Creator Library" }];
 
-export async function loader() {
-  const panels = await listPanels();
-  return json({ panels: panels.map(toApiPanel) });
+export async function loader({ request }: LoaderFunctionArgs) {
+  const [user, panels] = await Promise.all([getCurrentUser(request), listPanels()]);
+  const isAdmin = Boolean(user?.isAdmin && !user.restricted);
+  const search = new URL(request.url).searchParams;
+  const adminView = isAdmin && search.get("view") !== "user";
+  const apiPanels = panels.map(toApiPanel);
+  return json({
+    panels: apiPanels,
+    isAdmin,
+    adminView,
+    editing: adminView ? (apiPanels.find((panel) => panel._id === search.get("edit")) ?? null) : null,
+    deleting: adminView ? (apiPanels.find((panel) => panel._id === search.get("delete")) ?? null) : null,
+  });
+}
+
+type ActionData = { error: string; values: PanelFormValues };
+
+/** Reads the panel form: text fields and the optional image, with the image size bounded. */
+async function readPanelForm(request: Request): Promise<FormData> {
+  if (!request.headers.get("Content-Type")?.startsWith("multipart/form-data")) return request.formData();
+  return unstable_parseMultipartFormData(request, unstable_createMemoryUploadHandler({ maxPartSize: MAX_IMAGE_BYTES }));
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const admin = await requireAdmin(request);
+  let form: FormData;
+  try {
+    form = await readPanelForm(request);
+  } catch (error) {
+    if (error instanceof MaxPartSizeExceededError) return redirectWithError("/", "The image is too large (10 MB at most).");
+    throw error;
+  }
+  const intent = form.get("intent");
+  const id = typeof form.get("id") === "string" && form.get("id") !== "" ? String(form.get("id")) : undefined;
+
+  if (intent === "delete") {
+    if (!id) return redirectWithError("/", "Failed to delete panel.");
+    try {
+      await deletePanel(admin.id, id);
+    } catch (error) {
+      if (error instanceof PanelError) return redirectWithError("/", error.message);
+      console.error("Failed to delete panel.", error);
+      return redirectWithError("/", "Failed to delete panel.");
+    }
+    return redirectWithSuccess("/", "Panel deleted successfully.");
+  }
+
+  const values: PanelFormValues = {
+    id,
+    title: String(form.get("title") ?? ""),
+    description: String(form.get("description") ?? ""),
+    link: String(form.get("link") ?? ""),
+    index: String(form.get("index") ?? ""),
+  };
+  const parsed = panelInputSchema.safeParse(values);
+  if (!parsed.success) return json<ActionData>({ error: firstIssue(parsed.error), values }, { status: 400 });
+  const file = form.get("image");
+  const image = file instanceof File && file.size > 0 ? Buffer.from(await file.arrayBuffer()) : null;
+  const failure = id ? "Failed to update panel." : "Failed to create panel.";
+  try {
+    if (id) await updatePanel(admin.id, id, parsed.data, image);
+    else await createPanel(admin.id, parsed.data, image);
+  } catch (error) {
+    if (error instanceof PanelError) return json<ActionData>({ error: error.message, values }, { status: error.status });
+    console.error(failure, error);
+    return json<ActionData>({ error: failure, values }, { status: 500 });
+  }
+  // After saving, the form returns to empty create mode.
+  return redirectWithSuccess("/", id ? "Panel updated successfully." : "Panel created successfully.");
 }
 
 export default function Home() {
-  const { panels } = useLoaderData<typeof loader>();
+  const { panels, isAdmin, adminView, editing, deleting } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>() as ActionData | undefined;
+  const navigate = useNavigate();
+  const [search] = useSearchParams();
+
+  const formValues: PanelFormValues =
+    actionData && "values" in actionData
+      ? { ...actionData.values, imageUrl: panels.find((panel) => panel._id === actionData.values.id)?.imageUrl ?? null }
+      : editing
+        ? { id: editing._id, title: editing.title, description: editing.description ?? "", link: editing.link, index: String(editing.index), imageUrl: editing.imageUrl }
+        : { title: "", description: "", link: "", index: "", imageUrl: null };
+  const formKey = `${formValues.id ?? "new"}-${search.get("edit") ?? ""}`;
+
   return (
     <>
-      <h1 className="page-title">Welcome</h1>
+      <div className="home-head">
+        <h1 className="page-title">Welcome</h1>
+        {isAdmin ? (
+          <div className="view-toggle" role="group" aria-label="View">
+            <Link to="/" className={adminView ? "button" : "button-secondary"} aria-current={adminView ? "page" : undefined}>
+              View as Admin
+            </Link>
+            <Link to="/?view=user" className={adminView ? "button-secondary" : "button"} aria-current={adminView ? undefined : "page"}>
+              View as User
+            </Link>
+          </div>
+        ) : null}
+      </div>
+
+      {adminView ? <PanelForm key={formKey} values={formValues} error={actionData?.error ?? null} /> : null}
+
       {panels.length === 0 ? (
         <p className="muted">Nothing here yet.</p>
       ) : (
-        <ul className="grid" style={{ listStyle: "none", padding: 0 }} aria-label="Links">
+        <ul className="grid home-panels" aria-label="Links">
           {panels.map((panel, position) => (
-            <li key={panel._id}>
+            <li key={panel._id} className="home-panel-item" data-testid="home-panel">
               <a className="home-panel" href={panel.link} target="_blank" rel="noopener noreferrer">
                 {panel.imageUrl ? (
                   <img src={panel.imageUrl} alt="" width={640} height={360} loading={position < 3 ? "eager" : "lazy"} />
@@ -29,11 +138,41 @@ export default function Home() {
                   <h2>{panel.title}</h2>
                   {panel.description ? <p>{panel.description}</p> : null}
                 </span>
+                <span className="visually-hidden"> (opens in a new tab)</span>
               </a>
+              {adminView ? (
+                <div className="button-row home-panel-actions">
+                  <Link to={`/?edit=${panel._id}`} className="button-secondary" aria-label={`Edit ${panel.title}`}>
+                    Edit
+                  </Link>
+                  <Link to={`/?delete=${panel._id}`} className="button-danger" aria-label={`Delete ${panel.title}`}>
+                    Delete
+                  </Link>
+                  <span className="muted home-panel-index">Index {panel.index}</span>
+                </div>
+              ) : null}
             </li>
           ))}
         </ul>
       )}
+
+      {deleting ? (
+        <Modal title="Delete panel" onClose={() => navigate("/", { replace: true })} testId="delete-panel-dialog">
+          <p>Are you sure you want to delete this panel?</p>
+          <p className="muted">{deleting.title}</p>
+          <Form method="post" action="/?index" replace>
+            <input type="hidden" name="id" value={deleting._id} />
+            <div className="button-row">
+              <SubmitButton intent="delete" className="button-danger" pendingLabel="Deleting...">
+                Delete
+              </SubmitButton>
+              <Link to="/" className="button-secondary" replace>
+                Cancel
+              </Link>
+            </div>
+          </Form>
+        </Modal>
+      ) : null}
     </>
   );
 }

@@ -1,0 +1,136 @@
+import { Form, Link, useFetcher, useFetchers } from "@remix-run/react";
+import { SubmitButton } from "~/components/form";
+import { likeLabel } from "~/utils/countdown";
+
+export type InspirationCardPanel = {
+  id: string;
+  imageUrl: string;
+  title: string | null;
+  likes: number | null;
+  userHasLiked: boolean;
+  userHasPatreonLiked: boolean;
+};
+
+/** A like or Patreon-like button: posts the wanted state, and shows it at once (optimistic). */
+function LikeButton({
+  panel,
+  kind,
+  disabled,
+}: {
+  panel: InspirationCardPanel;
+  kind: "like" | "patreon-like";
+  disabled: boolean;
+}) {
+  const fetcher = useFetcher();
+  const serverState = kind === "like" ? panel.userHasLiked : panel.userHasPatreonLiked;
+  const pending = fetcher.formData?.get("intent") === kind ? fetcher.formData.get("like") === "true" : undefined;
+  const liked = pending ?? serverState;
+  const label = kind === "like" ? (liked ? "Unlike" : "Like") : liked ? "Remove Patreon Like" : "Patreon Like";
+  return (
+    <fetcher.Form method="post" action="/inspiration-vote">
+      <input type="hidden" name="panelId" value={panel.id} />
+      <input type="hidden" name="like" value={String(!liked)} />
+      <button
+        type="submit"
+        name="intent"
+        value={kind}
+        className={liked ? "button like-button liked" : "button-secondary like-button"}
+        aria-pressed={liked}
+        disabled={disabled}
+        aria-label={`${label}${panel.title ? `: ${panel.title}` : ""}`}
+      >
+        <span aria-hidden="true">{kind === "like" ? "♥" : "★"}</span> {label}
+      </button>
+    </fetcher.Form>
+  );
+}
+
+/** How many likes a panel shows, including an own like that is still on its way. */
+function shownLikes(panel: InspirationCardPanel, fetchers: { like: boolean | undefined; patreon: boolean | undefined }) {
+  if (panel.likes === null) return likeLabel(null, fetchers.like ?? panel.userHasLiked);
+  let count = panel.likes;
+  if (fetchers.like !== undefined && fetchers.like !== panel.userHasLiked) count += fetchers.like ? 1 : -1;
+  if (fetchers.patreon !== undefined && fetchers.patreon !== panel.userHasPatreonLiked) count += fetchers.patreon ? 1 : -1;
+  return likeLabel(count, false);
+}
+
+export function InspirationPanelCard({
+  panel,
+  position,
+  votingOpen,
+  canPatreonLike,
+  admin,
+}: {
+  panel: InspirationCardPanel;
+  position: number;
+  votingOpen: boolean;
+  canPatreonLike: boolean;
+  admin: { editing: boolean } | null;
+}) {
+  // Pending like states (from any fetcher of this panel) for the optimistic count.
+  const likeFetchers = usePendingLikes(panel.id);
+  const shown = shownLikes(panel, likeFetchers);
+  const name = panel.title ?? `Idea ${position + 1}`;
+  return (
+    <li className="inspiration-card card" data-testid="inspiration-panel" data-panel-id={panel.id}>
+      <img src={panel.imageUrl} alt={name} loading={position < 6 ? "eager" : "lazy"} width={480} height={360} />
+      <div className="inspiration-card-body">
+        <h2 className="inspiration-card-title">{name}</h2>
+        <p className="inspiration-likes" data-testid="like-count" aria-label={`Likes: ${shown}`}>
+          <span aria-hidden="true">♥ </span>
+          {shown}
+        </p>
+        <div className="button-row">
+          <LikeButton panel={panel} kind="like" disabled={!votingOpen} />
+          {canPatreonLike ? <LikeButton panel={panel} kind="patreon-like" disabled={!votingOpen} /> : null}
+        </div>
+        {admin ? (
+          admin.editing ? (
+            <Form method="post" action="/inspiration-vote" className="inspiration-edit" replace>
+              <input type="hidden" name="id" value={panel.id} />
+              <div className="field">
+                <label htmlFor={`image-${panel.id}`}>Image URL</label>
+                <input id={`image-${panel.id}`} name="imageUrl" type="text" defaultValue={panel.imageUrl} required />
+              </div>
+              <div className="field">
+                <label htmlFor={`title-${panel.id}`}>Title</label>
+                <input id={`title-${panel.id}`} name="title" type="text" defaultValue={panel.title ?? ""} />
+              </div>
+              <div className="button-row">
+                <SubmitButton intent="update-panel" pendingLabel="Saving...">
+                  Save Changes
+                </SubmitButton>
+                <Link to="/inspiration-vote" className="button-secondary">
+                  Cancel
+                </Link>
+              </div>
+            </Form>
+          ) : (
+            <div className="button-row">
+              <Link to={`/inspiration-vote?edit=${panel.id}`} className="button-secondary" aria-label={`Edit ${name}`}>
+                Edit
+              </Link>
+              <Link to={`/inspiration-vote?delete=${panel.id}`} className="button-danger" aria-label={`Delete ${name}`}>
+                Delete
+              </Link>
+            </div>
+          )
+        ) : null}
+      </div>
+    </li>
+  );
+}
+
+
+function usePendingLikes(panelId: string): { like: boolean | undefined; patreon: boolean | undefined } {
+  const fetchers = useFetchers();
+  let like: boolean | undefined;
+  let patreon: boolean | undefined;
+  for (const fetcher of fetchers) {
+    if (fetcher.formData?.get("panelId") !== panelId) continue;
+    const wanted = fetcher.formData.get("like") === "true";
+    if (fetcher.formData.get("intent") === "like") like = wanted;
+    if (fetcher.formData.get("intent") === "patreon-like") patreon = wanted;
+  }
+  return { like, patreon };
+}

@@ -1,0 +1,26 @@
+// Page content kept as Markdown files in content/ (editable without code changes), rendered to
+// HTML on the server. The files are trusted site content; user input never goes through here.
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { Marked } from "marked";
+
+export const CONTENT_PAGES = ["about", "tos", "privacy", "commissions", "kofi-commissions"] as const;
+export type ContentPage = (typeof CONTENT_PAGES)[number];
+
+const markdown = new Marked({ gfm: true, async: false });
+const cache = new Map<ContentPage, string>();
+
+function contentDir(): string {
+  return process.env.CONTENT_DIR ?? path.resolve(process.cwd(), "content");
+}
+
+/** The HTML of one content page; cached in production (restart after editing), fresh in development. */
+export async function renderContent(page: ContentPage): Promise<string> {
+  const cached = process.env.NODE_ENV === "production" ? cache.get(page) : undefined;
+  if (cached !== undefined) return cached;
+  const source = await readFile(path.join(contentDir(), `${page}.md`), "utf8");
+  // Raw HTML in the files is shown as text, so the Markdown stays the only markup.
+  const html = markdown.parse(source.replace(/</g, "&lt;"), { async: false }) as string;
+  cache.set(page, html);
+  return html;
+}

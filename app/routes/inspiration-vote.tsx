@@ -1,0 +1,226 @@
+import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { json, redirect } from "@remix-run/node";
+import { Form, Link, useLoaderData, useNavigate, useRevalidator } from "@remix-run/react";
+import { useState } from "react";
+import { firstIssue } from "~/api.server";
+import { Countdown } from "~/components/countdown";
+import { SubmitButton } from "~/components/form";
+import { InspirationAdmin } from "~/components/inspiration-admin";
+import { InspirationPanelCard } from "~/components/inspiration-panel-card";
+import { Modal } from "~/components/modal";
+import {
+  createInspirationPanel,
+  deleteInspirationPanel,
+  InspirationError,
+  listInspirationPanels,
+  modeName,
+  resetLikes,
+  setLike,
+  updateInspirationConfig,
+  updateInspirationPanel,
+  visitorSeed,
+  voterRights,
+} from "~/models/inspiration.server";
+import { getCurrentUser } from "~/models/session.server";
+import { redirectWithError, redirectWithSuccess } from "~/toast.server";
+import { isVotingOpen } from "~/utils/countdown";
+import { inspirationConfigSchema, inspirationPanelSchema } from "~/utils/inspiration-schemas";
+import inspirationStyles from "~/styles/inspiration.css";
+
+const PAGE = "/inspiration-vote";
+
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: inspirationStyles }];
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.config.title ?? "Inspiration Vote"} · Creator Library` }];
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await getCurrentUser(request);
+  const { seed, setCookie } = visitorSeed(request, user);
+  const now = new Date();
+  const [{ config, panels }, rights] = await Promise.all([listInspirationPanels(user, seed, now), voterRights(user)]);
+  const isAdmin = Boolean(user?.isAdmin && !user.restricted);
+  const search = new URL(request.url).searchParams;
+  return json(
+    {
+      config: {
+        title: config.title,
+        mode: modeName(config.mode),
+        votingOpen: isVotingOpen(config, now),
+        votingOpenFlag: config.votingOpen,
+        votingEndTime: config.votingEndTime?.toISOString() ?? null,
+      },
+      serverNow: now.toISOString(),
+      panels,
+      loggedIn: Boolean(user),
+      rights,
+      isAdmin,
+      editId: isAdmin ? search.get("edit") : null,
+      deleting: isAdmin ? (panels.find((panel) => panel.id === search.get("delete")) ?? null) : null,
+      confirmReset: isAdmin && search.get("confirm") === "reset",
+    },
+    { headers: setCookie ? { "Set-Cookie": setCookie } : undefined },
+  );
+}
+
+function field(form: FormData, name: string): string | undefined {
+  const value = form.get(name);
+  return typeof value === "string" ? value : undefined;
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const user = await getCurrentUser(request);
+  const form = await request.formData();
+  const intent = field(form, "intent");
+  try {
+    if (intent === "like" || intent === "patreon-like") {
+      const panelId = field(form, "panelId") ?? "";
+      const wanted = field(form, "like");
+      await setLike(user, panelId, intent === "like" ? "LIKE" : "PATREON", wanted === undefined ? undefined : wanted === "true");
+      return redirect(PAGE);
+    }
+    // Everything below changes the vote: admins only, checked here on the server.
+    if (!user?.isAdmin || user.restricted) return redirectWithError(PAGE, "You need to be logged in as an admin to perform this action.");
+    switch (intent) {
+      case "update-config": {
+        const parsed = inspirationConfigSchema.safeParse({
+          title: field(form, "title"),
+          mode: field(form, "mode"),
+          // The hidden "false" comes first; a ticked box adds "true" after it.
+          votingOpen: form.getAll("votingOpen").includes("true"),
+          // The form's time is UTC.
+          votingEndTime: field(form, "votingEndTime") ? `${field(form, "votingEndTime")}Z` : null,
+        });
+        if (!parsed.success) return redirectWithError(PAGE, firstIssue(parsed.error));
+        await updateInspirationConfig(user.id, parsed.data);
+        return redirectWithSuccess(PAGE, "Configuration updated.");
+      }
+      case "reset-likes": {
+        await resetLikes(user.id);
+        return redirectWithSuccess(PAGE, "Likes reset.");
+      }
+      case "create-panel":
+      case "update-panel": {
+        const parsed = inspirationPanelSchema.safeParse({ imageUrl: field(form, "imageUrl"), title: field(form, "title") });
+        const failure = intent === "create-panel" ? "Failed to create panel." : "Failed to update panel.";
+        if (!parsed.success) return redirectWithError(intent === "update-panel" ? `${PAGE}?edit=${encodeURIComponent(field(form, "id") ?? "")}` : PAGE, firstIssue(parsed.error));
+        try {
+          if (intent === "create-panel") await createInspirationPanel(user.id, parsed.data);
+          else await updateInspirationPanel(user.id, field(form, "id") ?? "", parsed.data);
+        } catch (error) {
+          if (error instanceof InspirationError) throw error;
+          console.error(failure, error);
+          return redirectWithError(PAGE, failure);
+        }
+        return redirectWithSuccess(PAGE, intent === "create-panel" ? "Panel created." : "Panel updated.");
+      }
+      case "delete-panel": {
+        await deleteInspirationPanel(user.id, field(form, "id") ?? "");
+        return redirectWithSuccess(PAGE, "Panel deleted.");
+      }
+      default:
+        return redirectWithError(PAGE, "Unknown action.");
+    }
+  } catch (error) {
+    if (error instanceof InspirationError) return redirectWithError(PAGE, error.message);
+    const failure =
+      intent === "like" || intent === "patreon-like"
+        ? "Failed to toggle like."
+        : intent === "reset-likes"
+          ? "Failed to reset likes."
+          : intent === "delete-panel"
+            ? "Failed to delete panel."
+            : "Failed to update configuration.";
+    console.error(failure, error);
+    return redirectWithError(PAGE, failure);
+  }
+}
+
+export default function InspirationVote() {
+  const data = useLoaderData<typeof loader>();
+  const { config, panels, rights, isAdmin } = data;
+  const navigate = useNavigate();
+  const revalidator = useRevalidator();
+  // Set when the countdown runs out in this browser, before the refetch confirms it.
+  const [endedHere, setEndedHere] = useState<string | null>(null);
+  const votingOpen = config.votingOpen && endedHere !== config.votingEndTime;
+
+  return (
+    <>
+      <header className="inspiration-head">
+        <h1 className="page-title">{config.title}</h1>
+        <p className={votingOpen ? "voting-status open" : "voting-status closed"} data-testid="voting-status">
+          {votingOpen ? "Voting is open" : "Voting is closed"}
+        </p>
+        {config.votingOpenFlag && config.votingEndTime ? (
+          <Countdown
+            key={config.votingEndTime}
+            endTime={config.votingEndTime}
+            serverNow={data.serverNow}
+            onEnd={() => {
+              setEndedHere(config.votingEndTime);
+              revalidator.revalidate();
+            }}
+          />
+        ) : null}
+        {votingOpen && rights.reason ? <p className="muted">{rights.reason === "You must be logged in to like an inspiration." ? <>
+              <Link to="/login">Log in</Link> to vote. Supporters on tier 2 or higher can like panels.
+            </> : "Supporters on tier 2 or higher can like panels."}</p> : null}
+        {config.mode === "randomized" && votingOpen ? (
+          <p className="muted">Counts are hidden and the order is shuffled until voting ends.</p>
+        ) : null}
+      </header>
+
+      {isAdmin ? <InspirationAdmin config={config} /> : null}
+
+      {panels.length === 0 ? (
+        <p className="muted">No inspiration panels yet.</p>
+      ) : (
+        <ul className="inspiration-grid" aria-label="Inspiration panels">
+          {panels.map((panel, position) => (
+            <InspirationPanelCard
+              key={panel.id}
+              panel={panel}
+              position={position}
+              votingOpen={votingOpen}
+              canPatreonLike={rights.canPatreonLike}
+              admin={isAdmin ? { editing: data.editId === panel.id } : null}
+            />
+          ))}
+        </ul>
+      )}
+
+      {data.confirmReset ? (
+        <Modal title="Reset likes" onClose={() => navigate(PAGE, { replace: true })} testId="reset-likes-dialog">
+          <p>Are you sure you want to reset all likes? This cannot be undone.</p>
+          <Form method="post" action={PAGE} replace>
+            <div className="button-row">
+              <SubmitButton intent="reset-likes" className="button-danger" pendingLabel="Resetting...">
+                Reset Likes
+              </SubmitButton>
+              <Link to={PAGE} className="button-secondary" replace>
+                Cancel
+              </Link>
+            </div>
+          </Form>
+        </Modal>
+      ) : null}
+
+      {data.deleting ? (
+        <Modal title="Delete panel" onClose={() => navigate(PAGE, { replace: true })} testId="delete-inspiration-dialog">
+          <p>Are you sure you want to delete this panel?</p>
+          <Form method="post" action={PAGE} replace>
+            <input type="hidden" name="id" value={data.deleting.id} />
+            <div className="button-row">
+              <SubmitButton intent="delete-panel" className="button-danger" pendingLabel="Deleting...">
+                Delete
+              </SubmitButton>
+              <Link to={PAGE} className="button-secondary" replace>
+                Cancel
+              </Link>
+            </div>
+          </Form>
+        </Modal>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,115 @@
+import { db, expect, loginAs, test } from "./fixtures";
+
+const DAY = 24 * 60 * 60 * 1000;
+
+async function createVoter(extra: { patreonId?: string } = {}) {
+  return db.user.create({
+    data: {
+      email: `voter-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`,
+      fullName: "E2E Voter",
+      mailVerified: true,
+      currentTierId: "8825009",
+      ...extra,
+    },
+  });
+}
+
+test.afterEach(async () => {
+  // Back to the demo state for the next test.
+  await db.inspirationConfig.update({ where: { id: 1 }, data: { mode: "NORMAL", votingOpen: true, votingEndTime: new Date(Date.now() + 7 * DAY) } });
+});
+
+test("a voting-tier user likes and unlikes a panel", async ({ page }) => {
+  const voter = await createVoter();
+  await loginAs(page, voter.id);
+  await page.goto("/inspiration-vote");
+  await expect(page.getByTestId("voting-status")).toHaveText("Voting is open");
+  const card = page.getByTestId("inspiration-panel").filter({ hasText: "Idea #2" });
+  const before = Number(await card.getByTestId("like-count").innerText().then((text) => text.replace(/\D/g, "")));
+
+  await card.getByRole("button", { name: "Like: Idea #2" }).click();
+  await expect(card.getByRole("button", { name: "Unlike: Idea #2" })).toHaveAttribute("aria-pressed", "true");
+  await expect(card.getByTestId("like-count")).toContainText(String(before + 1));
+  await expect.poll(() => db.inspirationLike.count({ where: { userId: voter.id } })).toBe(1);
+
+  await page.reload();
+  await card.getByRole("button", { name: "Unlike: Idea #2" }).click();
+  await expect(card.getByRole("button", { name: "Like: Idea #2" })).toHaveAttribute("aria-pressed", "false");
+  await expect(card.getByTestId("like-count")).toContainText(String(before));
+  await expect.poll(() => db.inspirationLike.count({ where: { userId: voter.id } })).toBe(0);
+});
+
+test("a guest who tries to like is told to log in", async ({ page }) => {
+  await page.goto("/inspiration-vote");
+  await page.getByTestId("inspiration-panel").first().getByRole("button", { name: /^Like/ }).click();
+  await expect(page.getByTestId("toast").filter({ hasText: "You must be logged in to like an inspiration." })).toBeVisible();
+});
+
+test("the countdown ticks every second, then shows that voting has ended and closes voting", async ({ page }) => {
+  await db.inspirationConfig.update({ where: { id: 1 }, data: { votingOpen: true, votingEndTime: new Date(Date.now() + 8000) } });
+  const voter = await createVoter();
+  await loginAs(page, voter.id);
+  await page.goto("/inspiration-vote");
+  const seconds = page.getByTestId("countdown").locator('[data-unit="seconds"] .countdown-value');
+  const first = Number(await seconds.innerText());
+  await expect.poll(async () => Number(await seconds.innerText()), { timeout: 3000 }).toBeLessThan(first);
+  await expect(page.getByTestId("countdown")).toHaveText("Voting has ended.", { timeout: 12_000 });
+  await expect(page.getByTestId("voting-status")).toHaveText("Voting is closed");
+  await expect(page.getByTestId("inspiration-panel").first().getByRole("button", { name: /^Like/ })).toBeDisabled();
+  // The server agrees: a like after the end time is refused although the flag is still on.
+  const panel = await db.inspirationPanel.findFirstOrThrow();
+  const response = await page.request.post(`/api/inspiration/panels/${panel.id}/like`, { data: { like: true } });
+  expect(response.status()).toBe(403);
+  expect(await response.json()).toEqual({ error: "Voting is closed. You cannot like or unlike panels." });
+});
+
+test("randomized mode hides the counts as ? and ?+1", async ({ page }) => {
+  const voter = await createVoter();
+  const liked = await db.inspirationPanel.findFirstOrThrow({ where: { title: "Idea #1" } });
+  await db.inspirationLike.create({ data: { userId: voter.id, panelId: liked.id, kind: "LIKE" } });
+  await db.inspirationConfig.update({ where: { id: 1 }, data: { mode: "RANDOMIZED" } });
+  await loginAs(page, voter.id);
+  await page.goto("/inspiration-vote");
+  await expect(page.getByTestId("inspiration-panel").filter({ hasText: "Idea #1" }).getByTestId("like-count")).toHaveText(/^\W*\?\+1$/);
+  await expect(page.getByTestId("inspiration-panel").filter({ hasText: "Idea #3" }).getByTestId("like-count")).toHaveText(/^\W*\?$/);
+  // Liking another panel shows ?+1 there too, never a number.
+  const third = page.getByTestId("inspiration-panel").filter({ hasText: "Idea #3" });
+  await third.getByRole("button", { name: "Like: Idea #3" }).click();
+  await expect(third.getByTestId("like-count")).toHaveText(/^\W*\?\+1$/);
+});
+
+test("an admin edits the vote settings, adds and deletes a panel, and resets likes", async ({ page }) => {
+  const admin = await db.user.create({ data: { email: `insp-admin-${Date.now()}@example.com`, fullName: "Insp Admin", isAdmin: true, mailVerified: true } });
+  const voter = await createVoter();
+  const anyPanel = await db.inspirationPanel.findFirstOrThrow();
+  await db.inspirationLike.create({ data: { userId: voter.id, panelId: anyPanel.id, kind: "LIKE" } });
+  await loginAs(page, admin.id);
+  await page.goto("/inspiration-vote");
+
+  const settings = page.getByRole("form", { name: "Vote settings" });
+  await settings.getByLabel("Title").fill("Summer Vote");
+  await settings.getByLabel("Mode").selectOption("randomized");
+  await settings.getByRole("button", { name: "Save Settings" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Summer Vote" })).toBeVisible();
+  await expect.poll(async () => (await db.inspirationConfig.findUniqueOrThrow({ where: { id: 1 } })).mode).toBe("RANDOMIZED");
+
+  const create = page.getByRole("form", { name: "New inspiration panel" });
+  await create.getByRole("button", { name: "Create Panel" }).click();
+  await expect(page.getByTestId("toast").filter({ hasText: "Image URL is required." })).toBeVisible();
+  await create.getByLabel("Image URL").fill("/media/inspiration/demo-1.jpg");
+  await create.getByLabel("Title (optional)").fill("E2E Idea");
+  await create.getByRole("button", { name: "Create Panel" }).click();
+  const card = page.getByTestId("inspiration-panel").filter({ hasText: "E2E Idea" });
+  await expect(card).toBeVisible();
+  await card.getByRole("link", { name: "Delete E2E Idea" }).click();
+  await page.getByRole("dialog", { name: "Delete panel" }).getByRole("button", { name: "Delete" }).click();
+  await expect(page.getByTestId("inspiration-panel").filter({ hasText: "E2E Idea" })).toHaveCount(0);
+
+  await page.getByRole("link", { name: "Reset Likes" }).click();
+  const dialog = page.getByRole("dialog", { name: "Reset likes" });
+  await expect(dialog).toContainText("Are you sure");
+  await dialog.getByRole("button", { name: "Reset Likes" }).click();
+  await expect(page.getByTestId("toast").filter({ hasText: "Likes reset." })).toBeVisible();
+  expect(await db.inspirationLike.count()).toBe(0);
+  await db.inspirationConfig.update({ where: { id: 1 }, data: { title: "Inspiration Vote" } });
+});
