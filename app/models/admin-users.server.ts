@@ -35,7 +35,8 @@ const INT_MAX = 2_147_483_647;
  * Ids of users matching a search, by index-friendly conditions only (no trigram index exists):
  * email and shop email prefix (citext, case-insensitive), full name prefix (as typed, lower,
  * Capitalized, UPPER), support-platform id exactly, and the leak-trace number exactly.
- * Each branch is a range or equality on a b-tree index; UNION merges them.
+ * Each branch is a range or equality on a b-tree index and carries created_at for the order;
+ * UNION merges them.
  */
 function matchingUserIdsSql(search: string): Prisma.Sql {
   const emailPrefix = search.toLowerCase();
@@ -46,13 +47,13 @@ function matchingUserIdsSql(search: string): Prisma.Sql {
     " OR ",
   );
   const branches: Prisma.Sql[] = [
-    Prisma.sql`SELECT id FROM users WHERE email >= ${emailPrefix}::citext AND email < ${emailUpper}::citext`,
-    Prisma.sql`SELECT id FROM users WHERE ${nameConditions}`,
-    Prisma.sql`SELECT user_id AS id FROM shop_emails WHERE email >= ${emailPrefix}::citext AND email < ${emailUpper}::citext`,
-    Prisma.sql`SELECT id FROM users WHERE patreon_id = ${search}`,
+    Prisma.sql`SELECT id, created_at FROM users WHERE email >= ${emailPrefix}::citext AND email < ${emailUpper}::citext`,
+    Prisma.sql`SELECT id, created_at FROM users WHERE ${nameConditions}`,
+    Prisma.sql`SELECT u.id, u.created_at FROM shop_emails s JOIN users u ON u.id = s.user_id WHERE s.email >= ${emailPrefix}::citext AND s.email < ${emailUpper}::citext`,
+    Prisma.sql`SELECT id, created_at FROM users WHERE patreon_id = ${search}`,
   ];
   if (/^\d{1,10}$/.test(search) && Number(search) <= INT_MAX) {
-    branches.push(Prisma.sql`SELECT id FROM users WHERE number = ${Number(search)}::int`);
+    branches.push(Prisma.sql`SELECT id, created_at FROM users WHERE number = ${Number(search)}::int`);
   }
   return Prisma.join(branches, " UNION ");
 }
@@ -60,9 +61,8 @@ function matchingUserIdsSql(search: string): Prisma.Sql {
 /** The SQL of a search page, exported so a test can EXPLAIN it. */
 export function userSearchPageSql({ search, page, pageSize }: UserSearch): Prisma.Sql {
   return Prisma.sql`
-    WITH matched AS (${matchingUserIdsSql(search)})
-    SELECT u.id FROM users u JOIN matched m ON m.id = u.id
-    ORDER BY u.created_at DESC, u.id DESC
+    SELECT id FROM (${matchingUserIdsSql(search)}) matched
+    ORDER BY created_at DESC, id DESC
     LIMIT ${pageSize}::int OFFSET ${(page - 1) * pageSize}::int`;
 }
 

@@ -1,0 +1,136 @@
+// Benchmark: the admin user search over 100,000 users. A fresh database is seeded with SQL,
+// then each kind of search runs repeatedly through the real model function (searchUsers).
+// Prints median and p95 per query, and the ratio to a naive substring scan (ILIKE '%q%').
+//
+// `benchAdminSearch()` runs the measurement in a child process so its database connection
+// never mixes with other benchmarks of the same run. `node --import tsx bench/admin-search.ts`
+// runs it alone.
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const USERS = Number(process.env.BENCH_ADMIN_USERS ?? 100_000);
+const ROUNDS = Number(process.env.BENCH_ADMIN_ROUNDS ?? 15);
+
+export async function benchAdminSearch(): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", path.join(here, "admin-search.ts"), "--child"], {
+      stdio: "inherit",
+      env: process.env,
+    });
+    child.on("error", reject);
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`admin search benchmark failed (${code})`))));
+  });
+}
+
+function percentile(sorted: number[], fraction: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!;
+}
+
+async function measure(fn: () => Promise<unknown>): Promise<{ median: number; p95: number }> {
+  await fn(); // warm-up
+  const times: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const start = performance.now();
+    await fn();
+    times.push(performance.now() - start);
+  }
+  times.sort((a, b) => a - b);
+  return { median: percentile(times, 0.5), p95: percentile(times, 0.95) };
+}
+
+async function runChild() {
+  // The app logs queries over 200 ms; the naive baseline is meant to be slow, so keep them out.
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    if (typeof args[0] === "string" && args[0].startsWith("slow query")) return;
+    warn(...args);
+  };
+  const { createMigratedDatabase, dropDatabase, uniqueName, databaseUrl } = await import("../tests/db.ts");
+  const name = uniqueName("clib_bench_admin");
+  await createMigratedDatabase(name);
+  Object.assign(process.env, {
+    DATABASE_URL: databaseUrl(name),
+    NODE_ENV: "test",
+    SESSION_SECRET: "bench-session-secret-bench-session-secret",
+    APP_URL: "http://127.0.0.1:3999",
+    DATABASE_POOL_SIZE: "2",
+  });
+  const { db, Prisma } = await import("../app/db.server.ts");
+  const { searchUsers } = await import("../app/models/admin-users.server.ts");
+  try {
+    const seedStart = performance.now();
+    // Varied names and mail domains; every third user has a shop email and a support-platform id.
+    await db.$executeRawUnsafe(`
+      INSERT INTO users (id, email, full_name, patreon_id, discord_tag, mail_verified, created_at, updated_at)
+      SELECT 'bench' || g,
+             'user' || g || '@mail' || (g % 50) || '.example',
+             (ARRAY['Anna','Ben','Chloe','David','Emma','Felix','Grace','Hugo','Iris','Jonas','Kira','Leo','Mia','Noah','Olga','Paul','Quinn','Rosa','Sam','Tara'])[1 + g % 20]
+               || ' ' ||
+             (ARRAY['Smith','Meyer','Garcia','Rossi','Novak','Dubois','Silva','Kowalski','Jensen','Murphy','Tanaka','Costa','Weber','Horvat','Larsen'])[1 + (g / 20) % 15]
+               || ' ' || g,
+             CASE WHEN g % 3 = 0 THEN 'pat' || g END,
+             CASE WHEN g % 5 = 0 THEN 'disc' || g END,
+             true,
+             now() - g * interval '1 minute',
+             now()
+      FROM generate_series(1, ${USERS}) AS g`);
+    await db.$executeRawUnsafe(`
+      INSERT INTO shop_emails (id, user_id, email, verified_email, verified_at, created_at)
+      SELECT 'bse' || g, 'bench' || g, 'buyer' || g || '@shop.example', 'buyer' || g || '@shop.example', now(), now()
+      FROM generate_series(3, ${USERS}, 3) AS g`);
+    await db.$executeRawUnsafe("ANALYZE users");
+    await db.$executeRawUnsafe("ANALYZE shop_emails");
+    const seeded = await db.user.count();
+    console.log(`admin search: seeded ${seeded} users in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
+
+    const someone = Math.floor(USERS * 0.54321);
+    const cases: [string, string, number][] = [
+      ["list, page 1 (no search)", "", 1],
+      ["list, page 2000 (deep offset)", "", 2000],
+      ["exact email", `user${someone}@mail${someone % 50}.example`, 1],
+      ["email prefix", `user${Math.floor(someone / 10)}`, 1],
+      ["email prefix, broad (~11% of users)", "user1", 1],
+      ["name prefix, broad (~5% of users)", "anna", 1],
+      ["full name", `Ben Smith 21`, 1],
+      ["shop email prefix", `buyer${someone - (someone % 3)}`, 1],
+      ["support-platform id", `pat${someone - (someone % 3)}`, 1],
+      ["leak-trace number", String(someone), 1],
+    ];
+    const rows: string[] = [];
+    for (const [label, search, page] of cases) {
+      let total = 0;
+      const time = await measure(async () => {
+        const result = await searchUsers({ search, page, pageSize: 25 });
+        total = result.total;
+      });
+      rows.push(`  ${label.padEnd(40)} median ${time.median.toFixed(1).padStart(7)} ms   p95 ${time.p95.toFixed(1).padStart(7)} ms   (${total} matches)`);
+    }
+    console.log(`admin search over ${seeded} users, ${ROUNDS} rounds, one page of 25 (count included):`);
+    for (const row of rows) console.log(row);
+
+    // The naive alternative: substring match on every column, which must scan the whole table.
+    const needle = `user${Math.floor(someone / 10)}`;
+    const naive = await measure(() =>
+      db.$queryRaw(Prisma.sql`
+        SELECT u.id FROM users u
+        WHERE u.email ILIKE ${`%${needle}%`} OR u.full_name ILIKE ${`%${needle}%`} OR u.patreon_id = ${needle}
+           OR EXISTS (SELECT 1 FROM shop_emails s WHERE s.user_id = u.id AND s.email ILIKE ${`%${needle}%`})
+        ORDER BY u.created_at DESC LIMIT 25`),
+    );
+    const indexed = await measure(() => searchUsers({ search: needle, page: 1, pageSize: 25 }));
+    console.log(
+      `  naive substring scan (ILIKE '%q%')          median ${naive.median.toFixed(1).padStart(7)} ms; indexed search is ${(naive.median / indexed.median).toFixed(1)}x faster`,
+    );
+  } finally {
+    await db.$disconnect();
+    await dropDatabase(name);
+  }
+}
+
+if (process.argv.includes("--child")) {
+  await runChild();
+} else if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  await benchAdminSearch();
+}
