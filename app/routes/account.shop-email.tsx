@@ -1,0 +1,60 @@
+// The account page's shop-email forms post here (intent link | verify | resend | cancel). Same
+// model functions as /api/kofi/*; answers a redirect back to the page with a toast, so the
+// forms work without JavaScript and, through a fetcher, without a full reload.
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { redirect } from "@remix-run/node";
+import {
+  cancelShopEmailVerification,
+  linkShopEmail,
+  resendShopEmailCode,
+  ShopEmailError,
+  verifyShopEmail,
+} from "~/models/shop-email.server";
+import { requireUser } from "~/models/session.server";
+import { redirectWithError, redirectWithSuccess } from "~/toast.server";
+import { SHOP_INTENTS, SHOP_MESSAGES, shopEmailCodeSchema, shopEmailSchema, type ShopIntent } from "~/utils/shop-schemas";
+
+const FAILURE: Record<ShopIntent, string> = {
+  link: SHOP_MESSAGES.sendFailed,
+  verify: SHOP_MESSAGES.verifyFailed,
+  resend: SHOP_MESSAGES.resendFailed,
+  cancel: SHOP_MESSAGES.cancelFailed,
+};
+
+/** Only paths on this site (no `//host`, no `/\host`, no scheme). */
+function safeReturnPath(value: FormDataEntryValue | null): string {
+  if (typeof value !== "string" || !value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\")) return "/login";
+  return value;
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  const form = await request.formData();
+  const back = safeReturnPath(form.get("redirectTo"));
+  const intent = String(form.get("intent") ?? "") as ShopIntent;
+  if (!SHOP_INTENTS.includes(intent)) return redirectWithError(back, "Unknown action.");
+  const fields = { email: form.get("email") ?? "", code: form.get("code") ?? "" };
+  const parsed = intent === "verify" ? shopEmailCodeSchema.safeParse(fields) : shopEmailSchema.safeParse(fields);
+  if (!parsed.success) return redirectWithError(back, parsed.error.issues[0]?.message ?? FAILURE[intent]);
+  const { email } = parsed.data;
+  const code = "code" in parsed.data && typeof parsed.data.code === "string" ? parsed.data.code : "";
+  try {
+    const result =
+      intent === "link"
+        ? await linkShopEmail(user.id, email)
+        : intent === "verify"
+          ? await verifyShopEmail(user.id, email, code)
+          : intent === "resend"
+            ? await resendShopEmailCode(user.id, email)
+            : await cancelShopEmailVerification(user.id, email);
+    return redirectWithSuccess(back, result.message);
+  } catch (error) {
+    if (error instanceof ShopEmailError) return redirectWithError(back, error.message);
+    console.error(FAILURE[intent], error);
+    return redirectWithError(back, FAILURE[intent]);
+  }
+}
+
+export function loader() {
+  return redirect("/login");
+}
