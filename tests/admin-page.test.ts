@@ -158,4 +158,30 @@ describe("/admin action without JavaScript", () => {
     expect(wrongType.status).toBe(400);
     expect(await readJsonBody(wrongType)).toEqual({ intent: "import-purchases", error: "Please select a .csv file." });
   });
+
+  it("unlocks objects for a user (audited) and refuses a form without a user", async () => {
+    const target = await createTestUser();
+    const response = await callRoute(adminRoute, { method: "POST", path: "/admin?search=x", form: { intent: "unlock-objects", userId: target.id }, cookie: adminCookie });
+    expect(response.status).toBe(302);
+    expect(response.headers.get("Location")).toBe(`/admin?search=x&user=${target.id}`);
+    const entry = await db.auditEntry.findFirstOrThrow({ where: { targetId: target.id, action: "unlocks.recompute" } });
+    expect(entry.actorId).toBe(adminId);
+
+    const none = await callRoute(adminRoute, { method: "POST", path: "/admin", form: { intent: "unlock-objects" }, cookie: adminCookie });
+    expect(none.status).toBe(400);
+    expect(await readJsonBody(none)).toEqual({ intent: "unlock-objects", error: "No user selected" });
+  });
+
+  it("forces the interval job and reports the failure in the spec's words when the platform is not configured", async () => {
+    // The job logs its failure; this is the file's last test, so the allowance ends with it.
+    (globalThis as { __allowConsoleError?: boolean }).__allowConsoleError = true;
+    {
+      const response = await callRoute(adminRoute, { method: "POST", path: "/admin", form: { intent: "force-interval" }, cookie: adminCookie });
+      expect(response.status).toBe(502);
+      expect(await readJsonBody(response)).toMatchObject({ intent: "force-interval", error: "Error forcing interval.", summary: { status: "failed" } });
+      const page = await readJsonBody<{ runs: Json[]; audit: Json[] }>(await callRoute(adminRoute, { path: "/admin", cookie: adminCookie }));
+      expect(page.runs[0]).toMatchObject({ trigger: "admin", status: "failed" });
+      expect(page.audit[0]).toMatchObject({ action: "interval.force", actor: "Page Admin" });
+    }
+  });
 });

@@ -1,5 +1,5 @@
-// The admin's tools beside the user list: code search and the CSV purchase import.
-import { useFetcher } from "@remix-run/react";
+// The admin's tools beside the user list: code search, the CSV purchase import and the interval job.
+import { useFetcher, useRevalidator } from "@remix-run/react";
 import { useId, useRef, useState } from "react";
 import { formatDate } from "~/components/admin-user-editor";
 import { showToast } from "~/components/toaster";
@@ -16,7 +16,7 @@ export type AdminActionData =
   | { intent: "import-purchases"; error: string; details?: string; report?: undefined }
   | { intent: "import-purchases"; report: ImportReportData; error?: undefined }
   | { intent: "save-user" | "add-shop-email" | "verify-shop-email"; error: string }
-  | { intent: "force-interval"; error?: string; summary?: unknown }
+  | { intent: "force-interval"; error?: string; details?: string; summary?: unknown }
   | { intent: "unlock-objects"; error?: string; message?: string };
 
 export type ImportReportData = { imported: number; duplicates: number; rejected: { row: number; reason: string }[] };
@@ -201,6 +201,122 @@ export function PurchaseImport({ actionUrl, fallback }: { actionUrl: string; fal
           </div>
         ) : null}
       </div>
+    </section>
+  );
+}
+
+export type SyncRunRow = {
+  id: string;
+  trigger: string;
+  status: string;
+  startedAt: string;
+  finishedAt: string | null;
+  error: string | null;
+  summary: unknown;
+};
+
+const SUMMARY_LABELS: [string, string][] = [
+  ["pages", "Pages"],
+  ["members", "Members"],
+  ["matched", "Matched users"],
+  ["tierChanges", "Tier changes"],
+  ["tiersCleared", "Tiers cleared"],
+  ["rateLimitRetries", "Rate-limit retries"],
+];
+
+function summaryText(summary: unknown): string {
+  if (!summary || typeof summary !== "object") return "—";
+  const values = summary as Record<string, unknown>;
+  const parts = SUMMARY_LABELS.filter(([key]) => typeof values[key] === "number").map(([key, label]) => `${label}: ${String(values[key])}`);
+  return parts.length > 0 ? parts.join(" · ") : "—";
+}
+
+const runTime = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "medium", timeZone: "UTC" });
+
+/**
+ * Force interval: runs the support-platform sync now and shows what it did. With JavaScript it
+ * calls POST /api/admin/force-interval; without, the form posts to the /admin action.
+ */
+export function ForceInterval({ actionUrl, runs, fallback }: { actionUrl: string; runs: SyncRunRow[]; fallback?: AdminActionData | null }) {
+  const id = useId();
+  const revalidator = useRevalidator();
+  const [busy, setBusy] = useState(false);
+  const [clientResult, setClientResult] = useState<{ error?: string; details?: string; summary?: unknown } | null>(null);
+  const fromServer = fallback?.intent === "force-interval" ? fallback : null;
+  const result = clientResult ?? fromServer;
+
+  async function run(event: React.FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setBusy(true);
+    setClientResult(null);
+    try {
+      const response = await fetch("/api/admin/force-interval", { method: "POST", credentials: "same-origin" });
+      const body = (await response.json().catch(() => ({}))) as { message?: string; error?: string; details?: string; summary?: unknown };
+      if (!response.ok) {
+        setClientResult({ error: body.error ?? ADMIN_MESSAGES.forceIntervalFailed, details: body.details, summary: body.summary });
+        showToast({ type: "error", message: body.error ?? ADMIN_MESSAGES.forceIntervalFailed });
+      } else {
+        setClientResult({ summary: body.summary });
+        showToast({ type: "success", message: body.message ?? "Interval job completed." });
+      }
+      revalidator.revalidate();
+    } catch {
+      setClientResult({ error: ADMIN_MESSAGES.networkError });
+      showToast({ type: "error", message: ADMIN_MESSAGES.networkError });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <section className="card" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>Interval job</h2>
+      <p className="muted">Syncs support-platform memberships, tiers and pledge history, and recomputes early-supporter unlocks.</p>
+      <form method="post" action={actionUrl} onSubmit={run}>
+        <input type="hidden" name="intent" value="force-interval" />
+        <button type="submit" className="button" disabled={busy} aria-busy={busy || undefined}>
+          {busy ? "Running..." : "Force interval"}
+        </button>
+      </form>
+      <div aria-live="polite" data-testid="interval-result">
+        {result?.error ? (
+          <p className="form-error" role="alert">
+            {result.error}
+            {result.details ? ` ${result.details}` : null}
+          </p>
+        ) : null}
+        {result && !result.error && result.summary ? <p className="form-success">Done. {summaryText(result.summary)}</p> : null}
+      </div>
+      {runs.length > 0 ? (
+        <>
+          <h3>Latest runs</h3>
+          <div className="table-scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Started (UTC)</th>
+                  <th scope="col">Trigger</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">What it did</th>
+                </tr>
+              </thead>
+              <tbody>
+                {runs.map((jobRun) => (
+                  <tr key={jobRun.id}>
+                    <td>{runTime.format(new Date(jobRun.startedAt))}</td>
+                    <td>{jobRun.trigger}</td>
+                    <td>{jobRun.status}</td>
+                    <td>
+                      {summaryText(jobRun.summary)}
+                      {jobRun.error ? <span className="field-error"> {jobRun.error}</span> : null}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      ) : null}
     </section>
   );
 }

@@ -82,7 +82,6 @@ export function AdminUserEditor({
   actionUrl,
   closeHref,
   formError,
-  unlockButton,
 }: {
   user: EditorUser;
   posts: EditorPost[];
@@ -90,10 +89,10 @@ export function AdminUserEditor({
   actionUrl: string;
   closeHref: string;
   formError?: string | null;
-  unlockButton?: React.ReactNode;
 }) {
   const [draft, setDraft] = useState<Draft>(() => draftOf(user));
   const [saving, setSaving] = useState(false);
+  const [unlocking, setUnlocking] = useState(false);
   const [error, setError] = useState<string | null>(formError ?? null);
   const [newEmail, setNewEmail] = useState("");
   const [emailError, setEmailError] = useState<string | null>(null);
@@ -140,6 +139,51 @@ export function AdminUserEditor({
       "kofiEmails",
       draft.kofiEmails.map((item) => (item.email === email ? { ...item, emailVerified: true } : item)),
     );
+  }
+
+  /** Recomputes the user's sync unlocks on the server and folds the result into the draft. */
+  async function unlockObjects(event: React.MouseEvent) {
+    event.preventDefault();
+    if (!user._id) {
+      showToast({ type: "error", message: ADMIN_MESSAGES.noUserSelected });
+      return;
+    }
+    setUnlocking(true);
+    try {
+      const response = await fetch("/api/admin/unlock-objects-user", {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ userId: user._id }),
+      });
+      const body = (await response.json().catch(() => ({}))) as { message?: string; error?: string; added?: number; removed?: number };
+      if (!response.ok) {
+        showToast({ type: "error", message: body.error ?? ADMIN_MESSAGES.unlockFailed });
+        return;
+      }
+      // Keep unsaved edits: apply only what the server added or removed.
+      const fresh = await fetch(`/api/admin/users/${encodeURIComponent(user._id)}`, { credentials: "same-origin" });
+      if (fresh.ok) {
+        const latest = (await fresh.json()) as EditorUser;
+        const before = new Set(user.unlocked_content);
+        const now = new Set(latest.unlocked_content);
+        setDraft((current) => ({
+          ...current,
+          unlocked_content: [
+            ...current.unlocked_content.filter((id) => now.has(id) || !before.has(id)),
+            ...latest.unlocked_content.filter((id) => !before.has(id) && !current.unlocked_content.includes(id)),
+          ],
+        }));
+      }
+      showToast({
+        type: "success",
+        message: `${body.message ?? "Unlocked objects updated."} Added ${body.added ?? 0}, removed ${body.removed ?? 0}.`,
+      });
+    } catch {
+      showToast({ type: "error", message: ADMIN_MESSAGES.unlockFailed });
+    } finally {
+      setUnlocking(false);
+    }
   }
 
   async function save(event: React.FormEvent<HTMLFormElement>) {
@@ -300,7 +344,18 @@ export function AdminUserEditor({
           <Link to={closeHref} className="button-secondary" preventScrollReset>
             Cancel
           </Link>
-          {unlockButton}
+          <button
+            type="submit"
+            className="button-secondary"
+            name="intent"
+            value="unlock-objects"
+            formNoValidate
+            onClick={unlockObjects}
+            disabled={unlocking}
+            aria-busy={unlocking || undefined}
+          >
+            {unlocking ? "Unlocking..." : "Unlock objects"}
+          </button>
           {dirty ? <span className="muted">Unsaved changes</span> : null}
         </div>
       </Form>

@@ -5,7 +5,7 @@ import { json } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation, useSubmit } from "@remix-run/react";
 import { useEffect, useRef } from "react";
 import { AuditLog } from "~/components/admin-audit-log";
-import { CodeSearch, PurchaseImport, type AdminActionData } from "~/components/admin-tools";
+import { CodeSearch, ForceInterval, PurchaseImport, type AdminActionData } from "~/components/admin-tools";
 import { AdminUserEditor, providerLabels } from "~/components/admin-user-editor";
 import { searchDownloadsByCode } from "~/models/admin-search.server";
 import {
@@ -17,11 +17,13 @@ import {
   updateUserAsAdmin,
   verifyShopEmailAsAdmin,
 } from "~/models/admin-users.server";
-import { listRecentAuditRows } from "~/models/audit.server";
+import { listRecentAuditRows, recordAudit } from "~/models/audit.server";
+import { recentSyncRuns, runIntervalSync } from "~/models/interval-sync.server";
 import { importPurchasesCsv, PurchaseImportError } from "~/models/purchase.server";
 import { requireAdmin } from "~/models/session.server";
 import { listTiers } from "~/models/tier.server";
-import { redirectWithSuccess } from "~/toast.server";
+import { recomputeUnlocksForUser } from "~/models/unlocks.server";
+import { redirectWithError, redirectWithSuccess } from "~/toast.server";
 import { ADMIN_MESSAGES, codeSearchSchema, parseUserSearch, shopEmailSchema, userUpdateFromForm } from "~/utils/admin-schemas";
 import { readUploadedFile } from "~/utils/upload.server";
 import adminStyles from "~/styles/admin.css";
@@ -47,16 +49,27 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const params = new URL(request.url).searchParams;
   const query = parseUserSearch(params);
   const editId = params.get("user");
-  const [list, audit, editing] = await Promise.all([
+  const [list, audit, runs, editing] = await Promise.all([
     searchUsers(query),
     listRecentAuditRows(25),
+    recentSyncRuns(5).then((jobRuns) =>
+      jobRuns.map((jobRun) => ({
+        id: jobRun.id,
+        trigger: jobRun.trigger,
+        status: jobRun.status,
+        startedAt: jobRun.startedAt.toISOString(),
+        finishedAt: jobRun.finishedAt?.toISOString() ?? null,
+        error: jobRun.error,
+        summary: jobRun.summary,
+      })),
+    ),
     editId
       ? Promise.all([getAdminUser(editId.slice(0, 64)), listPickerPosts(), listTiers()]).then(([user, posts, tiers]) =>
           user ? { user, posts, tiers } : { notFound: true as const },
         )
       : Promise.resolve(null),
   ]);
-  return json({ query, list, audit, editing });
+  return json({ query, list, audit, runs, editing });
 }
 
 export async function action({ request }: ActionFunctionArgs) {
@@ -106,6 +119,34 @@ export async function action({ request }: ActionFunctionArgs) {
     }
   }
 
+  if (intent === "force-interval") {
+    try {
+      // Same as POST /api/admin/force-interval: run now, audit what it did.
+      const summary = await runIntervalSync({ trigger: "admin" });
+      await recordAudit({ actorId: admin.id, action: "interval.force", targetType: "job", targetId: summary.jobRunId, after: summary });
+      if (summary.status !== "succeeded") {
+        return json<AdminActionData>({ intent, error: ADMIN_MESSAGES.forceIntervalFailed, details: summary.error, summary }, { status: summary.status === "skipped" ? 409 : 502 });
+      }
+      return json<AdminActionData>({ intent, summary });
+    } catch (error) {
+      console.error(ADMIN_MESSAGES.forceIntervalFailed, error);
+      return json<AdminActionData>({ intent, error: ADMIN_MESSAGES.forceIntervalFailed }, { status: 500 });
+    }
+  }
+
+  if (intent === "unlock-objects") {
+    const userId = String(form.get("userId") ?? "");
+    if (!userId) return json<AdminActionData>({ intent, error: ADMIN_MESSAGES.noUserSelected }, { status: 400 });
+    try {
+      const result = await recomputeUnlocksForUser(admin.id, userId);
+      if (!result) return redirectWithError(adminHref(back), ADMIN_MESSAGES.userNotFound);
+      return redirectWithSuccess(adminHref({ ...back, user: userId }), `Unlocked objects updated. Added ${result.added}, removed ${result.removed}.`);
+    } catch (error) {
+      console.error(ADMIN_MESSAGES.unlockFailed, error);
+      return redirectWithError(adminHref({ ...back, user: userId }), ADMIN_MESSAGES.unlockFailed);
+    }
+  }
+
   if (intent === "save-user" || intent === "add-shop-email" || intent === "verify-shop-email") {
     const userId = String(form.get("userId") ?? "");
     if (!userId) return json<AdminActionData>({ intent, error: ADMIN_MESSAGES.noUserSelected }, { status: 400 });
@@ -136,7 +177,7 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function AdminPage() {
-  const { query, list, audit, editing } = useLoaderData<typeof loader>();
+  const { query, list, audit, runs, editing } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>() as AdminActionData | undefined;
   const location = useLocation();
   const navigation = useNavigation();
@@ -273,6 +314,7 @@ export default function AdminPage() {
       <div className="admin-tools">
         <CodeSearch actionUrl={actionUrl} fallback={actionData ?? null} />
         <PurchaseImport actionUrl={actionUrl} fallback={actionData ?? null} />
+        <ForceInterval actionUrl={actionUrl} runs={runs} fallback={actionData ?? null} />
       </div>
 
       <AuditLog entries={audit} userHref={(userId) => adminHref({ search: query.search, page: query.page, user: userId })} />
