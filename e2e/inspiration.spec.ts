@@ -1,5 +1,19 @@
 import { db, expect, loginAs, test } from "./fixtures";
 
+// Fails a test on any script error or console error in the page (hydration mismatches included);
+// refused requests the test provokes on purpose log "Failed to load resource" and are allowed.
+let pageErrors: string[] = [];
+test.beforeEach(({ page }) => {
+  pageErrors = [];
+  page.on("pageerror", (error) => pageErrors.push(error.message));
+  page.on("console", (message) => {
+    if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) pageErrors.push(message.text());
+  });
+});
+test.afterEach(() => {
+  expect(pageErrors).toEqual([]);
+});
+
 const DAY = 24 * 60 * 60 * 1000;
 
 async function createVoter(extra: { patreonId?: string } = {}) {
@@ -112,4 +126,21 @@ test("an admin edits the vote settings, adds and deletes a panel, and resets lik
   await expect(page.getByTestId("toast").filter({ hasText: "Likes reset." })).toBeVisible();
   expect(await db.inspirationLike.count()).toBe(0);
   await db.inspirationConfig.update({ where: { id: 1 }, data: { title: "Inspiration Vote" } });
+});
+
+test.describe("without JavaScript", () => {
+  test.use({ javaScriptEnabled: false });
+
+  test("a voting-tier user likes and unlikes with plain forms", async ({ page }) => {
+    const voter = await createVoter();
+    await loginAs(page, voter.id);
+    await page.goto("/inspiration-vote");
+    const card = page.getByTestId("inspiration-panel").filter({ hasText: "Idea #4" });
+    await card.getByRole("button", { name: "Like: Idea #4" }).click();
+    await expect(card.getByRole("button", { name: "Unlike: Idea #4" })).toBeVisible();
+    expect(await db.inspirationLike.count({ where: { userId: voter.id } })).toBe(1);
+    await card.getByRole("button", { name: "Unlike: Idea #4" }).click();
+    await expect(card.getByRole("button", { name: "Like: Idea #4" })).toBeVisible();
+    expect(await db.inspirationLike.count({ where: { userId: voter.id } })).toBe(0);
+  });
 });

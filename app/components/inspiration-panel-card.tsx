@@ -1,5 +1,7 @@
 import { Form, Link, useFetcher, useFetchers } from "@remix-run/react";
+import { useEffect, useState } from "react";
 import { SubmitButton } from "~/components/form";
+import { showToast } from "~/components/toaster";
 import { likeLabel } from "~/utils/countdown";
 
 export type InspirationCardPanel = {
@@ -21,7 +23,13 @@ function LikeButton({
   kind: "like" | "patreon-like";
   disabled: boolean;
 }) {
-  const fetcher = useFetcher();
+  const fetcher = useFetcher<{ ok?: boolean; error?: string }>();
+  // Only once hydrated does the form ask for a JSON answer; without JavaScript it redirects back.
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => setHydrated(true), []);
+  useEffect(() => {
+    if (fetcher.state === "idle" && fetcher.data?.error) showToast({ type: "error", message: fetcher.data.error });
+  }, [fetcher.state, fetcher.data]);
   const serverState = kind === "like" ? panel.userHasLiked : panel.userHasPatreonLiked;
   const pending = fetcher.formData?.get("intent") === kind ? fetcher.formData.get("like") === "true" : undefined;
   const liked = pending ?? serverState;
@@ -30,6 +38,7 @@ function LikeButton({
     <fetcher.Form method="post" action="/inspiration-vote">
       <input type="hidden" name="panelId" value={panel.id} />
       <input type="hidden" name="like" value={String(!liked)} />
+      {hydrated ? <input type="hidden" name="respond" value="json" /> : null}
       <button
         type="submit"
         name="intent"

@@ -5,7 +5,8 @@ import {
   unstable_createMemoryUploadHandler,
   unstable_parseMultipartFormData,
 } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData, useNavigate, useSearchParams } from "@remix-run/react";
+import { Form, isRouteErrorResponse, Link, useActionData, useLoaderData, useNavigate, useRouteError, useSearchParams } from "@remix-run/react";
+import { ErrorPage } from "~/components/error-page";
 import { SubmitButton } from "~/components/form";
 import { Modal } from "~/components/modal";
 import { PanelForm, type PanelFormValues } from "~/components/panel-form";
@@ -90,6 +91,13 @@ export async function action({ request }: ActionFunctionArgs) {
   }
   // After saving, the form returns to empty create mode.
   return redirectWithSuccess("/", id ? "Panel updated successfully." : "Panel created successfully.");
+}
+
+export function ErrorBoundary() {
+  const error = useRouteError();
+  if (isRouteErrorResponse(error) && error.status === 404) return <ErrorPage status={404} title="Page not found" />;
+  console.error(error);
+  return <ErrorPage status={500} title="Something went wrong" message="Failed to fetch panels or user data." />;
 }
 
 export default function Home() {

@@ -23,7 +23,7 @@ const SECTIONS = [
 
 export async function loader() {
   const sections = await Promise.all(SECTIONS.map(async (section) => ({ ...section, html: await renderContent(section.page) })));
-  return json({ sections }, { headers: { "Cache-Control": "public, max-age=300" } });
+  return json({ sections });
 }
 
 /** Opens the section named by the address's #hash, on load and whenever the hash changes. */

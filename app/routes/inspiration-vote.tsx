@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
-import { Form, Link, useLoaderData, useNavigate, useRevalidator } from "@remix-run/react";
+import { Form, isRouteErrorResponse, Link, useLoaderData, useNavigate, useRevalidator, useRouteError } from "@remix-run/react";
+import { ErrorPage } from "~/components/error-page";
 import { useState } from "react";
 import { firstIssue } from "~/api.server";
 import { Countdown } from "~/components/countdown";
@@ -75,8 +76,14 @@ export async function action({ request }: ActionFunctionArgs) {
     if (intent === "like" || intent === "patreon-like") {
       const panelId = field(form, "panelId") ?? "";
       const wanted = field(form, "like");
-      await setLike(user, panelId, intent === "like" ? "LIKE" : "PATREON", wanted === undefined ? undefined : wanted === "true");
-      return redirect(PAGE);
+      try {
+        await setLike(user, panelId, intent === "like" ? "LIKE" : "PATREON", wanted === undefined ? undefined : wanted === "true");
+      } catch (error) {
+        // With JavaScript the like button answers in place (no navigation, no scroll jump).
+        if (error instanceof InspirationError && form.get("respond") === "json") return json({ error: error.message }, { status: error.status });
+        throw error;
+      }
+      return form.get("respond") === "json" ? json({ ok: true }) : redirect(PAGE);
     }
     // Everything below changes the vote: admins only, checked here on the server.
     if (!user?.isAdmin || user.restricted) return redirectWithError(PAGE, "You need to be logged in as an admin to perform this action.");
@@ -135,6 +142,13 @@ export async function action({ request }: ActionFunctionArgs) {
   }
 }
 
+export function ErrorBoundary() {
+  const error = useRouteError();
+  if (isRouteErrorResponse(error) && error.status === 404) return <ErrorPage status={404} title="Page not found" />;
+  console.error(error);
+  return <ErrorPage status={500} title="Something went wrong" message="Failed to fetch inspiration data." />;
+}
+
 export default function InspirationVote() {
   const data = useLoaderData<typeof loader>();
   const { config, panels, rights, isAdmin } = data;
@@ -162,9 +176,16 @@ export default function InspirationVote() {
             }}
           />
         ) : null}
-        {votingOpen && rights.reason ? <p className="muted">{rights.reason === "You must be logged in to like an inspiration." ? <>
-              <Link to="/login">Log in</Link> to vote. Supporters on tier 2 or higher can like panels.
-            </> : "Supporters on tier 2 or higher can like panels."}</p> : null}
+        {votingOpen && rights.reason ? (
+          <p className="muted">
+            {data.loggedIn ? null : (
+              <>
+                <Link to="/login">Log in</Link> to vote.{" "}
+              </>
+            )}
+            Supporters on tier 2 or higher can like panels.
+          </p>
+        ) : null}
         {config.mode === "randomized" && votingOpen ? (
           <p className="muted">Counts are hidden and the order is shuffled until voting ends.</p>
         ) : null}

@@ -1,0 +1,65 @@
+// The /inspiration-vote page's loader and form action (the no-JavaScript path).
+import { db } from "~/db.server";
+import * as page from "~/routes/inspiration-vote";
+import { callRoute, createTestUser, sessionCookie } from "./helpers";
+
+let adminCookie: string;
+let voterCookie: string;
+let panelId: string;
+
+beforeAll(async () => {
+  await db.tier.create({ data: { id: "8825009", title: "Tier 2", canVote: true } });
+  adminCookie = await sessionCookie((await createTestUser({ isAdmin: true })).id);
+  voterCookie = await sessionCookie((await createTestUser({ currentTierId: "8825009" })).id);
+  await db.inspirationConfig.create({ data: { id: 1, votingOpen: true, votingEndTime: new Date(Date.now() + 3_600_000) } });
+  panelId = (await db.inspirationPanel.create({ data: { imageUrl: "/media/inspiration/a.jpg", title: "A" } })).id;
+});
+
+describe("inspiration page", () => {
+  it("likes through a plain form post, then redirects back", async () => {
+    const response = await callRoute(page, { method: "POST", path: "/inspiration-vote", form: { intent: "like", panelId, like: "true" }, cookie: voterCookie });
+    expect(response.status).toBe(302);
+    expect(response.headers.get("Location")).toBe("/inspiration-vote");
+    const data = (await (await callRoute(page, { path: "/inspiration-vote", cookie: voterCookie })).json()) as { panels: { likes: number; userHasLiked: boolean }[]; rights: { canLike: boolean } };
+    expect(data.panels[0]).toMatchObject({ likes: 1, userHasLiked: true });
+    expect(data.rights.canLike).toBe(true);
+  });
+
+  it("answers a refused like in place when asked for JSON", async () => {
+    const response = await callRoute(page, { method: "POST", path: "/inspiration-vote", form: { intent: "like", panelId, like: "true", respond: "json" } });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toEqual({ error: "You must be logged in to like an inspiration." });
+  });
+
+  it("refuses admin changes from non-admins on the server", async () => {
+    for (const form of [{ intent: "reset-likes" }, { intent: "update-config", title: "Hacked", mode: "randomized" }, { intent: "delete-panel", id: panelId }]) {
+      const response = await callRoute(page, { method: "POST", path: "/inspiration-vote", form, cookie: voterCookie });
+      expect(response.status).toBe(302);
+    }
+    expect(await db.inspirationPanel.count()).toBe(1);
+    expect(await db.inspirationLike.count()).toBe(1);
+    expect((await db.inspirationConfig.findUniqueOrThrow({ where: { id: 1 } })).title).toBe("Inspiration Vote");
+  });
+
+  it("lets an admin set the config from the form (time in UTC) and reset likes", async () => {
+    const form = new URLSearchParams([
+      ["intent", "update-config"],
+      ["title", "Winter"],
+      ["mode", "randomized"],
+      ["votingEndTime", "2030-01-02T03:04"],
+      ["votingOpen", "false"],
+      ["votingOpen", "true"],
+    ]);
+    await callRoute(page, { method: "POST", path: "/inspiration-vote", body: form, headers: { "Content-Type": "application/x-www-form-urlencoded" }, cookie: adminCookie });
+    expect(await db.inspirationConfig.findUniqueOrThrow({ where: { id: 1 } })).toMatchObject({
+      title: "Winter",
+      mode: "RANDOMIZED",
+      votingOpen: true,
+      votingEndTime: new Date("2030-01-02T03:04:00Z"),
+    });
+    const data = (await (await callRoute(page, { path: "/inspiration-vote", cookie: voterCookie })).json()) as { panels: { likes: number | null }[] };
+    expect(data.panels[0]!.likes).toBeNull();
+    await callRoute(page, { method: "POST", path: "/inspiration-vote", form: { intent: "reset-likes" }, cookie: adminCookie });
+    expect(await db.inspirationLike.count()).toBe(0);
+  });
+});
