@@ -105,6 +105,14 @@ export function ShopEmailPanel({ user, resendInSeconds = 0 }: { user: ShopEmailP
   const verified = user.kofiEmails.filter((item) => item.emailVerified);
   const pending = user.kofiEmails.find((item) => !item.emailVerified) ?? null;
   const headingId = useId();
+  // A code was just mailed when a pending email appears while the page is open.
+  const shownPending = useRef<string | null | undefined>(undefined);
+  const [justMailed, setJustMailed] = useState<string | null>(null);
+  useEffect(() => {
+    const email = pending?.email ?? null;
+    if (shownPending.current !== undefined && email && email !== shownPending.current) setJustMailed(email);
+    shownPending.current = email;
+  }, [pending?.email]);
 
   return (
     <section className="card account-panel shop-email-panel" aria-labelledby={headingId}>
@@ -123,7 +131,11 @@ export function ShopEmailPanel({ user, resendInSeconds = 0 }: { user: ShopEmailP
         <p className="muted">No linked Ko-fi email yet.</p>
       )}
       {pending ? (
-        <PendingEmail key={pending.email} email={pending.email} resendInSeconds={resendInSeconds} />
+        <PendingEmail
+          key={pending.email}
+          email={pending.email}
+          resendInSeconds={justMailed === pending.email ? Math.max(resendInSeconds, RESEND_COOLDOWN_SECONDS) : resendInSeconds}
+        />
       ) : (
         <link.Form method="post" action={SHOP_EMAIL_ACTION} className="shop-form">
           <ReturnField />

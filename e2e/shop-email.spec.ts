@@ -1,0 +1,105 @@
+// Linking a shop (Ko-fi) email on the account page with the code that was mailed, with and
+// without JavaScript; a purchase made earlier as a guest then counts for the account.
+import { readdir, readFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import type { Page } from "@playwright/test";
+import { db, expect, loginAs, test } from "./fixtures";
+
+const mailDir = path.join(os.tmpdir(), `clib-e2e-${process.env.E2E_DATABASE ?? "clib_e2e"}`, "mail");
+
+/** The 6-digit code of the newest mail to `to` that the server wrote to DATA_DIR/mail. */
+async function mailedCode(to: string): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const files = (await readdir(mailDir).catch(() => [] as string[])).filter((name) => name.endsWith(".txt")).sort().reverse();
+    for (const file of files) {
+      const text = await readFile(path.join(mailDir, file), "utf8");
+      if (text.startsWith(`To: ${to}\n`)) {
+        const code = /\b(\d{6})\b/.exec(text)?.[1];
+        if (code) return code;
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`no code mailed to ${to}`);
+}
+
+async function newUser(label: string) {
+  const stamp = `${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
+  return db.user.create({ data: { email: `${label}-${stamp}@example.com`, fullName: `Shop ${label}`, mailVerified: true } });
+}
+
+async function linkAndVerify(page: Page, shopEmail: string) {
+  const panel = page.locator(".shop-email-panel");
+  await panel.getByLabel("Ko-fi email").fill(shopEmail);
+  await panel.getByRole("button", { name: "Link Email" }).click();
+  await expect(page.getByTestId("toast").filter({ hasText: "Verification code sent to your email." })).toBeVisible();
+  await expect(panel.getByText(shopEmail)).toBeVisible();
+  const code = await mailedCode(shopEmail);
+  await panel.getByLabel("Verification code").fill(code);
+  await panel.getByRole("button", { name: "Verify Email" }).click();
+  await expect(page.getByTestId("toast").filter({ hasText: "Email verified successfully." })).toBeVisible();
+  await expect(panel.locator(".shop-email-list")).toContainText(shopEmail);
+  await expect(panel.getByLabel("Verification code")).toHaveCount(0);
+}
+
+test.describe("shop email linking", () => {
+  test("with JavaScript: link, wrong code, resend countdown, verify; a guest purchase becomes the user's", async ({ page }) => {
+    const user = await newUser("js");
+    const shopEmail = `buyer-${user.id}@example.com`;
+    // Bought as a guest before linking.
+    await db.purchase.create({
+      data: { email: shopEmail, kofiItemCode: "e2e-guest-item", transactionId: `e2e-${user.id}`, source: "WEBHOOK", purchasedAt: new Date("2024-01-01T00:00:00Z") },
+    });
+    await loginAs(page, user.id);
+    await page.goto("/login");
+    const panel = page.locator(".shop-email-panel");
+    await panel.getByLabel("Ko-fi email").fill(shopEmail);
+    await panel.getByRole("button", { name: "Link Email" }).click();
+    await expect(page.getByTestId("toast").filter({ hasText: "Verification code sent to your email." })).toBeVisible();
+    // The resend button waits out the cooldown.
+    await expect(panel.getByRole("button", { name: "Resend verification code" })).toBeDisabled();
+    await expect(panel.getByText(/Resend available in \d+ s/)).toBeVisible();
+
+    const code = await mailedCode(shopEmail);
+    await panel.getByLabel("Verification code").fill(code === "000000" ? "111111" : "000000");
+    await panel.getByRole("button", { name: "Verify Email" }).click();
+    await expect(page.getByTestId("toast").filter({ hasText: "Invalid verification code." })).toBeVisible();
+
+    await panel.getByLabel("Verification code").fill(code);
+    await panel.getByRole("button", { name: "Verify Email" }).click();
+    await expect(page.getByTestId("toast").filter({ hasText: "Email verified successfully." })).toBeVisible();
+    await expect(panel.locator(".shop-email-list")).toContainText(shopEmail);
+
+    const row = await db.shopEmail.findFirstOrThrow({ where: { userId: user.id } });
+    expect(row.verifiedEmail).toBe(shopEmail);
+    const owned = await db.purchase.count({ where: { email: row.verifiedEmail! } });
+    expect(owned).toBe(1);
+  });
+
+  test("cancel a pending email", async ({ page }) => {
+    const user = await newUser("cancel");
+    await loginAs(page, user.id);
+    await page.goto("/login");
+    const panel = page.locator(".shop-email-panel");
+    await panel.getByLabel("Ko-fi email").fill(`cancel-${user.id}@example.com`);
+    await panel.getByRole("button", { name: "Link Email" }).click();
+    await panel.getByRole("button", { name: "Cancel Verification" }).click();
+    await expect(page.getByTestId("toast").filter({ hasText: "Verification process canceled." })).toBeVisible();
+    await expect(panel.getByLabel("Ko-fi email")).toBeVisible();
+    expect(await db.shopEmail.count({ where: { userId: user.id } })).toBe(0);
+  });
+});
+
+test.describe("shop email linking without JavaScript", () => {
+  test.use({ javaScriptEnabled: false });
+
+  test("the plain forms link and verify", async ({ page }) => {
+    const user = await newUser("nojs");
+    await loginAs(page, user.id);
+    await page.goto("/login");
+    await linkAndVerify(page, `nojs-${user.id}@example.com`);
+    expect(await db.shopEmail.count({ where: { userId: user.id, verifiedAt: { not: null } } })).toBe(1);
+  });
+});
