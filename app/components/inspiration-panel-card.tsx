@@ -82,7 +82,7 @@ export function InspirationPanelCard({
   const name = panel.title ?? `Idea ${position + 1}`;
   return (
     <li className="inspiration-card card" data-testid="inspiration-panel" data-panel-id={panel.id}>
-      <img src={panel.imageUrl} alt={name} loading={position < 6 ? "eager" : "lazy"} width={480} height={360} />
+      <img src={panel.imageUrl} alt={name} loading={position < 6 ? "eager" : "lazy"} width={480} height={270} />
       <div className="inspiration-card-body">
         <h2 className="inspiration-card-title">{name}</h2>
         <p className="inspiration-likes" data-testid="like-count" aria-label={`Likes: ${shown}`}>

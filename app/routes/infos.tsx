@@ -1,6 +1,6 @@
 import type { LinksFunction, MetaFunction } from "@remix-run/node";
 import { json } from "@remix-run/node";
-import { useLoaderData } from "@remix-run/react";
+import { useLoaderData, useLocation } from "@remix-run/react";
 import { useEffect } from "react";
 import { renderContent } from "~/models/content.server";
 import infosStyles from "~/styles/infos.css";
@@ -26,8 +26,12 @@ export async function loader() {
   return json({ sections });
 }
 
-/** Opens the section named by the address's #hash, on load and whenever the hash changes. */
+/**
+ * Opens the section named by the address's #hash: on load, on hashchange, and on in-app
+ * navigation to another hash (which does not fire hashchange).
+ */
 function useOpenFromHash() {
+  const { hash } = useLocation();
   useEffect(() => {
     function openFromHash() {
       const anchor = decodeURIComponent(window.location.hash.slice(1));
@@ -42,7 +46,7 @@ function useOpenFromHash() {
     openFromHash();
     window.addEventListener("hashchange", openFromHash);
     return () => window.removeEventListener("hashchange", openFromHash);
-  }, []);
+  }, [hash]);
 }
 
 export default function Infos() {
