@@ -1,0 +1,176 @@
+// The admin area in Chromium: finding and editing a user, code search, CSV import, refusals,
+// the no-JavaScript editor and the phone layout.
+import type { Page } from "@playwright/test";
+import { acceptAdultWarning, db, expect, loginAs, test } from "./fixtures";
+
+async function demoUser(email: string) {
+  return db.user.findUniqueOrThrow({ where: { email } });
+}
+
+async function loginAsAdmin(page: Page) {
+  await loginAs(page, (await demoUser("admin@example.com")).id);
+}
+
+function libraryCard(page: Page, title: string) {
+  return page.getByTestId("post-card").filter({ has: page.getByRole("heading", { name: title, exact: true }) });
+}
+
+test("non-admins are sent to the home page", async ({ page }) => {
+  await page.goto("/admin");
+  await expect(page).toHaveURL(/\/$/);
+  await loginAs(page, (await demoUser("fan@example.com")).id);
+  await page.goto("/admin");
+  await expect(page).toHaveURL(/\/$/);
+  const api = await page.request.get("/api/admin/users");
+  expect(api.status()).toBe(403);
+});
+
+test("an admin finds a user, grants a post through the picker, saves, and the user's library shows it unlocked", async ({ page, browser }) => {
+  const fan = await demoUser("fan@example.com");
+  await db.unlockedContent.deleteMany({ where: { userId: fan.id } });
+
+  // Before: locked for the fan.
+  const fanContext = await browser.newContext();
+  const fanPage = await fanContext.newPage();
+  await acceptAdultWarning(fanPage);
+  await loginAs(fanPage, fan.id);
+  await fanPage.goto("/library");
+  await expect(libraryCard(fanPage, "Royal Ballroom").getByRole("img", { name: "Locked" })).toBeVisible();
+
+  await loginAsAdmin(page);
+  await page.goto("/admin");
+  await expect(page.getByRole("heading", { name: "Admin", level: 1 })).toBeVisible();
+  await page.getByLabel("Search users").fill("fan@exa");
+  await page.waitForURL(/search=fan%40exa/);
+  const rows = page.getByTestId("user-list").locator("tbody tr");
+  await expect(rows).toHaveCount(1);
+  await expect(rows.first()).toContainText("Demo Fan");
+  await rows.first().getByRole("link", { name: /Edit/ }).click();
+
+  const editor = page.getByTestId("user-editor");
+  await expect(editor.getByRole("heading", { name: "Edit user: Demo Fan" })).toBeFocused();
+  await editor.getByLabel("Find a post to unlock").fill("ballroom");
+  await editor.getByRole("checkbox", { name: "Royal Ballroom" }).check();
+  // Kept locally until Save: the chip shows the title, the database has nothing yet.
+  await expect(editor.getByRole("list", { name: "Unlocked posts" })).toContainText("Royal Ballroom");
+  await expect(editor.getByText("Unsaved changes")).toBeVisible();
+  expect(await db.unlockedContent.count({ where: { userId: fan.id } })).toBe(0);
+
+  // A shop email added as unverified goes with the same Save.
+  await editor.getByLabel("Add Ko-fi email (unverified)").fill("not-an-email");
+  await editor.getByRole("button", { name: "Add", exact: true }).click();
+  await expect(editor.getByText("Invalid email format.")).toBeVisible();
+  await editor.getByLabel("Add Ko-fi email (unverified)").fill("fan-shop@buyer.example");
+  await editor.getByRole("button", { name: "Add", exact: true }).click();
+  await expect(editor.getByText("fan-shop@buyer.example")).toBeVisible();
+
+  const saved = page.waitForRequest((request) => request.method() === "PUT" && request.url().includes(`/api/admin/users/${fan.id}`));
+  await editor.getByRole("button", { name: "Save" }).click();
+  const body = (await saved).postDataJSON() as Record<string, unknown>;
+  // Sent without null fields.
+  expect(Object.values(body).some((value) => value === null)).toBe(false);
+  expect(body).not.toHaveProperty("patreonId");
+  await expect(page.getByTestId("toast").filter({ hasText: "User updated successfully." })).toBeVisible();
+  await expect(page.getByTestId("user-editor")).toHaveCount(0);
+
+  const unlocked = await db.unlockedContent.findMany({ where: { userId: fan.id }, include: { post: true } });
+  expect(unlocked.map((unlock) => unlock.post.title)).toEqual(["Royal Ballroom"]);
+  expect(await db.shopEmail.findFirst({ where: { userId: fan.id, email: "fan-shop@buyer.example" } })).toMatchObject({ verifiedEmail: null });
+  await expect(page.getByTestId("audit-log").locator("tbody tr").first()).toContainText("user.update");
+
+  // After: the fan owns it.
+  await fanPage.reload();
+  await expect(libraryCard(fanPage, "Royal Ballroom").getByText("You own this item")).toBeVisible();
+  await fanContext.close();
+});
+
+test("code search finds the downloads of a leak-trace number by keyword", async ({ page }) => {
+  const supporter = await demoUser("supporter@example.com");
+  const post = await db.post.findFirstOrThrow({ where: { title: "Crystal Cave Build" } });
+  await db.download.create({ data: { userId: supporter.id, postId: post.id, version: "V1.0" } });
+
+  await loginAsAdmin(page);
+  await page.goto("/admin");
+  const search = page.getByRole("region", { name: "Code search" });
+  await search.getByRole("button", { name: "Search" }).click();
+  await expect(search.getByText("Please enter both code and keyword")).toBeVisible();
+
+  await search.getByLabel("Code").fill(String(supporter.number));
+  await search.getByLabel("Keyword").fill("crystal");
+  await search.getByRole("button", { name: "Search" }).click();
+  const result = search.getByTestId("code-search-result");
+  await expect(result).toContainText(`Number ${supporter.number}: 1 matching download.`);
+  await expect(result.locator("tbody tr")).toHaveCount(1);
+  await expect(result.locator("tbody tr").first()).toContainText("Crystal Cave Build");
+  await expect(result.locator("tbody tr").first()).toContainText(post.id);
+});
+
+test("a CSV import uploads with progress and reports its rows", async ({ page }) => {
+  await loginAsAdmin(page);
+  await page.goto("/admin");
+  const importer = page.getByRole("region", { name: "Import purchases" });
+  await importer.getByRole("button", { name: "Import" }).click();
+  await expect(importer.getByText("Please select a file first.")).toBeVisible();
+
+  await importer.getByLabel("CSV file").setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("hello") });
+  await importer.getByRole("button", { name: "Import" }).click();
+  await expect(importer.getByText("Please select a .csv file.")).toBeVisible();
+
+  const csv = [
+    "DateTime (UTC),TransactionType,TransactionId,BuyerEmail,Item",
+    "05/01/2024 10:00,Shop Order,TX-E2E-1,buyer-one@example.com,Royal Ballroom",
+    "05/02/2024 11:30,Shop Order,TX-E2E-2,buyer-two@example.com,Zen Garden Stones",
+    "05/03/2024 09:00,Donation,TX-E2E-3,buyer-two@example.com,",
+  ].join("\n");
+  await importer.getByLabel("CSV file").setInputFiles({ name: "transactions.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+  await importer.getByRole("button", { name: "Import" }).click();
+  const report = importer.getByTestId("import-report");
+  await expect(report).toContainText("Imported: 2 · Duplicates: 0 · Rejected: 1");
+  await expect(report.locator("tbody tr")).toHaveCount(1);
+  await expect(report.locator("tbody tr").first()).toContainText("Not a shop order (Donation).");
+  expect(await db.purchase.count({ where: { transactionId: { startsWith: "TX-E2E-" } } })).toBe(2);
+
+  // The same file again: every shop order is a duplicate.
+  await importer.getByLabel("CSV file").setInputFiles({ name: "transactions.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+  await importer.getByRole("button", { name: "Import" }).click();
+  await expect(report).toContainText("Imported: 0 · Duplicates: 2 · Rejected: 1");
+});
+
+test.describe("without JavaScript", () => {
+  test.use({ javaScriptEnabled: false });
+
+  test("the editor saves through a plain form post", async ({ page }) => {
+    const supporter = await demoUser("supporter@example.com");
+    await loginAsAdmin(page);
+    await page.goto(`/admin?search=supporter%40example.com`);
+    await page.getByTestId("user-list").getByRole("link", { name: /Edit/ }).first().click();
+    const editor = page.getByTestId("user-editor");
+    await editor.getByLabel("Full name").fill("Renamed Without JS");
+    await editor.getByLabel("Restricted").check();
+    await editor.getByRole("button", { name: "Save" }).click();
+    await expect(page.getByTestId("toast").filter({ hasText: "User updated successfully." })).toBeVisible();
+    await expect(page.getByTestId("user-editor")).toHaveCount(0);
+    const saved = await db.user.findUniqueOrThrow({ where: { id: supporter.id } });
+    expect(saved).toMatchObject({ fullName: "Renamed Without JS", restricted: true });
+    await db.user.update({ where: { id: supporter.id }, data: { fullName: supporter.fullName, restricted: false } });
+  });
+});
+
+test("on a phone the admin page does not scroll sideways; wide tables scroll inside their box", async ({ page }) => {
+  await page.setViewportSize({ width: 375, height: 740 });
+  await loginAsAdmin(page);
+  const fan = await demoUser("fan@example.com");
+  await page.goto(`/admin?user=${fan.id}`);
+  await expect(page.getByTestId("user-editor")).toBeVisible();
+  const overflow = await page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const wide = [...document.querySelectorAll("body *")]
+      .filter((element) => element.getBoundingClientRect().right > width + 1 && !element.parentElement?.closest(".table-scroll") && !element.closest(".skip-link"))
+      .map((element) => `${element.tagName.toLowerCase()}.${element.className}`);
+    return { extra: document.documentElement.scrollWidth - width, wide: wide.slice(0, 5) };
+  });
+  expect(overflow).toEqual({ extra: 0, wide: [] });
+  const save = page.getByRole("button", { name: "Save" });
+  await save.scrollIntoViewIfNeeded();
+  await expect(save).toBeVisible();
+});
