@@ -1,7 +1,7 @@
 // The server the end-to-end suite drives: a fresh database on the machine's PostgreSQL, demo
 // content, and the built app on E2E_PORT. Everything is removed again on SIGTERM.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,7 +10,10 @@ import { createMigratedDatabase, databaseUrl, dropDatabase } from "../tests/db.t
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const port = process.env.E2E_PORT ?? "3100";
 const databaseName = process.env.E2E_DATABASE ?? "clib_e2e";
-const dataDir = mkdtempSync(path.join(os.tmpdir(), "clib-e2e-"));
+// Named after the database, so e2e specs can read the mail written to DATA_DIR/mail.
+const dataDir = path.join(os.tmpdir(), `clib-e2e-${databaseName}`);
+rmSync(dataDir, { recursive: true, force: true });
+mkdirSync(dataDir, { recursive: true });
 
 await dropDatabase(databaseName);
 const url = await createMigratedDatabase(databaseName);
@@ -22,6 +25,12 @@ const { seedDemoContent } = await import("../prisma/demo-content.ts");
 await seedDemoContent(db, await storage());
 await db.$disconnect();
 
+// Sign-in with every provider goes to the fake providers (real OAuth redirects on localhost).
+const { startFakeProviders, fakeProviderEnv } = await import("./fake-providers.ts");
+const fakeProviders = await startFakeProviders();
+const { FAKE_PROVIDERS_URL: _fakeUrl, ...providerEnv } = fakeProviderEnv(fakeProviders.url);
+Object.assign(process.env, providerEnv);
+
 const server = spawn(process.execPath, [path.join(root, "node_modules/@remix-run/serve/dist/cli.js"), path.join(root, process.env.REMIX_BUILD_DIR ?? "build", "index.js")], {
   stdio: "inherit",
   env: process.env,
@@ -32,6 +41,7 @@ async function stop(code: number) {
   if (stopping) return;
   stopping = true;
   server.kill("SIGTERM");
+  await fakeProviders.stop().catch(() => undefined);
   await dropDatabase(databaseName).catch(() => undefined);
   rmSync(dataDir, { recursive: true, force: true });
   process.exit(code);
@@ -49,6 +59,7 @@ function e2eEnvironment(databaseUrlValue: string, data: string): Record<string, 
     DATA_DIR: data,
     SESSION_SECRET: "e2e-session-secret-e2e-session-secret-0123",
     DISABLE_JOBS: "1",
+    CALLBACK_ORIGINS: `http://127.0.0.1:${port}`,
   };
 }
 

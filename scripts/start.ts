@@ -38,6 +38,26 @@ if (!process.env.DATABASE_URL) {
   console.log(`Embedded PostgreSQL (PGlite) in ${path.relative(root, path.join(dataDir, "pglite"))}`);
 }
 
+// Local demo: providers without a client id sign in through the fake providers, so the
+// "Continue With" buttons work without real OAuth apps. Only for a demo (NODE_ENV other than
+// production, or the embedded database), never a real deployment; FAKE_PROVIDERS=false opts out.
+let fakeProviders: { stop: () => Promise<void> } | undefined;
+{
+  const missing = (["PATREON", "GOOGLE", "DISCORD"] as const).filter((name) => !process.env[`${name}_CLIENT_ID`]);
+  const demo = process.env.NODE_ENV !== "production" || embedded !== undefined;
+  if (missing.length > 0 && demo && process.env.FAKE_PROVIDERS !== "false") {
+    const { startFakeProviders, fakeProviderEnv } = await import("./fake-providers.ts");
+    const fake = await startFakeProviders();
+    fakeProviders = fake;
+    for (const [key, value] of Object.entries(fakeProviderEnv(fake.url))) {
+      const provider = key.split("_")[0]!;
+      if ((missing as readonly string[]).includes(provider)) process.env[key] = value;
+    }
+    if (process.env.NODE_ENV !== "production") process.env.FAKE_PROVIDERS_URL = fake.url;
+    console.log(`Fake sign-in providers for ${missing.join(", ").toLowerCase()} at ${fake.url} (local demo only).`);
+  }
+}
+
 const { parseEnv } = await import("../app/env.server.ts");
 let config;
 try {
@@ -88,6 +108,7 @@ server.stdout.on("data", (chunk: Buffer) => {
 });
 
 async function shutdown(code: number) {
+  await fakeProviders?.stop();
   await embedded?.stop();
   process.exit(code);
 }

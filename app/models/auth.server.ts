@@ -3,6 +3,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import { redirect } from "@remix-run/node";
 import bcrypt from "bcryptjs";
+import { Authenticator } from "remix-auth";
+import { FormStrategy } from "remix-auth-form";
 import { OAuth2RequestError } from "remix-auth-oauth2";
 import { db } from "~/db.server";
 import { env } from "~/env.server";
@@ -18,6 +20,7 @@ import {
 } from "~/integrations/oauth.server";
 import { createUserSession, getCurrentUser } from "~/models/session.server";
 import { redirectWithError } from "~/toast.server";
+import { fieldErrors, loginSchema, signUpFormSchema } from "~/utils/auth-schemas";
 import { recordAudit } from "~/models/audit.server";
 import { apiError } from "~/api.server";
 import { enforceRateLimit, RateLimitError, resetRateLimit } from "~/models/rate-limit.server";
@@ -31,6 +34,8 @@ export class AccountError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** For forms: the message of each field that failed. */
+    readonly fields: Record<string, string> = {},
   ) {
     super(message);
     this.name = "AccountError";
@@ -113,6 +118,28 @@ export async function loginWithPassword({ email, password }: { email: string; pa
   await resetRateLimit(`login:email:${email}`);
   return grantAdminIfListed(user);
 }
+
+/**
+ * The login and sign-up forms of /login, through remix-auth-form. Each strategy reads the form
+ * itself; refusals come out as AccountError with the field messages.
+ */
+export const passwordAuthenticator = new Authenticator<User>()
+  .use(
+    new FormStrategy(async ({ form }) => {
+      const parsed = loginSchema.safeParse({ email: form.get("email"), password: form.get("password") });
+      if (!parsed.success) throw new AccountError(400, parsed.error.issues[0]!.message, fieldErrors(parsed.error));
+      return loginWithPassword(parsed.data);
+    }),
+    "login",
+  )
+  .use(
+    new FormStrategy(async ({ form }) => {
+      const parsed = signUpFormSchema.safeParse({ email: form.get("email"), password: form.get("password"), confirmPassword: form.get("confirmPassword") });
+      if (!parsed.success) throw new AccountError(400, parsed.error.issues[0]!.message, fieldErrors(parsed.error));
+      return registerWithPassword({ email: parsed.data.email, password: parsed.data.password });
+    }),
+    "signup",
+  );
 
 // ---------------------------------------------------------------- email verification
 

@@ -1,9 +1,9 @@
 // POST {code}: exchanges the one-time login code of a provider sign-in for a session.
 import type { ActionFunctionArgs } from "@remix-run/node";
-import { json } from "@remix-run/node";
 import { z } from "zod";
 import { handleApi, methodNotAllowed, readJson } from "~/api.server";
 import { apiAccountCall, exchangeProviderLoginCode } from "~/models/auth.server";
+import { jsonWithSuccess } from "~/toast.server";
 
 const schema = z.object({ code: z.string({ required_error: "No authorization code found. Please try logging in again." }).min(1, "No authorization code found. Please try logging in again.").max(200) });
 
@@ -12,6 +12,7 @@ export function action({ request }: ActionFunctionArgs) {
   return handleApi("Authentication failed.", async () => {
     const { code } = await readJson(request, schema);
     const headers = await apiAccountCall(() => exchangeProviderLoginCode(request, code));
-    return json({ message: "Logged in successfully." }, { headers });
+    // The flash toast greets the user on the /login page the browser loads next.
+    return jsonWithSuccess({ message: "Logged in successfully." }, "Logged in successfully.", { headers });
   });
 }

@@ -1,0 +1,99 @@
+// /forgot-password: step 1 mails a reset code, step 2 sets the new password, then /login.
+import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { json } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Field, SubmitButton } from "~/components/form";
+import { PASSWORD_RESET_MESSAGE, refusalMessage, requestPasswordReset, resetPassword } from "~/models/auth.server";
+import { jsonWithError, redirectWithSuccess } from "~/toast.server";
+import { fieldErrors, forgotPasswordSchema, resetPasswordSchema } from "~/utils/auth-schemas";
+import stylesheet from "~/styles/login.css";
+
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: stylesheet }];
+
+export const meta: MetaFunction = () => [{ title: "Forgot password | Creator Library" }];
+
+export function loader({ request }: LoaderFunctionArgs) {
+  const url = new URL(request.url);
+  return json({ step: url.searchParams.get("step") === "2" ? (2 as const) : (1 as const), email: url.searchParams.get("email") ?? "" });
+}
+
+type ActionResult = { intent: string; errors: Record<string, string> };
+
+export async function action({ request }: ActionFunctionArgs) {
+  const form = await request.formData();
+  const intent = String(form.get("intent") ?? "");
+  const failure = intent === "reset" ? "Failed to reset password." : "Failed to send reset code. Please try again.";
+  try {
+    if (intent === "reset") {
+      const parsed = resetPasswordSchema.safeParse({ email: form.get("email"), code: form.get("code"), newPassword: form.get("newPassword") });
+      if (!parsed.success) {
+        const message = parsed.error.issues[0]!.message;
+        return jsonWithError<ActionResult>({ intent, errors: { form: message, ...fieldErrors(parsed.error) } }, message, { status: 400 });
+      }
+      await resetPassword(parsed.data);
+      return redirectWithSuccess("/login", PASSWORD_RESET_MESSAGE);
+    }
+    const parsed = forgotPasswordSchema.safeParse({ email: form.get("email") });
+    if (!parsed.success) {
+      const message = parsed.error.issues[0]!.message;
+      return jsonWithError<ActionResult>({ intent: "request", errors: { form: message, email: message } }, message, { status: 400 });
+    }
+    const message = await requestPasswordReset(parsed.data.email);
+    return redirectWithSuccess(`/forgot-password?step=2&email=${encodeURIComponent(parsed.data.email)}`, message);
+  } catch (error) {
+    const message = refusalMessage(error);
+    if (!message) console.error(failure, error);
+    return jsonWithError<ActionResult>({ intent, errors: { form: message ?? failure } }, message ?? failure, { status: message ? 400 : 500 });
+  }
+}
+
+export default function ForgotPasswordPage() {
+  const { step, email } = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>() as ActionResult | undefined;
+  const errors = result?.errors ?? {};
+  return (
+    <div className="login-page">
+      <section className="card" aria-labelledby="forgot-title">
+        <h1 id="forgot-title">{step === 1 ? "Forgot My Password" : "Reset Your Password"}</h1>
+        {step === 1 ? (
+          <>
+            <p>Enter the email of your account and we will send you a code to reset your password.</p>
+            <Form method="post" className="stack" noValidate>
+              <Field label="Email" name="email" type="email" autoComplete="email" defaultValue={email} error={errors.email ?? errors.form} />
+              <div className="button-row">
+                <SubmitButton intent="request" pendingLabel="Sending...">
+                  Send Reset Code
+                </SubmitButton>
+                <Link className="button-secondary" to="/login">
+                  Back to Login
+                </Link>
+              </div>
+            </Form>
+          </>
+        ) : (
+          <>
+            <p>Enter the code from the mail and your new password (at least 8 characters, 1 uppercase and 1 special character from !@#$%^&amp;*).</p>
+            <Form method="post" className="stack" noValidate>
+              <Field label="Email" name="email" type="email" autoComplete="email" defaultValue={email} error={errors.email} />
+              <Field label="Reset code" name="code" inputMode="numeric" autoComplete="one-time-code" maxLength={6} error={errors.code} />
+              <Field label="New password" name="newPassword" type="password" autoComplete="new-password" error={errors.newPassword} />
+              {errors.form && !errors.email && !errors.code && !errors.newPassword ? (
+                <p className="form-error" role="alert">
+                  {errors.form}
+                </p>
+              ) : null}
+              <div className="button-row">
+                <SubmitButton intent="reset" pendingLabel="Saving...">
+                  Reset Password
+                </SubmitButton>
+                <Link className="button-secondary" to={`/forgot-password${email ? `?email=${encodeURIComponent(email)}` : ""}`}>
+                  Back
+                </Link>
+              </div>
+            </Form>
+          </>
+        )}
+      </section>
+    </div>
+  );
+}
