@@ -2,11 +2,12 @@
 // Admins only; everyone else is redirected to /.
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation, useSubmit } from "@remix-run/react";
+import { Form, isRouteErrorResponse, Link, useActionData, useLoaderData, useLocation, useNavigation, useRouteError, useSubmit } from "@remix-run/react";
 import { useEffect, useRef } from "react";
 import { AuditLog } from "~/components/admin-audit-log";
 import { CodeSearch, ForceInterval, PurchaseImport, type AdminActionData } from "~/components/admin-tools";
 import { AdminUserEditor, providerLabels } from "~/components/admin-user-editor";
+import { ErrorPage } from "~/components/error-page";
 import { searchDownloadsByCode } from "~/models/admin-search.server";
 import {
   addShopEmailAsAdmin,
@@ -245,7 +246,7 @@ export default function AdminPage() {
                 <tr key={user._id} aria-current={editing && "user" in editing && editing.user._id === user._id ? "true" : undefined}>
                   <td>{user.number}</td>
                   <td>{user.fullName ?? <span className="muted">—</span>}</td>
-                  <td className="admin-break">{user.email ?? <span className="muted">—</span>}</td>
+                  <td className="admin-nowrap">{user.email ?? <span className="muted">—</span>}</td>
                   <td>{user.mailVerified ? "Yes" : "No"}</td>
                   <td>{providerLabels(user).join(", ") || "—"}</td>
                   <td>{user.current_tier_title ?? "None"}</td>
@@ -320,4 +321,12 @@ export default function AdminPage() {
       <AuditLog entries={audit} userHref={(userId) => adminHref({ search: query.search, page: query.page, user: userId })} />
     </div>
   );
+}
+
+/** The page could not load (database down, ...): the spec's message instead of a blank page. */
+export function ErrorBoundary() {
+  const error = useRouteError();
+  const status = isRouteErrorResponse(error) ? error.status : 500;
+  if (!isRouteErrorResponse(error)) console.error(error);
+  return <ErrorPage status={status} title="Admin" message={ADMIN_MESSAGES.fetchUsersFailed} />;
 }
