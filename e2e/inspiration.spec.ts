@@ -84,12 +84,12 @@ test("randomized mode hides the counts as ? and ?+1", async ({ page }) => {
   await db.inspirationConfig.update({ where: { id: 1 }, data: { mode: "RANDOMIZED" } });
   await loginAs(page, voter.id);
   await page.goto("/inspiration-vote");
-  await expect(page.getByTestId("inspiration-panel").filter({ hasText: "Idea #1" }).getByTestId("like-count")).toHaveText(/^\W*\?\+1$/);
-  await expect(page.getByTestId("inspiration-panel").filter({ hasText: "Idea #3" }).getByTestId("like-count")).toHaveText(/^\W*\?$/);
+  await expect(page.getByTestId("inspiration-panel").filter({ hasText: "Idea #1" }).getByTestId("like-count")).toHaveText(/(^|\s)\?\+1$/);
+  await expect(page.getByTestId("inspiration-panel").filter({ hasText: "Idea #3" }).getByTestId("like-count")).toHaveText(/(^|\s)\?$/);
   // Liking another panel shows ?+1 there too, never a number.
   const third = page.getByTestId("inspiration-panel").filter({ hasText: "Idea #3" });
   await third.getByRole("button", { name: "Like: Idea #3" }).click();
-  await expect(third.getByTestId("like-count")).toHaveText(/^\W*\?\+1$/);
+  await expect(third.getByTestId("like-count")).toHaveText(/(^|\s)\?\+1$/);
 });
 
 test("an admin edits the vote settings, adds and deletes a panel, and resets likes", async ({ page }) => {

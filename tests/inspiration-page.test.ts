@@ -32,7 +32,8 @@ describe("inspiration page", () => {
   });
 
   it("refuses admin changes from non-admins on the server", async () => {
-    for (const form of [{ intent: "reset-likes" }, { intent: "update-config", title: "Hacked", mode: "randomized" }, { intent: "delete-panel", id: panelId }]) {
+    const forms: Record<string, string>[] = [{ intent: "reset-likes" }, { intent: "update-config", title: "Hacked", mode: "randomized" }, { intent: "delete-panel", id: panelId }];
+    for (const form of forms) {
       const response = await callRoute(page, { method: "POST", path: "/inspiration-vote", form, cookie: voterCookie });
       expect(response.status).toBe(302);
     }

@@ -77,6 +77,14 @@ describe("/api/panels", () => {
     expect((await db.auditEntry.findFirst({ where: { targetId: id } }))?.actorId).toBe(adminId);
   });
 
+  it("puts a panel created without an index after the others", async () => {
+    const first = await readJsonBody<{ panel: ApiPanel }>(await createViaApi({ title: "A", link: "/a" }));
+    expect(first.panel.index).toBe(0);
+    await createViaApi({ title: "B", link: "/b", index: 7 });
+    const next = await readJsonBody<{ panel: ApiPanel }>(await createViaApi({ title: "C", link: "/c" }));
+    expect(next.panel.index).toBe(8);
+  });
+
   it("refuses a blank title or link with the spec's message, and a negative index", async () => {
     for (const body of [{ title: "   ", link: "https://x.test" }, { title: "T", link: "" }, { link: "https://x.test" }]) {
       const response = await createViaApi(body);

@@ -85,8 +85,9 @@ export function InspirationPanelCard({
       <img src={panel.imageUrl} alt={name} loading={position < 6 ? "eager" : "lazy"} width={480} height={270} />
       <div className="inspiration-card-body">
         <h2 className="inspiration-card-title">{name}</h2>
-        <p className="inspiration-likes" data-testid="like-count" aria-label={`Likes: ${shown}`}>
+        <p className="inspiration-likes" data-testid="like-count">
           <span aria-hidden="true">♥ </span>
+          <span className="visually-hidden">Likes: </span>
           {shown}
         </p>
         <div className="button-row">

@@ -81,12 +81,14 @@ export async function createPanel(actorId: string, input: PanelInput, image?: Bu
   const prepared = image ? await prepareImage(image) : null;
   const store = prepared ? await storage() : null;
   return db.$transaction(async (tx) => {
+    // Without an index, a new panel goes after the others.
+    const last = input.index === undefined ? await tx.panel.aggregate({ _max: { index: true } }) : null;
     const panel = await tx.panel.create({
       data: {
         title: input.title,
         description: input.description ?? null,
         link: input.link,
-        index: input.index ?? 0,
+        index: input.index ?? (last?._max.index === null || last?._max.index === undefined ? 0 : last._max.index + 1),
         imageVersion: prepared?.version ?? null,
       },
     });
