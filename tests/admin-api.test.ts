@@ -246,6 +246,23 @@ describe("PUT /api/admin/users/{id}", () => {
     expect(await db.auditEntry.count({ where: { targetId: user.id } })).toBe(0);
   });
 
+  it("keeps admin mode tied to canBeAdmin, and stops an admin from locking themselves out", async () => {
+    const user = await createTestUser();
+    expect((await put(user.id, { isAdmin: true })).status).toBe(200);
+    expect(await db.user.findUniqueOrThrow({ where: { id: user.id } })).toMatchObject({ isAdmin: true, canBeAdmin: true });
+    expect((await put(user.id, { canBeAdmin: false })).status).toBe(200);
+    expect(await db.user.findUniqueOrThrow({ where: { id: user.id } })).toMatchObject({ isAdmin: false, canBeAdmin: false });
+
+    for (const body of [{ restricted: true }, { isAdmin: false }, { canBeAdmin: false }]) {
+      const response = await put(adminId, body);
+      expect(response.status).toBe(400);
+      expect(await readJsonBody(response)).toEqual({ error: "You cannot restrict yourself or remove your own admin rights here." });
+    }
+    expect(await db.user.findUniqueOrThrow({ where: { id: adminId } })).toMatchObject({ isAdmin: true, restricted: false, canBeAdmin: true });
+    // Saving themselves with admin kept is fine.
+    expect((await put(adminId, { isAdmin: true, fullName: "Ada Admin" })).status).toBe(200);
+  });
+
   it("answers 404 'User not found.' for an unknown user", async () => {
     const response = await put("cunknownid000000", { restricted: true });
     expect(response.status).toBe(404);

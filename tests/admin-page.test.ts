@@ -85,6 +85,7 @@ describe("/admin action without JavaScript", () => {
       action: "user.update",
       targetType: "user",
       targetId: target.id,
+      targetLabel: target.email,
       before: { fullName: "Form Person", restricted: false, current_tier: null, unlocked_content: [] },
       after: { fullName: "Form Person Renamed", restricted: true, current_tier: "8825009", unlocked_content: ["p-house", "p-ship"] },
     });

@@ -9,6 +9,7 @@ export type AuditRow = {
   action: string;
   targetType: string;
   targetId: string | null;
+  targetLabel: string | null;
   before: unknown;
   after: unknown;
 };
@@ -58,7 +59,7 @@ export function AuditLog({ entries, userHref }: { entries: AuditRow[]; userHref:
                     <td className="admin-mono">{entry.action}</td>
                     <td>
                       {entry.targetType === "user" && entry.targetId ? (
-                        <Link to={userHref(entry.targetId)}>user {entry.targetId}</Link>
+                        <Link to={userHref(entry.targetId)}>user {entry.targetLabel ?? entry.targetId}</Link>
                       ) : (
                         `${entry.targetType}${entry.targetId ? ` ${entry.targetId}` : ""}`
                       )}

@@ -278,7 +278,19 @@ async function verifyShopEmailInTx(tx: Tx, userId: string, email: string) {
   else await tx.shopEmail.create({ data: { userId, email, ...verified } });
 }
 
-async function applyUpdate(tx: Tx, userId: string, update: AdminUserUpdate) {
+/** Admin mode needs canBeAdmin: granting admin grants it, taking canBeAdmin away ends admin. */
+function adminFlags(update: AdminUserUpdate): Pick<AdminUserUpdate, "isAdmin" | "canBeAdmin"> {
+  if (update.canBeAdmin === false) return { canBeAdmin: false, isAdmin: false };
+  if (update.isAdmin === true) return { canBeAdmin: true, isAdmin: true };
+  return { canBeAdmin: update.canBeAdmin, isAdmin: update.isAdmin };
+}
+
+async function applyUpdate(tx: Tx, actorId: string, userId: string, requested: AdminUserUpdate) {
+  const update = { ...requested, ...adminFlags(requested) };
+  // An admin cannot lock themselves out from here (admin mode can still be switched on /login).
+  if (actorId === userId && (update.restricted === true || update.isAdmin === false)) {
+    throw new AdminUserError(400, ADMIN_MESSAGES.selfLockout);
+  }
   const data: Prisma.UserUpdateInput = {};
   if (update.fullName !== undefined) data.fullName = update.fullName || null;
   if (update.email !== undefined) {
@@ -341,7 +353,7 @@ async function auditedUserChange(
 
 /** PUT /api/admin/users/{id} and the editor's Save: applies the editable fields that were sent. */
 export async function updateUserAsAdmin(actorId: string, userId: string, update: AdminUserUpdate): Promise<void> {
-  await auditedUserChange(actorId, userId, "user.update", (tx) => applyUpdate(tx, userId, update));
+  await auditedUserChange(actorId, userId, "user.update", (tx) => applyUpdate(tx, actorId, userId, update));
 }
 
 /** Adds a shop email to a user as unverified (it unlocks nothing until verified). */

@@ -44,7 +44,14 @@ export async function listAuditEntries({ take = 50, cursor }: { take?: number; c
 /** The latest entries as the /admin page shows them (actor by name or email). */
 export async function listRecentAuditRows(take = 25) {
   const entries = await listAuditEntries({ take });
+  // Users the entries are about, by email or name, in one query.
+  const userIds = [...new Set(entries.filter((entry) => entry.targetType === "user" && entry.targetId).map((entry) => entry.targetId!))];
+  const targets = userIds.length
+    ? await db.user.findMany({ where: { id: { in: userIds } }, select: { id: true, email: true, fullName: true, number: true } })
+    : [];
+  const targetLabels = new Map(targets.map((user) => [user.id, user.email ?? user.fullName ?? `#${user.number}`]));
   return entries.map((entry) => ({
+    targetLabel: entry.targetId ? (targetLabels.get(entry.targetId) ?? null) : null,
     id: entry.id,
     createdAt: entry.createdAt.toISOString(),
     actor: entry.actor ? (entry.actor.fullName ?? entry.actor.email ?? entry.actor.id) : "system",

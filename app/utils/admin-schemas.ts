@@ -23,6 +23,7 @@ export const ADMIN_MESSAGES = {
   emailTaken: "That email is already used by another account.",
   shopEmailTaken: "That Ko-fi email is already verified on another account.",
   userUpdated: "User updated successfully.",
+  selfLockout: "You cannot restrict yourself or remove your own admin rights here.",
 } as const;
 
 export const USER_PAGE_SIZE = 25;
