@@ -136,6 +136,18 @@ test("a CSV import uploads with progress and reports its rows", async ({ page })
   await expect(report).toContainText("Imported: 0 · Duplicates: 2 · Rejected: 1");
 });
 
+test("Force interval shows what the run did (here: the platform is not configured)", async ({ page }) => {
+  await loginAsAdmin(page);
+  await page.goto("/admin");
+  const job = page.getByRole("region", { name: "Interval job" });
+  await job.getByRole("button", { name: "Force interval" }).click();
+  await expect(job.getByTestId("interval-result")).toContainText("Error forcing interval.");
+  await expect(job.getByTestId("interval-result")).toContainText("PATREON_CREATOR_ACCESS_TOKEN is not set.");
+  await expect(job.locator("tbody tr").first()).toContainText("admin");
+  await expect(job.locator("tbody tr").first()).toContainText("failed");
+  await expect(page.getByTestId("audit-log").locator("tbody tr").first()).toContainText("interval.force");
+});
+
 test.describe("without JavaScript", () => {
   test.use({ javaScriptEnabled: false });
 
