@@ -256,7 +256,7 @@ describe("admin post operations", () => {
 describe("POST /api/upload/front/{id}", () => {
   function imageForm(bytes: Buffer, name = "front.png", type = "image/png") {
     const form = new FormData();
-    form.append("image", new Blob([bytes], { type }), name);
+    form.append("image", new Blob([new Uint8Array(bytes)], { type }), name);
     return form;
   }
 
@@ -297,7 +297,7 @@ describe("POST /api/upload/file/{id}", () => {
     const post = await createPost({ fileSize: null });
     const bytes = Buffer.alloc(200 * 1024, 7);
     const form = new FormData();
-    form.append("file", new Blob([bytes]), "My Mod v2.zip");
+    form.append("file", new Blob([new Uint8Array(bytes)]), "My Mod v2.zip");
     const response = await callRoute(fileRoute, { method: "POST", params: { id: post.id }, cookie: adminCookie, form });
     expect(response.status).toBe(200);
     expect((await readJsonBody<{ post: LibraryPost }>(response)).post).toMatchObject({ drive_file_id: `posts/${post.id}/My-Mod-v2.zip`, fileSize: bytes.length, fileName: "My-Mod-v2.zip" });
@@ -307,7 +307,7 @@ describe("POST /api/upload/file/{id}", () => {
   it("refuses files over the limit with 413 and keeps nothing", async () => {
     const post = await createPost({ fileSize: null });
     const form = new FormData();
-    form.append("file", new Blob([Buffer.alloc(300 * 1024, 1)]), "huge.zip");
+    form.append("file", new Blob([new Uint8Array(300 * 1024)]), "huge.zip");
     const response = await callRoute(fileRoute, { method: "POST", params: { id: post.id }, cookie: adminCookie, form });
     expect(response.status).toBe(413);
     expect(await readJsonBody(response)).toEqual({ error: "The file is too large." });

@@ -1,0 +1,109 @@
+// The library's two gates: the 18+ warning (until accepted the library is blurred and inert) and
+// the terms popup shown before a download. Both render on the server, so they work without
+// JavaScript: their forms post to the library's action.
+import { Link } from "@remix-run/react";
+import { Modal } from "~/components/modal";
+
+export const NSFW_KEYS = ["nsfwAccepted", "isNsfwAccepted"] as const;
+export const NSFW_COOKIE = "nsfwAccepted";
+
+/** True when this browser accepted the 18+ warning (local storage keys of the spec). */
+export function nsfwAcceptedLocally(): boolean {
+  try {
+    return NSFW_KEYS.some((key) => localStorage.getItem(key) === "true");
+  } catch {
+    return false;
+  }
+}
+
+/** Remembers acceptance locally and in a cookie, so the next server render is unblurred too. */
+export function rememberNsfwAccepted() {
+  try {
+    for (const key of NSFW_KEYS) localStorage.setItem(key, "true");
+  } catch {
+    // Private mode: the cookie still carries it.
+  }
+  document.cookie = `${NSFW_COOKIE}=true; path=/; max-age=${60 * 60 * 24 * 365}; samesite=lax`;
+}
+
+export function AdultWarning({ back, onAccept }: { back: string; onAccept: () => void }) {
+  return (
+    <Modal title="Adult content warning" testId="nsfw-modal">
+      <p>This library contains content for adults. The service is for users aged 18 or older.</p>
+      <p>By continuing you confirm that you are 18 or older.</p>
+      <form
+        method="post"
+        action="/library"
+        onSubmit={(event) => {
+          event.preventDefault();
+          rememberNsfwAccepted();
+          onAccept();
+        }}
+      >
+        <input type="hidden" name="intent" value="accept-nsfw" />
+        <input type="hidden" name="back" value={back} />
+        <div className="button-row">
+          <button type="submit" className="button">
+            I am 18 or older
+          </button>
+          <a className="button-secondary" href="/">
+            Leave
+          </a>
+        </div>
+      </form>
+    </Modal>
+  );
+}
+
+export function TermsPopup({
+  postId,
+  back,
+  guest,
+  onAccept,
+  onCancel,
+}: {
+  postId: string;
+  back: string;
+  guest: boolean;
+  onAccept?: () => void;
+  onCancel?: () => void;
+}) {
+  const cancelHref = back;
+  return (
+    <Modal title="Terms of Service" onClose={onCancel} testId="terms-modal">
+      <p>
+        Before downloading, please read and accept the <Link to="/infos#tos">Permissions &amp; Terms of Service</Link>{" "}
+        (23 December 2024).
+      </p>
+      {guest ? <p className="muted">As a guest, your acceptance is remembered only for this visit.</p> : null}
+      <form
+        method="post"
+        action="/library"
+        onSubmit={(event) => {
+          if (!onAccept) return;
+          event.preventDefault();
+          onAccept();
+        }}
+      >
+        <input type="hidden" name="intent" value="download" />
+        <input type="hidden" name="postId" value={postId} />
+        <input type="hidden" name="acceptTos" value="true" />
+        <input type="hidden" name="back" value={back} />
+        <div className="button-row">
+          <button type="submit" className="button">
+            I Accept
+          </button>
+          {onCancel ? (
+            <button type="button" className="button-secondary" onClick={onCancel}>
+              Cancel
+            </button>
+          ) : (
+            <a className="button-secondary" href={cancelHref}>
+              Cancel
+            </a>
+          )}
+        </div>
+      </form>
+    </Modal>
+  );
+}

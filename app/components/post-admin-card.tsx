@@ -1,0 +1,239 @@
+// A post as admins edit it in the library: image, Ko-fi ID, file (upload with progress, or a
+// storage key), dates, first and current tiers, Ko-fi only, Save, Enable/Disable, Set Index and
+// Delete. Every form posts to the library's action, so it works without JavaScript too.
+import { useFetcher, useRevalidator } from "@remix-run/react";
+import { useRef, useState } from "react";
+import { PostBadges, PostImage, type CardTier } from "~/components/post-card";
+import { showToast } from "~/components/toaster";
+import type { LibraryPost } from "~/models/post.server";
+import { formatFileSize } from "~/utils/file-size";
+import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
+
+function dateInput(value: string | null): string {
+  return value ? value.slice(0, 10) : "";
+}
+
+function TierBoxes({ legend, name, tiers, checked }: { legend: string; name: string; tiers: CardTier[]; checked: string[] }) {
+  return (
+    <fieldset className="tier-boxes">
+      <legend>{legend}</legend>
+      {tiers.map((tier) => (
+        <label key={tier.tierId} className="checkbox">
+          <input type="checkbox" name={name} value={tier.tierId} defaultChecked={checked.includes(tier.tierId)} /> {tier.title}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+/** Uploads the post's file with XMLHttpRequest, for its upload progress events. */
+function FileUpload({ post, back }: { post: LibraryPost; back: string }) {
+  const [progress, setProgress] = useState<number | null>(null);
+  const revalidator = useRevalidator();
+  const inputRef = useRef<HTMLInputElement>(null);
+  const inputId = `file-${post.postId}`;
+  return (
+    <form
+      method="post"
+      action={`/library?intent=upload-file&postId=${encodeURIComponent(post.postId)}&back=${encodeURIComponent(back)}`}
+      encType="multipart/form-data"
+      className="admin-upload"
+      onSubmit={(event) => {
+        event.preventDefault();
+        const file = inputRef.current?.files?.[0];
+        if (!file) {
+          showToast({ type: "error", message: "Please select a file first." });
+          return;
+        }
+        const body = new FormData();
+        body.append("file", file);
+        const request = new XMLHttpRequest();
+        request.open("POST", `/api/upload/file/${encodeURIComponent(post.postId)}`);
+        request.upload.onprogress = (progressEvent) => {
+          if (progressEvent.lengthComputable) setProgress(Math.round((progressEvent.loaded / progressEvent.total) * 100));
+        };
+        request.onload = () => {
+          setProgress(null);
+          let error: string | undefined;
+          try {
+            error = (JSON.parse(request.responseText) as { error?: string }).error;
+          } catch {
+            error = undefined;
+          }
+          if (request.status >= 200 && request.status < 300) {
+            showToast({ type: "success", message: "File uploaded." });
+            if (inputRef.current) inputRef.current.value = "";
+            revalidator.revalidate();
+          } else {
+            showToast({ type: "error", message: error ?? LIBRARY_MESSAGES.fileUploadFailed });
+          }
+        };
+        request.onerror = () => {
+          setProgress(null);
+          showToast({ type: "error", message: LIBRARY_MESSAGES.fileUploadFailed });
+        };
+        setProgress(0);
+        request.send(body);
+      }}
+    >
+      <div className="field">
+        <label htmlFor={inputId}>File</label>
+        <input id={inputId} ref={inputRef} type="file" name="file" />
+      </div>
+      {progress !== null ? (
+        <progress max={100} value={progress} aria-label={`Uploading file: ${progress}%`}>
+          {progress}%
+        </progress>
+      ) : null}
+      <button type="submit" className="button-secondary" disabled={progress !== null}>
+        {progress !== null ? `Uploading ${progress}%` : "Upload file"}
+      </button>
+    </form>
+  );
+}
+
+export function PostAdminCard({ post, tiers, back, now }: { post: LibraryPost; tiers: CardTier[]; back: string; now: Date }) {
+  const save = useFetcher();
+  const toggle = useFetcher();
+  const order = useFetcher();
+  const image = useFetcher();
+  const remove = useFetcher();
+  const id = post.postId;
+  const field = (name: string) => `${name}-${id}`;
+  // Optimistic: the button shows the new state while the request runs.
+  const enabled = toggle.formData ? toggle.formData.get("enabled") === "true" : post.enabled;
+  const titleId = `post-${id}-title`;
+  return (
+    <article className={`card post-card post-admin${enabled ? "" : " post-disabled"}`} aria-labelledby={titleId} data-testid="admin-post-card" data-post-id={id}>
+      <PostImage post={post} />
+      <div className="post-body">
+        <PostBadges post={post} loggedIn={false} now={now} />
+        <h2 id={titleId} className="post-title">
+          {post.title} {enabled ? null : <span className="badge">Disabled</span>}
+        </h2>
+        <p className="muted">
+          Post ID {id}
+          {post.fileSize !== null ? ` · ${formatFileSize(post.fileSize)}` : " · no file"}
+        </p>
+
+        <image.Form method="post" action={`/library?intent=upload-image&postId=${encodeURIComponent(id)}&back=${encodeURIComponent(back)}`} encType="multipart/form-data" preventScrollReset className="admin-upload">
+          <div className="field">
+            <label htmlFor={field("image")}>Image (png, jpg, jpeg)</label>
+            <input id={field("image")} type="file" name="image" accept=".png,.jpg,.jpeg,image/png,image/jpeg" />
+          </div>
+          <button type="submit" className="button-secondary" disabled={image.state !== "idle"}>
+            {image.state !== "idle" ? "Uploading..." : "Upload image"}
+          </button>
+        </image.Form>
+
+        <FileUpload post={post} back={back} />
+
+        <save.Form method="post" action="/library" preventScrollReset className="admin-fields">
+          <input type="hidden" name="intent" value="save" />
+          <input type="hidden" name="postId" value={id} />
+          <input type="hidden" name="back" value={back} />
+          <input type="hidden" name="has_tiers" value="1" />
+          <input type="hidden" name="has_flags" value="1" />
+          <div className="field">
+            <label htmlFor={field("title")}>Title</label>
+            <input id={field("title")} name="title" defaultValue={post.title} required />
+          </div>
+          <div className="field">
+            <label htmlFor={field("version")}>Version</label>
+            <input id={field("version")} name="version" defaultValue={post.version} />
+          </div>
+          <div className="field">
+            <label htmlFor={field("kofi")}>Ko-fi ID</label>
+            <input id={field("kofi")} name="kofi_id" defaultValue={post.kofi_id ?? ""} />
+          </div>
+          <div className="field">
+            <label htmlFor={field("drive")}>Drive file ID</label>
+            <input id={field("drive")} name="drive_file_id" defaultValue={post.drive_file_id ?? ""} placeholder="posts/123/file.zip" />
+          </div>
+          <div className="field">
+            <label htmlFor={field("first")}>First published</label>
+            <input id={field("first")} type="date" name="first_published_at" defaultValue={dateInput(post.first_published_at)} />
+          </div>
+          <div className="field">
+            <label htmlFor={field("updated")}>Last updated</label>
+            <input id={field("updated")} type="date" name="last_updated" defaultValue={dateInput(post.last_updated)} />
+          </div>
+          <TierBoxes legend="First tiers" name="first_tiers" tiers={tiers} checked={post.first_tiers} />
+          <TierBoxes legend="Current tiers" name="tiers" tiers={tiers} checked={post.tiers} />
+          <label className="checkbox">
+            <input type="checkbox" name="is_kofiOnly" defaultChecked={post.is_kofiOnly} /> Is Ko-fi Only
+          </label>
+          <label className="checkbox">
+            <input type="checkbox" name="paid_content" defaultChecked={post.paid_content} /> Paid content
+          </label>
+          <button type="submit" className="button" disabled={save.state !== "idle"}>
+            {save.state !== "idle" ? "Saving..." : "Save"}
+          </button>
+        </save.Form>
+
+        <div className="admin-actions">
+          <toggle.Form method="post" action="/library" preventScrollReset>
+            <input type="hidden" name="intent" value="toggle" />
+            <input type="hidden" name="postId" value={id} />
+            <input type="hidden" name="back" value={back} />
+            <input type="hidden" name="enabled" value={enabled ? "false" : "true"} />
+            <button type="submit" className="button-secondary">
+              {enabled ? "Disable" : "Enable"}
+            </button>
+          </toggle.Form>
+
+          <order.Form method="post" action="/library" preventScrollReset className="set-index" noValidate>
+            <input type="hidden" name="intent" value="set-index" />
+            <input type="hidden" name="postId" value={id} />
+            <input type="hidden" name="back" value={back} />
+            <label htmlFor={field("index")}>Index</label>
+            <input id={field("index")} type="number" name="index" min={0} step={1} inputMode="numeric" />
+            <button type="submit" className="button-secondary" disabled={order.state !== "idle"}>
+              Set Index
+            </button>
+          </order.Form>
+
+          <remove.Form
+            method="post"
+            action="/library"
+            preventScrollReset
+            onSubmit={(event) => {
+              if (!window.confirm(`Delete the post "${post.title}"?`)) event.preventDefault();
+            }}
+          >
+            <input type="hidden" name="intent" value="delete" />
+            <input type="hidden" name="postId" value={id} />
+            <input type="hidden" name="back" value={back} />
+            <button type="submit" className="button-danger">
+              Delete
+            </button>
+          </remove.Form>
+        </div>
+      </div>
+    </article>
+  );
+}
+
+export function CreatePostForm({ back }: { back: string }) {
+  const create = useFetcher();
+  return (
+    <create.Form method="post" action="/library" className="card create-post" preventScrollReset>
+      <h2>Create Post</h2>
+      <input type="hidden" name="intent" value="create" />
+      <input type="hidden" name="back" value={back} />
+      <div className="create-post-fields">
+        <div className="field">
+          <label htmlFor="create-title">Title</label>
+          <input id="create-title" name="title" required />
+        </div>
+        <div className="field">
+          <label htmlFor="create-id">Post ID (optional)</label>
+          <input id="create-id" name="postId" pattern="[A-Za-z0-9_\-]{1,64}" />
+        </div>
+      </div>
+      <button type="submit" className="button" disabled={create.state !== "idle"}>
+        {create.state !== "idle" ? "Creating..." : "Create Post"}
+      </button>
+    </create.Form>
+  );
+}

@@ -1,0 +1,181 @@
+import type { BrowserContext, Download, Page } from "@playwright/test";
+import { acceptAdultWarning, db, expect, loginAs, test } from "./fixtures";
+
+/**
+ * A download that starts in a new tab: the tab opens, and Chromium hands the download to the
+ * opening page as the tab closes.
+ */
+async function downloadInNewTab(page: Page, context: BrowserContext, start: () => Promise<void>): Promise<Download> {
+  const tab = context.waitForEvent("page");
+  const download = page.waitForEvent("download");
+  await start();
+  await tab;
+  return download;
+}
+
+function card(page: import("@playwright/test").Page, title: string) {
+  return page.getByTestId("post-card").filter({ has: page.getByRole("heading", { name: title, exact: true }) });
+}
+
+function adminCard(page: import("@playwright/test").Page, title: string) {
+  return page.getByTestId("admin-post-card").filter({ has: page.getByRole("heading", { name: title }) });
+}
+
+test("the 18+ warning blurs the library until accepted, and is remembered", async ({ page }) => {
+  await page.goto("/library");
+  const modal = page.getByTestId("nsfw-modal");
+  await expect(modal).toBeVisible();
+  await expect(page.getByTestId("library-content")).toHaveAttribute("inert", "");
+  await expect(page.getByTestId("library-content")).toHaveClass(/library-blurred/);
+  await modal.getByRole("button", { name: "I am 18 or older" }).click();
+  await expect(modal).toBeHidden();
+  await expect(page.getByTestId("library-content")).not.toHaveAttribute("inert", "");
+  expect(await page.evaluate(() => [localStorage.getItem("nsfwAccepted"), localStorage.getItem("isNsfwAccepted")])).toEqual(["true", "true"]);
+  await page.reload();
+  await expect(page.getByTestId("nsfw-modal")).toBeHidden();
+  await expect(card(page, "Starter Furniture Pack")).toBeVisible();
+});
+
+test("search and filter live in the URL and survive a reload; posts per line changes the grid", async ({ page }) => {
+  await acceptAdultWarning(page);
+  await page.goto("/library");
+  await expect(page.getByTestId("post-card")).toHaveCount(24);
+  // Guests get no outdated/never filters.
+  await page.getByText("Filters").click();
+  await expect(page.getByRole("radio", { name: "Never downloaded" })).toHaveCount(0);
+
+  await page.getByLabel("Search by title").fill("garden");
+  await page.waitForURL(/search=garden/);
+  await expect(page.getByTestId("post-card")).toHaveCount(2);
+
+  await page.getByRole("radio", { name: "Locked", exact: true }).check();
+  await page.waitForURL(/filter=locked/);
+  await expect(page.getByTestId("post-card")).toHaveCount(1);
+  await expect(card(page, "Zen Garden Stones")).toBeVisible();
+  await expect(card(page, "Zen Garden Stones").getByRole("img", { name: "Locked" })).toBeVisible();
+  await expect(card(page, "Zen Garden Stones").getByRole("link", { name: "Ko-fi Shop" })).toBeVisible();
+
+  await page.reload();
+  await expect(page.getByLabel("Search by title")).toHaveValue("garden");
+  await expect(page.getByRole("radio", { name: "Locked", exact: true })).toBeChecked();
+  await expect(page.getByTestId("post-card")).toHaveCount(1);
+
+  await page.goto("/library?filter=bogus");
+  await expect(page.getByTestId("post-card")).toHaveCount(24);
+
+  const grid = page.getByTestId("library-grid");
+  const columns = () => grid.evaluate((element) => getComputedStyle(element).gridTemplateColumns.split(" ").length);
+  expect(await columns()).toBe(2);
+  await page.getByLabel("Posts per line").selectOption("4");
+  await page.waitForURL(/perLine=4/);
+  await expect(grid).toHaveAttribute("data-per-line", "4");
+  expect(await columns()).toBe(4);
+});
+
+test("a guest accepts the terms and downloads a free post", async ({ page, context }) => {
+  await acceptAdultWarning(page);
+  await page.goto("/library");
+  const free = card(page, "Starter Furniture Pack");
+  await expect(free.getByText("You own this item")).toBeVisible();
+  await free.getByRole("button", { name: /^Download \(\d+\.\d\d KB\)$/ }).click();
+  const terms = page.getByTestId("terms-modal");
+  await expect(terms).toBeVisible();
+  const download = await downloadInNewTab(page, context, () => terms.getByRole("button", { name: "I Accept" }).click());
+  await expect(page.getByText("If you don't want this popup every time, sign up!")).toBeVisible();
+  await expect(page.getByText("Download will be starting soon...")).toBeVisible();
+  expect(download.suggestedFilename()).toBe("starter-furniture-pack-v1.0.package");
+  await expect(page.getByText("Download initiated.")).toBeVisible({ timeout: 6000 });
+
+  // Accepted for this visit: the next download goes straight on.
+  const second = await downloadInNewTab(page, context, () => card(page, "Retro Diner Counter").getByRole("button", { name: /^Download/ }).click());
+  await expect(page.getByTestId("terms-modal")).toBeHidden();
+  expect(second.suggestedFilename()).toBe("retro-diner-counter-v1.0.package");
+});
+
+test("a supporter accepts the terms once and downloads a paid post; it is recorded", async ({ page }) => {
+  const supporter = await db.user.findUniqueOrThrow({ where: { email: "supporter@example.com" } });
+  await db.user.update({ where: { id: supporter.id }, data: { tosAccepted: false } });
+  await db.download.deleteMany({ where: { userId: supporter.id } });
+  await loginAs(page, supporter.id);
+  await acceptAdultWarning(page);
+  await page.goto("/library?filter=never");
+  const paid = card(page, "Cozy Cabin Lot");
+  await expect(paid.getByText("Never downloaded")).toBeVisible();
+  await expect(card(page, "Victorian Greenhouse")).toHaveCount(0);
+  await paid.getByRole("button", { name: /^Download/ }).click();
+  await expect(page.getByTestId("terms-modal")).toBeVisible();
+  const downloadPromise = page.waitForEvent("download");
+  await page.getByRole("button", { name: "I Accept" }).click();
+  const download = await downloadPromise;
+  expect(download.suggestedFilename()).toBe("cozy-cabin-lot-v1.0.package");
+  expect(await download.failure()).toBeNull();
+  await expect.poll(async () => (await db.user.findUniqueOrThrow({ where: { id: supporter.id } })).tosAccepted).toBe(true);
+  await expect.poll(() => db.download.count({ where: { userId: supporter.id } })).toBe(1);
+
+  // Recorded: the post leaves the "never" filter; the terms are not asked again.
+  await page.reload();
+  await expect(card(page, "Cozy Cabin Lot")).toHaveCount(0);
+  await page.goto("/library?search=Minimalist");
+  const second = page.waitForEvent("download");
+  await card(page, "Minimalist Kitchen").getByRole("button", { name: /^Download/ }).click();
+  await expect(page.getByTestId("terms-modal")).toBeHidden();
+  await second;
+});
+
+test("an admin edits a card, toggles it and reorders posts", async ({ page }) => {
+  const admin = await db.user.findUniqueOrThrow({ where: { email: "admin@example.com" } });
+  await loginAs(page, admin.id);
+  await acceptAdultWarning(page);
+  await page.goto("/library");
+  await expect(page.getByRole("link", { name: "View as User" })).toBeVisible();
+  const cabin = adminCard(page, "Cozy Cabin Lot");
+  await cabin.getByLabel("Ko-fi ID").fill("NEWKOFI1");
+  await cabin.getByLabel("Version").fill("V1.1");
+  await cabin.getByRole("group", { name: "First tiers" }).getByLabel("Tier 1").check();
+  await cabin.getByLabel("Is Ko-fi Only").check();
+  await cabin.getByRole("button", { name: "Save" }).click();
+  await expect(page.getByText("Post updated.")).toBeVisible();
+  const saved = await db.post.findFirstOrThrow({ where: { title: "Cozy Cabin Lot" }, include: { tiers: true } });
+  expect(saved).toMatchObject({ kofiId: "NEWKOFI1", version: "V1.1", isKofiOnly: true });
+  expect(saved.tiers.filter((tier) => tier.kind === "FIRST").map((tier) => tier.tierId)).toEqual(["8824971"]);
+
+  await cabin.getByRole("button", { name: "Disable" }).click();
+  await expect(cabin.getByRole("button", { name: "Enable" })).toBeVisible();
+  await expect.poll(async () => (await db.post.findUniqueOrThrow({ where: { id: saved.id } })).enabled).toBe(false);
+  await cabin.getByRole("button", { name: "Enable" }).click();
+  await expect.poll(async () => (await db.post.findUniqueOrThrow({ where: { id: saved.id } })).enabled).toBe(true);
+
+  const gnomes = adminCard(page, "Garden Gnome Army");
+  await gnomes.getByLabel("Index").fill("-3");
+  await gnomes.getByRole("button", { name: "Set Index" }).click();
+  await expect(page.getByText("Please enter a valid index.")).toBeVisible();
+  await gnomes.getByLabel("Index").fill("0");
+  await gnomes.getByRole("button", { name: "Set Index" }).click();
+  await expect(page.getByText("Post order updated.")).toBeVisible();
+  await expect(page.getByTestId("admin-post-card").first().getByRole("heading")).toContainText("Garden Gnome Army");
+  const first = await db.post.findFirstOrThrow({ orderBy: { orderDate: "desc" } });
+  expect(first.title).toBe("Garden Gnome Army");
+
+  await page.getByRole("link", { name: "View as User" }).click();
+  await expect(page.getByTestId("post-card").first().getByRole("heading")).toHaveText("Garden Gnome Army");
+  await expect(page.getByRole("link", { name: "View as Admin" })).toBeVisible();
+});
+
+test.describe("without JavaScript", () => {
+  test.use({ javaScriptEnabled: false });
+
+  test("the 18+ warning, filters and a free download work with plain forms", async ({ page }) => {
+    await page.goto("/library");
+    await page.getByRole("button", { name: "I am 18 or older" }).click();
+    await expect(page.getByTestId("nsfw-modal")).toHaveCount(0);
+    await page.getByLabel("Search by title").fill("pack");
+    await page.getByRole("button", { name: "Apply" }).click();
+    await expect(page).toHaveURL(/search=pack/);
+    await expect(page.getByTestId("post-card")).toHaveCount(1);
+    await card(page, "Starter Furniture Pack").getByRole("button", { name: /^Download/ }).click();
+    await expect(page.getByTestId("terms-modal")).toBeVisible();
+    const download = page.waitForEvent("download");
+    await page.getByRole("button", { name: "I Accept" }).click();
+    expect((await download).suggestedFilename()).toBe("starter-furniture-pack-v1.0.package");
+  });
+});
