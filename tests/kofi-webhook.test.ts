@@ -58,6 +58,15 @@ describe("POST /api/webhooks/kofi", () => {
     expect(await db.purchase.count({ where: { transactionId: "tx-dup" } })).toBe(1);
   });
 
+  it("stores a delivery once when the shop resends it in parallel", async () => {
+    const payload = kofiPayload({ kofi_transaction_id: "tx-race", shop_items: [{ direct_link_code: "race-item", quantity: 1 }] });
+    const responses = await Promise.all(Array.from({ length: 5 }, () => deliver(payload)));
+    expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200, 200]);
+    const outcomes = await Promise.all(responses.map((response) => readJsonBody<{ status: string }>(response)));
+    expect(outcomes.filter((outcome) => outcome.status === "recorded")).toHaveLength(1);
+    expect(await db.purchase.count({ where: { transactionId: "tx-race" } })).toBe(1);
+  });
+
   it("refuses a forged delivery with 401 and stores nothing", async () => {
     const payload = kofiPayload({ verification_token: "wrong-token", kofi_transaction_id: "tx-forged" });
     const response = await deliver(payload);

@@ -124,6 +124,19 @@ describe("shop email linking", () => {
     expect((await post(link, cookie, { email: "two@example.com" })).status).toBe(200);
   });
 
+  it("limits how many code mails one account can cause", async () => {
+    const { user, cookie } = await loggedIn();
+    for (let index = 0; index < 10; index++) {
+      const email = `cannon${index}@example.com`;
+      expect((await post(link, cookie, { email })).status).toBe(200);
+      expect((await post(cancel, cookie, { email })).status).toBe(200);
+    }
+    const refused = await post(link, cookie, { email: "cannon-last@example.com" });
+    expect(refused.status).toBe(429);
+    expect((await readJsonBody<{ error: string }>(refused)).error).toMatch(/^Too many attempts\. Please try again in \d+ minutes?\.$/);
+    expect(await db.shopEmail.count({ where: { userId: user.id } })).toBe(0);
+  });
+
   it("validates input in the spec's words and requires a login", async () => {
     const { cookie } = await loggedIn();
     const empty = await post(link, cookie, { email: "  " });

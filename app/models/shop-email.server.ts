@@ -12,7 +12,11 @@ import {
   issueCode,
   pendingCode,
 } from "~/models/verification.server";
+import { consumeRateLimit, RateLimitError } from "~/models/rate-limit.server";
 import { SHOP_MESSAGES } from "~/utils/shop-schemas";
+
+/** Code mails one account may cause per hour (cancel + link again must not turn into a mail cannon). */
+export const SHOP_MAILS_PER_HOUR = 10;
 
 /** A refusal the user should read (status for the /api layer, message in the spec's words). */
 export class ShopEmailError extends Error {
@@ -27,6 +31,11 @@ export class ShopEmailError extends Error {
 // Several accounts may have the same address pending, so the code is keyed by account too.
 function codeTarget(userId: string, email: string): string {
   return `${userId}:${email.toLowerCase()}`;
+}
+
+async function countMail(userId: string) {
+  const limit = await consumeRateLimit(`shop-email-mail:${userId}`, SHOP_MAILS_PER_HOUR, 60 * 60 * 1000);
+  if (!limit.allowed) throw new ShopEmailError(429, new RateLimitError(limit.retryAfterSeconds).message);
 }
 
 async function mailCode(email: string, code: string) {
@@ -59,6 +68,7 @@ export async function linkShopEmail(userId: string, email: string): Promise<{ me
     return { message: SHOP_MESSAGES.sent };
   }
 
+  await countMail(userId);
   await db.shopEmail.create({ data: { userId, email } });
   try {
     const issued = await issueCode({ purpose: "SHOP_EMAIL", target: codeTarget(userId, email), userId });
@@ -97,6 +107,7 @@ export async function verifyShopEmail(userId: string, email: string, code: strin
 export async function resendShopEmailCode(userId: string, email: string): Promise<{ message: string }> {
   const pending = await db.shopEmail.findUnique({ where: { userId_email: { userId, email } } });
   if (!pending || pending.verifiedAt) throw new ShopEmailError(404, SHOP_MESSAGES.noPending);
+  await countMail(userId);
   const issued = await issueCode({ purpose: "SHOP_EMAIL", target: codeTarget(userId, email), userId });
   if (!issued.ok) throw new ShopEmailError(429, cooldownMessage(issued.retryAfterSeconds));
   await mailCode(email, issued.code);
