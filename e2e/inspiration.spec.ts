@@ -41,16 +41,37 @@ test("a voting-tier user likes and unlikes a panel", async ({ page }) => {
   const card = page.getByTestId("inspiration-panel").filter({ hasText: "Idea #2" });
   const before = Number(await card.getByTestId("like-count").innerText().then((text) => text.replace(/\D/g, "")));
 
-  await card.getByRole("button", { name: "Like: Idea #2" }).click();
-  await expect(card.getByRole("button", { name: "Unlike: Idea #2" })).toHaveAttribute("aria-pressed", "true");
+  await card.getByRole("button", { name: "Like: Idea #2", exact: true }).click();
+  await expect(card.getByRole("button", { name: "Unlike: Idea #2", exact: true })).toHaveAttribute("aria-pressed", "true");
   await expect(card.getByTestId("like-count")).toContainText(String(before + 1));
   await expect.poll(() => db.inspirationLike.count({ where: { userId: voter.id } })).toBe(1);
 
   await page.reload();
-  await card.getByRole("button", { name: "Unlike: Idea #2" }).click();
-  await expect(card.getByRole("button", { name: "Like: Idea #2" })).toHaveAttribute("aria-pressed", "false");
+  await card.getByRole("button", { name: "Unlike: Idea #2", exact: true }).click();
+  await expect(card.getByRole("button", { name: "Like: Idea #2", exact: true })).toHaveAttribute("aria-pressed", "false");
   await expect(card.getByTestId("like-count")).toContainText(String(before));
   await expect.poll(() => db.inspirationLike.count({ where: { userId: voter.id } })).toBe(0);
+});
+
+test("a linked member gives a Patreon like as a second vote; others do not get the button", async ({ page }) => {
+  const member = await createVoter({ patreonId: `e2e-patron-${Date.now()}` });
+  await loginAs(page, member.id);
+  await page.goto("/inspiration-vote");
+  const card = page.getByTestId("inspiration-panel").filter({ hasText: "Idea #5" });
+  const count = async () => Number((await card.getByTestId("like-count").innerText()).replace(/\D/g, ""));
+  const before = await count();
+  await card.getByRole("button", { name: "Like: Idea #5", exact: true }).click();
+  await expect(card.getByRole("button", { name: "Unlike: Idea #5", exact: true })).toBeVisible();
+  await card.getByRole("button", { name: "Patreon Like: Idea #5", exact: true }).click();
+  await expect(card.getByRole("button", { name: "Remove Patreon Like: Idea #5", exact: true })).toHaveAttribute("aria-pressed", "true");
+  await expect.poll(count).toBe(before + 2);
+  await expect.poll(() => db.inspirationLike.count({ where: { userId: member.id } })).toBe(2);
+
+  const voter = await createVoter();
+  await page.context().clearCookies();
+  await loginAs(page, voter.id);
+  await page.reload();
+  await expect(page.getByRole("button", { name: /Patreon Like/ })).toHaveCount(0);
 });
 
 test("a guest who tries to like is told to log in", async ({ page }) => {
@@ -88,7 +109,7 @@ test("randomized mode hides the counts as ? and ?+1", async ({ page }) => {
   await expect(page.getByTestId("inspiration-panel").filter({ hasText: "Idea #3" }).getByTestId("like-count")).toHaveText(/(^|\s)\?$/);
   // Liking another panel shows ?+1 there too, never a number.
   const third = page.getByTestId("inspiration-panel").filter({ hasText: "Idea #3" });
-  await third.getByRole("button", { name: "Like: Idea #3" }).click();
+  await third.getByRole("button", { name: "Like: Idea #3", exact: true }).click();
   await expect(third.getByTestId("like-count")).toHaveText(/(^|\s)\?\+1$/);
 });
 
@@ -113,9 +134,15 @@ test("an admin edits the vote settings, adds and deletes a panel, and resets lik
   await create.getByLabel("Image URL").fill("/media/inspiration/demo-1.jpg");
   await create.getByLabel("Title (optional)").fill("E2E Idea");
   await create.getByRole("button", { name: "Create Panel" }).click();
-  const card = page.getByTestId("inspiration-panel").filter({ hasText: "E2E Idea" });
+  await expect(page.getByTestId("inspiration-panel").filter({ hasText: "E2E Idea" })).toBeVisible();
+  await page.getByRole("link", { name: "Edit E2E Idea" }).click();
+  const editing = page.getByTestId("inspiration-panel").filter({ has: page.getByRole("button", { name: "Save Changes" }) });
+  await editing.getByLabel("Title").fill("E2E Idea Edited");
+  await editing.getByRole("button", { name: "Save Changes" }).click();
+  await expect(page.getByTestId("toast").filter({ hasText: "Panel updated." })).toBeVisible();
+  const card = page.getByTestId("inspiration-panel").filter({ hasText: "E2E Idea Edited" });
   await expect(card).toBeVisible();
-  await card.getByRole("link", { name: "Delete E2E Idea" }).click();
+  await card.getByRole("link", { name: "Delete E2E Idea Edited" }).click();
   await page.getByRole("dialog", { name: "Delete panel" }).getByRole("button", { name: "Delete" }).click();
   await expect(page.getByTestId("inspiration-panel").filter({ hasText: "E2E Idea" })).toHaveCount(0);
 
@@ -136,11 +163,11 @@ test.describe("without JavaScript", () => {
     await loginAs(page, voter.id);
     await page.goto("/inspiration-vote");
     const card = page.getByTestId("inspiration-panel").filter({ hasText: "Idea #4" });
-    await card.getByRole("button", { name: "Like: Idea #4" }).click();
-    await expect(card.getByRole("button", { name: "Unlike: Idea #4" })).toBeVisible();
+    await card.getByRole("button", { name: "Like: Idea #4", exact: true }).click();
+    await expect(card.getByRole("button", { name: "Unlike: Idea #4", exact: true })).toBeVisible();
     expect(await db.inspirationLike.count({ where: { userId: voter.id } })).toBe(1);
-    await card.getByRole("button", { name: "Unlike: Idea #4" }).click();
-    await expect(card.getByRole("button", { name: "Like: Idea #4" })).toBeVisible();
+    await card.getByRole("button", { name: "Unlike: Idea #4", exact: true }).click();
+    await expect(card.getByRole("button", { name: "Like: Idea #4", exact: true })).toBeVisible();
     expect(await db.inspirationLike.count({ where: { userId: voter.id } })).toBe(0);
   });
 });

@@ -11,7 +11,7 @@ const markdown = new Marked({ gfm: true, async: false });
 const cache = new Map<ContentPage, string>();
 
 function contentDir(): string {
-  return process.env.CONTENT_DIR ?? path.resolve(process.cwd(), "content");
+  return path.resolve(process.cwd(), "content");
 }
 
 /** The HTML of one content page; cached in production (restart after editing), fresh in development. */
