@@ -94,6 +94,11 @@ const schema = z
     INTERVAL_MINUTES: z.coerce.number().min(0).default(60),
     /** Local fake OAuth/support-platform server for the demo and tests; refused in production. */
     FAKE_PROVIDERS_URL: optionalUrl,
+    /**
+     * Header that the reverse proxy YOU run sets to the client's address (e.g. X-Forwarded-For,
+     * X-Real-IP, Fly-Client-IP). Unset: addresses are not used (a client could forge the header).
+     */
+    CLIENT_IP_HEADER: z.string().trim().toLowerCase().optional(),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV === "production") {

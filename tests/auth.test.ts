@@ -244,4 +244,25 @@ describe("rate limits", () => {
     expect(String(limited.body.error)).toMatch(/^Too many attempts\. Please try again in/);
     expect(limited.response.headers.get("Retry-After")).toMatch(/^\d+$/);
   });
+
+  it("per client address only when the proxy's header is configured (last entry counts)", async () => {
+    const { env } = await import("~/env.server");
+    const attempt = (email: string, forwarded: string) =>
+      callRoute(loginRoute, { method: "POST", path: "/api/auth/login", json: { email, password: "Wrong12345" }, headers: { "X-Forwarded-For": forwarded } });
+    // Not configured: the header is ignored (a client could forge it).
+    for (let i = 0; i < 3; i++) expect((await attempt(`nobody${i}@example.com`, "10.0.0.9")).status).toBe(401);
+    expect(await db.rateLimit.count({ where: { key: { startsWith: "login:ip:" } } })).toBe(0);
+
+    env().CLIENT_IP_HEADER = "x-forwarded-for";
+    try {
+      // A client may prepend anything; the proxy's own last entry is what counts.
+      const statuses: number[] = [];
+      for (let i = 0; i < 51; i++) statuses.push((await attempt(`spray${i}@example.com`, `6.6.6.${i}, 10.0.0.1`)).status);
+      expect(statuses.slice(0, 50).every((status) => status === 401)).toBe(true);
+      expect(statuses[50]).toBe(429);
+      expect((await attempt("fresh@example.com", "10.0.0.3")).status).toBe(401);
+    } finally {
+      env().CLIENT_IP_HEADER = undefined;
+    }
+  });
 });

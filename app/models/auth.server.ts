@@ -58,6 +58,23 @@ export function refusalMessage(error: unknown): string | null {
   return error instanceof AccountError || error instanceof RateLimitError ? error.message : null;
 }
 
+/**
+ * The client's address for per-address rate limits: only from the header our own proxy sets
+ * (CLIENT_IP_HEADER); its last entry is the one that proxy appended. Null when not configured.
+ */
+export function clientAddress(request: Request): string | null {
+  const header = env().CLIENT_IP_HEADER;
+  if (!header) return null;
+  const value = request.headers.get(header);
+  const last = value?.split(",").pop()?.trim();
+  return last ? last.slice(0, 64) : null;
+}
+
+/** Per-address limit, counted only when the address is known. */
+async function enforceAddressLimit(action: string, client: string | null | undefined, limit: number, windowMs: number) {
+  if (client) await enforceRateLimit(`${action}:ip:${client}`, limit, windowMs);
+}
+
 export const INVALID_LOGIN_MESSAGE = "Invalid email or password.";
 export const PASSWORD_RESET_MESSAGE = "Password reset successfully. You can now log in.";
 export const FORGOT_PASSWORD_ANSWER = "If an account exists with that email, a reset code has been sent.";
@@ -94,7 +111,8 @@ async function sendVerificationMail(email: string, code: string) {
 // ---------------------------------------------------------------- sign-up and login
 
 /** Creates an unverified email account and mails its code. The caller starts the session. */
-export async function registerWithPassword({ email, password }: { email: string; password: string }): Promise<User> {
+export async function registerWithPassword({ email, password, client }: { email: string; password: string; client?: string | null }): Promise<User> {
+  await enforceAddressLimit("signup", client, 20, 60 * MINUTE);
   await enforceRateLimit(`signup:email:${email}`, 5, 60 * MINUTE);
   const existing = await db.user.findUnique({ where: { email } });
   if (existing) throw new AccountError(409, "An account with this email already exists. Please log in.");
@@ -110,7 +128,8 @@ export async function registerWithPassword({ email, password }: { email: string;
 }
 
 /** Checks email and password; limited per email address and per account. */
-export async function loginWithPassword({ email, password }: { email: string; password: string }): Promise<User> {
+export async function loginWithPassword({ email, password, client }: { email: string; password: string; client?: string | null }): Promise<User> {
+  await enforceAddressLimit("login", client, 50, 15 * MINUTE);
   await enforceRateLimit(`login:email:${email}`, 10, 15 * MINUTE);
   const user = await db.user.findUnique({ where: { email } });
   const matches = await bcrypt.compare(password, user?.passwordHash ?? DUMMY_HASH);
@@ -125,18 +144,18 @@ export async function loginWithPassword({ email, password }: { email: string; pa
  */
 export const passwordAuthenticator = new Authenticator<User>()
   .use(
-    new FormStrategy(async ({ form }) => {
+    new FormStrategy(async ({ form, request }) => {
       const parsed = loginSchema.safeParse({ email: form.get("email"), password: form.get("password") });
       if (!parsed.success) throw new AccountError(400, parsed.error.issues[0]!.message, fieldErrors(parsed.error));
-      return loginWithPassword(parsed.data);
+      return loginWithPassword({ ...parsed.data, client: clientAddress(request) });
     }),
     "login",
   )
   .use(
-    new FormStrategy(async ({ form }) => {
+    new FormStrategy(async ({ form, request }) => {
       const parsed = signUpFormSchema.safeParse({ email: form.get("email"), password: form.get("password"), confirmPassword: form.get("confirmPassword") });
       if (!parsed.success) throw new AccountError(400, parsed.error.issues[0]!.message, fieldErrors(parsed.error));
-      return registerWithPassword({ email: parsed.data.email, password: parsed.data.password });
+      return registerWithPassword({ email: parsed.data.email, password: parsed.data.password, client: clientAddress(request) });
     }),
     "signup",
   );
@@ -144,7 +163,8 @@ export const passwordAuthenticator = new Authenticator<User>()
 // ---------------------------------------------------------------- email verification
 
 /** Verifies an email account with its code; optionally sets the username in the same step. */
-export async function verifyEmail({ email, code, username }: { email: string; code: string; username?: string }): Promise<User> {
+export async function verifyEmail({ email, code, username, client }: { email: string; code: string; username?: string; client?: string | null }): Promise<User> {
+  await enforceAddressLimit("verify", client, 50, 15 * MINUTE);
   await enforceRateLimit(`verify:email:${email}`, 10, 15 * MINUTE);
   const user = await db.user.findUnique({ where: { email } });
   if (!user) throw new AccountError(400, checkFailureMessage("missing"));
@@ -160,7 +180,8 @@ export async function verifyEmail({ email, code, username }: { email: string; co
 }
 
 /** Sends a new code to an unverified email account; refused for 60 s after the last one. */
-export async function resendVerification(email: string): Promise<void> {
+export async function resendVerification(email: string, client?: string | null): Promise<void> {
+  await enforceAddressLimit("resend", client, 30, 60 * MINUTE);
   await enforceRateLimit(`resend:email:${email}`, 10, 60 * MINUTE);
   const user = await db.user.findUnique({ where: { email } });
   if (!user || user.mailVerified || !user.passwordHash) throw new AccountError(400, "There is no unverified account with this email.");
@@ -216,7 +237,8 @@ export async function setPassword(user: User, newPassword: string): Promise<void
 }
 
 /** Step 1 of the reset: answers the same whether or not the account exists. */
-export async function requestPasswordReset(email: string): Promise<string> {
+export async function requestPasswordReset(email: string, client?: string | null): Promise<string> {
+  await enforceAddressLimit("reset-request", client, 20, 60 * MINUTE);
   await enforceRateLimit(`reset-request:email:${email}`, 5, 60 * MINUTE);
   const user = await db.user.findUnique({ where: { email } });
   if (user) {
@@ -238,7 +260,8 @@ export async function requestPasswordReset(email: string): Promise<string> {
 }
 
 /** Step 2: a valid code sets the new password and ends every session of the account. */
-export async function resetPassword({ email, code, newPassword }: { email: string; code: string; newPassword: string }): Promise<void> {
+export async function resetPassword({ email, code, newPassword, client }: { email: string; code: string; newPassword: string; client?: string | null }): Promise<void> {
+  await enforceAddressLimit("reset", client, 50, 15 * MINUTE);
   await enforceRateLimit(`reset:email:${email}`, 10, 15 * MINUTE);
   const result = await checkCode({ purpose: "PASSWORD_RESET", target: email, code });
   if (!result.ok) throw new AccountError(400, checkFailureMessage(result.reason));

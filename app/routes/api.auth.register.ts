@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { handleApi, methodNotAllowed, readJson } from "~/api.server";
-import { apiAccountCall, registerWithPassword } from "~/models/auth.server";
+import { apiAccountCall, clientAddress, registerWithPassword } from "~/models/auth.server";
 import { createUserSession } from "~/models/session.server";
 import { getUserWithShopEmails, toApiUser } from "~/models/user.server";
 import { registerSchema } from "~/utils/auth-schemas";
@@ -10,7 +10,7 @@ export function action({ request }: ActionFunctionArgs) {
   if (request.method !== "POST") return methodNotAllowed();
   return handleApi("Failed to sign up.", async () => {
     const input = await readJson(request, registerSchema);
-    const user = await apiAccountCall(() => registerWithPassword(input));
+    const user = await apiAccountCall(() => registerWithPassword({ ...input, client: clientAddress(request) }));
     const cookie = await createUserSession(user.id);
     const full = await getUserWithShopEmails(user.id);
     return json(

@@ -1,14 +1,14 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { handleApi, methodNotAllowed, readJson } from "~/api.server";
-import { apiAccountCall, resendVerification } from "~/models/auth.server";
+import { apiAccountCall, clientAddress, resendVerification } from "~/models/auth.server";
 import { resendSchema } from "~/utils/auth-schemas";
 
 export function action({ request }: ActionFunctionArgs) {
   if (request.method !== "POST") return methodNotAllowed();
   return handleApi("Failed to resend verification code.", async () => {
     const { email } = await readJson(request, resendSchema);
-    await apiAccountCall(() => resendVerification(email));
+    await apiAccountCall(() => resendVerification(email, clientAddress(request)));
     return json({ message: "Verification code resent to your email." });
   });
 }

@@ -1,14 +1,14 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { handleApi, methodNotAllowed, readJson } from "~/api.server";
-import { apiAccountCall, verifyEmail } from "~/models/auth.server";
+import { apiAccountCall, clientAddress, verifyEmail } from "~/models/auth.server";
 import { verifyEmailSchema } from "~/utils/auth-schemas";
 
 export function action({ request }: ActionFunctionArgs) {
   if (request.method !== "POST") return methodNotAllowed();
   return handleApi("Failed to verify email.", async () => {
     const input = await readJson(request, verifyEmailSchema);
-    await apiAccountCall(() => verifyEmail(input));
+    await apiAccountCall(() => verifyEmail({ ...input, client: clientAddress(request) }));
     return json({ message: "Email verified successfully." });
   });
 }

@@ -3,7 +3,7 @@ import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunctio
 import { json } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Field, SubmitButton } from "~/components/form";
-import { PASSWORD_RESET_MESSAGE, refusalMessage, requestPasswordReset, resetPassword } from "~/models/auth.server";
+import { clientAddress, PASSWORD_RESET_MESSAGE, refusalMessage, requestPasswordReset, resetPassword } from "~/models/auth.server";
 import { jsonWithError, redirectWithSuccess } from "~/toast.server";
 import { fieldErrors, forgotPasswordSchema, resetPasswordSchema } from "~/utils/auth-schemas";
 import stylesheet from "~/styles/login.css";
@@ -30,7 +30,7 @@ export async function action({ request }: ActionFunctionArgs) {
         const message = parsed.error.issues[0]!.message;
         return jsonWithError<ActionResult>({ intent, errors: { form: message, ...fieldErrors(parsed.error) } }, message, { status: 400 });
       }
-      await resetPassword(parsed.data);
+      await resetPassword({ ...parsed.data, client: clientAddress(request) });
       return redirectWithSuccess("/login", PASSWORD_RESET_MESSAGE);
     }
     const parsed = forgotPasswordSchema.safeParse({ email: form.get("email") });
@@ -38,7 +38,7 @@ export async function action({ request }: ActionFunctionArgs) {
       const message = parsed.error.issues[0]!.message;
       return jsonWithError<ActionResult>({ intent: "request", errors: { form: message, email: message } }, message, { status: 400 });
     }
-    const message = await requestPasswordReset(parsed.data.email);
+    const message = await requestPasswordReset(parsed.data.email, clientAddress(request));
     return redirectWithSuccess(`/forgot-password?step=2&email=${encodeURIComponent(parsed.data.email)}`, message);
   } catch (error) {
     const message = refusalMessage(error);

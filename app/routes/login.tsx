@@ -18,6 +18,7 @@ import {
   allowedCallback,
   cancelEmailVerification,
   changePassword,
+  clientAddress,
   passwordAuthenticator,
   refusalMessage,
   resendVerification,
@@ -154,13 +155,13 @@ async function runIntent(intent: string, form: FormData, request: Request): Prom
       const user = await requireFormUser(request);
       const input = parseForm(verifyEmailFormSchema, { username: form.get("username"), code: form.get("code") });
       if (!user.email) throw new AccountError(400, "Your account has no email address.");
-      await verifyEmail({ email: user.email, code: input.code, username: input.username });
+      await verifyEmail({ email: user.email, code: input.code, username: input.username, client: clientAddress(request) });
       return redirectWithSuccess("/login", "Email verified and username set successfully.");
     }
     case "resend": {
       const user = await requireFormUser(request);
       if (!user.email) throw new AccountError(400, "Your account has no email address.");
-      await resendVerification(user.email);
+      await resendVerification(user.email, clientAddress(request));
       return redirectWithSuccess("/login", "Verification code resent to your email.");
     }
     case "cancel": {
