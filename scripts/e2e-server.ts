@@ -60,6 +60,9 @@ function e2eEnvironment(databaseUrlValue: string, data: string): Record<string, 
     SESSION_SECRET: "e2e-session-secret-e2e-session-secret-0123",
     DISABLE_JOBS: "1",
     CALLBACK_ORIGINS: `http://127.0.0.1:${port}`,
+    // Shared secrets of the shop and support-platform webhooks (e2e specs sign with them).
+    KOFI_VERIFICATION_TOKEN: "e2e-kofi-token",
+    PATREON_WEBHOOK_SECRET: "e2e-patreon-secret",
   };
 }
 

@@ -1,0 +1,59 @@
+// A shop purchase arrives by webhook (real HTTP, as the shop sends it) for a guest email; the
+// buyer later creates an account, links and verifies that email, and the library shows the
+// post as owned. A forged delivery changes nothing.
+import { readdir, readFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { kofiPayload, sendKofiWebhook } from "../tests/fakes/kofi";
+import { acceptAdultWarning, db, expect, loginAs, test } from "./fixtures";
+
+const mailDir = path.join(os.tmpdir(), `clib-e2e-${process.env.E2E_DATABASE ?? "clib_e2e"}`, "mail");
+
+async function mailedCode(to: string): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const files = (await readdir(mailDir).catch(() => [] as string[])).filter((name) => name.endsWith(".txt")).sort().reverse();
+    for (const file of files) {
+      const text = await readFile(path.join(mailDir, file), "utf8");
+      const code = text.startsWith(`To: ${to}\n`) ? /\b(\d{6})\b/.exec(text)?.[1] : undefined;
+      if (code) return code;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`no code mailed to ${to}`);
+}
+
+test("a guest purchase is owned once its email is linked and verified", async ({ page, baseURL }) => {
+  const post = await db.post.findFirstOrThrow({ where: { isKofiOnly: true, enabled: true, kofiId: { not: null } }, orderBy: { orderDate: "desc" } });
+  const buyer = `guest-buyer-${Date.now()}@example.com`;
+  const webhook = `${baseURL}/api/webhooks/kofi`;
+
+  const forged = await sendKofiWebhook(webhook, kofiPayload({ verification_token: "guess", email: buyer, shop_items: [{ direct_link_code: post.kofiId!, quantity: 1 }] }));
+  expect(forged.status).toBe(401);
+  expect(await db.purchase.count({ where: { email: buyer } })).toBe(0);
+
+  const delivery = kofiPayload({ verification_token: "e2e-kofi-token", email: buyer, shop_items: [{ direct_link_code: post.kofiId!, quantity: 1 }] });
+  expect((await sendKofiWebhook(webhook, delivery)).status).toBe(200);
+  expect((await sendKofiWebhook(webhook, delivery)).status).toBe(200); // resent: stored once
+  expect(await db.purchase.count({ where: { email: buyer } })).toBe(1);
+
+  const user = await db.user.create({ data: { email: `account-${Date.now()}@example.com`, fullName: "Late Linker", mailVerified: true, tosAccepted: true } });
+  await acceptAdultWarning(page);
+  await loginAs(page, user.id);
+  const card = page.locator(`[data-post-id="${post.id}"]`);
+  await page.goto(`/library?search=${encodeURIComponent(post.title)}`);
+  await expect(card).toBeVisible();
+  await expect(card.getByText("You own this item")).toHaveCount(0);
+
+  await page.goto("/login");
+  const panel = page.locator(".shop-email-panel");
+  await panel.getByLabel("Ko-fi email").fill(buyer);
+  await panel.getByRole("button", { name: "Link Email" }).click();
+  await expect(panel.getByLabel("Verification code")).toBeVisible();
+  await panel.getByLabel("Verification code").fill(await mailedCode(buyer));
+  await panel.getByRole("button", { name: "Verify Email" }).click();
+  await expect(panel.locator(".shop-email-list")).toContainText(buyer);
+
+  await page.goto(`/library?search=${encodeURIComponent(post.title)}`);
+  await expect(card.getByText("You own this item")).toBeVisible();
+});
