@@ -208,6 +208,24 @@ test("the #kofibuy thank-you overlay, logged out and logged in", async ({ page }
   await expect(overlay.getByRole("link", { name: "Link Account" })).toBeVisible();
 });
 
+test("resend: enabled once the cooldown is over, then counts down again from 60", async ({ page }) => {
+  const email = `${unique("resend")}@example.com`;
+  const user = await db.user.create({ data: { email, mailVerified: false, passwordHash: "x" } });
+  // A code mailed two minutes ago: the cooldown is over.
+  await db.verification.create({
+    data: { purpose: "EMAIL_VERIFY", target: email, userId: user.id, codeHash: "0", expiresAt: new Date(Date.now() + 600_000), lastSentAt: new Date(Date.now() - 120_000) },
+  });
+  await loginAs(page, user.id);
+  await page.goto("/login");
+  const resend = page.getByRole("button", { name: "Resend verification code" });
+  await expect(resend).toBeEnabled();
+  await resend.click();
+  await expectToast(page, "Verification code resent to your email.");
+  await expect(resend).toBeDisabled();
+  await expect(page.getByTestId("resend-countdown")).toContainText(/Available in (60|59|58|57) s/);
+  expect(await latestCodeFor(email)).toMatch(/^\d{6}$/);
+});
+
 test.describe("without JavaScript", () => {
   test.use({ javaScriptEnabled: false });
 
@@ -235,6 +253,24 @@ test.describe("without JavaScript", () => {
     await login.getByRole("button", { name: "Login" }).click();
     await expect(page.getByText("Logged in successfully.")).toBeVisible();
     await expect(page.getByRole("heading", { name: "Verify your email" })).toBeVisible();
+  });
+
+  test("sign-in with Google ends with the Continue button of /auth/callback", async ({ page }) => {
+    const id = unique("nojs-google");
+    await page.goto("/login");
+    await page.getByRole("link", { name: "Continue With Google" }).click();
+    await page.getByLabel("User id").fill(id);
+    await page.getByLabel("Email", { exact: true }).fill(`${id}@example.com`);
+    await page.getByLabel("Name").fill("No Script");
+    await page.getByRole("button", { name: "Authorize" }).click();
+    await expect(page).toHaveURL(/\/auth\/callback\?code=/);
+    await page.getByRole("button", { name: "Continue" }).click();
+    await expect(page).toHaveURL(/\/login$/);
+    await expect(page.getByText("Logged in successfully.")).toBeVisible();
+    await page.getByLabel("Username").fill("Scriptless");
+    await page.getByRole("button", { name: "Set My Username" }).click();
+    await expect(page.getByText("Username set successfully! Your account is now verified.")).toBeVisible();
+    await expect(page.getByRole("heading", { name: "Welcome, Scriptless!" })).toBeVisible();
   });
 
   test("the #kofibuy overlay opens by :target", async ({ page }) => {

@@ -108,8 +108,9 @@ export default function AuthCallbackPage() {
           </>
         ) : (
           <>
-            <p role="status">{working ? "Please wait while we finish signing you in..." : "Press the button to finish signing in."}</p>
+            <p role="status">Please wait while we finish signing you in...</p>
             <noscript>
+              <p>Press Continue to finish signing in.</p>
               <Form method="post">
                 <input type="hidden" name="code" value={code ?? ""} />
                 <SubmitButton>Continue</SubmitButton>
