@@ -2,13 +2,20 @@
 // servers at once (advisory locks); this module only schedules them.
 import { env } from "~/env.server";
 import { runIntervalSync } from "~/models/interval-sync.server";
+import { deleteExpiredRateLimits } from "~/models/rate-limit.server";
 import { deleteExpiredSessions } from "~/models/session.server";
+import { deleteExpiredCodes } from "~/models/verification.server";
+
+const HOUR_MS = 60 * 60 * 1000;
 
 type Job = { name: string; everyMs: number; run: () => Promise<unknown> };
 
 function jobs(): Job[] {
   return [
-    { name: "expired-sessions", everyMs: 60 * 60 * 1000, run: () => deleteExpiredSessions() },
+    // Housekeeping: expired sessions, emailed codes and rate-limit windows are removed hourly.
+    { name: "expired-sessions", everyMs: HOUR_MS, run: () => deleteExpiredSessions() },
+    { name: "expired-codes", everyMs: HOUR_MS, run: () => deleteExpiredCodes() },
+    { name: "expired-rate-limits", everyMs: HOUR_MS, run: () => deleteExpiredRateLimits() },
     // Support-platform sync; INTERVAL_MINUTES=0 turns the timer off (admins can still force it).
     { name: "interval", everyMs: env().INTERVAL_MINUTES * 60 * 1000, run: () => runIntervalSync({ trigger: "timer" }) },
   ];
