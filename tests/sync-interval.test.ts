@@ -19,6 +19,7 @@ const fake = await vi.hoisted(async () => {
 
 import { db } from "~/db.server";
 import { runIntervalSync } from "~/models/interval-sync.server";
+import { syncRecentlyLinkedMembers } from "~/models/patreon-membership.server";
 import * as forceInterval from "~/routes/api.admin.force-interval";
 import * as unlockObjects from "~/routes/api.admin.unlock-objects-user";
 import type { FakeMember } from "./fakes/patreon-api";
@@ -210,6 +211,32 @@ describe("the interval job", () => {
       await other.end();
     }
     expect((await runIntervalSync({ trigger: "timer" })).status).toBe("succeeded");
+  });
+});
+
+describe("right after a support-platform link", () => {
+  it("fetches the pledge history of accounts linked in the last minutes, not of older ones", async () => {
+    const history = [{ id: "pledge_start:fresh", type: "pledge_start" as const, date: "2024-01-01T00:00:00Z", amountCents: 1000, tierId: T3, tierTitle: "Tier 3" }];
+    fake.members.splice(
+      0,
+      fake.members.length,
+      member("other1", { tierIds: [T1] }),
+      member("other2", { tierIds: [T1] }),
+      member("fresh", { tierIds: [T1], pledgeHistory: history }),
+      member("old", { tierIds: [T3], pledgeHistory: [{ ...history[0]!, id: "pledge_start:old" }] }),
+    );
+    const fresh = await createTestUser({ patreonId: "pu-fresh" });
+    const old = await createTestUser({ patreonId: "pu-old" });
+    await db.$executeRaw`UPDATE users SET updated_at = now() - interval '1 day' WHERE id = ${old.id}`;
+
+    expect(await syncRecentlyLinkedMembers()).toBe(1);
+    expect((await db.pledgeEvent.findMany({ where: { userId: fresh.id } })).map((event) => event.id)).toEqual(["pledge_start:fresh"]);
+    expect(await unlocksOf("pu-fresh")).toEqual([["early-post", "SYNC"]]);
+    expect(await db.pledgeEvent.count({ where: { userId: old.id } })).toBe(0);
+    // Nothing left to fetch: no request to the platform at all.
+    const before = fake.requests.length;
+    expect(await syncRecentlyLinkedMembers()).toBe(0);
+    expect(fake.requests.length).toBe(before);
   });
 });
 

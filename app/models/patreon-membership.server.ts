@@ -2,7 +2,8 @@
 // from the platform's member documents (members sync, webhooks) and identity document (OAuth
 // link). Applying the same document twice changes nothing.
 import { db, Prisma } from "~/db.server";
-import type { IdentityData, MemberData } from "~/integrations/patreon.server";
+import { env } from "~/env.server";
+import { createPatreonClient, type IdentityData, type MemberData, type Sleep } from "~/integrations/patreon.server";
 import { recomputeUnlocks } from "~/models/unlocks.server";
 
 type Client = Prisma.TransactionClient | typeof db;
@@ -95,4 +96,38 @@ export async function pledgeHistoryOf(userId: string) {
     tier_id: event.tierId,
     payment_status: event.paymentStatus,
   }));
+}
+
+/** How recently an account must have been linked to be picked up by `syncRecentlyLinkedMembers`. */
+export const RECENT_LINK_MS = 10 * 60 * 1000;
+
+/**
+ * Right after a support-platform sign-in or link: the identity document carries no pledge
+ * history (only the creator's members list does), so look up the accounts linked in the last
+ * minutes that have no history yet in the campaign's members and apply them, instead of waiting
+ * for the next interval run. Does nothing without the creator's token.
+ */
+export async function syncRecentlyLinkedMembers({ sleep, now = new Date() }: { sleep?: Sleep; now?: Date } = {}): Promise<number> {
+  const config = env();
+  if (!config.PATREON_CREATOR_ACCESS_TOKEN) return 0;
+  const waiting = await db.user.findMany({
+    where: { patreonId: { not: null }, updatedAt: { gte: new Date(now.getTime() - RECENT_LINK_MS) }, pledgeEvents: { none: {} } },
+    select: { patreonId: true },
+  });
+  const pending = new Set(waiting.map((user) => user.patreonId!));
+  if (pending.size === 0) return 0;
+  const client = createPatreonClient({ accessToken: config.PATREON_CREATOR_ACCESS_TOKEN, sleep });
+  const campaignId = config.PATREON_CAMPAIGN_ID ?? (await client.firstCampaignId());
+  let applied = 0;
+  for await (const page of client.memberPages(campaignId)) {
+    const found = page.members.filter((member) => member.patreonUserId && pending.has(member.patreonUserId));
+    if (found.length > 0) {
+      await db.$transaction(async (tx) => {
+        for (const member of found) if (await applyMember(member, tx)) applied += 1;
+      });
+      for (const member of found) pending.delete(member.patreonUserId!);
+    }
+    if (pending.size === 0) break;
+  }
+  return applied;
 }
