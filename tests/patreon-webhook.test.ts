@@ -5,6 +5,7 @@ vi.hoisted(() => {
 });
 
 import { db } from "~/db.server";
+import { pledgeHistoryOf } from "~/models/patreon-membership.server";
 import * as patreonWebhook from "~/routes/api.webhooks.patreon";
 import { memberWebhookBody, signPatreonWebhook, type FakeMember, type FakeTier } from "./fakes/patreon-api";
 import { callRoute, createTestUser, readJsonBody } from "./helpers";
@@ -58,6 +59,10 @@ describe("POST /api/webhooks/patreon", () => {
     expect(stored.currentTierId).toBe("21786318");
     expect(stored.pledgeEvents.map((event) => [event.id, event.amountCents, event.tierTitle])).toEqual([["pledge_start:500", 1000, "Tier 3"]]);
     expect(stored.unlockedContent.map((row) => [row.postId, row.source])).toEqual([["hook-post", "SYNC"]]);
+    // As the /api layer shows it (spec `pledge_history`).
+    expect(await pledgeHistoryOf(user.id)).toEqual([
+      { pledgeId: "pledge_start:500", amount_cents: 1000, date: "2024-05-01T00:00:00.000Z", tier_title: "Tier 3", tier_id: "21786318", payment_status: "Paid" },
+    ]);
 
     // A downgrade arrives: the tier follows, the early-supporter unlock stays.
     const downgrade = memberWebhookBody(member({ tierIds: ["8824971"] }), TIERS);

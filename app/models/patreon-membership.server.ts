@@ -1,9 +1,9 @@
 // Support-platform membership of our users: the current tier and the pledge history, applied
-// from the platform's member documents (members sync, webhooks) and identity document (OAuth
-// link). Applying the same document twice changes nothing.
+// from the platform's member documents (members sync, webhooks, right after an OAuth link).
+// Applying the same document twice changes nothing.
 import { db, Prisma } from "~/db.server";
 import { env } from "~/env.server";
-import { createPatreonClient, type IdentityData, type MemberData, type Sleep } from "~/integrations/patreon.server";
+import { createPatreonClient, type MemberData, type Sleep } from "~/integrations/patreon.server";
 import { recomputeUnlocks } from "~/models/unlocks.server";
 
 type Client = Prisma.TransactionClient | typeof db;
@@ -62,27 +62,6 @@ export async function endMembership(patreonUserId: string, client: Client = db):
   if (!user) return null;
   await client.user.update({ where: { id: user.id }, data: { currentTierId: null } });
   return user.id;
-}
-
-export class PatreonLinkError extends Error {}
-
-/**
- * Links the platform account of an OAuth identity to `userId`: stores patreonId, the current
- * tier and (when the document carries it) the pledge history. Refused when another account
- * already holds that platform account.
- */
-export async function linkPatreonIdentity(userId: string, identity: IdentityData): Promise<{ currentTierId: string | null }> {
-  return db.$transaction(async (tx) => {
-    const holder = await tx.user.findUnique({ where: { patreonId: identity.patreonUserId }, select: { id: true } });
-    if (holder && holder.id !== userId) throw new PatreonLinkError("This support-platform account is already linked to another account.");
-    const currentTierId = identity.membership ? currentTierIdOf(identity.membership) : null;
-    await tx.user.update({ where: { id: userId }, data: { patreonId: identity.patreonUserId, currentTierId } });
-    if (identity.membership?.pledgeHistory) {
-      await savePledgeHistory(userId, identity.membership.pledgeHistory, tx);
-      await recomputeUnlocks(userId, tx);
-    }
-    return { currentTierId };
-  });
 }
 
 /** The user's pledge history as the /api layer shows it (spec `pledge_history`). */
