@@ -8,28 +8,49 @@ export type PostWithTiers = Post & { tiers: Pick<PostTier, "tierId" | "kind">[] 
 
 type ViewerUser = Pick<User, "id" | "isAdmin" | "restricted" | "currentTierId">;
 
-export async function loadEntitlementViewer(user: ViewerUser | null): Promise<EntitlementViewer | null> {
-  if (!user) return null;
-  const [unlocked, purchases, pledges] = await Promise.all([
-    db.unlockedContent.findMany({ where: { userId: user.id }, select: { postId: true } }),
-    // Purchases made with any verified shop email of this user, guest purchases included.
-    db.$queryRaw<{ kofi_item_code: string }[]>`
-      SELECT DISTINCT p.kofi_item_code FROM purchases p
-      JOIN shop_emails s ON s.verified_email = p.email
-      WHERE s.user_id = ${user.id}`,
-    db.pledgeEvent.findMany({
-      where: { userId: user.id },
-      select: { type: true, date: true, tierId: true, paymentStatus: true },
-    }),
-  ]);
-  return {
+type ViewerRow = {
+  unlocked: string[] | null;
+  purchases: string[] | null;
+  pledges: { type: string; date: string; tierId: string | null; paymentStatus: string | null }[] | null;
+  downloads: Record<string, string> | null;
+};
+
+/**
+ * One round trip for everything about a viewer: unlocked_content, the shop item codes bought with
+ * any of their verified shop emails (guest purchases included), their pledge history and, when
+ * asked, the version of each post they downloaded last.
+ */
+export async function loadViewerContext(
+  user: ViewerUser | null,
+  { withDownloads = false } = {},
+): Promise<{ viewer: EntitlementViewer | null; downloads: Map<string, string> | undefined }> {
+  if (!user) return { viewer: null, downloads: undefined };
+  const [row] = await db.$queryRaw<ViewerRow[]>`
+    SELECT
+      (SELECT json_agg(u.post_id) FROM unlocked_content u WHERE u.user_id = ${user.id}) AS unlocked,
+      (SELECT json_agg(DISTINCT p.kofi_item_code) FROM purchases p
+         JOIN shop_emails s ON s.verified_email = p.email
+        WHERE s.user_id = ${user.id}) AS purchases,
+      (SELECT json_agg(json_build_object('type', e.type, 'date', to_char(e.date, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'tierId', e.tier_id, 'paymentStatus', e.payment_status))
+         FROM pledge_events e WHERE e.user_id = ${user.id}) AS pledges,
+      CASE WHEN ${withDownloads} THEN
+        (SELECT json_object_agg(d.post_id, d.version) FROM (
+           SELECT DISTINCT ON (post_id) post_id, version FROM downloads
+            WHERE user_id = ${user.id} ORDER BY post_id, created_at DESC) d)
+      END AS downloads`;
+  const viewer: EntitlementViewer = {
     isAdmin: user.isAdmin,
     restricted: user.restricted,
     currentTierId: user.currentTierId,
-    unlockedPostIds: new Set(unlocked.map((row) => row.postId)),
-    purchasedKofiCodes: new Set(purchases.map((row) => row.kofi_item_code)),
-    pledges,
+    unlockedPostIds: new Set(row?.unlocked ?? []),
+    purchasedKofiCodes: new Set(row?.purchases ?? []),
+    pledges: (row?.pledges ?? []).map((event) => ({ ...event, date: new Date(event.date) })),
   };
+  return { viewer, downloads: withDownloads ? new Map(Object.entries(row?.downloads ?? {})) : undefined };
+}
+
+export async function loadEntitlementViewer(user: ViewerUser | null): Promise<EntitlementViewer | null> {
+  return (await loadViewerContext(user)).viewer;
 }
 
 export function toEntitlementPost(post: PostWithTiers): EntitlementPost {

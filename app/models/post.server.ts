@@ -11,8 +11,8 @@ import type { User } from "~/generated/prisma/client";
 import { reencodeImage, InvalidImageError } from "~/integrations/images.server";
 import { isSafeKey, storage } from "~/integrations/storage.server";
 import { recordAudit } from "~/models/audit.server";
-import { lastDownloadedVersions } from "~/models/download.server";
-import { isUnlocked, loadEntitlementViewer, type PostWithTiers } from "~/models/entitlement.server";
+import { loadViewerContext, toEntitlementPost, type PostWithTiers } from "~/models/entitlement.server";
+import { canDownload, type EntitlementPost } from "~/utils/entitlement";
 import type { LibraryFilter, PostCreateInput, PostUpdateInput } from "~/utils/library-schemas";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { orderDateForIndex } from "~/utils/reorder";
@@ -93,21 +93,107 @@ function toLibraryPost(post: PostWithTiers, unlocked: boolean, admin: boolean, d
 }
 
 /**
+ * The posts as stored, shaped once per change of the posts table and kept in memory: a cheap
+ * stamp query (row count, newest update, tier links) tells every app server when to reload, so
+ * several servers stay correct without talking to each other.
+ */
+type LibrarySnapshot = {
+  stamp: string;
+  posts: { row: PostWithTiers; entitlement: EntitlementPost; base: LibraryPost; publicJson: string; adminJson: string }[];
+};
+
+let cachedLibrary: LibrarySnapshot | undefined;
+let loading: Promise<LibrarySnapshot> | undefined;
+
+async function libraryStamp(): Promise<string> {
+  const [row] = await db.$queryRaw<{ posts: number; updated: Date | null; tiers: number }[]>`
+    SELECT (SELECT count(*)::int FROM posts) AS posts,
+           (SELECT max(updated_at) FROM posts) AS updated,
+           (SELECT count(*)::int FROM post_tiers) AS tiers`;
+  return `${row?.posts}:${row?.updated ? new Date(row.updated).getTime() : 0}:${row?.tiers}`;
+}
+
+/** JSON of an object without its closing brace, so per-viewer fields can be appended. */
+function openJson(value: object): string {
+  return JSON.stringify(value).slice(0, -1);
+}
+
+async function loadSnapshot(): Promise<LibrarySnapshot> {
+  const stamp = await libraryStamp();
+  if (cachedLibrary?.stamp === stamp) return cachedLibrary;
+  loading ??= (async () => {
+    try {
+      // Rows read after the stamp are at least as new as it; a change in between only means
+      // one more reload on the next request.
+      const rows = await db.post.findMany({ orderBy: [{ orderDate: "desc" }, { id: "asc" }], include: withTiers });
+      const posts = rows.map((row) => {
+        const { unlocked: _unlocked, drive_file_id: _key, ...shared } = toLibraryPost(row, false, true);
+        return {
+          row,
+          entitlement: toEntitlementPost(row),
+          base: { ...shared, unlocked: false },
+          publicJson: openJson(shared),
+          adminJson: openJson({ ...shared, drive_file_id: row.driveFileId }),
+        };
+      });
+      cachedLibrary = { stamp, posts };
+      return cachedLibrary;
+    } finally {
+      loading = undefined;
+    }
+  })();
+  return loading;
+}
+
+type ViewedPost = { base: LibraryPost; driveFileId: string | null; json: string; unlocked: boolean; status?: DownloadStatus; userVersion?: string | null };
+
+async function viewLibrary(user: Viewer): Promise<ViewedPost[]> {
+  const admin = Boolean(user?.isAdmin && !user.restricted);
+  const [library, context] = await Promise.all([loadSnapshot(), loadViewerContext(user, { withDownloads: true })]);
+  const viewed: ViewedPost[] = [];
+  for (const post of library.posts) {
+    if (!admin && !post.row.enabled) continue;
+    const item: ViewedPost = {
+      base: post.base,
+      driveFileId: post.row.driveFileId,
+      json: admin ? post.adminJson : post.publicJson,
+      unlocked: canDownload(post.entitlement, context.viewer),
+    };
+    if (context.downloads) {
+      const version = context.downloads.get(post.row.id);
+      item.status = downloadStatus(post.row.version, version === undefined ? null : { version });
+      item.userVersion = version ?? null;
+    }
+    viewed.push(item);
+  }
+  return viewed;
+}
+
+/**
  * Every post the viewer may see, newest order date first: admins see disabled posts too and the
- * storage keys of files. One query for posts and tiers, a few for the viewer.
+ * storage keys of files. Logged-in viewers get their download status per post.
  */
 export async function listLibraryPosts(user: Viewer): Promise<LibraryPost[]> {
   const admin = Boolean(user?.isAdmin && !user.restricted);
-  const [posts, viewer, downloaded] = await Promise.all([
-    db.post.findMany({
-      where: admin ? {} : { enabled: true },
-      orderBy: [{ orderDate: "desc" }, { id: "asc" }],
-      include: withTiers,
-    }),
-    loadEntitlementViewer(user),
-    user ? lastDownloadedVersions(user.id) : Promise.resolve(undefined),
-  ]);
-  return posts.map((post) => toLibraryPost(post, isUnlocked(post, viewer), admin, downloaded));
+  return (await viewLibrary(user)).map((item) => {
+    const post: LibraryPost = { ...item.base, unlocked: item.unlocked };
+    if (admin) post.drive_file_id = item.driveFileId;
+    if (item.status) {
+      post.downloadStatus = item.status;
+      post.userVersion = item.userVersion ?? null;
+    }
+    return post;
+  });
+}
+
+/** The body of GET /api/library/posts, assembled from per-post JSON prepared once per change. */
+export async function libraryPostsJson(user: Viewer): Promise<string> {
+  const parts = (await viewLibrary(user)).map((item) => {
+    let json = `${item.json},"unlocked":${item.unlocked}`;
+    if (item.status) json += `,"downloadStatus":"${item.status}","userVersion":${JSON.stringify(item.userVersion ?? null)}`;
+    return `${json}}`;
+  });
+  return `{"posts":[${parts.join(",")}]}`;
 }
 
 /** Search by title and one of the spec's filters (already validated). */
@@ -188,6 +274,8 @@ async function replaceTiers(client: Prisma.TransactionClient, postId: string, in
     await client.postTier.deleteMany({ where: { postId, kind } });
     if (known.length > 0) await client.postTier.createMany({ data: known.map((tierId) => ({ postId, tierId, kind })) });
   }
+  // Tier links are part of the post: its update time changes with them (listing caches see it).
+  if (input.tiers !== undefined || input.first_tiers !== undefined) await client.post.update({ where: { id: postId }, data: { updatedAt: new Date() } });
 }
 
 export async function updatePost(actor: Actor, id: string, input: PostUpdateInput): Promise<LibraryPost> {

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { handleApi, methodNotAllowed, readJson } from "~/api.server";
-import { createPost, listLibraryPosts } from "~/models/post.server";
+import { createPost, libraryPostsJson } from "~/models/post.server";
 import { getCurrentUser, requireApiAdmin } from "~/models/session.server";
 import { LIBRARY_MESSAGES, postCreateSchema } from "~/utils/library-schemas";
 
@@ -9,7 +9,8 @@ import { LIBRARY_MESSAGES, postCreateSchema } from "~/utils/library-schemas";
 export async function loader({ request }: LoaderFunctionArgs) {
   return handleApi(LIBRARY_MESSAGES.loadPostsFailed, async () => {
     const user = await getCurrentUser(request);
-    return json({ posts: await listLibraryPosts(user) });
+    // Assembled from JSON prepared once per change of the posts: no per-request serialising.
+    return new Response(await libraryPostsJson(user), { headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "private, no-store" } });
   });
 }
 

@@ -1,0 +1,225 @@
+// Library benchmark: the posts listing of a logged-in user with 1,000 posts (50 unlocked by
+// purchases) against a bare node:http server answering the same JSON bytes, and a 512 MiB
+// download through the app against a bare fs stream, with the app server's peak RSS.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, createReadStream } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { createMigratedDatabase, dropDatabase, uniqueName } from "../tests/db.ts";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const POSTS = 1000;
+const UNLOCKED_BY_PURCHASE = 50;
+const DOWNLOAD_BYTES = 512 * 1024 * 1024;
+const LOAD_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = 10;
+
+export type TargetLine = { name: string; ok: boolean };
+
+type AutocannonResult = { requests: { average: number }; throughput: { average: number }; latency: { p99: number; average: number }; non2xx: number; errors: number };
+type Autocannon = (options: { url: string; connections: number; duration: number; headers?: Record<string, string> }) => Promise<AutocannonResult>;
+
+async function freePort(): Promise<number> {
+  const server = http.createServer();
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  return port;
+}
+
+async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error("The app server exited during start-up");
+    try {
+      const response = await fetch(url);
+      if (response.ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`The app server did not answer ${url} in time`);
+}
+
+/** Peak (VmHWM) or current (VmRSS) resident set size of a process, in MB. */
+function rssMb(pid: number, field: "VmHWM" | "VmRSS" = "VmHWM"): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(status);
+  return match ? Number(match[1]) / 1024 : Number.NaN;
+}
+
+/** Downloads a URL, counting bytes; answers MB/s. */
+async function timeDownload(url: string, headers: Record<string, string> = {}): Promise<{ mbPerSecond: number; bytes: number }> {
+  const started = process.hrtime.bigint();
+  const bytes = await new Promise<number>((resolve, reject) => {
+    http
+      .get(url, { headers }, (response) => {
+        if (response.statusCode !== 200) {
+          reject(new Error(`GET ${url} answered ${response.statusCode}`));
+          response.resume();
+          return;
+        }
+        let total = 0;
+        response.on("data", (chunk: Buffer) => (total += chunk.length));
+        response.on("end", () => resolve(total));
+        response.on("error", reject);
+      })
+      .on("error", reject);
+  });
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  return { mbPerSecond: bytes / 1024 / 1024 / seconds, bytes };
+}
+
+function pad(text: string, width: number) {
+  return text.padEnd(width);
+}
+
+export async function runLibraryBenchmark(): Promise<TargetLine[]> {
+  const buildDir = process.env.REMIX_BUILD_DIR ?? "build";
+  if (!existsSync(path.join(root, buildDir, "index.js"))) {
+    console.log(`Building the app into ${buildDir}/ ...`);
+    const build = spawnSync(process.execPath, [path.join(root, "node_modules/@remix-run/dev/dist/cli.js"), "build"], { cwd: root, stdio: "inherit", env: process.env });
+    if (build.status !== 0) throw new Error("remix build failed");
+  }
+
+  const databaseName = uniqueName("clib_bench");
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "clib-bench-"));
+  let server: ChildProcess | undefined;
+  let bare: http.Server | undefined;
+  try {
+    console.log(`Library benchmark: ${POSTS} posts, ${UNLOCKED_BY_PURCHASE} unlocked by purchases, ${DOWNLOAD_BYTES / 1024 / 1024} MiB download`);
+    const databaseUrl = await createMigratedDatabase(databaseName);
+    const port = await freePort();
+    Object.assign(process.env, {
+      NODE_ENV: "production",
+      DATABASE_URL: databaseUrl,
+      DATA_DIR: dataDir,
+      SESSION_SECRET: "bench-session-secret-bench-session-secret",
+      APP_URL: `http://127.0.0.1:${port}`,
+      PORT: String(port),
+      DISABLE_JOBS: "1",
+      STORAGE_DRIVER: "local",
+    });
+
+    // Seed: tiers, 1,000 posts (every 20th bought by the user's verified shop email), the big file.
+    const { db } = await import("../app/db.server.ts");
+    const { createUserSession } = await import("../app/models/session.server.ts");
+    const { DEMO_TIERS } = await import("../prisma/demo-content.ts");
+    await db.tier.createMany({ data: DEMO_TIERS.map((tier) => ({ ...tier })) });
+    const now = Date.now();
+    const posts = Array.from({ length: POSTS }, (_, index) => {
+      const kind = index % 4;
+      return {
+        id: String(200000 + index),
+        title: `Benchmark post ${index} ${["furniture", "hair", "build", "clothes"][kind]}`,
+        imageKey: `images/posts/${200000 + index}.jpg`,
+        paidContent: kind !== 0,
+        url: `benchmark-post-${index}`,
+        kofiId: `B${index}`,
+        isKofiOnly: kind === 3,
+        driveFileId: `posts/${200000 + index}/file.package`,
+        fileName: "file.package",
+        fileSize: BigInt(1024 * (index + 1)),
+        version: index % 7 === 0 ? "V1.1" : "V1.0",
+        firstPublishedAt: new Date(now - index * 3_600_000),
+        publishedAt: new Date(now - index * 3_600_000),
+        lastUpdated: new Date(now - index * 1_800_000),
+        orderDate: new Date(now - index * 3_600_000),
+      };
+    });
+    await db.post.createMany({ data: posts });
+    await db.postTier.createMany({
+      data: posts.flatMap((post, index) => (index % 4 === 1 || index % 4 === 2 ? [{ postId: post.id, tierId: "8825009", kind: "CURRENT" as const }, { postId: post.id, tierId: "21786318", kind: "CURRENT" as const }] : [])),
+    });
+    const user = await db.user.create({ data: { email: "bench@example.com", fullName: "Bench User", mailVerified: true, tosAccepted: true, currentTierId: "8824971" } });
+    await db.shopEmail.create({ data: { userId: user.id, email: "buyer@example.com", verifiedEmail: "buyer@example.com", verifiedAt: new Date() } });
+    const bought = posts.filter((_, index) => index % 4 !== 0).filter((_, index) => index % 15 === 0).slice(0, UNLOCKED_BY_PURCHASE);
+    await db.purchase.createMany({
+      data: bought.map((post, index) => ({ email: "buyer@example.com", kofiItemCode: post.kofiId, transactionId: `bench-${index}`, source: "CSV" as const, purchasedAt: new Date() })),
+    });
+    const bigKey = "posts/bench/big-download.bin";
+    await db.post.create({ data: { id: "299999", title: "Big download", paidContent: false, driveFileId: bigKey, fileName: "big-download.bin", fileSize: BigInt(DOWNLOAD_BYTES), orderDate: new Date(0) } });
+    const cookie = (await createUserSession(user.id)).split(";")[0]!;
+    await db.$disconnect();
+
+    const bigFile = path.join(dataDir, "files", bigKey);
+    await mkdir(path.dirname(bigFile), { recursive: true });
+    {
+      const out = createWriteStream(bigFile);
+      const chunk = Buffer.alloc(1024 * 1024, 0x5a);
+      for (let written = 0; written < DOWNLOAD_BYTES; written += chunk.length) {
+        if (!out.write(chunk)) await once(out, "drain");
+      }
+      out.end();
+      await once(out, "finish");
+    }
+
+    server = spawn(process.execPath, [path.join(root, "node_modules/@remix-run/serve/dist/cli.js"), path.join(root, buildDir, "index.js")], {
+      env: process.env,
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+    const base = `http://127.0.0.1:${port}`;
+    await waitForHealth(`${base}/healthz`, server);
+
+    const startedRss = rssMb(server.pid!);
+    const listingUrl = `${base}/api/library/posts`;
+    const first = await fetch(listingUrl, { headers: { Cookie: cookie } });
+    const body = Buffer.from(await first.arrayBuffer());
+    const listing = JSON.parse(body.toString()) as { posts: { unlocked: boolean }[] };
+    const unlocked = listing.posts.filter((post) => post.unlocked).length;
+    console.log(`Listing: ${listing.posts.length} posts, ${unlocked} unlocked for the user, ${(body.length / 1024).toFixed(0)} KiB of JSON`);
+
+    // The bare server answers the very same bytes, and streams the same file.
+    bare = http.createServer((request, response) => {
+      if (request.url === "/download") {
+        response.writeHead(200, { "Content-Type": "application/octet-stream", "Content-Length": DOWNLOAD_BYTES });
+        createReadStream(bigFile).pipe(response);
+        return;
+      }
+      response.writeHead(200, { "Content-Type": "application/json; charset=utf-8", "Content-Length": body.length });
+      response.end(body);
+    });
+    bare.listen(0, "127.0.0.1");
+    await once(bare, "listening");
+    const bareBase = `http://127.0.0.1:${(bare.address() as AddressInfo).port}`;
+
+    const { default: autocannon } = (await import("autocannon" as string)) as { default: Autocannon };
+    // Short warm-up of the app (JIT, connection pool), not measured.
+    await autocannon({ url: listingUrl, connections: CONNECTIONS, duration: 2, headers: { Cookie: cookie } });
+    const app = await autocannon({ url: listingUrl, connections: CONNECTIONS, duration: LOAD_SECONDS, headers: { Cookie: cookie } });
+    const plain = await autocannon({ url: `${bareBase}/listing`, connections: CONNECTIONS, duration: LOAD_SECONDS });
+
+    const listingRss = rssMb(server.pid!);
+    const appDownload = await timeDownload(`${base}/api/download/299999`, { Cookie: cookie });
+    const bareDownload = await timeDownload(`${bareBase}/download`);
+    if (appDownload.bytes !== DOWNLOAD_BYTES) throw new Error(`The app sent ${appDownload.bytes} bytes instead of ${DOWNLOAD_BYTES}`);
+    const rss = rssMb(server.pid!);
+
+    const listingRatio = app.requests.average / plain.requests.average;
+    const downloadRatio = appDownload.mbPerSecond / bareDownload.mbPerSecond;
+    const lines: (TargetLine & { text: string })[] = [
+      { name: "listing throughput", ok: listingRatio >= 0.5, text: `listing: app ${app.requests.average.toFixed(0)} req/s vs bare ${plain.requests.average.toFixed(0)} req/s, ratio ${listingRatio.toFixed(2)} (target >= 0.50)` },
+      { name: "download throughput", ok: downloadRatio >= 0.8, text: `download: app ${appDownload.mbPerSecond.toFixed(0)} MB/s vs bare fs stream ${bareDownload.mbPerSecond.toFixed(0)} MB/s, ratio ${downloadRatio.toFixed(2)} (target >= 0.80)` },
+      { name: "peak RSS", ok: rss < 250, text: `app server peak RSS: ${rss.toFixed(0)} MB (target < 250 MB)` },
+    ];
+    console.log("");
+    console.log(`${pad("listing latency", 22)} app avg ${app.latency.average.toFixed(1)} ms, p99 ${app.latency.p99} ms; bare avg ${plain.latency.average.toFixed(1)} ms`);
+    console.log(`${pad("listing errors", 22)} app non-2xx ${app.non2xx}, errors ${app.errors}; bare non-2xx ${plain.non2xx}`);
+    console.log(`${pad("app server RSS (peak)", 22)} after start ${startedRss.toFixed(0)} MB, after the listing load ${listingRss.toFixed(0)} MB, after the download ${rss.toFixed(0)} MB`);
+    for (const line of lines) console.log(`${line.ok ? "PASS" : "MISS"}  ${line.text}`);
+    return lines.map(({ name, ok }) => ({ name, ok }));
+  } finally {
+    server?.kill("SIGTERM");
+    if (server && server.exitCode === null) await Promise.race([once(server, "exit"), new Promise((resolve) => setTimeout(resolve, 5000))]);
+    bare?.close();
+    await dropDatabase(databaseName).catch(() => undefined);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
