@@ -79,6 +79,14 @@ describe("POST /api/webhooks/kofi", () => {
     expect(short.status).toBe(401);
   });
 
+  it("keeps a purchase whose timestamp cannot be read, dated at receipt", async () => {
+    const before = Date.now();
+    const response = await deliver(kofiPayload({ timestamp: "yesterday-ish", kofi_transaction_id: "tx-odd-time" }));
+    expect(response.status).toBe(200);
+    const purchase = await db.purchase.findFirstOrThrow({ where: { transactionId: "tx-odd-time" } });
+    expect(purchase.purchasedAt.getTime()).toBeGreaterThanOrEqual(before - 1000);
+  });
+
   it("answers 400 for a body without a valid data field", async () => {
     const missing = await callRoute(kofiWebhook, { method: "POST", form: { other: "1" } });
     expect(missing.status).toBe(400);

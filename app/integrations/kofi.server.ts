@@ -15,7 +15,15 @@ export const kofiWebhookSchema = z
   .object({
     verification_token: z.string(),
     message_id: z.string().trim().min(1),
-    timestamp: z.string().datetime({ offset: true }),
+    // RFC 3339 in practice; anything unreadable falls back to the time of receipt rather than
+    // refusing the delivery (a refused delivery is resent forever and the purchase is lost).
+    timestamp: z
+      .string()
+      .nullish()
+      .transform((value) => {
+        const date = value ? new Date(value) : null;
+        return date && !Number.isNaN(date.getTime()) ? date.toISOString() : new Date().toISOString();
+      }),
     type: z.string(),
     email: z.string().trim().nullish(),
     kofi_transaction_id: z.string().trim().nullish(),
