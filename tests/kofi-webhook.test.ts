@@ -79,6 +79,14 @@ describe("POST /api/webhooks/kofi", () => {
     expect(short.status).toBe(401);
   });
 
+  it("records the usable items of an order that also holds a broken one", async () => {
+    const response = await deliver(
+      kofiPayload({ kofi_transaction_id: "tx-mixed", shop_items: [{ direct_link_code: "", quantity: 1 }, { quantity: 1 }, { direct_link_code: "good-item", quantity: 1 }] }),
+    );
+    expect(response.status).toBe(200);
+    expect((await db.purchase.findMany({ where: { transactionId: "tx-mixed" } })).map((p) => p.kofiItemCode)).toEqual(["good-item"]);
+  });
+
   it("keeps a purchase whose timestamp cannot be read, dated at receipt", async () => {
     const before = Date.now();
     const response = await deliver(kofiPayload({ timestamp: "yesterday-ish", kofi_transaction_id: "tx-odd-time" }));

@@ -27,7 +27,16 @@ export const kofiWebhookSchema = z
     type: z.string(),
     email: z.string().trim().nullish(),
     kofi_transaction_id: z.string().trim().nullish(),
-    shop_items: z.array(shopItemSchema).nullish(),
+    // Items without a usable code are dropped rather than refusing the whole order.
+    shop_items: z
+      .array(z.unknown())
+      .nullish()
+      .transform((items) =>
+        (items ?? []).flatMap((item) => {
+          const parsed = shopItemSchema.safeParse(item);
+          return parsed.success ? [parsed.data] : [];
+        }),
+      ),
     tier_name: z.string().nullish(),
     is_subscription_payment: z.boolean().nullish(),
   })
