@@ -78,6 +78,24 @@ test.describe("shop email linking", () => {
     expect(owned).toBe(1);
   });
 
+  test("the resend button counts down from 60 seconds and then allows a resend", async ({ page }) => {
+    await page.clock.install();
+    const user = await newUser("countdown");
+    await loginAs(page, user.id);
+    await page.goto("/login");
+    const panel = page.locator(".shop-email-panel");
+    await panel.getByLabel("Ko-fi email").fill(`countdown-${user.id}@example.com`);
+    await panel.getByRole("button", { name: "Link Email" }).click();
+    const resend = panel.getByRole("button", { name: "Resend verification code" });
+    await expect(panel.getByText("Resend available in 60 s")).toBeVisible();
+    await expect(resend).toBeDisabled();
+    await page.clock.runFor(30_000);
+    await expect(panel.getByText(/Resend available in (30|31) s/)).toBeVisible();
+    await page.clock.runFor(31_000);
+    await expect(resend).toBeEnabled();
+    await expect(panel.getByText(/Resend available/)).toHaveCount(0);
+  });
+
   test("cancel a pending email", async ({ page }) => {
     const user = await newUser("cancel");
     await loginAs(page, user.id);

@@ -29,7 +29,13 @@ function useCountdown(start: number, restartKey: unknown) {
   useEffect(() => {
     setLeft(start);
     if (start <= 0) return;
-    const timer = setInterval(() => setLeft((value) => (value <= 1 ? (clearInterval(timer), 0) : value - 1)), 1000);
+    const endsAt = Date.now() + start * 1000;
+    // Counted from the end time, so a throttled background tab still shows the right value.
+    const timer = setInterval(() => {
+      const remaining = Math.max(0, Math.ceil((endsAt - Date.now()) / 1000));
+      setLeft(remaining);
+      if (remaining === 0) clearInterval(timer);
+    }, 1000);
     return () => clearInterval(timer);
   }, [start, restartKey]);
   return left;
