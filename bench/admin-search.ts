@@ -3,8 +3,8 @@
 // Prints median and p95 per query, and the ratio to a naive substring scan (ILIKE '%q%').
 //
 // `benchAdminSearch()` runs the measurement in a child process so its database connection
-// never mixes with other benchmarks of the same run. `node --import tsx bench/admin-search.ts`
-// runs it alone.
+// never mixes with other benchmarks of the same run, and answers its targets (met or missed).
+// `node --import tsx bench/admin-search.ts` runs it alone.
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,14 +13,31 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const USERS = Number(process.env.BENCH_ADMIN_USERS ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_ADMIN_ROUNDS ?? 15);
 
-export async function benchAdminSearch(): Promise<void> {
-  await new Promise<void>((resolve, reject) => {
+/** Target: every search page under 100 ms (median) on 100,000 users, well ahead of a scan. */
+const TARGET_MEDIAN_MS = 100;
+const TARGET_RATIO = 3;
+
+export type TargetLine = { name: string; ok: boolean };
+
+export async function benchAdminSearch(): Promise<TargetLine[]> {
+  return new Promise<TargetLine[]>((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", path.join(here, "admin-search.ts"), "--child"], {
-      stdio: "inherit",
+      stdio: ["ignore", "pipe", "inherit"],
       env: process.env,
     });
+    let targets: TargetLine[] = [];
+    let buffered = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const lines = buffered.split("\n");
+      buffered = lines.pop() ?? "";
+      for (const line of lines) {
+        if (line.startsWith("TARGETS ")) targets = JSON.parse(line.slice("TARGETS ".length)) as TargetLine[];
+        else console.log(line);
+      }
+    });
     child.on("error", reject);
-    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`admin search benchmark failed (${code})`))));
+    child.on("exit", (code) => (code === 0 ? resolve(targets) : reject(new Error(`admin search benchmark failed (${code})`))));
   });
 }
 
@@ -99,12 +116,14 @@ async function runChild() {
       ["leak-trace number", String(someone), 1],
     ];
     const rows: string[] = [];
+    let slowest = 0;
     for (const [label, search, page] of cases) {
       let total = 0;
       const time = await measure(async () => {
         const result = await searchUsers({ search, page, pageSize: 25 });
         total = result.total;
       });
+      slowest = Math.max(slowest, time.median);
       rows.push(`  ${label.padEnd(40)} median ${time.median.toFixed(1).padStart(7)} ms   p95 ${time.p95.toFixed(1).padStart(7)} ms   (${total} matches)`);
     }
     console.log(`admin search over ${seeded} users, ${ROUNDS} rounds, one page of 25 (count included):`);
@@ -120,9 +139,16 @@ async function runChild() {
         ORDER BY u.created_at DESC LIMIT 25`),
     );
     const indexed = await measure(() => searchUsers({ search: needle, page: 1, pageSize: 25 }));
+    const ratio = naive.median / indexed.median;
     console.log(
-      `  naive substring scan (ILIKE '%q%')          median ${naive.median.toFixed(1).padStart(7)} ms; indexed search is ${(naive.median / indexed.median).toFixed(1)}x faster`,
+      `  naive substring scan (ILIKE '%q%')          median ${naive.median.toFixed(1).padStart(7)} ms; indexed search is ${ratio.toFixed(1)}x faster`,
     );
+    const targets = [
+      { name: "admin search latency", ok: slowest < TARGET_MEDIAN_MS, text: `admin search: slowest median ${slowest.toFixed(1)} ms over ${seeded} users (target < ${TARGET_MEDIAN_MS} ms)` },
+      { name: "admin search vs scan", ok: ratio >= TARGET_RATIO, text: `admin search: ${ratio.toFixed(1)}x faster than a substring scan (target >= ${TARGET_RATIO}x)` },
+    ];
+    for (const target of targets) console.log(`${target.ok ? "PASS" : "MISS"}  ${target.text}`);
+    console.log(`TARGETS ${JSON.stringify(targets.map(({ name, ok }) => ({ name, ok })))}`);
   } finally {
     await db.$disconnect();
     await dropDatabase(name);
@@ -132,5 +158,6 @@ async function runChild() {
 if (process.argv.includes("--child")) {
   await runChild();
 } else if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  await benchAdminSearch();
+  const targets = await benchAdminSearch();
+  if (targets.some((target) => !target.ok)) process.exitCode = 1;
 }
