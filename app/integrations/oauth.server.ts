@@ -6,6 +6,7 @@ import { OAuth2Tokens } from "arctic";
 import { Authenticator } from "remix-auth";
 import { OAuth2Strategy } from "remix-auth-oauth2";
 import { env } from "~/env.server";
+import { parseIdentity, type JsonApiDocument } from "~/integrations/patreon.server";
 
 export type ProviderName = "patreon" | "google" | "discord";
 
@@ -156,23 +157,21 @@ export async function fetchPatreonProfile(accessToken: string): Promise<Provider
     "fields[tier]": "title,amount_cents",
   });
   const document = await getJson(`${env().PATREON_API_URL}/identity?${params}`, accessToken);
+  let identity;
+  try {
+    // Only the membership in this creator's campaign counts (PATREON_CAMPAIGN_ID when set).
+    identity = parseIdentity(document as JsonApiDocument, env().PATREON_CAMPAIGN_ID ?? null);
+  } catch {
+    throw new ProviderError("identity has no user id");
+  }
   const user = document.data as JsonApiResource | undefined;
-  const id = asString(user?.id);
-  if (!user || !id) throw new ProviderError("identity has no user id");
-  const included = (Array.isArray(document.included) ? document.included : []) as JsonApiResource[];
-  const memberships = related(user, "memberships")
-    .map((ref) => included.find((item) => item.type === "member" && item.id === ref.id))
-    .filter((member): member is JsonApiResource => member !== undefined);
-  const entitled = memberships
-    .sort((a, b) => Number(b.attributes?.patron_status === "active_patron") - Number(a.attributes?.patron_status === "active_patron"))
-    .flatMap((member) => related(member, "currently_entitled_tiers"));
   return {
     provider: "patreon",
-    id,
-    email: asString(user.attributes?.email),
-    emailVerified: user.attributes?.is_email_verified === true,
-    name: asString(user.attributes?.full_name),
-    currentTierId: entitled[0]?.id ?? null,
+    id: identity.patreonUserId,
+    email: identity.email,
+    emailVerified: user?.attributes?.is_email_verified === true,
+    name: identity.fullName,
+    currentTierId: identity.membership?.entitledTiers[0]?.id ?? null,
   };
 }
 
