@@ -161,7 +161,7 @@ export async function runLibraryBenchmark(): Promise<TargetLine[]> {
       await once(out, "finish");
     }
 
-    server = spawn(process.execPath, [path.join(root, "node_modules/@remix-run/serve/dist/cli.js"), path.join(root, buildDir, "index.js")], {
+    server = spawn(process.execPath, [...(process.env.BENCH_PROFILE ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_PROFILE] : []), path.join(root, "node_modules/@remix-run/serve/dist/cli.js"), path.join(root, buildDir, "index.js")], {
       env: process.env,
       stdio: ["ignore", "ignore", "inherit"],
     });
@@ -190,6 +190,14 @@ export async function runLibraryBenchmark(): Promise<TargetLine[]> {
     await once(bare, "listening");
     const bareBase = `http://127.0.0.1:${(bare.address() as AddressInfo).port}`;
 
+    if (process.env.BENCH_SEQUENTIAL) {
+      // Diagnostic: one request at a time shows the per-request cost without queueing.
+      for (const [label, url, headers] of [["app", listingUrl, { Cookie: cookie }], ["guest", listingUrl, {}], ["health", `${base}/healthz`, {}]] as const) {
+        const started = process.hrtime.bigint();
+        for (let index = 0; index < 50; index++) await (await fetch(url, { headers })).arrayBuffer();
+        console.log(`sequential ${label}: ${(Number(process.hrtime.bigint() - started) / 1e6 / 50).toFixed(2)} ms per request`);
+      }
+    }
     const { default: autocannon } = (await import("autocannon" as string)) as { default: Autocannon };
     // Short warm-up of the app (JIT, connection pool), not measured.
     await autocannon({ url: listingUrl, connections: CONNECTIONS, duration: 2, headers: { Cookie: cookie } });

@@ -340,3 +340,33 @@ describe("POST /api/library/accept-tos/{id}", () => {
     expect((await db.user.findUniqueOrThrow({ where: { id: other.id } })).tosAccepted).toBe(false);
   });
 });
+
+describe("the listing stays exact while it is cached", () => {
+  it("reflects grants, purchases, tier links and edits made after a first listing", async () => {
+    const post = await createPost({ tiers: [TIER_3], kofiId: "LATE-ITEM" });
+    const user = await createTestUser({ currentTierId: TIER_1 });
+    const cookie = await sessionCookie(user.id);
+    expect(byId(await listAs(cookie)).get(post.id)?.unlocked).toBe(false);
+
+    await callRoute(postRoute, { method: "PUT", params: { id: post.id }, cookie: adminCookie, json: { tiers: [TIER_1] } });
+    expect(byId(await listAs(cookie)).get(post.id)?.unlocked).toBe(true);
+    await callRoute(postRoute, { method: "PUT", params: { id: post.id }, cookie: adminCookie, json: { tiers: [TIER_3] } });
+    expect(byId(await listAs(cookie)).get(post.id)?.unlocked).toBe(false);
+
+    await db.purchase.create({ data: { email: "late@example.com", kofiItemCode: "LATE-ITEM", transactionId: "tx-late", source: "WEBHOOK", purchasedAt: new Date() } });
+    await db.shopEmail.create({ data: { userId: user.id, email: "late@example.com", verifiedEmail: "late@example.com", verifiedAt: new Date() } });
+    expect(byId(await listAs(cookie)).get(post.id)?.unlocked).toBe(true);
+
+    await db.post.update({ where: { id: post.id }, data: { title: "Retitled later" } });
+    expect(byId(await listAs(cookie)).get(post.id)?.title).toBe("Retitled later");
+    await db.user.update({ where: { id: user.id }, data: { restricted: true } });
+    expect(byId(await listAs(cookie)).get(post.id)?.unlocked).toBe(false);
+  });
+
+  it("answers the same posts as the page's loader uses", async () => {
+    const user = await createTestUser({ currentTierId: TIER_2 });
+    const { listLibraryPosts } = await import("~/models/post.server");
+    expect(await listAs(await sessionCookie(user.id))).toEqual(JSON.parse(JSON.stringify(await listLibraryPosts(user))));
+    expect(await listAs(adminCookie)).toEqual(JSON.parse(JSON.stringify(await listLibraryPosts(admin))));
+  });
+});

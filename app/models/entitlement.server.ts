@@ -1,6 +1,6 @@
 // Loads what the entitlement rule needs about a viewer with a fixed number of queries (never one
 // per post), and answers the rule for posts loaded with their tiers.
-import { db } from "~/db.server";
+import { db, Prisma } from "~/db.server";
 import type { Post, PostTier, User } from "~/generated/prisma/client";
 import { canDownload, type EntitlementPost, type EntitlementViewer } from "~/utils/entitlement";
 
@@ -15,29 +15,49 @@ type ViewerRow = {
   downloads: Record<string, string> | null;
 };
 
+/** Changes whenever a post or its tier links change: count, newest update time, tier links. */
+const LIBRARY_STAMP = Prisma.sql`(SELECT count(*)::int FROM posts)::text || ':' ||
+  coalesce((SELECT (extract(epoch FROM max(updated_at)) * 1000)::bigint FROM posts), 0)::text || ':' ||
+  (SELECT count(*)::int FROM post_tiers)::text`;
+
+export type ViewerContext = {
+  viewer: EntitlementViewer | null;
+  downloads: Map<string, string> | undefined;
+  /** The library's version stamp, when asked for. */
+  libraryStamp: string;
+  /** Equal for two requests exactly when everything about the viewer is equal. */
+  fingerprint: string;
+};
+
 /**
  * One round trip for everything about a viewer: unlocked_content, the shop item codes bought with
  * any of their verified shop emails (guest purchases included), their pledge history and, when
- * asked, the version of each post they downloaded last.
+ * asked, the version of each post they downloaded last and the library's version stamp.
  */
 export async function loadViewerContext(
   user: ViewerUser | null,
-  { withDownloads = false } = {},
-): Promise<{ viewer: EntitlementViewer | null; downloads: Map<string, string> | undefined }> {
-  if (!user) return { viewer: null, downloads: undefined };
-  const [row] = await db.$queryRaw<ViewerRow[]>`
+  { withDownloads = false, withLibraryStamp = false } = {},
+): Promise<ViewerContext> {
+  const stampColumn = withLibraryStamp ? LIBRARY_STAMP : Prisma.sql`''`;
+  if (!user) {
+    if (!withLibraryStamp) return { viewer: null, downloads: undefined, libraryStamp: "", fingerprint: "guest" };
+    const [row] = await db.$queryRaw<{ stamp: string }[]>`SELECT ${stampColumn} AS stamp`;
+    return { viewer: null, downloads: undefined, libraryStamp: row?.stamp ?? "", fingerprint: "guest" };
+  }
+  const [row] = await db.$queryRaw<(ViewerRow & { stamp: string })[]>`
     SELECT
-      (SELECT json_agg(u.post_id) FROM unlocked_content u WHERE u.user_id = ${user.id}) AS unlocked,
+      (SELECT json_agg(u.post_id ORDER BY u.post_id) FROM unlocked_content u WHERE u.user_id = ${user.id}) AS unlocked,
       (SELECT json_agg(DISTINCT p.kofi_item_code) FROM purchases p
          JOIN shop_emails s ON s.verified_email = p.email
         WHERE s.user_id = ${user.id}) AS purchases,
-      (SELECT json_agg(json_build_object('type', e.type, 'date', to_char(e.date, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'tierId', e.tier_id, 'paymentStatus', e.payment_status))
+      (SELECT json_agg(json_build_object('type', e.type, 'date', to_char(e.date, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'tierId', e.tier_id, 'paymentStatus', e.payment_status) ORDER BY e.id)
          FROM pledge_events e WHERE e.user_id = ${user.id}) AS pledges,
       CASE WHEN ${withDownloads} THEN
-        (SELECT json_object_agg(d.post_id, d.version) FROM (
+        (SELECT json_object_agg(d.post_id, d.version ORDER BY d.post_id) FROM (
            SELECT DISTINCT ON (post_id) post_id, version FROM downloads
             WHERE user_id = ${user.id} ORDER BY post_id, created_at DESC) d)
-      END AS downloads`;
+      END AS downloads,
+      ${stampColumn} AS stamp`;
   const viewer: EntitlementViewer = {
     isAdmin: user.isAdmin,
     restricted: user.restricted,
@@ -46,7 +66,13 @@ export async function loadViewerContext(
     purchasedKofiCodes: new Set(row?.purchases ?? []),
     pledges: (row?.pledges ?? []).map((event) => ({ ...event, date: new Date(event.date) })),
   };
-  return { viewer, downloads: withDownloads ? new Map(Object.entries(row?.downloads ?? {})) : undefined };
+  const fingerprint = JSON.stringify([user.id, user.isAdmin, user.restricted, user.currentTierId, row?.unlocked, row?.purchases, row?.pledges, row?.downloads]);
+  return {
+    viewer,
+    downloads: withDownloads ? new Map(Object.entries(row?.downloads ?? {})) : undefined,
+    libraryStamp: row?.stamp ?? "",
+    fingerprint,
+  };
 }
 
 export async function loadEntitlementViewer(user: ViewerUser | null): Promise<EntitlementViewer | null> {

@@ -105,21 +105,12 @@ type LibrarySnapshot = {
 let cachedLibrary: LibrarySnapshot | undefined;
 let loading: Promise<LibrarySnapshot> | undefined;
 
-async function libraryStamp(): Promise<string> {
-  const [row] = await db.$queryRaw<{ posts: number; updated: Date | null; tiers: number }[]>`
-    SELECT (SELECT count(*)::int FROM posts) AS posts,
-           (SELECT max(updated_at) FROM posts) AS updated,
-           (SELECT count(*)::int FROM post_tiers) AS tiers`;
-  return `${row?.posts}:${row?.updated ? new Date(row.updated).getTime() : 0}:${row?.tiers}`;
-}
-
 /** JSON of an object without its closing brace, so per-viewer fields can be appended. */
 function openJson(value: object): string {
   return JSON.stringify(value).slice(0, -1);
 }
 
-async function loadSnapshot(): Promise<LibrarySnapshot> {
-  const stamp = await libraryStamp();
+async function loadSnapshot(stamp: string): Promise<LibrarySnapshot> {
   if (cachedLibrary?.stamp === stamp) return cachedLibrary;
   loading ??= (async () => {
     try {
@@ -147,9 +138,14 @@ async function loadSnapshot(): Promise<LibrarySnapshot> {
 
 type ViewedPost = { base: LibraryPost; driveFileId: string | null; json: string; unlocked: boolean; status?: DownloadStatus; userVersion?: string | null };
 
-async function viewLibrary(user: Viewer): Promise<ViewedPost[]> {
+async function viewerAndLibrary(user: Viewer) {
   const admin = Boolean(user?.isAdmin && !user.restricted);
-  const [library, context] = await Promise.all([loadSnapshot(), loadViewerContext(user, { withDownloads: true })]);
+  const context = await loadViewerContext(user, { withDownloads: true, withLibraryStamp: true });
+  const library = await loadSnapshot(context.libraryStamp);
+  return { admin, context, library, key: `${library.stamp}|${context.fingerprint}` };
+}
+
+function viewPosts({ admin, context, library }: Awaited<ReturnType<typeof viewerAndLibrary>>): ViewedPost[] {
   const viewed: ViewedPost[] = [];
   for (const post of library.posts) {
     if (!admin && !post.row.enabled) continue;
@@ -174,10 +170,10 @@ async function viewLibrary(user: Viewer): Promise<ViewedPost[]> {
  * storage keys of files. Logged-in viewers get their download status per post.
  */
 export async function listLibraryPosts(user: Viewer): Promise<LibraryPost[]> {
-  const admin = Boolean(user?.isAdmin && !user.restricted);
-  return (await viewLibrary(user)).map((item) => {
+  const view = await viewerAndLibrary(user);
+  return viewPosts(view).map((item) => {
     const post: LibraryPost = { ...item.base, unlocked: item.unlocked };
-    if (admin) post.drive_file_id = item.driveFileId;
+    if (view.admin) post.drive_file_id = item.driveFileId;
     if (item.status) {
       post.downloadStatus = item.status;
       post.userVersion = item.userVersion ?? null;
@@ -186,14 +182,24 @@ export async function listLibraryPosts(user: Viewer): Promise<LibraryPost[]> {
   });
 }
 
+/** Recent listing bodies by (library stamp, viewer fingerprint): a repeated request is a lookup. */
+const RECENT_BODIES = 16;
+const recentBodies = new Map<string, Buffer>();
+
 /** The body of GET /api/library/posts, assembled from per-post JSON prepared once per change. */
-export async function libraryPostsJson(user: Viewer): Promise<string> {
-  const parts = (await viewLibrary(user)).map((item) => {
+export async function libraryPostsJson(user: Viewer): Promise<Buffer> {
+  const view = await viewerAndLibrary(user);
+  const known = recentBodies.get(view.key);
+  if (known) return known;
+  const parts = viewPosts(view).map((item) => {
     let json = `${item.json},"unlocked":${item.unlocked}`;
     if (item.status) json += `,"downloadStatus":"${item.status}","userVersion":${JSON.stringify(item.userVersion ?? null)}`;
     return `${json}}`;
   });
-  return `{"posts":[${parts.join(",")}]}`;
+  const body = Buffer.from(`{"posts":[${parts.join(",")}]}`);
+  recentBodies.set(view.key, body);
+  if (recentBodies.size > RECENT_BODIES) recentBodies.delete(recentBodies.keys().next().value!);
+  return body;
 }
 
 /** Search by title and one of the spec's filters (already validated). */

@@ -10,7 +10,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return handleApi(LIBRARY_MESSAGES.loadPostsFailed, async () => {
     const user = await getCurrentUser(request);
     // Assembled from JSON prepared once per change of the posts: no per-request serialising.
-    return new Response(await libraryPostsJson(user), { headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "private, no-store" } });
+    const body = await libraryPostsJson(user);
+    // A Buffer is a Uint8Array; the DOM typings only want one backed by a plain ArrayBuffer.
+    return new Response(body as unknown as BodyInit, { headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "private, no-store" } });
   });
 }
 
