@@ -3,7 +3,8 @@
 // works without JavaScript; with JavaScript, downloads and admin edits happen in place.
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
-import { Form, Link, useLoaderData, useLocation, useSubmit } from "@remix-run/react";
+import { Form, Link, useLoaderData, useLocation, useRouteError, useSubmit } from "@remix-run/react";
+import { ErrorPage } from "~/components/error-page";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { firstIssue } from "~/api.server";
 import { AdultWarning, NSFW_COOKIE, nsfwAcceptedLocally, TermsPopup } from "~/components/library-gate";
@@ -427,4 +428,11 @@ function withoutParam(back: string, name: string): string {
   const url = new URL(back, "http://local");
   url.searchParams.delete(name);
   return `${url.pathname}${url.search}`;
+}
+
+/** The library could not be loaded: the spec's message instead of a broken page. */
+export function ErrorBoundary() {
+  const error = useRouteError();
+  console.error(error);
+  return <ErrorPage status={500} title={LIBRARY_MESSAGES.loadPostsFailed} message={LIBRARY_MESSAGES.fetchFailed} />;
 }

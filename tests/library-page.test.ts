@@ -1,0 +1,155 @@
+// The /library route module without a browser: its loader (URL parameters, what each viewer
+// gets) and its action (the no-JavaScript paths: 18+ cookie, terms then download, admin forms).
+import { getToast } from "remix-toast";
+import { beforeAll, describe, expect, it } from "vitest";
+import { db } from "~/db.server";
+import * as library from "~/routes/library";
+import { callRoute, createTestUser, sessionCookie } from "./helpers";
+import { createPost, createTiers, TIER_1, TIER_2 } from "./library-fixtures";
+
+type LoaderData = {
+  posts: { postId: string; title: string; unlocked: boolean }[];
+  filter: string;
+  search: string;
+  perLine: number;
+  adminView: boolean;
+  nsfwAccepted: boolean;
+  termsPostId: string | null;
+};
+
+async function load(path: string, cookie?: string): Promise<LoaderData> {
+  const response = await callRoute(library, { path, cookie });
+  expect(response.status).toBe(200);
+  return (await response.json()) as LoaderData;
+}
+
+/** The flash toast a redirect carries. */
+async function toastOf(response: Response) {
+  const cookie = (response.headers.get("Set-Cookie") ?? "").split(";")[0]!;
+  const { toast } = await getToast(new Request("http://localhost:3999/library", { headers: { Cookie: cookie } }));
+  return toast;
+}
+
+function post(form: Record<string, string>, cookie?: string) {
+  return callRoute(library, { method: "POST", path: "/library", form, cookie });
+}
+
+let admin: Awaited<ReturnType<typeof createTestUser>>;
+let adminCookie: string;
+
+beforeAll(async () => {
+  await createTiers();
+  admin = await createTestUser({ isAdmin: true, canBeAdmin: true, tosAccepted: true });
+  adminCookie = await sessionCookie(admin.id);
+});
+
+describe("loader", () => {
+  it("reads search, filter and posts per line from the URL; unknown or guest-only values fall back", async () => {
+    await createPost({ paid: false, title: "Moonlit Garden Bench" });
+    await createPost({ tiers: [TIER_2], title: "Moonlit Garden Arch" });
+    const found = await load("/library?search=moonlit%20garden&filter=locked&perLine=4");
+    expect(found).toMatchObject({ search: "moonlit garden", filter: "locked", perLine: 4 });
+    expect(found.posts.map((item) => item.title)).toEqual(["Moonlit Garden Arch"]);
+    expect((await load("/library?filter=whatever&perLine=7")).filter).toBe("all");
+    expect((await load("/library?perLine=7")).perLine).toBe(2);
+    // outdated and never are for logged-in users only.
+    expect((await load("/library?filter=never")).filter).toBe("all");
+    const user = await createTestUser();
+    expect((await load("/library?filter=never", await sessionCookie(user.id))).filter).toBe("never");
+  });
+
+  it("knows the 18+ cookie, and gives admins the admin view unless they ask for the user view", async () => {
+    expect((await load("/library")).nsfwAccepted).toBe(false);
+    expect((await load("/library", "nsfwAccepted=true")).nsfwAccepted).toBe(true);
+    expect((await load("/library", adminCookie)).adminView).toBe(true);
+    expect((await load("/library?view=user", adminCookie)).adminView).toBe(false);
+    const user = await createTestUser();
+    expect((await load("/library", await sessionCookie(user.id))).adminView).toBe(false);
+  });
+
+  it("admins viewing as users see enabled posts only", async () => {
+    const hidden = await createPost({ enabled: false, title: "Hidden draft" });
+    expect((await load("/library", adminCookie)).posts.some((item) => item.postId === hidden.id)).toBe(true);
+    expect((await load("/library?view=user", adminCookie)).posts.some((item) => item.postId === hidden.id)).toBe(false);
+  });
+});
+
+describe("action without JavaScript", () => {
+  it("the 18+ form sets the cookie and goes back to the library address it came from", async () => {
+    const response = await post({ intent: "accept-nsfw", back: "/library?filter=locked" });
+    expect(response.status).toBe(302);
+    expect(response.headers.get("Location")).toBe("/library?filter=locked");
+    expect(response.headers.get("Set-Cookie")).toMatch(/^nsfwAccepted=true; Path=\//);
+    const elsewhere = await post({ intent: "accept-nsfw", back: "https://evil.example/" });
+    expect(elsewhere.headers.get("Location")).toBe("/library");
+  });
+
+  it("a download first shows the terms, then accepting records it and sends the file address", async () => {
+    const free = await createPost({ paid: false });
+    const guestFirst = await post({ intent: "download", postId: free.id, back: "/library?search=x" });
+    expect(guestFirst.headers.get("Location")).toBe(`/library?search=x&terms=${free.id}`);
+    expect((await load(`/library?terms=${free.id}`)).termsPostId).toBe(free.id);
+    const guestAccepted = await post({ intent: "download", postId: free.id, acceptTos: "true", back: "/library" });
+    expect(guestAccepted.headers.get("Location")).toMatch(new RegExp(`^http://localhost:3999/download/${free.id}\\?expires=`));
+
+    const paid = await createPost({ tiers: [TIER_1] });
+    const user = await createTestUser({ currentTierId: TIER_1 });
+    const cookie = await sessionCookie(user.id);
+    const accepted = await post({ intent: "download", postId: paid.id, acceptTos: "true", back: "/library" }, cookie);
+    expect(accepted.headers.get("Location")).toBe(`/api/download/${paid.id}`);
+    expect((await db.user.findUniqueOrThrow({ where: { id: user.id } })).tosAccepted).toBe(true);
+    // Accepted once: straight to the file next time.
+    const again = await post({ intent: "download", postId: paid.id, back: "/library" }, cookie);
+    expect(again.headers.get("Location")).toBe(`/api/download/${paid.id}`);
+  });
+
+  it("a locked download goes back with the error and never to the file", async () => {
+    const paid = await createPost({ tiers: [TIER_2] });
+    const user = await createTestUser({ tosAccepted: true });
+    const response = await post({ intent: "download", postId: paid.id, back: "/library" }, await sessionCookie(user.id));
+    expect(response.headers.get("Location")).toBe("/library");
+    expect(await toastOf(response)).toMatchObject({ type: "error", message: "You do not have access to this post." });
+  });
+
+  it("refuses admin forms to non-admins with the spec's message and changes nothing", async () => {
+    const target = await createPost({ title: "Untouchable" });
+    const user = await createTestUser();
+    for (const form of [
+      { intent: "save", postId: target.id, title: "Changed" },
+      { intent: "toggle", postId: target.id, enabled: "false" },
+      { intent: "set-index", postId: target.id, index: "0" },
+      { intent: "delete", postId: target.id },
+      { intent: "create", title: "Sneaky" },
+    ]) {
+      const response = await post({ ...form, back: "/library" }, await sessionCookie(user.id));
+      expect(response.status).toBe(302);
+      expect(await toastOf(response)).toMatchObject({ type: "error", message: "You need to be logged in as an admin to perform this action." });
+    }
+    expect(await db.post.findUniqueOrThrow({ where: { id: target.id } })).toMatchObject({ title: "Untouchable", enabled: true });
+    expect(await db.post.count({ where: { title: "Sneaky" } })).toBe(0);
+  });
+
+  it("admin forms save, toggle, set the index and validate it", async () => {
+    const target = await createPost({ title: "Editable", tiers: [TIER_1] });
+    const saved = await post({ intent: "save", postId: target.id, back: "/library", title: "Edited", version: "V2.0", kofi_id: "", drive_file_id: "", first_published_at: "2025-03-04", last_updated: "2025-04-05", has_tiers: "1", has_flags: "1", tiers: TIER_2, is_kofiOnly: "on", paid_content: "on" }, adminCookie);
+    expect(saved.status).toBe(302);
+    const row = await db.post.findUniqueOrThrow({ where: { id: target.id }, include: { tiers: true } });
+    expect(row).toMatchObject({ title: "Edited", version: "V2.0", kofiId: null, driveFileId: null, isKofiOnly: true, paidContent: true });
+    expect(row.firstPublishedAt?.toISOString()).toBe("2025-03-04T00:00:00.000Z");
+    expect(row.tiers.map((tier) => `${tier.kind}:${tier.tierId}`)).toEqual([`CURRENT:${TIER_2}`]);
+
+    await post({ intent: "toggle", postId: target.id, enabled: "false", back: "/library" }, adminCookie);
+    expect((await db.post.findUniqueOrThrow({ where: { id: target.id } })).enabled).toBe(false);
+
+    const before = (await db.post.findUniqueOrThrow({ where: { id: target.id } })).orderDate;
+    for (const index of ["-1", "abc", "", "1.5"]) {
+      const refused = await post({ intent: "set-index", postId: target.id, index, back: "/library" }, adminCookie);
+      expect(await toastOf(refused)).toMatchObject({ type: "error", message: "Please enter a valid index." });
+    }
+    expect((await db.post.findUniqueOrThrow({ where: { id: target.id } })).orderDate).toEqual(before);
+    await post({ intent: "set-index", postId: target.id, index: "0", back: "/library" }, adminCookie);
+    const first = await db.post.findFirstOrThrow({ orderBy: { orderDate: "desc" } });
+    expect(first.id).toBe(target.id);
+    expect(await db.auditEntry.count({ where: { targetId: target.id, actorId: admin.id } })).toBe(3);
+  });
+});
