@@ -6,10 +6,15 @@ import { RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { NonceContext } from "~/components/nonce";
+import { env } from "~/env.server";
 import { securityHeaders } from "~/security.server";
 import { startBackgroundJobs } from "~/jobs.server";
 
 const ABORT_DELAY = 5_000;
+
+function site() {
+  return { appUrl: env().APP_URL, callbackOrigins: env().CALLBACK_ORIGINS };
+}
 
 startBackgroundJobs();
 
@@ -35,7 +40,7 @@ export default function handleRequest(
           shellRendered = true;
           const body = new PassThrough();
           responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-          for (const [name, value] of Object.entries(securityHeaders({ nonce, html: true }))) responseHeaders.set(name, value);
+          for (const [name, value] of Object.entries(securityHeaders({ nonce, html: true, site: site() }))) responseHeaders.set(name, value);
           resolve(new Response(createReadableStreamFromReadable(body), { headers: responseHeaders, status: responseStatusCode }));
           pipe(body);
         },
@@ -53,7 +58,7 @@ export default function handleRequest(
 }
 
 export function handleDataRequest(response: Response) {
-  for (const [name, value] of Object.entries(securityHeaders({ html: false }))) {
+  for (const [name, value] of Object.entries(securityHeaders({ html: false, site: site() }))) {
     if (!response.headers.has(name)) response.headers.set(name, value);
   }
   return response;

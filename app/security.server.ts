@@ -1,17 +1,34 @@
-// Security headers for every response. The CSP is enforced (not report-only) and allows inline
-// scripts only with the response's nonce.
-import { env } from "~/env.server";
+// Security headers for every response. Documents get an enforced (not report-only) CSP that
+// allows inline scripts only with the response's nonce; everything else gets a CSP that allows
+// nothing (set by server/ for responses that carry no CSP of their own).
+// No imports on purpose: server/index.ts loads this file directly, outside the Remix build.
 
-export function securityHeaders({ nonce, html }: { nonce?: string; html: boolean }): Record<string, string> {
+/** Headers every response carries, whatever its type. `appUrl` decides HSTS (https only). */
+export function baseSecurityHeaders(appUrl: string | undefined): Record<string, string> {
   const headers: Record<string, string> = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "strict-origin-when-cross-origin",
     "Cross-Origin-Opener-Policy": "same-origin",
     "Permissions-Policy": "camera=(), microphone=(), geolocation=()",
   };
-  if (env().APP_URL.startsWith("https://")) {
+  if (appUrl?.startsWith("https://")) {
     headers["Strict-Transport-Security"] = "max-age=31536000; includeSubDomains";
   }
+  return headers;
+}
+
+/**
+ * The CSP of a response that is not one of our HTML documents (JSON, files, images). Downloads
+ * are opened in the library page's hidden frame, so only they may be framed, and only by us.
+ */
+export function resourceCsp(framedBySelf: boolean): string {
+  return `default-src 'none'; frame-ancestors ${framedBySelf ? "'self'" : "'none'"}`;
+}
+
+type Site = { appUrl: string; callbackOrigins: string[] };
+
+export function securityHeaders({ nonce, html, site }: { nonce?: string; html: boolean; site: Site }): Record<string, string> {
+  const headers = baseSecurityHeaders(site.appUrl);
   if (html && nonce) {
     headers["Content-Security-Policy"] = [
       "default-src 'self'",
@@ -23,15 +40,12 @@ export function securityHeaders({ nonce, html }: { nonce?: string; html: boolean
       // The hidden download frame loads our own download endpoint.
       "frame-src 'self'",
       "frame-ancestors 'none'",
-      "form-action 'self' " + formActionTargets(),
+      // OAuth sign-in forms post to our own routes, which redirect; callbacks may go to allowed origins.
+      ["form-action 'self'", ...site.callbackOrigins].join(" "),
       "base-uri 'self'",
       "object-src 'none'",
     ].join("; ");
+    headers["X-Frame-Options"] = "DENY";
   }
   return headers;
-}
-
-/** OAuth sign-in forms post to our own routes, which redirect; callbacks may go to allowed origins. */
-function formActionTargets(): string {
-  return env().CALLBACK_ORIGINS.join(" ");
 }

@@ -31,7 +31,7 @@ const fakeProviders = await startFakeProviders();
 const { FAKE_PROVIDERS_URL: _fakeUrl, ...providerEnv } = fakeProviderEnv(fakeProviders.url);
 Object.assign(process.env, providerEnv);
 
-const server = spawn(process.execPath, [path.join(root, "node_modules/@remix-run/serve/dist/cli.js"), path.join(root, process.env.REMIX_BUILD_DIR ?? "build", "index.js")], {
+const server = spawn(process.execPath, ["--import", "tsx", path.join(root, "server/index.ts"), path.join(root, process.env.REMIX_BUILD_DIR ?? "build", "index.js")], {
   stdio: "inherit",
   env: process.env,
 });

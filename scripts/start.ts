@@ -1,6 +1,6 @@
 // `npm start`: runs the site. With no DATABASE_URL it starts an embedded PostgreSQL kept in
 // DATA_DIR/pglite; either way it applies migrations, seeds demo content once, then serves the
-// built app with remix-serve.
+// built app with server/index.ts.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -98,13 +98,14 @@ if (!migrated) {
   await db.$disconnect();
 }
 
-const server = spawn(process.execPath, [path.join(root, "node_modules/@remix-run/serve/dist/cli.js"), path.join(root, process.env.REMIX_BUILD_DIR ?? "build", "index.js")], {
+// server/index.ts: remix-serve's duties plus security headers, CSRF and body-size checks.
+const server = spawn(process.execPath, ["--import", "tsx", path.join(root, "server/index.ts"), path.join(root, process.env.REMIX_BUILD_DIR ?? "build", "index.js")], {
   stdio: ["ignore", "pipe", "inherit"],
   env: { ...process.env, PORT: String(config.PORT) },
 });
 server.stdout.on("data", (chunk: Buffer) => {
   const text = chunk.toString();
-  process.stdout.write(text.includes("[remix-serve]") ? `Creator Library is running at ${config.APP_URL}\n` : text);
+  process.stdout.write(text.includes("[server]") ? `Creator Library is running at ${config.APP_URL}\n` : text);
 });
 
 async function shutdown(code: number) {

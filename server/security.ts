@@ -1,0 +1,128 @@
+// HTTP-level protections that apply to every request, whatever route answers it: security
+// headers on every response, refusal of cross-site state changes carried by the session cookie,
+// and body size caps. Business rules stay in app/models; this file only looks at HTTP.
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+import { baseSecurityHeaders, resourceCsp } from "../app/security.server.ts";
+
+const KIB = 1024;
+const MIB = 1024 * KIB;
+/** JSON and form bodies; the same cap as readJson in app/api.server.ts. */
+export const DEFAULT_BODY_LIMIT = 1 * MIB;
+/** Room for the multipart framing around an uploaded file. */
+const MULTIPART_OVERHEAD = 64 * KIB;
+const IMAGE_LIMIT = 10 * MIB + MULTIPART_OVERHEAD;
+const CSV_LIMIT = 20 * MIB + MULTIPART_OVERHEAD;
+
+const SESSION_COOKIE = "__session";
+const UNSAFE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+/** Download addresses open inside the library page's hidden frame. */
+const FRAMED_BY_SELF = [/^\/download\//, /^\/api\/download\//];
+
+export type SecurityOptions = {
+  /** The public address of the site (APP_URL): its origin may post, https turns on HSTS. */
+  appUrl: string;
+  /** Largest post file an admin may upload (POST_FILE_MAX_BYTES). */
+  postFileMaxBytes: number;
+};
+
+function jsonError(res: Response, status: number, error: string) {
+  res.status(status).set("Cache-Control", "no-store").json({ error });
+}
+
+/** Answers before the body was read, then drops the connection instead of reading the body. */
+function refuseBody(req: Request, res: Response, status: number, error: string) {
+  res.set("Connection", "close");
+  res.on("finish", () => req.socket.destroySoon());
+  jsonError(res, status, error);
+}
+
+/**
+ * Sets the security headers just before the response head is written, so headers the app set
+ * itself (the documents' nonce CSP from entry.server.tsx) are kept and never doubled.
+ */
+export function securityHeaders({ appUrl }: SecurityOptions): RequestHandler {
+  const base = baseSecurityHeaders(appUrl);
+  return (req, res, next) => {
+    const writeHead = res.writeHead;
+    const framedBySelf = FRAMED_BY_SELF.some((pattern) => pattern.test(req.path));
+    res.writeHead = function (this: Response, ...args: unknown[]) {
+      if (!res.headersSent) {
+        for (const [name, value] of Object.entries(base)) if (!res.hasHeader(name)) res.setHeader(name, value);
+        if (!res.hasHeader("Content-Security-Policy")) res.setHeader("Content-Security-Policy", resourceCsp(framedBySelf));
+        if (!res.hasHeader("X-Frame-Options")) res.setHeader("X-Frame-Options", framedBySelf ? "SAMEORIGIN" : "DENY");
+      }
+      return (writeHead as (...a: unknown[]) => Response).apply(this, args);
+    } as Response["writeHead"];
+    next();
+  };
+}
+
+function hasSessionCookie(req: Request): boolean {
+  const cookie = req.headers.cookie;
+  if (!cookie) return false;
+  return cookie.split(";").some((part) => part.trim().startsWith(`${SESSION_COOKIE}=`));
+}
+
+function originOf(value: string | undefined): string | null {
+  if (!value) return null;
+  try {
+    return new URL(value).origin;
+  } catch {
+    return "null";
+  }
+}
+
+/**
+ * Refuses a state-changing request that carries the session cookie but comes from another site
+ * (CSRF). Webhooks are signed and carry no cookie we trust; Bearer-token requests are not sent by
+ * browsers on their own. Same-origin means the APP_URL origin or the origin the request was sent
+ * to (its Host), never a forwarded header: trust-proxy is off.
+ */
+export function refuseCrossSiteRequests({ appUrl }: SecurityOptions): RequestHandler {
+  const appOrigin = new URL(appUrl).origin;
+  return (req, res, next) => {
+    if (!UNSAFE_METHODS.has(req.method)) return next();
+    if (req.path.startsWith("/api/webhooks/")) return next();
+    if (/^Bearer\s/i.test(req.headers.authorization ?? "")) return next();
+    if (!hasSessionCookie(req)) return next();
+
+    const fetchSite = req.headers["sec-fetch-site"];
+    const origin = originOf(req.headers.origin) ?? originOf(req.headers.referer);
+    const ownOrigins = new Set([appOrigin, `${req.protocol}://${req.headers.host ?? ""}`]);
+    // Browsers send Origin on every POST; Sec-Fetch-Site covers a stripped Origin.
+    const crossSite =
+      fetchSite === "cross-site" || (origin !== null ? !ownOrigins.has(origin) : fetchSite === "same-site");
+    if (crossSite) return jsonError(res, 403, "Cross-site request refused.");
+    next();
+  };
+}
+
+/** The largest body a path takes: uploads by their type, everything else 1 MiB. */
+export function bodyLimitFor(path: string, { postFileMaxBytes }: SecurityOptions): number {
+  if (/^\/api\/upload\/file\/[^/]+\/?$/.test(path) || path === "/library") return postFileMaxBytes + MULTIPART_OVERHEAD;
+  if (path === "/admin" || path === "/api/admin/import-purchases") return CSV_LIMIT;
+  if (/^\/api\/upload\/front\/[^/]+\/?$/.test(path) || /^\/api\/panelsupload\/[^/]+\/image\/?$/.test(path) || path === "/") return IMAGE_LIMIT;
+  return DEFAULT_BODY_LIMIT;
+}
+
+/**
+ * Refuses bodies above the path's limit from their declared length, before a byte is read.
+ * A body without a declared length (chunked) is only taken by the upload routes, which count
+ * the bytes as they stream; elsewhere it is refused with 411.
+ */
+export function limitBodySize(options: SecurityOptions): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const limit = bodyLimitFor(req.path, options);
+    const declared = req.headers["content-length"];
+    if (declared !== undefined) {
+      const length = Number(declared);
+      if (!Number.isFinite(length) || length < 0) return jsonError(res, 400, "Invalid Content-Length.");
+      if (length > limit) return refuseBody(req, res, 413, "Request body is too large.");
+      return next();
+    }
+    if (req.headers["transfer-encoding"] !== undefined && limit === DEFAULT_BODY_LIMIT) {
+      return refuseBody(req, res, 411, "Request body must declare its length.");
+    }
+    next();
+  };
+}

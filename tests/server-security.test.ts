@@ -1,0 +1,321 @@
+// The real production server (server/index.ts) with the built app on a random port: security
+// headers on every kind of response, the cross-site refusal for cookie-carrying state changes,
+// webhook and Bearer exemptions, and body size caps. Needs a build (npm test builds first;
+// REMIX_BUILD_DIR picks another one).
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "~/db.server";
+import { baseSecurityHeaders } from "~/security.server";
+import { kofiPayload } from "./fakes/kofi";
+import { createTestUser, sessionCookie } from "./helpers";
+import { bodyLimitFor } from "../server/security";
+
+const root = path.resolve(import.meta.dirname, "..");
+const buildPath = path.join(root, process.env.REMIX_BUILD_DIR ?? "build", "index.js");
+const KOFI_TOKEN = "server-test-kofi-token";
+
+let server: ChildProcess;
+let base: string;
+let serverOutput = "";
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+beforeAll(async () => {
+  if (!existsSync(buildPath)) throw new Error(`No build at ${buildPath}: run \`npm run build\` first.`);
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  server = spawn(process.execPath, ["--import", "tsx", path.join(root, "server/index.ts"), buildPath], {
+    cwd: root,
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      APP_URL: base,
+      DISABLE_JOBS: "1",
+      REQUEST_LOG: "false",
+      KOFI_VERIFICATION_TOKEN: KOFI_TOKEN,
+      POST_FILE_MAX_BYTES: String(8 * 1024 * 1024),
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  server.stdout!.on("data", (chunk: Buffer) => (serverOutput += chunk.toString()));
+  server.stderr!.on("data", (chunk: Buffer) => (serverOutput += chunk.toString()));
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (server.exitCode !== null) throw new Error(`server exited:\n${serverOutput}`);
+    const ready = await fetch(`${base}/healthz`).then((r) => r.ok, () => false);
+    if (ready) break;
+    if (Date.now() > deadline) throw new Error(`server did not start:\n${serverOutput}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+});
+
+afterAll(async () => {
+  if (!server || server.exitCode !== null) return;
+  const exited = new Promise<number | null>((resolve) => server.once("exit", (code) => resolve(code)));
+  server.kill("SIGTERM");
+  const timer = setTimeout(() => server.kill("SIGKILL"), 10_000);
+  await exited;
+  clearTimeout(timer);
+});
+
+function expectCommonHeaders(response: Response) {
+  expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+  expect(response.headers.get("referrer-policy")).toBe("strict-origin-when-cross-origin");
+  expect(response.headers.get("x-powered-by")).toBeNull();
+  // One CSP, never two merged into one line (that would enforce the intersection).
+  expect(response.headers.get("content-security-policy")).not.toMatch(/,/);
+}
+
+describe("security headers", () => {
+  it("a document has an enforced CSP whose nonce is the one on its inline scripts", async () => {
+    const response = await fetch(`${base}/infos`);
+    expect(response.status).toBe(200);
+    expectCommonHeaders(response);
+    const csp = response.headers.get("content-security-policy")!;
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("object-src 'none'");
+    expect(response.headers.get("x-frame-options")).toBe("DENY");
+    const nonce = /'nonce-([^']+)'/.exec(csp)?.[1];
+    expect(nonce).toBeTruthy();
+    const html = await response.text();
+    const scriptNonces = [...html.matchAll(/<script[^>]*\snonce="([^"]+)"/g)].map((m) => m[1]);
+    expect(scriptNonces.length).toBeGreaterThan(0);
+    expect(new Set(scriptNonces)).toEqual(new Set([nonce]));
+    // A second request gets a different nonce.
+    const again = await fetch(`${base}/infos`);
+    expect(/'nonce-([^']+)'/.exec(again.headers.get("content-security-policy")!)?.[1]).not.toBe(nonce);
+  });
+
+  it("an /api JSON answer gets the strict resource CSP and the same headers", async () => {
+    const response = await fetch(`${base}/api/library/tiers`);
+    expect(response.headers.get("content-type")).toMatch(/application\/json/);
+    expectCommonHeaders(response);
+    expect(response.headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors 'none'");
+    expect(response.headers.get("x-frame-options")).toBe("DENY");
+  });
+
+  it("static images and built assets get the headers and their cache lifetimes", async () => {
+    const image = await fetch(`${base}/logo.svg`);
+    expect(image.status).toBe(200);
+    expectCommonHeaders(image);
+    expect(image.headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors 'none'");
+    expect(image.headers.get("cache-control")).toBe("public, max-age=3600");
+
+    const html = await (await fetch(`${base}/infos`)).text();
+    const asset = /\/build\/[^"]+\.js/.exec(html)?.[0];
+    expect(asset).toBeTruthy();
+    const script = await fetch(`${base}${asset}`);
+    expect(script.status).toBe(200);
+    expectCommonHeaders(script);
+    expect(script.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+  });
+
+  it("download addresses may be framed by our own pages only (the hidden download frame)", async () => {
+    const response = await fetch(`${base}/api/download/no-such-post`);
+    expect(response.headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors 'self'");
+    expect(response.headers.get("x-frame-options")).toBe("SAMEORIGIN");
+  });
+
+  it("a missing page is still a document with the nonce CSP", async () => {
+    const response = await fetch(`${base}/no-such-page`);
+    expect(response.status).toBe(404);
+    expect(response.headers.get("content-security-policy")).toMatch(/script-src 'self' 'nonce-/);
+  });
+
+  it("HSTS only when the site is served over https", () => {
+    expect(baseSecurityHeaders("https://example.com")["Strict-Transport-Security"]).toBe("max-age=31536000; includeSubDomains");
+    expect(baseSecurityHeaders("http://127.0.0.1:3000")["Strict-Transport-Security"]).toBeUndefined();
+  });
+
+  it("the session cookie is httpOnly, SameSite=Lax, and Secure on https", async () => {
+    const user = await createTestUser();
+    const response = await fetch(`${base}/api/auth/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Origin: base },
+      body: JSON.stringify({ email: user.email, password: "Password1!" }),
+    });
+    expect(response.status).toBe(200);
+    const setCookie = response.headers.get("set-cookie")!;
+    expect(setCookie).toMatch(/^__session=/);
+    expect(setCookie).toMatch(/HttpOnly/i);
+    expect(setCookie).toMatch(/SameSite=Lax/i);
+    // Served over http here: Secure would make the browser drop it.
+    expect(setCookie).not.toMatch(/Secure/i);
+  });
+});
+
+describe("cross-site state changes", () => {
+  async function sessionOf() {
+    const user = await createTestUser();
+    const cookie = await sessionCookie(user.id);
+    return { user, cookie };
+  }
+
+  it("refuses a cross-site POST that carries the session cookie, and changes nothing", async () => {
+    const { user, cookie } = await sessionOf();
+    const response = await fetch(`${base}/api/auth/logout`, {
+      method: "POST",
+      headers: { Cookie: cookie, Origin: "https://evil.example" },
+    });
+    expect(response.status).toBe(403);
+    expect(await response.json()).toEqual({ error: "Cross-site request refused." });
+    expect(response.headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors 'none'");
+    expect(await db.session.count({ where: { userId: user.id } })).toBe(1);
+  });
+
+  it("refuses by Sec-Fetch-Site when the Origin header is missing, and a null Origin", async () => {
+    const { user, cookie } = await sessionOf();
+    const variants: Record<string, string>[] = [{ "Sec-Fetch-Site": "cross-site" }, { Origin: "null" }, { Referer: "https://evil.example/page" }];
+    for (const headers of variants) {
+      const response = await fetch(`${base}/api/auth/update-username`, {
+        method: "POST",
+        headers: { Cookie: cookie, "Content-Type": "application/json", ...headers },
+        body: JSON.stringify({ username: "Hijacked" }),
+      });
+      expect(response.status, JSON.stringify(headers)).toBe(403);
+    }
+    expect((await db.user.findUniqueOrThrow({ where: { id: user.id } })).fullName).toBe(user.fullName);
+  });
+
+  it("lets a same-origin POST through", async () => {
+    const { user, cookie } = await sessionOf();
+    const response = await fetch(`${base}/api/auth/logout`, {
+      method: "POST",
+      headers: { Cookie: cookie, Origin: base, "Sec-Fetch-Site": "same-origin" },
+    });
+    expect(response.status).toBe(200);
+    expect(await db.session.count({ where: { userId: user.id } })).toBe(0);
+  });
+
+  it("lets a cross-site POST without the session cookie reach the app (nothing to ride on)", async () => {
+    const response = await fetch(`${base}/api/auth/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Origin: "https://evil.example" },
+      body: JSON.stringify({ email: "nobody@example.com", password: "wrong-password" }),
+    });
+    expect(response.status).toBe(401);
+  });
+
+  it("exempts the signed webhooks even with a cookie and a foreign Origin", async () => {
+    const { cookie } = await sessionOf();
+    const payload = kofiPayload({ verification_token: KOFI_TOKEN, kofi_transaction_id: "server-test-tx" });
+    const response = await fetch(`${base}/api/webhooks/kofi`, {
+      method: "POST",
+      headers: { Cookie: cookie, Origin: "https://ko-fi.com", "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ data: JSON.stringify(payload) }),
+    });
+    expect(response.status).toBe(200);
+    expect(await db.purchase.count({ where: { transactionId: "server-test-tx" } })).toBe(1);
+  });
+
+  it("exempts Bearer-token requests (browsers never add them on their own)", async () => {
+    const { cookie } = await sessionOf();
+    const response = await fetch(`${base}/api/auth/logout`, {
+      method: "POST",
+      headers: { Cookie: cookie, Origin: "https://evil.example", Authorization: "Bearer not-a-real-token" },
+    });
+    expect(response.status).not.toBe(403);
+  });
+});
+
+/** Sends only the head of a POST declaring `length` body bytes, and reads the answer. */
+function declaredBody(pathname: string, length: number, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(`${base}${pathname}`, { method: "POST", headers: { ...headers, "Content-Length": String(length) } }, (response) => {
+      let body = "";
+      response.on("data", (chunk: Buffer) => (body += chunk.toString()));
+      response.on("end", () => {
+        request.destroy();
+        resolve({ status: response.statusCode ?? 0, body });
+      });
+    });
+    request.on("error", reject);
+    request.setTimeout(10_000, () => request.destroy(new Error("no answer")));
+    request.flushHeaders();
+  });
+}
+
+describe("body size limits", () => {
+  it("refuses a JSON body over 1 MiB with 413 before the app reads it", async () => {
+    const response = await fetch(`${base}/api/auth/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email: "a@example.com", password: "x".repeat(1024 * 1024 + 10) }),
+    });
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({ error: "Request body is too large." });
+  });
+
+  it("refuses a body without a declared length outside the upload routes", async () => {
+    const stream = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"email":"a@example.com"}'));
+        controller.close();
+      },
+    });
+    const response = await fetch(`${base}/api/auth/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: stream,
+      duplex: "half",
+    } as RequestInit);
+    expect(response.status).toBe(411);
+  });
+
+  it("lets upload routes take bigger bodies, up to their own type's limit", async () => {
+    const admin = await createTestUser({ isAdmin: true, canBeAdmin: true });
+    const cookie = await sessionCookie(admin.id);
+    const big = new FormData();
+    big.append("image", new Blob([new Uint8Array(3 * 1024 * 1024)], { type: "image/png" }), "big.png");
+    // 3 MiB passes the server (the image limit is 10 MiB) and reaches the route (no such post).
+    const response = await fetch(`${base}/api/upload/front/no-such-post`, { method: "POST", headers: { Cookie: cookie, Origin: base }, body: big });
+    expect(response.status).not.toBe(413);
+    expect(response.status).toBeLessThan(500);
+
+    // 11 MiB declared: refused from the headers alone, before the body is sent.
+    const refused = await declaredBody("/api/upload/front/no-such-post", 11 * 1024 * 1024, { Cookie: cookie, Origin: base });
+    expect(refused.status).toBe(413);
+    expect(JSON.parse(refused.body)).toEqual({ error: "Request body is too large." });
+  });
+
+  it("refuses a declared 5 GiB post file without reading it", async () => {
+    const refused = await declaredBody("/api/upload/file/some-post", 5 * 1024 * 1024 * 1024, { "Content-Type": "multipart/form-data; boundary=x" });
+    expect(refused.status).toBe(413);
+  });
+
+  it("knows each upload route's limit", () => {
+    const options = { appUrl: "http://x", postFileMaxBytes: 100 * 1024 * 1024 };
+    expect(bodyLimitFor("/api/auth/login", options)).toBe(1024 * 1024);
+    expect(bodyLimitFor("/api/upload/file/abc", options)).toBeGreaterThan(100 * 1024 * 1024);
+    expect(bodyLimitFor("/api/panelsupload/abc/image", options)).toBeGreaterThan(10 * 1024 * 1024);
+    expect(bodyLimitFor("/api/admin/import-purchases", options)).toBeGreaterThan(20 * 1024 * 1024);
+    expect(bodyLimitFor("/api/upload/file/abc/../../auth/login", options)).toBe(1024 * 1024);
+  });
+});
+
+describe("graceful stop", () => {
+  it("exits with 0 on SIGTERM", async () => {
+    const started = Date.now();
+    const exited = new Promise<number | null>((resolve) => server.once("exit", (code) => resolve(code)));
+    server.kill("SIGTERM");
+    const timer = setTimeout(() => server.kill("SIGKILL"), 10_000);
+    expect(await exited).toBe(0);
+    clearTimeout(timer);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});
