@@ -114,13 +114,14 @@ describe("action without JavaScript", () => {
   it("refuses admin forms to non-admins with the spec's message and changes nothing", async () => {
     const target = await createPost({ title: "Untouchable" });
     const user = await createTestUser();
-    for (const form of [
+    const forms: Record<string, string>[] = [
       { intent: "save", postId: target.id, title: "Changed" },
       { intent: "toggle", postId: target.id, enabled: "false" },
       { intent: "set-index", postId: target.id, index: "0" },
       { intent: "delete", postId: target.id },
       { intent: "create", title: "Sneaky" },
-    ]) {
+    ];
+    for (const form of forms) {
       const response = await post({ ...form, back: "/library" }, await sessionCookie(user.id));
       expect(response.status).toBe(302);
       expect(await toastOf(response)).toMatchObject({ type: "error", message: "You need to be logged in as an admin to perform this action." });
