@@ -179,3 +179,27 @@ test.describe("without JavaScript", () => {
     expect((await download).suggestedFilename()).toBe("starter-furniture-pack-v1.0.package");
   });
 });
+
+test("an admin uploads a front image and a post file from the card", async ({ page }) => {
+  const admin = await db.user.findUniqueOrThrow({ where: { email: "admin@example.com" } });
+  await loginAs(page, admin.id);
+  await acceptAdultWarning(page);
+  await page.goto("/library?search=Pixel%20Cat");
+  const cat = adminCard(page, "Pixel Cat Companion");
+  await expect(cat.getByText("No preview picture found")).toBeVisible();
+
+  const sharp = (await import("sharp")).default;
+  const png = await sharp({ create: { width: 640, height: 360, channels: 3, background: "#cc5500" } }).png().toBuffer();
+  await cat.getByLabel("Image (png, jpg, jpeg)").setInputFiles({ name: "cat.png", mimeType: "image/png", buffer: png });
+  await cat.getByRole("button", { name: "Upload image" }).click();
+  await expect(page.getByText("Image uploaded.")).toBeVisible();
+  await expect(cat.locator("img.post-image")).toHaveAttribute("src", /\/media\/posts\/\d+\.jpg\?v=/);
+
+  const bytes = Buffer.alloc(3 * 1024 * 1024, 0x42);
+  await cat.getByLabel("File", { exact: true }).setInputFiles({ name: "pixel cat v2.zip", mimeType: "application/zip", buffer: bytes });
+  await cat.getByRole("button", { name: "Upload file" }).click();
+  await expect(page.getByText("File uploaded.")).toBeVisible();
+  const post = await db.post.findFirstOrThrow({ where: { title: "Pixel Cat Companion" } });
+  expect(post).toMatchObject({ fileName: "pixel-cat-v2.zip", fileSize: BigInt(bytes.length) });
+  await expect(cat.getByText("3.00 MB")).toBeVisible();
+});
