@@ -211,6 +211,7 @@ export async function cancelEmailVerification(user: User): Promise<void> {
  * step that verifies them (spec section 4).
  */
 export async function setUsername(user: User, username: string): Promise<User> {
+  await enforceRateLimit(`username:user:${user.id}`, 10, 15 * MINUTE);
   const providerAccount = user.googleId !== null || user.discordId !== null || user.patreonId !== null;
   const updated = await db.user.update({
     where: { id: user.id },

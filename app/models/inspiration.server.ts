@@ -5,6 +5,7 @@ import { apiError } from "~/api.server";
 import { db, Prisma } from "~/db.server";
 import type { InspirationConfig, InspirationPanel, LikeKind, User } from "~/generated/prisma/client";
 import { recordAudit } from "~/models/audit.server";
+import { enforceRateLimitAs } from "~/models/rate-limit.server";
 import { isVotingOpen, shuffleForVisitor } from "~/utils/countdown";
 import {
   DEFAULT_INSPIRATION_TITLE,
@@ -30,6 +31,7 @@ export class InspirationError extends Error {
 }
 
 const CONFIG_ID = 1;
+const LIKES_PER_MINUTE = 120;
 
 /** The config row, created with its defaults the first time it is needed. */
 export async function getInspirationConfig(): Promise<InspirationConfig> {
@@ -134,6 +136,8 @@ export async function setLike(
   const config = await getInspirationConfig();
   if (!isVotingOpen(config, now)) throw new InspirationError(403, VOTING_CLOSED_MESSAGE);
   if (!user) throw new InspirationError(401, LOGIN_TO_LIKE_MESSAGE);
+  // Likes are idempotent, but each costs queries: a scripted flood is cut off per account.
+  await enforceRateLimitAs(`like:user:${user.id}`, LIKES_PER_MINUTE, 60_000, (message) => new InspirationError(429, message));
   const rights = await voterRights(user);
   if (!rights.canLike) throw new InspirationError(403, rights.reason ?? TIER_TOO_LOW_MESSAGE);
   if (kind === "PATREON" && !rights.canPatreonLike) throw new InspirationError(403, PATREON_LINK_REQUIRED_MESSAGE);

@@ -41,6 +41,15 @@ export async function enforceRateLimit(key: string, limit: number, windowMs: num
   if (!result.allowed) throw new RateLimitError(result.retryAfterSeconds);
 }
 
+/**
+ * Like `enforceRateLimit`, but refuses with the caller's own error type (built from the 429
+ * message), so a model keeps answering with the errors its routes already map.
+ */
+export async function enforceRateLimitAs(key: string, limit: number, windowMs: number, refuse: (message: string) => Error): Promise<void> {
+  const result = await consumeRateLimit(key, limit, windowMs);
+  if (!result.allowed) throw refuse(new RateLimitError(result.retryAfterSeconds).message);
+}
+
 /** Forgets the attempts of a key (e.g. after a successful login). */
 export async function resetRateLimit(key: string): Promise<void> {
   await db.rateLimit.deleteMany({ where: { key } });

@@ -12,7 +12,7 @@ import {
   issueCode,
   pendingCode,
 } from "~/models/verification.server";
-import { consumeRateLimit, RateLimitError } from "~/models/rate-limit.server";
+import { consumeRateLimit, enforceRateLimitAs, RateLimitError } from "~/models/rate-limit.server";
 import { SHOP_MESSAGES } from "~/utils/shop-schemas";
 
 /** Code mails one account may cause per hour (cancel + link again must not turn into a mail cannon). */
@@ -56,6 +56,8 @@ async function findOwnedElsewhere(userId: string, email: string) {
 
 /** Starts linking `email`: stores it as pending and mails a code. */
 export async function linkShopEmail(userId: string, email: string): Promise<{ message: string }> {
+  // Answers say whether an address is taken by another account: no probing address lists.
+  await enforceRateLimitAs(`shop-email-link:${userId}`, 20, 60 * 60 * 1000, (message) => new ShopEmailError(429, message));
   const existing = await db.shopEmail.findMany({ where: { userId } });
   const same = existing.find((row) => row.email.toLowerCase() === email);
   if (same?.verifiedAt) throw new ShopEmailError(409, SHOP_MESSAGES.alreadyLinked);
@@ -85,6 +87,8 @@ export async function linkShopEmail(userId: string, email: string): Promise<{ me
 
 /** Checks the mailed code; on success the address is verified and owned by this user. */
 export async function verifyShopEmail(userId: string, email: string, code: string): Promise<{ message: string }> {
+  // Each code allows a few attempts; this caps guesses across resent codes too.
+  await enforceRateLimitAs(`shop-email-verify:${userId}`, 10, 15 * 60 * 1000, (message) => new ShopEmailError(429, message));
   const pending = await db.shopEmail.findUnique({ where: { userId_email: { userId, email } } });
   if (!pending) throw new ShopEmailError(404, SHOP_MESSAGES.noPending);
   if (pending.verifiedAt) return { message: SHOP_MESSAGES.verified };

@@ -1,0 +1,96 @@
+// Rate limits on the like, username and shop-email endpoints (the accounts endpoints have theirs
+// in auth tests): counted in PostgreSQL, answered 429 with a clear message, and a refused
+// request changes nothing.
+import { db } from "~/db.server";
+import * as discordUsername from "~/routes/api.discord.set-username-discord";
+import * as googleUsername from "~/routes/api.google.set-username-google";
+import * as like from "~/routes/api.inspiration.panels.$id.like";
+import * as patreonLike from "~/routes/api.inspiration.panels.$id.patreon-like";
+import * as kofiLink from "~/routes/api.kofi.link";
+import * as kofiVerify from "~/routes/api.kofi.verify-email";
+import * as updateUsername from "~/routes/api.auth.update-username";
+import { callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
+
+const TOO_MANY = /^Too many attempts\. Please try again in \d+ (seconds?|minutes?)\.$/;
+
+async function expectRefused(response: Response) {
+  expect(response.status).toBe(429);
+  const body = await readJsonBody<{ error: string }>(response);
+  expect(body.error).toMatch(TOO_MANY);
+}
+
+describe("likes", () => {
+  beforeAll(async () => {
+    await db.tier.create({ data: { id: "rl-tier-2", title: "Tier 2", canVote: true } });
+    await db.inspirationConfig.create({ data: { id: 1, votingOpen: true, votingEndTime: new Date(Date.now() + 86_400_000) } });
+  });
+
+  for (const [name, route, kind] of [
+    ["like", like, "LIKE"],
+    ["patreon-like", patreonLike, "PATREON"],
+  ] as const) {
+    it(`${name}: 120 per minute per account, then 429 and no like stored`, async () => {
+      const user = await createTestUser({ currentTierId: "rl-tier-2", patreonId: `rl-patron-${name}` });
+      const cookie = await sessionCookie(user.id);
+      const panel = await db.inspirationPanel.create({ data: { imageUrl: "/media/x.jpg", title: `Panel ${name}` } });
+      const call = (wanted: boolean) =>
+        callRoute(route, { method: "POST", path: `/api/inspiration/panels/${panel.id}/${name}`, params: { id: panel.id }, cookie, json: { like: wanted } });
+      for (let batch = 0; batch < 12; batch++) {
+        const answers = await Promise.all(Array.from({ length: 10 }, () => call(false)));
+        for (const answer of answers) expect(answer.status).toBe(200);
+      }
+      await expectRefused(await call(true));
+      expect(await db.inspirationLike.count({ where: { userId: user.id, kind } })).toBe(0);
+      // Another account is not affected.
+      const other = await createTestUser({ currentTierId: "rl-tier-2", patreonId: `rl-other-${name}` });
+      const answer = await callRoute(route, { method: "POST", params: { id: panel.id }, cookie: await sessionCookie(other.id), json: { like: true } });
+      expect(answer.status).toBe(200);
+    });
+  }
+});
+
+describe("usernames", () => {
+  for (const [name, route] of [
+    ["/api/auth/update-username", updateUsername],
+    ["/api/google/set-username-google", googleUsername],
+    ["/api/discord/set-username-discord", discordUsername],
+  ] as const) {
+    it(`${name}: 10 per 15 minutes per account, then 429 and the name stays`, async () => {
+      const user = await createTestUser({ googleId: `g-${name}`, mailVerified: false });
+      const cookie = await sessionCookie(user.id);
+      for (let attempt = 1; attempt <= 10; attempt++) {
+        const answer = await callRoute(route, { method: "POST", path: name, cookie, json: { username: `Name ${attempt}` } });
+        expect(answer.status).toBe(200);
+      }
+      await expectRefused(await callRoute(route, { method: "POST", path: name, cookie, json: { username: "Eleventh" } }));
+      expect((await db.user.findUniqueOrThrow({ where: { id: user.id } })).fullName).toBe("Name 10");
+    });
+  }
+});
+
+describe("shop emails", () => {
+  it("verify: 10 attempts per 15 minutes per account, then 429 and nothing verified", async () => {
+    const user = await createTestUser();
+    const cookie = await sessionCookie(user.id);
+    await db.shopEmail.create({ data: { userId: user.id, email: "guess@example.com" } });
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const answer = await callRoute(kofiVerify, { method: "POST", cookie, json: { email: "guess@example.com", code: String(100000 + attempt) } });
+      expect(answer.status).toBe(400);
+    }
+    await expectRefused(await callRoute(kofiVerify, { method: "POST", cookie, json: { email: "guess@example.com", code: "123456" } }));
+    expect((await db.shopEmail.findFirstOrThrow({ where: { userId: user.id } })).verifiedAt).toBeNull();
+  });
+
+  it("link: 20 per hour per account, then 429 (no probing which addresses are taken)", async () => {
+    const user = await createTestUser();
+    const cookie = await sessionCookie(user.id);
+    await db.shopEmail.create({ data: { userId: user.id, email: "pending@example.com" } });
+    for (let attempt = 0; attempt < 20; attempt++) {
+      // Another address is pending: each of these is refused with 409, but counted.
+      const answer = await callRoute(kofiLink, { method: "POST", cookie, json: { email: `probe${attempt}@example.com` } });
+      expect(answer.status).toBe(409);
+    }
+    await expectRefused(await callRoute(kofiLink, { method: "POST", cookie, json: { email: "probe-last@example.com" } }));
+    expect(await db.shopEmail.count({ where: { userId: user.id } })).toBe(1);
+  });
+});
