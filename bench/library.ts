@@ -210,6 +210,9 @@ export async function runLibraryBenchmark(): Promise<TargetLine[]> {
     if (appDownload.bytes !== DOWNLOAD_BYTES) throw new Error(`The app sent ${appDownload.bytes} bytes instead of ${DOWNLOAD_BYTES}`);
     const rss = rssMb(server.pid!);
 
+    // For context: the same app answering its smallest endpoint (one SELECT 1, a few bytes).
+    const floor = await autocannon({ url: `${base}/healthz`, connections: CONNECTIONS, duration: Math.min(LOAD_SECONDS, 5) });
+
     const listingRatio = app.requests.average / plain.requests.average;
     const downloadRatio = appDownload.mbPerSecond / bareDownload.mbPerSecond;
     const lines: (TargetLine & { text: string })[] = [
@@ -219,6 +222,7 @@ export async function runLibraryBenchmark(): Promise<TargetLine[]> {
     ];
     console.log("");
     console.log(`${pad("listing latency", 22)} app avg ${app.latency.average.toFixed(1)} ms, p99 ${app.latency.p99} ms; bare avg ${plain.latency.average.toFixed(1)} ms`);
+    console.log(`${pad("app /healthz", 22)} ${floor.requests.average.toFixed(0)} req/s (the framework's own ceiling here, for comparison)`);
     console.log(`${pad("listing errors", 22)} app non-2xx ${app.non2xx}, errors ${app.errors}; bare non-2xx ${plain.non2xx}`);
     console.log(`${pad("app server RSS (peak)", 22)} after start ${startedRss.toFixed(0)} MB, after the listing load ${listingRss.toFixed(0)} MB, after the download ${rss.toFixed(0)} MB`);
     for (const line of lines) console.log(`${line.ok ? "PASS" : "MISS"}  ${line.text}`);
