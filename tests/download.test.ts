@@ -7,6 +7,7 @@ import * as paidRoute from "~/routes/api.download.$postId";
 import * as freeRoute from "~/routes/api.download.freedownload.$postId";
 import * as signedRoute from "~/routes/download.$postId";
 import * as postsRoute from "~/routes/api.library.posts";
+import * as fileRoute from "~/routes/api.upload.file.$id";
 import type { LibraryPost } from "~/models/post.server";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -187,6 +188,22 @@ describe.each(backends)("downloads from %s", (_name, make) => {
     const file = await followSignedUrl(downloadUrl);
     expect((await bodyBytes(file)).length).toBe(2000);
     await waitForDownloads(user.id, post.id, 1);
+  });
+
+  it("an admin's file upload streams into this backend and downloads back byte for byte", async () => {
+    const post = await createPost({ paid: false, fileSize: null });
+    const admin = await createTestUser({ isAdmin: true, tosAccepted: true });
+    const bytes = Buffer.alloc(6 * 1024 * 1024 + 5);
+    for (let index = 0; index < bytes.length; index++) bytes[index] = (index * 7) & 0xff;
+    const form = new FormData();
+    form.append("file", new Blob([new Uint8Array(bytes)]), "../../evil name.zip");
+    const upload = await callRoute(fileRoute, { method: "POST", params: { id: post.id }, cookie: await sessionCookie(admin.id), form });
+    expect(upload.status).toBe(200);
+    // The name is reduced to a safe file name under the post's own folder.
+    expect((await readJsonBody<{ post: LibraryPost }>(upload)).post.drive_file_id).toBe(`posts/${post.id}/evil-name.zip`);
+    const response = await callRoute(paidRoute, { params: { postId: post.id }, cookie: await sessionCookie(admin.id) });
+    expect(response.headers.get("Content-Disposition")).toContain('filename="evil-name.zip"');
+    expect((await bodyBytes(response)).equals(bytes)).toBe(true);
   });
 
   it("an aborted download is not recorded", async () => {
