@@ -107,7 +107,8 @@ function parseForm<T>(schema: ZodType<T, ZodTypeDef, unknown>, values: Record<st
 
 async function requireFormUser(request: Request): Promise<User> {
   const user = await getCurrentUser(request);
-  if (!user) throw redirectWithError("/login", "Not authenticated");
+  // redirectWithError returns a promise: throw the Response itself, not the promise.
+  if (!user) throw await redirectWithError("/login", "Not authenticated");
   return user;
 }
 

@@ -1,0 +1,338 @@
+// Authorization matrix: every route file in app/routes (so a new route cannot be forgotten) x
+// every method it serves x six roles, against the real database. Each cell pins the status;
+// a refused call must leave every table unchanged (rate-limit counters aside), and no GET may
+// change anything unless the table says why.
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import { db } from "~/db.server";
+import type { User } from "~/generated/prisma/client";
+import { callRoute, createTestUser, sessionCookie } from "./helpers";
+
+globalThis.__allowConsoleError = true;
+declare global {
+  // eslint-disable-next-line no-var
+  var __allowConsoleError: boolean | undefined;
+}
+
+const ROLES = ["guest", "unverified", "verified", "restricted", "canBeAdmin", "admin"] as const;
+type Role = (typeof ROLES)[number];
+const NON_ADMINS: Role[] = ["guest", "unverified", "verified", "restricted", "canBeAdmin"];
+
+/** A status, or "302 /where" for a redirect (the address without its query). */
+type Outcome = string;
+type Cell = { outcome: Outcome; refused: boolean };
+type Case = {
+  method: "GET" | "POST" | "PUT" | "DELETE";
+  /** Builds the request from the current fixtures. */
+  params?: (f: Fixtures) => Record<string, string>;
+  query?: string;
+  json?: unknown;
+  form?: (f: Fixtures) => Record<string, string>;
+  expect: Record<Role, Cell>;
+  /** Why this GET may write (e.g. the spec's GET logout, download records). */
+  getWrites?: string;
+};
+
+const ok = (outcome: Outcome | number): Cell => ({ outcome: String(outcome), refused: false });
+const no = (outcome: Outcome | number): Cell => ({ outcome: String(outcome), refused: true });
+const all = (cell: Cell): Record<Role, Cell> => Object.fromEntries(ROLES.map((role) => [role, cell])) as Record<Role, Cell>;
+/** Logged-in users only: guests get `guest`. */
+const user = (cell: Cell, guest: Cell = no(401)): Record<Role, Cell> => ({ ...all(cell), guest });
+/** Admins only: guests 401, everyone else 403 (the /api convention). */
+const adminApi = (cell: Cell): Record<Role, Cell> => ({ ...all(no(403)), guest: no(401), admin: cell });
+/** Admin-only UI actions: everyone else gets `refused`. */
+const adminUi = (cell: Cell, refused: Cell): Record<Role, Cell> => ({ ...all(refused), admin: cell });
+const METHOD_NOT_ALLOWED = all(ok(405));
+
+type Fixtures = { postId: string; panelId: string; inspirationPanelId: string; targetUserId: string; users: Record<Role, User | null> };
+
+const postParams = (f: Fixtures) => ({ id: f.postId });
+
+const MATRIX: Record<string, Case[]> = {
+  "$.tsx": [{ method: "GET", params: () => ({ "*": "no-such-page" }), expect: all(ok(404)) }],
+  "_index.tsx": [
+    { method: "GET", expect: all(ok(200)) },
+    { method: "POST", form: (f) => ({ intent: "delete", id: f.panelId }), expect: adminUi(ok("302 /"), no("302 /")) },
+  ],
+  "account.shop-email.tsx": [
+    { method: "GET", expect: user(ok("302 /login"), no("302 /login")) },
+    { method: "POST", form: () => ({ intent: "cancel", email: "nobody@example.com" }), expect: user(ok("302 /login"), no("302 /login")) },
+  ],
+  "admin.tsx": [
+    { method: "GET", expect: adminUi(ok(200), no("302 /")) },
+    { method: "POST", form: () => ({ intent: "search-by-code", code: "1", keyword: "x" }), expect: adminUi(ok(200), no("302 /")) },
+  ],
+  // 502: no support platform is configured in tests; the run itself is recorded (job_runs, audit).
+  "api.admin.force-interval.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", expect: adminApi(ok(502)) }],
+  "api.admin.import-purchases.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", expect: adminApi(ok(400)) }],
+  "api.admin.posts.getByIds.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: { postIds: [] }, expect: adminApi(ok(200)) }],
+  "api.admin.posts.ts": [{ method: "GET", expect: adminApi(ok(200)) }, { method: "POST", expect: METHOD_NOT_ALLOWED }],
+  "api.admin.search-by-code.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: { code: "1", keyword: "x" }, expect: adminApi(ok(200)) }],
+  "api.admin.unlock-objects-user.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: {}, expect: adminApi(ok(400)) }],
+  "api.admin.users.$id.ts": [
+    { method: "GET", params: (f) => ({ id: f.targetUserId }), expect: adminApi(ok(200)) },
+    { method: "PUT", params: (f) => ({ id: f.targetUserId }), json: { restricted: true }, expect: adminApi(ok(200)) },
+  ],
+  "api.admin.users.ts": [{ method: "GET", expect: adminApi(ok(200)) }, { method: "POST", expect: METHOD_NOT_ALLOWED }],
+  // An unknown one-time code is refused for everyone.
+  "api.auth.callback.ts": [{ method: "POST", json: { code: "nope" }, expect: all(no(403)) }],
+  "api.auth.change-password.ts": [{ method: "POST", json: { currentPassword: "Password1!", newPassword: "Password2!" }, expect: user(ok(200)) }],
+  "api.auth.forgot-password.ts": [{ method: "POST", json: { email: "nobody@example.com" }, expect: all(ok(200)) }],
+  "api.auth.login.ts": [
+    // GET starts the support-platform sign-in; unconfigured here, it sends back to /login.
+    { method: "GET", expect: all(ok("302 /login")) },
+    { method: "POST", json: { email: "nobody@example.com", password: "wrong" }, expect: all(no(401)) },
+  ],
+  "api.auth.logout.ts": [
+    { method: "GET", expect: all(ok(200)), getWrites: "the spec's GET /api/auth/logout ends the session" },
+    { method: "POST", expect: all(ok(200)) },
+  ],
+  "api.auth.patreon-callback.ts": [{ method: "GET", expect: all(no("302 /auth/callback")) }],
+  "api.auth.register.ts": [{ method: "POST", json: {}, expect: all(ok(400)) }],
+  "api.auth.resend-verification.ts": [{ method: "POST", json: { email: "nobody@example.com" }, expect: all(no(400)) }],
+  "api.auth.reset-password.ts": [{ method: "POST", json: {}, expect: all(ok(400)) }],
+  "api.auth.set-password.ts": [{ method: "POST", json: { newPassword: "Password2!" }, expect: user(ok(409)) }],
+  "api.auth.toggle-admin.ts": [{ method: "POST", expect: { ...all(no(403)), guest: no(401), canBeAdmin: ok(200), admin: ok(200) } }],
+  "api.auth.update-username.ts": [{ method: "POST", json: { username: "New Name" }, expect: user(ok(200)) }],
+  "api.auth.user.ts": [{ method: "GET", expect: user(ok(200)) }],
+  "api.auth.verify-email.ts": [{ method: "POST", json: { email: "nobody@example.com", code: "123456" }, expect: all(ok(400)) }],
+  "api.discord.auth.ts": [{ method: "GET", expect: all(ok("302 /login")) }],
+  "api.discord.callback.ts": [{ method: "GET", expect: all(no("302 /auth/callback")) }],
+  "api.discord.set-username-discord.ts": [{ method: "POST", json: { username: "New Name" }, expect: user(ok(200)) }],
+  // The free post has no file (404 once allowed). Accounts must accept the terms first (guests
+  // accept per visit); restricted accounts never download.
+  "api.download.$postId.ts": [{ method: "GET", params: (f) => ({ postId: f.postId }), expect: { ...all(no(403)), guest: ok(404), admin: ok(404) } }],
+  "api.download.freedownload.$postId.ts": [{ method: "GET", params: (f) => ({ postId: f.postId }), expect: { ...all(no(403)), guest: ok(404), admin: ok(404) } }],
+  "api.google.auth.ts": [{ method: "GET", expect: all(ok("302 /login")) }],
+  "api.google.callback.ts": [{ method: "GET", expect: all(no("302 /auth/callback")) }],
+  "api.google.set-username-google.ts": [{ method: "POST", json: { username: "New Name" }, expect: user(ok(200)) }],
+  "api.inspiration.config.ts": [{ method: "GET", expect: all(ok(200)) }, { method: "POST", json: { votingOpen: true }, expect: adminApi(ok(200)) }],
+  "api.inspiration.panels.$id.like.ts": [{ method: "POST", params: (f) => ({ id: f.inspirationPanelId }), json: { like: true }, expect: user(ok(200)) }],
+  "api.inspiration.panels.$id.patreon-like.ts": [{ method: "POST", params: (f) => ({ id: f.inspirationPanelId }), json: { like: true }, expect: user(ok(200)) }],
+  "api.inspiration.panels.$id.ts": [
+    { method: "PUT", params: (f) => ({ id: f.inspirationPanelId }), json: { title: "Changed", imageUrl: "/media/changed.jpg" }, expect: adminApi(ok(200)) },
+    { method: "DELETE", params: (f) => ({ id: f.inspirationPanelId }), expect: adminApi(ok(200)) },
+  ],
+  "api.inspiration.panels.ts": [
+    { method: "GET", expect: all(ok(200)) },
+    { method: "POST", json: { title: "New", imageUrl: "/media/new.jpg" }, expect: adminApi(ok(201)) },
+  ],
+  "api.inspiration.reset-likes.ts": [{ method: "POST", expect: adminApi(ok(200)) }],
+  "api.inspiration.title.ts": [{ method: "GET", expect: all(ok(200)) }, { method: "POST", json: { title: "New title" }, expect: adminApi(ok(200)) }],
+  "api.kofi.cancel-verification.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: { email: "nobody@example.com" }, expect: user(ok(404)) }],
+  "api.kofi.link.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: { email: "nobody@example.com" }, expect: user(ok(200)) }],
+  "api.kofi.resend-verification.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: { email: "nobody@example.com" }, expect: user(ok(404)) }],
+  "api.kofi.verify-email.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: { email: "nobody@example.com", code: "123456" }, expect: user(ok(404)) }],
+  "api.library.accept-tos.$id.ts": [
+    // Acceptance belongs to the account: another user's id is refused, even for admins.
+    { method: "POST", params: (f) => ({ id: f.targetUserId }), json: { tosAccepted: true }, expect: user(no(403)) },
+  ],
+  "api.library.posts.$id.order.ts": [{ method: "PUT", params: postParams, json: { orderDate: "2024-01-01T00:00:00.000Z" }, expect: adminApi(ok(200)) }],
+  "api.library.posts.$id.toggle.ts": [{ method: "PUT", params: postParams, json: { enabled: false }, expect: adminApi(ok(200)) }],
+  "api.library.posts.$id.ts": [
+    { method: "PUT", params: postParams, json: { title: "Changed" }, expect: adminApi(ok(200)) },
+    { method: "DELETE", params: postParams, expect: adminApi(ok(200)) },
+  ],
+  "api.library.posts.ts": [{ method: "GET", expect: all(ok(200)) }, { method: "POST", json: {}, expect: adminApi(ok(400)) }],
+  "api.library.tiers.ts": [{ method: "GET", expect: all(ok(200)) }],
+  "api.panels.$id.expanded.ts": [{ method: "GET", params: (f) => ({ id: f.panelId }), expect: all(ok(200)) }],
+  "api.panels.$id.ts": [
+    { method: "GET", params: (f) => ({ id: f.panelId }), expect: all(ok(200)) },
+    { method: "PUT", params: (f) => ({ id: f.panelId }), json: { title: "Changed", link: "https://example.com/changed" }, expect: adminApi(ok(200)) },
+    { method: "DELETE", params: (f) => ({ id: f.panelId }), expect: adminApi(ok(200)) },
+  ],
+  "api.panels.ts": [
+    { method: "GET", expect: all(ok(200)) },
+    { method: "POST", json: { title: "New", link: "https://example.com/new" }, expect: adminApi(ok(201)) },
+  ],
+  "api.panelsupload.$id.image.ts": [{ method: "POST", params: (f) => ({ id: f.panelId }), expect: adminApi(ok(400)) }],
+  "api.upload.file.$id.ts": [{ method: "POST", params: postParams, expect: adminApi(ok(400)) }],
+  "api.upload.front.$id.ts": [{ method: "POST", params: postParams, expect: adminApi(ok(400)) }],
+  // Signed, not cookie-authenticated: without the signature every role is refused alike.
+  "api.webhooks.kofi.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: {}, expect: all(no(400)) }],
+  "api.webhooks.patreon.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: {}, expect: all(no(401)) }],
+  "auth.callback.tsx": [{ method: "GET", expect: all(ok(200)) }, { method: "POST", form: () => ({}), expect: all(ok(400)) }],
+  "download.$postId.ts": [{ method: "GET", params: (f) => ({ postId: f.postId }), expect: all(no(403)) }],
+  "forgot-password.tsx": [{ method: "GET", expect: all(ok(200)) }, { method: "POST", form: () => ({ intent: "request", email: "nobody@example.com" }), expect: all(ok("302 /forgot-password")) }],
+  "healthz.ts": [{ method: "GET", expect: all(ok(200)) }],
+  "infos.tsx": [{ method: "GET", expect: all(ok(200)) }],
+  "inspiration-vote.tsx": [
+    { method: "GET", expect: all(ok(200)) },
+    { method: "POST", form: () => ({ intent: "reset-likes" }), expect: adminUi(ok("302 /inspiration-vote"), no("302 /inspiration-vote")) },
+  ],
+  "library.tsx": [
+    { method: "GET", expect: all(ok(200)) },
+    { method: "POST", form: (f) => ({ intent: "toggle", postId: f.postId, enabled: "false" }), expect: adminUi(ok("302 /library"), no("302 /library")) },
+  ],
+  "login.tsx": [
+    { method: "GET", expect: all(ok(200)) },
+    {
+      method: "POST",
+      form: () => ({ intent: "toggle-admin" }),
+      expect: { ...all(no(403)), guest: no("302 /login"), canBeAdmin: ok("302 /login"), admin: ok("302 /login") },
+    },
+  ],
+  "media.$.ts": [{ method: "GET", params: () => ({ "*": "no/such/file.jpg" }), expect: all(ok(404)) }],
+  "panel_images.$file.ts": [{ method: "GET", params: () => ({ file: "no-such.jpg" }), expect: all(ok(404)) }],
+};
+
+// ---------------------------------------------------------------- routes from the file system
+
+/** `/api/library/posts/:id/toggle` from `api.library.posts.$id.toggle.ts` (Remix flat routes). */
+function routePath(file: string): string {
+  const name = file.replace(/\.(tsx?|jsx?)$/, "");
+  if (name === "_index") return "/";
+  const segments = name.split(".").filter((segment) => segment !== "_index");
+  return (
+    "/" +
+    segments
+      .map((segment) => (segment === "$" ? "*" : segment.startsWith("$") ? `:${segment.slice(1)}` : segment))
+      .join("/")
+  );
+}
+
+function fillPath(pattern: string, params: Record<string, string>): string {
+  return pattern.replace(/:(\w+)|\*/g, (_match, name: string | undefined) => encodeURIComponent(params[name ?? "*"] ?? "x").replace(/%2F/g, "/"));
+}
+
+const routesDir = path.resolve(import.meta.dirname, "../app/routes");
+const routeFiles = readdirSync(routesDir).filter((file) => /\.(tsx?|jsx?)$/.test(file) && !/\.test\./.test(file) && !file.startsWith("."));
+
+// ---------------------------------------------------------------- database state
+
+let checksumSql = "";
+async function databaseChecksum(): Promise<string> {
+  if (!checksumSql) {
+    const tables = await db.$queryRaw<{ table_name: string }[]>`
+      SELECT table_name FROM information_schema.tables
+      WHERE table_schema = 'public' AND table_type = 'BASE TABLE'
+        AND table_name NOT IN ('rate_limits', '_prisma_migrations')
+      ORDER BY table_name`;
+    checksumSql =
+      "SELECT " +
+      tables.map(({ table_name: name }) => `(SELECT md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) FROM "${name}" t) AS "${name}"`).join(", ");
+  }
+  const rows = await db.$queryRawUnsafe<Record<string, string>[]>(checksumSql);
+  return JSON.stringify(rows[0]);
+}
+
+function changedTables(before: string, after: string): string[] {
+  const a = JSON.parse(before) as Record<string, string>;
+  const b = JSON.parse(after) as Record<string, string>;
+  return Object.keys(a).filter((table) => a[table] !== b[table]);
+}
+
+// ---------------------------------------------------------------- fixtures
+
+const ROLE_FLAGS: Record<Exclude<Role, "guest">, Partial<User>> = {
+  unverified: { mailVerified: false, restricted: false, canBeAdmin: false, isAdmin: false },
+  verified: { mailVerified: true, restricted: false, canBeAdmin: false, isAdmin: false },
+  restricted: { mailVerified: true, restricted: true, canBeAdmin: false, isAdmin: false },
+  canBeAdmin: { mailVerified: true, restricted: false, canBeAdmin: true, isAdmin: false },
+  admin: { mailVerified: true, restricted: false, canBeAdmin: true, isAdmin: true },
+};
+const roleUsers = {} as Record<Role, User | null>;
+let targetUser: User;
+
+beforeAll(async () => {
+  await db.tier.create({ data: { id: "matrix-tier", title: "Matrix Tier", canVote: true, isPaid: true } });
+  roleUsers.guest = null;
+  for (const role of ROLES) {
+    if (role === "guest") continue;
+    roleUsers[role] = await createTestUser({ ...ROLE_FLAGS[role], currentTierId: "matrix-tier", patreonId: `matrix-${role}`, fullName: `Matrix ${role}` });
+  }
+  targetUser = await createTestUser({ fullName: "Matrix target" });
+});
+
+/** Puts the shared rows back the way every case expects them (allowed calls change them). */
+async function resetFixtures(): Promise<{ fixtures: Fixtures; cookies: Record<Role, string | undefined> }> {
+  await db.session.deleteMany({});
+  await db.shopEmail.deleteMany({});
+  await db.verification.deleteMany({});
+  await db.rateLimit.deleteMany({});
+  const cookies = {} as Record<Role, string | undefined>;
+  for (const role of ROLES) {
+    const account = roleUsers[role];
+    if (!account) continue;
+    await db.user.update({
+      where: { id: account.id },
+      data: { ...ROLE_FLAGS[role as Exclude<Role, "guest">], fullName: account.fullName, passwordHash: account.passwordHash, tosAccepted: false },
+    });
+    cookies[role] = await sessionCookie(account.id);
+  }
+  await db.user.update({ where: { id: targetUser.id }, data: { restricted: false, tosAccepted: false } });
+  await db.post.deleteMany({ where: { id: "matrix-post" } });
+  await db.post.create({ data: { id: "matrix-post", title: "Matrix post", paidContent: false, enabled: true } });
+  await db.panel.deleteMany({});
+  const panel = await db.panel.create({ data: { title: "Matrix panel", link: "https://example.com/panel" } });
+  await db.inspirationLike.deleteMany({});
+  await db.inspirationPanel.deleteMany({});
+  const inspirationPanel = await db.inspirationPanel.create({ data: { imageUrl: "/media/inspiration/matrix.jpg", title: "Matrix idea" } });
+  await db.inspirationConfig.upsert({
+    where: { id: 1 },
+    create: { id: 1, votingOpen: true, votingEndTime: new Date(Date.now() + 86_400_000) },
+    update: { votingOpen: true, votingEndTime: new Date(Date.now() + 86_400_000) },
+  });
+  return {
+    fixtures: { postId: "matrix-post", panelId: panel.id, inspirationPanelId: inspirationPanel.id, targetUserId: targetUser.id, users: roleUsers },
+    cookies,
+  };
+}
+
+function outcomeOf(response: Response): Outcome {
+  const location = response.headers.get("Location");
+  if (response.status >= 300 && response.status < 400 && location) return `${response.status} ${new URL(location, "http://localhost:3999").pathname}`;
+  return String(response.status);
+}
+
+const DISCOVER = process.env.MATRIX_DISCOVER === "1";
+
+describe("authorization matrix", () => {
+  it("has an expectation for every route file and for each handler it exports", async () => {
+    const missing = routeFiles.filter((file) => !MATRIX[file]);
+    expect(missing, "route files without an authorization expectation").toEqual([]);
+    const stale = Object.keys(MATRIX).filter((file) => !routeFiles.includes(file));
+    expect(stale, "expectations for route files that no longer exist").toEqual([]);
+    for (const file of routeFiles) {
+      const module = (await import(`../app/routes/${file}`)) as { loader?: unknown; action?: unknown };
+      const methods = new Set(MATRIX[file]!.map((entry) => entry.method));
+      expect(Boolean(module.loader), `${file}: loader <-> GET case`).toBe(methods.has("GET"));
+      expect(Boolean(module.action), `${file}: action <-> POST/PUT/DELETE case`).toBe([...methods].some((method) => method !== "GET"));
+    }
+  });
+
+  for (const file of routeFiles) {
+    const cases = MATRIX[file] ?? [];
+    for (const entry of cases) {
+      it(`${entry.method} ${routePath(file)} (${file})`, async () => {
+        const module = await import(`../app/routes/${file}`);
+        const problems: string[] = [];
+        for (const role of ROLES) {
+          const { fixtures, cookies } = await resetFixtures();
+          const params = entry.params?.(fixtures) ?? {};
+          const requestPath = fillPath(routePath(file), params) + (entry.query ?? "");
+          const cell = entry.expect[role];
+          const before = await databaseChecksum();
+          const response = await callRoute(module, {
+            method: entry.method,
+            path: requestPath,
+            params,
+            cookie: cookies[role],
+            json: entry.form ? undefined : entry.method === "GET" ? undefined : (entry.json ?? {}),
+            form: entry.form?.(fixtures),
+          });
+          await response.text().catch(() => undefined);
+          const after = await databaseChecksum();
+          const outcome = outcomeOf(response);
+          const changed = changedTables(before, after);
+          if (outcome !== cell.outcome) problems.push(`${role}: expected ${cell.outcome}, got ${outcome}`);
+          if (response.status >= 500 && Number(cell.outcome) < 500) problems.push(`${role}: server error ${response.status}`);
+          if (cell.refused && changed.length > 0) problems.push(`${role}: refused, but changed ${changed.join(", ")}`);
+          if (entry.method === "GET" && !entry.getWrites && changed.length > 0) problems.push(`${role}: GET changed ${changed.join(", ")}`);
+          if (DISCOVER) console.log(`[matrix] ${file} ${entry.method} ${role} -> ${outcome}${changed.length ? ` changed ${changed.join(",")}` : ""}`);
+        }
+        expect(problems).toEqual([]);
+      });
+    }
+  }
+});
