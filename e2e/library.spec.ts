@@ -203,3 +203,20 @@ test("an admin uploads a front image and a post file from the card", async ({ pa
   expect(post).toMatchObject({ fileName: "pixel-cat-v2.zip", fileSize: BigInt(bytes.length) });
   await expect(cat.getByText("3.00 MB")).toBeVisible();
 });
+
+test("a download that became locked after the page loaded shows the server's error instead of failing silently", async ({ page }) => {
+  const fan = await db.user.findUniqueOrThrow({ where: { email: "fan@example.com" } });
+  const post = await db.post.findFirstOrThrow({ where: { title: "Royal Ballroom" } });
+  await db.user.update({ where: { id: fan.id }, data: { tosAccepted: true } });
+  await db.unlockedContent.create({ data: { userId: fan.id, postId: post.id, source: "ADMIN" } });
+  await loginAs(page, fan.id);
+  await acceptAdultWarning(page);
+  await page.goto("/library?search=Royal");
+  await expect(card(page, "Royal Ballroom").getByText("You own this item")).toBeVisible();
+  await db.unlockedContent.delete({ where: { userId_postId: { userId: fan.id, postId: post.id } } });
+  await card(page, "Royal Ballroom").getByRole("button", { name: /^Download/ }).click();
+  await expect(page.getByText("You do not have access to this post.")).toBeVisible();
+  // Past the 3 s after which a started download would announce itself.
+  await page.waitForTimeout(3500);
+  await expect(page.getByText("Download initiated.")).toHaveCount(0);
+});

@@ -260,7 +260,21 @@ async function startDownload(post: LibraryPost, frame: HTMLIFrameElement | null)
     if (tab) tab.opener = null;
     else if (frame) frame.src = downloadUrl; // Pop-up blocked: download in place.
   } else if (frame) {
-    frame.src = `/api/download/${encodeURIComponent(post.postId)}?at=${Date.now()}`;
+    const address = `/api/download/${encodeURIComponent(post.postId)}`;
+    // A locked or missing file answers JSON, which a hidden frame would swallow: ask first.
+    try {
+      const check = await fetch(address, { method: "HEAD", credentials: "include" });
+      if (!check.ok) {
+        const answer = await fetch(address, { credentials: "include" });
+        const body = (await answer.json().catch(() => ({}))) as { error?: string };
+        showToast({ type: "error", message: body.error ?? LIBRARY_MESSAGES.fetchFailed });
+        return;
+      }
+    } catch {
+      showToast({ type: "error", message: LIBRARY_MESSAGES.fetchFailed });
+      return;
+    }
+    frame.src = `${address}?at=${Date.now()}`;
   }
   window.setTimeout(() => showToast({ type: "success", message: LIBRARY_MESSAGES.downloadStarted }), DOWNLOAD_MESSAGE_DELAY_MS);
 }
