@@ -84,6 +84,31 @@ test("an admin finds a user, grants a post through the picker, saves, and the us
   await fanContext.close();
 });
 
+test("Unlock objects adds the early-supporter posts without losing the editor's unsaved picks", async ({ page }) => {
+  const early = await db.user.create({ data: { email: "early-bird@example.com", fullName: "Early Bird", mailVerified: true } });
+  await db.pledgeEvent.create({
+    data: { id: `pledge_start:e2e-${early.id}`, userId: early.id, type: "pledge_start", amountCents: 1000, date: new Date(Date.now() - 365 * 24 * 3600 * 1000), tierId: "21786318", tierTitle: "Tier 3", paymentStatus: "Paid" },
+  });
+  await loginAsAdmin(page);
+  await page.goto(`/admin?user=${early.id}`);
+  const editor = page.getByTestId("user-editor");
+  // The pledge history shows dollars.
+  await expect(editor.getByRole("cell", { name: "$10.00" })).toBeVisible();
+  await editor.getByRole("checkbox", { name: "Lakeside Pier" }).check();
+  await editor.getByRole("button", { name: "Unlock objects" }).click();
+  await expect(page.getByTestId("toast").filter({ hasText: "Unlocked objects updated. Added 2, removed 0." })).toBeVisible();
+  const chips = editor.getByRole("list", { name: "Unlocked posts" });
+  for (const title of ["Lakeside Pier", "Autumn Hair Collection", "Gothic Cathedral Windows"]) await expect(chips).toContainText(title);
+  await editor.getByRole("button", { name: "Save" }).click();
+  await expect(page.getByTestId("toast").filter({ hasText: "User updated successfully." })).toBeVisible();
+  const unlocked = await db.unlockedContent.findMany({ where: { userId: early.id }, include: { post: true }, orderBy: { post: { title: "asc" } } });
+  expect(unlocked.map((unlock) => [unlock.post.title, unlock.source])).toEqual([
+    ["Autumn Hair Collection", "SYNC"],
+    ["Gothic Cathedral Windows", "SYNC"],
+    ["Lakeside Pier", "ADMIN"],
+  ]);
+});
+
 test("code search finds the downloads of a leak-trace number by keyword", async ({ page }) => {
   const supporter = await demoUser("supporter@example.com");
   const post = await db.post.findFirstOrThrow({ where: { title: "Crystal Cave Build" } });
