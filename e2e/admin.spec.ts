@@ -109,6 +109,24 @@ test("Unlock objects adds the early-supporter posts without losing the editor's 
   ]);
 });
 
+test("an admin marks a pending Ko-fi email verified; it applies on Save", async ({ page }) => {
+  const buyer = await db.user.create({ data: { email: "pending-buyer@example.com", fullName: "Pending Buyer", mailVerified: true } });
+  await db.shopEmail.create({ data: { userId: buyer.id, email: "pending@kofi.example" } });
+  await loginAsAdmin(page);
+  await page.goto(`/admin?user=${buyer.id}`);
+  const editor = page.getByTestId("user-editor");
+  const row = editor.getByRole("listitem").filter({ hasText: "pending@kofi.example" });
+  await expect(row).toContainText("Unverified");
+  await row.getByRole("button", { name: "Mark verified" }).click();
+  await expect(row).not.toContainText("Unverified");
+  await expect(row).toContainText("Verified");
+  await expect(row).toContainText("Not saved");
+  expect((await db.shopEmail.findFirstOrThrow({ where: { userId: buyer.id } })).verifiedAt).toBeNull();
+  await editor.getByRole("button", { name: "Save" }).click();
+  await expect(page.getByTestId("toast").filter({ hasText: "User updated successfully." })).toBeVisible();
+  expect((await db.shopEmail.findFirstOrThrow({ where: { userId: buyer.id } })).verifiedEmail).toBe("pending@kofi.example");
+});
+
 test("code search finds the downloads of a leak-trace number by keyword", async ({ page }) => {
   const supporter = await demoUser("supporter@example.com");
   const post = await db.post.findFirstOrThrow({ where: { title: "Crystal Cave Build" } });
