@@ -27,6 +27,8 @@ export async function readJson<T>(request: Request, schema: ZodType<T, ZodTypeDe
     } catch {
       throw apiError(400, "Request body must be valid JSON.");
     }
+    // PostgreSQL text cannot hold NUL characters: refuse them here instead of failing a query.
+    if (/\\u0000/i.test(text)) throw apiError(400, "Request body must not contain NUL characters.");
   }
   const parsed = schema.safeParse(body);
   if (!parsed.success) throw apiError(400, firstIssue(parsed.error));
