@@ -13,6 +13,24 @@ async function downloadInNewTab(page: Page, context: BrowserContext, start: () =
   return download;
 }
 
+/** Posts made by these tests (removed afterwards, so other suites see the demo library intact). */
+const createdPostIds: string[] = [];
+
+async function createE2ePost(title: string) {
+  const id = `e2e${Date.now().toString(36)}${createdPostIds.length}`;
+  createdPostIds.push(id);
+  return db.post.create({
+    data: { id, title, paidContent: true, version: "V1.0", orderDate: new Date("2000-01-01T00:00:00Z"), tiers: { create: [{ tierId: "8825009", kind: "CURRENT" }] } },
+  });
+}
+
+test.afterAll(async () => {
+  await db.post.deleteMany({ where: { id: { in: createdPostIds } } });
+  const users = { email: { in: ["supporter@example.com", "fan@example.com"] } };
+  await db.user.updateMany({ where: users, data: { tosAccepted: false } });
+  await db.download.deleteMany({ where: { user: users } });
+});
+
 function card(page: import("@playwright/test").Page, title: string) {
   return page.getByTestId("post-card").filter({ has: page.getByRole("heading", { name: title, exact: true }) });
 }
@@ -124,40 +142,42 @@ test("a supporter accepts the terms once and downloads a paid post; it is record
 
 test("an admin edits a card, toggles it and reorders posts", async ({ page }) => {
   const admin = await db.user.findUniqueOrThrow({ where: { email: "admin@example.com" } });
+  const created = await createE2ePost("E2E Editable Post");
   await loginAs(page, admin.id);
   await acceptAdultWarning(page);
   await page.goto("/library");
   await expect(page.getByRole("link", { name: "View as User" })).toBeVisible();
-  const cabin = adminCard(page, "Cozy Cabin Lot");
-  await cabin.getByLabel("Ko-fi ID").fill("NEWKOFI1");
-  await cabin.getByLabel("Version").fill("V1.1");
-  await cabin.getByRole("group", { name: "First tiers" }).getByLabel("Tier 1").check();
-  await cabin.getByLabel("Is Ko-fi Only").check();
-  await cabin.getByRole("button", { name: "Save" }).click();
+  // Created with the oldest order date: last in the library.
+  await expect(page.getByTestId("admin-post-card").last().getByRole("heading")).toContainText("E2E Editable Post");
+  const editable = adminCard(page, "E2E Editable Post");
+  await editable.getByLabel("Ko-fi ID").fill("NEWKOFI1");
+  await editable.getByLabel("Version").fill("V1.1");
+  await editable.getByRole("group", { name: "First tiers" }).getByLabel("Tier 1").check();
+  await editable.getByLabel("Is Ko-fi Only").check();
+  await editable.getByRole("button", { name: "Save" }).click();
   await expect(page.getByText("Post updated.")).toBeVisible();
-  const saved = await db.post.findFirstOrThrow({ where: { title: "Cozy Cabin Lot" }, include: { tiers: true } });
+  const saved = await db.post.findUniqueOrThrow({ where: { id: created.id }, include: { tiers: true } });
   expect(saved).toMatchObject({ kofiId: "NEWKOFI1", version: "V1.1", isKofiOnly: true });
   expect(saved.tiers.filter((tier) => tier.kind === "FIRST").map((tier) => tier.tierId)).toEqual(["8824971"]);
 
-  await cabin.getByRole("button", { name: "Disable" }).click();
-  await expect(cabin.getByRole("button", { name: "Enable" })).toBeVisible();
-  await expect.poll(async () => (await db.post.findUniqueOrThrow({ where: { id: saved.id } })).enabled).toBe(false);
-  await cabin.getByRole("button", { name: "Enable" }).click();
-  await expect.poll(async () => (await db.post.findUniqueOrThrow({ where: { id: saved.id } })).enabled).toBe(true);
+  await editable.getByRole("button", { name: "Disable" }).click();
+  await expect(editable.getByRole("button", { name: "Enable" })).toBeVisible();
+  await expect.poll(async () => (await db.post.findUniqueOrThrow({ where: { id: created.id } })).enabled).toBe(false);
+  await editable.getByRole("button", { name: "Enable" }).click();
+  await expect.poll(async () => (await db.post.findUniqueOrThrow({ where: { id: created.id } })).enabled).toBe(true);
 
-  const gnomes = adminCard(page, "Garden Gnome Army");
-  await gnomes.getByLabel("Index").fill("-3");
-  await gnomes.getByRole("button", { name: "Set Index" }).click();
+  await editable.getByLabel("Index").fill("-3");
+  await editable.getByRole("button", { name: "Set Index" }).click();
   await expect(page.getByText("Please enter a valid index.")).toBeVisible();
-  await gnomes.getByLabel("Index").fill("0");
-  await gnomes.getByRole("button", { name: "Set Index" }).click();
+  await editable.getByLabel("Index").fill("0");
+  await editable.getByRole("button", { name: "Set Index" }).click();
   await expect(page.getByText("Post order updated.")).toBeVisible();
-  await expect(page.getByTestId("admin-post-card").first().getByRole("heading")).toContainText("Garden Gnome Army");
+  await expect(page.getByTestId("admin-post-card").first().getByRole("heading")).toContainText("E2E Editable Post");
   const first = await db.post.findFirstOrThrow({ orderBy: { orderDate: "desc" } });
-  expect(first.title).toBe("Garden Gnome Army");
+  expect(first.id).toBe(created.id);
 
   await page.getByRole("link", { name: "View as User" }).click();
-  await expect(page.getByTestId("post-card").first().getByRole("heading")).toHaveText("Garden Gnome Army");
+  await expect(page.getByTestId("post-card").first().getByRole("heading")).toHaveText("E2E Editable Post");
   await expect(page.getByRole("link", { name: "View as Admin" })).toBeVisible();
 });
 
@@ -184,8 +204,9 @@ test("an admin uploads a front image and a post file from the card", async ({ pa
   const admin = await db.user.findUniqueOrThrow({ where: { email: "admin@example.com" } });
   await loginAs(page, admin.id);
   await acceptAdultWarning(page);
-  await page.goto("/library?search=Pixel%20Cat");
-  const cat = adminCard(page, "Pixel Cat Companion");
+  const created = await createE2ePost("E2E Upload Post");
+  await page.goto("/library?search=E2E%20Upload");
+  const cat = adminCard(page, "E2E Upload Post");
   await expect(cat.getByText("No preview picture found")).toBeVisible();
 
   const sharp = (await import("sharp")).default;
@@ -193,13 +214,16 @@ test("an admin uploads a front image and a post file from the card", async ({ pa
   await cat.getByLabel("Image (png, jpg, jpeg)").setInputFiles({ name: "cat.png", mimeType: "image/png", buffer: png });
   await cat.getByRole("button", { name: "Upload image" }).click();
   await expect(page.getByText("Image uploaded.")).toBeVisible();
-  await expect(cat.locator("img.post-image")).toHaveAttribute("src", /\/media\/posts\/\d+\.jpg\?v=/);
+  await expect(cat.locator("img.post-image")).toHaveAttribute("src", `/media/posts/${created.id}.jpg?v=${(await db.post.findUniqueOrThrow({ where: { id: created.id } })).updatedAt.getTime().toString(36)}`);
+
+  // The re-encoded image is really served (decoded by the browser).
+  await expect.poll(() => cat.locator("img.post-image").evaluate((image: HTMLImageElement) => image.naturalWidth)).toBe(640);
 
   const bytes = Buffer.alloc(3 * 1024 * 1024, 0x42);
   await cat.getByLabel("File", { exact: true }).setInputFiles({ name: "pixel cat v2.zip", mimeType: "application/zip", buffer: bytes });
   await cat.getByRole("button", { name: "Upload file" }).click();
   await expect(page.getByText("File uploaded.")).toBeVisible();
-  const post = await db.post.findFirstOrThrow({ where: { title: "Pixel Cat Companion" } });
+  const post = await db.post.findUniqueOrThrow({ where: { id: created.id } });
   expect(post).toMatchObject({ fileName: "pixel-cat-v2.zip", fileSize: BigInt(bytes.length) });
   await expect(cat.getByText("3.00 MB")).toBeVisible();
 });
