@@ -128,7 +128,7 @@ function requestFor(method: string, url: string, body: Body, cookie: string | un
       return buildRequest({ method, path: url, cookie, form: body.fields });
     case "multipart": {
       const form = new FormData();
-      form.append(body.field, new Blob([body.bytes], { type: body.contentType }), body.fileName);
+      form.append(body.field, new Blob([new Uint8Array(body.bytes).buffer as ArrayBuffer], { type: body.contentType }), body.fileName);
       return buildRequest({ method, path: url, cookie, form });
     }
   }
@@ -221,7 +221,7 @@ describe("every /api route survives hostile input", () => {
             // Logout would end the session the next runs need.
             const cookie = file === "api.auth.logout.ts" ? undefined : cookies[role as keyof typeof cookies];
             // Remix decodes paths into well-formed strings (a lone surrogate becomes U+FFFD).
-            const params = Object.fromEntries(names.map((name, index) => [name, (paramValues[index] as string).toWellFormed()]));
+            const params = Object.fromEntries(names.map((name, index) => [name, Buffer.from(paramValues[index] as string).toString("utf8")]));
             const search = query ? `?${new URLSearchParams(query)}` : "";
             const response = await call(module, method, requestFor(method, routePath(file, params) + search, body, cookie), params);
             const problems = await problemsOf(response);
