@@ -56,6 +56,14 @@ test("an admin finds a user, grants a post through the picker, saves, and the us
   await expect(editor.getByText("Unsaved changes")).toBeVisible();
   expect(await db.unlockedContent.count({ where: { userId: fan.id } })).toBe(0);
 
+  // Another tool on the page revalidates the data; the unsaved pick stays.
+  const codeSearch = page.getByRole("region", { name: "Code search" });
+  await codeSearch.getByLabel("Code").fill(String(fan.number));
+  await codeSearch.getByLabel("Keyword").fill("nothing-like-this");
+  await codeSearch.getByRole("button", { name: "Search" }).click();
+  await expect(codeSearch.getByTestId("code-search-result")).toContainText("0 matching downloads.");
+  await expect(editor.getByRole("checkbox", { name: "Royal Ballroom" })).toBeChecked();
+
   // A shop email added as unverified goes with the same Save.
   await editor.getByLabel("Add Ko-fi email (unverified)").fill("not-an-email");
   await editor.getByRole("button", { name: "Add", exact: true }).click();

@@ -101,11 +101,11 @@ export function AdminUserEditor({
   const navigation = useNavigation();
   const headingId = useId();
 
-  // A different user (or fresh data after a no-JS post) starts a fresh draft.
+  // Revalidations (after a code search, Force interval, ...) bring a new user object; the draft
+  // stays as it is until Save or Cancel. A different user remounts the editor (key).
   useEffect(() => {
-    setDraft(draftOf(user));
     setError(formError ?? null);
-  }, [user, formError]);
+  }, [formError]);
 
   useEffect(() => {
     headingRef.current?.focus();
