@@ -3,6 +3,7 @@
 import { db, Prisma } from "~/db.server";
 import type { PledgeEvent, ShopEmail, Tier, UnlockedContent, User } from "~/generated/prisma/client";
 import { recordAudit } from "~/models/audit.server";
+import { toApiDownload, toApiPledgeEvent } from "~/models/user.server";
 import { ADMIN_MESSAGES, type AdminUserUpdate, type UserSearch } from "~/utils/admin-schemas";
 
 /** A refusal the /api layer and the /admin action turn into a status and the message. */
@@ -160,21 +161,8 @@ function toAdminUser(user: UserDetail, tiers: Map<string, Tier>) {
   return {
     ...toAdminUserSummary(user, tiers),
     unlocked_content: user.unlockedContent.map((unlock) => unlock.postId),
-    downloads: user.downloads.map((download) => ({
-      _id: download.id,
-      postId: download.postId,
-      postTitle: download.post.title,
-      version: download.version,
-      date: download.createdAt.toISOString(),
-    })),
-    pledge_history: user.pledgeEvents.map((event) => ({
-      pledgeId: event.id,
-      amount_cents: event.amountCents,
-      date: event.date.toISOString(),
-      tier_title: event.tierTitle,
-      tier_id: event.tierId,
-      payment_status: event.paymentStatus,
-    })),
+    downloads: user.downloads.map(toApiDownload),
+    pledge_history: user.pledgeEvents.map(toApiPledgeEvent),
   };
 }
 

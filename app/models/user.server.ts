@@ -1,6 +1,6 @@
 // Users as the `/api` layer shows them: the spec's field names, mapped from our columns.
 import { db } from "~/db.server";
-import type { ShopEmail, User } from "~/generated/prisma/client";
+import type { PledgeEvent, ShopEmail, User } from "~/generated/prisma/client";
 
 export type UserWithShopEmails = User & { shopEmails: ShopEmail[] };
 
@@ -50,4 +50,49 @@ export async function getUserWithShopEmails(userId: string): Promise<UserWithSho
 /** Display name for the navigation: the full name, else the email's local part. */
 export function displayName(user: Pick<User, "fullName" | "email">): string {
   return user.fullName ?? user.email?.split("@")[0] ?? "Account";
+}
+
+/** A pledge-history entry in the spec's field names. */
+export function toApiPledgeEvent(event: PledgeEvent) {
+  return {
+    pledgeId: event.id,
+    amount_cents: event.amountCents,
+    date: event.date.toISOString(),
+    tier_title: event.tierTitle,
+    tier_id: event.tierId,
+    payment_status: event.paymentStatus,
+  };
+}
+
+/** A download record in the spec's field names. */
+export function toApiDownload(download: { id: string; postId: string; version: string; createdAt: Date; post: { title: string } }) {
+  return {
+    _id: download.id,
+    postId: download.postId,
+    postTitle: download.post.title,
+    version: download.version,
+    date: download.createdAt.toISOString(),
+  };
+}
+
+const RECENT_DOWNLOADS = 500;
+
+/** The whole account as `GET /api/auth/user` answers it (spec section 3 "User"). */
+export async function getAccount(userId: string) {
+  const user = await db.user.findUnique({
+    where: { id: userId },
+    include: {
+      shopEmails: { orderBy: { createdAt: "asc" } },
+      unlockedContent: { orderBy: { createdAt: "asc" }, select: { postId: true } },
+      downloads: { orderBy: { createdAt: "desc" }, take: RECENT_DOWNLOADS, include: { post: { select: { title: true } } } },
+      pledgeEvents: { orderBy: { date: "desc" } },
+    },
+  });
+  if (!user) return null;
+  return {
+    ...toApiUser(user),
+    unlocked_content: user.unlockedContent.map((unlock) => unlock.postId),
+    downloads: user.downloads.map(toApiDownload),
+    pledge_history: user.pledgeEvents.map(toApiPledgeEvent),
+  };
 }
