@@ -14,14 +14,6 @@ export function accountPanelLinks() {
   return [{ rel: "stylesheet", href: accountStyles }];
 }
 
-/**
- * The panels also bring their stylesheet themselves (a body `<link>` is valid HTML and the
- * browser loads one URL once), so a page that forgets `accountPanelLinks` still shows them right.
- */
-export function AccountPanelStyles() {
-  return <link rel="stylesheet" href={accountStyles} />;
-}
-
 export type ShopEmailPanelUser = { kofiEmails: { email: string; emailVerified: boolean }[] };
 
 function useCountdown(start: number, restartKey: unknown) {
@@ -130,7 +122,6 @@ export function ShopEmailPanel({ user, resendInSeconds = 0 }: { user: ShopEmailP
 
   return (
     <section className="card account-panel shop-email-panel" aria-labelledby={headingId}>
-      <AccountPanelStyles />
       <h2 id={headingId}>Ko-fi Emails</h2>
       <p className="muted">Link the email you buy with on Ko-fi: your purchases unlock here, also the ones you made as a guest.</p>
       <h3 className="account-subheading">Linked emails</h3>

@@ -1,7 +1,6 @@
 // The account page's support-platform panel: a Link button (full-page OAuth redirect) when not
 // linked; otherwise the current tier's title, None, or Unknown Tier.
 import { useId } from "react";
-import { AccountPanelStyles } from "~/components/shop-email-panel";
 
 export type SupportPlatformUser = { hasPatreon: boolean; current_tier: string | null };
 export type TierOption = { tierId?: string; id?: string; title: string };
@@ -24,7 +23,6 @@ export function SupportPlatformPanel({
   const headingId = useId();
   return (
     <section className="card account-panel support-platform-panel" aria-labelledby={headingId}>
-      <AccountPanelStyles />
       <h2 id={headingId}>Patreon</h2>
       {user.hasPatreon ? (
         <p>

@@ -10,7 +10,7 @@ import { AccountResendButton } from "~/components/account-resend-button";
 import { Field, SubmitButton } from "~/components/form";
 import { LoginKofibuyOverlay } from "~/components/login-kofibuy-overlay";
 import { LoginProviderButtons } from "~/components/login-provider-buttons";
-import { ShopEmailPanel } from "~/components/shop-email-panel";
+import { accountPanelLinks, ShopEmailPanel } from "~/components/shop-email-panel";
 import { SupportPlatformPanel } from "~/components/support-platform-panel";
 import type { User } from "~/generated/prisma/client";
 import {
@@ -37,7 +37,7 @@ import { jsonWithError, redirectWithError, redirectWithSuccess } from "~/toast.s
 import { changePasswordFormSchema, fieldErrors, setPasswordFormSchema, usernameSchema, verifyEmailFormSchema } from "~/utils/auth-schemas";
 import stylesheet from "~/styles/login.css";
 
-export const links: LinksFunction = () => [{ rel: "stylesheet", href: stylesheet }];
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: stylesheet }, ...accountPanelLinks()];
 
 export const meta: MetaFunction = () => [{ title: "Login | Creator Library" }];
 
