@@ -136,19 +136,19 @@ export function PostAdminCard({ post, tiers, back, now }: { post: LibraryPost; t
           <input type="hidden" name="has_flags" value="1" />
           <div className="field">
             <label htmlFor={field("title")}>Title</label>
-            <input id={field("title")} name="title" defaultValue={post.title} required />
+            <input type="text" id={field("title")} name="title" defaultValue={post.title} required />
           </div>
           <div className="field">
             <label htmlFor={field("version")}>Version</label>
-            <input id={field("version")} name="version" defaultValue={post.version} />
+            <input type="text" id={field("version")} name="version" defaultValue={post.version} />
           </div>
           <div className="field">
             <label htmlFor={field("kofi")}>Ko-fi ID</label>
-            <input id={field("kofi")} name="kofi_id" defaultValue={post.kofi_id ?? ""} />
+            <input type="text" id={field("kofi")} name="kofi_id" defaultValue={post.kofi_id ?? ""} />
           </div>
           <div className="field">
             <label htmlFor={field("drive")}>Drive file ID</label>
-            <input id={field("drive")} name="drive_file_id" defaultValue={post.drive_file_id ?? ""} placeholder="posts/123/file.zip" />
+            <input type="text" id={field("drive")} name="drive_file_id" defaultValue={post.drive_file_id ?? ""} placeholder="posts/123/file.zip" />
           </div>
           <div className="field">
             <label htmlFor={field("first")}>First published</label>
@@ -224,11 +224,11 @@ export function CreatePostForm({ back }: { back: string }) {
       <div className="create-post-fields">
         <div className="field">
           <label htmlFor="create-title">Title</label>
-          <input id="create-title" name="title" required />
+          <input type="text" id="create-title" name="title" required />
         </div>
         <div className="field">
           <label htmlFor="create-id">Post ID (optional)</label>
-          <input id="create-id" name="postId" pattern="[A-Za-z0-9_\-]{1,64}" />
+          <input type="text" id="create-id" name="postId" pattern="[A-Za-z0-9_\-]{1,64}" />
         </div>
       </div>
       <button type="submit" className="button" disabled={create.state !== "idle"}>
