@@ -7,7 +7,7 @@ import { Form, Link, useLoaderData, useLocation, useRouteError, useSubmit } from
 import { ErrorPage } from "~/components/error-page";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { firstIssue } from "~/api.server";
-import { AdultWarning, NSFW_COOKIE, nsfwAcceptedLocally, TermsPopup } from "~/components/library-gate";
+import { AdultWarning, NSFW_COOKIE, nsfwAcceptedLocally, rememberNsfwAccepted, TermsPopup } from "~/components/library-gate";
 import { CreatePostForm, PostAdminCard } from "~/components/post-admin-card";
 import { PostCard } from "~/components/post-card";
 import { showToast } from "~/components/toaster";
@@ -293,8 +293,12 @@ export default function Library() {
   const now = useMemo(() => new Date(data.now), [data.now]);
 
   useEffect(() => {
-    if (nsfwAcceptedLocally()) setNsfwAccepted(true);
-  }, []);
+    if (!data.nsfwAccepted && nsfwAcceptedLocally()) {
+      // Accepted before in this browser: also set the cookie, so the next page render is clear.
+      rememberNsfwAccepted();
+      setNsfwAccepted(true);
+    }
+  }, [data.nsfwAccepted]);
   useEffect(() => setTosAccepted(data.user?.tosAccepted ?? false), [data.user?.tosAccepted]);
 
   const onDownload = useCallback(
