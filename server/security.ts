@@ -37,11 +37,23 @@ function refuseBody(req: Request, res: Response, status: number, error: string) 
 }
 
 /**
+ * A Set-Cookie value with the attributes every cookie of ours must carry: Secure when the site
+ * is on https, SameSite=Lax unless the app chose a SameSite itself.
+ */
+export function hardenCookie(cookie: string, secure: boolean): string {
+  let hardened = cookie;
+  if (!/;\s*samesite=/i.test(hardened)) hardened += "; SameSite=Lax";
+  if (secure && !/;\s*secure\s*(;|$)/i.test(hardened)) hardened += "; Secure";
+  return hardened;
+}
+
+/**
  * Sets the security headers just before the response head is written, so headers the app set
  * itself (the documents' nonce CSP from entry.server.tsx) are kept and never doubled.
  */
 export function securityHeaders({ appUrl }: SecurityOptions): RequestHandler {
   const base = baseSecurityHeaders(appUrl);
+  const secureCookies = appUrl.startsWith("https://");
   return (req, res, next) => {
     const writeHead = res.writeHead;
     const framedBySelf = FRAMED_BY_SELF.some((pattern) => pattern.test(req.path));
@@ -50,6 +62,11 @@ export function securityHeaders({ appUrl }: SecurityOptions): RequestHandler {
         for (const [name, value] of Object.entries(base)) if (!res.hasHeader(name)) res.setHeader(name, value);
         if (!res.hasHeader("Content-Security-Policy")) res.setHeader("Content-Security-Policy", resourceCsp(framedBySelf));
         if (!res.hasHeader("X-Frame-Options")) res.setHeader("X-Frame-Options", framedBySelf ? "SAMEORIGIN" : "DENY");
+        const cookies = res.getHeader("Set-Cookie");
+        if (cookies !== undefined) {
+          const list = Array.isArray(cookies) ? cookies : [String(cookies)];
+          res.setHeader("Set-Cookie", list.map((cookie) => hardenCookie(cookie, secureCookies)));
+        }
       }
       return (writeHead as (...a: unknown[]) => Response).apply(this, args);
     } as Response["writeHead"];

@@ -12,7 +12,7 @@ import { db } from "~/db.server";
 import { baseSecurityHeaders } from "~/security.server";
 import { kofiPayload } from "./fakes/kofi";
 import { createTestUser, sessionCookie } from "./helpers";
-import { bodyLimitFor } from "../server/security";
+import { bodyLimitFor, hardenCookie } from "../server/security";
 
 const root = path.resolve(import.meta.dirname, "..");
 const buildPath = path.join(root, process.env.REMIX_BUILD_DIR ?? "build", "index.js");
@@ -135,6 +135,13 @@ describe("security headers", () => {
     const response = await fetch(`${base}/no-such-page`);
     expect(response.status).toBe(404);
     expect(response.headers.get("content-security-policy")).toMatch(/script-src 'self' 'nonce-/);
+  });
+
+  it("every cookie gets SameSite, and Secure on https (also those the app sets by hand)", () => {
+    expect(hardenCookie("nsfw=true; Path=/; Max-Age=60", true)).toBe("nsfw=true; Path=/; Max-Age=60; SameSite=Lax; Secure");
+    expect(hardenCookie("nsfw=true; Path=/; SameSite=Strict", false)).toBe("nsfw=true; Path=/; SameSite=Strict");
+    expect(hardenCookie("a=b; Secure; SameSite=Lax", true)).toBe("a=b; Secure; SameSite=Lax");
+    expect(hardenCookie("secured=yes; Path=/", true)).toBe("secured=yes; Path=/; SameSite=Lax; Secure");
   });
 
   it("HSTS only when the site is served over https", () => {
