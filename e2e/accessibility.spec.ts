@@ -1,0 +1,79 @@
+// axe-core on every page, in the dark and the light theme, for a guest, a logged-in user and an
+// admin where the page differs for them: zero WCAG 2.x A/AA violations.
+import AxeBuilder from "@axe-core/playwright";
+import type { Page } from "@playwright/test";
+import { acceptAdultWarning, db, expect, loginAs, test } from "./fixtures";
+
+type Role = "guest" | "fan" | "admin";
+type PageCase = {
+  name: string;
+  path: string;
+  roles: Role[];
+  /** Runs after the page has loaded, before the scan (e.g. open a modal). */
+  prepare?: (page: Page) => Promise<void>;
+  adultAccepted?: boolean;
+};
+
+const PAGES: PageCase[] = [
+  { name: "home", path: "/", roles: ["guest", "fan"] },
+  {
+    name: "library with the 18+ warning",
+    path: "/library",
+    roles: ["guest"],
+    prepare: async (page) => {
+      await expect(page.getByRole("dialog")).toBeVisible();
+    },
+  },
+  { name: "library after accepting the 18+ warning", path: "/library", roles: ["guest", "fan", "admin"], adultAccepted: true },
+  { name: "login tab", path: "/login?tab=login", roles: ["guest"] },
+  { name: "sign-up tab", path: "/login?tab=signup", roles: ["guest"] },
+  { name: "login page logged in", path: "/login", roles: ["fan", "admin"] },
+  { name: "forgot password", path: "/forgot-password", roles: ["guest"] },
+  { name: "auth callback error", path: "/auth/callback?error=access_denied", roles: ["guest"] },
+  { name: "infos", path: "/infos", roles: ["guest"] },
+  { name: "inspiration vote", path: "/inspiration-vote", roles: ["guest", "fan", "admin"] },
+  { name: "admin", path: "/admin", roles: ["admin"] },
+  { name: "not found", path: "/no-such-page-here", roles: ["guest"] },
+];
+
+const USERS: Record<Exclude<Role, "guest">, string> = { fan: "fan@example.com", admin: "admin@example.com" };
+
+function describeViolations(violations: { id: string; help: string; nodes: { target: unknown; failureSummary?: string }[] }[]) {
+  return violations
+    .map((violation) => `${violation.id}: ${violation.help}\n${violation.nodes.map((node) => `  ${JSON.stringify(node.target)} ${node.failureSummary?.replace(/\n/g, " ") ?? ""}`).join("\n")}`)
+    .join("\n");
+}
+
+for (const theme of ["dark", "light"] as const) {
+  for (const pageCase of PAGES) {
+    for (const role of pageCase.roles) {
+      test(`axe: ${pageCase.name} as ${role}, ${theme} theme`, async ({ page }) => {
+        await page.addInitScript((value) => localStorage.setItem("theme", value), theme);
+        if (pageCase.adultAccepted) await acceptAdultWarning(page);
+        if (role !== "guest") await loginAs(page, (await db.user.findUniqueOrThrow({ where: { email: USERS[role] } })).id);
+
+        await page.goto(pageCase.path);
+        await expect(page.locator("html")).toHaveAttribute("data-theme", theme);
+        // Scan the hydrated page: client-only parts (modals, toggles) are in place by then.
+        await page.waitForLoadState("networkidle");
+        if (pageCase.prepare) await pageCase.prepare(page);
+
+        const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]).analyze();
+        expect(results.violations, describeViolations(results.violations)).toEqual([]);
+        // The scan really looked at the page (a blank page would pass trivially).
+        expect(results.passes.length).toBeGreaterThan(5);
+      });
+    }
+  }
+}
+
+test("axe: the scan reports a violation when one is there", async ({ page }) => {
+  await page.goto("/infos");
+  await page.evaluate(() => {
+    const input = document.createElement("input");
+    input.type = "text";
+    document.querySelector("main")?.append(input);
+  });
+  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa"]).analyze();
+  expect(results.violations.map((violation) => violation.id)).toContain("label");
+});
