@@ -1,7 +1,16 @@
 // Rate limits on the like, username and shop-email endpoints (the accounts endpoints have theirs
 // in auth tests): counted in PostgreSQL, answered 429 with a clear message, and a refused
 // request changes nothing.
+import { vi } from "vitest";
+
+// Per-address limits count only behind our own proxy, which names the client in this header.
+vi.hoisted(() => {
+  process.env.CLIENT_IP_HEADER = "X-Client-IP";
+});
+
 import { db } from "~/db.server";
+import * as loginCodeExchange from "~/routes/api.auth.callback";
+import * as googleCallback from "~/routes/api.google.callback";
 import * as discordUsername from "~/routes/api.discord.set-username-discord";
 import * as googleUsername from "~/routes/api.google.set-username-google";
 import * as like from "~/routes/api.inspiration.panels.$id.like";
@@ -92,5 +101,30 @@ describe("shop emails", () => {
     }
     await expectRefused(await callRoute(kofiLink, { method: "POST", cookie, json: { email: "probe-last@example.com" } }));
     expect(await db.shopEmail.count({ where: { userId: user.id } })).toBe(1);
+  });
+});
+
+describe("provider sign-in", () => {
+  it("the provider callback: 30 per 15 minutes per client address, then the limit message on /auth/callback", async () => {
+    const headers = { "X-Client-IP": "203.0.113.9" };
+    for (let attempt = 0; attempt < 30; attempt++) {
+      const answer = await callRoute(googleCallback, { path: "/api/google/callback?code=x&state=y", headers });
+      expect(new URL(answer.headers.get("Location")!, "http://x").searchParams.get("error")).not.toMatch(TOO_MANY);
+    }
+    const refused = await callRoute(googleCallback, { path: "/api/google/callback?code=x&state=y", headers });
+    expect(refused.status).toBe(302);
+    expect(new URL(refused.headers.get("Location")!, "http://x").searchParams.get("error")).toMatch(TOO_MANY);
+    // Another address is not affected.
+    const other = await callRoute(googleCallback, { path: "/api/google/callback?code=x&state=y", headers: { "X-Client-IP": "203.0.113.10" } });
+    expect(new URL(other.headers.get("Location")!, "http://x").searchParams.get("error")).not.toMatch(TOO_MANY);
+  });
+
+  it("the login-code exchange: 30 per 15 minutes per client address, then 429", async () => {
+    const headers = { "X-Client-IP": "203.0.113.20" };
+    for (let attempt = 0; attempt < 30; attempt++) {
+      const answer = await callRoute(loginCodeExchange, { method: "POST", json: { code: `guess-${attempt}` }, headers });
+      expect(answer.status).toBe(403);
+    }
+    await expectRefused(await callRoute(loginCodeExchange, { method: "POST", json: { code: "guess-last" }, headers }));
   });
 });

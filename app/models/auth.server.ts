@@ -417,6 +417,12 @@ function callbackError(message: string): Response {
  */
 export async function finishProviderSignIn(provider: ProviderName, request: Request): Promise<Response> {
   const label = PROVIDER_LABELS[provider];
+  try {
+    await enforceAddressLimit("provider-sign-in", clientAddress(request), 30, 15 * MINUTE);
+  } catch (thrown) {
+    if (thrown instanceof RateLimitError) return callbackError(thrown.message);
+    throw thrown;
+  }
   const authenticator = providerAuthenticator(provider);
   if (!authenticator) return callbackError(`Sign-in with ${label} is not configured.`);
   let profile: ProviderProfile;
@@ -444,6 +450,7 @@ export async function finishProviderSignIn(provider: ProviderName, request: Requ
 
 /** POST /api/auth/callback: the code must come from the browser that holds its cookie. */
 export async function exchangeProviderLoginCode(request: Request, code: string): Promise<Headers> {
+  await enforceAddressLimit("login-code", clientAddress(request), 30, 15 * MINUTE);
   const bound = await readLoginCodeCookie(request);
   if (!bound) throw new AccountError(403, COOKIE_BLOCKED_MESSAGE);
   if (bound !== code) throw new AccountError(400, INVALID_LOGIN_CODE_MESSAGE);
