@@ -114,9 +114,12 @@ export function refuseCrossSiteRequests({ appUrl }: SecurityOptions): RequestHan
   };
 }
 
-/** The largest body a path takes: uploads by their type, everything else 1 MiB. */
-export function bodyLimitFor(path: string, { postFileMaxBytes }: SecurityOptions): number {
-  if (/^\/api\/upload\/file\/[^/]+\/?$/.test(path) || path === "/library") return postFileMaxBytes + MULTIPART_OVERHEAD;
+/** The largest body a request takes: uploads by their type, everything else 1 MiB. */
+export function bodyLimitFor(path: string, { postFileMaxBytes }: SecurityOptions, query = new URLSearchParams()): number {
+  if (/^\/api\/upload\/file\/[^/]+\/?$/.test(path)) return postFileMaxBytes + MULTIPART_OVERHEAD;
+  // The library page's uploads name their intent in the address (the body is streamed).
+  if (path === "/library" && query.get("intent") === "upload-file") return postFileMaxBytes + MULTIPART_OVERHEAD;
+  if (path === "/library" && query.get("intent") === "upload-image") return IMAGE_LIMIT;
   if (path === "/admin" || path === "/api/admin/import-purchases") return CSV_LIMIT;
   if (/^\/api\/upload\/front\/[^/]+\/?$/.test(path) || /^\/api\/panelsupload\/[^/]+\/image\/?$/.test(path) || path === "/") return IMAGE_LIMIT;
   return DEFAULT_BODY_LIMIT;
@@ -129,7 +132,7 @@ export function bodyLimitFor(path: string, { postFileMaxBytes }: SecurityOptions
  */
 export function limitBodySize(options: SecurityOptions): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    const limit = bodyLimitFor(req.path, options);
+    const limit = bodyLimitFor(req.path, options, new URLSearchParams(req.url.split("?")[1] ?? ""));
     const declared = req.headers["content-length"];
     if (declared !== undefined) {
       const length = Number(declared);

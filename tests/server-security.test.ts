@@ -312,6 +312,11 @@ describe("body size limits", () => {
     expect(bodyLimitFor("/api/panelsupload/abc/image", options)).toBeGreaterThan(10 * 1024 * 1024);
     expect(bodyLimitFor("/api/admin/import-purchases", options)).toBeGreaterThan(20 * 1024 * 1024);
     expect(bodyLimitFor("/api/upload/file/abc/../../auth/login", options)).toBe(1024 * 1024);
+    // The library page takes a post file only for its upload intent; its other forms are small.
+    expect(bodyLimitFor("/library", options, new URLSearchParams("intent=upload-file&postId=a"))).toBeGreaterThan(100 * 1024 * 1024);
+    expect(bodyLimitFor("/library", options, new URLSearchParams("intent=upload-image"))).toBeGreaterThan(10 * 1024 * 1024);
+    expect(bodyLimitFor("/library", options, new URLSearchParams("intent=upload-image"))).toBeLessThan(11 * 1024 * 1024);
+    expect(bodyLimitFor("/library", options)).toBe(1024 * 1024);
   });
 });
 
