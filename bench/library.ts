@@ -161,7 +161,8 @@ export async function runLibraryBenchmark(): Promise<TargetLine[]> {
       await once(out, "finish");
     }
 
-    server = spawn(process.execPath, [...(process.env.BENCH_PROFILE ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_PROFILE] : []), path.join(root, "node_modules/@remix-run/serve/dist/cli.js"), path.join(root, buildDir, "index.js")], {
+    // The production server (server/index.ts), as `npm start` runs it.
+    server = spawn(process.execPath, [...(process.env.BENCH_PROFILE ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_PROFILE] : []), "--import", "tsx", path.join(root, "server/index.ts"), path.join(root, buildDir, "index.js")], {
       env: process.env,
       stdio: ["ignore", "ignore", "inherit"],
     });
