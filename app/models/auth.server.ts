@@ -108,6 +108,21 @@ async function sendVerificationMail(email: string, code: string) {
   );
 }
 
+/** A code whose mail never left is dropped: no resend cooldown for a mail that was not sent. */
+async function withdrawCode(purpose: "EMAIL_VERIFY" | "PASSWORD_RESET", target: string) {
+  await cancelCode(purpose, target).catch(() => undefined);
+}
+
+/** Sends a code mail; when the mail server fails, the code is withdrawn and the error rethrown. */
+async function mailOrWithdraw(purpose: "EMAIL_VERIFY" | "PASSWORD_RESET", target: string, send: () => Promise<void>) {
+  try {
+    await send();
+  } catch (error) {
+    await withdrawCode(purpose, target);
+    throw error;
+  }
+}
+
 // ---------------------------------------------------------------- sign-up and login
 
 /** Creates an unverified email account and mails its code. The caller starts the session. */
@@ -123,7 +138,16 @@ export async function registerWithPassword({ email, password, client }: { email:
     throw new AccountError(409, "An account with this email already exists. Please log in.");
   }
   const issued = await issueCode({ purpose: "EMAIL_VERIFY", target: email, userId: user.id });
-  if (issued.ok) await sendVerificationMail(email, issued.code);
+  if (issued.ok) {
+    try {
+      await sendVerificationMail(email, issued.code);
+    } catch (error) {
+      // Mail server down: undo the sign-up so nothing half-made stays and a retry starts clean.
+      await withdrawCode("EMAIL_VERIFY", email);
+      await db.user.delete({ where: { id: user.id } }).catch(() => undefined);
+      throw error;
+    }
+  }
   return user;
 }
 
@@ -187,7 +211,7 @@ export async function resendVerification(email: string, client?: string | null):
   if (!user || user.mailVerified || !user.passwordHash) throw new AccountError(400, "There is no unverified account with this email.");
   const issued = await issueCode({ purpose: "EMAIL_VERIFY", target: email, userId: user.id });
   if (!issued.ok) throw new AccountError(429, cooldownMessage(issued.retryAfterSeconds));
-  await sendVerificationMail(email, issued.code);
+  await mailOrWithdraw("EMAIL_VERIFY", email, () => sendVerificationMail(email, issued.code));
 }
 
 /** Seconds until "Resend verification code" may be pressed again (0 when it may now). */
@@ -246,7 +270,7 @@ export async function requestPasswordReset(email: string, client?: string | null
     const issued = await issueCode({ purpose: "PASSWORD_RESET", target: email, userId: user.id });
     // Within the cooldown the earlier mail still holds a valid code; stay silent about it.
     if (issued.ok) {
-      await sendMail(
+      await mailOrWithdraw("PASSWORD_RESET", email, () => sendMail(
         codeMail({
           to: email,
           subject: "Your password reset code",
@@ -254,7 +278,7 @@ export async function requestPasswordReset(email: string, client?: string | null
           code: issued.code,
           outro: "The code is valid for 15 minutes. If this was not you, ignore this mail: your password stays as it is.",
         }),
-      );
+      ));
     }
   }
   return FORGOT_PASSWORD_ANSWER;

@@ -1,0 +1,163 @@
+// Fault: the database goes away while the app runs. The built app runs on a PRIVATE PostgreSQL
+// cluster (never the machine's shared one): /healthz answers 503 and pages answer an error
+// quickly while the cluster is down, and everything answers again once it is back, without
+// restarting the app.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { once } from "node:events";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { prismaCli } from "./db";
+
+const PG_BIN = "/usr/lib/postgresql/15/bin";
+const root = path.resolve(import.meta.dirname, "..");
+const buildDir = process.env.REMIX_BUILD_DIR ?? "build";
+
+let clusterDir = "";
+let dataDir = "";
+let pgPort = 0;
+let app: ChildProcess | undefined;
+let base = "";
+
+async function freePort(): Promise<number> {
+  const server = http.createServer().listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  return port;
+}
+
+/** Runs a PostgreSQL tool; as the postgres user when we are root (the server refuses root). */
+function pgTool(tool: string, args: string[]) {
+  const command = process.getuid?.() === 0 ? ["runuser", ["-u", "postgres", "--", path.join(PG_BIN, tool), ...args]] : [path.join(PG_BIN, tool), args];
+  const result = spawnSync(command[0] as string, command[1] as string[], { encoding: "utf8", timeout: 60_000 });
+  if (result.status !== 0) throw new Error(`${tool} ${args.join(" ")} failed: ${result.stderr || result.stdout}`);
+}
+
+function startCluster() {
+  pgTool("pg_ctl", ["-D", clusterDir, "-l", path.join(clusterDir, "server.log"), "-o", `-p ${pgPort} -k ${clusterDir} -c listen_addresses=127.0.0.1`, "-w", "-t", "30", "start"]);
+}
+
+function stopCluster() {
+  pgTool("pg_ctl", ["-D", clusterDir, "-m", "fast", "-w", "-t", "30", "stop"]);
+}
+
+/** GET with a hard time bound: a hang fails the test instead of stalling it. */
+async function get(pathname: string, timeoutMs = 10_000): Promise<{ status: number; body: string; ms: number }> {
+  const started = Date.now();
+  const response = await fetch(`${base}${pathname}`, { signal: AbortSignal.timeout(timeoutMs), redirect: "manual" });
+  return { status: response.status, body: await response.text(), ms: Date.now() - started };
+}
+
+async function waitFor(pathname: string, status: number, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  let last = "";
+  while (Date.now() < deadline) {
+    if (app?.exitCode !== null) throw new Error(`The app exited (code ${app?.exitCode})`);
+    try {
+      const answer = await get(pathname, 5_000);
+      if (answer.status === status) return answer;
+      last = `status ${answer.status}`;
+    } catch (error) {
+      last = String(error);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`${pathname} did not answer ${status} within ${timeoutMs} ms (last: ${last})`);
+}
+
+beforeAll(async () => {
+  if (!existsSync(path.join(root, buildDir, "index.js"))) {
+    const build = spawnSync(process.execPath, [path.join(root, "node_modules/@remix-run/dev/dist/cli.js"), "build"], { cwd: root, env: process.env, encoding: "utf8" });
+    if (build.status !== 0) throw new Error(`remix build failed: ${build.stderr}`);
+  }
+  clusterDir = mkdtempSync(path.join(os.tmpdir(), "clib-pg-fault-"));
+  dataDir = mkdtempSync(path.join(os.tmpdir(), "clib-fault-data-"));
+  if (process.getuid?.() === 0) {
+    const ids = spawnSync("id", ["-u", "postgres"], { encoding: "utf8" });
+    const gids = spawnSync("id", ["-g", "postgres"], { encoding: "utf8" });
+    chownSync(clusterDir, Number(ids.stdout.trim()), Number(gids.stdout.trim()));
+  }
+  chmodSync(clusterDir, 0o700);
+  pgPort = await freePort();
+  pgTool("initdb", ["-D", clusterDir, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"]);
+  startCluster();
+  const adminUrl = `postgresql://postgres@127.0.0.1:${pgPort}/postgres`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE clib_fault`);
+  await admin.end();
+  const url = `postgresql://postgres@127.0.0.1:${pgPort}/clib_fault`;
+  await prismaCli(["migrate", "deploy"], url);
+
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  app = spawn(process.execPath, ["--import", "tsx", path.join(root, "server/index.ts"), path.join(root, buildDir, "index.js")], {
+    cwd: root,
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      APP_URL: base,
+      DATABASE_URL: url,
+      DATA_DIR: dataDir,
+      SESSION_SECRET: "fault-session-secret-fault-session-secret",
+      DISABLE_JOBS: "1",
+      REQUEST_LOG: "false",
+    },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  app.stderr?.resume();
+  await waitFor("/healthz", 200, 60_000);
+}, 180_000);
+
+afterAll(async () => {
+  if (app && app.exitCode === null) {
+    app.kill("SIGTERM");
+    await Promise.race([once(app, "exit"), new Promise((resolve) => setTimeout(resolve, 5_000))]);
+    if (app.exitCode === null) app.kill("SIGKILL");
+  }
+  if (clusterDir) {
+    try {
+      pgTool("pg_ctl", ["-D", clusterDir, "-m", "immediate", "-w", "-t", "30", "stop"]);
+    } catch {
+      // Already stopped.
+    }
+    rmSync(clusterDir, { recursive: true, force: true });
+  }
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+}, 60_000);
+
+describe("the database restarts while the app runs", () => {
+  it("answers 503 on /healthz and an error page (no hang) while it is down, and recovers without an app restart", async () => {
+    expect((await get("/healthz")).status).toBe(200);
+    const home = await get("/");
+    expect(home.status).toBe(200);
+    const appPid = app!.pid;
+
+    stopCluster();
+    const down = await waitFor("/healthz", 503, 15_000);
+    expect(down.body).toBe("database unavailable");
+    // A page that needs the database fails fast with the error page, never a stack trace.
+    const page = await get("/", 10_000);
+    expect(page.status).toBeGreaterThanOrEqual(500);
+    expect(page.ms).toBeLessThan(10_000);
+    expect(page.body).not.toMatch(/\bat .+\.(js|ts):\d+/);
+    const api = await get("/api/library/posts", 10_000);
+    expect(api.status).toBeGreaterThanOrEqual(500);
+    expect(api.body).not.toMatch(/\bat .+\.(js|ts):\d+/);
+
+    startCluster();
+    await waitFor("/healthz", 200, 30_000);
+    expect((await get("/")).status).toBe(200);
+    expect((await get("/api/library/posts")).status).toBe(200);
+    // The same process answered throughout.
+    expect(app!.exitCode).toBeNull();
+    expect(app!.pid).toBe(appPid);
+  }, 120_000);
+});

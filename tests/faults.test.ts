@@ -1,0 +1,167 @@
+// Faults of outside services and crashes mid-write: the mail server down, object storage down,
+// and a CSV import that dies half way. Each answers a clear error and leaves nothing half-written.
+// (A Patreon interval run failing mid-page is covered in sync-interval.test.ts: earlier pages
+// stay, the failing page is rolled back whole.)
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { once } from "node:events";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { db } from "~/db.server";
+import { S3Storage } from "~/integrations/s3-storage.server";
+import { LocalStorage, setStorageForTests } from "~/integrations/storage.server";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import * as registerRoute from "~/routes/api.auth.register";
+import * as forgotRoute from "~/routes/api.auth.forgot-password";
+import * as resendRoute from "~/routes/api.auth.resend-verification";
+import * as loginPage from "~/routes/login";
+import * as paidRoute from "~/routes/api.download.$postId";
+import * as freeRoute from "~/routes/api.download.freedownload.$postId";
+import * as signedRoute from "~/routes/download.$postId";
+import * as importRoute from "~/routes/api.admin.import-purchases";
+import { callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
+import { createPost, createTiers, TIER_2 } from "./library-fixtures";
+import { startMailCapture } from "./mail-capture";
+
+/** A port on 127.0.0.1 that nothing listens on (bound, then closed). */
+async function closedPort(): Promise<number> {
+  const server = http.createServer().listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const STACK_TRACE = /\bat .+\.(js|ts):\d+/;
+
+// Every test here provokes a failure that the app logs on purpose.
+globalThis.__allowConsoleError = true;
+
+afterEach(() => {
+  delete process.env.SMTP_URL;
+});
+
+describe("the mail server is down", () => {
+  beforeEach(async () => {
+    process.env.SMTP_URL = `smtp://127.0.0.1:${await closedPort()}`;
+  });
+
+  it("sign-up fails with the sign-up message and leaves no account and no code; a retry after it is back works", async () => {
+    const email = "down-signup@example.com";
+    const response = await callRoute(registerRoute, { method: "POST", path: "/api/auth/register", json: { email, password: "Secret1234!" } });
+    expect(response.status).toBe(500);
+    expect(await readJsonBody(response)).toEqual({ error: "Failed to sign up." });
+    expect(response.headers.get("Set-Cookie")).toBeNull();
+    expect(await db.user.count({ where: { email } })).toBe(0);
+    expect(await db.verification.count({ where: { target: email } })).toBe(0);
+
+    // The no-JavaScript form shows the same message and writes nothing either.
+    const form = new FormData();
+    form.set("intent", "signup");
+    form.set("email", email);
+    form.set("password", "Secret1234!");
+    form.set("confirmPassword", "Secret1234!");
+    const page = await callRoute(loginPage, { method: "POST", path: "/login?tab=signup", form });
+    expect(JSON.stringify(await page.json())).toContain("Failed to sign up.");
+    expect(await db.user.count({ where: { email } })).toBe(0);
+
+    // Mail back: the same address signs up at once (no leftover account, no resend cooldown).
+    const capture = await startMailCapture();
+    try {
+      process.env.SMTP_URL = capture.url;
+      const retry = await callRoute(registerRoute, { method: "POST", path: "/api/auth/register", json: { email, password: "Secret1234!" } });
+      expect(retry.status).toBe(201);
+      expect(await db.user.count({ where: { email, mailVerified: false } })).toBe(1);
+      expect(await db.verification.count({ where: { target: email, purpose: "EMAIL_VERIFY" } })).toBe(1);
+    } finally {
+      await capture.stop();
+    }
+  });
+
+  it("a password reset request and a verification resend fail clearly and leave no code that blocks a retry", async () => {
+    const user = await createTestUser({ email: "down-reset@example.com", password: "Secret1234!" });
+    const reset = await callRoute(forgotRoute, { method: "POST", path: "/api/auth/forgot-password", json: { email: user.email } });
+    expect(reset.status).toBe(500);
+    expect(await readJsonBody(reset)).toEqual({ error: "Failed to send reset code. Please try again." });
+    expect(await db.verification.count({ where: { target: user.email!, purpose: "PASSWORD_RESET" } })).toBe(0);
+
+    const unverified = await createTestUser({ email: "down-resend@example.com", password: "Secret1234!", mailVerified: false });
+    const resend = await callRoute(resendRoute, { method: "POST", path: "/api/auth/resend-verification", json: { email: unverified.email }, cookie: await sessionCookie(unverified.id) });
+    expect(resend.status).toBe(500);
+    expect(JSON.stringify(await readJsonBody(resend))).not.toMatch(STACK_TRACE);
+    expect(await db.verification.count({ where: { target: unverified.email!, purpose: "EMAIL_VERIFY" } })).toBe(0);
+    // The account itself is untouched.
+    expect(await db.user.findUniqueOrThrow({ where: { id: unverified.id } })).toMatchObject({ mailVerified: false, passwordHash: unverified.passwordHash });
+  });
+});
+
+describe("object storage is down", () => {
+  const localRoot = mkdtempSync(path.join(os.tmpdir(), "clib-fault-files-"));
+  afterAll(() => {
+    setStorageForTests(undefined);
+    rmSync(localRoot, { recursive: true, force: true });
+  });
+
+  it("downloads answer a JSON 5xx error without a stack trace, quickly, and record nothing", async () => {
+    await createTiers();
+    setStorageForTests(new LocalStorage(localRoot));
+    const free = await createPost({ paid: false, fileSize: 10_000 });
+    const paid = await createPost({ tiers: [TIER_2] });
+    const user = await createTestUser({ currentTierId: TIER_2, tosAccepted: true });
+    const cookie = await sessionCookie(user.id);
+
+    // The same files now live on an S3 endpoint that refuses every connection.
+    setStorageForTests(
+      new S3Storage({ endpoint: `http://127.0.0.1:${await closedPort()}`, region: "us-east-1", bucket: "files", accessKeyId: "x", secretAccessKey: "y", forcePathStyle: true }),
+    );
+    const started = Date.now();
+    const direct = await callRoute(paidRoute, { params: { postId: paid.id }, cookie });
+    const link = await readJsonBody<{ downloadUrl: string }>(await callRoute(freeRoute, { params: { postId: free.id }, cookie }));
+    const url = new URL(link.downloadUrl);
+    const signed = await callRoute(signedRoute, { path: `${url.pathname}${url.search}`, params: { postId: free.id } });
+    expect(Date.now() - started).toBeLessThan(20_000);
+    for (const response of [direct, signed]) {
+      expect(response.status).toBeGreaterThanOrEqual(500);
+      expect(response.headers.get("Content-Type")).toContain("application/json");
+      const body = await response.text();
+      expect(JSON.parse(body)).toEqual({ error: "Download failed." });
+      expect(body).not.toMatch(STACK_TRACE);
+    }
+    expect(await db.download.count({ where: { userId: user.id } })).toBe(0);
+  });
+});
+
+describe("a crash in the middle of a CSV import", () => {
+  const HEADER = "DateTime (UTC),From,Message,Item,Received,Given,Currency,TransactionType,TransactionId,Reference,SalesTax,BuyerEmail";
+
+  it("leaves no purchase and no audit entry when the database fails after the rows are written", async () => {
+    await createPost({ paid: true, kofiId: "crash1", fileSize: null });
+    const admin = await createTestUser({ isAdmin: true, canBeAdmin: true });
+    const rows = Array.from({ length: 50 }, (_, index) => `03/15/2025 14:05,Ann,,https://ko-fi.com/s/crash1,1,1,USD,Shop Order,TX-CRASH-${index},,0,buyer${index}@example.com`);
+    const before = { purchases: await db.purchase.count(), audits: await db.auditEntry.count() };
+    // The audit insert comes after the purchases, inside the import's transaction: failing it is
+    // a crash at the last step.
+    await db.$executeRawUnsafe(`CREATE FUNCTION fail_import() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'simulated crash'; END $$ LANGUAGE plpgsql`);
+    await db.$executeRawUnsafe(`CREATE TRIGGER fail_import BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION fail_import()`);
+    try {
+      const form = new FormData();
+      form.append("file", new Blob([`${HEADER}\n${rows.join("\n")}\n`], { type: "text/csv" }), "crash.csv");
+      const response = await callRoute(importRoute, { method: "POST", path: "/api/admin/import-purchases", form, cookie: await sessionCookie(admin.id) });
+      expect(response.status).toBeGreaterThanOrEqual(500);
+      expect(JSON.stringify(await readJsonBody(response))).not.toMatch(STACK_TRACE);
+      expect(await db.purchase.count()).toBe(before.purchases);
+      expect(await db.auditEntry.count()).toBe(before.audits);
+    } finally {
+      await db.$executeRawUnsafe(`DROP TRIGGER fail_import ON audit_log`);
+      await db.$executeRawUnsafe(`DROP FUNCTION fail_import()`);
+    }
+
+    // The same file imports whole once the fault is gone.
+    const form = new FormData();
+    form.append("file", new Blob([`${HEADER}\n${rows.join("\n")}\n`], { type: "text/csv" }), "crash.csv");
+    const again = await callRoute(importRoute, { method: "POST", path: "/api/admin/import-purchases", form, cookie: await sessionCookie(admin.id) });
+    expect(again.status).toBe(200);
+    expect(await db.purchase.count()).toBe(before.purchases + 50);
+  });
+});
