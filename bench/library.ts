@@ -24,7 +24,7 @@ export type TargetLine = { name: string; ok: boolean };
 type AutocannonResult = { requests: { average: number }; throughput: { average: number }; latency: { p99: number; average: number }; non2xx: number; errors: number };
 type Autocannon = (options: { url: string; connections: number; duration: number; headers?: Record<string, string> }) => Promise<AutocannonResult>;
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = http.createServer();
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
@@ -33,7 +33,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 60_000) {
+export async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error("The app server exited during start-up");
@@ -49,7 +49,7 @@ async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 60_00
 }
 
 /** Peak (VmHWM) or current (VmRSS) resident set size of a process, in MB. */
-function rssMb(pid: number, field: "VmHWM" | "VmRSS" = "VmHWM"): number {
+export function rssMb(pid: number, field: "VmHWM" | "VmRSS" = "VmHWM"): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(status);
   return match ? Number(match[1]) / 1024 : Number.NaN;

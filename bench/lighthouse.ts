@@ -1,0 +1,73 @@
+// Lighthouse (mobile emulation, its default simulated throttling) on /, /library and /login of
+// the production build with the demo content, in Debian's Chromium with the e2e suite's flags.
+// Prints performance, accessibility, best-practices and SEO scores and the JavaScript
+// transferred; targets: performance >= 90 and accessibility 100 on each page.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { once } from "node:events";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { chromium } from "@playwright/test";
+import lighthouse from "lighthouse";
+import { startSeededApp } from "./load.ts";
+import type { TargetLine } from "./library.ts";
+
+const PAGES = ["/", "/library", "/login"];
+// The library is measured at catalogue size: the demo's posts plus this many.
+const EXTRA_POSTS = 1000;
+// The same flags as playwright.config.ts: without them Chromium's calls to the outside hang here.
+const CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic", "--headless=new"];
+
+async function freePort(): Promise<number> {
+  const server = http.createServer().listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  return port;
+}
+
+export async function runLighthouseBenchmark(): Promise<TargetLine[]> {
+  console.log(`\nLighthouse (mobile emulation, simulated throttling) on ${PAGES.join(", ")}, demo content plus ${EXTRA_POSTS} posts`);
+  const app = await startSeededApp({ extraPosts: EXTRA_POSTS });
+  const debuggingPort = await freePort();
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROME_PATH ?? process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: [...CHROMIUM_FLAGS, `--remote-debugging-port=${debuggingPort}`],
+  });
+  const lines: (TargetLine & { text: string })[] = [];
+  try {
+    console.log("page        perf  a11y  best-pr  seo  JS transferred  LCP      TBT     CLS");
+    for (const pathname of PAGES) {
+      const result = await lighthouse(`${app.base}${pathname}`, {
+        port: debuggingPort,
+        output: "json",
+        logLevel: "error",
+        onlyCategories: ["performance", "accessibility", "best-practices", "seo"],
+      });
+      if (!result) throw new Error(`Lighthouse returned nothing for ${pathname}`);
+      const { lhr } = result;
+      if (lhr.runtimeError) throw new Error(`Lighthouse failed on ${pathname}: ${lhr.runtimeError.message}`);
+      const score = (id: string) => Math.round((lhr.categories[id]?.score ?? 0) * 100);
+      const summary = lhr.audits["resource-summary"]?.details as { items?: { resourceType: string; transferSize: number }[] } | undefined;
+      const scriptBytes = summary?.items?.find((item) => item.resourceType === "script")?.transferSize ?? 0;
+      const audit = (id: string) => lhr.audits[id]?.displayValue ?? "-";
+      const failedA11y = Object.values(lhr.audits)
+        .filter((entry) => entry.score === 0 && lhr.categories.accessibility?.auditRefs.some((ref) => ref.id === entry.id))
+        .map((entry) => entry.id);
+      console.log(
+        `${pathname.padEnd(11)} ${String(score("performance")).padStart(4)}  ${String(score("accessibility")).padStart(4)}  ${String(score("best-practices")).padStart(7)}  ${String(score("seo")).padStart(3)}  ${`${(scriptBytes / 1024).toFixed(1)} KiB`.padStart(14)}  ${audit("largest-contentful-paint").padEnd(7)}  ${audit("total-blocking-time").padEnd(6)}  ${audit("cumulative-layout-shift")}`,
+      );
+      if (failedA11y.length > 0) console.log(`            accessibility audits failed: ${failedA11y.join(", ")}`);
+      lines.push({ name: `lighthouse performance ${pathname}`, ok: score("performance") >= 90, text: `${pathname} performance ${score("performance")} (target >= 90)` });
+      lines.push({ name: `lighthouse accessibility ${pathname}`, ok: score("accessibility") === 100, text: `${pathname} accessibility ${score("accessibility")} (target 100)` });
+    }
+  } finally {
+    await browser.close();
+    await app.stop();
+  }
+  for (const line of lines) console.log(`${line.ok ? "PASS" : "MISS"}  ${line.text}`);
+  return lines.map(({ name, ok }) => ({ name, ok }));
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href && fileURLToPath(import.meta.url)) {
+  await runLighthouseBenchmark();
+}

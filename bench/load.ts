@@ -1,0 +1,185 @@
+// Mixed load: 200 concurrent clients for 60 s against the production server with the demo
+// content, each cycling through the home page, the library, the inspiration vote, an email
+// login and a download. Prints throughput, p50/p99 latency, status counts (429 from the login
+// rate limit counted apart: they are not failures), and the server's RSS over the run.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { once } from "node:events";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { createMigratedDatabase, dropDatabase, uniqueName } from "../tests/db.ts";
+import { freePort, rssMb, waitForHealth, type TargetLine } from "./library.ts";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const CONNECTIONS = Number(process.env.BENCH_LOAD_CONNECTIONS ?? 200);
+const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 60);
+const FILE_BYTES = 256 * 1024;
+const LOGIN = { email: "load@example.com", password: "LoadTest1234!" };
+
+export type SeededApp = { base: string; cookie: string; freePostId: string; pid: number; serverLog: { slowQueries: number; tail: string }; stop: () => Promise<void> };
+
+/**
+ * A fresh database with the demo content, a user with a session, a free post with a 256 KiB
+ * file, and the built app on server/index.ts. Seeding runs in a child process: the database
+ * client of this process may already belong to another benchmark's database.
+ */
+export async function startSeededApp({ extraPosts = 0 }: { extraPosts?: number } = {}): Promise<SeededApp> {
+  const buildDir = process.env.REMIX_BUILD_DIR ?? "build";
+  if (!existsSync(path.join(root, buildDir, "index.js"))) {
+    const build = spawnSync(process.execPath, [path.join(root, "node_modules/@remix-run/dev/dist/cli.js"), "build"], { cwd: root, stdio: "inherit", env: process.env });
+    if (build.status !== 0) throw new Error("remix build failed");
+  }
+  const databaseName = uniqueName("clib_load");
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "clib-load-"));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: "production",
+    DATABASE_URL: await createMigratedDatabase(databaseName),
+    DATA_DIR: dataDir,
+    SESSION_SECRET: "bench-session-secret-bench-session-secret",
+    APP_URL: base,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    DISABLE_JOBS: "1",
+    STORAGE_DRIVER: "local",
+    REQUEST_LOG: "false",
+    BENCH_EXTRA_POSTS: String(extraPosts),
+  };
+  let server: ChildProcess | undefined;
+  const serverLog = { slowQueries: 0, tail: "" };
+  const stop = async () => {
+    if (server && server.exitCode === null) {
+      server.kill("SIGTERM");
+      await Promise.race([once(server, "exit"), new Promise((resolve) => setTimeout(resolve, 12_000))]);
+      if (server.exitCode === null) server.kill("SIGKILL");
+    }
+    await dropDatabase(databaseName).catch(() => undefined);
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const seeded = spawnSync(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--seed"], { cwd: root, env, encoding: "utf8", timeout: 120_000 });
+    if (seeded.status !== 0) throw new Error(`seeding failed: ${seeded.stderr}`);
+    const { cookie, freePostId } = JSON.parse(seeded.stdout.trim().split("\n").pop()!) as { cookie: string; freePostId: string };
+    const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "server/index.ts"), path.join(root, buildDir, "index.js")], { cwd: root, env, stdio: ["ignore", "ignore", "pipe"] });
+    server = child;
+    // Under this load the app warns about slow queries on stderr: count them, keep the tail.
+    child.stderr?.on("data", (chunk: Buffer) => {
+      const text = chunk.toString();
+      serverLog.slowQueries += text.split("slow query").length - 1;
+      serverLog.tail = (serverLog.tail + text).slice(-2000);
+    });
+    await waitForHealth(`${base}/healthz`, child);
+    return { base, cookie, freePostId, pid: child.pid!, serverLog, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** Child-process half of startSeededApp: writes the data and prints {cookie, freePostId}. */
+async function seed() {
+  const { db } = await import("../app/db.server.ts");
+  const { storage } = await import("../app/integrations/storage.server.ts");
+  const { seedDemoContent } = await import("../prisma/demo-content.ts");
+  const { createUserSession } = await import("../app/models/session.server.ts");
+  const { hashPassword } = await import("../app/models/auth.server.ts");
+  const store = await storage();
+  await seedDemoContent(db, store);
+  const user = await db.user.create({ data: { email: LOGIN.email, fullName: "Load Test", passwordHash: await hashPassword(LOGIN.password), mailVerified: true, tosAccepted: true } });
+  const key = "posts/load/free-file.package";
+  await store.put(key, Buffer.alloc(FILE_BYTES, 0x41));
+  const post = await db.post.create({ data: { id: "399999", title: "Load test free post", paidContent: false, driveFileId: key, fileName: "free-file.package", fileSize: BigInt(FILE_BYTES), orderDate: new Date(0) } });
+  // Optional bulk of posts (with the demo images) to see the library page at catalogue size.
+  const extra = Number(process.env.BENCH_EXTRA_POSTS ?? 0);
+  if (extra > 0) {
+    const images = (await db.post.findMany({ where: { imageKey: { not: null } }, select: { imageKey: true } })).map((row) => row.imageKey);
+    const now = Date.now();
+    await db.post.createMany({
+      data: Array.from({ length: extra }, (_, index) => ({
+        id: String(500000 + index),
+        title: `Catalogue post ${index}`,
+        imageKey: images[index % Math.max(images.length, 1)] ?? null,
+        paidContent: index % 3 !== 0,
+        driveFileId: key,
+        fileName: "free-file.package",
+        fileSize: BigInt(FILE_BYTES),
+        firstPublishedAt: new Date(now - (index + 30) * 3_600_000),
+        publishedAt: new Date(now - (index + 30) * 3_600_000),
+        orderDate: new Date(now - (index + 30) * 3_600_000),
+      })),
+    });
+  }
+  const cookie = (await createUserSession(user.id)).split(";")[0]!;
+  await db.$disconnect();
+  console.log(JSON.stringify({ cookie, freePostId: post.id }));
+}
+
+type AutocannonResult = {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number; average: number; max: number };
+  throughput: { average: number };
+  errors: number;
+  timeouts: number;
+  statusCodeStats: Record<string, { count: number }>;
+};
+type AutocannonRequest = { method?: string; path: string; headers?: Record<string, string>; body?: string };
+type Autocannon = (options: { url: string; connections: number; duration: number; timeout?: number; requests: AutocannonRequest[] }) => Promise<AutocannonResult>;
+
+export async function runLoadBenchmark(): Promise<TargetLine[]> {
+  console.log(`\nMixed load: ${CONNECTIONS} connections for ${SECONDS} s (home, library, inspiration vote, login, ${FILE_BYTES / 1024} KiB download)`);
+  const app = await startSeededApp();
+  try {
+    const { default: autocannon } = (await import("autocannon" as string)) as { default: Autocannon };
+    const requests: AutocannonRequest[] = [
+      { path: "/" },
+      { path: "/library", headers: { Cookie: app.cookie } },
+      { path: "/inspiration-vote" },
+      { method: "POST", path: "/api/auth/login", headers: { "Content-Type": "application/json", Origin: app.base }, body: JSON.stringify(LOGIN) },
+      { path: `/api/download/${app.freePostId}`, headers: { Cookie: app.cookie } },
+    ];
+    // Warm-up (JIT, pool), not measured.
+    await autocannon({ url: app.base, connections: 20, duration: 3, requests });
+    const startRss = rssMb(app.pid, "VmRSS");
+    const samples: number[] = [];
+    const sampler = setInterval(() => samples.push(rssMb(app.pid, "VmRSS")), 5_000);
+    let result: AutocannonResult;
+    try {
+      result = await autocannon({ url: app.base, connections: CONNECTIONS, duration: SECONDS, timeout: 30, requests });
+    } finally {
+      clearInterval(sampler);
+    }
+    const endRss = rssMb(app.pid, "VmRSS");
+    const peakRss = rssMb(app.pid, "VmHWM");
+
+    const byStatus = Object.entries(result.statusCodeStats ?? {}).map(([code, stat]) => [Number(code), stat.count] as const).sort((a, b) => a[0] - b[0]);
+    const count = (test: (code: number) => boolean) => byStatus.filter(([code]) => test(code)).reduce((sum, [, n]) => sum + n, 0);
+    const server5xx = count((code) => code >= 500);
+    const limited = count((code) => code === 429);
+    const other4xx = count((code) => code >= 400 && code < 500 && code !== 429);
+    // Memory is stable when the second half of the run does not keep growing.
+    const midRss = samples[Math.floor(samples.length / 2)] ?? startRss;
+    const growth = endRss - midRss;
+    const lines: (TargetLine & { text: string })[] = [
+      { name: "mixed load 5xx", ok: server5xx === 0 && result.errors === 0, text: `server errors: ${server5xx} 5xx, ${result.errors} connection errors, ${result.timeouts} timeouts (target 0)` },
+      { name: "mixed load memory", ok: growth < 64, text: `server RSS: ${startRss.toFixed(0)} MB after warm-up, ${midRss.toFixed(0)} MB at half time, ${endRss.toFixed(0)} MB at the end, peak ${peakRss.toFixed(0)} MB (target: < 64 MB growth over the second half)` },
+    ];
+    console.log(`requests               ${result.requests.total} in ${SECONDS} s: ${result.requests.average.toFixed(0)} req/s, ${(result.throughput.average / 1024 / 1024).toFixed(1)} MB/s`);
+    console.log(`latency                p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms`);
+    console.log(`status counts          ${byStatus.map(([code, n]) => `${code}: ${n}`).join(", ")} (429 = login rate limit: ${limited}; other 4xx: ${other4xx})`);
+    console.log(`server stderr          ${app.serverLog.slowQueries} slow-query warnings (>= 200 ms)`);
+    if (server5xx > 0) console.log(`server stderr tail:\n${app.serverLog.tail}`);
+    console.log(`RSS samples (MB)       ${samples.map((value) => value.toFixed(0)).join(" ")}`);
+    for (const line of lines) console.log(`${line.ok ? "PASS" : "MISS"}  ${line.text}`);
+    return lines.map(({ name, ok }) => ({ name, ok }));
+  } finally {
+    await app.stop();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  if (process.argv.includes("--seed")) await seed();
+  else await runLoadBenchmark();
+}
