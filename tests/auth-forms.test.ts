@@ -8,17 +8,9 @@ import * as forgotPage from "~/routes/forgot-password";
 import * as loginPage from "~/routes/login";
 import { changePasswordFormSchema, resetPasswordSchema, setPasswordFormSchema, signUpFormSchema } from "~/utils/auth-schemas";
 import { callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
-import { startMailCapture, type MailCapture } from "./mail-capture";
+import { useMailCapture } from "./mail-capture";
 
-let mail: MailCapture;
-beforeAll(async () => {
-  mail = await startMailCapture();
-  process.env.SMTP_URL = mail.url;
-});
-afterAll(async () => {
-  delete process.env.SMTP_URL;
-  await mail.stop();
-});
+const mail = useMailCapture();
 
 /** The toast a redirect or answer carries in its flash cookie (remix-toast's signed session). */
 async function flashToast(response: Response): Promise<string | null> {
@@ -69,8 +61,8 @@ describe("/login forms", () => {
     expect(page).toMatchObject({ view: "account", user: { mailVerified: false } });
     expect(page.resendWait).toBeGreaterThan(55);
 
-    // Verify with username + code from the mail.
-    const code = await mail.nextCodeFor("form@example.com");
+    // Verify with username + code from the mail().
+    const code = await mail().nextCodeFor("form@example.com");
     const blank = await submit({ intent: "verify-email", username: " ", code }, session);
     expect(blank.status).toBe(400);
     expect(await readJsonBody(blank)).toMatchObject({ errors: { username: "Please enter a valid username." } });
@@ -92,7 +84,7 @@ describe("/login forms", () => {
   it("resend within the cooldown is refused; cancel removes the unverified account and logs out", async () => {
     const signup = await submit({ intent: "signup", email: "quitter@example.com", password: "Secret123", confirmPassword: "Secret123" });
     const session = signup.headers.getSetCookie().find((value) => value.startsWith("__session="))!.split(";")[0]!;
-    await mail.nextMailTo("quitter@example.com");
+    await mail().nextMailTo("quitter@example.com");
     const resend = await submit({ intent: "resend" }, session);
     expect(resend.status).toBe(429);
     expect(String((await readJsonBody<{ errors: { form: string } }>(resend)).errors.form)).toMatch(/^Please wait \d+ seconds/);
@@ -164,7 +156,7 @@ describe("/forgot-password and /auth/callback without JavaScript", () => {
     const step1 = await callRoute(forgotPage, { method: "POST", path: "/forgot-password", form: { intent: "request", email: user.email! } });
     expect(step1.headers.get("Location")).toBe(`/forgot-password?step=2&email=${encodeURIComponent(user.email!)}`);
     expect(await flashToast(step1)).toBe("If an account exists with that email, a reset code has been sent.");
-    const code = await mail.nextCodeFor(user.email!);
+    const code = await mail().nextCodeFor(user.email!);
     const step2 = await callRoute(forgotPage, { method: "POST", path: "/forgot-password", form: { intent: "reset", email: user.email!, code, newPassword: "Fresh!123" } });
     expect(step2.headers.get("Location")).toBe("/login");
   });

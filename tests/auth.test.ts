@@ -16,17 +16,9 @@ import * as userRoute from "~/routes/api.auth.user";
 import * as verifyRoute from "~/routes/api.auth.verify-email";
 import * as setUsernameGoogleRoute from "~/routes/api.google.set-username-google";
 import { callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
-import { startMailCapture, type MailCapture } from "./mail-capture";
+import { useMailCapture } from "./mail-capture";
 
-let mail: MailCapture;
-beforeAll(async () => {
-  mail = await startMailCapture();
-  process.env.SMTP_URL = mail.url;
-});
-afterAll(async () => {
-  delete process.env.SMTP_URL;
-  await mail.stop();
-});
+const mail = useMailCapture();
 
 function cookieOf(response: Response): string {
   const header = response.headers.get("Set-Cookie") ?? "";
@@ -55,7 +47,7 @@ describe("sign-up -> mail -> verify -> logout -> login", () => {
     const me = await callRoute(userRoute, { path: "/api/auth/user", cookie });
     expect(await me.json()).toMatchObject({ email, mailVerified: false, hasPassword: true, isAdmin: false });
 
-    const code = await mail.nextCodeFor(email);
+    const code = await mail().nextCodeFor(email);
     const wrong = await post(verifyRoute, "/api/auth/verify-email", { email, code: code === "000000" ? "111111" : "000000" });
     expect(wrong).toMatchObject({ status: 400, body: { error: "Invalid verification code." } });
     const verified = await post(verifyRoute, "/api/auth/verify-email", { email, code });
@@ -98,7 +90,7 @@ describe("codes: expiry, cooldown, attempts", () => {
   it("an expired code is refused", async () => {
     const email = "late@example.com";
     await post(registerRoute, "/api/auth/register", { email, password: "Secret123" });
-    const code = await mail.nextCodeFor(email);
+    const code = await mail().nextCodeFor(email);
     await db.verification.updateMany({ where: { target: email }, data: { expiresAt: new Date(Date.now() - 1000) } });
     expect(await post(verifyRoute, "/api/auth/verify-email", { email, code })).toMatchObject({
       status: 400,
@@ -109,14 +101,14 @@ describe("codes: expiry, cooldown, attempts", () => {
   it("resend is refused within 60 s, then sends a new working code", async () => {
     const email = "again@example.com";
     await post(registerRoute, "/api/auth/register", { email, password: "Secret123" });
-    const first = await mail.nextCodeFor(email);
+    const first = await mail().nextCodeFor(email);
     const early = await post(resendRoute, "/api/auth/resend-verification", { email });
     expect(early.status).toBe(429);
     expect(String(early.body.error)).toMatch(/^Please wait \d+ seconds before requesting a new code\.$/);
     await ageVerification(email, 61);
     const resent = await post(resendRoute, "/api/auth/resend-verification", { email });
     expect(resent).toMatchObject({ status: 200, body: { message: "Verification code resent to your email." } });
-    const second = await mail.nextCodeFor(email);
+    const second = await mail().nextCodeFor(email);
     if (first !== second) expect((await post(verifyRoute, "/api/auth/verify-email", { email, code: first })).status).toBe(400);
     expect((await post(verifyRoute, "/api/auth/verify-email", { email, code: second })).status).toBe(200);
   });
@@ -124,7 +116,7 @@ describe("codes: expiry, cooldown, attempts", () => {
   it("too many wrong codes lock the code", async () => {
     const email = "guesser@example.com";
     await post(registerRoute, "/api/auth/register", { email, password: "Secret123" });
-    const code = await mail.nextCodeFor(email);
+    const code = await mail().nextCodeFor(email);
     const wrong = code === "000000" ? "111111" : "000000";
     for (let i = 0; i < 5; i++) await post(verifyRoute, "/api/auth/verify-email", { email, code: wrong });
     expect(await post(verifyRoute, "/api/auth/verify-email", { email, code })).toMatchObject({
@@ -143,8 +135,8 @@ describe("passwords", () => {
     expect(unknown.body).toEqual({ message: "If an account exists with that email, a reset code has been sent." });
     expect(known.body).toEqual(unknown.body);
     expect(await post(forgotRoute, "/api/auth/forgot-password", { email: "" })).toMatchObject({ status: 400, body: { error: "Please enter your email." } });
-    const code = await mail.nextCodeFor(user.email!);
-    expect(mail.messages.some((message) => message.to.includes("nobody@example.com"))).toBe(false);
+    const code = await mail().nextCodeFor(user.email!);
+    expect(mail().messages.some((message) => message.to.includes("nobody@example.com"))).toBe(false);
 
     expect(await post(resetRoute, "/api/auth/reset-password", { email: user.email, code: "", newPassword: "x" })).toMatchObject({
       status: 400,
@@ -227,7 +219,7 @@ describe("admin mode and usernames", () => {
     env().ADMIN_EMAILS.push("boss@example.com");
     await post(registerRoute, "/api/auth/register", { email: "boss@example.com", password: "Secret123" });
     expect((await db.user.findUniqueOrThrow({ where: { email: "boss@example.com" } })).canBeAdmin).toBe(false);
-    const code = await mail.nextCodeFor("boss@example.com");
+    const code = await mail().nextCodeFor("boss@example.com");
     await post(verifyRoute, "/api/auth/verify-email", { email: "boss@example.com", code });
     expect((await db.user.findUniqueOrThrow({ where: { email: "boss@example.com" } })).canBeAdmin).toBe(true);
   });

@@ -138,3 +138,23 @@ function decodeWords(value: string): string {
     kind.toUpperCase() === "B" ? Buffer.from(text, "base64").toString("utf8") : decodeBody(text.replace(/_/g, " "), "quoted-printable"),
   );
 }
+
+/**
+ * Starts a capture server for the test file and points the app's mail at it (SMTP_URL); the
+ * returned function gives the running capture inside tests.
+ */
+export function useMailCapture(): () => MailCapture {
+  let capture: MailCapture | undefined;
+  beforeAll(async () => {
+    capture = await startMailCapture();
+    process.env.SMTP_URL = capture.url;
+  });
+  afterAll(async () => {
+    delete process.env.SMTP_URL;
+    await capture?.stop();
+  });
+  return () => {
+    if (!capture) throw new Error("mail capture is not running");
+    return capture;
+  };
+}

@@ -2,17 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db.server";
 import * as accountShopEmail from "~/routes/account.shop-email";
 import { callRoute, createTestUser, sessionCookie } from "./helpers";
-import { startMailCapture, type MailCapture } from "./mail-capture";
+import { useMailCapture } from "./mail-capture";
 
-let mail: MailCapture;
-beforeAll(async () => {
-  mail = await startMailCapture();
-  process.env.SMTP_URL = mail.url;
-});
-afterAll(async () => {
-  delete process.env.SMTP_URL;
-  await mail.stop();
-});
+const mail = useMailCapture();
 
 function submit(cookie: string | undefined, form: Record<string, string>) {
   return callRoute(accountShopEmail, { method: "POST", path: "/account/shop-email", form, cookie });
@@ -31,7 +23,7 @@ describe("the account page's shop-email forms (no JavaScript)", () => {
     expect(linked.status).toBe(302);
     expect(linked.headers.get("Location")).toBe("/login");
     expect(toastCookie(linked)).toContain("toast-session");
-    const code = await mail.nextCodeFor("form@example.com");
+    const code = await mail().nextCodeFor("form@example.com");
 
     const bad = await submit(cookie, { intent: "verify", email: "form@example.com", code: "" });
     expect(bad.status).toBe(302);

@@ -13,17 +13,9 @@ import * as cancel from "~/routes/api.kofi.cancel-verification";
 import * as kofiWebhook from "~/routes/api.webhooks.kofi";
 import { kofiPayload } from "./fakes/kofi";
 import { callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
-import { startMailCapture, type MailCapture } from "./mail-capture";
+import { useMailCapture } from "./mail-capture";
 
-let mail: MailCapture;
-beforeAll(async () => {
-  mail = await startMailCapture();
-  process.env.SMTP_URL = mail.url;
-});
-afterAll(async () => {
-  delete process.env.SMTP_URL;
-  await mail.stop();
-});
+const mail = useMailCapture();
 
 async function loggedIn() {
   const user = await createTestUser();
@@ -48,7 +40,7 @@ describe("shop email linking", () => {
     const linked = await post(link, cookie, { email: " Guest@Example.com " });
     expect(linked.status).toBe(200);
     expect(await readJsonBody(linked)).toEqual({ message: "Verification code sent to your email." });
-    const code = await mail.nextCodeFor("guest@example.com");
+    const code = await mail().nextCodeFor("guest@example.com");
     // Pending is not enough.
     expect(await postIdsUnlockedByPurchase(user.id)).toEqual([]);
 
@@ -71,7 +63,7 @@ describe("shop email linking", () => {
   it("refuses an email another account already verified", async () => {
     const owner = await loggedIn();
     await post(link, owner.cookie, { email: "taken@example.com" });
-    await post(verify, owner.cookie, { email: "taken@example.com", code: await mail.nextCodeFor("taken@example.com") });
+    await post(verify, owner.cookie, { email: "taken@example.com", code: await mail().nextCodeFor("taken@example.com") });
 
     const other = await loggedIn();
     const response = await post(link, other.cookie, { email: "taken@example.com" });
@@ -84,9 +76,9 @@ describe("shop email linking", () => {
     const first = await loggedIn();
     const second = await loggedIn();
     await post(link, first.cookie, { email: "race@example.com" });
-    const firstCode = await mail.nextCodeFor("race@example.com");
+    const firstCode = await mail().nextCodeFor("race@example.com");
     await post(link, second.cookie, { email: "race@example.com" });
-    const secondCode = await mail.nextCodeFor("race@example.com");
+    const secondCode = await mail().nextCodeFor("race@example.com");
     expect((await post(verify, first.cookie, { email: "race@example.com", code: firstCode })).status).toBe(200);
     const late = await post(verify, second.cookie, { email: "race@example.com", code: secondCode });
     expect(late.status).toBe(409);
@@ -96,7 +88,7 @@ describe("shop email linking", () => {
   it("keeps one pending email at a time, lists verified ones apart, resends with a cooldown and cancels", async () => {
     const { user, cookie } = await loggedIn();
     expect((await post(link, cookie, { email: "one@example.com" })).status).toBe(200);
-    await mail.nextCodeFor("one@example.com");
+    await mail().nextCodeFor("one@example.com");
     const second = await post(link, cookie, { email: "two@example.com" });
     expect(second.status).toBe(409);
     expect(await readJsonBody(second)).toEqual({ error: "Finish or cancel the pending verification before linking another email." });
@@ -110,7 +102,7 @@ describe("shop email linking", () => {
     const resent = await post(resend, cookie, { email: "one@example.com" });
     expect(resent.status).toBe(200);
     expect(await readJsonBody(resent)).toEqual({ message: "Verification code resent to your email." });
-    await mail.nextCodeFor("one@example.com");
+    await mail().nextCodeFor("one@example.com");
 
     const canceled = await post(cancel, cookie, { email: "one@example.com" });
     expect(canceled.status).toBe(200);
@@ -158,7 +150,7 @@ describe("shop email linking", () => {
       expect(response.status).toBe(500);
       expect(await readJsonBody(response)).toEqual({ error: "Failed to send verification code." });
     } finally {
-      process.env.SMTP_URL = mail.url;
+      process.env.SMTP_URL = mail().url;
     }
     expect(await db.shopEmail.count({ where: { userId: user.id } })).toBe(0);
   });

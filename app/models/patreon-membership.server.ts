@@ -5,6 +5,7 @@ import { db, Prisma } from "~/db.server";
 import { env } from "~/env.server";
 import { createPatreonClient, type MemberData, type Sleep } from "~/integrations/patreon.server";
 import { recomputeUnlocks } from "~/models/unlocks.server";
+import { toApiPledgeEvent } from "~/models/user.server";
 
 type Client = Prisma.TransactionClient | typeof db;
 
@@ -64,17 +65,10 @@ export async function endMembership(patreonUserId: string, client: Client = db):
   return user.id;
 }
 
-/** The user's pledge history as the /api layer shows it (spec `pledge_history`). */
+/** The user's pledge history as the /api layer shows it (spec `pledge_history`), oldest first. */
 export async function pledgeHistoryOf(userId: string) {
   const events = await db.pledgeEvent.findMany({ where: { userId }, orderBy: { date: "asc" } });
-  return events.map((event) => ({
-    pledgeId: event.id,
-    amount_cents: event.amountCents,
-    date: event.date.toISOString(),
-    tier_title: event.tierTitle,
-    tier_id: event.tierId,
-    payment_status: event.paymentStatus,
-  }));
+  return events.map(toApiPledgeEvent);
 }
 
 /** How recently an account must have been linked to be picked up by `syncRecentlyLinkedMembers`. */
