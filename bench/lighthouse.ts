@@ -11,7 +11,7 @@ import lighthouse from "lighthouse";
 import { startSeededApp } from "./load.ts";
 import type { TargetLine } from "./library.ts";
 
-const PAGES = ["/", "/library", "/login"];
+const PAGES = process.env.LIGHTHOUSE_PAGES?.split(",") ?? ["/", "/library", "/login"];
 // The library is measured at catalogue size: the demo's posts plus this many.
 const EXTRA_POSTS = 1000;
 // The same flags as playwright.config.ts: without them Chromium's calls to the outside hang here.

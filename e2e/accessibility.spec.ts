@@ -69,11 +69,14 @@ for (const theme of ["dark", "light"] as const) {
 
 test("axe: the scan reports a violation when one is there", async ({ page }) => {
   await page.goto("/infos");
+  await page.waitForLoadState("networkidle");
   await page.evaluate(() => {
     const input = document.createElement("input");
     input.type = "text";
-    document.querySelector("main")?.append(input);
+    input.id = "unlabelled-probe";
+    document.body.append(input);
   });
+  await expect(page.locator("#unlabelled-probe")).toBeAttached();
   const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa"]).analyze();
   expect(results.violations.map((violation) => violation.id)).toContain("label");
 });

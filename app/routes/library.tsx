@@ -58,6 +58,14 @@ const FILTER_LABELS: Record<LibraryFilter, string> = {
   never: "Never downloaded",
 };
 
+/** Cards rendered per step: a catalogue of 1,000 posts would otherwise hydrate 1,000 cards at once. */
+const POSTS_STEP = 48;
+
+function parseShown(value: string | null): number {
+  const count = Number(value);
+  return Number.isInteger(count) && count > POSTS_STEP ? Math.min(count, 100_000) : POSTS_STEP;
+}
+
 function hasCookie(request: Request, name: string, value: string): boolean {
   return (request.headers.get("Cookie") ?? "").split(/;\s*/).includes(`${name}=${value}`);
 }
@@ -76,8 +84,14 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const visible = isAdmin && !adminView ? allPosts.filter((post) => post.enabled) : allPosts;
   const termsParam = url.searchParams.get("terms");
   const config = env();
+  const matching = filterLibraryPosts(visible, { search, filter });
+  // The post a terms link points at is always among the rendered cards.
+  const shown = matching.slice(0, parseShown(url.searchParams.get("show")));
+  const termsPost = termsParam ? matching.find((post) => post.postId === termsParam) : undefined;
+  if (termsPost && !shown.includes(termsPost)) shown.push(termsPost);
   return json({
-    posts: filterLibraryPosts(visible, { search, filter }),
+    posts: shown,
+    matching: matching.length,
     total: visible.length,
     tiers,
     search,
@@ -412,10 +426,10 @@ export default function Library() {
         {data.adminView ? <CreatePostForm back={back} /> : null}
 
         <p className="muted library-count" aria-live="polite">
-          {data.posts.length} of {data.total} posts
+          {data.matching} of {data.total} posts
         </p>
 
-        {data.posts.length === 0 ? (
+        {data.matching === 0 ? (
           <p className="library-empty">No posts match your search.</p>
         ) : (
           <div className="library-grid" style={{ ["--per-line" as string]: data.perLine }} data-per-line={data.perLine} data-testid="library-grid">
@@ -428,6 +442,13 @@ export default function Library() {
             )}
           </div>
         )}
+        {data.matching > data.posts.length ? (
+          <p className="library-more">
+            <Link to={withParam(back, "show", String(data.posts.length + POSTS_STEP))} className="button button-secondary" preventScrollReset>
+              Show more posts ({data.posts.length} of {data.matching} shown)
+            </Link>
+          </p>
+        ) : null}
       </div>
       <iframe ref={frameRef} title="Download" className="visually-hidden" aria-hidden="true" tabIndex={-1} data-testid="download-frame" />
     </div>
