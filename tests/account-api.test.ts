@@ -36,3 +36,26 @@ describe("GET /api/auth/user", () => {
     expect(JSON.stringify(body)).not.toContain("passwordHash");
   });
 });
+
+describe("POST /api/auth/change-password", () => {
+  it("keeps the session that changed the password and ends every other one", async () => {
+    const changeRoute = await import("~/routes/api.auth.change-password");
+    const userRoute = await import("~/routes/api.auth.user");
+    const user = await createTestUser({ password: "Password1!" });
+    const here = await sessionCookie(user.id);
+    const elsewhere = await sessionCookie(user.id);
+
+    const response = await callRoute(changeRoute, {
+      method: "POST",
+      path: "/api/auth/change-password",
+      cookie: here,
+      json: { currentPassword: "Password1!", newPassword: "Another1!" },
+    });
+    expect(response.status).toBe(200);
+    expect(await readJsonBody(response)).toEqual({ message: "Password changed successfully." });
+
+    expect((await callRoute(userRoute, { path: "/api/auth/user", cookie: here })).status).toBe(200);
+    expect((await callRoute(userRoute, { path: "/api/auth/user", cookie: elsewhere })).status).toBe(401);
+    expect(await db.session.count({ where: { userId: user.id } })).toBe(1);
+  });
+});

@@ -246,11 +246,23 @@ export async function setUsername(user: User, username: string): Promise<User> {
 
 // ---------------------------------------------------------------- passwords
 
-export async function changePassword(user: User, { currentPassword, newPassword }: { currentPassword: string; newPassword: string }): Promise<void> {
+/**
+ * Changes the password and signs the account out everywhere else (a changed password is often
+ * a reaction to someone else having it); the session making the change stays.
+ */
+export async function changePassword(
+  user: User,
+  { currentPassword, newPassword }: { currentPassword: string; newPassword: string },
+  keepSessionId: string | null = null,
+): Promise<void> {
   await enforceRateLimit(`password:user:${user.id}`, 10, 15 * MINUTE);
   if (!user.passwordHash) throw new AccountError(400, "Your account has no password yet. Please set one.");
   if (!(await bcrypt.compare(currentPassword, user.passwordHash))) throw new AccountError(400, "Current password is incorrect.");
-  await db.user.update({ where: { id: user.id }, data: { passwordHash: await hashPassword(newPassword) } });
+  const passwordHash = await hashPassword(newPassword);
+  await db.$transaction([
+    db.user.update({ where: { id: user.id }, data: { passwordHash } }),
+    db.session.deleteMany({ where: { userId: user.id, ...(keepSessionId ? { id: { not: keepSessionId } } : {}) } }),
+  ]);
 }
 
 export async function setPassword(user: User, newPassword: string): Promise<void> {

@@ -36,7 +36,8 @@ export async function destroyUserSession(request: Request): Promise<string> {
   return sessionCookie().serialize("", { maxAge: 0 });
 }
 
-async function readSessionId(request: Request): Promise<string | null> {
+/** The id of the request's cookie session, or null. */
+export async function readSessionId(request: Request): Promise<string | null> {
   const value: unknown = await sessionCookie().parse(request.headers.get("Cookie"));
   return typeof value === "string" && value.length > 0 ? value : null;
 }

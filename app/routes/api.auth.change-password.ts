@@ -2,7 +2,7 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { handleApi, methodNotAllowed, readJson } from "~/api.server";
 import { apiAccountCall, changePassword } from "~/models/auth.server";
-import { requireApiUser } from "~/models/session.server";
+import { readSessionId, requireApiUser } from "~/models/session.server";
 import { changePasswordSchema } from "~/utils/auth-schemas";
 
 export function action({ request }: ActionFunctionArgs) {
@@ -10,7 +10,8 @@ export function action({ request }: ActionFunctionArgs) {
   return handleApi("Failed to change password.", async () => {
     const user = await requireApiUser(request);
     const input = await readJson(request, changePasswordSchema);
-    await apiAccountCall(() => changePassword(user, input));
+    const keepSessionId = await readSessionId(request);
+    await apiAccountCall(() => changePassword(user, input, keepSessionId));
     return json({ message: "Password changed successfully." });
   });
 }

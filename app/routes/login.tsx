@@ -29,7 +29,7 @@ import {
   verifyEmail,
 } from "~/models/auth.server";
 import { RateLimitError } from "~/models/rate-limit.server";
-import { createUserSession, destroyUserSession, getCurrentUser } from "~/models/session.server";
+import { createUserSession, destroyUserSession, getCurrentUser, readSessionId } from "~/models/session.server";
 import { shopEmailPanelData } from "~/models/shop-email.server";
 import { listTiers } from "~/models/tier.server";
 import { getUserWithShopEmails, toUserData } from "~/models/user.server";
@@ -173,7 +173,7 @@ async function runIntent(intent: string, form: FormData, request: Request): Prom
     case "change-password": {
       const user = await requireFormUser(request);
       const input = parseForm(changePasswordFormSchema, Object.fromEntries(["currentPassword", "newPassword", "confirmPassword"].map((key) => [key, form.get(key)])));
-      await changePassword(user, input);
+      await changePassword(user, input, await readSessionId(request));
       return redirectWithSuccess("/login", "Password changed successfully.");
     }
     case "set-password": {
