@@ -22,12 +22,10 @@ COPY --from=build --chown=app:app /app/prisma ./prisma
 COPY --from=build --chown=app:app /app/content ./content
 COPY --from=build --chown=app:app /app/prisma.config.ts /app/package.json ./
 COPY --from=build --chown=app:app /app/scripts/prisma.mjs ./scripts/prisma.mjs
-# The HTTP server (headers, cross-site refusal, body limits) runs from source with tsx.
-COPY --from=build --chown=app:app /app/server ./server
-COPY --from=build --chown=app:app /app/app/security.server.ts ./app/security.server.ts
 USER app
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-# Migrations run as a release step before the server starts (safe with several servers:
+# build/server.js is the HTTP server (headers, cross-site refusal, body limits) bundled by
+# `npm run build`. Migrations run as a release step before the server starts (safe with several servers:
 # prisma migrate deploy takes an advisory lock).
-CMD ["sh", "-c", "node scripts/prisma.mjs migrate deploy && exec node --import tsx server/index.ts build/index.js"]
+CMD ["sh", "-c", "node scripts/prisma.mjs migrate deploy && exec node build/server.js build/index.js"]

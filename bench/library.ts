@@ -1,8 +1,8 @@
 // Library benchmark: the posts listing of a logged-in user with 1,000 posts (50 unlocked by
 // purchases) against a bare node:http server answering the same JSON bytes, and a 512 MiB
 // download through the app against a bare fs stream, with the app server's peak RSS.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, createReadStream } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, createReadStream } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -11,6 +11,7 @@ import path from "node:path";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { createMigratedDatabase, dropDatabase, uniqueName } from "../tests/db.ts";
+import { appServerArgs, ensureAppBuilt } from "../scripts/app-server.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const POSTS = 1000;
@@ -83,11 +84,7 @@ function pad(text: string, width: number) {
 
 export async function runLibraryBenchmark(): Promise<TargetLine[]> {
   const buildDir = process.env.REMIX_BUILD_DIR ?? "build";
-  if (!existsSync(path.join(root, buildDir, "index.js"))) {
-    console.log(`Building the app into ${buildDir}/ ...`);
-    const build = spawnSync(process.execPath, [path.join(root, "node_modules/@remix-run/dev/dist/cli.js"), "build"], { cwd: root, stdio: "inherit", env: process.env });
-    if (build.status !== 0) throw new Error("remix build failed");
-  }
+  ensureAppBuilt(buildDir);
 
   const databaseName = uniqueName("clib_bench");
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "clib-bench-"));
@@ -162,7 +159,7 @@ export async function runLibraryBenchmark(): Promise<TargetLine[]> {
     }
 
     // The production server (server/index.ts), as `npm start` runs it.
-    server = spawn(process.execPath, [...(process.env.BENCH_PROFILE ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_PROFILE] : []), "--import", "tsx", path.join(root, "server/index.ts"), path.join(root, buildDir, "index.js")], {
+    server = spawn(process.execPath, [...(process.env.BENCH_PROFILE ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_PROFILE] : []), ...appServerArgs(buildDir)], {
       env: process.env,
       stdio: ["ignore", "ignore", "inherit"],
     });

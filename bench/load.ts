@@ -3,13 +3,14 @@
 // login and a download. Prints throughput, p50/p99 latency, status counts (429 from the login
 // rate limit counted apart: they are not failures), and the server's RSS over the run.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { once } from "node:events";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { createMigratedDatabase, dropDatabase, uniqueName } from "../tests/db.ts";
 import { freePort, rssMb, waitForHealth, type TargetLine } from "./library.ts";
+import { appServerArgs, ensureAppBuilt } from "../scripts/app-server.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const CONNECTIONS = Number(process.env.BENCH_LOAD_CONNECTIONS ?? 200);
@@ -26,10 +27,7 @@ export type SeededApp = { base: string; cookie: string; freePostId: string; pid:
  */
 export async function startSeededApp({ extraPosts = 0 }: { extraPosts?: number } = {}): Promise<SeededApp> {
   const buildDir = process.env.REMIX_BUILD_DIR ?? "build";
-  if (!existsSync(path.join(root, buildDir, "index.js"))) {
-    const build = spawnSync(process.execPath, [path.join(root, "node_modules/@remix-run/dev/dist/cli.js"), "build"], { cwd: root, stdio: "inherit", env: process.env });
-    if (build.status !== 0) throw new Error("remix build failed");
-  }
+  ensureAppBuilt(buildDir);
   const databaseName = uniqueName("clib_load");
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "clib-load-"));
   const port = await freePort();
@@ -63,7 +61,7 @@ export async function startSeededApp({ extraPosts = 0 }: { extraPosts?: number }
     const seeded = spawnSync(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--seed"], { cwd: root, env, encoding: "utf8", timeout: 120_000 });
     if (seeded.status !== 0) throw new Error(`seeding failed: ${seeded.stderr}`);
     const { cookie, freePostId } = JSON.parse(seeded.stdout.trim().split("\n").pop()!) as { cookie: string; freePostId: string };
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "server/index.ts"), path.join(root, buildDir, "index.js")], { cwd: root, env, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, appServerArgs(buildDir), { cwd: root, env, stdio: ["ignore", "ignore", "pipe"] });
     server = child;
     // Under this load the app warns about slow queries on stderr: count them, keep the tail.
     child.stderr?.on("data", (chunk: Buffer) => {

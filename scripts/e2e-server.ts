@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createMigratedDatabase, databaseUrl, dropDatabase } from "../tests/db.ts";
+import { appServerArgs } from "./app-server.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const port = process.env.E2E_PORT ?? "3100";
@@ -31,7 +32,7 @@ const fakeProviders = await startFakeProviders();
 const { FAKE_PROVIDERS_URL: _fakeUrl, ...providerEnv } = fakeProviderEnv(fakeProviders.url);
 Object.assign(process.env, providerEnv);
 
-const server = spawn(process.execPath, ["--import", "tsx", path.join(root, "server/index.ts"), path.join(root, process.env.REMIX_BUILD_DIR ?? "build", "index.js")], {
+const server = spawn(process.execPath, appServerArgs(), {
   stdio: "inherit",
   env: process.env,
 });

@@ -5,6 +5,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { appServerArgs } from "./app-server.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 if (existsSync(path.join(root, ".env"))) process.loadEnvFile(path.join(root, ".env"));
@@ -99,7 +100,7 @@ if (!migrated) {
 }
 
 // server/index.ts: remix-serve's duties plus security headers, CSRF and body-size checks.
-const server = spawn(process.execPath, ["--import", "tsx", path.join(root, "server/index.ts"), path.join(root, process.env.REMIX_BUILD_DIR ?? "build", "index.js")], {
+const server = spawn(process.execPath, appServerArgs(), {
   stdio: ["ignore", "pipe", "inherit"],
   env: { ...process.env, PORT: String(config.PORT) },
 });

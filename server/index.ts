@@ -1,4 +1,5 @@
-// Starts the production server: `node --import tsx server/index.ts [build/index.js]`.
+// The production server. `npm run build` bundles it to build/server.js:
+// `node build/server.js [build/index.js]` (or from source: `node --import tsx server/index.ts`).
 // PORT and HOST from the environment; REMIX_BUILD_DIR picks the build (default build/).
 import { existsSync } from "node:fs";
 import path from "node:path";

@@ -3,7 +3,7 @@
 // quickly while the cluster is down, and everything answers again once it is back, without
 // restarting the app.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
@@ -12,6 +12,7 @@ import { once } from "node:events";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prismaCli } from "./db";
+import { appServerArgs, ensureAppBuilt } from "../scripts/app-server";
 
 const PG_BIN = "/usr/lib/postgresql/15/bin";
 const root = path.resolve(import.meta.dirname, "..");
@@ -71,10 +72,7 @@ async function waitFor(pathname: string, status: number, timeoutMs: number) {
 }
 
 beforeAll(async () => {
-  if (!existsSync(path.join(root, buildDir, "index.js"))) {
-    const build = spawnSync(process.execPath, [path.join(root, "node_modules/@remix-run/dev/dist/cli.js"), "build"], { cwd: root, env: process.env, encoding: "utf8" });
-    if (build.status !== 0) throw new Error(`remix build failed: ${build.stderr}`);
-  }
+  ensureAppBuilt(buildDir);
   clusterDir = mkdtempSync(path.join(os.tmpdir(), "clib-pg-fault-"));
   dataDir = mkdtempSync(path.join(os.tmpdir(), "clib-fault-data-"));
   if (process.getuid?.() === 0) {
@@ -96,7 +94,7 @@ beforeAll(async () => {
 
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  app = spawn(process.execPath, ["--import", "tsx", path.join(root, "server/index.ts"), path.join(root, buildDir, "index.js")], {
+  app = spawn(process.execPath, appServerArgs(buildDir), {
     cwd: root,
     env: {
       ...process.env,

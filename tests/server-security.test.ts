@@ -13,9 +13,10 @@ import { baseSecurityHeaders } from "~/security.server";
 import { kofiPayload } from "./fakes/kofi";
 import { createTestUser, sessionCookie } from "./helpers";
 import { bodyLimitFor, hardenCookie } from "../server/security";
+import { appServerArgs } from "../scripts/app-server";
 
 const root = path.resolve(import.meta.dirname, "..");
-const buildPath = path.join(root, process.env.REMIX_BUILD_DIR ?? "build", "index.js");
+const serverArgs = appServerArgs();
 const KOFI_TOKEN = "server-test-kofi-token";
 
 let server: ChildProcess;
@@ -34,10 +35,10 @@ function freePort(): Promise<number> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(buildPath)) throw new Error(`No build at ${buildPath}: run \`npm run build\` first.`);
+  for (const file of serverArgs) if (!existsSync(file)) throw new Error(`No build at ${file}: run \`npm run build\` first.`);
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  server = spawn(process.execPath, ["--import", "tsx", path.join(root, "server/index.ts"), buildPath], {
+  server = spawn(process.execPath, serverArgs, {
     cwd: root,
     env: {
       ...process.env,

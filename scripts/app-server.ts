@@ -1,0 +1,25 @@
+// How every launcher (npm start, the e2e server, server tests, benchmarks) starts the production
+// server: the bundled `<build>/server.js` (scripts/build-server.mjs) serving `<build>/index.js`.
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/** Node arguments that start the app server on the given build folder (default REMIX_BUILD_DIR or build). */
+export function appServerArgs(buildDir = process.env.REMIX_BUILD_DIR ?? "build"): string[] {
+  const dir = path.resolve(projectRoot, buildDir);
+  return [path.join(dir, "server.js"), path.join(dir, "index.js")];
+}
+
+/** Builds the app and its server into the build folder when either is missing (benchmarks, fault tests). */
+export function ensureAppBuilt(buildDir = process.env.REMIX_BUILD_DIR ?? "build"): void {
+  if (appServerArgs(buildDir).every((file) => existsSync(file))) return;
+  console.log(`Building the app into ${buildDir}/ ...`);
+  const env = { ...process.env, REMIX_BUILD_DIR: buildDir };
+  for (const step of [[path.join(projectRoot, "node_modules/@remix-run/dev/dist/cli.js"), "build"], [path.join(projectRoot, "scripts/build-server.mjs")]]) {
+    const result = spawnSync(process.execPath, step, { cwd: projectRoot, env, stdio: ["ignore", "ignore", "inherit"] });
+    if (result.status !== 0) throw new Error(`building the app failed (${path.basename(step[0]!)})`);
+  }
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env node
+// Bundles the production server (server/index.ts and what it imports from app/) into plain
+// JavaScript next to the Remix build, so production runs `node <build>/server.js` without a
+// TypeScript loader in memory. Packages stay external (node_modules at run time).
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const buildDir = process.env.REMIX_BUILD_DIR ?? "build";
+
+await build({
+  entryPoints: [path.join(root, "server/index.ts")],
+  outfile: path.join(root, buildDir, "server.js"),
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  packages: "external",
+  logLevel: "warning",
+});
