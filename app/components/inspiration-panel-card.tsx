@@ -3,6 +3,7 @@ import { useEffect, useState } from "react";
 import { SubmitButton } from "~/components/form";
 import { showToast } from "~/components/toaster";
 import { likeLabel } from "~/utils/countdown";
+import { GRID_IMAGE_SIZES, imageSrcSet, isLocalImage } from "~/utils/responsive-images";
 
 export type InspirationCardPanel = {
   id: string;
@@ -82,7 +83,15 @@ export function InspirationPanelCard({
   const name = panel.title ?? `Idea ${position + 1}`;
   return (
     <li className="inspiration-card card" data-testid="inspiration-panel" data-panel-id={panel.id}>
-      <img src={panel.imageUrl} alt={name} loading={position < 6 ? "eager" : "lazy"} width={480} height={270} />
+      <img
+        src={panel.imageUrl}
+        srcSet={isLocalImage(panel.imageUrl) ? imageSrcSet(panel.imageUrl) : undefined}
+        sizes={GRID_IMAGE_SIZES}
+        alt={name}
+        loading={position < 6 ? "eager" : "lazy"}
+        width={480}
+        height={270}
+      />
       <div className="inspiration-card-body">
         <h2 className="inspiration-card-title">{name}</h2>
         <p className="inspiration-likes" data-testid="like-count">

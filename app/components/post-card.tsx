@@ -3,6 +3,7 @@
 import type { LibraryPost } from "~/models/post.server";
 import { badgesFor } from "~/utils/badges";
 import { formatFileSize } from "~/utils/file-size";
+import { GRID_IMAGE_SIZES, imageSrcSet } from "~/utils/responsive-images";
 
 export type CardTier = { tierId: string; title: string; subscribeLabel: string | null; amount_cents: number | null };
 
@@ -26,7 +27,16 @@ export function subscribeTier(post: LibraryPost, tiers: CardTier[]): CardTier | 
 
 export function PostImage({ post }: { post: LibraryPost }) {
   return post.imageUrl ? (
-    <img className="post-image" src={post.imageUrl} alt="" loading="lazy" width={1280} height={720} />
+    <img
+      className="post-image"
+      src={post.imageUrl}
+      srcSet={imageSrcSet(post.imageUrl)}
+      sizes={GRID_IMAGE_SIZES}
+      alt=""
+      loading="lazy"
+      width={1280}
+      height={720}
+    />
   ) : (
     <div className="post-image post-image-missing">No preview picture found</div>
   );

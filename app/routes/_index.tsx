@@ -16,6 +16,7 @@ import { redirectWithError, redirectWithSuccess } from "~/toast.server";
 import { firstIssue } from "~/api.server";
 import { MAX_IMAGE_BYTES } from "~/utils/upload.server";
 import { panelInputSchema } from "~/utils/panel-schemas";
+import { GRID_IMAGE_SIZES, imageSrcSet } from "~/utils/responsive-images";
 import homeStyles from "~/styles/home.css";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: homeStyles }];
@@ -140,7 +141,15 @@ export default function Home() {
             <li key={panel._id} className="home-panel-item" data-testid="home-panel">
               <a className="home-panel" href={panel.link} target="_blank" rel="noopener noreferrer">
                 {panel.imageUrl ? (
-                  <img src={panel.imageUrl} alt="" width={640} height={360} loading={position < 3 ? "eager" : "lazy"} />
+                  <img
+                    src={panel.imageUrl}
+                    srcSet={imageSrcSet(panel.imageUrl)}
+                    sizes={GRID_IMAGE_SIZES}
+                    alt=""
+                    width={640}
+                    height={360}
+                    loading={position < 3 ? "eager" : "lazy"}
+                  />
                 ) : null}
                 <span className="home-panel-text">
                   <h2>{panel.title}</h2>

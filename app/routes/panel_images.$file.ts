@@ -1,6 +1,8 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { storage } from "~/integrations/storage.server";
+import { imageVariantKey } from "~/models/image-variant.server";
 import { getPanel, panelImageKey } from "~/models/panel.server";
+import { parseImageWidth } from "~/utils/responsive-images";
 import { serveStoredFile } from "~/utils/serve-file.server";
 
 /**
@@ -13,8 +15,11 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   if (!match?.[1]) return new Response("Not found", { status: 404 });
   const panel = await getPanel(match[1]);
   if (!panel?.imageVersion) return new Response("Not found", { status: 404 });
-  const version = new URL(request.url).searchParams.get("v");
-  return serveStoredFile(request, await storage(), panelImageKey(panel.id), {
+  const url = new URL(request.url);
+  const version = url.searchParams.get("v");
+  const store = await storage();
+  const key = await imageVariantKey(store, panelImageKey(panel.id), parseImageWidth(url.searchParams.get("w")));
+  return serveStoredFile(request, store, key, {
     contentType: "image/jpeg",
     cacheControl: version === panel.imageVersion ? "public, max-age=31536000, immutable" : "public, max-age=0, must-revalidate",
   });
