@@ -1,6 +1,6 @@
 // Playwright fixtures: direct database access for arranging data, and a logged-in page whose
 // session cookie is created directly when login itself is not under test.
-import { test as base, expect, type Page } from "@playwright/test";
+import { test as base, expect, type Locator, type Page } from "@playwright/test";
 import { databaseUrl } from "../tests/db";
 
 process.env.DATABASE_URL = databaseUrl(process.env.E2E_DATABASE ?? "clib_e2e");
@@ -30,3 +30,16 @@ export async function acceptAdultWarning(page: Page) {
 }
 
 export const test = base;
+
+/**
+ * The pixel width of the image file the browser chose for an <img> (its `currentSrc`, which with
+ * `srcset` may be a resized variant). `naturalWidth` would report the width implied by the
+ * srcset descriptor instead.
+ */
+export async function loadedImageWidth(image: Locator): Promise<number> {
+  return image.evaluate(async (element: HTMLImageElement) => {
+    if (!element.complete || !element.currentSrc) return 0;
+    const bitmap = await createImageBitmap(await (await fetch(element.currentSrc)).blob());
+    return bitmap.width;
+  });
+}

@@ -1,5 +1,5 @@
 import sharp from "sharp";
-import { db, expect, loginAs, test } from "./fixtures";
+import { db, expect, loadedImageWidth, loginAs, test } from "./fixtures";
 
 // Fails a test on any script error or console error in the page (hydration mismatches included);
 // refused requests the test provokes on purpose log "Failed to load resource" and are allowed.
@@ -44,7 +44,7 @@ test("an admin creates, edits and deletes a panel with an image", async ({ page 
   const image = card.locator("img");
   await expect(image).toHaveAttribute("src", /^\/panel_images\/[a-z0-9]+\.jpg\?v=[0-9a-f]+$/);
   // The browser actually loaded the re-encoded image.
-  await expect.poll(() => image.evaluate((element: HTMLImageElement) => element.naturalWidth)).toBe(64);
+  await expect.poll(() => loadedImageWidth(image)).toBe(64);
   const firstSrc = await image.getAttribute("src");
 
   await card.getByRole("link", { name: "Edit E2E Gallery" }).click();
@@ -61,7 +61,7 @@ test("an admin creates, edits and deletes a panel with an image", async ({ page 
   await expect(form.getByLabel("Title")).toHaveValue("");
   const renamed = page.getByTestId("home-panel").filter({ hasText: "E2E Gallery Renamed" });
   await expect(renamed.locator("img")).not.toHaveAttribute("src", firstSrc!);
-  await expect.poll(() => renamed.locator("img").evaluate((element: HTMLImageElement) => element.naturalWidth)).toBe(80);
+  await expect.poll(() => loadedImageWidth(renamed.locator("img"))).toBe(80);
 
   await renamed.getByRole("link", { name: "Delete E2E Gallery Renamed" }).click();
   const dialog = page.getByRole("dialog", { name: "Delete panel" });

@@ -1,5 +1,5 @@
 import type { BrowserContext, Download, Page } from "@playwright/test";
-import { acceptAdultWarning, db, expect, loginAs, test } from "./fixtures";
+import { acceptAdultWarning, db, expect, loadedImageWidth, loginAs, test } from "./fixtures";
 
 /**
  * A download that starts in a new tab: the tab opens, and Chromium hands the download to the
@@ -217,7 +217,7 @@ test("an admin uploads a front image and a post file from the card", async ({ pa
   await expect(cat.locator("img.post-image")).toHaveAttribute("src", `/media/posts/${created.id}.jpg?v=${(await db.post.findUniqueOrThrow({ where: { id: created.id } })).updatedAt.getTime().toString(36)}`);
 
   // The re-encoded image is really served (decoded by the browser).
-  await expect.poll(() => cat.locator("img.post-image").evaluate((image: HTMLImageElement) => image.naturalWidth)).toBe(640);
+  await expect.poll(() => loadedImageWidth(cat.locator("img.post-image"))).toBe(640);
 
   const bytes = Buffer.alloc(3 * 1024 * 1024, 0x42);
   await cat.getByLabel("File", { exact: true }).setInputFiles({ name: "pixel cat v2.zip", mimeType: "application/zip", buffer: bytes });
