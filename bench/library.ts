@@ -11,7 +11,7 @@ import path from "node:path";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { createMigratedDatabase, dropDatabase, uniqueName } from "../tests/db.ts";
-import { appServerArgs, ensureAppBuilt } from "../scripts/app-server.ts";
+import { appServerArgs, ensureAppBuilt, freePort } from "../scripts/app-server.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const POSTS = 1000;
@@ -24,15 +24,6 @@ export type TargetLine = { name: string; ok: boolean };
 
 type AutocannonResult = { requests: { average: number }; throughput: { average: number }; latency: { p99: number; average: number }; non2xx: number; errors: number };
 type Autocannon = (options: { url: string; connections: number; duration: number; headers?: Record<string, string> }) => Promise<AutocannonResult>;
-
-export async function freePort(): Promise<number> {
-  const server = http.createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  return port;
-}
 
 export async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;

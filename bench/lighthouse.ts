@@ -2,28 +2,18 @@
 // the production build with the demo content, in Debian's Chromium with the e2e suite's flags.
 // Prints performance, accessibility, best-practices and SEO scores and the JavaScript
 // transferred; targets: performance >= 90 and accessibility 100 on each page.
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import { once } from "node:events";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { chromium } from "@playwright/test";
 import lighthouse from "lighthouse";
 import { startSeededApp } from "./load.ts";
 import type { TargetLine } from "./library.ts";
+import { freePort } from "../scripts/app-server.ts";
 
 const PAGES = process.env.LIGHTHOUSE_PAGES?.split(",") ?? ["/", "/library", "/login"];
 // The library is measured at catalogue size: the demo's posts plus this many.
 const EXTRA_POSTS = 1000;
 // The same flags as playwright.config.ts: without them Chromium's calls to the outside hang here.
 const CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic", "--headless=new"];
-
-async function freePort(): Promise<number> {
-  const server = http.createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  return port;
-}
 
 export async function runLighthouseBenchmark(): Promise<TargetLine[]> {
   console.log(`\nLighthouse (mobile emulation, simulated throttling) on ${PAGES.join(", ")}, demo content plus ${EXTRA_POSTS} posts`);

@@ -1,7 +1,9 @@
 // How every launcher (npm start, the e2e server, server tests, benchmarks) starts the production
 // server: the bundled `<build>/server.js` (scripts/build-server.mjs) serving `<build>/index.js`.
 import { spawnSync } from "node:child_process";
+import { once } from "node:events";
 import { existsSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -22,4 +24,14 @@ export function ensureAppBuilt(buildDir = process.env.REMIX_BUILD_DIR ?? "build"
     const result = spawnSync(process.execPath, step, { cwd: projectRoot, env, stdio: ["ignore", "ignore", "inherit"] });
     if (result.status !== 0) throw new Error(`building the app failed (${path.basename(step[0]!)})`);
   }
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago (for servers started by tests and tools). */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  probe.listen(0, "127.0.0.1");
+  await once(probe, "listening");
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }

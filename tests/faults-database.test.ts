@@ -4,15 +4,13 @@
 // restarting the app.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chmodSync, chownSync, mkdtempSync, rmSync } from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { once } from "node:events";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prismaCli } from "./db";
-import { appServerArgs, ensureAppBuilt } from "../scripts/app-server";
+import { appServerArgs, ensureAppBuilt, freePort } from "../scripts/app-server";
 
 const PG_BIN = "/usr/lib/postgresql/15/bin";
 const root = path.resolve(import.meta.dirname, "..");
@@ -23,14 +21,6 @@ let dataDir = "";
 let pgPort = 0;
 let app: ChildProcess | undefined;
 let base = "";
-
-async function freePort(): Promise<number> {
-  const server = http.createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  return port;
-}
 
 /** Runs a PostgreSQL tool; as the postgres user when we are root (the server refuses root). */
 function pgTool(tool: string, args: string[]) {

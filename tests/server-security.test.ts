@@ -5,7 +5,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import http from "node:http";
-import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db.server";
@@ -13,7 +12,7 @@ import { baseSecurityHeaders } from "~/security.server";
 import { kofiPayload } from "./fakes/kofi";
 import { createTestUser, sessionCookie } from "./helpers";
 import { bodyLimitFor, hardenCookie } from "../server/security";
-import { appServerArgs } from "../scripts/app-server";
+import { appServerArgs, freePort } from "../scripts/app-server";
 
 const root = path.resolve(import.meta.dirname, "..");
 const serverArgs = appServerArgs();
@@ -22,17 +21,6 @@ const KOFI_TOKEN = "server-test-kofi-token";
 let server: ChildProcess;
 let base: string;
 let serverOutput = "";
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 beforeAll(async () => {
   for (const file of serverArgs) if (!existsSync(file)) throw new Error(`No build at ${file}: run \`npm run build\` first.`);
