@@ -1,6 +1,6 @@
 // Loads what the entitlement rule needs about a viewer with a fixed number of queries (never one
 // per post), and answers the rule for posts loaded with their tiers.
-import { db, Prisma } from "~/db.server";
+import { preparedQuery } from "~/db.server";
 import type { Post, PostTier, User } from "~/generated/prisma/client";
 import { canDownload, type EntitlementPost, type EntitlementViewer } from "~/utils/entitlement";
 
@@ -15,10 +15,8 @@ type ViewerRow = {
   downloads: Record<string, string> | null;
 };
 
-/** Changes whenever a post or its tier links change: count, newest update time, tier links. */
-const LIBRARY_STAMP = Prisma.sql`(SELECT count(*)::int FROM posts)::text || ':' ||
-  coalesce((SELECT (extract(epoch FROM max(updated_at)) * 1000)::bigint FROM posts), 0)::text || ':' ||
-  (SELECT count(*)::int FROM post_tiers)::text`;
+/** Bumped by triggers whenever a post or its tier links change (migration 0002). */
+const LIBRARY_STAMP = `(SELECT version::text FROM library_versions WHERE id = 1)`;
 
 export type ViewerContext = {
   viewer: EntitlementViewer | null;
@@ -38,26 +36,29 @@ export async function loadViewerContext(
   user: ViewerUser | null,
   { withDownloads = false, withLibraryStamp = false } = {},
 ): Promise<ViewerContext> {
-  const stampColumn = withLibraryStamp ? LIBRARY_STAMP : Prisma.sql`''`;
   if (!user) {
     if (!withLibraryStamp) return { viewer: null, downloads: undefined, libraryStamp: "", fingerprint: "guest" };
-    const [row] = await db.$queryRaw<{ stamp: string }[]>`SELECT ${stampColumn} AS stamp`;
+    const [row] = await preparedQuery<{ stamp: string }>("library-stamp", `SELECT ${LIBRARY_STAMP} AS stamp`, []);
     return { viewer: null, downloads: undefined, libraryStamp: row?.stamp ?? "", fingerprint: "guest" };
   }
-  const [row] = await db.$queryRaw<(ViewerRow & { stamp: string })[]>`
-    SELECT
-      (SELECT json_agg(u.post_id ORDER BY u.post_id) FROM unlocked_content u WHERE u.user_id = ${user.id}) AS unlocked,
+  // Asked for on every listing and download: a prepared statement (see `preparedQuery`).
+  const [row] = await preparedQuery<ViewerRow & { stamp: string }>(
+    "viewer-context",
+    `SELECT
+      (SELECT json_agg(u.post_id ORDER BY u.post_id) FROM unlocked_content u WHERE u.user_id = $1) AS unlocked,
       (SELECT json_agg(DISTINCT p.kofi_item_code) FROM purchases p
          JOIN shop_emails s ON s.verified_email = p.email
-        WHERE s.user_id = ${user.id}) AS purchases,
+        WHERE s.user_id = $1) AS purchases,
       (SELECT json_agg(json_build_object('type', e.type, 'date', to_char(e.date, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'tierId', e.tier_id, 'paymentStatus', e.payment_status) ORDER BY e.id)
-         FROM pledge_events e WHERE e.user_id = ${user.id}) AS pledges,
-      CASE WHEN ${withDownloads} THEN
+         FROM pledge_events e WHERE e.user_id = $1) AS pledges,
+      CASE WHEN $2::boolean THEN
         (SELECT json_object_agg(d.post_id, d.version ORDER BY d.post_id) FROM (
            SELECT DISTINCT ON (post_id) post_id, version FROM downloads
-            WHERE user_id = ${user.id} ORDER BY post_id, created_at DESC) d)
+            WHERE user_id = $1 ORDER BY post_id, created_at DESC) d)
       END AS downloads,
-      ${stampColumn} AS stamp`;
+      CASE WHEN $3::boolean THEN ${LIBRARY_STAMP} ELSE '' END AS stamp`,
+    [user.id, withDownloads, withLibraryStamp],
+  );
   const viewer: EntitlementViewer = {
     isAdmin: user.isAdmin,
     restricted: user.restricted,

@@ -93,9 +93,9 @@ function toLibraryPost(post: PostWithTiers, unlocked: boolean, admin: boolean, d
 }
 
 /**
- * The posts as stored, shaped once per change of the posts table and kept in memory: a cheap
- * stamp query (row count, newest update, tier links) tells every app server when to reload, so
- * several servers stay correct without talking to each other.
+ * The posts as stored, shaped once per change of the posts table and kept in memory: the
+ * library version (bumped by database triggers, read with the viewer's entitlements) tells every
+ * app server when to reload, so several servers stay correct without talking to each other.
  */
 type LibrarySnapshot = {
   stamp: string;
@@ -280,7 +280,8 @@ async function replaceTiers(client: Prisma.TransactionClient, postId: string, in
     await client.postTier.deleteMany({ where: { postId, kind } });
     if (known.length > 0) await client.postTier.createMany({ data: known.map((tierId) => ({ postId, tierId, kind })) });
   }
-  // Tier links are part of the post: its update time changes with them (listing caches see it).
+  // Tier links are part of the post: its update time (shown as the record's, and versioning its
+  // image address) changes with them.
   if (input.tiers !== undefined || input.first_tiers !== undefined) await client.post.update({ where: { id: postId }, data: { updatedAt: new Date() } });
 }
 

@@ -2,7 +2,7 @@
 // database, so logout, restriction and "sign out everywhere" take effect at once.
 import { createHash, randomBytes } from "node:crypto";
 import { createCookie, redirect } from "@remix-run/node";
-import { db } from "~/db.server";
+import { db, preparedQuery } from "~/db.server";
 import { env } from "~/env.server";
 import type { User } from "~/generated/prisma/client";
 import { apiError } from "~/api.server";
@@ -46,24 +46,45 @@ export function hashToken(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
 
+/**
+ * The users columns under their Prisma field names, for the lookup every request makes: a
+ * prepared statement (see `preparedQuery`). tests/session-lookup.test.ts compares the result with
+ * `db.user.findUnique`, so a column added to the model cannot be missed here.
+ */
+const USER_COLUMNS = `u.id, u.number, u.email::text AS email, u.full_name AS "fullName",
+  u.password_hash AS "passwordHash", u.patreon_id AS "patreonId", u.google_id AS "googleId",
+  u.discord_id AS "discordId", u.discord_tag AS "discordTag", u.current_tier_id AS "currentTierId",
+  u.kofi_current_tier AS "kofiCurrentTier", u.is_admin AS "isAdmin", u.can_be_admin AS "canBeAdmin",
+  u.mail_verified AS "mailVerified", u.tos_accepted AS "tosAccepted", u.restricted,
+  u.created_at AS "createdAt", u.updated_at AS "updatedAt"`;
+
 /** The logged-in user of a request (session cookie or personal API token), or null. */
 export async function getCurrentUser(request: Request): Promise<User | null> {
   const authorization = request.headers.get("Authorization");
   if (authorization?.startsWith("Bearer ")) {
     const token = authorization.slice("Bearer ".length).trim();
     if (!token) return null;
-    const apiToken = await db.apiToken.findUnique({ where: { tokenHash: hashToken(token) }, include: { user: true } });
-    return apiToken?.user ?? null;
+    const [user] = await preparedQuery<User>(
+      "user-by-api-token",
+      `SELECT ${USER_COLUMNS} FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = $1`,
+      [hashToken(token)],
+    );
+    return user ?? null;
   }
   const id = await readSessionId(request);
   if (!id) return null;
-  const session = await db.session.findUnique({ where: { id }, include: { user: true } });
-  if (!session) return null;
-  if (session.expiresAt.getTime() <= Date.now()) {
+  const [row] = await preparedQuery<User & { sessionExpiresAt: Date }>(
+    "user-by-session",
+    `SELECT ${USER_COLUMNS}, s.expires_at AS "sessionExpiresAt" FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id = $1`,
+    [id],
+  );
+  if (!row) return null;
+  const { sessionExpiresAt, ...user } = row;
+  if (sessionExpiresAt.getTime() <= Date.now()) {
     await db.session.deleteMany({ where: { id } });
     return null;
   }
-  return session.user;
+  return user;
 }
 
 /** For `/api` routes: the user, or a thrown 401 JSON error. */
