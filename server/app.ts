@@ -1,5 +1,7 @@
 // The production HTTP server: built assets, public files and the Remix app behind one set of
 // HTTP protections (server/security.ts). Replaces remix-serve, which offers no middleware.
+import { readdirSync } from "node:fs";
+import path from "node:path";
 import { createRequestHandler } from "@remix-run/express";
 import type { ServerBuild } from "@remix-run/node";
 import compression from "compression";
@@ -27,10 +29,25 @@ export function createApp(options: AppOptions): express.Express {
   app.use(securityHeaders(options));
   app.use(compression());
   app.use(options.build.publicPath, express.static(options.assetsDir, { immutable: true, maxAge: "1y" }));
-  app.use(express.static(options.publicDir, { maxAge: "1h" }));
+  // The few files of public/ (favicon, logo) are listed once: every other request skips the
+  // file-system lookup that express.static would make for it.
+  const publicFiles = listPublicFiles(options.publicDir, options.assetsDir);
+  const servePublic = express.static(options.publicDir, { maxAge: "1h", index: false });
+  app.use((req, res, next) => (publicFiles.has(req.path) ? servePublic(req, res, next) : next()));
   if (options.log) app.use(morgan("tiny"));
   app.use(limitBodySize(options));
   app.use(refuseCrossSiteRequests(options));
   app.all("*", createRequestHandler({ build: options.build, mode: options.mode }));
   return app;
+}
+
+/** URL paths of the files in public/, without the built assets (served above with their own rules). */
+function listPublicFiles(publicDir: string, assetsDir: string): Set<string> {
+  const files = new Set<string>();
+  for (const entry of readdirSync(publicDir, { recursive: true, withFileTypes: true })) {
+    const file = path.join(entry.parentPath, entry.name);
+    if (!entry.isFile() || file.startsWith(assetsDir + path.sep)) continue;
+    files.add(`/${path.relative(publicDir, file).split(path.sep).map(encodeURIComponent).join("/")}`);
+  }
+  return files;
 }
