@@ -113,7 +113,7 @@ describe("object storage is down", () => {
 
     // The same files now live on an S3 endpoint that refuses every connection.
     setStorageForTests(
-      new S3Storage({ endpoint: `http://127.0.0.1:${await closedPort()}`, region: "us-east-1", bucket: "files", accessKeyId: "x", secretAccessKey: "y", forcePathStyle: true }),
+      await S3Storage.create({ endpoint: `http://127.0.0.1:${await closedPort()}`, region: "us-east-1", bucket: "files", accessKeyId: "x", secretAccessKey: "y", forcePathStyle: true }),
     );
     const started = Date.now();
     const direct = await callRoute(paidRoute, { params: { postId: paid.id }, cookie });

@@ -14,7 +14,7 @@ export async function startS3rver(bucket = "library-test"): Promise<{ storage: S
   const server = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory, configureBuckets: [{ name: bucket }] });
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;
-  const storage = new S3Storage({ endpoint, region: "us-east-1", bucket, accessKeyId: "S3RVER", secretAccessKey: "S3RVER", forcePathStyle: true });
+  const storage = await S3Storage.create({ endpoint, region: "us-east-1", bucket, accessKeyId: "S3RVER", secretAccessKey: "S3RVER", forcePathStyle: true });
   return {
     storage,
     endpoint,

@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import nodemailer, { type Transporter } from "nodemailer";
+import type { Transporter } from "nodemailer";
 import { env } from "~/env.server";
 
 export type OutgoingMail = { to: string; subject: string; text: string; html: string };
@@ -12,10 +12,15 @@ export type OutgoingMail = { to: string; subject: string; text: string; html: st
 let transporter: Transporter | undefined;
 let transporterUrl: string | undefined;
 
-function smtpTransport(url: string): Transporter {
+// nodemailer is loaded with the first mail, not at start (a smaller process for the pages).
+async function nodemailer() {
+  return (await import("nodemailer")).default;
+}
+
+async function smtpTransport(url: string): Promise<Transporter> {
   // Tests point SMTP_URL at a different capture server per file: rebuild when it changes.
   if (!transporter || transporterUrl !== url) {
-    transporter = nodemailer.createTransport(url);
+    transporter = (await nodemailer()).createTransport(url);
     transporterUrl = url;
   }
   return transporter;
@@ -27,14 +32,14 @@ export async function sendMail(mail: OutgoingMail): Promise<void> {
   const message = { from: config.MAIL_FROM, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html };
   const smtpUrl = process.env.SMTP_URL ?? config.SMTP_URL;
   if (smtpUrl) {
-    await smtpTransport(smtpUrl).sendMail(message);
+    await (await smtpTransport(smtpUrl)).sendMail(message);
     return;
   }
   const folder = path.resolve(config.DATA_DIR, "mail");
   await mkdir(folder, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const base = path.join(folder, `${stamp}-${randomBytes(3).toString("hex")}`);
-  const built = await nodemailer.createTransport({ streamTransport: true, buffer: true }).sendMail(message);
+  const built = await (await nodemailer()).createTransport({ streamTransport: true, buffer: true }).sendMail(message);
   await writeFile(`${base}.eml`, built.message as Buffer);
   await writeFile(`${base}.txt`, `To: ${mail.to}\nSubject: ${mail.subject}\n\n${mail.text}\n`);
   console.log(`[mail] to ${mail.to}: ${mail.subject} (no SMTP_URL; saved to ${path.relative(process.cwd(), base)}.txt)`);

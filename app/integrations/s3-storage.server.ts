@@ -1,15 +1,8 @@
 // S3-compatible object storage (AWS S3, MinIO, R2, ...) for sites with several app servers.
 // Uploads stream through multipart uploads, so large files never sit whole in memory.
 import { PassThrough, Readable } from "node:stream";
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  NotFound,
-  S3Client,
-  S3ServiceException,
-} from "@aws-sdk/client-s3";
-import { Upload } from "@aws-sdk/lib-storage";
+import type * as S3 from "@aws-sdk/client-s3";
+import type * as S3Uploads from "@aws-sdk/lib-storage";
 import { env } from "~/env.server";
 import { assertSafeKey, type ByteRange, type Storage, type StoredObject } from "~/integrations/storage.server";
 
@@ -34,19 +27,28 @@ function configFromEnv(): S3Config {
   };
 }
 
-function isNotFound(error: unknown): boolean {
-  if (error instanceof NotFound) return true;
-  if (error instanceof S3ServiceException) return error.$metadata.httpStatusCode === 404 || error.name === "NoSuchKey";
-  return false;
+type Sdk = { s3: typeof S3; uploads: typeof S3Uploads };
+
+/** The AWS SDK adds about 20 MB to a process: it is loaded only where S3 storage is used. */
+async function loadSdk(): Promise<Sdk> {
+  const [s3, uploads] = await Promise.all([import("@aws-sdk/client-s3"), import("@aws-sdk/lib-storage")]);
+  return { s3, uploads };
 }
 
 export class S3Storage implements Storage {
-  private readonly client: S3Client;
+  private readonly client: S3.S3Client;
   private readonly bucket: string;
 
-  constructor(config: S3Config = configFromEnv()) {
+  static async create(config: S3Config = configFromEnv()): Promise<S3Storage> {
+    return new S3Storage(await loadSdk(), config);
+  }
+
+  private constructor(
+    private readonly sdk: Sdk,
+    config: S3Config,
+  ) {
     this.bucket = config.bucket;
-    this.client = new S3Client({
+    this.client = new sdk.s3.S3Client({
       region: config.region,
       endpoint: config.endpoint,
       forcePathStyle: config.forcePathStyle,
@@ -78,7 +80,7 @@ export class S3Storage implements Storage {
       );
       body.once("error", (error) => (source as Readable).destroy(error));
     }
-    const upload = new Upload({
+    const upload = new this.sdk.uploads.Upload({
       client: this.client,
       params: { Bucket: this.bucket, Key: key, Body: source, ContentType: contentType },
       queueSize: 2,
@@ -92,14 +94,14 @@ export class S3Storage implements Storage {
   async stat(key: string): Promise<StoredObject | null> {
     assertSafeKey(key);
     try {
-      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      const head = await this.client.send(new this.sdk.s3.HeadObjectCommand({ Bucket: this.bucket, Key: key }));
       return {
         size: Number(head.ContentLength ?? 0),
         etag: head.ETag ?? `"${Number(head.ContentLength ?? 0).toString(16)}"`,
         lastModified: head.LastModified ?? new Date(0),
       };
     } catch (error) {
-      if (isNotFound(error)) return null;
+      if (this.isNotFound(error)) return null;
       throw error;
     }
   }
@@ -107,7 +109,7 @@ export class S3Storage implements Storage {
   async read(key: string, range?: ByteRange): Promise<Readable> {
     assertSafeKey(key);
     const result = await this.client.send(
-      new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
+      new this.sdk.s3.GetObjectCommand({ Bucket: this.bucket, Key: key, Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
     );
     const body: unknown = result.Body;
     if (body instanceof Readable) return body;
@@ -119,7 +121,13 @@ export class S3Storage implements Storage {
 
   async delete(key: string): Promise<void> {
     assertSafeKey(key);
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    await this.client.send(new this.sdk.s3.DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+  }
+
+  private isNotFound(error: unknown): boolean {
+    if (error instanceof this.sdk.s3.NotFound) return true;
+    if (error instanceof this.sdk.s3.S3ServiceException) return error.$metadata.httpStatusCode === 404 || error.name === "NoSuchKey";
+    return false;
   }
 
   /** Closes the client's sockets (tests, shutdown). */

@@ -93,7 +93,7 @@ export async function storage(): Promise<Storage> {
   const config = env();
   if (config.STORAGE_DRIVER === "s3") {
     const { S3Storage } = await import("~/integrations/s3-storage.server");
-    instance = new S3Storage();
+    instance = await S3Storage.create();
   } else {
     instance = new LocalStorage(path.resolve(config.DATA_DIR, "files"));
   }

@@ -1,7 +1,7 @@
 // Smaller copies of stored images, made on first request and kept in storage. The variant key
 // carries the original's version (its ETag), so a replaced image never serves an old variant.
 import { createHash } from "node:crypto";
-import sharp from "sharp";
+import { resizeToJpeg } from "~/integrations/images.server";
 import type { Storage } from "~/integrations/storage.server";
 import type { ImageWidth } from "~/utils/responsive-images";
 
@@ -22,10 +22,7 @@ export async function imageVariantKey(store: Storage, key: string, width: ImageW
   const version = createHash("sha256").update(original.etag).digest("hex").slice(0, 12);
   const variantKey = `variants/w${width}/${key.replace(/\.[a-z]+$/i, "")}.${version}.jpg`;
   if (await store.stat(variantKey)) return variantKey;
-  const resized = await sharp(await readAll(store, key))
-    .resize({ width, withoutEnlargement: true })
-    .jpeg({ quality: 78, mozjpeg: true })
-    .toBuffer();
+  const resized = await resizeToJpeg(await readAll(store, key), width);
   await store.put(variantKey, resized, "image/jpeg");
   return variantKey;
 }
