@@ -1,6 +1,7 @@
 // The per-request user lookup is raw SQL (see USER_COLUMNS in session.server.ts): it must answer
 // exactly what Prisma answers for the same user, field for field, for cookies and API tokens.
 import { db } from "~/db.server";
+import { loadRequestViewer, loadViewerContext } from "~/models/entitlement.server";
 import { getCurrentUser, hashToken } from "~/models/session.server";
 import { buildRequest, createTestUser, sessionCookie } from "./helpers";
 
@@ -33,5 +34,35 @@ describe("getCurrentUser", () => {
     expect(await getCurrentUser(buildRequest({ cookie }))).toBeNull();
     expect(await db.session.count({ where: { userId: user.id } })).toBe(0);
     expect(await getCurrentUser(buildRequest({ cookie: "__session=not-signed" }))).toBeNull();
+  });
+
+  it("reads the viewer's entitlements in the same round trip, equal to the separate lookups", async () => {
+    const user = await createTestUser({ currentTierId: "t-2" });
+    await db.post.createMany({ data: ["910001", "910002"].map((id) => ({ id, title: id, paidContent: true, kofiId: `K${id}`, orderDate: new Date() })) });
+    await db.unlockedContent.create({ data: { userId: user.id, postId: "910001", source: "ADMIN" } });
+    await db.shopEmail.create({ data: { userId: user.id, email: "buyer@example.com", verifiedEmail: "buyer@example.com", verifiedAt: new Date() } });
+    await db.purchase.create({ data: { email: "BUYER@example.com", kofiItemCode: "K910002", transactionId: "tx-1", source: "CSV", purchasedAt: new Date() } });
+    await db.pledgeEvent.create({ data: { id: "pe-1", userId: user.id, type: "pledge_start", amountCents: 500, date: new Date("2026-01-02T03:04:05.678Z"), tierId: "t-2", paymentStatus: "Paid" } });
+    await db.download.create({ data: { userId: user.id, postId: "910002", version: "V1.1" } });
+    const request = buildRequest({ cookie: await sessionCookie(user.id) });
+    const options = { withDownloads: true, withLibraryStamp: true };
+
+    const together = await loadRequestViewer(request, options);
+    const separate = await loadViewerContext(await getCurrentUser(request), options);
+
+    expect(together.user).toStrictEqual(await db.user.findUniqueOrThrow({ where: { id: user.id } }));
+    expect(together.context).toStrictEqual(separate);
+    expect([...together.context.viewer!.unlockedPostIds]).toEqual(["910001"]);
+    expect([...together.context.viewer!.purchasedKofiCodes]).toEqual(["K910002"]);
+    expect(together.context.viewer!.pledges).toEqual([{ type: "pledge_start", date: new Date("2026-01-02T03:04:05.678Z"), tierId: "t-2", paymentStatus: "Paid" }]);
+    expect(together.context.downloads).toEqual(new Map([["910002", "V1.1"]]));
+    expect(together.context.libraryStamp).toMatch(/^\d+$/);
+  });
+
+  it("treats a request without a valid session as a guest", async () => {
+    const guest = await loadRequestViewer(buildRequest({ cookie: "__session=unknown" }), { withLibraryStamp: true });
+    expect(guest.user).toBeNull();
+    expect(guest.context.viewer).toBeNull();
+    expect(guest.context.libraryStamp).toMatch(/^\d+$/);
   });
 });

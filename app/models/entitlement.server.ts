@@ -1,6 +1,7 @@
 // Loads what the entitlement rule needs about a viewer with a fixed number of queries (never one
 // per post), and answers the rule for posts loaded with their tiers.
 import { preparedQuery } from "~/db.server";
+import { getCurrentUserWith } from "~/models/session.server";
 import type { Post, PostTier, User } from "~/generated/prisma/client";
 import { canDownload, type EntitlementPost, type EntitlementViewer } from "~/utils/entitlement";
 
@@ -13,6 +14,7 @@ type ViewerRow = {
   purchases: string[] | null;
   pledges: { type: string; date: string; tierId: string | null; paymentStatus: string | null }[] | null;
   downloads: Record<string, string> | null;
+  stamp: string;
 };
 
 /** Bumped by triggers whenever a post or its tier links change (migration 0002). */
@@ -28,37 +30,51 @@ export type ViewerContext = {
 };
 
 /**
- * One round trip for everything about a viewer: unlocked_content, the shop item codes bought with
- * any of their verified shop emails (guest purchases included), their pledge history and, when
- * asked, the version of each post they downloaded last and the library's version stamp.
+ * Everything about a viewer as SQL columns, for the user whose id is the SQL expression `userId`:
+ * unlocked_content, the shop item codes bought with any of their verified shop emails (guest
+ * purchases included), their pledge history and, when $2 is true, the version of each post they
+ * downloaded last; when $3 is true, the library's version stamp.
  */
-export async function loadViewerContext(
-  user: ViewerUser | null,
-  { withDownloads = false, withLibraryStamp = false } = {},
-): Promise<ViewerContext> {
+function viewerColumns(userId: string): string {
+  return `(SELECT json_agg(uc.post_id ORDER BY uc.post_id) FROM unlocked_content uc WHERE uc.user_id = ${userId}) AS unlocked,
+    (SELECT json_agg(DISTINCT p.kofi_item_code) FROM purchases p
+       JOIN shop_emails se ON se.verified_email = p.email
+      WHERE se.user_id = ${userId}) AS purchases,
+    (SELECT json_agg(json_build_object('type', e.type, 'date', to_char(e.date, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'tierId', e.tier_id, 'paymentStatus', e.payment_status) ORDER BY e.id)
+       FROM pledge_events e WHERE e.user_id = ${userId}) AS pledges,
+    CASE WHEN $2::boolean THEN
+      (SELECT json_object_agg(d.post_id, d.version ORDER BY d.post_id) FROM (
+         SELECT DISTINCT ON (post_id) post_id, version FROM downloads
+          WHERE user_id = ${userId} ORDER BY post_id, created_at DESC) d)
+    END AS downloads,
+    CASE WHEN $3::boolean THEN ${LIBRARY_STAMP} ELSE '' END AS stamp`;
+}
+
+type ViewerOptions = { withDownloads?: boolean; withLibraryStamp?: boolean };
+
+/** One round trip for everything about a viewer (see `viewerColumns`); a guest has no row. */
+export async function loadViewerContext(user: ViewerUser | null, { withDownloads = false, withLibraryStamp = false }: ViewerOptions = {}): Promise<ViewerContext> {
   if (!user) {
     if (!withLibraryStamp) return { viewer: null, downloads: undefined, libraryStamp: "", fingerprint: "guest" };
     const [row] = await preparedQuery<{ stamp: string }>("library-stamp", `SELECT ${LIBRARY_STAMP} AS stamp`, []);
     return { viewer: null, downloads: undefined, libraryStamp: row?.stamp ?? "", fingerprint: "guest" };
   }
   // Asked for on every listing and download: a prepared statement (see `preparedQuery`).
-  const [row] = await preparedQuery<ViewerRow & { stamp: string }>(
-    "viewer-context",
-    `SELECT
-      (SELECT json_agg(u.post_id ORDER BY u.post_id) FROM unlocked_content u WHERE u.user_id = $1) AS unlocked,
-      (SELECT json_agg(DISTINCT p.kofi_item_code) FROM purchases p
-         JOIN shop_emails s ON s.verified_email = p.email
-        WHERE s.user_id = $1) AS purchases,
-      (SELECT json_agg(json_build_object('type', e.type, 'date', to_char(e.date, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'tierId', e.tier_id, 'paymentStatus', e.payment_status) ORDER BY e.id)
-         FROM pledge_events e WHERE e.user_id = $1) AS pledges,
-      CASE WHEN $2::boolean THEN
-        (SELECT json_object_agg(d.post_id, d.version ORDER BY d.post_id) FROM (
-           SELECT DISTINCT ON (post_id) post_id, version FROM downloads
-            WHERE user_id = $1 ORDER BY post_id, created_at DESC) d)
-      END AS downloads,
-      CASE WHEN $3::boolean THEN ${LIBRARY_STAMP} ELSE '' END AS stamp`,
-    [user.id, withDownloads, withLibraryStamp],
-  );
+  const [row] = await preparedQuery<ViewerRow>("viewer-context", `SELECT ${viewerColumns("$1")}`, [user.id, withDownloads, withLibraryStamp]);
+  return toViewerContext(user, row, withDownloads);
+}
+
+/**
+ * The request's user and their viewer context in a single round trip (the listing's path: the
+ * session lookup and the entitlements are one prepared statement).
+ */
+export async function loadRequestViewer(request: Request, { withDownloads = false, withLibraryStamp = false }: ViewerOptions = {}): Promise<{ user: User | null; context: ViewerContext }> {
+  const found = await getCurrentUserWith<ViewerRow>(request, { name: "viewer", columns: viewerColumns("u.id"), values: [withDownloads, withLibraryStamp] });
+  if (!found) return { user: null, context: await loadViewerContext(null, { withDownloads, withLibraryStamp }) };
+  return { user: found.user, context: toViewerContext(found.user, found.extra, withDownloads) };
+}
+
+function toViewerContext(user: ViewerUser, row: ViewerRow | undefined, withDownloads: boolean): ViewerContext {
   const viewer: EntitlementViewer = {
     isAdmin: user.isAdmin,
     restricted: user.restricted,

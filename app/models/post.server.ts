@@ -11,7 +11,7 @@ import type { User } from "~/generated/prisma/client";
 import { reencodeImage, InvalidImageError } from "~/integrations/images.server";
 import { isSafeKey, storage } from "~/integrations/storage.server";
 import { recordAudit } from "~/models/audit.server";
-import { loadViewerContext, toEntitlementPost, type PostWithTiers } from "~/models/entitlement.server";
+import { loadViewerContext, toEntitlementPost, type PostWithTiers, type ViewerContext } from "~/models/entitlement.server";
 import { canDownload, type EntitlementPost } from "~/utils/entitlement";
 import type { LibraryFilter, PostCreateInput, PostUpdateInput } from "~/utils/library-schemas";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
@@ -138,9 +138,12 @@ async function loadSnapshot(stamp: string): Promise<LibrarySnapshot> {
 
 type ViewedPost = { base: LibraryPost; driveFileId: string | null; json: string; unlocked: boolean; status?: DownloadStatus; userVersion?: string | null };
 
-async function viewerAndLibrary(user: Viewer) {
+/** What the listing needs about its viewer (see `loadRequestViewer`). */
+export const LISTING_VIEWER = { withDownloads: true, withLibraryStamp: true } as const;
+
+async function viewerAndLibrary(user: Viewer, preloaded?: ViewerContext) {
   const admin = Boolean(user?.isAdmin && !user.restricted);
-  const context = await loadViewerContext(user, { withDownloads: true, withLibraryStamp: true });
+  const context = preloaded ?? (await loadViewerContext(user, LISTING_VIEWER));
   const library = await loadSnapshot(context.libraryStamp);
   return { admin, context, library, key: `${library.stamp}|${context.fingerprint}` };
 }
@@ -187,8 +190,8 @@ const RECENT_BODIES = 16;
 const recentBodies = new Map<string, Buffer>();
 
 /** The body of GET /api/library/posts, assembled from per-post JSON prepared once per change. */
-export async function libraryPostsJson(user: Viewer): Promise<Buffer> {
-  const view = await viewerAndLibrary(user);
+export async function libraryPostsJson({ user, context }: { user: Viewer; context: ViewerContext }): Promise<Buffer> {
+  const view = await viewerAndLibrary(user, context);
   const known = recentBodies.get(view.key);
   if (known) return known;
   const parts = viewPosts(view).map((item) => {

@@ -47,44 +47,84 @@ export function hashToken(token: string): string {
 }
 
 /**
- * The users columns under their Prisma field names, for the lookup every request makes: a
- * prepared statement (see `preparedQuery`). tests/session-lookup.test.ts compares the result with
- * `db.user.findUnique`, so a column added to the model cannot be missed here.
+ * Each field of User and its column, for the lookup every request makes as a prepared statement
+ * (see `preparedQuery`). The type makes a field added to the model fail to compile until it is
+ * listed here; tests/session-lookup.test.ts compares the result with `db.user.findUnique`.
  */
-const USER_COLUMNS = `u.id, u.number, u.email::text AS email, u.full_name AS "fullName",
-  u.password_hash AS "passwordHash", u.patreon_id AS "patreonId", u.google_id AS "googleId",
-  u.discord_id AS "discordId", u.discord_tag AS "discordTag", u.current_tier_id AS "currentTierId",
-  u.kofi_current_tier AS "kofiCurrentTier", u.is_admin AS "isAdmin", u.can_be_admin AS "canBeAdmin",
-  u.mail_verified AS "mailVerified", u.tos_accepted AS "tosAccepted", u.restricted,
-  u.created_at AS "createdAt", u.updated_at AS "updatedAt"`;
+const USER_COLUMN_SQL: Record<keyof User, string> = {
+  id: "u.id",
+  number: "u.number",
+  email: "u.email::text",
+  fullName: "u.full_name",
+  passwordHash: "u.password_hash",
+  patreonId: "u.patreon_id",
+  googleId: "u.google_id",
+  discordId: "u.discord_id",
+  discordTag: "u.discord_tag",
+  currentTierId: "u.current_tier_id",
+  kofiCurrentTier: "u.kofi_current_tier",
+  isAdmin: "u.is_admin",
+  canBeAdmin: "u.can_be_admin",
+  mailVerified: "u.mail_verified",
+  tosAccepted: "u.tos_accepted",
+  restricted: "u.restricted",
+  createdAt: "u.created_at",
+  updatedAt: "u.updated_at",
+};
+const USER_COLUMNS = Object.entries(USER_COLUMN_SQL)
+  .map(([field, column]) => `${column} AS "${field}"`)
+  .join(", ");
+
+/** Columns (SQL over `u`, the users row) read in the same round trip as the request's user. */
+export type ExtraColumns = { name: string; columns: string; values: unknown[] };
 
 /** The logged-in user of a request (session cookie or personal API token), or null. */
 export async function getCurrentUser(request: Request): Promise<User | null> {
+  return (await getCurrentUserWith(request, null))?.user ?? null;
+}
+
+/**
+ * The request's user and `extra` columns about them in one round trip: the listing reads the
+ * viewer's entitlements this way. Parameters of `extra` start at $2 ($1 is the session or token).
+ */
+export async function getCurrentUserWith<Extra extends object>(request: Request, extra: ExtraColumns | null): Promise<{ user: User; extra: Extra } | null> {
+  const name = extra ? `${extra.name}-by-` : "user-by-";
+  const columns = extra ? `${USER_COLUMNS}, ${extra.columns}` : USER_COLUMNS;
+  const values = extra?.values ?? [];
   const authorization = request.headers.get("Authorization");
   if (authorization?.startsWith("Bearer ")) {
     const token = authorization.slice("Bearer ".length).trim();
     if (!token) return null;
-    const [user] = await preparedQuery<User>(
-      "user-by-api-token",
-      `SELECT ${USER_COLUMNS} FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = $1`,
-      [hashToken(token)],
+    const [row] = await preparedQuery<User & Extra>(
+      `${name}api-token`,
+      `SELECT ${columns} FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = $1`,
+      [hashToken(token), ...values],
     );
-    return user ?? null;
+    return row ? splitRow<Extra>(row) : null;
   }
   const id = await readSessionId(request);
   if (!id) return null;
-  const [row] = await preparedQuery<User & { sessionExpiresAt: Date }>(
-    "user-by-session",
-    `SELECT ${USER_COLUMNS}, s.expires_at AS "sessionExpiresAt" FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id = $1`,
-    [id],
+  const [row] = await preparedQuery<User & Extra & { sessionExpiresAt: Date }>(
+    `${name}session`,
+    `SELECT ${columns}, s.expires_at AS "sessionExpiresAt" FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id = $1`,
+    [id, ...values],
   );
   if (!row) return null;
-  const { sessionExpiresAt, ...user } = row;
-  if (sessionExpiresAt.getTime() <= Date.now()) {
+  if (row.sessionExpiresAt.getTime() <= Date.now()) {
     await db.session.deleteMany({ where: { id } });
     return null;
   }
-  return user;
+  return splitRow<Extra>(row);
+}
+
+function splitRow<Extra extends object>(row: object): { user: User; extra: Extra } {
+  const user: Record<string, unknown> = {};
+  const extra: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(row)) {
+    if (Object.hasOwn(USER_COLUMN_SQL, key)) user[key] = value;
+    else if (key !== "sessionExpiresAt") extra[key] = value;
+  }
+  return { user: user as User, extra: extra as Extra };
 }
 
 /** For `/api` routes: the user, or a thrown 401 JSON error. */

@@ -1,16 +1,17 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { handleApi, methodNotAllowed, readJson } from "~/api.server";
-import { createPost, libraryPostsJson } from "~/models/post.server";
-import { getCurrentUser, requireApiAdmin } from "~/models/session.server";
+import { loadRequestViewer } from "~/models/entitlement.server";
+import { createPost, libraryPostsJson, LISTING_VIEWER } from "~/models/post.server";
+import { requireApiAdmin } from "~/models/session.server";
 import { LIBRARY_MESSAGES, postCreateSchema } from "~/utils/library-schemas";
 
 /** GET /api/library/posts: every post the viewer may see, with `unlocked` per viewer. */
 export async function loader({ request }: LoaderFunctionArgs) {
   return handleApi(LIBRARY_MESSAGES.loadPostsFailed, async () => {
-    const user = await getCurrentUser(request);
-    // Assembled from JSON prepared once per change of the posts: no per-request serialising.
-    const body = await libraryPostsJson(user);
+    // One round trip for the viewer; the body is assembled from JSON prepared once per change of
+    // the posts, so nothing is serialised per request.
+    const body = await libraryPostsJson(await loadRequestViewer(request, LISTING_VIEWER));
     // A Buffer is a Uint8Array; the DOM typings only want one backed by a plain ArrayBuffer.
     return new Response(body as unknown as BodyInit, { headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "private, no-store" } });
   });
