@@ -25,6 +25,8 @@ export function createApp(options: AppOptions): express.Express {
   // Client addresses and protocol come from the socket, never from X-Forwarded-* headers
   // (rate limits read CLIENT_IP_HEADER themselves, only when a proxy we run sets it).
   app.set("trust proxy", false);
+  // Remix reads the query from the URL itself; express need not parse it for every request.
+  app.set("query parser", false);
 
   app.use(securityHeaders(options));
   app.use(compression());

@@ -23,7 +23,7 @@ let base: string;
 let serverOutput = "";
 
 beforeAll(async () => {
-  for (const file of serverArgs) if (!existsSync(file)) throw new Error(`No build at ${file}: run \`npm run build\` first.`);
+  for (const file of serverArgs.filter((arg) => !arg.startsWith("--"))) if (!existsSync(file)) throw new Error(`No build at ${file}: run \`npm run build\` first.`);
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   server = spawn(process.execPath, serverArgs, {
