@@ -9,13 +9,20 @@ export type PostWithTiers = Post & { tiers: Pick<PostTier, "tierId" | "kind">[] 
 
 type ViewerUser = Pick<User, "id" | "isAdmin" | "restricted" | "currentTierId">;
 
+/** JSON texts, parsed only when needed: a repeated listing is answered from its fingerprint. */
 type ViewerRow = {
-  unlocked: string[] | null;
-  purchases: string[] | null;
-  pledges: { type: string; date: string; tierId: string | null; paymentStatus: string | null }[] | null;
-  downloads: Record<string, string> | null;
+  /** string[] */
+  unlocked: string | null;
+  /** string[] */
+  purchases: string | null;
+  /** { type, date, tierId, paymentStatus }[] */
+  pledges: string | null;
+  /** { [postId]: version } */
+  downloads: string | null;
   stamp: string;
 };
+
+type PledgeRow = { type: string; date: string; tierId: string | null; paymentStatus: string | null };
 
 /** Bumped by triggers whenever a post or its tier links change (migration 0002). */
 const LIBRARY_STAMP = `(SELECT version::text FROM library_versions WHERE id = 1)`;
@@ -36,14 +43,14 @@ export type ViewerContext = {
  * downloaded last; when $3 is true, the library's version stamp.
  */
 function viewerColumns(userId: string): string {
-  return `(SELECT json_agg(uc.post_id ORDER BY uc.post_id) FROM unlocked_content uc WHERE uc.user_id = ${userId}) AS unlocked,
-    (SELECT json_agg(DISTINCT p.kofi_item_code) FROM purchases p
+  return `(SELECT json_agg(uc.post_id ORDER BY uc.post_id)::text FROM unlocked_content uc WHERE uc.user_id = ${userId}) AS unlocked,
+    (SELECT json_agg(DISTINCT p.kofi_item_code)::text FROM purchases p
        JOIN shop_emails se ON se.verified_email = p.email
       WHERE se.user_id = ${userId}) AS purchases,
-    (SELECT json_agg(json_build_object('type', e.type, 'date', to_char(e.date, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'tierId', e.tier_id, 'paymentStatus', e.payment_status) ORDER BY e.id)
+    (SELECT json_agg(json_build_object('type', e.type, 'date', to_char(e.date, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'tierId', e.tier_id, 'paymentStatus', e.payment_status) ORDER BY e.id)::text
        FROM pledge_events e WHERE e.user_id = ${userId}) AS pledges,
     CASE WHEN $2::boolean THEN
-      (SELECT json_object_agg(d.post_id, d.version ORDER BY d.post_id) FROM (
+      (SELECT json_object_agg(d.post_id, d.version ORDER BY d.post_id)::text FROM (
          SELECT DISTINCT ON (post_id) post_id, version FROM downloads
           WHERE user_id = ${userId} ORDER BY post_id, created_at DESC) d)
     END AS downloads,
@@ -75,20 +82,29 @@ export async function loadRequestViewer(request: Request, { withDownloads = fals
 }
 
 function toViewerContext(user: ViewerUser, row: ViewerRow | undefined, withDownloads: boolean): ViewerContext {
-  const viewer: EntitlementViewer = {
-    isAdmin: user.isAdmin,
-    restricted: user.restricted,
-    currentTierId: user.currentTierId,
-    unlockedPostIds: new Set(row?.unlocked ?? []),
-    purchasedKofiCodes: new Set(row?.purchases ?? []),
-    pledges: (row?.pledges ?? []).map((event) => ({ ...event, date: new Date(event.date) })),
-  };
-  const fingerprint = JSON.stringify([user.id, user.isAdmin, user.restricted, user.currentTierId, row?.unlocked, row?.purchases, row?.pledges, row?.downloads]);
+  const parse = <T>(text: string | null | undefined, empty: T): T => (text ? (JSON.parse(text) as T) : empty);
+  let viewer: EntitlementViewer | undefined;
+  let downloads: Map<string, string> | undefined;
   return {
-    viewer,
-    downloads: withDownloads ? new Map(Object.entries(row?.downloads ?? {})) : undefined,
+    get viewer() {
+      viewer ??= {
+        isAdmin: user.isAdmin,
+        restricted: user.restricted,
+        currentTierId: user.currentTierId,
+        unlockedPostIds: new Set(parse<string[]>(row?.unlocked, [])),
+        purchasedKofiCodes: new Set(parse<string[]>(row?.purchases, [])),
+        pledges: parse<PledgeRow[]>(row?.pledges, []).map((event) => ({ ...event, date: new Date(event.date) })),
+      };
+      return viewer;
+    },
+    get downloads() {
+      if (!withDownloads) return undefined;
+      downloads ??= new Map(Object.entries(parse<Record<string, string>>(row?.downloads, {})));
+      return downloads;
+    },
     libraryStamp: row?.stamp ?? "",
-    fingerprint,
+    // JSON texts never hold a raw NUL, so the joined texts are equal exactly when all parts are.
+    fingerprint: [user.id, user.isAdmin, user.restricted, user.currentTierId, row?.unlocked, row?.purchases, row?.pledges, row?.downloads].join("\u0000"),
   };
 }
 
