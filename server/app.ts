@@ -6,7 +6,6 @@ import { createRequestHandler } from "@remix-run/express";
 import type { ServerBuild } from "@remix-run/node";
 import compression from "compression";
 import express from "express";
-import morgan from "morgan";
 import { limitBodySize, refuseCrossSiteRequests, securityHeaders, type SecurityOptions } from "./security.ts";
 
 export type AppOptions = SecurityOptions & {
@@ -36,12 +35,27 @@ export function createApp(options: AppOptions): express.Express {
   const publicFiles = listPublicFiles(options.publicDir, options.assetsDir);
   const servePublic = express.static(options.publicDir, { maxAge: "1h", index: false });
   app.use((req, res, next) => (publicFiles.has(req.path) ? servePublic(req, res, next) : next()));
-  if (options.log) app.use(morgan("tiny"));
+  if (options.log) app.use(requestLog);
   app.use(limitBodySize(options));
   app.use(refuseCrossSiteRequests(options));
   app.all("*", createRequestHandler({ build: options.build, mode: options.mode }));
   return app;
 }
+
+/**
+ * One line per request on stdout when its response is done: method, URL, status (or "aborted"),
+ * body size and time, e.g. `GET /library 200 48213 - 12.4 ms`. It replaces morgan("tiny"), whose
+ * header and finish hooks cost about 10% of the listing benchmark's throughput.
+ */
+const requestLog: express.RequestHandler = (req, res, next) => {
+  const started = process.hrtime.bigint();
+  res.once("close", () => {
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    const status = res.writableFinished ? String(res.statusCode) : "aborted";
+    process.stdout.write(`${req.method} ${req.originalUrl} ${status} ${res.getHeader("Content-Length") ?? "-"} - ${ms.toFixed(1)} ms\n`);
+  });
+  next();
+};
 
 /** URL paths of the files in public/, without the built assets (served above with their own rules). */
 function listPublicFiles(publicDir: string, assetsDir: string): Set<string> {
