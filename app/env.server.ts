@@ -36,6 +36,15 @@ const schema = z
     DATABASE_URL: z
       .string({ required_error: "is required (npm start provides an embedded database when it is unset)" })
       .regex(/^postgres(ql)?:\/\//, "must be a postgresql:// connection string"),
+    /**
+     * A direct connection for migrations and the interval job's lock when DATABASE_URL goes
+     * through a transaction-mode pooler; unset, DATABASE_URL serves for both.
+     */
+    DIRECT_DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, "must be a postgresql:// connection string")
+      .optional(),
+    DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
     DATA_DIR: z.string().min(1).default("./data"),
     SESSION_SECRET: list,
     SMTP_URL: z

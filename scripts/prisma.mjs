@@ -13,6 +13,9 @@ const env = {
   PRISMA_QUERY_ENGINE_LIBRARY: process.execPath,
   PRISMA_HIDE_UPDATE_MESSAGE: "1",
 };
+// Migrations take a session-level advisory lock, which a transaction-mode pooler cannot keep:
+// with a direct connection configured, the CLI uses it.
+if (env.DIRECT_DATABASE_URL) env.DATABASE_URL = env.DIRECT_DATABASE_URL;
 if (!env.DATABASE_URL) {
   // `generate` and `migrate diff --from-empty` need no database; the config still wants a URL.
   env.DATABASE_URL = "postgresql://unused@127.0.0.1:1/unused";

@@ -11,6 +11,15 @@ const dataDir = mkdtempSync(path.join(os.tmpdir(), "clib-data-"));
 
 process.env.NODE_ENV = "test";
 process.env.DATABASE_URL = databaseUrl(databaseName);
+// The pooler run (vitest.pooler.config.ts): the app's queries go through PgBouncer in
+// transaction mode, with no DIRECT_DATABASE_URL (the app must work without one).
+const poolerPort = inject("poolerPort");
+if (poolerPort) {
+  const pooled = new URL(process.env.DATABASE_URL);
+  pooled.hostname = "127.0.0.1";
+  pooled.port = String(poolerPort);
+  process.env.DATABASE_URL = pooled.toString();
+}
 process.env.DATA_DIR = dataDir;
 process.env.SESSION_SECRET = "test-session-secret-test-session-secret";
 process.env.APP_URL = "http://localhost:3999";

@@ -203,13 +203,18 @@ describe("the interval job", () => {
     const other = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await other.connect();
     try {
-      await other.query("SELECT pg_advisory_lock($1)", [7_351_002_001]);
+      // Another server's run: its lock lives as long as its transaction (pooler-safe).
+      await other.query("BEGIN");
+      await other.query("SELECT pg_advisory_xact_lock($1)", [7_351_002_001]);
       const summary = await runIntervalSync({ trigger: "timer" });
       expect(summary).toMatchObject({ status: "skipped", error: "The interval job is already running." });
       expect(await db.jobRun.count()).toBe(0);
+      await other.query("COMMIT");
     } finally {
       await other.end();
     }
+    expect((await runIntervalSync({ trigger: "timer" })).status).toBe("succeeded");
+    // A finished run leaves no lock behind: the next one runs too.
     expect((await runIntervalSync({ trigger: "timer" })).status).toBe("succeeded");
   });
 });

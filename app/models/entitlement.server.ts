@@ -1,6 +1,6 @@
 // Loads what the entitlement rule needs about a viewer with a fixed number of queries (never one
 // per post), and answers the rule for posts loaded with their tiers.
-import { preparedQuery } from "~/db.server";
+import { queryRows } from "~/db.server";
 import { getCurrentUserWith } from "~/models/session.server";
 import type { Post, PostTier, User } from "~/generated/prisma/client";
 import { canDownload, type EntitlementPost, type EntitlementViewer } from "~/utils/entitlement";
@@ -63,20 +63,20 @@ type ViewerOptions = { withDownloads?: boolean; withLibraryStamp?: boolean };
 export async function loadViewerContext(user: ViewerUser | null, { withDownloads = false, withLibraryStamp = false }: ViewerOptions = {}): Promise<ViewerContext> {
   if (!user) {
     if (!withLibraryStamp) return { viewer: null, downloads: undefined, libraryStamp: "", fingerprint: "guest" };
-    const [row] = await preparedQuery<{ stamp: string }>("library-stamp", `SELECT ${LIBRARY_STAMP} AS stamp`, []);
+    const [row] = await queryRows<{ stamp: string }>(`SELECT ${LIBRARY_STAMP} AS stamp`, []);
     return { viewer: null, downloads: undefined, libraryStamp: row?.stamp ?? "", fingerprint: "guest" };
   }
-  // Asked for on every listing and download: a prepared statement (see `preparedQuery`).
-  const [row] = await preparedQuery<ViewerRow>("viewer-context", `SELECT ${viewerColumns("$1")}`, [user.id, withDownloads, withLibraryStamp]);
+  // Asked for on every listing and download: plain SQL (see `queryRows`).
+  const [row] = await queryRows<ViewerRow>(`SELECT ${viewerColumns("$1")}`, [user.id, withDownloads, withLibraryStamp]);
   return toViewerContext(user, row, withDownloads);
 }
 
 /**
  * The request's user and their viewer context in a single round trip (the listing's path: the
- * session lookup and the entitlements are one prepared statement).
+ * session lookup and the entitlements are one statement).
  */
 export async function loadRequestViewer(request: Request, { withDownloads = false, withLibraryStamp = false }: ViewerOptions = {}): Promise<{ user: User | null; context: ViewerContext }> {
-  const found = await getCurrentUserWith<ViewerRow>(request, { name: "viewer", columns: viewerColumns("u.id"), values: [withDownloads, withLibraryStamp] });
+  const found = await getCurrentUserWith<ViewerRow>(request, { columns: viewerColumns("u.id"), values: [withDownloads, withLibraryStamp] });
   if (!found) return { user: null, context: await loadViewerContext(null, { withDownloads, withLibraryStamp }) };
   return { user: found.user, context: toViewerContext(found.user, found.extra, withDownloads) };
 }

@@ -26,20 +26,28 @@ export type SyncSummary = {
   error?: string;
 };
 
-/** Holds a session-level advisory lock on its own connection for the duration of `run`. */
+/**
+ * Runs `run` while holding a transaction-level advisory lock: an open transaction on a connection
+ * of its own takes it, and ending that transaction releases it. A transaction keeps its server
+ * connection even behind a transaction-mode pooler, where a session-level lock could be taken on
+ * one server connection and released on another, or never. DIRECT_DATABASE_URL, when set, skips
+ * the pooler for this long-lived transaction.
+ */
 async function withAdvisoryLock<T>(run: () => Promise<T>): Promise<{ locked: false } | { locked: true; value: T }> {
-  const connection = new pg.Client({ connectionString: env().DATABASE_URL });
+  const config = env();
+  const connection = new pg.Client({ connectionString: config.DIRECT_DATABASE_URL ?? config.DATABASE_URL });
+  // A connection dropped mid-run (a restart, an idle-in-transaction timeout) only ends the lock;
+  // without a listener the 'error' event would end the process.
+  connection.on("error", (error) => console.warn(`interval lock connection lost: ${error.message}`));
   await connection.connect();
   try {
-    const { rows } = await connection.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [LOCK_KEY]);
+    await connection.query("BEGIN");
+    const { rows } = await connection.query<{ locked: boolean }>("SELECT pg_try_advisory_xact_lock($1) AS locked", [LOCK_KEY]);
     if (!rows[0]?.locked) return { locked: false };
-    try {
-      return { locked: true, value: await run() };
-    } finally {
-      await connection.query("SELECT pg_advisory_unlock($1)", [LOCK_KEY]);
-    }
+    return { locked: true, value: await run() };
   } finally {
-    await connection.end();
+    await connection.query("ROLLBACK").catch(() => undefined);
+    await connection.end().catch(() => undefined);
   }
 }
 

@@ -2,7 +2,7 @@
 // database, so logout, restriction and "sign out everywhere" take effect at once.
 import { createHash, randomBytes } from "node:crypto";
 import { createCookie, redirect } from "@remix-run/node";
-import { db, preparedQuery } from "~/db.server";
+import { db, queryRows } from "~/db.server";
 import { env } from "~/env.server";
 import type { User } from "~/generated/prisma/client";
 import { apiError } from "~/api.server";
@@ -47,8 +47,8 @@ export function hashToken(token: string): string {
 }
 
 /**
- * Each field of User and its column, for the lookup every request makes as a prepared statement
- * (see `preparedQuery`). The type makes a field added to the model fail to compile until it is
+ * Each field of User and its column, for the plain-SQL lookup every request makes
+ * (see `queryRows`). The type makes a field added to the model fail to compile until it is
  * listed here; tests/session-lookup.test.ts compares the result with `db.user.findUnique`.
  */
 const USER_COLUMN_SQL: Record<keyof User, string> = {
@@ -76,7 +76,7 @@ const USER_COLUMNS = Object.entries(USER_COLUMN_SQL)
   .join(", ");
 
 /** Columns (SQL over `u`, the users row) read in the same round trip as the request's user. */
-export type ExtraColumns = { name: string; columns: string; values: unknown[] };
+export type ExtraColumns = { columns: string; values: unknown[] };
 
 /** The logged-in user of a request (session cookie or personal API token), or null. */
 export async function getCurrentUser(request: Request): Promise<User | null> {
@@ -88,15 +88,13 @@ export async function getCurrentUser(request: Request): Promise<User | null> {
  * viewer's entitlements this way. Parameters of `extra` start at $2 ($1 is the session or token).
  */
 export async function getCurrentUserWith<Extra extends object>(request: Request, extra: ExtraColumns | null): Promise<{ user: User; extra: Extra } | null> {
-  const name = extra ? `${extra.name}-by-` : "user-by-";
   const columns = extra ? `${USER_COLUMNS}, ${extra.columns}` : USER_COLUMNS;
   const values = extra?.values ?? [];
   const authorization = request.headers.get("Authorization");
   if (authorization?.startsWith("Bearer ")) {
     const token = authorization.slice("Bearer ".length).trim();
     if (!token) return null;
-    const [row] = await preparedQuery<User & Extra>(
-      `${name}api-token`,
+    const [row] = await queryRows<User & Extra>(
       `SELECT ${columns} FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = $1`,
       [hashToken(token), ...values],
     );
@@ -104,8 +102,7 @@ export async function getCurrentUserWith<Extra extends object>(request: Request,
   }
   const id = await readSessionId(request);
   if (!id) return null;
-  const [row] = await preparedQuery<User & Extra & { sessionExpiresAt: Date }>(
-    `${name}session`,
+  const [row] = await queryRows<User & Extra & { sessionExpiresAt: Date }>(
     `SELECT ${columns}, s.expires_at AS "sessionExpiresAt" FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id = $1`,
     [id, ...values],
   );

@@ -1,0 +1,24 @@
+// The pooler run (`npm run test:pooler`): a representative part of the integration suite with
+// the app's queries going through PgBouncer in transaction mode (tests/pgbouncer.ts), as on most
+// hosted PostgreSQL. Migrations and test databases still use the direct connection.
+import { defineConfig } from "vitest/config";
+import base from "./vitest.config";
+
+export default defineConfig({
+  ...base,
+  test: {
+    ...base.test,
+    include: [
+      "tests/auth.test.ts",
+      "tests/session-lookup.test.ts",
+      "tests/library-api.test.ts",
+      "tests/download.test.ts",
+      "tests/admin-api.test.ts",
+      "tests/inspiration-api.test.ts",
+      "tests/sync-interval.test.ts",
+      "tests/library-version.test.ts",
+      "tests/rate-limits.test.ts",
+    ],
+    globalSetup: ["tests/global-setup.ts", "tests/pooler-setup.ts"],
+  },
+});
