@@ -11,7 +11,7 @@ const buildDir = process.env.REMIX_BUILD_DIR ?? "build";
 
 await build({
   entryPoints: [path.join(root, "server/index.ts")],
-  outfile: path.join(root, buildDir, "server.js"),
+  outfile: path.resolve(root, buildDir, "server.js"),
   bundle: true,
   platform: "node",
   format: "esm",

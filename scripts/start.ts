@@ -1,7 +1,8 @@
 // `npm start`: runs the site. With no DATABASE_URL it starts an embedded PostgreSQL kept in
-// DATA_DIR/pglite; either way it applies migrations, seeds demo content once, then serves the
-// built app with server/index.ts.
-import { spawn } from "node:child_process";
+// DATA_DIR/postgres; either way it applies migrations, seeds demo content once, then serves the
+// built app with server/index.ts. Ctrl-C (or SIGTERM) stops the app first, once the requests in
+// flight are answered, and the embedded database after it.
+import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -9,10 +10,34 @@ import { appServerArgs } from "./app-server.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 if (existsSync(path.join(root, ".env"))) process.loadEnvFile(path.join(root, ".env"));
+// What the person asked for, before the default below: an explicit production never runs the demo.
+const requestedNodeEnv = process.env.NODE_ENV;
 process.env.NODE_ENV ??= "production";
 
 const dataDir = path.resolve(root, process.env.DATA_DIR ?? "data");
 process.env.DATA_DIR = dataDir;
+
+let embedded: { url: string; stop: () => Promise<void> } | undefined;
+let fakeProviders: { stop: () => Promise<void> } | undefined;
+let server: ChildProcess | undefined;
+let stopping = false;
+
+/** Stops what this script started, the database last, and exits. */
+async function shutdown(code: number): Promise<never> {
+  stopping = true;
+  await fakeProviders?.stop().catch(() => undefined);
+  await embedded?.stop();
+  process.exit(code);
+}
+
+// The terminal sends Ctrl-C to the app server too; it answers the requests in flight and exits,
+// and only then does the database stop (see the server's exit handler below).
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    if (server && server.exitCode === null) server.kill(signal);
+    else if (!stopping) void shutdown(130);
+  });
+}
 
 async function localSecret(file: string): Promise<string> {
   const { readFile, writeFile, mkdir } = await import("node:fs/promises");
@@ -27,26 +52,40 @@ async function localSecret(file: string): Promise<string> {
   }
 }
 
-let embedded: { url: string; stop: () => Promise<void> } | undefined;
+/** A path as short as it can be said: relative inside the working folder, absolute outside it. */
+const shown = (file: string) => {
+  const relative = path.relative(process.cwd(), file);
+  return relative && !relative.startsWith("..") ? relative : file;
+};
+
 if (!process.env.DATABASE_URL) {
   const { startEmbeddedPostgres } = await import("./embedded-postgres.ts");
-  embedded = await startEmbeddedPostgres(path.join(dataDir, "pglite"));
+  if (existsSync(path.join(dataDir, "pglite"))) {
+    console.log(
+      `Note: ${shown(path.join(dataDir, "pglite"))} is the database of an earlier version (PGlite) and is no longer read; the demo now starts fresh in ${shown(path.join(dataDir, "postgres"))}, so delete the old folder when you no longer need it.`,
+    );
+  }
+  try {
+    embedded = await startEmbeddedPostgres(dataDir);
+  } catch (error) {
+    console.error(`Could not start the embedded PostgreSQL: ${(error as Error).message}. To use a PostgreSQL server of your own instead, set DATABASE_URL.`);
+    process.exit(1);
+  }
   process.env.DATABASE_URL = embedded.url;
-  // PGlite runs one query at a time; a small pool avoids queueing many idle connections.
-  process.env.DATABASE_POOL_SIZE ??= "2";
   // Zero setup: a random session secret, created once and kept beside the embedded database.
   process.env.SESSION_SECRET ??= await localSecret(path.join(dataDir, "session-secret"));
-  console.log(`Embedded PostgreSQL (PGlite) in ${path.relative(root, path.join(dataDir, "pglite"))}`);
+  console.log(`Embedded PostgreSQL in ${shown(path.join(dataDir, "postgres"))}`);
 }
 
 // Local demo: providers without a client id sign in through the fake providers, so the
-// "Continue With" buttons work without real OAuth apps. Only for a demo (NODE_ENV other than
-// production, or the embedded database), never a real deployment; FAKE_PROVIDERS=false opts out.
-let fakeProviders: { stop: () => Promise<void> } | undefined;
+// "Continue With" buttons work without real OAuth apps. They sign anyone in as any email, so
+// they run only for an explicit local demo: the embedded database or NODE_ENV=development or
+// test, and never when NODE_ENV=production was asked for; FAKE_PROVIDERS=true|false overrides.
 {
   const missing = (["PATREON", "GOOGLE", "DISCORD"] as const).filter((name) => !process.env[`${name}_CLIENT_ID`]);
-  const demo = process.env.NODE_ENV !== "production" || embedded !== undefined;
-  if (missing.length > 0 && demo && process.env.FAKE_PROVIDERS !== "false") {
+  const flag = process.env.FAKE_PROVIDERS;
+  const localDemo = flag === "true" || (flag !== "false" && requestedNodeEnv !== "production" && (embedded !== undefined || requestedNodeEnv !== undefined));
+  if (missing.length > 0 && localDemo) {
     const { startFakeProviders, fakeProviderEnv } = await import("./fake-providers.ts");
     const fake = await startFakeProviders();
     fakeProviders = fake;
@@ -55,7 +94,10 @@ let fakeProviders: { stop: () => Promise<void> } | undefined;
       if ((missing as readonly string[]).includes(provider)) process.env[key] = value;
     }
     if (process.env.NODE_ENV !== "production") process.env.FAKE_PROVIDERS_URL = fake.url;
-    console.log(`Fake sign-in providers for ${missing.join(", ").toLowerCase()} at ${fake.url} (local demo only).`);
+    console.log(
+      `LOCAL DEMO: sign-in with ${missing.join(", ").toLowerCase()} goes to fake providers at ${fake.url}, which sign anyone in as any email. ` +
+        "Do not expose this server; a real deployment sets NODE_ENV=production and the providers' client ids.",
+    );
   }
 }
 
@@ -65,18 +107,19 @@ try {
   config = parseEnv(process.env);
 } catch (error) {
   console.error((error as Error).message);
-  await embedded?.stop();
-  process.exit(1);
+  await shutdown(1);
 }
 
-// Asynchronous on purpose: the embedded database answers from this process's event loop.
+// Asynchronous on purpose: this process keeps answering signals while the CLI runs.
 const migrated = await new Promise<boolean>((resolve) => {
   const migrate = spawn(process.execPath, [path.join(root, "scripts/prisma.mjs"), "migrate", "deploy"], {
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["ignore", "pipe", "pipe"],
     env: process.env,
   });
+  // The CLI's output is shown only when it fails.
   let output = "";
   migrate.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  migrate.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
   migrate.on("exit", (code) => {
     if (code !== 0) process.stdout.write(output);
     else console.log(/No pending migrations/.test(output) ? "Database is up to date." : "Database migrations applied.");
@@ -85,8 +128,7 @@ const migrated = await new Promise<boolean>((resolve) => {
 });
 if (!migrated) {
   console.error("Database migrations failed.");
-  await embedded?.stop();
-  process.exit(1);
+  await shutdown(1);
 }
 
 {
@@ -99,22 +141,14 @@ if (!migrated) {
   await db.$disconnect();
 }
 
+if (stopping) await new Promise(() => undefined);
 // server/index.ts: remix-serve's duties plus security headers, CSRF and body-size checks.
-const server = spawn(process.execPath, appServerArgs(), {
+server = spawn(process.execPath, appServerArgs(), {
   stdio: ["ignore", "pipe", "inherit"],
-  env: { ...process.env, PORT: String(config.PORT) },
+  env: { ...process.env, PORT: String(config!.PORT) },
 });
-server.stdout.on("data", (chunk: Buffer) => {
+server.stdout!.on("data", (chunk: Buffer) => {
   const text = chunk.toString();
-  process.stdout.write(text.includes("[server]") ? `Creator Library is running at ${config.APP_URL}\n` : text);
+  process.stdout.write(text.includes("[server]") ? `Creator Library is running at ${config!.APP_URL}\n` : text);
 });
-
-async function shutdown(code: number) {
-  await fakeProviders?.stop();
-  await embedded?.stop();
-  process.exit(code);
-}
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, () => server.kill(signal));
-}
-server.on("exit", (code) => void shutdown(code ?? 0));
+server.on("exit", (code, signal) => void shutdown(code ?? (signal ? 0 : 1)));

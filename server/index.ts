@@ -47,8 +47,10 @@ server.on("request", (_req, res: import("node:http").ServerResponse) => {
 });
 
 // Graceful stop: no new connections, finish the responses in flight, then exit; at most 10 s.
+// A Ctrl-C under `npm start` arrives twice (from the terminal and forwarded by scripts/start.ts),
+// so the handler stays installed: a second signal must not end the process mid-response.
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  process.once(signal, () => {
+  process.on(signal, () => {
     if (stopping) return;
     stopping = true;
     server.close();
