@@ -24,9 +24,6 @@ type ViewerRow = {
 
 type PledgeRow = { type: string; date: string; tierId: string | null; paymentStatus: string | null };
 
-/** Bumped by triggers whenever a post or its tier links change (migration 0002). */
-const LIBRARY_STAMP = `(SELECT version::text FROM library_versions WHERE id = 1)`;
-
 export type ViewerContext = {
   viewer: EntitlementViewer | null;
   downloads: Map<string, string> | undefined;
@@ -37,25 +34,14 @@ export type ViewerContext = {
 };
 
 /**
- * Everything about a viewer as SQL columns, for the user whose id is the SQL expression `userId`:
+ * Everything about a viewer, from the database function `viewer_context` (migration 0003):
  * unlocked_content, the shop item codes bought with any of their verified shop emails (guest
- * purchases included), their pledge history and, when $2 is true, the version of each post they
- * downloaded last; when $3 is true, the library's version stamp.
+ * purchases included), their pledge history, the version of each post they downloaded last (when
+ * asked) and the library's version stamp (when asked). A PL/pgSQL function keeps its plan per
+ * server connection, which works through a transaction-mode pooler where a named prepared
+ * statement does not (docs/decisions/006).
  */
-function viewerColumns(userId: string): string {
-  return `(SELECT json_agg(uc.post_id ORDER BY uc.post_id)::text FROM unlocked_content uc WHERE uc.user_id = ${userId}) AS unlocked,
-    (SELECT json_agg(DISTINCT p.kofi_item_code)::text FROM purchases p
-       JOIN shop_emails se ON se.verified_email = p.email
-      WHERE se.user_id = ${userId}) AS purchases,
-    (SELECT json_agg(json_build_object('type', e.type, 'date', to_char(e.date, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'tierId', e.tier_id, 'paymentStatus', e.payment_status) ORDER BY e.id)::text
-       FROM pledge_events e WHERE e.user_id = ${userId}) AS pledges,
-    CASE WHEN $2::boolean THEN
-      (SELECT json_object_agg(d.post_id, d.version ORDER BY d.post_id)::text FROM (
-         SELECT DISTINCT ON (post_id) post_id, version FROM downloads
-          WHERE user_id = ${userId} ORDER BY post_id, created_at DESC) d)
-    END AS downloads,
-    CASE WHEN $3::boolean THEN ${LIBRARY_STAMP} ELSE '' END AS stamp`;
-}
+const VIEWER_COLUMNS = "v.unlocked, v.purchases, v.pledges, v.downloads, v.stamp";
 
 type ViewerOptions = { withDownloads?: boolean; withLibraryStamp?: boolean };
 
@@ -63,11 +49,11 @@ type ViewerOptions = { withDownloads?: boolean; withLibraryStamp?: boolean };
 export async function loadViewerContext(user: ViewerUser | null, { withDownloads = false, withLibraryStamp = false }: ViewerOptions = {}): Promise<ViewerContext> {
   if (!user) {
     if (!withLibraryStamp) return { viewer: null, downloads: undefined, libraryStamp: "", fingerprint: "guest" };
-    const [row] = await queryRows<{ stamp: string }>(`SELECT ${LIBRARY_STAMP} AS stamp`, []);
+    const [row] = await queryRows<{ stamp: string }>("SELECT version::text AS stamp FROM library_versions WHERE id = 1", []);
     return { viewer: null, downloads: undefined, libraryStamp: row?.stamp ?? "", fingerprint: "guest" };
   }
   // Asked for on every listing and download: plain SQL (see `queryRows`).
-  const [row] = await queryRows<ViewerRow>(`SELECT ${viewerColumns("$1")}`, [user.id, withDownloads, withLibraryStamp]);
+  const [row] = await queryRows<ViewerRow>(`SELECT ${VIEWER_COLUMNS} FROM viewer_context($1, $2, $3) v`, [user.id, withDownloads, withLibraryStamp]);
   return toViewerContext(user, row, withDownloads);
 }
 
@@ -76,7 +62,11 @@ export async function loadViewerContext(user: ViewerUser | null, { withDownloads
  * session lookup and the entitlements are one statement).
  */
 export async function loadRequestViewer(request: Request, { withDownloads = false, withLibraryStamp = false }: ViewerOptions = {}): Promise<{ user: User | null; context: ViewerContext }> {
-  const found = await getCurrentUserWith<ViewerRow>(request, { columns: viewerColumns("u.id"), values: [withDownloads, withLibraryStamp] });
+  const found = await getCurrentUserWith<ViewerRow>(request, {
+    columns: VIEWER_COLUMNS,
+    join: "CROSS JOIN LATERAL viewer_context(u.id, $2, $3) v",
+    values: [withDownloads, withLibraryStamp],
+  });
   if (!found) return { user: null, context: await loadViewerContext(null, { withDownloads, withLibraryStamp }) };
   return { user: found.user, context: toViewerContext(found.user, found.extra, withDownloads) };
 }

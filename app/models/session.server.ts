@@ -75,8 +75,11 @@ const USER_COLUMNS = Object.entries(USER_COLUMN_SQL)
   .map(([field, column]) => `${column} AS "${field}"`)
   .join(", ");
 
-/** Columns (SQL over `u`, the users row) read in the same round trip as the request's user. */
-export type ExtraColumns = { columns: string; values: unknown[] };
+/**
+ * Columns read in the same round trip as the request's user: SQL over `u` (the users row) and
+ * what `join` adds to the FROM clause.
+ */
+export type ExtraColumns = { columns: string; join?: string; values: unknown[] };
 
 /** The logged-in user of a request (session cookie or personal API token), or null. */
 export async function getCurrentUser(request: Request): Promise<User | null> {
@@ -90,12 +93,13 @@ export async function getCurrentUser(request: Request): Promise<User | null> {
 export async function getCurrentUserWith<Extra extends object>(request: Request, extra: ExtraColumns | null): Promise<{ user: User; extra: Extra } | null> {
   const columns = extra ? `${USER_COLUMNS}, ${extra.columns}` : USER_COLUMNS;
   const values = extra?.values ?? [];
+  const join = extra?.join ?? "";
   const authorization = request.headers.get("Authorization");
   if (authorization?.startsWith("Bearer ")) {
     const token = authorization.slice("Bearer ".length).trim();
     if (!token) return null;
     const [row] = await queryRows<User & Extra>(
-      `SELECT ${columns} FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = $1`,
+      `SELECT ${columns} FROM api_tokens t JOIN users u ON u.id = t.user_id ${join} WHERE t.token_hash = $1`,
       [hashToken(token), ...values],
     );
     return row ? splitRow<Extra>(row) : null;
@@ -103,7 +107,7 @@ export async function getCurrentUserWith<Extra extends object>(request: Request,
   const id = await readSessionId(request);
   if (!id) return null;
   const [row] = await queryRows<User & Extra & { sessionExpiresAt: Date }>(
-    `SELECT ${columns}, s.expires_at AS "sessionExpiresAt" FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id = $1`,
+    `SELECT ${columns}, s.expires_at AS "sessionExpiresAt" FROM sessions s JOIN users u ON u.id = s.user_id ${join} WHERE s.id = $1`,
     [id, ...values],
   );
   if (!row) return null;
