@@ -1,6 +1,9 @@
 // Library benchmark: the posts listing of a logged-in user with 1,000 posts (50 unlocked by
 // purchases) against a bare node:http server answering the same JSON bytes, and a 512 MiB
 // download through the app against a bare fs stream, with the app server's peak RSS.
+// BENCH_DATABASE picks the database: "direct" (the machine's PostgreSQL, default), "embedded"
+// (what `npm start` runs without DATABASE_URL) or "pgbouncer" (the machine's PostgreSQL behind
+// PgBouncer in transaction mode). `node --import tsx bench/library.ts` runs it alone.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, createReadStream } from "node:fs";
 import { mkdir } from "node:fs/promises";
@@ -10,7 +13,10 @@ import os from "node:os";
 import path from "node:path";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
-import { createMigratedDatabase, dropDatabase, uniqueName } from "../tests/db.ts";
+import { chmodSync } from "node:fs";
+import { createMigratedDatabase, dropDatabase, prismaCli, uniqueName } from "../tests/db.ts";
+import { startPgbouncer, type Pooler } from "../tests/pgbouncer.ts";
+import { startEmbeddedPostgres, type EmbeddedPostgres } from "../scripts/embedded-postgres.ts";
 import { appServerArgs, ensureAppBuilt, freePort } from "../scripts/app-server.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -22,6 +28,8 @@ const CONNECTIONS = 10;
 // The app and the bare server take turns, ROUNDS times each, and the median round of each side
 // counts: on a shared 2-core machine one round of either side varies by 20% or more.
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const DATABASES = ["direct", "embedded", "pgbouncer"] as const;
+export type BenchDatabase = (typeof DATABASES)[number];
 
 function median<T>(items: T[], value: (item: T) => number): T {
   return [...items].sort((a, b) => value(a) - value(b))[Math.floor(items.length / 2)]!;
@@ -80,7 +88,22 @@ function pad(text: string, width: number) {
   return text.padEnd(width);
 }
 
-export async function runLibraryBenchmark(): Promise<TargetLine[]> {
+/** A database for the benchmark, migrated and empty. */
+async function benchDatabase(kind: BenchDatabase, databaseName: string, dataDir: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  if (kind === "embedded") {
+    chmodSync(dataDir, 0o755); // the embedded server runs as the OS user postgres under root
+    const embedded: EmbeddedPostgres = await startEmbeddedPostgres(dataDir);
+    await prismaCli(["migrate", "deploy"], embedded.url);
+    return { url: embedded.url, stop: embedded.stop };
+  }
+  const direct = await createMigratedDatabase(databaseName);
+  if (kind === "direct") return { url: direct, stop: async () => undefined };
+  const pooler: Pooler = await startPgbouncer({ poolSize: 10 });
+  process.env.DIRECT_DATABASE_URL = direct;
+  return { url: pooler.url(databaseName), stop: pooler.stop };
+}
+
+export async function runLibraryBenchmark(kind: BenchDatabase = "direct"): Promise<TargetLine[]> {
   const buildDir = process.env.REMIX_BUILD_DIR ?? "build";
   ensureAppBuilt(buildDir);
 
@@ -88,9 +111,11 @@ export async function runLibraryBenchmark(): Promise<TargetLine[]> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "clib-bench-"));
   let server: ChildProcess | undefined;
   let bare: http.Server | undefined;
+  let database: { url: string; stop: () => Promise<void> } | undefined;
   try {
-    console.log(`Library benchmark: ${POSTS} posts, ${UNLOCKED_BY_PURCHASE} unlocked by purchases, ${DOWNLOAD_BYTES / 1024 / 1024} MiB download`);
-    const databaseUrl = await createMigratedDatabase(databaseName);
+    console.log(`Library benchmark on the ${kind} database: ${POSTS} posts, ${UNLOCKED_BY_PURCHASE} unlocked by purchases, ${DOWNLOAD_BYTES / 1024 / 1024} MiB download`);
+    database = await benchDatabase(kind, databaseName, dataDir);
+    const databaseUrl = database.url;
     const port = await freePort();
     Object.assign(process.env, {
       NODE_ENV: "production",
@@ -225,9 +250,9 @@ export async function runLibraryBenchmark(): Promise<TargetLine[]> {
     const listingRatio = app.requests.average / plain.requests.average;
     const downloadRatio = appDownload.mbPerSecond / bareDownload.mbPerSecond;
     const lines: (TargetLine & { text: string })[] = [
-      { name: "listing throughput", ok: listingRatio >= 0.5, text: `listing: app ${app.requests.average.toFixed(0)} req/s vs bare ${plain.requests.average.toFixed(0)} req/s, ratio ${listingRatio.toFixed(2)} (target >= 0.50)` },
-      { name: "download throughput", ok: downloadRatio >= 0.8, text: `download: app ${appDownload.mbPerSecond.toFixed(0)} MB/s vs bare fs stream ${bareDownload.mbPerSecond.toFixed(0)} MB/s, ratio ${downloadRatio.toFixed(2)} (target >= 0.80)` },
-      { name: "peak RSS", ok: rss < 250, text: `app server peak RSS: ${rss.toFixed(0)} MB (target < 250 MB)` },
+      { name: `listing throughput (${kind})`, ok: listingRatio >= 0.5, text: `listing: app ${app.requests.average.toFixed(0)} req/s vs bare ${plain.requests.average.toFixed(0)} req/s, ratio ${listingRatio.toFixed(2)} (target >= 0.50)` },
+      { name: `download throughput (${kind})`, ok: downloadRatio >= 0.8, text: `download: app ${appDownload.mbPerSecond.toFixed(0)} MB/s vs bare fs stream ${bareDownload.mbPerSecond.toFixed(0)} MB/s, ratio ${downloadRatio.toFixed(2)} (target >= 0.80)` },
+      { name: `peak RSS (${kind})`, ok: rss < 250, text: `app server peak RSS: ${rss.toFixed(0)} MB (target < 250 MB)` },
     ];
     console.log("");
     const rounds = (values: number[]) => values.map((value) => value.toFixed(0)).join(", ");
@@ -243,7 +268,32 @@ export async function runLibraryBenchmark(): Promise<TargetLine[]> {
     server?.kill("SIGTERM");
     if (server && server.exitCode === null) await Promise.race([once(server, "exit"), new Promise((resolve) => setTimeout(resolve, 5000))]);
     bare?.close();
+    await database?.stop().catch(() => undefined);
     await dropDatabase(databaseName).catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Runs the benchmark in a process of its own: the app's database client is one per process, so
+ * each database gets a fresh one.
+ */
+export async function runLibraryBenchmarkApart(kind: BenchDatabase): Promise<TargetLine[]> {
+  const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), kind], { stdio: ["ignore", "pipe", "inherit"] });
+  let output = "";
+  child.stdout!.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+    process.stdout.write(chunk.toString().replace(/^RESULT .*\n?/m, ""));
+  });
+  await once(child, "exit");
+  const result = /^RESULT (.*)$/m.exec(output);
+  return result ? (JSON.parse(result[1]!) as TargetLine[]) : [{ name: `library benchmark (${kind}) did not finish`, ok: false }];
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const kind = (process.argv[2] ?? process.env.BENCH_DATABASE ?? "direct") as BenchDatabase;
+  if (!DATABASES.includes(kind)) throw new Error(`unknown database ${kind}; one of ${DATABASES.join(", ")}`);
+  const lines = await runLibraryBenchmark(kind);
+  console.log(`RESULT ${JSON.stringify(lines)}`);
+  process.exit(0);
 }
