@@ -125,6 +125,9 @@ export async function runLibraryBenchmark(kind: BenchDatabase = "direct"): Promi
       APP_URL: `http://127.0.0.1:${port}`,
       PORT: String(port),
       DISABLE_JOBS: "1",
+      // One app process, so the figures (and the peak RSS) are per worker; production runs one
+      // per core (server/index.ts).
+      WEB_CONCURRENCY: "1",
       STORAGE_DRIVER: "local",
     });
 

@@ -42,6 +42,8 @@ export async function startSeededApp({ extraPosts = 0 }: { extraPosts?: number }
     PORT: String(port),
     HOST: "127.0.0.1",
     DISABLE_JOBS: "1",
+    // One app process, so the RSS figures are per worker; production runs one per core.
+    WEB_CONCURRENCY: "1",
     STORAGE_DRIVER: "local",
     REQUEST_LOG: "false",
     BENCH_EXTRA_POSTS: String(extraPosts),

@@ -1,61 +1,73 @@
 // The production server. `npm run build` bundles it to build/server.js:
 // `node build/server.js [build/index.js]` (or from source: `node --import tsx server/index.ts`).
-// PORT and HOST from the environment; REMIX_BUILD_DIR picks the build (default build/).
-import { existsSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { installGlobals, type ServerBuild } from "@remix-run/node";
-import { createApp } from "./app.ts";
+//
+// One worker process per available core (WEB_CONCURRENCY overrides), each a whole app server
+// (server/worker.ts) on the same port; the app keeps no state between requests in memory that
+// another worker could not rebuild, so any worker may answer any request. This primary process
+// only supervises: it replaces a worker that dies, gives the background jobs to one worker, and
+// on SIGTERM/SIGINT lets every worker finish its responses before it exits.
+import cluster, { type Worker } from "node:cluster";
+import os from "node:os";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-process.env.NODE_ENV ??= "production";
+const requested = Number(process.env.WEB_CONCURRENCY);
+const workerCount = Number.isInteger(requested) && requested > 0 ? requested : os.availableParallelism();
 
-const buildPath = path.resolve(root, process.argv[2] ?? path.join(process.env.REMIX_BUILD_DIR ?? "build", "index.js"));
-if (!existsSync(buildPath)) {
-  console.error(`No server build at ${buildPath}. Run \`npm run build\` first.`);
-  process.exit(1);
+if (!cluster.isPrimary || workerCount === 1) {
+  await import("./worker.ts");
+} else {
+  superviseWorkers(workerCount);
 }
-const build = (await import(pathToFileURL(buildPath).href)) as ServerBuild;
-installGlobals({ nativeFetch: build.future.v3_singleFetch });
 
-const port = Number(process.env.PORT ?? 3000);
-const host = process.env.HOST;
-const app = createApp({
-  build,
-  // The browser assets sit next to the server build's folder (remix.config.js).
-  assetsDir: path.resolve(root, build.assetsBuildDirectory),
-  publicDir: path.join(root, "public"),
-  mode: process.env.NODE_ENV,
-  log: process.env.REQUEST_LOG !== "false",
-  appUrl: (process.env.APP_URL ?? `http://localhost:${port}`).replace(/\/$/, ""),
-  postFileMaxBytes: Number(process.env.POST_FILE_MAX_BYTES ?? 4 * 1024 * 1024 * 1024),
-});
+function superviseWorkers(count: number) {
+  // The kernel hands connections to the workers that accept them. With Node's default round
+  // robin the primary passes each connection on, and one passed to a worker that has just died
+  // is never answered: a hang for that client instead of a closed connection.
+  cluster.schedulingPolicy = cluster.SCHED_NONE;
+  /** A worker that dies sooner than this after its start is restarted after a pause, not at once. */
+  const CRASH_LOOP_MS = 5_000;
+  const slots = new Map<Worker, { slot: number; startedAt: number }>();
+  let stopping = false;
+  let listening = 0;
 
-const onListen = () => console.log(`[server] http://${host ?? "localhost"}:${port}`);
-const server = host ? app.listen(port, host, onListen) : app.listen(port, onListen);
+  const fork = (slot: number) => {
+    // Background jobs (the members sync, clean-ups) run in the first slot's worker only; the
+    // jobs guard themselves across app servers too (see app/jobs.server.ts).
+    const env = { WORKER_SLOT: String(slot), ...(slot === 0 ? {} : { DISABLE_JOBS: "1" }), SERVER_QUIET: "1" };
+    const worker = cluster.fork(env);
+    slots.set(worker, { slot, startedAt: Date.now() });
+    worker.once("listening", (address) => {
+      listening += 1;
+      // One "[server]" line for the whole group, once every worker listens (scripts/start.ts reads it).
+      if (listening === count) console.log(`[server] http://${process.env.HOST ?? "localhost"}:${address.port} (${count} workers)`);
+    });
+  };
 
-// Responses still being written; a graceful stop waits for them, not for idle or half-read
-// connections (a refused upload's body is never read).
-let inFlight = 0;
-let stopping = false;
-server.on("request", (_req, res: import("node:http").ServerResponse) => {
-  inFlight += 1;
-  res.once("close", () => {
-    inFlight -= 1;
-    if (stopping && inFlight === 0) process.exit(0);
+  cluster.on("exit", (worker, code, signal) => {
+    const entry = slots.get(worker);
+    slots.delete(worker);
+    if (stopping) {
+      if (slots.size === 0) process.exit(0);
+      return;
+    }
+    if (!entry) return;
+    console.error(`worker ${worker.process.pid} (slot ${entry.slot}) exited (${signal ?? `code ${code}`}); starting another`);
+    const delay = Date.now() - entry.startedAt < CRASH_LOOP_MS ? 1_000 : 0;
+    setTimeout(() => {
+      if (!stopping) fork(entry.slot);
+    }, delay);
   });
-});
 
-// Graceful stop: no new connections, finish the responses in flight, then exit; at most 10 s.
-// A Ctrl-C under `npm start` arrives twice (from the terminal and forwarded by scripts/start.ts),
-// so the handler stays installed: a second signal must not end the process mid-response.
-for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    server.close();
-    server.closeIdleConnections();
-    if (inFlight === 0) process.exit(0);
-    setTimeout(() => process.exit(0), 10_000).unref();
-  });
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      // Each worker stops gracefully on SIGTERM (server/worker.ts): no new connections, the
+      // responses in flight answered, at most 10 s.
+      for (const worker of slots.keys()) worker.process.kill("SIGTERM");
+      if (slots.size === 0) process.exit(0);
+      setTimeout(() => process.exit(0), 15_000).unref();
+    });
+  }
+
+  for (let slot = 0; slot < count; slot++) fork(slot);
 }

@@ -1,0 +1,64 @@
+// One app server process: the Remix build behind server/app.ts on PORT (and HOST). Started by
+// server/index.ts, once per worker. The build is the path in argv[2], else
+// $REMIX_BUILD_DIR/index.js (default build/).
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { installGlobals, type ServerBuild } from "@remix-run/node";
+import { createApp } from "./app.ts";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+process.env.NODE_ENV ??= "production";
+
+const buildPath = path.resolve(root, process.argv[2] ?? path.join(process.env.REMIX_BUILD_DIR ?? "build", "index.js"));
+if (!existsSync(buildPath)) {
+  console.error(`No server build at ${buildPath}. Run \`npm run build\` first.`);
+  process.exit(1);
+}
+const build = (await import(pathToFileURL(buildPath).href)) as ServerBuild;
+installGlobals({ nativeFetch: build.future.v3_singleFetch });
+
+const port = Number(process.env.PORT ?? 3000);
+const host = process.env.HOST;
+const app = createApp({
+  build,
+  // The browser assets sit next to the server build's folder (remix.config.js).
+  assetsDir: path.resolve(root, build.assetsBuildDirectory),
+  publicDir: path.join(root, "public"),
+  mode: process.env.NODE_ENV,
+  log: process.env.REQUEST_LOG !== "false",
+  appUrl: (process.env.APP_URL ?? `http://localhost:${port}`).replace(/\/$/, ""),
+  postFileMaxBytes: Number(process.env.POST_FILE_MAX_BYTES ?? 4 * 1024 * 1024 * 1024),
+});
+
+// Under the cluster the primary announces the whole group instead (server/index.ts).
+const onListen = () => {
+  if (!process.env.SERVER_QUIET) console.log(`[server] http://${host ?? "localhost"}:${port}`);
+};
+const server = host ? app.listen(port, host, onListen) : app.listen(port, onListen);
+
+// Responses still being written; a graceful stop waits for them, not for idle or half-read
+// connections (a refused upload's body is never read).
+let inFlight = 0;
+let stopping = false;
+server.on("request", (_req, res: import("node:http").ServerResponse) => {
+  inFlight += 1;
+  res.once("close", () => {
+    inFlight -= 1;
+    if (stopping && inFlight === 0) process.exit(0);
+  });
+});
+
+// Graceful stop: no new connections, finish the responses in flight, then exit; at most 10 s.
+// A Ctrl-C under `npm start` arrives twice (from the terminal and forwarded by scripts/start.ts),
+// so the handler stays installed: a second signal must not end the process mid-response.
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    server.close();
+    server.closeIdleConnections();
+    if (inFlight === 0) process.exit(0);
+    setTimeout(() => process.exit(0), 10_000).unref();
+  });
+}

@@ -1,0 +1,103 @@
+// The production server as a cluster (server/index.ts): one worker per core by default,
+// WEB_CONCURRENCY workers here. A worker that dies is replaced while the others keep answering,
+// the background jobs belong to one worker only, and SIGTERM stops them all. Needs a build (npm
+// test builds first; REMIX_BUILD_DIR picks another one).
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appServerArgs, freePort } from "../scripts/app-server";
+
+const root = path.resolve(import.meta.dirname, "..");
+
+let server: ChildProcess;
+let base: string;
+let output = "";
+
+/** The primary's worker processes. */
+function workerPids(): number[] {
+  const found = spawnSync("pgrep", ["-P", String(server.pid)], { encoding: "utf8" });
+  return found.stdout.split("\n").filter(Boolean).map(Number).sort();
+}
+
+function environOf(pid: number): Record<string, string> {
+  const entries = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean);
+  return Object.fromEntries(entries.map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]));
+}
+
+/** A GET on a new connection (a kept-alive one may belong to a worker that was just killed). */
+function freshGet(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    http.get(url, { agent: false }, (response) => {
+      response.resume();
+      resolve(response.statusCode!);
+    }).on("error", reject);
+  });
+}
+
+async function until<T>(what: string, check: () => T | undefined | false, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+beforeAll(async () => {
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  const { DISABLE_JOBS: _jobs, ...inherited } = process.env;
+  server = spawn(process.execPath, appServerArgs(), {
+    cwd: root,
+    env: { ...inherited, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", APP_URL: base, REQUEST_LOG: "false", WEB_CONCURRENCY: "2", INTERVAL_MINUTES: "0" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  server.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  server.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  await until("the cluster to listen", () => output.includes("(2 workers)"), 60_000);
+});
+
+afterAll(async () => {
+  if (!server || server.exitCode !== null) return;
+  server.kill("SIGKILL");
+});
+
+describe("production server cluster", () => {
+  it("announces itself once and answers from WEB_CONCURRENCY workers", async () => {
+    expect(output.match(/\[server\]/g)).toHaveLength(1);
+    expect(workerPids()).toHaveLength(2);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => fetch(`${base}/healthz`).then((response) => response.status)));
+    expect(answers.every((status) => status === 200)).toBe(true);
+  });
+
+  it("gives the background jobs to exactly one worker", () => {
+    const withJobs = workerPids().filter((pid) => environOf(pid).DISABLE_JOBS !== "1");
+    expect(withJobs).toHaveLength(1);
+    expect(environOf(withJobs[0]!).WORKER_SLOT).toBe("0");
+  });
+
+  it("replaces a worker that dies, keeps answering meanwhile, and the replacement takes its slot's jobs", async () => {
+    const before = workerPids();
+    const jobsWorker = before.find((pid) => environOf(pid).DISABLE_JOBS !== "1")!;
+    process.kill(jobsWorker, "SIGKILL");
+    // The other worker answers while the replacement starts.
+    for (let attempt = 0; attempt < 10; attempt++) expect(await freshGet(`${base}/healthz`)).toBe(200);
+    const after = await until("a replacement worker", () => {
+      const pids = workerPids();
+      return pids.length === 2 && !pids.includes(jobsWorker) ? pids : undefined;
+    });
+    expect(after.filter((pid) => environOf(pid).DISABLE_JOBS !== "1")).toHaveLength(1);
+    expect(output).toMatch(/worker \d+ \(slot 0\) exited \(SIGKILL\); starting another/);
+  });
+
+  it("stops every worker and exits 0 on SIGTERM", async () => {
+    const workers = workerPids();
+    const exited = new Promise<number | null>((resolve) => server.once("exit", (code) => resolve(code)));
+    server.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    for (const pid of workers) expect(() => process.kill(pid, 0)).toThrow();
+  });
+});
