@@ -1,0 +1,84 @@
+// The patch-package patches of patches/ (each explained in docs/decisions/007-patches.md): every
+// line a patch adds must be in the installed file, so a failed or skipped `patch-package` run
+// fails here instead of quietly bringing back the bug. And the stream patch's own behaviour.
+import { readdirSync, readFileSync } from "node:fs";
+import { PassThrough, Writable } from "node:stream";
+import path from "node:path";
+import { writeReadableStreamToWritable } from "@remix-run/node";
+import { describe, expect, it } from "vitest";
+
+const root = path.resolve(import.meta.dirname, "..");
+const patchFiles = readdirSync(path.join(root, "patches")).filter((file) => file.endsWith(".patch"));
+
+/** The lines each patched file gains: "+" lines under each "+++ b/<file>" header. */
+function addedLines(patch: string): Map<string, string[]> {
+  const files = new Map<string, string[]>();
+  let current: string[] | undefined;
+  for (const line of patch.split("\n")) {
+    const header = /^\+\+\+ b\/(.+)$/.exec(line);
+    if (header) files.set(header[1]!, (current = []));
+    else if (current && line.startsWith("+") && line.slice(1).trim()) current.push(line.slice(1).trim());
+  }
+  return files;
+}
+
+describe("patches", () => {
+  it("are there to check", () => {
+    expect(patchFiles.length).toBeGreaterThanOrEqual(3);
+  });
+
+  for (const file of patchFiles) {
+    it(`${file} is applied to node_modules`, () => {
+      const files = addedLines(readFileSync(path.join(root, "patches", file), "utf8"));
+      expect(files.size).toBeGreaterThan(0);
+      for (const [target, lines] of files) {
+        const installed = readFileSync(path.join(root, target), "utf8");
+        const missing = lines.filter((line) => !installed.includes(line));
+        expect(missing, `${target} lacks lines of ${file}`).toEqual([]);
+      }
+    });
+  }
+});
+
+describe("@remix-run/node stream patch", () => {
+  it("waits for a slow client instead of buffering the whole source (backpressure)", async () => {
+    let pulls = 0;
+    const source = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulls += 1;
+        controller.enqueue(new Uint8Array(64 * 1024));
+        if (pulls === 100) controller.close();
+      },
+    });
+    // A client that takes one chunk and then nothing more.
+    const client = new Writable({ highWaterMark: 16 * 1024, write: () => undefined });
+    void writeReadableStreamToWritable(source, client);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(pulls).toBeLessThan(5);
+    client.destroy();
+  });
+
+  it("cancels the source and returns when the client goes away while a read is pending", async () => {
+    let cancelled = false;
+    let pulls = 0;
+    const source = new ReadableStream<Uint8Array>({
+      // The first chunk comes at once; the next read never completes (a stalled storage read).
+      pull(controller) {
+        pulls += 1;
+        if (pulls === 1) controller.enqueue(new Uint8Array(16));
+        return new Promise(() => undefined);
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const client = new PassThrough();
+    client.resume();
+    const finished = writeReadableStreamToWritable(source, client);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    client.destroy();
+    const outcome = await Promise.race([finished.then(() => "returned"), new Promise((resolve) => setTimeout(() => resolve("still pending"), 2000))]);
+    expect(outcome).toBe("returned");
+    expect(cancelled).toBe(true);
+  });
+});
