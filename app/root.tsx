@@ -35,12 +35,15 @@ export async function loader({ request }: LoaderFunctionArgs) {
   configureToasts();
   const user = await getCurrentUser(request);
   const { toast, headers } = await getToast(request);
+  // The flash cookie is answered only when the browser sent one (to clear it once shown):
+  // otherwise every page would carry a Set-Cookie, and no shared cache could keep a guest page.
+  const sentToastCookie = /(?:^|;\s*)toast-session=/.test(request.headers.get("Cookie") ?? "");
   return json(
     {
       toast: toast ?? null,
       account: user ? { name: displayName(user), isAdmin: user.isAdmin } : null,
     },
-    { headers },
+    sentToastCookie ? { headers } : undefined,
   );
 }
 
