@@ -18,14 +18,23 @@ const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 60);
 const FILE_BYTES = 256 * 1024;
 const LOGIN = { email: "load@example.com", password: "LoadTest1234!" };
 
-export type SeededApp = { base: string; cookie: string; freePostId: string; pid: number; serverLog: { slowQueries: number; tail: string }; stop: () => Promise<void> };
+export type SeededApp = {
+  base: string;
+  cookie: string;
+  /** A session of the demo supporter (Tier 2). */
+  supporterCookie: string;
+  freePostId: string;
+  pid: number;
+  serverLog: { slowQueries: number; tail: string };
+  stop: () => Promise<void>;
+};
 
 /**
  * A fresh database with the demo content, a user with a session, a free post with a 256 KiB
  * file, and the built app on server/index.ts. Seeding runs in a child process: the database
  * client of this process may already belong to another benchmark's database.
  */
-export async function startSeededApp({ extraPosts = 0 }: { extraPosts?: number } = {}): Promise<SeededApp> {
+export async function startSeededApp({ extraPosts = 0, workers = 1 }: { extraPosts?: number; workers?: number } = {}): Promise<SeededApp> {
   const buildDir = process.env.REMIX_BUILD_DIR ?? "build";
   ensureAppBuilt(buildDir);
   const databaseName = uniqueName("clib_load");
@@ -42,8 +51,8 @@ export async function startSeededApp({ extraPosts = 0 }: { extraPosts?: number }
     PORT: String(port),
     HOST: "127.0.0.1",
     DISABLE_JOBS: "1",
-    // One app process, so the RSS figures are per worker; production runs one per core.
-    WEB_CONCURRENCY: "1",
+    // One app process by default, so the RSS figures are per worker; production runs one per core.
+    WEB_CONCURRENCY: String(workers),
     STORAGE_DRIVER: "local",
     REQUEST_LOG: "false",
     BENCH_EXTRA_POSTS: String(extraPosts),
@@ -62,7 +71,7 @@ export async function startSeededApp({ extraPosts = 0 }: { extraPosts?: number }
   try {
     const seeded = spawnSync(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--seed"], { cwd: root, env, encoding: "utf8", timeout: 120_000 });
     if (seeded.status !== 0) throw new Error(`seeding failed: ${seeded.stderr}`);
-    const { cookie, freePostId } = JSON.parse(seeded.stdout.trim().split("\n").pop()!) as { cookie: string; freePostId: string };
+    const { cookie, supporterCookie, freePostId } = JSON.parse(seeded.stdout.trim().split("\n").pop()!) as { cookie: string; supporterCookie: string; freePostId: string };
     const child = spawn(process.execPath, appServerArgs(buildDir), { cwd: root, env, stdio: ["ignore", "ignore", "pipe"] });
     server = child;
     // Under this load the app warns about slow queries on stderr: count them, keep the tail.
@@ -72,14 +81,14 @@ export async function startSeededApp({ extraPosts = 0 }: { extraPosts?: number }
       serverLog.tail = (serverLog.tail + text).slice(-2000);
     });
     await waitForHealth(`${base}/healthz`, child);
-    return { base, cookie, freePostId, pid: child.pid!, serverLog, stop };
+    return { base, cookie, supporterCookie, freePostId, pid: child.pid!, serverLog, stop };
   } catch (error) {
     await stop();
     throw error;
   }
 }
 
-/** Child-process half of startSeededApp: writes the data and prints {cookie, freePostId}. */
+/** Child-process half of startSeededApp: writes the data and prints {cookie, supporterCookie, freePostId}. */
 async function seed() {
   const { db } = await import("../app/db.server.ts");
   const { storage } = await import("../app/integrations/storage.server.ts");
@@ -113,8 +122,11 @@ async function seed() {
     });
   }
   const cookie = (await createUserSession(user.id)).split(";")[0]!;
+  const { DEMO_SUPPORTER } = await import("../prisma/demo-content.ts");
+  const supporter = await db.user.findUniqueOrThrow({ where: { email: DEMO_SUPPORTER.email } });
+  const supporterCookie = (await createUserSession(supporter.id)).split(";")[0]!;
   await db.$disconnect();
-  console.log(JSON.stringify({ cookie, freePostId: post.id }));
+  console.log(JSON.stringify({ cookie, supporterCookie, freePostId: post.id }));
 }
 
 type AutocannonResult = {

@@ -1,0 +1,85 @@
+// Page-level benchmark: the HTML pages people load (and the library's data request), as a guest
+// and as the demo Tier 2 supporter, 50 connections each, against a bare node:http server that
+// answers the very same bytes in the same run; then a sign-in burst beside page views. The app
+// runs as in production: one worker per available core (server/index.ts).
+import http from "node:http";
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import { pathToFileURL } from "node:url";
+import type { TargetLine } from "./library.ts";
+import { startSeededApp } from "./load.ts";
+
+const CONNECTIONS = 50;
+const SECONDS = Number(process.env.BENCH_PAGE_SECONDS ?? 5);
+const PAGES = ["/", "/library", "/inspiration-vote", "/infos", "/library?_data=routes%2Flibrary"];
+/** Targets on the 2-core machine (ratios to the bare server answering the same bytes). */
+const RATIO_TARGETS: Record<string, number> = { "/library supporter": 0.06, "/ guest": 0.1 };
+const P99_TARGET_MS = 100;
+
+type Result = { requests: { average: number; total: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number; statusCodeStats?: Record<string, { count: number }> };
+type Request = { method?: string; path: string; headers?: Record<string, string>; body?: string };
+type Autocannon = (options: { url: string; connections: number; duration: number; headers?: Record<string, string>; requests?: Request[] }) => Promise<Result>;
+
+export async function runPagesBenchmark(): Promise<TargetLine[]> {
+  const workers = os.availableParallelism();
+  console.log(`\nPages: ${CONNECTIONS} connections, ${SECONDS} s per side, app with ${workers} workers against a bare server answering the same bytes`);
+  const app = await startSeededApp({ workers });
+  const { default: autocannon } = (await import("autocannon" as string)) as { default: Autocannon };
+  const lines: (TargetLine & { text: string })[] = [];
+  let bare: http.Server | undefined;
+  try {
+    // The bare server answers whatever body it was last given.
+    let body = Buffer.alloc(0);
+    let contentType = "text/html";
+    bare = http.createServer((_request, response) => {
+      response.writeHead(200, { "Content-Type": contentType, "Content-Length": body.length });
+      response.end(body);
+    });
+    bare.listen(0, "127.0.0.1");
+    await once(bare, "listening");
+    const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/`;
+
+    console.log(`${"page".padEnd(44)} ${"app req/s".padStart(9)} ${"bare req/s".padStart(10)} ${"ratio".padStart(6)} ${"p50".padStart(5)} ${"p99".padStart(5)}`);
+    for (const viewer of ["guest", "supporter"] as const) {
+      const headers: Record<string, string> = viewer === "supporter" ? { Cookie: app.supporterCookie } : {};
+      for (const page of PAGES) {
+        const first = await fetch(app.base + page, { headers });
+        body = Buffer.from(await first.arrayBuffer());
+        contentType = first.headers.get("content-type") ?? "text/html";
+        await autocannon({ url: app.base + page, connections: 10, duration: 1, headers }); // warm-up
+        const measured = await autocannon({ url: app.base + page, connections: CONNECTIONS, duration: SECONDS, headers });
+        const plain = await autocannon({ url: bareUrl, connections: CONNECTIONS, duration: SECONDS });
+        const ratio = measured.requests.average / plain.requests.average;
+        const label = `${page} ${viewer}`;
+        const failures = measured.non2xx + measured.errors;
+        console.log(
+          `${`${label} (${(body.length / 1024).toFixed(0)} KiB)`.padEnd(44)} ${measured.requests.average.toFixed(0).padStart(9)} ${plain.requests.average.toFixed(0).padStart(10)} ${ratio.toFixed(3).padStart(6)} ${String(measured.latency.p50).padStart(5)} ${String(measured.latency.p99).padStart(5)}${failures ? `  (${failures} non-2xx/errors)` : ""}`,
+        );
+        const target = RATIO_TARGETS[label];
+        if (target !== undefined) lines.push({ name: `${label} ratio`, ok: ratio >= target, text: `${label}: ratio ${ratio.toFixed(3)} (target >= ${target})` });
+        lines.push({ name: `${label} p99`, ok: measured.latency.p99 <= P99_TARGET_MS && failures === 0, text: `${label}: p99 ${measured.latency.p99} ms, ${failures} failures (target <= ${P99_TARGET_MS} ms, none)` });
+      }
+    }
+
+    // Sign-ins beside page views: 45 connections read /library as the supporter, alone and then
+    // with 5 more connections signing in (wrong passwords of one account: each still costs a
+    // full password check until the rate limit answers 429).
+    const library = { url: `${app.base}/library`, connections: 45, duration: SECONDS, headers: { Cookie: app.supporterCookie } };
+    const alone = await autocannon(library);
+    const signIn: Request = { method: "POST", path: "/api/auth/login", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ email: "load@example.com", password: "Wrong-password-1" }) };
+    const [beside, signIns] = await Promise.all([autocannon(library), autocannon({ url: app.base, connections: 5, duration: SECONDS, requests: [signIn] })]);
+    const growth = beside.latency.p99 / Math.max(alone.latency.p99, 1);
+    const codes = Object.entries(signIns.statusCodeStats ?? {}).map(([code, stat]) => `${code}: ${stat.count}`).join(", ");
+    console.log(`sign-in burst: /library p99 ${alone.latency.p99} ms alone, ${beside.latency.p99} ms beside 5 signing-in connections (x${growth.toFixed(2)}); sign-ins ${signIns.requests.average.toFixed(0)}/s, p50 ${signIns.latency.p50} ms (${codes})`);
+    lines.push({ name: "sign-in burst", ok: growth <= 1.5, text: `sign-in burst: /library p99 grows x${growth.toFixed(2)} (target <= 1.5)` });
+    for (const line of lines) if (!line.ok || process.env.BENCH_VERBOSE) console.log(`${line.ok ? "PASS" : "MISS"}  ${line.text}`);
+    console.log(`${lines.filter((line) => line.ok).length} of ${lines.length} page targets met`);
+    return lines.map(({ name, ok }) => ({ name, ok }));
+  } finally {
+    bare?.close();
+    await app.stop();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await runPagesBenchmark();
