@@ -155,6 +155,26 @@ test("an admin edits the vote settings, adds and deletes a panel, and resets lik
   await db.inspirationConfig.update({ where: { id: 1 }, data: { title: "Inspiration Vote" } });
 });
 
+test("after an inspiration panel is created the New panel form is empty again", async ({ page }) => {
+  const admin = await db.user.create({ data: { email: `insp-admin-${Date.now()}-new@example.com`, fullName: "Insp Admin", isAdmin: true, mailVerified: true } });
+  await loginAs(page, admin.id);
+  await page.goto("/inspiration-vote");
+  const create = page.getByRole("form", { name: "New inspiration panel" });
+  // A refused create keeps what was typed; only a saved one empties the form.
+  await create.getByLabel("Title (optional)").fill("E2E Only Once");
+  await create.getByRole("button", { name: "Create Panel" }).click();
+  await expect(page.getByTestId("toast").filter({ hasText: "Image URL is required." })).toBeVisible();
+  await expect(create.getByLabel("Title (optional)")).toHaveValue("E2E Only Once");
+  await create.getByLabel("Image URL").fill("/media/inspiration/demo-2.jpg");
+  await create.getByRole("button", { name: "Create Panel" }).click();
+  await expect(page.getByTestId("toast").filter({ hasText: "Panel created." })).toBeVisible();
+  await expect(page.getByTestId("inspiration-panel").filter({ hasText: "E2E Only Once" })).toHaveCount(1);
+  await expect(create.getByLabel("Image URL")).toHaveValue("");
+  await expect(create.getByLabel("Title (optional)")).toHaveValue("");
+  expect(await db.inspirationPanel.count({ where: { title: "E2E Only Once" } })).toBe(1);
+  await db.inspirationPanel.deleteMany({ where: { title: "E2E Only Once" } });
+});
+
 test.describe("without JavaScript", () => {
   test.use({ javaScriptEnabled: false });
 

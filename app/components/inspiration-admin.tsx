@@ -1,5 +1,5 @@
 import { Form, Link } from "@remix-run/react";
-import { SubmitButton } from "~/components/form";
+import { SubmitButton, useSavedKey } from "~/components/form";
 
 export type AdminConfig = { title: string; mode: "normal" | "randomized"; votingOpenFlag: boolean; votingEndTime: string | null };
 
@@ -10,6 +10,7 @@ function toUtcInputValue(iso: string | null): string {
 
 /** The admin controls of the vote: title, mode, status and end time; reset likes; new panel. */
 export function InspirationAdmin({ config }: { config: AdminConfig }) {
+  const createdKey = useSavedKey("create-panel");
   return (
     <section className="card inspiration-admin" aria-labelledby="inspiration-admin-title">
       <h2 id="inspiration-admin-title">Admin controls</h2>
@@ -43,7 +44,7 @@ export function InspirationAdmin({ config }: { config: AdminConfig }) {
             </Link>
           </div>
         </Form>
-        <Form method="post" replace className="stack" aria-label="New inspiration panel">
+        <Form key={createdKey} method="post" replace className="stack" aria-label="New inspiration panel">
           <h3>New panel</h3>
           <div className="field">
             <label htmlFor="new-image">Image URL</label>

@@ -23,7 +23,7 @@ import {
   voterRights,
 } from "~/models/inspiration.server";
 import { getCurrentUser } from "~/models/session.server";
-import { redirectWithError, redirectWithSuccess } from "~/toast.server";
+import { jsonWithError, redirectWithError, redirectWithSuccess } from "~/toast.server";
 import { isVotingOpen } from "~/utils/countdown";
 import { inspirationConfigSchema, inspirationPanelSchema } from "~/utils/inspiration-schemas";
 import inspirationStyles from "~/styles/inspiration.css";
@@ -109,7 +109,11 @@ export async function action({ request }: ActionFunctionArgs) {
       case "update-panel": {
         const parsed = inspirationPanelSchema.safeParse({ imageUrl: field(form, "imageUrl"), title: field(form, "title") });
         const failure = intent === "create-panel" ? "Failed to create panel." : "Failed to update panel.";
-        if (!parsed.success) return redirectWithError(intent === "update-panel" ? `${PAGE}?edit=${encodeURIComponent(field(form, "id") ?? "")}` : PAGE, firstIssue(parsed.error));
+        if (!parsed.success) {
+          if (intent === "update-panel") return redirectWithError(`${PAGE}?edit=${encodeURIComponent(field(form, "id") ?? "")}`, firstIssue(parsed.error));
+          // Answered in place (not redirected) so the form knows it was not saved and keeps what was typed.
+          return jsonWithError({ intent, values: { imageUrl: field(form, "imageUrl") ?? "", title: field(form, "title") ?? "" } }, firstIssue(parsed.error), { status: 400 });
+        }
         try {
           if (intent === "create-panel") await createInspirationPanel(user.id, parsed.data);
           else await updateInspirationPanel(user.id, field(form, "id") ?? "", parsed.data);
