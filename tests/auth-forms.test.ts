@@ -148,6 +148,23 @@ describe("/login?callback=", () => {
   });
 });
 
+describe("/login?callback= encoding", () => {
+  it("encodes userData like encodeURIComponent (spaces as %20), so decodeURIComponent reads the right name", async () => {
+    env().CALLBACK_ORIGINS.push("https://tools.example.com");
+    const user = await createTestUser({ fullName: "Demo Fan & Co+Friends" });
+    const ok = await callRoute(loginPage, { path: `/login?callback=${encodeURIComponent("https://tools.example.com/back?keep=a+b")}`, cookie: await sessionCookie(user.id) });
+    const location = ok.headers.get("Location")!;
+    // The callback's own query is left exactly as it was given.
+    expect(location.startsWith("https://tools.example.com/back?keep=a+b&userData=")).toBe(true);
+    const raw = location.split("userData=")[1]!;
+    expect(raw).not.toContain("+");
+    expect(JSON.parse(decodeURIComponent(raw))).toMatchObject({ id: user.id, fullName: "Demo Fan & Co+Friends" });
+
+    const guest = await callRoute(loginPage, { path: `/login?callback=${encodeURIComponent("https://tools.example.com/back")}` });
+    expect(guest.headers.get("Location")).toBe("https://tools.example.com/back?error=Not%20authenticated");
+  });
+});
+
 describe("/forgot-password and /auth/callback without JavaScript", () => {
   it("two steps then /login", async () => {
     const user = await createTestUser({ password: "Old12345" });

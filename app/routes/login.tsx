@@ -35,6 +35,7 @@ import { listTiers } from "~/models/tier.server";
 import { getUserWithShopEmails, toUserData } from "~/models/user.server";
 import { jsonWithError, redirectWithError, redirectWithSuccess } from "~/toast.server";
 import { changePasswordFormSchema, fieldErrors, setPasswordFormSchema, usernameSchema, verifyEmailFormSchema } from "~/utils/auth-schemas";
+import { withQueryParam } from "~/utils/url";
 import stylesheet from "~/styles/login.css";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: stylesheet }, ...accountPanelLinks()];
@@ -52,15 +53,15 @@ export async function loader({ request }: LoaderFunctionArgs) {
     if (!target) {
       return json({ view: "callback-refused" as const, message: "This callback address is not allowed. Sign-in data is only sent to the sites configured for it." }, { status: 400 });
     }
+    let location: string;
     try {
       const user = current ? await getUserWithShopEmails(current.id) : null;
-      if (user) target.searchParams.set("userData", JSON.stringify(toUserData(user)));
-      else target.searchParams.set("error", "Not authenticated");
+      location = user ? withQueryParam(target, "userData", JSON.stringify(toUserData(user))) : withQueryParam(target, "error", "Not authenticated");
     } catch (error) {
       console.warn("callback user lookup failed", error);
-      target.searchParams.set("error", "Authentication failed");
+      location = withQueryParam(target, "error", "Authentication failed");
     }
-    return redirect(target.toString(), { headers: { "Cache-Control": "no-store" } });
+    return redirect(location, { headers: { "Cache-Control": "no-store" } });
   }
 
   const tab = url.searchParams.get("tab") === "signup" ? ("signup" as const) : ("login" as const);
