@@ -161,6 +161,8 @@ test("a CSV import uploads with progress and reports its rows", async ({ page })
   await loginAsAdmin(page);
   await page.goto("/admin");
   const importer = page.getByRole("region", { name: "Import purchases" });
+  // The form names the date formats it takes.
+  await expect(importer.getByText("MM/DD/YYYY HH:MM:SS (Ko-fi's export) or YYYY-MM-DD HH:MM:SS, in UTC", { exact: false })).toBeVisible();
   await importer.getByRole("button", { name: "Import" }).click();
   await expect(importer.getByText("Please select a file first.")).toBeVisible();
 
