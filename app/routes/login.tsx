@@ -40,7 +40,7 @@ import stylesheet from "~/styles/login.css";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: stylesheet }, ...accountPanelLinks()];
 
-export const meta: MetaFunction = () => [{ title: "Login | Creator Library" }];
+export const meta: MetaFunction = () => [{ title: "Login · Creator Library" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const url = new URL(request.url);
