@@ -85,7 +85,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   });
 }
 
-type ActionResult = { intent: string; errors: Record<string, string> };
+type ActionResult = { intent: string; errors: Record<string, string>; email?: string };
 
 const FAILURES: Record<string, string> = {
   login: "Failed to log in.",
@@ -127,7 +127,9 @@ export async function action({ request }: ActionFunctionArgs) {
     const fields = error instanceof AccountError ? error.fields : {};
     const status = error instanceof AccountError || error instanceof RateLimitError ? error.status : 500;
     const shown = message ?? FAILURES[intent] ?? "Something went wrong.";
-    return jsonWithError<ActionResult>({ intent, errors: { form: shown, ...fields } }, shown, { status });
+    // A refused login or sign-up keeps the typed email (never a password), also without JavaScript.
+    const email = intent === "login" || intent === "signup" ? String(form.get("email") ?? "").slice(0, 320) : undefined;
+    return jsonWithError<ActionResult>({ intent, errors: { form: shown, ...fields }, email }, shown, { status });
   }
 }
 
@@ -195,6 +197,12 @@ function useErrors(intent: string): Record<string, string> {
   return data && data.intent === intent ? data.errors : {};
 }
 
+/** The email a refused login or sign-up sent, to put back in its field. */
+function useSentEmail(intent: string): string | undefined {
+  const data = useActionData<typeof action>() as ActionResult | undefined;
+  return data && data.intent === intent ? data.email : undefined;
+}
+
 function FormError({ message }: { message?: string }) {
   return message ? (
     <p className="form-error" role="alert">
@@ -244,13 +252,14 @@ function GuestView({ tab }: { tab: "login" | "signup" }) {
 
 function LoginForm() {
   const errors = useErrors("login");
+  const email = useSentEmail("login");
   return (
     <>
       <h2>Login</h2>
       <LoginProviderButtons />
       <p className="login-divider">or with your email</p>
       <Form method="post" action="/login" className="stack" aria-label="Login with email">
-        <Field label="Email" name="email" type="email" autoComplete="email" required error={errors.email} />
+        <Field label="Email" name="email" type="email" autoComplete="email" required error={errors.email} defaultValue={email} />
         <Field label="Password" name="password" type="password" autoComplete="current-password" required error={errors.password} />
         <FormError message={!errors.email && !errors.password ? errors.form : undefined} />
         <SubmitButton intent="login" pendingLabel="Logging in...">
@@ -266,6 +275,7 @@ function LoginForm() {
 
 function SignUpForm() {
   const errors = useErrors("signup");
+  const email = useSentEmail("signup");
   return (
     <>
       <h2>Create My Account</h2>
@@ -276,7 +286,7 @@ function SignUpForm() {
       <LoginProviderButtons />
       <p className="login-divider">or with your email</p>
       <Form method="post" action="/login?tab=signup" className="stack" aria-label="Create an account with email">
-        <Field label="Email" name="email" type="email" autoComplete="email" required error={errors.email} />
+        <Field label="Email" name="email" type="email" autoComplete="email" required error={errors.email} defaultValue={email} />
         <Field
           label="Password"
           name="password"
