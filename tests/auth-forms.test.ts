@@ -75,7 +75,7 @@ describe("/login forms", () => {
     const user = await createTestUser({ password: "Right1234" });
     const wrong = await submit({ intent: "login", email: user.email!, password: "Wrong1234" });
     expect(wrong.status).toBe(401);
-    expect(await readJsonBody(wrong)).toEqual({ intent: "login", errors: { form: "Invalid email or password." } });
+    expect(await readJsonBody(wrong)).toEqual({ intent: "login", email: user.email!, errors: { form: "Invalid email or password." } });
     expect(await flashToast(wrong)).toBe("Invalid email or password.");
     const right = await submit({ intent: "login", email: user.email!, password: "Right1234" });
     expect(await flashToast(right)).toBe("Logged in successfully.");
