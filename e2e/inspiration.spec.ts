@@ -178,6 +178,40 @@ test("after an inspiration panel is created the New panel form is empty again", 
 test.describe("without JavaScript", () => {
   test.use({ javaScriptEnabled: false });
 
+  test("the admin forms keep what was typed when the server refuses it", async ({ page }) => {
+    const admin = await db.user.create({ data: { email: `insp-admin-${Date.now()}-nojs@example.com`, fullName: "Insp Admin", isAdmin: true, mailVerified: true } });
+    await loginAs(page, admin.id);
+    await page.goto("/inspiration-vote");
+
+    const settings = page.getByRole("form", { name: "Vote settings" });
+    await settings.getByLabel("Title").fill("   ");
+    await settings.getByLabel("Mode").selectOption("randomized");
+    await settings.getByLabel("Voting end time (UTC)").fill("2031-05-06T07:08");
+    await settings.getByRole("button", { name: "Save Settings" }).click();
+    await expect(settings.getByRole("alert")).toHaveText("Title is required.");
+    await expect(settings.getByLabel("Mode")).toHaveValue("randomized");
+    await expect(settings.getByLabel("Voting end time (UTC)")).toHaveValue("2031-05-06T07:08");
+    expect((await db.inspirationConfig.findUniqueOrThrow({ where: { id: 1 } })).mode).toBe("NORMAL");
+
+    const create = page.getByRole("form", { name: "New inspiration panel" });
+    await create.getByLabel("Image URL").fill("ftp://example.com/idea.jpg");
+    await create.getByLabel("Title (optional)").fill("Kept Idea");
+    await create.getByRole("button", { name: "Create Panel" }).click();
+    await expect(create.getByRole("alert")).toHaveText("Please enter a valid image URL (https://... or a path starting with /).");
+    await expect(create.getByLabel("Image URL")).toHaveValue("ftp://example.com/idea.jpg");
+    await expect(create.getByLabel("Title (optional)")).toHaveValue("Kept Idea");
+
+    await page.getByRole("link", { name: "Edit Idea #4" }).click();
+    const editing = page.getByTestId("inspiration-panel").filter({ has: page.getByRole("button", { name: "Save Changes" }) });
+    await editing.getByLabel("Image URL").fill("ftp://example.com/edit.jpg");
+    await editing.getByLabel("Title").fill("Idea #4 Renamed");
+    await editing.getByRole("button", { name: "Save Changes" }).click();
+    await expect(editing.getByRole("alert")).toHaveText("Please enter a valid image URL (https://... or a path starting with /).");
+    await expect(editing.getByLabel("Image URL")).toHaveValue("ftp://example.com/edit.jpg");
+    await expect(editing.getByLabel("Title")).toHaveValue("Idea #4 Renamed");
+    expect(await db.inspirationPanel.count({ where: { title: "Idea #4 Renamed" } })).toBe(0);
+  });
+
   test("a voting-tier user likes and unlikes with plain forms", async ({ page }) => {
     const voter = await createVoter();
     await loginAs(page, voter.id);

@@ -75,7 +75,7 @@ export function InspirationPanelCard({
   position: number;
   votingOpen: boolean;
   canPatreonLike: boolean;
-  admin: { editing: boolean } | null;
+  admin: { editing: boolean; refused: { error: string; values: Record<string, string> } | null } | null;
 }) {
   // Pending like states (from any fetcher of this panel) for the optimistic count.
   const likeFetchers = usePendingLikes(panel.id);
@@ -107,13 +107,18 @@ export function InspirationPanelCard({
           admin.editing ? (
             <Form method="post" action="/inspiration-vote" className="inspiration-edit" replace>
               <input type="hidden" name="id" value={panel.id} />
+              {admin.refused ? (
+                <p className="form-error" role="alert">
+                  {admin.refused.error}
+                </p>
+              ) : null}
               <div className="field">
                 <label htmlFor={`image-${panel.id}`}>Image URL</label>
-                <input id={`image-${panel.id}`} name="imageUrl" type="text" defaultValue={panel.imageUrl} required />
+                <input id={`image-${panel.id}`} name="imageUrl" type="text" defaultValue={admin.refused?.values.imageUrl ?? panel.imageUrl} required />
               </div>
               <div className="field">
                 <label htmlFor={`title-${panel.id}`}>Title</label>
-                <input id={`title-${panel.id}`} name="title" type="text" defaultValue={panel.title ?? ""} />
+                <input id={`title-${panel.id}`} name="title" type="text" defaultValue={admin.refused?.values.title ?? panel.title ?? ""} />
               </div>
               <div className="button-row">
                 <SubmitButton intent="update-panel" pendingLabel="Saving...">
