@@ -155,6 +155,22 @@ test("an admin edits the vote settings, adds and deletes a panel, and resets lik
   await db.inspirationConfig.update({ where: { id: 1 }, data: { title: "Inspiration Vote" } });
 });
 
+test("a card says its title once, and a broken image shows a placeholder instead of its alt text", async ({ page }) => {
+  const broken = await db.inspirationPanel.create({ data: { imageUrl: "/media/inspiration/no-such-image.jpg", title: "E2E Broken Image" } });
+  try {
+    await page.goto("/inspiration-vote");
+    const first = page.getByTestId("inspiration-panel").filter({ hasText: "Idea #1" });
+    await expect(first.getByRole("heading", { name: "Idea #1" })).toBeVisible();
+    // The heading names the card; the image does not repeat it.
+    await expect(first.getByRole("img", { name: "Idea #1" })).toHaveCount(0);
+    const card = page.getByTestId("inspiration-panel").filter({ hasText: "E2E Broken Image" });
+    await expect(card.getByText("Image not available")).toBeVisible();
+    await expect(card.locator("img")).toHaveCount(0);
+  } finally {
+    await db.inspirationPanel.delete({ where: { id: broken.id } });
+  }
+});
+
 test("after an inspiration panel is created the New panel form is empty again", async ({ page }) => {
   const admin = await db.user.create({ data: { email: `insp-admin-${Date.now()}-new@example.com`, fullName: "Insp Admin", isAdmin: true, mailVerified: true } });
   await loginAs(page, admin.id);

@@ -1,5 +1,5 @@
 import { Form, Link, useFetcher, useFetchers } from "@remix-run/react";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { SubmitButton } from "~/components/form";
 import { showToast } from "~/components/toaster";
 import { likeLabel } from "~/utils/countdown";
@@ -64,6 +64,40 @@ function shownLikes(panel: InspirationCardPanel, fetchers: { like: boolean | und
   return likeLabel(count, false);
 }
 
+/**
+ * The panel's picture. The heading under it names the card, so the image has an empty alt
+ * (read once, and no raw alt text when it fails). An image that fails to load becomes a
+ * placeholder; a failure before hydration is caught by checking the element once mounted.
+ */
+function CardImage({ imageUrl, eager }: { imageUrl: string; eager: boolean }) {
+  const [failed, setFailed] = useState(false);
+  const image = useRef<HTMLImageElement>(null);
+  useEffect(() => {
+    const element = image.current;
+    if (element?.complete && element.naturalWidth === 0) setFailed(true);
+  }, [imageUrl]);
+  if (failed) {
+    return (
+      <div className="inspiration-card-placeholder" data-testid="inspiration-image-placeholder">
+        Image not available
+      </div>
+    );
+  }
+  return (
+    <img
+      ref={image}
+      src={imageUrl}
+      srcSet={isLocalImage(imageUrl) ? imageSrcSet(imageUrl) : undefined}
+      sizes={GRID_IMAGE_SIZES}
+      alt=""
+      loading={eager ? "eager" : "lazy"}
+      width={480}
+      height={270}
+      onError={() => setFailed(true)}
+    />
+  );
+}
+
 export function InspirationPanelCard({
   panel,
   position,
@@ -83,15 +117,7 @@ export function InspirationPanelCard({
   const name = panel.title ?? `Idea ${position + 1}`;
   return (
     <li className="inspiration-card card" data-testid="inspiration-panel" data-panel-id={panel.id}>
-      <img
-        src={panel.imageUrl}
-        srcSet={isLocalImage(panel.imageUrl) ? imageSrcSet(panel.imageUrl) : undefined}
-        sizes={GRID_IMAGE_SIZES}
-        alt={name}
-        loading={position < 6 ? "eager" : "lazy"}
-        width={480}
-        height={270}
-      />
+      <CardImage imageUrl={panel.imageUrl} eager={position < 6} />
       <div className="inspiration-card-body">
         <h2 className="inspiration-card-title">{name}</h2>
         <p className="inspiration-likes" data-testid="like-count">
