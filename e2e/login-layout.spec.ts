@@ -26,3 +26,48 @@ for (const theme of ["dark", "light"] as const) {
     });
   }
 }
+
+/** Where the text of an element wraps: true when some run of text between break hints spans two lines. */
+async function wrapsInsideAWord(page: import("@playwright/test").Page, selector: string): Promise<string[]> {
+  return page.locator(selector).evaluateAll((elements) => {
+    const broken: string[] = [];
+    for (const element of elements) {
+      const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const range = document.createRange();
+        range.selectNodeContents(node);
+        const lines = new Set([...range.getClientRects()].map((rect) => Math.round(rect.top)));
+        if (lines.size > 1) broken.push(node.textContent ?? "");
+      }
+    }
+    return broken;
+  });
+}
+
+test("a long email on a phone wraps only at its dots, dashes and @, not inside a word", async ({ page }) => {
+  const stamp = Date.now();
+  const email = `a.very.long.email.address.for.testing-${stamp}@some-long-domain-name.example.com`;
+  const shop = `another.rather.long.shop.address.${stamp}@example-shop-domain.com`;
+  const user = await db.user.create({ data: { email, fullName: "Long Mail Person", mailVerified: true } });
+  await db.shopEmail.create({ data: { userId: user.id, email: shop, verifiedEmail: shop, verifiedAt: new Date() } });
+  await loginAs(page, user.id);
+  await page.setViewportSize({ width: 375, height: 740 });
+  await page.goto("/login");
+  await expect(page.locator(".account-facts dd").first()).toHaveText(email);
+  await expect(page.locator(".shop-email-address")).toHaveText(shop);
+  expect(await wrapsInsideAWord(page, ".account-facts dd, .shop-email-address")).toEqual([]);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+});
+
+test("the account page's card headings share one size, below the page heading", async ({ page }) => {
+  const user = await db.user.create({ data: { email: `headings-${Date.now()}@example.com`, fullName: "Heading Person", mailVerified: true, passwordHash: "x" } });
+  await loginAs(page, user.id);
+  await page.goto("/login");
+  await expect(page.getByRole("heading", { name: "Change Your Password" })).toBeVisible();
+  const size = (locator: import("@playwright/test").Locator) => locator.evaluate((element) => parseFloat(getComputedStyle(element).fontSize));
+  const cardHeadings = page.locator(".account-page h2");
+  expect(await cardHeadings.count()).toBeGreaterThanOrEqual(3);
+  const sizes = await cardHeadings.evaluateAll((elements) => elements.map((element) => parseFloat(getComputedStyle(element).fontSize)));
+  expect(new Set(sizes).size).toBe(1);
+  expect(await size(page.locator(".account-page h1"))).toBeGreaterThan(sizes[0]!);
+});

@@ -7,6 +7,7 @@ import { json, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useLocation } from "@remix-run/react";
 import type { ZodType, ZodTypeDef } from "zod";
 import { AccountResendButton } from "~/components/account-resend-button";
+import { EmailText } from "~/components/email-text";
 import { Field, SubmitButton } from "~/components/form";
 import { LoginKofibuyOverlay } from "~/components/login-kofibuy-overlay";
 import { LoginProviderButtons } from "~/components/login-provider-buttons";
@@ -333,7 +334,7 @@ function AccountView({ user, tiers, resendWait, shopEmailResendWait, loadedAt }:
         <h1 id="welcome-title">Welcome{user.fullName ? `, ${user.fullName}` : ""}!</h1>
         <dl className="account-facts">
           <dt>Email</dt>
-          <dd>{user.email ?? "None"}</dd>
+          <dd>{user.email ? <EmailText email={user.email} /> : "None"}</dd>
           <dt>Full Name</dt>
           <dd>{user.fullName ?? "None"}</dd>
           <dt>Is Admin</dt>
@@ -398,7 +399,11 @@ function EmailVerification({ email, resendWait, loadedAt }: { email: string; res
     <section className="card" aria-labelledby="verify-title">
       <h1 id="verify-title">Verify your email</h1>
       <p>
-        We sent a 6-digit code to <strong>{email}</strong>. Enter it with the username you want, to finish creating your account.
+        We sent a 6-digit code to{" "}
+        <strong>
+          <EmailText email={email} />
+        </strong>
+        . Enter it with the username you want, to finish creating your account.
       </p>
       <Form method="post" action="/login" className="stack">
         <Field label="Username" name="username" autoComplete="nickname" required error={errors.username} />
