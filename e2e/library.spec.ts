@@ -90,6 +90,27 @@ test("search and filter live in the URL and survive a reload; posts per line cha
   expect(await columns()).toBe(4);
 });
 
+test("Posts per line shows only where the choice changes the grid", async ({ page }) => {
+  await acceptAdultWarning(page);
+  const grid = page.getByTestId("library-grid");
+  const columns = () => grid.evaluate((element) => getComputedStyle(element).gridTemplateColumns.split(" ").length);
+  // A phone has room for one post per line and a small tablet for two, whatever is chosen.
+  for (const [width, expected] of [
+    [375, 1],
+    [800, 2],
+  ] as const) {
+    await page.setViewportSize({ width, height: 800 });
+    await page.goto("/library?perLine=4");
+    await expect(grid).toBeVisible();
+    expect(await columns()).toBe(expected);
+    await expect(page.getByLabel("Posts per line")).toBeHidden();
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto("/library?perLine=4");
+  await expect(page.getByLabel("Posts per line")).toBeVisible();
+  expect(await columns()).toBe(4);
+});
+
 test("free posts say they are free; only owned paid posts say you own them", async ({ page }) => {
   await acceptAdultWarning(page);
   await page.goto("/library");
