@@ -309,12 +309,18 @@ function SignUpForm() {
 
 type AccountData = Extract<ReturnType<typeof useLoaderData<typeof loader>>, { view: "account" }>;
 
+function LogoutSubmit() {
+  return (
+    <SubmitButton intent="logout" className="button-secondary" pendingLabel="Logging out..." formNoValidate>
+      Logout
+    </SubmitButton>
+  );
+}
+
 function LogoutButton() {
   return (
     <Form method="post" action="/login">
-      <SubmitButton intent="logout" className="button-secondary" pendingLabel="Logging out..." formNoValidate>
-        Logout
-      </SubmitButton>
+      <LogoutSubmit />
     </Form>
   );
 }
@@ -382,11 +388,13 @@ function ProviderWelcome() {
       <p>Choose the username shown on your account to finish signing up.</p>
       <Form method="post" action="/login" className="stack">
         <Field label="Username" name="username" autoComplete="nickname" required error={errors.username ?? errors.form} />
-        <SubmitButton intent="set-username" pendingLabel="Saving...">
-          Set My Username
-        </SubmitButton>
+        <div className="action-row">
+          <SubmitButton intent="set-username" pendingLabel="Saving...">
+            Set My Username
+          </SubmitButton>
+          <LogoutSubmit />
+        </div>
       </Form>
-      <LogoutButton />
     </section>
   );
 }
@@ -409,17 +417,18 @@ function EmailVerification({ email, resendWait, loadedAt }: { email: string; res
         <Field label="Username" name="username" autoComplete="nickname" required error={errors.username} />
         <Field label="Verification code" name="code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]{6}" maxLength={6} required error={errors.code} />
         <FormError message={!errors.username && !errors.code ? (errors.form ?? resendErrors.form ?? cancelErrors.form) : undefined} />
-        <div className="button-row">
+        {/* Every action of the card in one row; Logout posts this form too (its intent decides). */}
+        <div className="action-row">
           <SubmitButton intent="verify-email" pendingLabel="Verifying...">
             Verify my mail and set my username
           </SubmitButton>
+          <AccountResendButton key={loadedAt} seconds={resendWait} />
           <SubmitButton intent="cancel" className="button-danger" pendingLabel="Cancelling..." formNoValidate>
             Cancel Verification
           </SubmitButton>
-          <AccountResendButton key={loadedAt} seconds={resendWait} />
+          <LogoutSubmit />
         </div>
       </Form>
-      <LogoutButton />
     </section>
   );
 }
