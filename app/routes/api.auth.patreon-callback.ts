@@ -7,7 +7,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   // After a successful sign-in or link the pledge history is only in the creator's members
   // list: fetch it in the background, so the page does not wait for the platform (the
   // interval job would catch up anyway).
-  if (outcome !== "failed") {
+  if (outcome !== "other") {
     void syncRecentlyLinkedMembers().catch((error: unknown) => console.error("pledge history after Patreon link failed", error));
   }
   return response;
