@@ -3,7 +3,9 @@ import { defineConfig, devices } from "@playwright/test";
 
 // One database and one server per run. The runner sets these before workers start, so every
 // worker (and the fixtures that read the database) sees the same values.
-process.env.E2E_PORT ??= String(3100 + Math.floor(Math.random() * 800));
+// 3659 is in the range but on Chromium's list of blocked ports (ERR_UNSAFE_PORT): step past it.
+const pickedPort = 3100 + Math.floor(Math.random() * 800);
+process.env.E2E_PORT ??= String(pickedPort === 3659 ? 3660 : pickedPort);
 process.env.E2E_DATABASE ??= `clib_e2e_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
 const port = Number(process.env.E2E_PORT);
 const baseURL = `http://127.0.0.1:${port}`;

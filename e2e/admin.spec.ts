@@ -161,6 +161,8 @@ test("a CSV import uploads with progress and reports its rows", async ({ page })
   await loginAsAdmin(page);
   await page.goto("/admin");
   const importer = page.getByRole("region", { name: "Import purchases" });
+  // The form names the date formats it takes.
+  await expect(importer.getByText("MM/DD/YYYY HH:MM:SS (Ko-fi's export) or YYYY-MM-DD HH:MM:SS, in UTC", { exact: false })).toBeVisible();
   await importer.getByRole("button", { name: "Import" }).click();
   await expect(importer.getByText("Please select a file first.")).toBeVisible();
 
@@ -239,4 +241,30 @@ test("on a phone the admin page does not scroll sideways; wide tables scroll ins
   const save = page.getByRole("button", { name: "Save" });
   await save.scrollIntoViewIfNeeded();
   await expect(save).toBeVisible();
+});
+
+test("on a phone the user list is a list of cards: no sideways scrolling, every Edit button on screen", async ({ page }) => {
+  await page.setViewportSize({ width: 375, height: 740 });
+  await loginAsAdmin(page);
+  await page.goto("/admin");
+  const list = page.getByTestId("user-list");
+  await expect(list.locator("tbody tr").first()).toBeVisible();
+  const box = page.locator(".table-scroll").filter({ has: list });
+  expect(await box.evaluate((element) => element.scrollWidth - element.clientWidth)).toBe(0);
+  const edits = list.getByRole("link", { name: /^Edit/ });
+  expect(await edits.count()).toBeGreaterThan(0);
+  for (const edit of await edits.all()) {
+    const rect = (await edit.boundingBox())!;
+    expect(rect.x).toBeGreaterThanOrEqual(0);
+    expect(rect.x + rect.width).toBeLessThanOrEqual(375);
+  }
+  // Each value says which column it is.
+  const first = list.locator("tbody tr").first();
+  await expect(first.locator("td[data-label='Email']")).toBeVisible();
+  expect(await first.locator("td[data-label='Email']").evaluate((cell) => getComputedStyle(cell, "::before").content)).toBe('"Email"');
+
+  // A wide screen keeps the table.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  expect(await list.evaluate((table) => getComputedStyle(table).display)).toBe("table");
+  await expect(list.getByRole("columnheader", { name: "Email" })).toBeVisible();
 });

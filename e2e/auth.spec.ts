@@ -238,7 +238,14 @@ test.describe("without JavaScript", () => {
     await form.getByLabel("Confirm password").fill("weakpass");
     await form.getByRole("button", { name: "Create My Account" }).click();
     await expect(page.getByText("Password must have at least 8 characters and 1 uppercase.").first()).toBeVisible();
-    await form.getByLabel("Email").fill(email);
+    // The refused form keeps the email (never the passwords).
+    await expect(form.getByLabel("Email")).toHaveValue(email);
+    await expect(form.getByLabel("Password", { exact: true })).toHaveValue("");
+    await form.getByLabel("Password", { exact: true }).fill("Secret123");
+    await form.getByLabel("Confirm password").fill("Other1234");
+    await form.getByRole("button", { name: "Create My Account" }).click();
+    await expect(page.getByText("Passwords do not match. Please try again.").first()).toBeVisible();
+    await expect(form.getByLabel("Email")).toHaveValue(email);
     await form.getByLabel("Password", { exact: true }).fill("Secret123");
     await form.getByLabel("Confirm password").fill("Secret123");
     await form.getByRole("button", { name: "Create My Account" }).click();
@@ -249,6 +256,10 @@ test.describe("without JavaScript", () => {
 
     const login = page.getByRole("form", { name: "Login with email" });
     await login.getByLabel("Email").fill(email);
+    await login.getByLabel("Password").fill("Wrong1234");
+    await login.getByRole("button", { name: "Login" }).click();
+    await expect(login.getByRole("alert")).toBeVisible();
+    await expect(login.getByLabel("Email")).toHaveValue(email);
     await login.getByLabel("Password").fill("Secret123");
     await login.getByRole("button", { name: "Login" }).click();
     await expect(page.getByText("Logged in successfully.")).toBeVisible();

@@ -77,6 +77,34 @@ test("an admin creates, edits and deletes a panel with an image", async ({ page 
   await expect(page.getByRole("link", { name: /^Edit / })).toHaveCount(0);
 });
 
+test("after a panel is created the form is empty again, so a second click cannot duplicate it", async ({ page }) => {
+  const admin = await createAdmin();
+  await loginAs(page, admin.id);
+  await page.goto("/");
+  const form = page.locator("section.panel-form");
+  await form.getByLabel("Title").fill("E2E Once");
+  await form.getByLabel("Description").fill("Only one of me");
+  await form.getByLabel("Link").fill("/library");
+  await form.getByLabel("Index").fill("7");
+  const png = await sharp({ create: { width: 32, height: 18, channels: 3, background: "#2266aa" } }).png().toBuffer();
+  await form.getByLabel("Image (png, jpg, jpeg)").setInputFiles({ name: "once.png", mimeType: "image/png", buffer: png });
+  await expect(page.getByTestId("panel-image-preview")).toBeVisible();
+  await form.getByRole("button", { name: "Create Panel" }).click();
+  await expect(page.getByTestId("toast").filter({ hasText: "Panel created successfully." })).toBeVisible();
+  await expect(page.getByTestId("home-panel").filter({ hasText: "E2E Once" })).toBeVisible();
+
+  // Back to empty create mode, as the spec says (and as it is without JavaScript).
+  await expect(form.getByRole("heading", { name: "Create Panel" })).toBeVisible();
+  for (const label of ["Title", "Description", "Link", "Index"]) await expect(form.getByLabel(label)).toHaveValue("");
+  await expect(form.getByLabel("Image (png, jpg, jpeg)")).toHaveValue("");
+  await expect(page.getByTestId("panel-image-preview")).toHaveCount(0);
+  // A second click is refused by the form's own validation instead of making a duplicate.
+  await form.getByRole("button", { name: "Create Panel" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "Title and Link are required." })).toBeVisible();
+  expect(await db.panel.count({ where: { title: "E2E Once" } })).toBe(1);
+  await db.panel.deleteMany({ where: { title: "E2E Once" } });
+});
+
 test("a visitor opens a panel link in a new tab without access to this page", async ({ page }) => {
   const panel = await db.panel.create({ data: { title: "E2E Infos Link", link: "/infos", index: 999 } });
   try {

@@ -38,3 +38,15 @@ test("/infos#privacy opens the privacy policy, and a hash change opens the terms
   await page.keyboard.press("Enter");
   await expect(kofi).toHaveAttribute("open", "");
 });
+
+test("the accordion is as wide as the page content", async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.goto("/infos");
+  const widths = await page.locator(".accordion").evaluate((accordion) => {
+    const parent = accordion.parentElement!;
+    const style = getComputedStyle(parent);
+    const content = parent.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    return { accordion: accordion.getBoundingClientRect().width, content };
+  });
+  expect(Math.abs(widths.accordion - widths.content)).toBeLessThan(1);
+});

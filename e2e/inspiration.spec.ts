@@ -155,8 +155,78 @@ test("an admin edits the vote settings, adds and deletes a panel, and resets lik
   await db.inspirationConfig.update({ where: { id: 1 }, data: { title: "Inspiration Vote" } });
 });
 
+test("a card says its title once, and a broken image shows a placeholder instead of its alt text", async ({ page }) => {
+  const broken = await db.inspirationPanel.create({ data: { imageUrl: "/media/inspiration/no-such-image.jpg", title: "E2E Broken Image" } });
+  try {
+    await page.goto("/inspiration-vote");
+    const first = page.getByTestId("inspiration-panel").filter({ hasText: "Idea #1" });
+    await expect(first.getByRole("heading", { name: "Idea #1" })).toBeVisible();
+    // The heading names the card; the image does not repeat it.
+    await expect(first.getByRole("img", { name: "Idea #1" })).toHaveCount(0);
+    const card = page.getByTestId("inspiration-panel").filter({ hasText: "E2E Broken Image" });
+    await expect(card.getByText("Image not available")).toBeVisible();
+    await expect(card.locator("img")).toHaveCount(0);
+  } finally {
+    await db.inspirationPanel.delete({ where: { id: broken.id } });
+  }
+});
+
+test("after an inspiration panel is created the New panel form is empty again", async ({ page }) => {
+  const admin = await db.user.create({ data: { email: `insp-admin-${Date.now()}-new@example.com`, fullName: "Insp Admin", isAdmin: true, mailVerified: true } });
+  await loginAs(page, admin.id);
+  await page.goto("/inspiration-vote");
+  const create = page.getByRole("form", { name: "New inspiration panel" });
+  // A refused create keeps what was typed; only a saved one empties the form.
+  await create.getByLabel("Title (optional)").fill("E2E Only Once");
+  await create.getByRole("button", { name: "Create Panel" }).click();
+  await expect(page.getByTestId("toast").filter({ hasText: "Image URL is required." })).toBeVisible();
+  await expect(create.getByLabel("Title (optional)")).toHaveValue("E2E Only Once");
+  await create.getByLabel("Image URL").fill("/media/inspiration/demo-2.jpg");
+  await create.getByRole("button", { name: "Create Panel" }).click();
+  await expect(page.getByTestId("toast").filter({ hasText: "Panel created." })).toBeVisible();
+  await expect(page.getByTestId("inspiration-panel").filter({ hasText: "E2E Only Once" })).toHaveCount(1);
+  await expect(create.getByLabel("Image URL")).toHaveValue("");
+  await expect(create.getByLabel("Title (optional)")).toHaveValue("");
+  expect(await db.inspirationPanel.count({ where: { title: "E2E Only Once" } })).toBe(1);
+  await db.inspirationPanel.deleteMany({ where: { title: "E2E Only Once" } });
+});
+
 test.describe("without JavaScript", () => {
   test.use({ javaScriptEnabled: false });
+
+  test("the admin forms keep what was typed when the server refuses it", async ({ page }) => {
+    const admin = await db.user.create({ data: { email: `insp-admin-${Date.now()}-nojs@example.com`, fullName: "Insp Admin", isAdmin: true, mailVerified: true } });
+    await loginAs(page, admin.id);
+    await page.goto("/inspiration-vote");
+
+    const settings = page.getByRole("form", { name: "Vote settings" });
+    await settings.getByLabel("Title").fill("   ");
+    await settings.getByLabel("Mode").selectOption("randomized");
+    await settings.getByLabel("Voting end time (UTC)").fill("2031-05-06T07:08");
+    await settings.getByRole("button", { name: "Save Settings" }).click();
+    await expect(settings.getByRole("alert")).toHaveText("Title is required.");
+    await expect(settings.getByLabel("Mode")).toHaveValue("randomized");
+    await expect(settings.getByLabel("Voting end time (UTC)")).toHaveValue("2031-05-06T07:08");
+    expect((await db.inspirationConfig.findUniqueOrThrow({ where: { id: 1 } })).mode).toBe("NORMAL");
+
+    const create = page.getByRole("form", { name: "New inspiration panel" });
+    await create.getByLabel("Image URL").fill("ftp://example.com/idea.jpg");
+    await create.getByLabel("Title (optional)").fill("Kept Idea");
+    await create.getByRole("button", { name: "Create Panel" }).click();
+    await expect(create.getByRole("alert")).toHaveText("Please enter a valid image URL (https://... or a path starting with /).");
+    await expect(create.getByLabel("Image URL")).toHaveValue("ftp://example.com/idea.jpg");
+    await expect(create.getByLabel("Title (optional)")).toHaveValue("Kept Idea");
+
+    await page.getByRole("link", { name: "Edit Idea #4" }).click();
+    const editing = page.getByTestId("inspiration-panel").filter({ has: page.getByRole("button", { name: "Save Changes" }) });
+    await editing.getByLabel("Image URL").fill("ftp://example.com/edit.jpg");
+    await editing.getByLabel("Title").fill("Idea #4 Renamed");
+    await editing.getByRole("button", { name: "Save Changes" }).click();
+    await expect(editing.getByRole("alert")).toHaveText("Please enter a valid image URL (https://... or a path starting with /).");
+    await expect(editing.getByLabel("Image URL")).toHaveValue("ftp://example.com/edit.jpg");
+    await expect(editing.getByLabel("Title")).toHaveValue("Idea #4 Renamed");
+    expect(await db.inspirationPanel.count({ where: { title: "Idea #4 Renamed" } })).toBe(0);
+  });
 
   test("a voting-tier user likes and unlikes with plain forms", async ({ page }) => {
     const voter = await createVoter();

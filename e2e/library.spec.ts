@@ -90,11 +90,52 @@ test("search and filter live in the URL and survive a reload; posts per line cha
   expect(await columns()).toBe(4);
 });
 
+test("Posts per line shows only where the choice changes the grid", async ({ page }) => {
+  await acceptAdultWarning(page);
+  const grid = page.getByTestId("library-grid");
+  const columns = () => grid.evaluate((element) => getComputedStyle(element).gridTemplateColumns.split(" ").length);
+  // A phone has room for one post per line and a small tablet for two, whatever is chosen.
+  for (const [width, expected] of [
+    [375, 1],
+    [800, 2],
+  ] as const) {
+    await page.setViewportSize({ width, height: 800 });
+    await page.goto("/library?perLine=4");
+    await expect(grid).toBeVisible();
+    expect(await columns()).toBe(expected);
+    await expect(page.getByLabel("Posts per line")).toBeHidden();
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto("/library?perLine=4");
+  await expect(page.getByLabel("Posts per line")).toBeVisible();
+  expect(await columns()).toBe(4);
+});
+
+test("free posts say they are free; only owned paid posts say you own them", async ({ page }) => {
+  await acceptAdultWarning(page);
+  await page.goto("/library");
+  const free = card(page, "Starter Furniture Pack");
+  await expect(free.getByText("Free download", { exact: true })).toBeVisible();
+  await expect(page.getByText("You own this item")).toHaveCount(0);
+
+  const fan = await db.user.findUniqueOrThrow({ where: { email: "fan@example.com" } });
+  await loginAs(page, fan.id);
+  await page.goto("/library?search=Starter");
+  await expect(card(page, "Starter Furniture Pack").getByText("Free download", { exact: true })).toBeVisible();
+  await expect(card(page, "Starter Furniture Pack").getByText("You own this item")).toHaveCount(0);
+
+  const supporter = await db.user.findUniqueOrThrow({ where: { email: "supporter@example.com" } });
+  await loginAs(page, supporter.id);
+  await page.goto("/library");
+  await expect(card(page, "Cozy Cabin Lot").getByText("You own this item")).toBeVisible();
+  await expect(card(page, "Starter Furniture Pack").getByText("Free download", { exact: true })).toBeVisible();
+});
+
 test("a guest accepts the terms and downloads a free post", async ({ page, context }) => {
   await acceptAdultWarning(page);
   await page.goto("/library");
   const free = card(page, "Starter Furniture Pack");
-  await expect(free.getByText("You own this item")).toBeVisible();
+  await expect(free.getByText("Free download", { exact: true })).toBeVisible();
   await free.getByRole("button", { name: /^Download \(\d+\.\d\d KB\)$/ }).click();
   const terms = page.getByTestId("terms-modal");
   await expect(terms).toBeVisible();

@@ -21,6 +21,9 @@ test.describe("support-platform linking", () => {
     await loginAs(page, user.id);
     await page.goto("/login");
     await linkThroughFakeProvider(page, patreonUserId, "8825009");
+    // The toast says what happened: the account was linked (the user was already logged in).
+    await expect(page.getByTestId("toast").filter({ hasText: "Patreon account linked." })).toBeVisible();
+    await expect(page.getByTestId("toast").filter({ hasText: "Logged in successfully." })).toHaveCount(0);
 
     const panel = page.locator(".support-platform-panel");
     await expect(panel.getByTestId("current-tier")).toHaveText("Tier 2");

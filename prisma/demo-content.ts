@@ -149,7 +149,8 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
   const inspirationImages: string[] = [];
   for (let position = 0; position < 8; position++) {
     const key = `images/inspiration/demo-${position + 1}.jpg`;
-    await store.put(key, await demoImage(`Idea #${position + 1}`, position + 1));
+    // No caption: the card shows the panel's title under the image.
+    await store.put(key, await demoImage(null, position + 1));
     inspirationImages.push(`/media/inspiration/demo-${position + 1}.jpg`);
   }
 

@@ -75,7 +75,7 @@ describe("/login forms", () => {
     const user = await createTestUser({ password: "Right1234" });
     const wrong = await submit({ intent: "login", email: user.email!, password: "Wrong1234" });
     expect(wrong.status).toBe(401);
-    expect(await readJsonBody(wrong)).toEqual({ intent: "login", errors: { form: "Invalid email or password." } });
+    expect(await readJsonBody(wrong)).toEqual({ intent: "login", email: user.email!, errors: { form: "Invalid email or password." } });
     expect(await flashToast(wrong)).toBe("Invalid email or password.");
     const right = await submit({ intent: "login", email: user.email!, password: "Right1234" });
     expect(await flashToast(right)).toBe("Logged in successfully.");
@@ -145,6 +145,23 @@ describe("/login?callback=", () => {
       ["id", "email", "fullName", "isAdmin", "mailVerified", "hasPatreon", "hasGoogle", "hasDiscord", "current_tier", "kofiEmails", "hasPassword", "canBeAdmin", "tosAccepted"].sort(),
     );
     expect(userData).toMatchObject({ id: user.id, canBeAdmin: true, hasPassword: true });
+  });
+});
+
+describe("/login?callback= encoding", () => {
+  it("encodes userData like encodeURIComponent (spaces as %20), so decodeURIComponent reads the right name", async () => {
+    env().CALLBACK_ORIGINS.push("https://tools.example.com");
+    const user = await createTestUser({ fullName: "Demo Fan & Co+Friends" });
+    const ok = await callRoute(loginPage, { path: `/login?callback=${encodeURIComponent("https://tools.example.com/back?keep=a+b")}`, cookie: await sessionCookie(user.id) });
+    const location = ok.headers.get("Location")!;
+    // The callback's own query is left exactly as it was given.
+    expect(location.startsWith("https://tools.example.com/back?keep=a+b&userData=")).toBe(true);
+    const raw = location.split("userData=")[1]!;
+    expect(raw).not.toContain("+");
+    expect(JSON.parse(decodeURIComponent(raw))).toMatchObject({ id: user.id, fullName: "Demo Fan & Co+Friends" });
+
+    const guest = await callRoute(loginPage, { path: `/login?callback=${encodeURIComponent("https://tools.example.com/back")}` });
+    expect(guest.headers.get("Location")).toBe("https://tools.example.com/back?error=Not%20authenticated");
   });
 });
 

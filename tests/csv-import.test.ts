@@ -48,7 +48,7 @@ describe("POST /api/admin/import-purchases", () => {
     expect(report.duplicates).toBe(1);
     expect(report.rejected).toEqual([
       { row: 4, reason: "Not a shop order (Tip)." },
-      { row: 5, reason: 'Invalid date "13/45/2025 10:00".' },
+      { row: 5, reason: 'Invalid date "13/45/2025 10:00" (expected MM/DD/YYYY HH:MM:SS or YYYY-MM-DD HH:MM:SS, UTC).' },
       { row: 6, reason: "Invalid buyer email." },
       { row: 7, reason: 'Unknown shop item "Mystery Box".' },
     ]);
@@ -78,6 +78,38 @@ describe("POST /api/admin/import-purchases", () => {
     const purchase = await db.purchase.findFirstOrThrow({ where: { transactionId: "TX-Z" } });
     expect(purchase.kofiItemCode).toBe("zzz999");
     expect(purchase.purchasedAt.toISOString()).toBe("2024-01-02T03:04:00.000Z");
+  });
+
+  it("takes Ko-fi's MM/DD/YYYY and ISO dates (space or T, zone optional), all as UTC", async () => {
+    const csv = [
+      "DateTime (UTC),TransactionType,TransactionId,BuyerEmail,Item",
+      "11/20/2026 10:00:00,Shop Order,TX-D1,d@example.com,https://ko-fi.com/s/ddd111",
+      "2026-11-20 10:00:00,Shop Order,TX-D2,d@example.com,https://ko-fi.com/s/ddd111",
+      "2026-11-21T11:30,Shop Order,TX-D3,d@example.com,https://ko-fi.com/s/ddd111",
+      "2026-11-22 23:59:59Z,Shop Order,TX-D4,d@example.com,https://ko-fi.com/s/ddd111",
+      "2026-11-23T12:00:00+02:00,Shop Order,TX-D5,d@example.com,https://ko-fi.com/s/ddd111",
+      "2026-11-24,Shop Order,TX-D6,d@example.com,https://ko-fi.com/s/ddd111",
+      "2026-02-30 10:00:00,Shop Order,TX-D7,d@example.com,https://ko-fi.com/s/ddd111",
+      "2026-11-20 24:00:00,Shop Order,TX-D8,d@example.com,https://ko-fi.com/s/ddd111",
+      "20/11/2026,Shop Order,TX-D9,d@example.com,https://ko-fi.com/s/ddd111",
+    ].join("\n");
+    const report = await importPurchasesCsv(null, Buffer.from(csv), "dates.csv");
+    const expected = "(expected MM/DD/YYYY HH:MM:SS or YYYY-MM-DD HH:MM:SS, UTC)";
+    expect(report.rejected).toEqual([
+      { row: 7, reason: `Invalid date "2026-02-30 10:00:00" ${expected}.` },
+      { row: 8, reason: `Invalid date "2026-11-20 24:00:00" ${expected}.` },
+      { row: 9, reason: `Invalid date "20/11/2026" ${expected}.` },
+    ]);
+    expect(report.imported).toBe(6);
+    const purchases = await db.purchase.findMany({ where: { transactionId: { startsWith: "TX-D" } }, orderBy: { transactionId: "asc" } });
+    expect(purchases.map((purchase) => purchase.purchasedAt.toISOString())).toEqual([
+      "2026-11-20T10:00:00.000Z",
+      "2026-11-20T10:00:00.000Z",
+      "2026-11-21T11:30:00.000Z",
+      "2026-11-22T23:59:59.000Z",
+      "2026-11-23T10:00:00.000Z",
+      "2026-11-24T00:00:00.000Z",
+    ]);
   });
 
   it("changes nothing for a malformed file", async () => {

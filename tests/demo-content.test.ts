@@ -2,7 +2,7 @@ import bcrypt from "bcryptjs";
 import sharp from "sharp";
 import { db } from "~/db.server";
 import { storage } from "~/integrations/storage.server";
-import { DEMO_ADMIN, seedDemoContent } from "../prisma/demo-content";
+import { DEMO_ADMIN, demoImage, seedDemoContent } from "../prisma/demo-content";
 
 describe("demo content", () => {
   it("seeds tiers, posts with files and images, panels, an inspiration vote and a demo admin, once", async () => {
@@ -30,6 +30,10 @@ describe("demo content", () => {
 
     expect(await db.panel.count()).toBe(6);
     expect(await db.inspirationPanel.count()).toBe(8);
+    // The card shows the title under the image: the demo images carry no caption of their own.
+    const idea = await db.inspirationPanel.findFirstOrThrow({ where: { title: "Idea #1" } });
+    const ideaImage = await streamToBuffer(await store.read(idea.imageUrl.replace("/media/", "images/")));
+    expect(ideaImage.equals(await demoImage(null, 1))).toBe(true);
     const admin = await db.user.findUniqueOrThrow({ where: { email: DEMO_ADMIN.email } });
     expect(admin.isAdmin && admin.canBeAdmin && admin.mailVerified).toBe(true);
     expect(await bcrypt.compare(DEMO_ADMIN.password, admin.passwordHash!)).toBe(true);

@@ -1,5 +1,6 @@
 // Provider sign-in against the fake providers (a real HTTP server speaking OAuth 2.0): redirect,
 // authorize, callback with state and PKCE, one-time login code, account creation and linking.
+import { getToast } from "remix-toast";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { db } from "~/db.server";
 import * as callbackApi from "~/routes/api.auth.callback";
@@ -139,7 +140,13 @@ describe("support platform sign-in", () => {
     const user = await createTestUser();
     const cookie = await sessionCookie(user.id);
     const { callback } = await runProviderFlow("patreon", { id: "patreon-88", email: "other@example.com", emailVerified: true, name: "Other", tierId: null }, { cookie });
-    await exchange(callback, cookie);
+    // The session stays; no login code is left to exchange, and the toast says what happened.
+    expect(callback.status).toBe(302);
+    expect(callback.headers.get("Location")).toBe("/login");
+    expect(cookiePairs(callback).some((pair) => pair.startsWith("__session="))).toBe(false);
+    const { toast } = await getToast(new Request("http://localhost:3999/login", { headers: { Cookie: cookiePairs(callback).join("; ") } }));
+    expect(toast?.message).toBe("Patreon account linked.");
+    expect(await db.session.count({ where: { userId: user.id, id: { startsWith: "login-code:" } } })).toBe(0);
     expect(await db.user.findUniqueOrThrow({ where: { id: user.id } })).toMatchObject({ patreonId: "patreon-88", currentTierId: null });
   });
 });

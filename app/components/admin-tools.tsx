@@ -145,12 +145,15 @@ export function PurchaseImport({ actionUrl, fallback }: { actionUrl: string; fal
   return (
     <section className="card" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>Import purchases</h2>
-      <p className="muted">The shop&apos;s transactions export (.csv). Rows already imported are counted as duplicates.</p>
+      <p className="muted" id={`${id}-hint`}>
+        The shop&apos;s transactions export (.csv). Rows already imported are counted as duplicates. Dates in the DateTime (UTC)
+        column: MM/DD/YYYY HH:MM:SS (Ko-fi&apos;s export) or YYYY-MM-DD HH:MM:SS, in UTC.
+      </p>
       <form method="post" action={actionUrl} encType="multipart/form-data" onSubmit={submit} noValidate>
         <input type="hidden" name="intent" value="import-purchases" />
         <div className="field">
           <label htmlFor={`${id}-file`}>CSV file</label>
-          <input ref={inputRef} id={`${id}-file`} name="file" type="file" accept=".csv,text/csv" />
+          <input ref={inputRef} id={`${id}-file`} name="file" type="file" accept=".csv,text/csv" aria-describedby={`${id}-hint`} />
         </div>
         <button type="submit" className="button" disabled={progress !== null} aria-busy={progress !== null || undefined}>
           {progress !== null ? "Importing..." : "Import"}

@@ -1,5 +1,5 @@
-import { useNavigation } from "@remix-run/react";
-import { useId } from "react";
+import { useActionData, useNavigation } from "@remix-run/react";
+import { useEffect, useId, useRef, useState } from "react";
 
 /** A labelled input with its error message wired up for screen readers. */
 export function Field({
@@ -65,4 +65,25 @@ export function SubmitButton({
       {busy ? (pendingLabel ?? "Working...") : children}
     </button>
   );
+}
+
+/**
+ * A number that changes each time a submission with this intent ends in a redirect (the
+ * action saved; errors answer with action data instead). Keying an uncontrolled form with it
+ * empties the form after a save, as a full page load does without JavaScript, so a second
+ * click cannot submit the same values again.
+ */
+export function useSavedKey(intent: string): number {
+  const navigation = useNavigation();
+  const actionData = useActionData();
+  const [saved, setSaved] = useState(0);
+  const submitted = useRef(false);
+  useEffect(() => {
+    if (navigation.state === "submitting") submitted.current = navigation.formData?.get("intent") === intent;
+    else if (navigation.state === "idle" && submitted.current) {
+      submitted.current = false;
+      if (actionData === undefined) setSaved((count) => count + 1);
+    }
+  }, [navigation.state, navigation.formData, actionData, intent]);
+  return saved;
 }

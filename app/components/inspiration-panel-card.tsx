@@ -1,5 +1,5 @@
 import { Form, Link, useFetcher, useFetchers } from "@remix-run/react";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { SubmitButton } from "~/components/form";
 import { showToast } from "~/components/toaster";
 import { likeLabel } from "~/utils/countdown";
@@ -64,6 +64,40 @@ function shownLikes(panel: InspirationCardPanel, fetchers: { like: boolean | und
   return likeLabel(count, false);
 }
 
+/**
+ * The panel's picture. The heading under it names the card, so the image has an empty alt
+ * (read once, and no raw alt text when it fails). An image that fails to load becomes a
+ * placeholder; a failure before hydration is caught by checking the element once mounted.
+ */
+function CardImage({ imageUrl, eager }: { imageUrl: string; eager: boolean }) {
+  const [failed, setFailed] = useState(false);
+  const image = useRef<HTMLImageElement>(null);
+  useEffect(() => {
+    const element = image.current;
+    if (element?.complete && element.naturalWidth === 0) setFailed(true);
+  }, [imageUrl]);
+  if (failed) {
+    return (
+      <div className="inspiration-card-placeholder" data-testid="inspiration-image-placeholder">
+        Image not available
+      </div>
+    );
+  }
+  return (
+    <img
+      ref={image}
+      src={imageUrl}
+      srcSet={isLocalImage(imageUrl) ? imageSrcSet(imageUrl) : undefined}
+      sizes={GRID_IMAGE_SIZES}
+      alt=""
+      loading={eager ? "eager" : "lazy"}
+      width={480}
+      height={270}
+      onError={() => setFailed(true)}
+    />
+  );
+}
+
 export function InspirationPanelCard({
   panel,
   position,
@@ -75,7 +109,7 @@ export function InspirationPanelCard({
   position: number;
   votingOpen: boolean;
   canPatreonLike: boolean;
-  admin: { editing: boolean } | null;
+  admin: { editing: boolean; refused: { error: string; values: Record<string, string> } | null } | null;
 }) {
   // Pending like states (from any fetcher of this panel) for the optimistic count.
   const likeFetchers = usePendingLikes(panel.id);
@@ -83,15 +117,7 @@ export function InspirationPanelCard({
   const name = panel.title ?? `Idea ${position + 1}`;
   return (
     <li className="inspiration-card card" data-testid="inspiration-panel" data-panel-id={panel.id}>
-      <img
-        src={panel.imageUrl}
-        srcSet={isLocalImage(panel.imageUrl) ? imageSrcSet(panel.imageUrl) : undefined}
-        sizes={GRID_IMAGE_SIZES}
-        alt={name}
-        loading={position < 6 ? "eager" : "lazy"}
-        width={480}
-        height={270}
-      />
+      <CardImage imageUrl={panel.imageUrl} eager={position < 6} />
       <div className="inspiration-card-body">
         <h2 className="inspiration-card-title">{name}</h2>
         <p className="inspiration-likes" data-testid="like-count">
@@ -107,13 +133,18 @@ export function InspirationPanelCard({
           admin.editing ? (
             <Form method="post" action="/inspiration-vote" className="inspiration-edit" replace>
               <input type="hidden" name="id" value={panel.id} />
+              {admin.refused ? (
+                <p className="form-error" role="alert">
+                  {admin.refused.error}
+                </p>
+              ) : null}
               <div className="field">
                 <label htmlFor={`image-${panel.id}`}>Image URL</label>
-                <input id={`image-${panel.id}`} name="imageUrl" type="text" defaultValue={panel.imageUrl} required />
+                <input id={`image-${panel.id}`} name="imageUrl" type="text" defaultValue={admin.refused?.values.imageUrl ?? panel.imageUrl} required />
               </div>
               <div className="field">
                 <label htmlFor={`title-${panel.id}`}>Title</label>
-                <input id={`title-${panel.id}`} name="title" type="text" defaultValue={panel.title ?? ""} />
+                <input id={`title-${panel.id}`} name="title" type="text" defaultValue={admin.refused?.values.title ?? panel.title ?? ""} />
               </div>
               <div className="button-row">
                 <SubmitButton intent="update-panel" pendingLabel="Saving...">

@@ -86,7 +86,8 @@ export function PostCard({
         </h2>
         {post.unlocked ? (
           <div className="post-owned">
-            <p className="post-owned-label">You own this item</p>
+            {/* Everyone may download a free post; owning is what a purchase or tier gives. */}
+            <p className="post-owned-label">{post.paid_content ? "You own this item" : "Free download"}</p>
             <form
               method="post"
               action="/library"

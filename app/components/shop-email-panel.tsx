@@ -3,6 +3,7 @@
 // to /account/shop-email; with JavaScript they go through fetchers and show pending states.
 import { useFetcher, useLocation } from "@remix-run/react";
 import { useEffect, useId, useRef, useState } from "react";
+import { EmailText } from "~/components/email-text";
 import { Field, SubmitButton } from "~/components/form";
 import accountStyles from "~/styles/account.css";
 import { RESEND_COOLDOWN_SECONDS } from "~/utils/shop-schemas";
@@ -58,7 +59,10 @@ function PendingEmail({ email, resendInSeconds }: { email: string; resendInSecon
   return (
     <div className="shop-pending" aria-labelledby={headingId} role="group">
       <p id={headingId}>
-        <span className="badge">Pending</span> <strong>{email}</strong>
+        <span className="badge">Pending</span>{" "}
+        <strong className="shop-email-address">
+          <EmailText email={email} />
+        </strong>
       </p>
       <p className="muted">Enter the code we sent to this address. It expires in 15 minutes.</p>
       <verify.Form method="post" action={SHOP_EMAIL_ACTION} className="shop-form">
@@ -129,7 +133,9 @@ export function ShopEmailPanel({ user, resendInSeconds = 0 }: { user: ShopEmailP
         <ul className="shop-email-list">
           {verified.map((item) => (
             <li key={item.email}>
-              <span className="shop-email-address">{item.email}</span> <span className="badge badge-verified">Verified</span>
+              <span className="shop-email-address">
+                <EmailText email={item.email} />
+              </span> <span className="badge badge-verified">Verified</span>
             </li>
           ))}
         </ul>

@@ -113,21 +113,46 @@ export function parseKofiCsv(content: Buffer | string): KofiCsvRow[] {
   });
 }
 
-/** `MM/DD/YYYY HH:MM[:SS]` in UTC (the export's format), or an ISO date; null when neither. */
+/** The date formats the CSV import takes, as the admin form and the rejection reasons name them. */
+export const KOFI_CSV_DATE_FORMATS = "MM/DD/YYYY HH:MM:SS or YYYY-MM-DD HH:MM:SS, UTC";
+
+const KOFI_DATE = /^(\d{1,2})\/(\d{1,2})\/(\d{4})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?)?$/;
+// ISO 8601 with a space or a T, seconds optional; a zone is optional and UTC when absent.
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,3})?)?\s*(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/** A calendar date and time in UTC; null when a part is out of range (02/31 is not March 3). */
+function utcDate(year: string, month: string, day: string, hour = "0", minute = "0", second = "0"): Date | null {
+  const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second)));
+  const valid =
+    date.getUTCFullYear() === Number(year) &&
+    date.getUTCMonth() === Number(month) - 1 &&
+    date.getUTCDate() === Number(day) &&
+    Number(hour) <= 23 &&
+    Number(minute) <= 59 &&
+    Number(second) <= 59;
+  return valid ? date : null;
+}
+
+/**
+ * `MM/DD/YYYY HH:MM[:SS]` (Ko-fi's export) or ISO `YYYY-MM-DD[ T]HH:MM[:SS]` (what a spreadsheet
+ * re-saves), both UTC unless the ISO value names its zone; null when neither.
+ */
 export function parseKofiDate(value: string): Date | null {
-  const match = /^(\d{1,2})\/(\d{1,2})\/(\d{4})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?)?$/.exec(value.trim());
-  if (match) {
-    const [, month, day, year, hour = "0", minute = "0", second = "0"] = match;
-    const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second)));
-    // Date.UTC rolls 02/31 over into March: refuse instead.
-    if (date.getUTCMonth() !== Number(month) - 1 || date.getUTCDate() !== Number(day) || Number(hour) > 23) return null;
-    return date;
+  const text = value.trim();
+  const kofi = KOFI_DATE.exec(text);
+  if (kofi) {
+    const [, month, day, year, hour, minute, second] = kofi;
+    return utcDate(year!, month!, day!, hour, minute, second);
   }
-  if (/^\d{4}-\d{2}-\d{2}T/.test(value.trim())) {
-    const date = new Date(value.trim());
-    return Number.isNaN(date.getTime()) ? null : date;
-  }
-  return null;
+  const iso = ISO_DATE.exec(text);
+  if (!iso) return null;
+  const [, year, month, day, hour, minute, second, zone] = iso;
+  const date = utcDate(year!, month!, day!, hour, minute, second);
+  if (!date || !zone || zone.toUpperCase() === "Z") return date;
+  const offset = /^([+-])(\d{2}):?(\d{2})$/.exec(zone)!;
+  const minutes = (Number(offset[2]) * 60 + Number(offset[3])) * (offset[1] === "-" ? -1 : 1);
+  if (Number(offset[2]) > 14 || Number(offset[3]) > 59) return null;
+  return new Date(date.getTime() - minutes * 60_000);
 }
 
 /** The item code of a shop address (`https://ko-fi.com/s/<code>`), or null. */

@@ -4,6 +4,7 @@
 import { db, Prisma } from "~/db.server";
 import {
   itemCodeFromShopUrl,
+  KOFI_CSV_DATE_FORMATS,
   KofiCsvError,
   parseKofiCsv,
   parseKofiDate,
@@ -146,7 +147,7 @@ export async function importPurchasesCsv(actorId: string | null, content: Buffer
     }
     const purchasedAt = parseKofiDate(fields["DateTime (UTC)"] ?? "");
     if (!purchasedAt) {
-      rejected.push({ row, reason: `Invalid date "${fields["DateTime (UTC)"] ?? ""}".` });
+      rejected.push({ row, reason: `Invalid date "${fields["DateTime (UTC)"] ?? ""}" (expected ${KOFI_CSV_DATE_FORMATS}).` });
       continue;
     }
     const kofiItemCode = resolve(fields.Item ?? "", fields.Reference ?? "");

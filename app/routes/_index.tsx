@@ -7,7 +7,7 @@ import {
 } from "@remix-run/node";
 import { Form, isRouteErrorResponse, Link, useActionData, useLoaderData, useNavigate, useRouteError, useSearchParams } from "@remix-run/react";
 import { ErrorPage } from "~/components/error-page";
-import { SubmitButton } from "~/components/form";
+import { SubmitButton, useSavedKey } from "~/components/form";
 import { Modal } from "~/components/modal";
 import { PanelForm, type PanelFormValues } from "~/components/panel-form";
 import { createPanel, deletePanel, listPanels, PanelError, toApiPanel, updatePanel } from "~/models/panel.server";
@@ -113,7 +113,8 @@ export default function Home() {
       : editing
         ? { id: editing._id, title: editing.title, description: editing.description ?? "", link: editing.link, index: String(editing.index), imageUrl: editing.imageUrl }
         : { title: "", description: "", link: "", index: "", imageUrl: null };
-  const formKey = `${formValues.id ?? "new"}-${search.get("edit") ?? ""}`;
+  const savedKey = useSavedKey("save");
+  const formKey = `${formValues.id ?? "new"}-${search.get("edit") ?? ""}-${savedKey}`;
 
   return (
     <>

@@ -7,6 +7,7 @@ import { useEffect, useRef } from "react";
 import { AuditLog } from "~/components/admin-audit-log";
 import { CodeSearch, ForceInterval, PurchaseImport, type AdminActionData } from "~/components/admin-tools";
 import { AdminUserEditor, providerLabels } from "~/components/admin-user-editor";
+import { EmailText } from "~/components/email-text";
 import { ErrorPage } from "~/components/error-page";
 import { searchDownloadsByCode } from "~/models/admin-search.server";
 import {
@@ -225,7 +226,7 @@ export default function AdminPage() {
         <p className="muted" aria-live="polite">
           {searching ? "Searching..." : `${list.total} user${list.total === 1 ? "" : "s"}${query.search ? ` matching "${query.search}"` : ""} · page ${list.page} of ${pages}`}
         </p>
-        <div className="table-scroll">
+        <div className="table-scroll admin-users-box">
           <table className="admin-users" data-testid="user-list">
             <thead>
               <tr>
@@ -244,20 +245,22 @@ export default function AdminPage() {
             <tbody>
               {list.users.map((user) => (
                 <tr key={user._id} aria-current={editing && "user" in editing && editing.user._id === user._id ? "true" : undefined}>
-                  <td>{user.number}</td>
-                  <td>{user.fullName ?? <span className="muted">—</span>}</td>
-                  <td className="admin-nowrap">{user.email ?? <span className="muted">—</span>}</td>
-                  <td>{user.mailVerified ? "Yes" : "No"}</td>
-                  <td>{providerLabels(user).join(", ") || "—"}</td>
-                  <td>{user.current_tier_title ?? "None"}</td>
-                  <td>
+                  <td data-label="No.">{user.number}</td>
+                  <td data-label="Name">{user.fullName ?? <span className="muted">—</span>}</td>
+                  <td data-label="Email" className="admin-nowrap">
+                    {user.email ? <EmailText email={user.email} /> : <span className="muted">—</span>}
+                  </td>
+                  <td data-label="Verified">{user.mailVerified ? "Yes" : "No"}</td>
+                  <td data-label="Sign-in">{providerLabels(user).join(", ") || "—"}</td>
+                  <td data-label="Tier">{user.current_tier_title ?? "None"}</td>
+                  <td data-label="Flags">
                     <span className="admin-flags">
                       {user.isAdmin ? <span className="badge badge-new">Admin</span> : null}
                       {user.canBeAdmin && !user.isAdmin ? <span className="badge">Can be admin</span> : null}
                       {user.restricted ? <span className="badge admin-badge-danger">Restricted</span> : null}
                     </span>
                   </td>
-                  <td>
+                  <td className="admin-users-actions">
                     <Link className="button-secondary admin-small" to={adminHref({ search: query.search, page: query.page, user: user._id })} preventScrollReset>
                       Edit<span className="visually-hidden"> {user.fullName ?? user.email ?? user.number}</span>
                     </Link>

@@ -1,4 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { finishProviderSignIn } from "~/models/auth.server";
+import { finishProviderRedirect } from "~/models/provider-link.server";
 
-export const loader = ({ request }: LoaderFunctionArgs) => finishProviderSignIn("google", request);
+export async function loader({ request }: LoaderFunctionArgs) {
+  return (await finishProviderRedirect("google", request)).response;
+}

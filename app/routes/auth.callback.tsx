@@ -13,7 +13,7 @@ import stylesheet from "~/styles/login.css";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: stylesheet }];
 
-export const meta: MetaFunction = () => [{ title: "Signing in | Creator Library" }];
+export const meta: MetaFunction = () => [{ title: "Signing in · Creator Library" }];
 
 const NO_CODE = "No authorization code found. Please try logging in again.";
 const NO_RESPONSE = "No response from the server. Please check your network connection and try again.";

@@ -10,7 +10,7 @@ import stylesheet from "~/styles/login.css";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: stylesheet }];
 
-export const meta: MetaFunction = () => [{ title: "Forgot password | Creator Library" }];
+export const meta: MetaFunction = () => [{ title: "Forgot password · Creator Library" }];
 
 export function loader({ request }: LoaderFunctionArgs) {
   const url = new URL(request.url);

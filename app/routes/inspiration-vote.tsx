@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
-import { Form, isRouteErrorResponse, Link, useLoaderData, useNavigate, useRevalidator, useRouteError } from "@remix-run/react";
+import { Form, isRouteErrorResponse, Link, useActionData, useLoaderData, useNavigate, useRevalidator, useRouteError } from "@remix-run/react";
 import { ErrorPage } from "~/components/error-page";
 import { useState } from "react";
 import { firstIssue } from "~/api.server";
@@ -23,7 +23,7 @@ import {
   voterRights,
 } from "~/models/inspiration.server";
 import { getCurrentUser } from "~/models/session.server";
-import { redirectWithError, redirectWithSuccess } from "~/toast.server";
+import { jsonWithError, redirectWithError, redirectWithSuccess } from "~/toast.server";
 import { isVotingOpen } from "~/utils/countdown";
 import { inspirationConfigSchema, inspirationPanelSchema } from "~/utils/inspiration-schemas";
 import inspirationStyles from "~/styles/inspiration.css";
@@ -68,6 +68,13 @@ function field(form: FormData, name: string): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
+/** A refused admin form: its message and what was typed, so the form shows both (also without JavaScript). */
+export type RefusedForm = { intent: "update-config" | "create-panel" | "update-panel"; id?: string; error: string; values: Record<string, string> };
+
+function refuse(refused: RefusedForm) {
+  return jsonWithError(refused, refused.error, { status: 400 });
+}
+
 export async function action({ request }: ActionFunctionArgs) {
   const user = await getCurrentUser(request);
   const form = await request.formData();
@@ -97,7 +104,15 @@ export async function action({ request }: ActionFunctionArgs) {
           // The form's time is UTC.
           votingEndTime: field(form, "votingEndTime") ? `${field(form, "votingEndTime")}Z` : null,
         });
-        if (!parsed.success) return redirectWithError(PAGE, firstIssue(parsed.error));
+        if (!parsed.success) {
+          const values = {
+            title: field(form, "title") ?? "",
+            mode: field(form, "mode") ?? "",
+            votingEndTime: field(form, "votingEndTime") ?? "",
+            votingOpen: String(form.getAll("votingOpen").includes("true")),
+          };
+          return refuse({ intent, error: firstIssue(parsed.error), values });
+        }
         await updateInspirationConfig(user.id, parsed.data);
         return redirectWithSuccess(PAGE, "Configuration updated.");
       }
@@ -109,7 +124,11 @@ export async function action({ request }: ActionFunctionArgs) {
       case "update-panel": {
         const parsed = inspirationPanelSchema.safeParse({ imageUrl: field(form, "imageUrl"), title: field(form, "title") });
         const failure = intent === "create-panel" ? "Failed to create panel." : "Failed to update panel.";
-        if (!parsed.success) return redirectWithError(intent === "update-panel" ? `${PAGE}?edit=${encodeURIComponent(field(form, "id") ?? "")}` : PAGE, firstIssue(parsed.error));
+        if (!parsed.success) {
+          // Answered in place (not redirected) so the form knows it was not saved and keeps what was typed.
+          const values = { imageUrl: field(form, "imageUrl") ?? "", title: field(form, "title") ?? "" };
+          return refuse({ intent, id: intent === "update-panel" ? field(form, "id") : undefined, error: firstIssue(parsed.error), values });
+        }
         try {
           if (intent === "create-panel") await createInspirationPanel(user.id, parsed.data);
           else await updateInspirationPanel(user.id, field(form, "id") ?? "", parsed.data);
@@ -149,9 +168,17 @@ export function ErrorBoundary() {
   return <ErrorPage status={500} title="Something went wrong" message="Failed to fetch inspiration data." />;
 }
 
+/** A card is being edited when the address says so, or when its edit was just refused (no-JS re-render). */
+function adminCardState(panelId: string, editId: string | null, refused: RefusedForm | null) {
+  const refusedHere = refused?.intent === "update-panel" && refused.id === panelId ? refused : null;
+  return { editing: editId === panelId || refusedHere !== null, refused: refusedHere ? { error: refusedHere.error, values: refusedHere.values } : null };
+}
+
 export default function InspirationVote() {
   const data = useLoaderData<typeof loader>();
   const { config, panels, rights, isAdmin } = data;
+  const answered = useActionData<typeof action>();
+  const refused = answered && "intent" in answered ? (answered as RefusedForm) : null;
   const navigate = useNavigate();
   const revalidator = useRevalidator();
   // Set when the countdown runs out in this browser, before the refetch confirms it.
@@ -191,7 +218,7 @@ export default function InspirationVote() {
         ) : null}
       </header>
 
-      {isAdmin ? <InspirationAdmin config={config} /> : null}
+      {isAdmin ? <InspirationAdmin config={config} refused={refused} /> : null}
 
       {panels.length === 0 ? (
         <p className="muted">No inspiration panels yet.</p>
@@ -204,7 +231,7 @@ export default function InspirationVote() {
               position={position}
               votingOpen={votingOpen}
               canPatreonLike={rights.canPatreonLike}
-              admin={isAdmin ? { editing: data.editId === panel.id } : null}
+              admin={isAdmin ? adminCardState(panel.id, data.editId, refused) : null}
             />
           ))}
         </ul>

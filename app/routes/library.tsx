@@ -47,7 +47,7 @@ import { readUploadedFile } from "~/utils/upload.server";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: libraryStyles }];
 
-export const meta: MetaFunction = () => [{ title: "Library | Creator Library" }];
+export const meta: MetaFunction = () => [{ title: "Library · Creator Library" }];
 
 const FILTER_LABELS: Record<LibraryFilter, string> = {
   all: "All",

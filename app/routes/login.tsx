@@ -7,6 +7,7 @@ import { json, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useLocation } from "@remix-run/react";
 import type { ZodType, ZodTypeDef } from "zod";
 import { AccountResendButton } from "~/components/account-resend-button";
+import { EmailText } from "~/components/email-text";
 import { Field, SubmitButton } from "~/components/form";
 import { LoginKofibuyOverlay } from "~/components/login-kofibuy-overlay";
 import { LoginProviderButtons } from "~/components/login-provider-buttons";
@@ -35,11 +36,12 @@ import { listTiers } from "~/models/tier.server";
 import { getUserWithShopEmails, toUserData } from "~/models/user.server";
 import { jsonWithError, redirectWithError, redirectWithSuccess } from "~/toast.server";
 import { changePasswordFormSchema, fieldErrors, setPasswordFormSchema, usernameSchema, verifyEmailFormSchema } from "~/utils/auth-schemas";
+import { withQueryParam } from "~/utils/url";
 import stylesheet from "~/styles/login.css";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: stylesheet }, ...accountPanelLinks()];
 
-export const meta: MetaFunction = () => [{ title: "Login | Creator Library" }];
+export const meta: MetaFunction = () => [{ title: "Login · Creator Library" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const url = new URL(request.url);
@@ -52,15 +54,15 @@ export async function loader({ request }: LoaderFunctionArgs) {
     if (!target) {
       return json({ view: "callback-refused" as const, message: "This callback address is not allowed. Sign-in data is only sent to the sites configured for it." }, { status: 400 });
     }
+    let location: string;
     try {
       const user = current ? await getUserWithShopEmails(current.id) : null;
-      if (user) target.searchParams.set("userData", JSON.stringify(toUserData(user)));
-      else target.searchParams.set("error", "Not authenticated");
+      location = user ? withQueryParam(target, "userData", JSON.stringify(toUserData(user))) : withQueryParam(target, "error", "Not authenticated");
     } catch (error) {
       console.warn("callback user lookup failed", error);
-      target.searchParams.set("error", "Authentication failed");
+      location = withQueryParam(target, "error", "Authentication failed");
     }
-    return redirect(target.toString(), { headers: { "Cache-Control": "no-store" } });
+    return redirect(location, { headers: { "Cache-Control": "no-store" } });
   }
 
   const tab = url.searchParams.get("tab") === "signup" ? ("signup" as const) : ("login" as const);
@@ -84,7 +86,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   });
 }
 
-type ActionResult = { intent: string; errors: Record<string, string> };
+type ActionResult = { intent: string; errors: Record<string, string>; email?: string };
 
 const FAILURES: Record<string, string> = {
   login: "Failed to log in.",
@@ -126,7 +128,9 @@ export async function action({ request }: ActionFunctionArgs) {
     const fields = error instanceof AccountError ? error.fields : {};
     const status = error instanceof AccountError || error instanceof RateLimitError ? error.status : 500;
     const shown = message ?? FAILURES[intent] ?? "Something went wrong.";
-    return jsonWithError<ActionResult>({ intent, errors: { form: shown, ...fields } }, shown, { status });
+    // A refused login or sign-up keeps the typed email (never a password), also without JavaScript.
+    const email = intent === "login" || intent === "signup" ? String(form.get("email") ?? "").slice(0, 320) : undefined;
+    return jsonWithError<ActionResult>({ intent, errors: { form: shown, ...fields }, email }, shown, { status });
   }
 }
 
@@ -194,6 +198,12 @@ function useErrors(intent: string): Record<string, string> {
   return data && data.intent === intent ? data.errors : {};
 }
 
+/** The email a refused login or sign-up sent, to put back in its field. */
+function useSentEmail(intent: string): string | undefined {
+  const data = useActionData<typeof action>() as ActionResult | undefined;
+  return data && data.intent === intent ? data.email : undefined;
+}
+
 function FormError({ message }: { message?: string }) {
   return message ? (
     <p className="form-error" role="alert">
@@ -243,13 +253,14 @@ function GuestView({ tab }: { tab: "login" | "signup" }) {
 
 function LoginForm() {
   const errors = useErrors("login");
+  const email = useSentEmail("login");
   return (
     <>
       <h2>Login</h2>
       <LoginProviderButtons />
       <p className="login-divider">or with your email</p>
       <Form method="post" action="/login" className="stack" aria-label="Login with email">
-        <Field label="Email" name="email" type="email" autoComplete="email" required error={errors.email} />
+        <Field label="Email" name="email" type="email" autoComplete="email" required error={errors.email} defaultValue={email} />
         <Field label="Password" name="password" type="password" autoComplete="current-password" required error={errors.password} />
         <FormError message={!errors.email && !errors.password ? errors.form : undefined} />
         <SubmitButton intent="login" pendingLabel="Logging in...">
@@ -265,6 +276,7 @@ function LoginForm() {
 
 function SignUpForm() {
   const errors = useErrors("signup");
+  const email = useSentEmail("signup");
   return (
     <>
       <h2>Create My Account</h2>
@@ -275,7 +287,7 @@ function SignUpForm() {
       <LoginProviderButtons />
       <p className="login-divider">or with your email</p>
       <Form method="post" action="/login?tab=signup" className="stack" aria-label="Create an account with email">
-        <Field label="Email" name="email" type="email" autoComplete="email" required error={errors.email} />
+        <Field label="Email" name="email" type="email" autoComplete="email" required error={errors.email} defaultValue={email} />
         <Field
           label="Password"
           name="password"
@@ -297,12 +309,18 @@ function SignUpForm() {
 
 type AccountData = Extract<ReturnType<typeof useLoaderData<typeof loader>>, { view: "account" }>;
 
+function LogoutSubmit() {
+  return (
+    <SubmitButton intent="logout" className="button-secondary" pendingLabel="Logging out..." formNoValidate>
+      Logout
+    </SubmitButton>
+  );
+}
+
 function LogoutButton() {
   return (
     <Form method="post" action="/login">
-      <SubmitButton intent="logout" className="button-secondary" pendingLabel="Logging out..." formNoValidate>
-        Logout
-      </SubmitButton>
+      <LogoutSubmit />
     </Form>
   );
 }
@@ -322,7 +340,7 @@ function AccountView({ user, tiers, resendWait, shopEmailResendWait, loadedAt }:
         <h1 id="welcome-title">Welcome{user.fullName ? `, ${user.fullName}` : ""}!</h1>
         <dl className="account-facts">
           <dt>Email</dt>
-          <dd>{user.email ?? "None"}</dd>
+          <dd>{user.email ? <EmailText email={user.email} /> : "None"}</dd>
           <dt>Full Name</dt>
           <dd>{user.fullName ?? "None"}</dd>
           <dt>Is Admin</dt>
@@ -370,11 +388,13 @@ function ProviderWelcome() {
       <p>Choose the username shown on your account to finish signing up.</p>
       <Form method="post" action="/login" className="stack">
         <Field label="Username" name="username" autoComplete="nickname" required error={errors.username ?? errors.form} />
-        <SubmitButton intent="set-username" pendingLabel="Saving...">
-          Set My Username
-        </SubmitButton>
+        <div className="action-row">
+          <SubmitButton intent="set-username" pendingLabel="Saving...">
+            Set My Username
+          </SubmitButton>
+          <LogoutSubmit />
+        </div>
       </Form>
-      <LogoutButton />
     </section>
   );
 }
@@ -387,23 +407,28 @@ function EmailVerification({ email, resendWait, loadedAt }: { email: string; res
     <section className="card" aria-labelledby="verify-title">
       <h1 id="verify-title">Verify your email</h1>
       <p>
-        We sent a 6-digit code to <strong>{email}</strong>. Enter it with the username you want, to finish creating your account.
+        We sent a 6-digit code to{" "}
+        <strong>
+          <EmailText email={email} />
+        </strong>
+        . Enter it with the username you want, to finish creating your account.
       </p>
       <Form method="post" action="/login" className="stack">
         <Field label="Username" name="username" autoComplete="nickname" required error={errors.username} />
         <Field label="Verification code" name="code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]{6}" maxLength={6} required error={errors.code} />
         <FormError message={!errors.username && !errors.code ? (errors.form ?? resendErrors.form ?? cancelErrors.form) : undefined} />
-        <div className="button-row">
+        {/* Every action of the card in one row; Logout posts this form too (its intent decides). */}
+        <div className="action-row">
           <SubmitButton intent="verify-email" pendingLabel="Verifying...">
             Verify my mail and set my username
           </SubmitButton>
+          <AccountResendButton key={loadedAt} seconds={resendWait} />
           <SubmitButton intent="cancel" className="button-danger" pendingLabel="Cancelling..." formNoValidate>
             Cancel Verification
           </SubmitButton>
-          <AccountResendButton key={loadedAt} seconds={resendWait} />
+          <LogoutSubmit />
         </div>
       </Form>
-      <LogoutButton />
     </section>
   );
 }
