@@ -20,7 +20,7 @@ function LockIcon() {
   );
 }
 
-/** The cheapest tier of the post that has a Subscribe label (spec section 9). */
+/** The cheapest tier of the post that has a Subscribe label (docs/product.md#constants). */
 export function subscribeTier(post: LibraryPost, tiers: CardTier[]): CardTier | undefined {
   return tiers.find((tier) => tier.subscribeLabel && post.tiers.includes(tier.tierId));
 }

@@ -21,7 +21,7 @@ import { displayVersion, downloadStatus, type DownloadStatus } from "~/utils/ver
 type Viewer = Pick<User, "id" | "isAdmin" | "restricted" | "currentTierId"> | null;
 type Actor = Pick<User, "id">;
 
-/** A post as GET /api/library/posts answers it (spec section 3 names). */
+/** A post as GET /api/library/posts answers it (field names of docs/api.md#post). */
 export type LibraryPost = {
   postId: string;
   title: string;
@@ -205,7 +205,7 @@ export async function libraryPostsJson({ user, context }: { user: Viewer; contex
   return body;
 }
 
-/** Search by title and one of the spec's filters (already validated). */
+/** Search by title and one of the library's filters (docs/product.md) (already validated). */
 export function filterLibraryPosts(posts: LibraryPost[], { search, filter }: { search: string; filter: LibraryFilter }): LibraryPost[] {
   const needle = search.trim().toLowerCase();
   return posts.filter((post) => {

@@ -1,10 +1,10 @@
-// Users as the `/api` layer shows them: the spec's field names, mapped from our columns.
+// Users as the `/api` layer shows them: the field names of docs/api.md#user, mapped from our columns.
 import { db } from "~/db.server";
 import type { PledgeEvent, ShopEmail, User } from "~/generated/prisma/client";
 
 export type UserWithShopEmails = User & { shopEmails: ShopEmail[] };
 
-/** The fields handed to `/login?callback=` as `userData` (spec section 2). */
+/** The fields handed to `/login?callback=` as `userData` (docs/api.md#user). */
 export function toUserData(user: UserWithShopEmails) {
   return {
     id: user.id,
@@ -28,7 +28,7 @@ export function toUserData(user: UserWithShopEmails) {
 
 export type UserData = ReturnType<typeof toUserData>;
 
-/** The user as `GET /api/auth/user` answers it: userData plus the rest of spec section 3. */
+/** The user as `GET /api/auth/user` answers it: userData plus the rest of docs/api.md#user. */
 export function toApiUser(user: UserWithShopEmails) {
   const userData = toUserData(user);
   return {
@@ -52,7 +52,7 @@ export function displayName(user: Pick<User, "fullName" | "email">): string {
   return user.fullName ?? user.email?.split("@")[0] ?? "Account";
 }
 
-/** A pledge-history entry in the spec's field names. */
+/** A pledge-history entry in the /api field names (docs/api.md). */
 export function toApiPledgeEvent(event: PledgeEvent) {
   return {
     pledgeId: event.id,
@@ -64,7 +64,7 @@ export function toApiPledgeEvent(event: PledgeEvent) {
   };
 }
 
-/** A download record in the spec's field names. */
+/** A download record in the /api field names (docs/api.md). */
 export function toApiDownload(download: { id: string; postId: string; version: string; createdAt: Date; post: { title: string } }) {
   return {
     _id: download.id,
@@ -77,7 +77,7 @@ export function toApiDownload(download: { id: string; postId: string; version: s
 
 const RECENT_DOWNLOADS = 500;
 
-/** The whole account as `GET /api/auth/user` answers it (spec section 3 "User"). */
+/** The whole account as `GET /api/auth/user` answers it (docs/api.md#user). */
 export async function getAccount(userId: string) {
   const user = await db.user.findUnique({
     where: { id: userId },

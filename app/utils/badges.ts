@@ -1,4 +1,4 @@
-// Card badges (spec section 4): New within 3 days of first publication; Updated within 3 days
+// Card badges (docs/product.md#badges-and-download-status): New within 3 days of first publication; Updated within 3 days
 // of the last update, unless the post is New.
 
 export const BADGE_WINDOW_MS = 3 * 24 * 60 * 60 * 1000;

@@ -105,7 +105,7 @@ describe("pledgedTierAt", () => {
   });
 });
 
-// Property: the rule as a whole equals the DESIGN.md definition written independently.
+// Property: the rule as a whole equals the definition in docs/product.md#entitlement, written independently.
 describe("canDownload: every combination", () => {
   const tier = fc.constantFrom("T1", "T2", "T3");
   const arbitraryPost = fc.record({

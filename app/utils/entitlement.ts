@@ -1,4 +1,4 @@
-// The entitlement rule (DESIGN.md "Entitlement"): one pure function decides whether a viewer
+// The entitlement rule (docs/product.md#entitlement): one pure function decides whether a viewer
 // may download a post. The listing's `unlocked` flag and both download endpoints ask it.
 
 export type EntitlementPost = {

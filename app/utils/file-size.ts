@@ -1,4 +1,4 @@
-// File sizes as the library shows them: base 1024, two decimals (spec section 9).
+// File sizes as the library shows them: base 1024, two decimals (docs/product.md#constants).
 const UNITS = ["Bytes", "KB", "MB", "GB", "TB"] as const;
 
 export function formatFileSize(bytes: number | bigint | null | undefined): string {

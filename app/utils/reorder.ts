@@ -1,5 +1,5 @@
 // Library order is newest order_date first. A moved post lands 1 minute after the post that
-// will follow it, or 1 minute before the one above it when it goes to the end (spec section 4).
+// will follow it, or 1 minute before the one above it when it goes to the end (docs/product.md, "Set Index").
 
 export const REORDER_OFFSET_MS = 60 * 1000;
 
