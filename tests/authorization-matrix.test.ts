@@ -336,3 +336,57 @@ describe("authorization matrix", () => {
     }
   }
 });
+
+// Issue 18, finding 2: who may hold and prove an email address (docs/security-model.md).
+describe("email verification rules", () => {
+  const updateUsername = () => import("~/routes/api.auth.update-username");
+  const google = (id: string, email: string | null, emailVerified = true) => ({ provider: "google" as const, id, email, emailVerified, name: "G" });
+
+  async function setName(account: User) {
+    const response = await callRoute(await updateUsername(), { method: "POST", json: { username: "Name" }, cookie: await sessionCookie(account.id) });
+    expect(response.status).toBe(200);
+    return db.user.findUniqueOrThrow({ where: { id: account.id } });
+  }
+
+  it("the username step verifies only an account created by that provider with that provider's verified email", async () => {
+    const linked = await createTestUser({ mailVerified: false, googleId: "rule-linked" });
+    expect(await setName(linked)).toMatchObject({ mailVerified: false });
+    const created = await createTestUser({ mailVerified: false, password: null, googleId: "rule-created", signUpMethod: "GOOGLE", emailVerifiedBy: "GOOGLE" });
+    expect(await setName(created)).toMatchObject({ mailVerified: true });
+    const typedIn = await createTestUser({ mailVerified: false, password: null, discordId: "rule-typed", signUpMethod: "DISCORD", emailVerifiedBy: null });
+    expect(await setName(typedIn)).toMatchObject({ mailVerified: false });
+    const otherProvider = await createTestUser({ mailVerified: false, password: null, discordId: "rule-other", signUpMethod: "DISCORD", emailVerifiedBy: "GOOGLE" });
+    expect(await setName(otherProvider)).toMatchObject({ mailVerified: false });
+  });
+
+  it("ADMIN_EMAILS grants rights only to a proven address", async () => {
+    const { env } = await import("~/env.server");
+    const { loginWithPassword } = await import("~/models/auth.server");
+    env().ADMIN_EMAILS.push("rule-admin@example.com", "rule-admin2@example.com");
+    await createTestUser({ email: "rule-admin@example.com", mailVerified: true, emailVerifiedBy: null, password: "Password1!" });
+    expect(await loginWithPassword({ email: "rule-admin@example.com", password: "Password1!" })).toMatchObject({ canBeAdmin: false });
+    await createTestUser({ email: "rule-admin2@example.com", password: "Password1!" });
+    expect(await loginWithPassword({ email: "rule-admin2@example.com", password: "Password1!" })).toMatchObject({ canBeAdmin: true });
+  });
+
+  it("linking a provider to a signed-in account never changes which email is verified", async () => {
+    const { signInWithProvider } = await import("~/models/auth.server");
+    const account = await createTestUser({ email: "rule-link@example.com", mailVerified: false });
+    const linked = await signInWithProvider(google("rule-link-g", "rule-link@example.com"), account);
+    expect(linked).toMatchObject({ id: account.id, googleId: "rule-link-g", email: "rule-link@example.com", mailVerified: false, emailVerifiedBy: null });
+  });
+
+  it("a provider's verified email beats an unverified holder: address taken back, sessions ended, nothing merged", async () => {
+    const { signInWithProvider } = await import("~/models/auth.server");
+    const holder = await createTestUser({ email: "rule-owner@example.com", mailVerified: true, emailVerifiedBy: null, discordId: "rule-holder-d" });
+    await sessionCookie(holder.id);
+    const owner = await signInWithProvider(google("rule-owner-g", "rule-owner@example.com"), null);
+    expect(owner).toMatchObject({ email: "rule-owner@example.com", emailVerifiedBy: "GOOGLE", googleId: "rule-owner-g", discordId: null, passwordHash: null });
+    expect(owner.id).not.toBe(holder.id);
+    expect(await db.user.findUniqueOrThrow({ where: { id: holder.id } })).toMatchObject({ email: null, mailVerified: false, discordId: "rule-holder-d" });
+    expect(await db.session.count({ where: { userId: holder.id } })).toBe(0);
+    // A proven holder keeps the address, and the provider is linked to it instead.
+    const proven = await createTestUser({ email: "rule-proven@example.com" });
+    expect((await signInWithProvider(google("rule-proven-g", "rule-proven@example.com"), null)).id).toBe(proven.id);
+  });
+});

@@ -6,7 +6,7 @@ import bcrypt from "bcryptjs";
 import { Authenticator } from "remix-auth";
 import { FormStrategy } from "remix-auth-form";
 import { OAuth2RequestError } from "remix-auth-oauth2";
-import { db } from "~/db.server";
+import { db, type Prisma } from "~/db.server";
 import { env } from "~/env.server";
 import type { User } from "~/generated/prisma/client";
 import { codeMail, sendMail } from "~/integrations/mail.server";
@@ -90,9 +90,18 @@ function isListedAdmin(email: string | null): boolean {
   return email !== null && env().ADMIN_EMAILS.includes(email.toLowerCase());
 }
 
-/** Accounts whose verified email is in ADMIN_EMAILS may switch admin mode on. */
+/**
+ * Whether the account's email address is proven: by a code mailed to it, or by a provider that
+ * asserted this very address as verified. `mailVerified` alone is not proof (it is also the
+ * "finished setting up" state of provider accounts).
+ */
+export function hasProvenEmail(user: Pick<User, "email" | "emailVerifiedBy">): boolean {
+  return user.email !== null && user.emailVerifiedBy !== null;
+}
+
+/** Accounts whose proven email is in ADMIN_EMAILS may switch admin mode on. */
 async function grantAdminIfListed(user: User): Promise<User> {
-  if (user.canBeAdmin || !user.mailVerified || !isListedAdmin(user.email)) return user;
+  if (user.canBeAdmin || !user.mailVerified || !hasProvenEmail(user) || !isListedAdmin(user.email)) return user;
   return db.user.update({ where: { id: user.id }, data: { canBeAdmin: true } });
 }
 
@@ -198,7 +207,7 @@ export async function verifyEmail({ email, code, username, client }: { email: st
   if (!result.ok) throw new AccountError(400, checkFailureMessage(result.reason));
   const verified = await db.user.update({
     where: { id: user.id },
-    data: { mailVerified: true, ...(username !== undefined ? { fullName: username } : {}) },
+    data: { mailVerified: true, emailVerifiedBy: "CODE", ...(username !== undefined ? { fullName: username } : {}) },
   });
   return grantAdminIfListed(verified);
 }
@@ -231,15 +240,22 @@ export async function cancelEmailVerification(user: User): Promise<void> {
 }
 
 /**
- * Sets the display name. For accounts from the general or chat-community provider this is the
- * step that verifies them (spec section 4).
+ * Whether choosing a username verifies this account (spec section 4): only an account created by
+ * the general or chat-community provider, holding no email or the address that same provider
+ * asserted as verified. An email account that merely linked a provider must still enter its code.
  */
+export function verifiesByUsername(user: Pick<User, "signUpMethod" | "email" | "emailVerifiedBy" | "mailVerified">): boolean {
+  if (user.mailVerified) return false;
+  if (user.signUpMethod !== "GOOGLE" && user.signUpMethod !== "DISCORD") return false;
+  return user.email === null || user.emailVerifiedBy === user.signUpMethod;
+}
+
+/** Sets the display name; for the accounts of `verifiesByUsername` it is the verifying step. */
 export async function setUsername(user: User, username: string): Promise<User> {
   await enforceRateLimit(`username:user:${user.id}`, 10, 15 * MINUTE);
-  const providerAccount = user.googleId !== null || user.discordId !== null || user.patreonId !== null;
   const updated = await db.user.update({
     where: { id: user.id },
-    data: { fullName: username, ...(providerAccount && !user.mailVerified ? { mailVerified: true } : {}) },
+    data: { fullName: username, ...(verifiesByUsername(user) ? { mailVerified: true } : {}) },
   });
   return grantAdminIfListed(updated);
 }
@@ -306,7 +322,7 @@ export async function resetPassword({ email, code, newPassword, client }: { emai
   if (!user) throw new AccountError(400, checkFailureMessage("missing"));
   // The code proved the address, so the account counts as verified from now on.
   await db.$transaction([
-    db.user.update({ where: { id: user.id }, data: { passwordHash: await hashPassword(newPassword), mailVerified: true } }),
+    db.user.update({ where: { id: user.id }, data: { passwordHash: await hashPassword(newPassword), mailVerified: true, emailVerifiedBy: "CODE" } }),
     db.session.deleteMany({ where: { userId: user.id } }),
   ]);
   await resetRateLimit(`login:email:${email}`);
@@ -344,9 +360,31 @@ function providerData(profile: ProviderProfile) {
   };
 }
 
+const PROVIDER_METHOD = { patreon: "PATREON", google: "GOOGLE", discord: "DISCORD" } as const;
+
+/**
+ * The owner of `email` (a provider just proved it) takes it back from an account that never
+ * proved it: that account loses the address (and admin rights that came from it), its sessions
+ * and pending codes end, and nothing of it is merged into the owner's account.
+ */
+async function evictUnprovenHolder(holder: User, email: string, tx: Prisma.TransactionClient) {
+  const listed = isListedAdmin(email);
+  await tx.user.update({
+    where: { id: holder.id },
+    data: { email: null, emailVerifiedBy: null, mailVerified: false, ...(listed ? { canBeAdmin: false, isAdmin: false } : {}) },
+  });
+  await tx.session.deleteMany({ where: { userId: holder.id } });
+  await tx.verification.deleteMany({ where: { purpose: { in: ["EMAIL_VERIFY", "PASSWORD_RESET"] }, target: email } });
+  await recordAudit(
+    { actorId: null, action: "user.email.reclaimed", targetType: "user", targetId: holder.id, before: { email, mailVerified: holder.mailVerified }, after: { email: null } },
+    tx,
+  );
+}
+
 /**
  * Finds or creates the account of a provider identity: keyed on the provider's id; linked to
- * the logged-in account, or to the account with the same verified email; never duplicated.
+ * the logged-in account (which changes no email or its proof), or to the account that has proven
+ * the same verified email; never duplicated. An account holding that email unproven loses it.
  */
 export async function signInWithProvider(profile: ProviderProfile, currentUser: User | null): Promise<User> {
   const column = PROVIDER_COLUMN[profile.provider];
@@ -365,29 +403,35 @@ export async function signInWithProvider(profile: ProviderProfile, currentUser: 
     return grantAdminIfListed(updated);
   }
 
-  const email = profile.email?.toLowerCase() ?? null;
-  if (email && profile.emailVerified) {
+  const email = profile.email && profile.emailVerified ? profile.email.toLowerCase() : null;
+  if (email) {
     const byEmail = await db.user.findUnique({ where: { email } });
-    if (byEmail) {
+    if (byEmail && hasProvenEmail(byEmail)) {
       if (byEmail[column] !== null) throw new AccountError(409, `An account with this email is already linked to another ${label} account.`);
-      // An email account that never proved its address may belong to someone else: the
-      // provider has proved it now, so that unproven password no longer opens the account.
-      const takeOver = byEmail.mailVerified ? {} : { passwordHash: null, mailVerified: profile.provider === "patreon" };
-      if (!byEmail.mailVerified) await cancelCode("EMAIL_VERIFY", email);
-      const linked = await db.user.update({ where: { id: byEmail.id }, data: { ...providerData(profile), ...takeOver } });
+      const linked = await db.user.update({ where: { id: byEmail.id }, data: providerData(profile) });
       return grantAdminIfListed(linked);
     }
   }
 
-  // New account. General and chat-community accounts become verified by choosing a username;
+  // New account, holding the provider's verified email (taken back from an account that never
+  // proved it). General and chat-community accounts become verified by choosing a username;
   // support-platform accounts come with their name.
-  const created = await db.user.create({
-    data: {
-      email: email && profile.emailVerified ? email : null,
-      fullName: profile.provider === "patreon" ? profile.name : null,
-      mailVerified: profile.provider === "patreon",
-      ...providerData(profile),
-    },
+  const created = await db.$transaction(async (tx) => {
+    if (email) {
+      const holder = await tx.user.findUnique({ where: { email } });
+      if (holder && hasProvenEmail(holder)) throw new AccountError(409, `An account with this email already exists. Please sign in to it first.`);
+      if (holder) await evictUnprovenHolder(holder, email, tx);
+    }
+    return tx.user.create({
+      data: {
+        email,
+        emailVerifiedBy: email ? PROVIDER_METHOD[profile.provider] : null,
+        signUpMethod: PROVIDER_METHOD[profile.provider],
+        fullName: profile.provider === "patreon" ? profile.name : null,
+        mailVerified: profile.provider === "patreon",
+        ...providerData(profile),
+      },
+    });
   });
   return grantAdminIfListed(created);
 }

@@ -66,6 +66,8 @@ const USER_COLUMN_SQL: Record<keyof User, string> = {
   isAdmin: "u.is_admin",
   canBeAdmin: "u.can_be_admin",
   mailVerified: "u.mail_verified",
+  signUpMethod: "u.sign_up_method::text",
+  emailVerifiedBy: "u.email_verified_by::text",
   tosAccepted: "u.tos_accepted",
   restricted: "u.restricted",
   createdAt: "u.created_at",

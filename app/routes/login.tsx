@@ -26,6 +26,7 @@ import {
   setUsername,
   toggleAdmin,
   verificationResendWait,
+  verifiesByUsername,
   verifyEmail,
 } from "~/models/auth.server";
 import { RateLimitError } from "~/models/rate-limit.server";
@@ -72,7 +73,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     shopEmailPanelData(current.id),
   ]);
   if (!user) return json({ view: "guest" as const, tab });
-  const providerAccount = user.googleId !== null || user.discordId !== null;
+  const providerAccount = verifiesByUsername(user);
   return json({
     view: "account" as const,
     user: { ...toUserData(user), providerAccount },
