@@ -1,6 +1,5 @@
 // HTTP-level protections that apply to every request, whatever route answers it: security
-// headers on every response, refusal of cross-site state changes carried by the session cookie,
-// and body size caps. Business rules stay in app/models; this file only looks at HTTP.
+// headers on every response, refusal of cross-site state changes, and body size caps. Business rules stay in app/models; this file only looks at HTTP.
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { baseSecurityHeaders, resourceCsp } from "../app/security.server.ts";
 
@@ -13,7 +12,6 @@ const MULTIPART_OVERHEAD = 64 * KIB;
 const IMAGE_LIMIT = 10 * MIB + MULTIPART_OVERHEAD;
 const CSV_LIMIT = 20 * MIB + MULTIPART_OVERHEAD;
 
-const SESSION_COOKIE = "__session";
 const UNSAFE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 /** Download addresses open inside the library page's hidden frame. */
 const FRAMED_BY_SELF = [/^\/download\//, /^\/api\/download\//];
@@ -74,12 +72,6 @@ export function securityHeaders({ appUrl }: SecurityOptions): RequestHandler {
   };
 }
 
-function hasSessionCookie(req: Request): boolean {
-  const cookie = req.headers.cookie;
-  if (!cookie) return false;
-  return cookie.split(";").some((part) => part.trim().startsWith(`${SESSION_COOKIE}=`));
-}
-
 function originOf(value: string | undefined): string | null {
   if (!value) return null;
   try {
@@ -89,26 +81,34 @@ function originOf(value: string | undefined): string | null {
   }
 }
 
+/** `Authorization: Bearer ...` in any case of the scheme (RFC 9110: schemes are case-insensitive). */
+export function hasBearerToken(authorization: string | undefined): boolean {
+  return /^bearer\s/i.test(authorization ?? "");
+}
+
 /**
- * Refuses a state-changing request that carries the session cookie but comes from another site
- * (CSRF). Webhooks are signed and carry no cookie we trust; Bearer-token requests are not sent by
- * browsers on their own. Same-origin means the APP_URL origin or the origin the request was sent
- * to (its Host), never a forwarded header: trust-proxy is off.
+ * Refuses a state-changing request from another site (CSRF), with or without a session cookie:
+ * a forged sign-in (login CSRF) is as bad as a forged action. Browsers say where a request comes
+ * from with Sec-Fetch-Site; older ones only with Origin (or Referer). A request with neither is
+ * not from a browser page, so it carries nobody's cookies but its sender's. Webhooks are signed
+ * and Bearer-token requests are never sent by browsers on their own. Same-origin means the
+ * APP_URL origin or the origin the request was sent to (its Host), never a forwarded header.
  */
 export function refuseCrossSiteRequests({ appUrl }: SecurityOptions): RequestHandler {
   const appOrigin = new URL(appUrl).origin;
   return (req, res, next) => {
     if (!UNSAFE_METHODS.has(req.method)) return next();
     if (req.path.startsWith("/api/webhooks/")) return next();
-    if (/^Bearer\s/i.test(req.headers.authorization ?? "")) return next();
-    if (!hasSessionCookie(req)) return next();
+    if (hasBearerToken(req.headers.authorization)) return next();
 
     const fetchSite = req.headers["sec-fetch-site"];
     const origin = originOf(req.headers.origin) ?? originOf(req.headers.referer);
-    const ownOrigins = new Set([appOrigin, `${req.protocol}://${req.headers.host ?? ""}`]);
-    // Browsers send Origin on every POST; Sec-Fetch-Site covers a stripped Origin.
-    const crossSite =
-      fetchSite === "cross-site" || (origin !== null ? !ownOrigins.has(origin) : fetchSite === "same-site");
+    const own = origin !== null && (origin === appOrigin || origin === `${req.protocol}://${req.headers.host ?? ""}`);
+    let crossSite: boolean;
+    if (fetchSite === "same-origin" || fetchSite === "none") crossSite = origin !== null && !own;
+    // A sibling subdomain is another site for us unless it names our own origin.
+    else if (fetchSite !== undefined) crossSite = !own;
+    else crossSite = origin !== null && !own;
     if (crossSite) return jsonError(res, 403, "Cross-site request refused.");
     next();
   };

@@ -198,10 +198,58 @@ describe("cross-site state changes", () => {
     expect(await db.session.count({ where: { userId: user.id } })).toBe(0);
   });
 
-  it("lets a cross-site POST without the session cookie reach the app (nothing to ride on)", async () => {
+  // Issue 18, finding 3: login CSRF. A cookie-less cross-site sign-in used to answer 200 with a
+  // session cookie (the guard skipped requests without a cookie; text/plain JSON was read).
+  it("refuses a cross-site sign-in without any cookie, by Origin or by Sec-Fetch-Site", async () => {
+    await createTestUser({ email: "csrf-login@example.com", password: "Password1!" });
+    const forged = { email: "csrf-login@example.com", password: "Password1!" };
+    for (const headers of [{ Origin: "https://evil.example" }, { "Sec-Fetch-Site": "cross-site" }, { "Sec-Fetch-Site": "same-site", Origin: "https://sub.evil.example" }] as Record<string, string>[]) {
+      const response = await fetch(`${base}/api/auth/login`, { method: "POST", headers: { "Content-Type": "text/plain", ...headers }, body: JSON.stringify(forged) });
+      expect(response.status, JSON.stringify(headers)).toBe(403);
+      expect(response.headers.get("set-cookie")).toBeNull();
+    }
+    // The /login form as well (form-encoded, no cookie).
+    const form = await fetch(`${base}/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: "https://evil.example" },
+      body: new URLSearchParams({ intent: "login", ...forged }),
+      redirect: "manual",
+    });
+    expect(form.status).toBe(403);
+    expect(form.headers.get("set-cookie")).toBeNull();
+  });
+
+  it("JSON endpoints answer 415 to a body that is not application/json", async () => {
     const response = await fetch(`${base}/api/auth/login`, {
       method: "POST",
-      headers: { "Content-Type": "application/json", Origin: "https://evil.example" },
+      headers: { "Content-Type": "text/plain", Origin: base, "Sec-Fetch-Site": "same-origin" },
+      body: JSON.stringify({ email: "nobody@example.com", password: "wrong-password" }),
+    });
+    expect(response.status).toBe(415);
+    expect(await response.json()).toEqual({ error: "Request body must be JSON (Content-Type: application/json)." });
+    expect(response.headers.get("set-cookie")).toBeNull();
+    const json = await fetch(`${base}/api/auth/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json; charset=utf-8", Origin: base, "Sec-Fetch-Site": "same-origin" },
+      body: JSON.stringify({ email: "nobody@example.com", password: "wrong-password" }),
+    });
+    expect(json.status).toBe(401);
+  });
+
+  it("GET /api/auth/logout refuses a cross-site navigation and keeps the session", async () => {
+    const { user, cookie } = await sessionOf();
+    const forged = await fetch(`${base}/api/auth/logout`, { headers: { Cookie: cookie, "Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate" } });
+    expect(forged.status).toBe(403);
+    expect(await db.session.count({ where: { userId: user.id } })).toBe(1);
+    const own = await fetch(`${base}/api/auth/logout`, { headers: { Cookie: cookie, "Sec-Fetch-Site": "same-origin" } });
+    expect(own.status).toBe(200);
+    expect(await db.session.count({ where: { userId: user.id } })).toBe(0);
+  });
+
+  it("lets requests that no browser page sent (no Origin, no Sec-Fetch-Site) reach the app", async () => {
+    const response = await fetch(`${base}/api/auth/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ email: "nobody@example.com", password: "wrong-password" }),
     });
     expect(response.status).toBe(401);
@@ -221,11 +269,13 @@ describe("cross-site state changes", () => {
 
   it("exempts Bearer-token requests (browsers never add them on their own)", async () => {
     const { cookie } = await sessionOf();
-    const response = await fetch(`${base}/api/auth/logout`, {
-      method: "POST",
-      headers: { Cookie: cookie, Origin: "https://evil.example", Authorization: "Bearer not-a-real-token" },
-    });
-    expect(response.status).not.toBe(403);
+    for (const scheme of ["Bearer", "bearer", "BEARER"]) {
+      const response = await fetch(`${base}/api/auth/logout`, {
+        method: "POST",
+        headers: { Cookie: cookie, Origin: "https://evil.example", Authorization: `${scheme} not-a-real-token` },
+      });
+      expect(response.status).not.toBe(403);
+    }
   });
 });
 
