@@ -38,7 +38,16 @@ export function createApp(options: AppOptions): express.Express {
   if (options.log) app.use(requestLog);
   app.use(limitBodySize(options));
   app.use(refuseCrossSiteRequests(options));
-  app.all("*", createRequestHandler({ build: options.build, mode: options.mode }));
+  app.all(
+    "*",
+    createRequestHandler({
+      build: options.build,
+      mode: options.mode,
+      // The connection's own address for per-address rate limits (trust proxy is off, so this is
+      // never a forwarded header; CLIENT_IP_HEADER is read by the app itself when configured).
+      getLoadContext: (req) => ({ clientAddress: req.socket.remoteAddress ?? null }),
+    }),
+  );
   return app;
 }
 

@@ -5,6 +5,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { installGlobals, type ServerBuild } from "@remix-run/node";
+import { PASSWORD_WORKER_URL, passwordPool } from "../app/integrations/password-pool.server.ts";
 import { createApp } from "./app.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -16,6 +17,17 @@ if (!existsSync(buildPath)) {
   process.exit(1);
 }
 const build = (await import(pathToFileURL(buildPath).href)) as ServerBuild;
+
+// Sign-ins hash passwords in worker threads; without them the server must not take traffic.
+try {
+  await passwordPool();
+} catch (error) {
+  console.error(
+    `[server] The password worker pool could not start (${fileURLToPath(PASSWORD_WORKER_URL)}): ${error instanceof Error ? error.message : String(error)}. ` +
+      "It is copied next to the server by `npm run build`; rebuild, or check that bcryptjs is installed.",
+  );
+  process.exit(1);
+}
 installGlobals({ nativeFetch: build.future.v3_singleFetch });
 
 const port = Number(process.env.PORT ?? 3000);

@@ -3,7 +3,7 @@
 // webhook and Bearer exemptions, and body size caps. Needs a build (npm test builds first;
 // REMIX_BUILD_DIR picks another one).
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, rmSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -54,6 +54,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  if (process.env.DEBUG_SERVER_OUTPUT) console.log(serverOutput);
   if (!server || server.exitCode !== null) return;
   const exited = new Promise<number | null>((resolve) => server.once("exit", (code) => resolve(code)));
   server.kill("SIGTERM");
@@ -275,6 +276,70 @@ describe("cross-site state changes", () => {
         headers: { Cookie: cookie, Origin: "https://evil.example", Authorization: `${scheme} not-a-real-token` },
       });
       expect(response.status).not.toBe(403);
+    }
+  });
+});
+
+// Issue 18, finding 4: sign-ins hash in worker threads (the worker file must resolve from the
+// bundled build) and are limited per connection address without CLIENT_IP_HEADER.
+describe("sign-in workers and per-address limit", () => {
+  it("the built server signs in through its password workers", async () => {
+    await createTestUser({ email: "worker-login@example.com", password: "Password1!" });
+    const response = await fetch(`${base}/api/auth/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email: "worker-login@example.com", password: "Password1!" }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("set-cookie")).toMatch(/^__session=/);
+  });
+
+  it("limits sign-ins per connection address even without CLIENT_IP_HEADER", async () => {
+    await db.rateLimit.deleteMany({});
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 52; attempt++) {
+      const response = await fetch(`${base}/api/auth/login`, {
+        method: "POST",
+        // A header the client writes is never taken for its address.
+        headers: { "Content-Type": "application/json", "X-Forwarded-For": `10.0.0.${attempt}` },
+        body: JSON.stringify({ email: `random-${attempt}-${Date.now()}@example.com`, password: "Whatever1!" }),
+      });
+      statuses.push(response.status);
+      if (response.status === 429) {
+        expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
+        break;
+      }
+    }
+    expect(statuses.slice(0, 50).every((status) => status === 401)).toBe(true);
+    expect(statuses.at(-1)).toBe(429);
+    await db.rateLimit.deleteMany({});
+  });
+
+  it("a server whose password workers cannot start stops at start with a clear message", async () => {
+    // A build without the worker file beside it (e.g. a partial deploy).
+    const broken = path.join(root, `.tmp-build-${process.pid}`);
+    mkdirSync(broken, { recursive: true });
+    try {
+      const [, serverJs, indexJs] = serverArgs;
+      copyFileSync(serverJs!, path.join(broken, "server.js"));
+      copyFileSync(indexJs!, path.join(broken, "index.js"));
+      const child = spawn(process.execPath, [path.join(broken, "server.js"), path.join(broken, "index.js")], {
+        cwd: root,
+        env: { ...process.env, NODE_ENV: "production", PORT: String(await freePort()), HOST: "127.0.0.1", DISABLE_JOBS: "1", REQUEST_LOG: "false" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let output = "";
+      child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+      const code = await new Promise<number | null>((resolve) => child.once("exit", (exitCode) => resolve(exitCode)));
+      clearTimeout(timer);
+      expect(code).toBe(1);
+      expect(output).toContain("The password worker pool could not start");
+      expect(output).toContain("password-worker.mjs");
+      expect(output).not.toContain("[server] http://");
+    } finally {
+      rmSync(broken, { recursive: true, force: true });
     }
   });
 });

@@ -2,7 +2,6 @@
 // sign-in and one-time login codes. UI actions and `/api` routes call these same functions.
 import { createHash, randomBytes } from "node:crypto";
 import { redirect } from "@remix-run/node";
-import bcrypt from "bcryptjs";
 import { Authenticator } from "remix-auth";
 import { FormStrategy } from "remix-auth-form";
 import { OAuth2RequestError } from "remix-auth-oauth2";
@@ -10,6 +9,7 @@ import { db, type Prisma } from "~/db.server";
 import { env } from "~/env.server";
 import type { User } from "~/generated/prisma/client";
 import { codeMail, sendMail } from "~/integrations/mail.server";
+import { passwordPool, PasswordPoolBusyError } from "~/integrations/password-pool.server";
 import {
   clearLoginCodeCookie,
   providerAuthenticator,
@@ -48,6 +48,7 @@ export async function apiAccountCall<T>(operation: () => Promise<T>): Promise<T>
     return await operation();
   } catch (error) {
     if (error instanceof RateLimitError) throw apiError(429, error.message, { "Retry-After": String(error.retryAfterSeconds) });
+    if (error instanceof PasswordPoolBusyError) throw apiError(503, error.message, { "Retry-After": String(error.retryAfterSeconds) });
     if (error instanceof AccountError) throw apiError(error.status, error.message);
     throw error;
   }
@@ -55,19 +56,42 @@ export async function apiAccountCall<T>(operation: () => Promise<T>): Promise<T>
 
 /** The message of a refusal for a UI form, or null for an unexpected failure. */
 export function refusalMessage(error: unknown): string | null {
-  return error instanceof AccountError || error instanceof RateLimitError ? error.message : null;
+  return error instanceof AccountError || error instanceof RateLimitError || error instanceof PasswordPoolBusyError ? error.message : null;
+}
+
+/** The HTTP status of a refusal for a UI form (500 for an unexpected failure). */
+export function refusalStatus(error: unknown): number {
+  if (error instanceof AccountError || error instanceof RateLimitError) return error.status;
+  if (error instanceof PasswordPoolBusyError) return 503;
+  return 500;
+}
+
+// The socket address of a request, remembered for code that sees only the Request (the
+// remix-auth form strategies).
+const socketAddresses = new WeakMap<Request, string>();
+
+/** The connection's address the HTTP server passes in the load context (server/app.ts). */
+function socketAddressOf(context: unknown): string | null {
+  const value = (context as { clientAddress?: unknown } | null | undefined)?.clientAddress;
+  return typeof value === "string" && value ? value.slice(0, 64) : null;
 }
 
 /**
- * The client's address for per-address rate limits: only from the header our own proxy sets
- * (CLIENT_IP_HEADER); its last entry is the one that proxy appended. Null when not configured.
+ * The client's address for per-address rate limits. With CLIENT_IP_HEADER (a header our own
+ * proxy writes) its last entry, the one that proxy appended; otherwise the connection's own
+ * address from the load context, never a header the client could write. Null when neither is
+ * known (route modules called without the HTTP server).
  */
-export function clientAddress(request: Request): string | null {
+export function clientAddress(request: Request, context?: unknown): string | null {
   const header = env().CLIENT_IP_HEADER;
-  if (!header) return null;
-  const value = request.headers.get(header);
-  const last = value?.split(",").pop()?.trim();
-  return last ? last.slice(0, 64) : null;
+  if (header) {
+    const value = request.headers.get(header);
+    const last = value?.split(",").pop()?.trim();
+    return last ? last.slice(0, 64) : null;
+  }
+  const socket = socketAddressOf(context);
+  if (socket) socketAddresses.set(request, socket);
+  return socket ?? socketAddresses.get(request) ?? null;
 }
 
 /** Per-address limit, counted only when the address is known. */
@@ -80,10 +104,16 @@ export const PASSWORD_RESET_MESSAGE = "Password reset successfully. You can now 
 export const FORGOT_PASSWORD_ANSWER = "If an account exists with that email, a reset code has been sent.";
 
 // A fixed hash so a login for an unknown email costs as much time as one for a known email.
-const DUMMY_HASH = bcrypt.hashSync("not-a-real-password", BCRYPT_ROUNDS);
+// (bcrypt of "not-a-real-password" with BCRYPT_ROUNDS; a constant, so no bcrypt runs at start.)
+const DUMMY_HASH = "$2b$10$ap/sRcsAiF//AxEPSTSrJOlX3Vve2W8M96c9u3UMKI9lHf11.oxW6";
 
-export function hashPassword(password: string): Promise<string> {
-  return bcrypt.hash(password, BCRYPT_ROUNDS);
+/** bcrypt runs in the worker pool, never on the event loop (see password-pool.server.ts). */
+export async function hashPassword(password: string): Promise<string> {
+  return (await passwordPool()).hash(password, BCRYPT_ROUNDS);
+}
+
+async function passwordMatches(password: string, hash: string): Promise<boolean> {
+  return (await passwordPool()).compare(password, hash);
 }
 
 function isListedAdmin(email: string | null): boolean {
@@ -165,7 +195,7 @@ export async function loginWithPassword({ email, password, client }: { email: st
   await enforceAddressLimit("login", client, 50, 15 * MINUTE);
   await enforceRateLimit(`login:email:${email}`, 10, 15 * MINUTE);
   const user = await db.user.findUnique({ where: { email } });
-  const matches = await bcrypt.compare(password, user?.passwordHash ?? DUMMY_HASH);
+  const matches = await passwordMatches(password, user?.passwordHash ?? DUMMY_HASH);
   if (!user || !user.passwordHash || !matches) throw new AccountError(401, INVALID_LOGIN_MESSAGE);
   await resetRateLimit(`login:email:${email}`);
   return grantAdminIfListed(user);
@@ -273,7 +303,7 @@ export async function changePassword(
 ): Promise<void> {
   await enforceRateLimit(`password:user:${user.id}`, 10, 15 * MINUTE);
   if (!user.passwordHash) throw new AccountError(400, "Your account has no password yet. Please set one.");
-  if (!(await bcrypt.compare(currentPassword, user.passwordHash))) throw new AccountError(400, "Current password is incorrect.");
+  if (!(await passwordMatches(currentPassword, user.passwordHash))) throw new AccountError(400, "Current password is incorrect.");
   const passwordHash = await hashPassword(newPassword);
   await db.$transaction([
     db.user.update({ where: { id: user.id }, data: { passwordHash } }),

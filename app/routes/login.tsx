@@ -21,6 +21,7 @@ import {
   clientAddress,
   passwordAuthenticator,
   refusalMessage,
+  refusalStatus,
   resendVerification,
   setPassword,
   setUsername,
@@ -29,7 +30,6 @@ import {
   verifiesByUsername,
   verifyEmail,
 } from "~/models/auth.server";
-import { RateLimitError } from "~/models/rate-limit.server";
 import { createUserSession, destroyUserSession, getCurrentUser, readSessionId } from "~/models/session.server";
 import { shopEmailPanelData } from "~/models/shop-email.server";
 import { listTiers } from "~/models/tier.server";
@@ -113,7 +113,9 @@ async function requireFormUser(request: Request): Promise<User> {
   return user;
 }
 
-export async function action({ request }: ActionFunctionArgs) {
+export async function action({ request, context }: ActionFunctionArgs) {
+  // The connection's address, remembered for the form strategies' per-address limits.
+  clientAddress(request, context);
   // remix-auth-form reads the body itself: look at a copy to route the intent.
   const form = await request.clone().formData();
   const intent = String(form.get("intent") ?? "");
@@ -125,7 +127,7 @@ export async function action({ request }: ActionFunctionArgs) {
     if (!message) console.error(FAILURES[intent] ?? "login action failed", error);
     if (intent === "logout") return redirectWithError("/login", "Logout failed.");
     const fields = error instanceof AccountError ? error.fields : {};
-    const status = error instanceof AccountError || error instanceof RateLimitError ? error.status : 500;
+    const status = refusalStatus(error);
     const shown = message ?? FAILURES[intent] ?? "Something went wrong.";
     return jsonWithError<ActionResult>({ intent, errors: { form: shown, ...fields } }, shown, { status });
   }
