@@ -12,6 +12,7 @@ ADD COLUMN     "sign_up_method" "sign_up_method" NOT NULL DEFAULT 'PASSWORD';
 CREATE TABLE "patreon_member_states" (
     "patreon_user_id" TEXT NOT NULL,
     "state_at" TIMESTAMP(3) NOT NULL,
+    "active" BOOLEAN NOT NULL,
     "updated_at" TIMESTAMP(3) NOT NULL,
 
     CONSTRAINT "patreon_member_states_pkey" PRIMARY KEY ("patreon_user_id")
