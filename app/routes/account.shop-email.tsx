@@ -10,6 +10,7 @@ import {
   ShopEmailError,
   verifyShopEmail,
 } from "~/models/shop-email.server";
+import { clientAddress } from "~/models/auth.server";
 import { requireUser } from "~/models/session.server";
 import { redirectWithError, redirectWithSuccess } from "~/toast.server";
 import { SHOP_INTENTS, SHOP_MESSAGES, shopEmailCodeSchema, shopEmailSchema, type ShopIntent } from "~/utils/shop-schemas";
@@ -27,7 +28,7 @@ function safeReturnPath(value: FormDataEntryValue | null): string {
   return value;
 }
 
-export async function action({ request }: ActionFunctionArgs) {
+export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const form = await request.formData();
   const back = safeReturnPath(form.get("redirectTo"));
@@ -41,11 +42,11 @@ export async function action({ request }: ActionFunctionArgs) {
   try {
     const result =
       intent === "link"
-        ? await linkShopEmail(user.id, email)
+        ? await linkShopEmail(user.id, email, clientAddress(request, context))
         : intent === "verify"
           ? await verifyShopEmail(user.id, email, code)
           : intent === "resend"
-            ? await resendShopEmailCode(user.id, email)
+            ? await resendShopEmailCode(user.id, email, clientAddress(request, context))
             : await cancelShopEmailVerification(user.id, email);
     return redirectWithSuccess(back, result.message);
   } catch (error) {
