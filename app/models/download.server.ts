@@ -72,8 +72,23 @@ export function verifySignedDownload(postId: string, search: URLSearchParams, no
   return null;
 }
 
-export async function recordDownload(userId: string, postId: string, version: string): Promise<void> {
-  await db.download.create({ data: { userId, postId, version } });
+/** A (user, post, version) is recorded at most once within this window. */
+export const DOWNLOAD_RECORD_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Records a completed download, once per (user, post, version) within the window: a client
+ * asking again and again for the file's last byte (`Range: bytes=-1`) must not fill the table
+ * or the admins' leak-trace search. Concurrent completions of one pair take turns.
+ */
+export async function recordDownload(userId: string, postId: string, version: string, now = new Date()): Promise<boolean> {
+  return db.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext(${`download:${userId}:${postId}`}))`;
+    const since = new Date(now.getTime() - DOWNLOAD_RECORD_WINDOW_MS);
+    const recent = await tx.download.findFirst({ where: { userId, postId, version, createdAt: { gt: since } }, select: { id: true } });
+    if (recent) return false;
+    await tx.download.create({ data: { userId, postId, version, createdAt: now } });
+    return true;
+  });
 }
 
 /** The version of each post the user downloaded last. */
