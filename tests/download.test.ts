@@ -202,6 +202,24 @@ describe.each(backends)("downloads from %s", (_name, make) => {
     expect((await db.download.findMany({ where: { userId: user.id, postId: post.id }, orderBy: { createdAt: "asc" } })).map((row) => row.version)).toEqual(["V2.0", "V2.1"]);
   });
 
+  // Issue 18, finding 8: an entitled supporter could turn a paid post into a signed address
+  // that anyone could use for 10 minutes.
+  it("paid posts get no signed address, even for entitled users, and old addresses stop working", async () => {
+    const post = await createPost({ tiers: [TIER_2], fileSize: 3000 });
+    const user = await createTestUser({ currentTierId: TIER_2, tosAccepted: true });
+    const cookie = await sessionCookie(user.id);
+    const free = await callRoute(freeRoute, { params: { postId: post.id }, cookie });
+    expect(free.status).toBe(403);
+    expect(await readJsonBody(free)).toEqual({ error: "This post is not free. Please use its Download button." });
+    // The session-checked endpoint still serves them.
+    expect((await callRoute(paidRoute, { params: { postId: post.id }, cookie })).status).toBe(200);
+    // A signed address made for a paid post (or a post made paid later) is refused.
+    const { signedDownloadUrl } = await import("~/models/download.server");
+    const leaked = await followSignedUrl(signedDownloadUrl(post.id, user.id));
+    expect(leaked.status).toBe(403);
+    expect(leaked.headers.get("Content-Disposition")).toBeNull();
+  });
+
   it("a logged-in user's free download through the signed address is recorded for them", async () => {
     const post = await createPost({ paid: false, fileSize: 2000 });
     const user = await createTestUser({ tosAccepted: true });

@@ -29,10 +29,23 @@ export async function authorizeDownload(user: Downloader, postId: string): Promi
   return { ...post, driveFileId: post.driveFileId };
 }
 
-/** A post behind a valid signed address: it must still exist, be enabled and have a file. */
+/**
+ * A free post the viewer may fetch through a signed address. Paid posts never get one: such an
+ * address works for anyone who has it, so only the session-checked `/api/download/{id}` serves
+ * them.
+ */
+export async function authorizeFreeDownload(user: Downloader, postId: string): Promise<PostWithTiers & { driveFileId: string }> {
+  const post = await authorizeDownload(user, postId);
+  if (post.paidContent) throw apiError(403, LIBRARY_MESSAGES.notFree);
+  return post;
+}
+
+/** A post behind a valid signed address: it must still exist, be enabled, be free and have a file. */
 export async function getDownloadablePost(postId: string): Promise<PostWithTiers & { driveFileId: string }> {
   const post = await db.post.findUnique({ where: { id: postId }, include: { tiers: { select: { tierId: true, kind: true } } } });
   if (!post || !post.enabled) throw apiError(404, LIBRARY_MESSAGES.postNotFound);
+  // A post made paid after the address was handed out (or an address from before this rule).
+  if (post.paidContent) throw apiError(403, LIBRARY_MESSAGES.notFree);
   if (!post.driveFileId || !isSafeKey(post.driveFileId)) throw apiError(404, LIBRARY_MESSAGES.fileMissing);
   return { ...post, driveFileId: post.driveFileId };
 }
