@@ -18,6 +18,7 @@ import {
   type ProviderName,
   type ProviderProfile,
 } from "~/integrations/oauth.server";
+import { isRestricted, RESTRICTED_MESSAGE } from "~/models/restriction.server";
 import { createUserSession, getCurrentUser } from "~/models/session.server";
 import { redirectWithError } from "~/toast.server";
 import { fieldErrors, loginSchema, signUpFormSchema } from "~/utils/auth-schemas";
@@ -282,6 +283,7 @@ export function verifiesByUsername(user: Pick<User, "signUpMethod" | "email" | "
 
 /** Sets the display name; for the accounts of `verifiesByUsername` it is the verifying step. */
 export async function setUsername(user: User, username: string): Promise<User> {
+  if (isRestricted(user)) throw new AccountError(403, RESTRICTED_MESSAGE);
   await enforceRateLimit(`username:user:${user.id}`, 10, 15 * MINUTE);
   const updated = await db.user.update({
     where: { id: user.id },
@@ -422,6 +424,7 @@ export async function signInWithProvider(profile: ProviderProfile, currentUser: 
   const byProviderId = await db.user.findFirst({ where: { [column]: profile.id } });
 
   if (currentUser) {
+    if (isRestricted(currentUser)) throw new AccountError(403, RESTRICTED_MESSAGE);
     if (byProviderId && byProviderId.id !== currentUser.id) {
       throw new AccountError(409, `This ${label} account is already linked to another account.`);
     }

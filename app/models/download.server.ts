@@ -7,6 +7,7 @@ import { env } from "~/env.server";
 import type { User } from "~/generated/prisma/client";
 import { isSafeKey, storage } from "~/integrations/storage.server";
 import { isUnlocked, loadEntitlementViewer, type PostWithTiers } from "~/models/entitlement.server";
+import { isRestricted, RESTRICTED_MESSAGE } from "~/models/restriction.server";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { serveStoredFile } from "~/utils/serve-file.server";
 
@@ -116,8 +117,9 @@ export async function lastDownloadedVersions(userId: string): Promise<Map<string
 }
 
 /** Terms of service acceptance belongs to the account: a user may accept only for themselves. */
-export async function acceptTerms(actor: Pick<User, "id">, userId: string): Promise<void> {
+export async function acceptTerms(actor: Pick<User, "id" | "restricted">, userId: string): Promise<void> {
   if (actor.id !== userId) throw apiError(403, LIBRARY_MESSAGES.tosFailed);
+  if (isRestricted(actor)) throw apiError(403, RESTRICTED_MESSAGE);
   await db.user.update({ where: { id: userId }, data: { tosAccepted: true } });
 }
 

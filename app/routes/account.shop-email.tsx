@@ -11,6 +11,7 @@ import {
   verifyShopEmail,
 } from "~/models/shop-email.server";
 import { clientAddress } from "~/models/auth.server";
+import { isRestricted, RESTRICTED_MESSAGE } from "~/models/restriction.server";
 import { requireUser } from "~/models/session.server";
 import { redirectWithError, redirectWithSuccess } from "~/toast.server";
 import { SHOP_INTENTS, SHOP_MESSAGES, shopEmailCodeSchema, shopEmailSchema, type ShopIntent } from "~/utils/shop-schemas";
@@ -34,6 +35,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const back = safeReturnPath(form.get("redirectTo"));
   const intent = String(form.get("intent") ?? "") as ShopIntent;
   if (!SHOP_INTENTS.includes(intent)) return redirectWithError(back, "Unknown action.");
+  if (isRestricted(user)) return redirectWithError(back, RESTRICTED_MESSAGE);
   const fields = { email: form.get("email") ?? "", code: form.get("code") ?? "" };
   const parsed = intent === "verify" ? shopEmailCodeSchema.safeParse(fields) : shopEmailSchema.safeParse(fields);
   if (!parsed.success) return redirectWithError(back, parsed.error.issues[0]?.message ?? FAILURE[intent]);
