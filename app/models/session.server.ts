@@ -94,8 +94,10 @@ export async function getCurrentUserWith<Extra extends object>(request: Request,
   const columns = extra ? `${USER_COLUMNS}, ${extra.columns}` : USER_COLUMNS;
   const values = extra?.values ?? [];
   const authorization = request.headers.get("Authorization");
-  if (authorization?.startsWith("Bearer ")) {
-    const token = authorization.slice("Bearer ".length).trim();
+  // The scheme is case-insensitive (RFC 9110), as in the cross-site guard of server/security.ts.
+  const bearer = authorization ? /^bearer\s+(.*)$/is.exec(authorization) : null;
+  if (bearer) {
+    const token = bearer[1]!.trim();
     if (!token) return null;
     const [row] = await preparedQuery<User & Extra>(
       `${name}api-token`,
