@@ -168,12 +168,11 @@ describe("login codes and failures", () => {
 
   it("a callback without the state cookie or with a denied grant goes to /auth/callback with an error", async () => {
     const denied = await runProviderFlow("discord", null, { decision: "deny" });
-    expect(denied.callback.headers.get("Location")).toMatch(/^\/auth\/callback\?error=/);
-    expect(decodeURIComponent(denied.callback.headers.get("Location")!)).toContain("access_denied");
+    expect(denied.callback.headers.get("Location")).toBe("/auth/callback?error=access_denied");
 
     const forged = await callRoute(googleCallback, { path: "/api/google/callback?code=abc&state=xyz" });
     expect(forged.status).toBe(302);
-    expect(decodeURIComponent(forged.headers.get("Location")!)).toContain("could not be matched to this browser");
+    expect(forged.headers.get("Location")).toBe("/auth/callback?error=state_mismatch");
   });
 
   it("set-username-discord verifies a new discord account", async () => {

@@ -136,14 +136,14 @@ describe("provider sign-in", () => {
     const headers = { "X-Client-IP": "203.0.113.9" };
     for (let attempt = 0; attempt < 30; attempt++) {
       const answer = await callRoute(googleCallback, { path: "/api/google/callback?code=x&state=y", headers });
-      expect(new URL(answer.headers.get("Location")!, "http://x").searchParams.get("error")).not.toMatch(TOO_MANY);
+      expect(new URL(answer.headers.get("Location")!, "http://x").searchParams.get("error")).not.toBe("rate_limited");
     }
     const refused = await callRoute(googleCallback, { path: "/api/google/callback?code=x&state=y", headers });
     expect(refused.status).toBe(302);
-    expect(new URL(refused.headers.get("Location")!, "http://x").searchParams.get("error")).toMatch(TOO_MANY);
+    expect(new URL(refused.headers.get("Location")!, "http://x").searchParams.get("error")).toBe("rate_limited");
     // Another address is not affected.
     const other = await callRoute(googleCallback, { path: "/api/google/callback?code=x&state=y", headers: { "X-Client-IP": "203.0.113.10" } });
-    expect(new URL(other.headers.get("Location")!, "http://x").searchParams.get("error")).not.toMatch(TOO_MANY);
+    expect(new URL(other.headers.get("Location")!, "http://x").searchParams.get("error")).not.toBe("rate_limited");
   });
 
   it("the login-code exchange: 30 per 15 minutes per client address, then 429", async () => {

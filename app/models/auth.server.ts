@@ -24,6 +24,7 @@ import { redirectWithError } from "~/toast.server";
 import { fieldErrors, loginSchema, signUpFormSchema } from "~/utils/auth-schemas";
 import { recordAudit } from "~/models/audit.server";
 import { apiError } from "~/api.server";
+import { CALLBACK_ERRORS, type CallbackErrorCode } from "~/utils/auth-callback-errors";
 import { enforceRateLimit, RateLimitError, resetRateLimit } from "~/models/rate-limit.server";
 import { cancelCode, checkCode, checkFailureMessage, cooldownMessage, issueCode, pendingCode } from "~/models/verification.server";
 
@@ -52,6 +53,17 @@ export async function apiAccountCall<T>(operation: () => Promise<T>): Promise<T>
     if (error instanceof PasswordPoolBusyError) throw apiError(503, error.message, { "Retry-After": String(error.retryAfterSeconds) });
     if (error instanceof AccountError) throw apiError(error.status, error.message);
     throw error;
+  }
+}
+
+/** A refusal of a provider sign-in: /auth/callback shows the words of its code only. */
+export class ProviderSignInError extends AccountError {
+  constructor(
+    status: number,
+    readonly code: CallbackErrorCode,
+  ) {
+    super(status, CALLBACK_ERRORS[code]);
+    this.name = "ProviderSignInError";
   }
 }
 
@@ -420,14 +432,11 @@ async function evictUnprovenHolder(holder: User, email: string, tx: Prisma.Trans
  */
 export async function signInWithProvider(profile: ProviderProfile, currentUser: User | null): Promise<User> {
   const column = PROVIDER_COLUMN[profile.provider];
-  const label = PROVIDER_LABELS[profile.provider];
   const byProviderId = await db.user.findFirst({ where: { [column]: profile.id } });
 
   if (currentUser) {
-    if (isRestricted(currentUser)) throw new AccountError(403, RESTRICTED_MESSAGE);
-    if (byProviderId && byProviderId.id !== currentUser.id) {
-      throw new AccountError(409, `This ${label} account is already linked to another account.`);
-    }
+    if (isRestricted(currentUser)) throw new ProviderSignInError(403, "restricted");
+    if (byProviderId && byProviderId.id !== currentUser.id) throw new ProviderSignInError(409, "already_linked");
     return db.user.update({ where: { id: currentUser.id }, data: providerData(profile) });
   }
 
@@ -440,7 +449,7 @@ export async function signInWithProvider(profile: ProviderProfile, currentUser: 
   if (email) {
     const byEmail = await db.user.findUnique({ where: { email } });
     if (byEmail && hasProvenEmail(byEmail)) {
-      if (byEmail[column] !== null) throw new AccountError(409, `An account with this email is already linked to another ${label} account.`);
+      if (byEmail[column] !== null) throw new ProviderSignInError(409, "email_linked");
       const linked = await db.user.update({ where: { id: byEmail.id }, data: providerData(profile) });
       return grantAdminIfListed(linked);
     }
@@ -452,7 +461,7 @@ export async function signInWithProvider(profile: ProviderProfile, currentUser: 
   const created = await db.$transaction(async (tx) => {
     if (email) {
       const holder = await tx.user.findUnique({ where: { email } });
-      if (holder && hasProvenEmail(holder)) throw new AccountError(409, `An account with this email already exists. Please sign in to it first.`);
+      if (holder && hasProvenEmail(holder)) throw new ProviderSignInError(409, "email_taken");
       if (holder) await evictUnprovenHolder(holder, email, tx);
     }
     return tx.user.create({
@@ -520,8 +529,8 @@ export async function startProviderSignIn(provider: ProviderName, request: Reque
   return redirect("/login");
 }
 
-function callbackError(message: string): Response {
-  return redirect(`/auth/callback?error=${encodeURIComponent(message)}`);
+function callbackError(code: CallbackErrorCode): Response {
+  return redirect(`/auth/callback?error=${code}`);
 }
 
 /**
@@ -533,28 +542,27 @@ export async function finishProviderSignIn(provider: ProviderName, request: Requ
   try {
     await enforceAddressLimit("provider-sign-in", clientAddress(request), 30, 15 * MINUTE);
   } catch (thrown) {
-    if (thrown instanceof RateLimitError) return callbackError(thrown.message);
+    if (thrown instanceof RateLimitError) return callbackError("rate_limited");
     throw thrown;
   }
   const authenticator = providerAuthenticator(provider);
-  if (!authenticator) return callbackError(`Sign-in with ${label} is not configured.`);
+  if (!authenticator) return callbackError("not_configured");
   let profile: ProviderProfile;
   try {
     profile = await authenticator.authenticate(provider, request);
   } catch (thrown) {
     if (thrown instanceof Response) return thrown;
-    if (thrown instanceof OAuth2RequestError) return callbackError(`${label} answered: ${thrown.code}`);
-    if (thrown instanceof ReferenceError || thrown instanceof RangeError) {
-      return callbackError(`The ${label} sign-in could not be matched to this browser (state). Please allow cookies and try again.`);
-    }
+    if (thrown instanceof OAuth2RequestError) return callbackError(thrown.code === "access_denied" ? "access_denied" : "provider_error");
+    if (thrown instanceof ReferenceError || thrown instanceof RangeError) return callbackError("state_mismatch");
     console.warn(`${label} sign-in failed:`, thrown);
-    return callbackError(`Could not sign in with ${label}. Please try again.`);
+    return callbackError("failed");
   }
   let user: User;
   try {
     user = await signInWithProvider(profile, await getCurrentUser(request));
   } catch (thrown) {
-    if (thrown instanceof AccountError) return callbackError(thrown.message);
+    if (thrown instanceof ProviderSignInError) return callbackError(thrown.code);
+    if (thrown instanceof AccountError) return callbackError("failed");
     throw thrown;
   }
   const code = await createLoginCode(user.id);
