@@ -2,6 +2,7 @@
 // `node build/server.js [build/index.js]` (or from source: `node --import tsx server/index.ts`).
 // PORT and HOST from the environment; REMIX_BUILD_DIR picks the build (default build/).
 import { existsSync } from "node:fs";
+import http from "node:http";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { installGlobals, type ServerBuild } from "@remix-run/node";
@@ -32,7 +33,13 @@ installGlobals({ nativeFetch: build.future.v3_singleFetch });
 
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST;
+function timeoutFromEnv(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  return Number.isInteger(value) && value > 0 ? value : fallback;
+}
+
 const app = createApp({
+  bodyTimeoutMs: timeoutFromEnv("REQUEST_BODY_TIMEOUT_MS", 30_000),
   build,
   // The browser assets sit next to the server build's folder (remix.config.js).
   assetsDir: path.resolve(root, build.assetsBuildDirectory),
@@ -44,7 +51,17 @@ const app = createApp({
 });
 
 const onListen = () => console.log(`[server] http://${host ?? "localhost"}:${port}`);
-const server = host ? app.listen(port, host, onListen) : app.listen(port, onListen);
+// Slow clients must not hold connections: the request head within HEADERS_TIMEOUT_MS (default
+// 15 s), a body within REQUEST_BODY_TIMEOUT_MS (default 30 s; post-file uploads get time for
+// their size, see limitBodyTime). Node's own whole-request limit (300 s by default) is replaced
+// by that per-route deadline, so a large upload is not cut off. Expired connections are looked
+// for every second.
+const server = http.createServer(
+  { headersTimeout: timeoutFromEnv("HEADERS_TIMEOUT_MS", 15_000), requestTimeout: 0, connectionsCheckingInterval: 1_000 },
+  app,
+);
+if (host) server.listen(port, host, onListen);
+else server.listen(port, onListen);
 
 // Responses still being written; a graceful stop waits for them, not for idle or half-read
 // connections (a refused upload's body is never read).

@@ -17,6 +17,8 @@ const UNSAFE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const FRAMED_BY_SELF = [/^\/download\//, /^\/api\/download\//];
 
 export type SecurityOptions = {
+  /** Time a request body may take to arrive (post-file uploads: more, by their size). */
+  bodyTimeoutMs?: number;
   /** The public address of the site (APP_URL): its origin may post, https turns on HSTS. */
   appUrl: string;
   /** Largest post file an admin may upload (POST_FILE_MAX_BYTES). */
@@ -123,6 +125,39 @@ export function bodyLimitFor(path: string, { postFileMaxBytes }: SecurityOptions
   if (path === "/admin" || path === "/api/admin/import-purchases") return CSV_LIMIT;
   if (/^\/api\/upload\/front\/[^/]+\/?$/.test(path) || /^\/api\/panelsupload\/[^/]+\/image\/?$/.test(path) || path === "/") return IMAGE_LIMIT;
   return DEFAULT_BODY_LIMIT;
+}
+
+/** Slowest upload rate a post file may take before its connection is dropped (64 KiB/s). */
+const SLOWEST_UPLOAD_BYTES_PER_SECOND = 64 * KIB;
+
+/**
+ * Drops the connection of a request whose body has not fully arrived in time: a client
+ * trickling a byte now and then must not hold a connection (and a request slot) for minutes.
+ * Post-file uploads get the base time plus what their size takes at 64 KiB/s.
+ */
+export function limitBodyTime(options: SecurityOptions): RequestHandler {
+  const base = options.bodyTimeoutMs ?? 30_000;
+  return (req, _res, next) => {
+    const declared = req.headers["content-length"] === undefined ? null : Number(req.headers["content-length"]);
+    const chunked = req.headers["transfer-encoding"] !== undefined;
+    if (!chunked && !declared) return next();
+    const limit = bodyLimitFor(req.path, options, new URLSearchParams(req.url.split("?")[1] ?? ""));
+    const fileUpload = limit > CSV_LIMIT;
+    const expected = declared ?? limit;
+    const ms = fileUpload ? base + Math.ceil((expected / SLOWEST_UPLOAD_BYTES_PER_SECOND) * 1000) : base;
+    const timer = setTimeout(() => {
+      if (!req.complete) req.socket.destroy();
+    }, ms);
+    timer.unref();
+    // Keep-alive sockets carry many requests: leave no listener behind on them.
+    const clear = () => {
+      clearTimeout(timer);
+      req.socket.off("close", clear);
+    };
+    req.once("end", clear);
+    req.socket.once("close", clear);
+    next();
+  };
 }
 
 /**

@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, rmSync } from "node:fs";
 import http from "node:http";
+import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db.server";
@@ -38,6 +39,9 @@ beforeAll(async () => {
       REQUEST_LOG: "false",
       KOFI_VERIFICATION_TOKEN: KOFI_TOKEN,
       POST_FILE_MAX_BYTES: String(8 * 1024 * 1024),
+      // Short enough for the slow-client tests below.
+      HEADERS_TIMEOUT_MS: "2000",
+      REQUEST_BODY_TIMEOUT_MS: "2000",
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -341,6 +345,53 @@ describe("sign-in workers and per-address limit", () => {
     } finally {
       rmSync(broken, { recursive: true, force: true });
     }
+  });
+});
+
+// Issue 18, finding 11: a client trickling its request held a connection for 300 s.
+describe("slow clients", () => {
+  /** Opens a raw connection, writes `head`, then one byte of `drip` every 200 ms; resolves with the ms until the server closes it. */
+  function trickle(head: string, drip: string): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const started = Date.now();
+      const socket = net.connect(Number(new URL(base).port), "127.0.0.1", () => socket.write(head));
+      let index = 0;
+      const timer = setInterval(() => {
+        if (!socket.destroyed && index < drip.length) socket.write(drip[index++]!);
+      }, 200);
+      socket.on("data", () => undefined);
+      socket.on("error", () => undefined);
+      socket.on("close", () => {
+        clearInterval(timer);
+        resolve(Date.now() - started);
+      });
+      setTimeout(() => {
+        clearInterval(timer);
+        socket.destroy();
+        reject(new Error("the server kept the trickling connection open"));
+      }, 15_000);
+    });
+  }
+
+  it("drops a connection whose body trickles in past REQUEST_BODY_TIMEOUT_MS", async () => {
+    const head = "POST /api/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n";
+    const closedAfter = await trickle(head, "x".repeat(199));
+    expect(closedAfter).toBeGreaterThanOrEqual(1_900);
+    expect(closedAfter).toBeLessThan(6_000);
+  });
+
+  it("drops a connection whose request head trickles in past HEADERS_TIMEOUT_MS", async () => {
+    const closedAfter = await trickle("GET /healthz HTTP/1.1\r\n", `Host: 127.0.0.1\r\nX-Slow: ${"a".repeat(100)}`);
+    expect(closedAfter).toBeLessThan(6_000);
+  });
+
+  it("a body that arrives promptly is answered as before", async () => {
+    const response = await fetch(`${base}/api/auth/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email: "nobody@example.com", password: "Whatever1!" }),
+    });
+    expect(response.status).toBe(401);
   });
 });
 
