@@ -48,7 +48,10 @@ const schema = z
      * system user only. Default: on outside production, off in production (a local demo that
      * runs with NODE_ENV=production turns it on explicitly).
      */
-    MAIL_TO_FILES: z.enum(["true", "false"]).optional(),
+    MAIL_TO_FILES: z
+      .enum(["true", "false", ""])
+      .optional()
+      .transform((value) => (value === "" ? undefined : value)),
     ADMIN_EMAILS: list.transform((emails) => emails.map((email) => email.toLowerCase())),
     CALLBACK_ORIGINS: z
       .string()

@@ -30,7 +30,7 @@ async function smtpTransport(url: string): Promise<Transporter> {
 /** Whether mail without SMTP_URL goes to DATA_DIR/mail: never in production unless asked for. */
 function mailToFiles(): boolean {
   const config = env();
-  const flag = process.env.MAIL_TO_FILES ?? config.MAIL_TO_FILES;
+  const flag = process.env.MAIL_TO_FILES || config.MAIL_TO_FILES;
   return flag === undefined ? (process.env.NODE_ENV ?? config.NODE_ENV) !== "production" : flag === "true";
 }
 
