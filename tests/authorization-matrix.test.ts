@@ -390,6 +390,11 @@ describe("email verification rules", () => {
     expect(owner.id).not.toBe(holder.id);
     expect(await db.user.findUniqueOrThrow({ where: { id: holder.id } })).toMatchObject({ email: null, mailVerified: false, discordId: "rule-holder-d" });
     expect(await db.session.count({ where: { userId: holder.id } })).toBe(0);
+    // Also when the holder linked an identity of the same provider (the owner used to be refused).
+    const sameProvider = await createTestUser({ email: "rule-owner2@example.com", mailVerified: false, googleId: "rule-holder2-g" });
+    const owner2 = await signInWithProvider(google("rule-owner2-g", "rule-owner2@example.com"), null);
+    expect(owner2.id).not.toBe(sameProvider.id);
+    expect(await db.user.findUniqueOrThrow({ where: { id: sameProvider.id } })).toMatchObject({ email: null, googleId: "rule-holder2-g" });
     // A proven holder keeps the address, and the provider is linked to it instead.
     const proven = await createTestUser({ email: "rule-proven@example.com" });
     expect((await signInWithProvider(google("rule-proven-g", "rule-proven@example.com"), null)).id).toBe(proven.id);
