@@ -14,13 +14,25 @@ export function firstIssue(error: { issues: { message: string }[] }): string {
 
 const MAX_JSON_BYTES = 1024 * 1024;
 
-/** Reads a JSON body and validates it; throws a 400 JSON error in the schema's words. */
+/** `application/json`, with or without parameters such as charset. */
+export function isJsonContentType(value: string | null): boolean {
+  return value !== null && value.split(";")[0]!.trim().toLowerCase() === "application/json";
+}
+
+/**
+ * Reads a JSON body and validates it; throws a 400 JSON error in the schema's words. A body must
+ * be declared as application/json (415 otherwise): a cross-site page can send text/plain without
+ * asking the browser first, but never application/json.
+ */
 export async function readJson<T>(request: Request, schema: ZodType<T, ZodTypeDef, unknown>): Promise<T> {
   const length = Number(request.headers.get("Content-Length") ?? 0);
   if (length > MAX_JSON_BYTES) throw apiError(413, "Request body is too large.");
   let body: unknown = {};
   const text = await request.text();
   if (text.length > MAX_JSON_BYTES) throw apiError(413, "Request body is too large.");
+  if (text.length > 0 && !isJsonContentType(request.headers.get("Content-Type"))) {
+    throw apiError(415, "Request body must be JSON (Content-Type: application/json).");
+  }
   if (text.trim()) {
     try {
       body = JSON.parse(text);

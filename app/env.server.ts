@@ -52,6 +52,15 @@ const schema = z
       .regex(/^smtps?:\/\//, "must start with smtp:// or smtps://")
       .optional(),
     MAIL_FROM: z.string().min(3).default("Creator Library <no-reply@localhost>"),
+    /**
+     * Without SMTP_URL, write each mail (codes included) to DATA_DIR/mail, readable by this
+     * system user only. Default: on outside production, off in production (a local demo that
+     * runs with NODE_ENV=production turns it on explicitly).
+     */
+    MAIL_TO_FILES: z
+      .enum(["true", "false", ""])
+      .optional()
+      .transform((value) => (value === "" ? undefined : value)),
     ADMIN_EMAILS: list.transform((emails) => emails.map((email) => email.toLowerCase())),
     CALLBACK_ORIGINS: z
       .string()

@@ -11,14 +11,13 @@ import {
   useRouteError,
   useRouteLoaderData,
 } from "@remix-run/react";
-import { getToast } from "remix-toast";
 import { NavBar } from "~/components/nav-bar";
 import { useNonce } from "~/components/nonce";
 import { Toaster } from "~/components/toaster";
 import { ErrorPage } from "~/components/error-page";
 import { getCurrentUser } from "~/models/session.server";
 import { displayName } from "~/models/user.server";
-import { configureToasts } from "~/toast.server";
+import { configureToasts, getToast } from "~/toast.server";
 import stylesheet from "~/styles/app.css";
 
 export const links: LinksFunction = () => [

@@ -1,21 +1,40 @@
-import { setToastCookieOptions } from "remix-toast";
+// Toasts (remix-toast) in a flash cookie that is really signed. remix-toast 1.2.2 builds its own
+// cookie with a sign() that appends nothing, so setToastCookieOptions({ secrets }) signs nothing
+// and anyone could plant a toast of their own words. Every toast helper and getToast below go
+// through our cookie session storage instead, signed with SESSION_SECRET (rotation included).
+import { createCookieSessionStorage } from "@remix-run/node";
+import { createToastUtilsWithCustomSession } from "remix-toast";
 import { env } from "~/env.server";
 
-let configured = false;
+export const TOAST_COOKIE = "toast-session";
 
-/** Signs the toast flash cookie with our own secrets (remix-toast's default secret is public). */
-export function configureToasts() {
-  if (configured) return;
-  configured = true;
-  setToastCookieOptions({ secrets: env().SESSION_SECRET, secure: env().APP_URL.startsWith("https://") });
+type ToastUtils = ReturnType<typeof createToastUtilsWithCustomSession>;
+let utils: ToastUtils | undefined;
+
+function toastUtils(): ToastUtils {
+  utils ??= createToastUtilsWithCustomSession(
+    createCookieSessionStorage({
+      cookie: {
+        name: TOAST_COOKIE,
+        httpOnly: true,
+        sameSite: "lax",
+        path: "/",
+        secure: env().APP_URL.startsWith("https://"),
+        secrets: env().SESSION_SECRET,
+      },
+    }),
+  );
+  return utils;
 }
 
-configureToasts();
+/** Kept for callers that configured toasts at start; the storage is built on first use. */
+export function configureToasts() {
+  toastUtils();
+}
 
-export {
-  jsonWithError,
-  jsonWithSuccess,
-  redirectWithError,
-  redirectWithSuccess,
-  redirectWithInfo,
-} from "remix-toast";
+export const getToast: ToastUtils["getToast"] = (...args) => toastUtils().getToast(...args);
+export const jsonWithError: ToastUtils["jsonWithError"] = (...args) => toastUtils().jsonWithError(...args);
+export const jsonWithSuccess: ToastUtils["jsonWithSuccess"] = (...args) => toastUtils().jsonWithSuccess(...args);
+export const redirectWithError: ToastUtils["redirectWithError"] = (...args) => toastUtils().redirectWithError(...args);
+export const redirectWithSuccess: ToastUtils["redirectWithSuccess"] = (...args) => toastUtils().redirectWithSuccess(...args);
+export const redirectWithInfo: ToastUtils["redirectWithInfo"] = (...args) => toastUtils().redirectWithInfo(...args);

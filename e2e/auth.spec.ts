@@ -108,7 +108,7 @@ for (const provider of [
 
 test("sign-in with Patreon links an existing account by verified email and shows the tier", async ({ page }) => {
   const email = `${unique("patron")}@example.com`;
-  const existing = await db.user.create({ data: { email, fullName: "Existing Patron", mailVerified: true } });
+  const existing = await db.user.create({ data: { email, fullName: "Existing Patron", mailVerified: true, emailVerifiedBy: "CODE" } });
   await page.goto("/login");
   await page.getByRole("link", { name: "Continue With Patreon" }).click();
   await page.getByLabel("User id").fill(unique("pat"));

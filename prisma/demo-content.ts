@@ -209,6 +209,7 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
         isAdmin: true,
         canBeAdmin: true,
         mailVerified: true,
+        emailVerifiedBy: "CODE",
         tosAccepted: true,
       },
     });
@@ -218,12 +219,13 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
         fullName: "Demo Supporter",
         passwordHash: supporterHash,
         mailVerified: true,
+        emailVerifiedBy: "CODE",
         patreonId: "demo-patron-1",
         currentTierId: "8825009",
       },
     });
     await tx.user.create({
-      data: { email: DEMO_FAN.email, fullName: "Demo Fan", passwordHash: fanHash, mailVerified: true },
+      data: { email: DEMO_FAN.email, fullName: "Demo Fan", passwordHash: fanHash, mailVerified: true, emailVerifiedBy: "CODE" },
     });
   });
   return true;

@@ -2,6 +2,7 @@
 // Bundles the production server (server/index.ts and what it imports from app/) into plain
 // JavaScript next to the Remix build, so production runs `node <build>/server.js` without a
 // TypeScript loader in memory. Packages stay external (node_modules at run time).
+import { copyFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -19,3 +20,7 @@ await build({
   packages: "external",
   logLevel: "warning",
 });
+
+// The password pool's worker thread runs as its own file, beside build/index.js and server.js
+// (both resolve it as `./password-worker.mjs` from their own address).
+copyFileSync(path.join(root, "app/integrations/password-worker.mjs"), path.join(root, buildDir, "password-worker.mjs"));

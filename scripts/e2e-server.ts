@@ -54,6 +54,8 @@ server.on("exit", (code) => void stop(code ?? 0));
 function e2eEnvironment(databaseUrlValue: string, data: string): Record<string, string> {
   return {
     NODE_ENV: "production",
+    // The specs read the codes from DATA_DIR/mail (no SMTP server here).
+    MAIL_TO_FILES: "true",
     PORT: port,
     APP_URL: `http://127.0.0.1:${port}`,
     DATABASE_URL: databaseUrlValue,

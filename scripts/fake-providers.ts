@@ -60,7 +60,11 @@ export type FakeProviders = {
 
 const PROVIDERS: FakeProvider[] = ["google", "discord", "patreon"];
 
-export async function startFakeProviders({ port = 0, host = "127.0.0.1" }: { port?: number; host?: string } = {}): Promise<FakeProviders> {
+// Loopback only: the fakes sign anyone in as anyone, so nothing off this machine may reach them.
+const FAKE_HOST = "127.0.0.1";
+
+export async function startFakeProviders({ port = 0 }: { port?: number } = {}): Promise<FakeProviders> {
+  const host = FAKE_HOST;
   const users: Record<FakeProvider, FakeUser[]> = { google: [], discord: [], patreon: [] };
   const grants = new Map<string, Grant>();
   const tokens = new Map<string, { provider: FakeProvider; user: FakeUser }>();

@@ -75,6 +75,12 @@ if (!process.env.DATABASE_URL) {
   // Zero setup: a random session secret, created once and kept beside the embedded database.
   process.env.SESSION_SECRET ??= await localSecret(path.join(dataDir, "session-secret"));
   console.log(`Embedded PostgreSQL in ${shown(path.join(dataDir, "postgres"))}`);
+  // The local demo has no mail server: codes are written to DATA_DIR/mail (0600 files) so that
+  // sign-up and password reset work. Never when NODE_ENV=production was asked for.
+  if (!process.env.SMTP_URL && requestedNodeEnv !== "production") {
+    process.env.MAIL_TO_FILES ??= "true";
+    console.log(`Mail is not sent (no SMTP_URL): each message is written to ${shown(path.join(dataDir, "mail"))}.`);
+  }
 }
 
 // Local demo: providers without a client id sign in through the fake providers, so the

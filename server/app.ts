@@ -6,7 +6,7 @@ import { createRequestHandler } from "@remix-run/express";
 import type { ServerBuild } from "@remix-run/node";
 import compression from "compression";
 import express from "express";
-import { limitBodySize, refuseCrossSiteRequests, securityHeaders, type SecurityOptions } from "./security.ts";
+import { limitBodySize, limitBodyTime, refuseCrossSiteRequests, securityHeaders, type SecurityOptions } from "./security.ts";
 
 export type AppOptions = SecurityOptions & {
   build: ServerBuild;
@@ -37,8 +37,18 @@ export function createApp(options: AppOptions): express.Express {
   app.use((req, res, next) => (publicFiles.has(req.path) ? servePublic(req, res, next) : next()));
   if (options.log) app.use(requestLog);
   app.use(limitBodySize(options));
+  app.use(limitBodyTime(options));
   app.use(refuseCrossSiteRequests(options));
-  app.all("*", createRequestHandler({ build: options.build, mode: options.mode }));
+  app.all(
+    "*",
+    createRequestHandler({
+      build: options.build,
+      mode: options.mode,
+      // The connection's own address for per-address rate limits (trust proxy is off, so this is
+      // never a forwarded header; CLIENT_IP_HEADER is read by the app itself when configured).
+      getLoadContext: (req) => ({ clientAddress: req.socket.remoteAddress ?? null }),
+    }),
+  );
   return app;
 }
 

@@ -25,7 +25,7 @@ function superviseWorkers(count: number) {
   cluster.schedulingPolicy = cluster.SCHED_NONE;
   /** A worker that dies sooner than this after its start is restarted after a pause, not at once. */
   const CRASH_LOOP_MS = 5_000;
-  const slots = new Map<Worker, { slot: number; startedAt: number }>();
+  const slots = new Map<Worker, { slot: number; startedAt: number; listened: boolean }>();
   let stopping = false;
   let listening = 0;
 
@@ -34,8 +34,10 @@ function superviseWorkers(count: number) {
     // jobs guard themselves across app servers too (see app/jobs.server.ts).
     const env = { WORKER_SLOT: String(slot), ...(slot === 0 ? {} : { DISABLE_JOBS: "1" }), SERVER_QUIET: "1" };
     const worker = cluster.fork(env);
-    slots.set(worker, { slot, startedAt: Date.now() });
+    const entry = { slot, startedAt: Date.now(), listened: false };
+    slots.set(worker, entry);
     worker.once("listening", (address) => {
+      entry.listened = true;
       listening += 1;
       // One "[server]" line for the whole group, once every worker listens (scripts/start.ts reads it).
       if (listening === count) console.log(`[server] http://${process.env.HOST ?? "localhost"}:${address.port} (${count} workers)`);
@@ -46,10 +48,21 @@ function superviseWorkers(count: number) {
     const entry = slots.get(worker);
     slots.delete(worker);
     if (stopping) {
-      if (slots.size === 0) process.exit(0);
+      if (slots.size === 0) process.exit(process.exitCode ?? 0);
       return;
     }
     if (!entry) return;
+    // A worker that never listened failed at start (a bad build, no password workers): another
+    // one would fail the same way, so the server stops with the worker's own message above.
+    if (!entry.listened) {
+      console.error(`worker ${worker.process.pid} (slot ${entry.slot}) failed to start (${signal ?? `code ${code}`}); stopping the server`);
+      stopping = true;
+      for (const other of slots.keys()) other.process.kill("SIGTERM");
+      process.exitCode = 1;
+      if (slots.size === 0) process.exit(1);
+      setTimeout(() => process.exit(1), 15_000).unref();
+      return;
+    }
     console.error(`worker ${worker.process.pid} (slot ${entry.slot}) exited (${signal ?? `code ${code}`}); starting another`);
     const delay = Date.now() - entry.startedAt < CRASH_LOOP_MS ? 1_000 : 0;
     setTimeout(() => {

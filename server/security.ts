@@ -1,6 +1,5 @@
 // HTTP-level protections that apply to every request, whatever route answers it: security
-// headers on every response, refusal of cross-site state changes carried by the session cookie,
-// and body size caps. Business rules stay in app/models; this file only looks at HTTP.
+// headers on every response, refusal of cross-site state changes, and body size caps. Business rules stay in app/models; this file only looks at HTTP.
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { baseSecurityHeaders, resourceCsp } from "../app/security.server.ts";
 
@@ -13,12 +12,13 @@ const MULTIPART_OVERHEAD = 64 * KIB;
 const IMAGE_LIMIT = 10 * MIB + MULTIPART_OVERHEAD;
 const CSV_LIMIT = 20 * MIB + MULTIPART_OVERHEAD;
 
-const SESSION_COOKIE = "__session";
 const UNSAFE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 /** Download addresses open inside the library page's hidden frame. */
 const FRAMED_BY_SELF = [/^\/download\//, /^\/api\/download\//];
 
 export type SecurityOptions = {
+  /** Time a request body may take to arrive (post-file uploads: more, by their size). */
+  bodyTimeoutMs?: number;
   /** The public address of the site (APP_URL): its origin may post, https turns on HSTS. */
   appUrl: string;
   /** Largest post file an admin may upload (POST_FILE_MAX_BYTES). */
@@ -74,12 +74,6 @@ export function securityHeaders({ appUrl }: SecurityOptions): RequestHandler {
   };
 }
 
-function hasSessionCookie(req: Request): boolean {
-  const cookie = req.headers.cookie;
-  if (!cookie) return false;
-  return cookie.split(";").some((part) => part.trim().startsWith(`${SESSION_COOKIE}=`));
-}
-
 function originOf(value: string | undefined): string | null {
   if (!value) return null;
   try {
@@ -89,26 +83,34 @@ function originOf(value: string | undefined): string | null {
   }
 }
 
+/** `Authorization: Bearer ...` in any case of the scheme (RFC 9110: schemes are case-insensitive). */
+export function hasBearerToken(authorization: string | undefined): boolean {
+  return /^bearer\s/i.test(authorization ?? "");
+}
+
 /**
- * Refuses a state-changing request that carries the session cookie but comes from another site
- * (CSRF). Webhooks are signed and carry no cookie we trust; Bearer-token requests are not sent by
- * browsers on their own. Same-origin means the APP_URL origin or the origin the request was sent
- * to (its Host), never a forwarded header: trust-proxy is off.
+ * Refuses a state-changing request from another site (CSRF), with or without a session cookie:
+ * a forged sign-in (login CSRF) is as bad as a forged action. Browsers say where a request comes
+ * from with Sec-Fetch-Site; older ones only with Origin (or Referer). A request with neither is
+ * not from a browser page, so it carries nobody's cookies but its sender's. Webhooks are signed
+ * and Bearer-token requests are never sent by browsers on their own. Same-origin means the
+ * APP_URL origin or the origin the request was sent to (its Host), never a forwarded header.
  */
 export function refuseCrossSiteRequests({ appUrl }: SecurityOptions): RequestHandler {
   const appOrigin = new URL(appUrl).origin;
   return (req, res, next) => {
     if (!UNSAFE_METHODS.has(req.method)) return next();
     if (req.path.startsWith("/api/webhooks/")) return next();
-    if (/^Bearer\s/i.test(req.headers.authorization ?? "")) return next();
-    if (!hasSessionCookie(req)) return next();
+    if (hasBearerToken(req.headers.authorization)) return next();
 
     const fetchSite = req.headers["sec-fetch-site"];
     const origin = originOf(req.headers.origin) ?? originOf(req.headers.referer);
-    const ownOrigins = new Set([appOrigin, `${req.protocol}://${req.headers.host ?? ""}`]);
-    // Browsers send Origin on every POST; Sec-Fetch-Site covers a stripped Origin.
-    const crossSite =
-      fetchSite === "cross-site" || (origin !== null ? !ownOrigins.has(origin) : fetchSite === "same-site");
+    const own = origin !== null && (origin === appOrigin || origin === `${req.protocol}://${req.headers.host ?? ""}`);
+    let crossSite: boolean;
+    if (fetchSite === "same-origin" || fetchSite === "none") crossSite = origin !== null && !own;
+    // A sibling subdomain is another site for us unless it names our own origin.
+    else if (fetchSite !== undefined) crossSite = !own;
+    else crossSite = origin !== null && !own;
     if (crossSite) return jsonError(res, 403, "Cross-site request refused.");
     next();
   };
@@ -123,6 +125,39 @@ export function bodyLimitFor(path: string, { postFileMaxBytes }: SecurityOptions
   if (path === "/admin" || path === "/api/admin/import-purchases") return CSV_LIMIT;
   if (/^\/api\/upload\/front\/[^/]+\/?$/.test(path) || /^\/api\/panelsupload\/[^/]+\/image\/?$/.test(path) || path === "/") return IMAGE_LIMIT;
   return DEFAULT_BODY_LIMIT;
+}
+
+/** Slowest upload rate a post file may take before its connection is dropped (64 KiB/s). */
+const SLOWEST_UPLOAD_BYTES_PER_SECOND = 64 * KIB;
+
+/**
+ * Drops the connection of a request whose body has not fully arrived in time: a client
+ * trickling a byte now and then must not hold a connection (and a request slot) for minutes.
+ * Post-file uploads get the base time plus what their size takes at 64 KiB/s.
+ */
+export function limitBodyTime(options: SecurityOptions): RequestHandler {
+  const base = options.bodyTimeoutMs ?? 30_000;
+  return (req, _res, next) => {
+    const declared = req.headers["content-length"] === undefined ? null : Number(req.headers["content-length"]);
+    const chunked = req.headers["transfer-encoding"] !== undefined;
+    if (!chunked && !declared) return next();
+    const limit = bodyLimitFor(req.path, options, new URLSearchParams(req.url.split("?")[1] ?? ""));
+    const fileUpload = limit > CSV_LIMIT;
+    const expected = declared ?? limit;
+    const ms = fileUpload ? base + Math.ceil((expected / SLOWEST_UPLOAD_BYTES_PER_SECOND) * 1000) : base;
+    const timer = setTimeout(() => {
+      if (!req.complete) req.socket.destroy();
+    }, ms);
+    timer.unref();
+    // Keep-alive sockets carry many requests: leave no listener behind on them.
+    const clear = () => {
+      clearTimeout(timer);
+      req.socket.off("close", clear);
+    };
+    req.once("end", clear);
+    req.socket.once("close", clear);
+    next();
+  };
 }
 
 /**

@@ -2,9 +2,11 @@
 // server/index.ts, once per worker. The build is the path in argv[2], else
 // $REMIX_BUILD_DIR/index.js (default build/).
 import { existsSync } from "node:fs";
+import http from "node:http";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { installGlobals, type ServerBuild } from "@remix-run/node";
+import { PASSWORD_WORKER_URL, passwordPool } from "../app/integrations/password-pool.server.ts";
 import { createApp } from "./app.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -16,11 +18,28 @@ if (!existsSync(buildPath)) {
   process.exit(1);
 }
 const build = (await import(pathToFileURL(buildPath).href)) as ServerBuild;
+
+// Sign-ins hash passwords in worker threads; without them the server must not take traffic.
+try {
+  await passwordPool();
+} catch (error) {
+  console.error(
+    `[server] The password worker pool could not start (${fileURLToPath(PASSWORD_WORKER_URL)}): ${error instanceof Error ? error.message : String(error)}. ` +
+      "It is copied next to the server by `npm run build`; rebuild, or check that bcryptjs is installed.",
+  );
+  process.exit(1);
+}
 installGlobals({ nativeFetch: build.future.v3_singleFetch });
 
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST;
+function timeoutFromEnv(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  return Number.isInteger(value) && value > 0 ? value : fallback;
+}
+
 const app = createApp({
+  bodyTimeoutMs: timeoutFromEnv("REQUEST_BODY_TIMEOUT_MS", 30_000),
   build,
   // The browser assets sit next to the server build's folder (remix.config.js).
   assetsDir: path.resolve(root, build.assetsBuildDirectory),
@@ -35,7 +54,17 @@ const app = createApp({
 const onListen = () => {
   if (!process.env.SERVER_QUIET) console.log(`[server] http://${host ?? "localhost"}:${port}`);
 };
-const server = host ? app.listen(port, host, onListen) : app.listen(port, onListen);
+// Slow clients must not hold connections: the request head within HEADERS_TIMEOUT_MS (default
+// 15 s), a body within REQUEST_BODY_TIMEOUT_MS (default 30 s; post-file uploads get time for
+// their size, see limitBodyTime). Node's own whole-request limit (300 s by default) is replaced
+// by that per-route deadline, so a large upload is not cut off. Expired connections are looked
+// for every second.
+const server = http.createServer(
+  { headersTimeout: timeoutFromEnv("HEADERS_TIMEOUT_MS", 15_000), requestTimeout: 0, connectionsCheckingInterval: 1_000 },
+  app,
+);
+if (host) server.listen(port, host, onListen);
+else server.listen(port, onListen);
 
 // Responses still being written; a graceful stop waits for them, not for idle or half-read
 // connections (a refused upload's body is never read).

@@ -14,7 +14,7 @@ const mail = useMailCapture();
 
 /** The toast a redirect or answer carries in its flash cookie (remix-toast's signed session). */
 async function flashToast(response: Response): Promise<string | null> {
-  const { getToast } = await import("remix-toast");
+  const { getToast } = await import("~/toast.server");
   const cookies = response.headers.getSetCookie().map((value) => value.split(";")[0]!).join("; ");
   const { toast } = await getToast(new Request("http://localhost:3999/", { headers: { Cookie: cookies } }));
   return toast?.message ?? null;

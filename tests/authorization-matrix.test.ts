@@ -38,6 +38,11 @@ const no = (outcome: Outcome | number): Cell => ({ outcome: String(outcome), ref
 const all = (cell: Cell): Record<Role, Cell> => Object.fromEntries(ROLES.map((role) => [role, cell])) as Record<Role, Cell>;
 /** Logged-in users only: guests get `guest`. */
 const user = (cell: Cell, guest: Cell = no(401)): Record<Role, Cell> => ({ ...all(cell), guest });
+/**
+ * Signed-in users who are not restricted: restriction stops every action except signing out and
+ * securing the password (issue 18, finding 9), with 403 "Your account is restricted.".
+ */
+const active = (cell: Cell, restricted: Cell = no(403)): Record<Role, Cell> => ({ ...user(cell), restricted });
 /** Admins only: guests 401, everyone else 403 (the /api convention). */
 const adminApi = (cell: Cell): Record<Role, Cell> => ({ ...all(no(403)), guest: no(401), admin: cell });
 /** Admin-only UI actions: everyone else gets `refused`. */
@@ -56,7 +61,7 @@ const MATRIX: Record<string, Case[]> = {
   ],
   "account.shop-email.tsx": [
     { method: "GET", expect: user(ok("302 /login"), no("302 /login")) },
-    { method: "POST", form: () => ({ intent: "cancel", email: "nobody@example.com" }), expect: user(ok("302 /login"), no("302 /login")) },
+    { method: "POST", form: () => ({ intent: "link", email: "matrix-shop@example.com" }), expect: { ...active(ok("302 /login"), no("302 /login")), guest: no("302 /login") } },
   ],
   "admin.tsx": [
     { method: "GET", expect: adminUi(ok(200), no("302 /")) },
@@ -93,22 +98,22 @@ const MATRIX: Record<string, Case[]> = {
   "api.auth.reset-password.ts": [{ method: "POST", json: {}, expect: all(ok(400)) }],
   "api.auth.set-password.ts": [{ method: "POST", json: { newPassword: "Password2!" }, expect: user(ok(409)) }],
   "api.auth.toggle-admin.ts": [{ method: "POST", expect: { ...all(no(403)), guest: no(401), canBeAdmin: ok(200), admin: ok(200) } }],
-  "api.auth.update-username.ts": [{ method: "POST", json: { username: "New Name" }, expect: user(ok(200)) }],
+  "api.auth.update-username.ts": [{ method: "POST", json: { username: "New Name" }, expect: active(ok(200)) }],
   "api.auth.user.ts": [{ method: "GET", expect: user(ok(200)) }],
   "api.auth.verify-email.ts": [{ method: "POST", json: { email: "nobody@example.com", code: "123456" }, expect: all(ok(400)) }],
   "api.discord.auth.ts": [{ method: "GET", expect: all(ok("302 /login")) }],
   "api.discord.callback.ts": [{ method: "GET", expect: all(no("302 /auth/callback")) }],
-  "api.discord.set-username-discord.ts": [{ method: "POST", json: { username: "New Name" }, expect: user(ok(200)) }],
+  "api.discord.set-username-discord.ts": [{ method: "POST", json: { username: "New Name" }, expect: active(ok(200)) }],
   // The free post has no file (404 once allowed). Accounts must accept the terms first (guests
   // accept per visit); restricted accounts never download.
   "api.download.$postId.ts": [{ method: "GET", params: (f) => ({ postId: f.postId }), expect: { ...all(no(403)), guest: ok(404), admin: ok(404) } }],
   "api.download.freedownload.$postId.ts": [{ method: "GET", params: (f) => ({ postId: f.postId }), expect: { ...all(no(403)), guest: ok(404), admin: ok(404) } }],
   "api.google.auth.ts": [{ method: "GET", expect: all(ok("302 /login")) }],
   "api.google.callback.ts": [{ method: "GET", expect: all(no("302 /auth/callback")) }],
-  "api.google.set-username-google.ts": [{ method: "POST", json: { username: "New Name" }, expect: user(ok(200)) }],
+  "api.google.set-username-google.ts": [{ method: "POST", json: { username: "New Name" }, expect: active(ok(200)) }],
   "api.inspiration.config.ts": [{ method: "GET", expect: all(ok(200)) }, { method: "POST", json: { votingOpen: true }, expect: adminApi(ok(200)) }],
-  "api.inspiration.panels.$id.like.ts": [{ method: "POST", params: (f) => ({ id: f.inspirationPanelId }), json: { like: true }, expect: user(ok(200)) }],
-  "api.inspiration.panels.$id.patreon-like.ts": [{ method: "POST", params: (f) => ({ id: f.inspirationPanelId }), json: { like: true }, expect: user(ok(200)) }],
+  "api.inspiration.panels.$id.like.ts": [{ method: "POST", params: (f) => ({ id: f.inspirationPanelId }), json: { like: true }, expect: active(ok(200)) }],
+  "api.inspiration.panels.$id.patreon-like.ts": [{ method: "POST", params: (f) => ({ id: f.inspirationPanelId }), json: { like: true }, expect: active(ok(200)) }],
   "api.inspiration.panels.$id.ts": [
     { method: "PUT", params: (f) => ({ id: f.inspirationPanelId }), json: { title: "Changed", imageUrl: "/media/changed.jpg" }, expect: adminApi(ok(200)) },
     { method: "DELETE", params: (f) => ({ id: f.inspirationPanelId }), expect: adminApi(ok(200)) },
@@ -119,10 +124,10 @@ const MATRIX: Record<string, Case[]> = {
   ],
   "api.inspiration.reset-likes.ts": [{ method: "POST", expect: adminApi(ok(200)) }],
   "api.inspiration.title.ts": [{ method: "GET", expect: all(ok(200)) }, { method: "POST", json: { title: "New title" }, expect: adminApi(ok(200)) }],
-  "api.kofi.cancel-verification.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: { email: "nobody@example.com" }, expect: user(ok(404)) }],
-  "api.kofi.link.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: { email: "nobody@example.com" }, expect: user(ok(200)) }],
-  "api.kofi.resend-verification.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: { email: "nobody@example.com" }, expect: user(ok(404)) }],
-  "api.kofi.verify-email.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: { email: "nobody@example.com", code: "123456" }, expect: user(ok(404)) }],
+  "api.kofi.cancel-verification.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: { email: "nobody@example.com" }, expect: active(ok(404)) }],
+  "api.kofi.link.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: { email: "nobody@example.com" }, expect: active(ok(200)) }],
+  "api.kofi.resend-verification.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: { email: "nobody@example.com" }, expect: active(ok(404)) }],
+  "api.kofi.verify-email.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: { email: "nobody@example.com", code: "123456" }, expect: active(ok(404)) }],
   "api.library.accept-tos.$id.ts": [
     // Acceptance belongs to the account: another user's id is refused, even for admins.
     { method: "POST", params: (f) => ({ id: f.targetUserId }), json: { tosAccepted: true }, expect: user(no(403)) },
@@ -335,4 +340,63 @@ describe("authorization matrix", () => {
       });
     }
   }
+});
+
+// Issue 18, finding 2: who may hold and prove an email address (docs/security-model.md).
+describe("email verification rules", () => {
+  const updateUsername = () => import("~/routes/api.auth.update-username");
+  const google = (id: string, email: string | null, emailVerified = true) => ({ provider: "google" as const, id, email, emailVerified, name: "G" });
+
+  async function setName(account: User) {
+    const response = await callRoute(await updateUsername(), { method: "POST", json: { username: "Name" }, cookie: await sessionCookie(account.id) });
+    expect(response.status).toBe(200);
+    return db.user.findUniqueOrThrow({ where: { id: account.id } });
+  }
+
+  it("the username step verifies only an account created by that provider with that provider's verified email", async () => {
+    const linked = await createTestUser({ mailVerified: false, googleId: "rule-linked" });
+    expect(await setName(linked)).toMatchObject({ mailVerified: false });
+    const created = await createTestUser({ mailVerified: false, password: null, googleId: "rule-created", signUpMethod: "GOOGLE", emailVerifiedBy: "GOOGLE" });
+    expect(await setName(created)).toMatchObject({ mailVerified: true });
+    const typedIn = await createTestUser({ mailVerified: false, password: null, discordId: "rule-typed", signUpMethod: "DISCORD", emailVerifiedBy: null });
+    expect(await setName(typedIn)).toMatchObject({ mailVerified: false });
+    const otherProvider = await createTestUser({ mailVerified: false, password: null, discordId: "rule-other", signUpMethod: "DISCORD", emailVerifiedBy: "GOOGLE" });
+    expect(await setName(otherProvider)).toMatchObject({ mailVerified: false });
+  });
+
+  it("ADMIN_EMAILS grants rights only to a proven address", async () => {
+    const { env } = await import("~/env.server");
+    const { loginWithPassword } = await import("~/models/auth.server");
+    env().ADMIN_EMAILS.push("rule-admin@example.com", "rule-admin2@example.com");
+    await createTestUser({ email: "rule-admin@example.com", mailVerified: true, emailVerifiedBy: null, password: "Password1!" });
+    expect(await loginWithPassword({ email: "rule-admin@example.com", password: "Password1!" })).toMatchObject({ canBeAdmin: false });
+    await createTestUser({ email: "rule-admin2@example.com", password: "Password1!" });
+    expect(await loginWithPassword({ email: "rule-admin2@example.com", password: "Password1!" })).toMatchObject({ canBeAdmin: true });
+  });
+
+  it("linking a provider to a signed-in account never changes which email is verified", async () => {
+    const { signInWithProvider } = await import("~/models/auth.server");
+    const account = await createTestUser({ email: "rule-link@example.com", mailVerified: false });
+    const linked = await signInWithProvider(google("rule-link-g", "rule-link@example.com"), account);
+    expect(linked).toMatchObject({ id: account.id, googleId: "rule-link-g", email: "rule-link@example.com", mailVerified: false, emailVerifiedBy: null });
+  });
+
+  it("a provider's verified email beats an unverified holder: address taken back, sessions ended, nothing merged", async () => {
+    const { signInWithProvider } = await import("~/models/auth.server");
+    const holder = await createTestUser({ email: "rule-owner@example.com", mailVerified: true, emailVerifiedBy: null, discordId: "rule-holder-d" });
+    await sessionCookie(holder.id);
+    const owner = await signInWithProvider(google("rule-owner-g", "rule-owner@example.com"), null);
+    expect(owner).toMatchObject({ email: "rule-owner@example.com", emailVerifiedBy: "GOOGLE", googleId: "rule-owner-g", discordId: null, passwordHash: null });
+    expect(owner.id).not.toBe(holder.id);
+    expect(await db.user.findUniqueOrThrow({ where: { id: holder.id } })).toMatchObject({ email: null, mailVerified: false, discordId: "rule-holder-d" });
+    expect(await db.session.count({ where: { userId: holder.id } })).toBe(0);
+    // Also when the holder linked an identity of the same provider (the owner used to be refused).
+    const sameProvider = await createTestUser({ email: "rule-owner2@example.com", mailVerified: false, googleId: "rule-holder2-g" });
+    const owner2 = await signInWithProvider(google("rule-owner2-g", "rule-owner2@example.com"), null);
+    expect(owner2.id).not.toBe(sameProvider.id);
+    expect(await db.user.findUniqueOrThrow({ where: { id: sameProvider.id } })).toMatchObject({ email: null, googleId: "rule-holder2-g" });
+    // A proven holder keeps the address, and the provider is linked to it instead.
+    const proven = await createTestUser({ email: "rule-proven@example.com" });
+    expect((await signInWithProvider(google("rule-proven-g", "rule-proven@example.com"), null)).id).toBe(proven.id);
+  });
 });

@@ -179,6 +179,47 @@ describe.each(backends)("downloads from %s", (_name, make) => {
     expect(outside.headers.get("Content-Range")).toBe("bytes */100000");
   });
 
+  // Issue 18, finding 7: `Range: bytes=-1` covers the file's end, so each such request counted
+  // as a completed download; now a (user, post, version) is recorded once per window.
+  it("repeated tail ranges record one download per version within the window", async () => {
+    const post = await createPost({ tiers: [TIER_2], fileSize: 5000, version: "V2.0" });
+    const user = await createTestUser({ currentTierId: TIER_2, tosAccepted: true });
+    const cookie = await sessionCookie(user.id);
+    for (let request = 0; request < 5; request++) {
+      const tail = await callRoute(paidRoute, { params: { postId: post.id }, cookie, headers: { Range: "bytes=-1" } });
+      expect(tail.status).toBe(206);
+      expect((await bodyBytes(tail)).length).toBe(1);
+    }
+    await waitForDownloads(user.id, post.id, 1);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(await db.download.count({ where: { userId: user.id, postId: post.id } })).toBe(1);
+    // A range that stops before the end records nothing; a new version is a new download.
+    await bodyBytes(await callRoute(paidRoute, { params: { postId: post.id }, cookie, headers: { Range: "bytes=0-9" } }));
+    await db.post.update({ where: { id: post.id }, data: { version: "V2.1" } });
+    await bodyBytes(await callRoute(paidRoute, { params: { postId: post.id }, cookie }));
+    await waitForDownloads(user.id, post.id, 2);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect((await db.download.findMany({ where: { userId: user.id, postId: post.id }, orderBy: { createdAt: "asc" } })).map((row) => row.version)).toEqual(["V2.0", "V2.1"]);
+  });
+
+  // Issue 18, finding 8: an entitled supporter could turn a paid post into a signed address
+  // that anyone could use for 10 minutes.
+  it("paid posts get no signed address, even for entitled users, and old addresses stop working", async () => {
+    const post = await createPost({ tiers: [TIER_2], fileSize: 3000 });
+    const user = await createTestUser({ currentTierId: TIER_2, tosAccepted: true });
+    const cookie = await sessionCookie(user.id);
+    const free = await callRoute(freeRoute, { params: { postId: post.id }, cookie });
+    expect(free.status).toBe(403);
+    expect(await readJsonBody(free)).toEqual({ error: "This post is not free. Please use its Download button." });
+    // The session-checked endpoint still serves them.
+    expect((await callRoute(paidRoute, { params: { postId: post.id }, cookie })).status).toBe(200);
+    // A signed address made for a paid post (or a post made paid later) is refused.
+    const { signedDownloadUrl } = await import("~/models/download.server");
+    const leaked = await followSignedUrl(signedDownloadUrl(post.id, user.id));
+    expect(leaked.status).toBe(403);
+    expect(leaked.headers.get("Content-Disposition")).toBeNull();
+  });
+
   it("a logged-in user's free download through the signed address is recorded for them", async () => {
     const post = await createPost({ paid: false, fileSize: 2000 });
     const user = await createTestUser({ tosAccepted: true });

@@ -5,7 +5,7 @@
 // downloaded; zero 5xx and no error line in the server's output. Then restarts, a second start
 // on the same data, a Ctrl-C in the middle of a request, and a database that cannot start.
 import { spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
@@ -199,6 +199,17 @@ describe("npm start on the embedded default", () => {
     expect(await walk(site.base)).toEqual([]);
     firstCount = await postCount(site.base);
     expect(firstCount).toBeGreaterThan(20);
+
+    // A newcomer signs up: with no mail server the code is written to DATA_DIR/mail.
+    const signUp = await fetch(`${site.base}/api/auth/register`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email: "newcomer@example.com", password: "Newcomer1234!" }),
+    });
+    expect(signUp.status).toBe(201);
+    const mailFolder = path.join(dataDir, "mail");
+    const mails = readdirSync(mailFolder).filter((file) => file.endsWith(".txt")).map((file) => readFileSync(path.join(mailFolder, file), "utf8"));
+    expect(mails.some((mail) => mail.startsWith("To: newcomer@example.com"))).toBe(true);
     expect(errorLines(site.output())).toEqual([]);
   }, START_TIMEOUT_MS);
 

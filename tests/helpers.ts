@@ -11,11 +11,14 @@ let counter = 0;
 export async function createTestUser(overrides: Partial<Prisma.UserCreateInput> & { password?: string | null } = {}): Promise<User> {
   counter += 1;
   const { password = "Password1!", ...data } = overrides;
+  const mailVerified = data.mailVerified ?? true;
   return db.user.create({
     data: {
       email: `user${counter}-${Date.now()}@example.com`,
       fullName: `Test User ${counter}`,
-      mailVerified: true,
+      mailVerified,
+      // A verified test account proved its address with a code unless the test says otherwise.
+      emailVerifiedBy: mailVerified ? "CODE" : null,
       passwordHash: password ? await bcrypt.hash(password, 4) : null,
       ...data,
     },

@@ -1,6 +1,6 @@
 // The /library route module without a browser: its loader (URL parameters, what each viewer
 // gets) and its action (the no-JavaScript paths: 18+ cookie, terms then download, admin forms).
-import { getToast } from "remix-toast";
+import { getToast } from "~/toast.server";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db.server";
 import * as library from "~/routes/library";

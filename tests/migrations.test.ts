@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import pg from "pg";
 import { createMigratedDatabase, adminQuery, databaseUrl, dropDatabase, prismaCli, uniqueName } from "./db";
 
-/** Hand-written in the migrations because Prisma does not model them (0002_library_version, 0003_viewer_context). */
+/** Hand-written in the migrations because Prisma does not model them (0002_library_version, 0004_viewer_context). */
 const HAND_WRITTEN = [
   "FUNCTION bump_library_version()",
   "FUNCTION viewer_context(text, boolean, boolean)",

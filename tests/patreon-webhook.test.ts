@@ -65,13 +65,13 @@ describe("POST /api/webhooks/patreon", () => {
     ]);
 
     // A downgrade arrives: the tier follows, the early-supporter unlock stays.
-    const downgrade = memberWebhookBody(member({ tierIds: ["8824971"] }), TIERS);
+    const downgrade = memberWebhookBody(member({ tierIds: ["8824971"], lastChargeDate: "2024-06-01T00:00:00Z" }), TIERS);
     expect((await deliver("members:pledge:update", downgrade)).status).toBe(200);
     expect((await db.user.findUniqueOrThrow({ where: { id: user.id } })).currentTierId).toBe("8824971");
     expect(await db.unlockedContent.count({ where: { userId: user.id } })).toBe(1);
 
     // The pledge is deleted: no current tier any more.
-    const deleted = memberWebhookBody(member({ patronStatus: "former_patron", tierIds: [] }), TIERS);
+    const deleted = memberWebhookBody(member({ patronStatus: "former_patron", tierIds: [], lastChargeDate: "2024-06-01T00:00:00Z" }), TIERS);
     expect((await deliver("members:pledge:delete", deleted)).status).toBe(200);
     expect((await db.user.findUniqueOrThrow({ where: { id: user.id } })).currentTierId).toBeNull();
   });
@@ -100,5 +100,40 @@ describe("POST /api/webhooks/patreon", () => {
     expect(notJson.status).toBe(400);
     const notMember = await deliver("members:create", JSON.stringify({ data: { type: "campaign", id: "1" } }));
     expect(notMember.status).toBe(400);
+  });
+
+  // Issue 18, finding 5: a captured signed body replayed later, or sent again under another
+  // (unsigned) X-Patreon-Event, must not change the membership.
+  it("the outcome follows the signed body, not the event header", async () => {
+    const user = await createTestUser({ patreonId: "pu-flip" });
+    const active = memberWebhookBody(member({ patreonUserId: "pu-flip", tierIds: ["21786318"], lastChargeDate: "2024-07-01T00:00:00Z" }), TIERS);
+    // The same active body announced as a delete: the member still has a pledge.
+    expect(await readJsonBody(await deliver("members:pledge:delete", active))).toEqual({ ok: true, matched: true });
+    expect((await db.user.findUniqueOrThrow({ where: { id: user.id } })).currentTierId).toBe("21786318");
+  });
+
+  it("ignores deliveries older than the state already stored, and never revives an ended pledge", async () => {
+    const user = await createTestUser({ patreonId: "pu-replay" });
+    const july = memberWebhookBody(member({ patreonUserId: "pu-replay", tierIds: ["21786318"], lastChargeDate: "2024-07-01T00:00:00Z" }), TIERS);
+    const august = memberWebhookBody(member({ patreonUserId: "pu-replay", tierIds: ["8824971"], lastChargeDate: "2024-08-01T00:00:00Z" }), TIERS);
+    const ended = memberWebhookBody(member({ patreonUserId: "pu-replay", patronStatus: "former_patron", tierIds: [], lastChargeDate: "2024-08-01T00:00:00Z" }), TIERS);
+    const tier = async () => (await db.user.findUniqueOrThrow({ where: { id: user.id } })).currentTierId;
+
+    await deliver("members:pledge:create", july);
+    await deliver("members:pledge:update", august);
+    expect(await tier()).toBe("8824971");
+    // July's delivery captured and replayed: older than August, ignored.
+    expect(await readJsonBody(await deliver("members:pledge:update", july))).toEqual({ ok: true, ignored: "stale" });
+    expect(await tier()).toBe("8824971");
+    // The pledge ends (same last charge); August's active body replayed cannot bring it back.
+    await deliver("members:pledge:delete", ended);
+    expect(await tier()).toBeNull();
+    expect(await readJsonBody(await deliver("members:pledge:update", august))).toEqual({ ok: true, ignored: "stale" });
+    expect(await readJsonBody(await deliver("members:update", july))).toEqual({ ok: true, ignored: "stale" });
+    expect(await tier()).toBeNull();
+    // A body that carries no date at all cannot be ordered after a dated state: ignored.
+    const undated = memberWebhookBody(member({ patreonUserId: "pu-replay", tierIds: ["21786318"] }), TIERS);
+    expect(await readJsonBody(await deliver("members:create", undated))).toEqual({ ok: true, ignored: "stale" });
+    expect(await tier()).toBeNull();
   });
 });

@@ -3,8 +3,9 @@
 // webhook and Bearer exemptions, and body size caps. Needs a build (npm test builds first;
 // REMIX_BUILD_DIR picks another one).
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, rmSync } from "node:fs";
 import http from "node:http";
+import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db.server";
@@ -38,6 +39,9 @@ beforeAll(async () => {
       REQUEST_LOG: "false",
       KOFI_VERIFICATION_TOKEN: KOFI_TOKEN,
       POST_FILE_MAX_BYTES: String(8 * 1024 * 1024),
+      // Short enough for the slow-client tests below.
+      HEADERS_TIMEOUT_MS: "2000",
+      REQUEST_BODY_TIMEOUT_MS: "2000",
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -54,6 +58,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  if (process.env.DEBUG_SERVER_OUTPUT) console.log(serverOutput);
   if (!server || server.exitCode !== null) return;
   const exited = new Promise<number | null>((resolve) => server.once("exit", (code) => resolve(code)));
   server.kill("SIGTERM");
@@ -198,10 +203,58 @@ describe("cross-site state changes", () => {
     expect(await db.session.count({ where: { userId: user.id } })).toBe(0);
   });
 
-  it("lets a cross-site POST without the session cookie reach the app (nothing to ride on)", async () => {
+  // Issue 18, finding 3: login CSRF. A cookie-less cross-site sign-in used to answer 200 with a
+  // session cookie (the guard skipped requests without a cookie; text/plain JSON was read).
+  it("refuses a cross-site sign-in without any cookie, by Origin or by Sec-Fetch-Site", async () => {
+    await createTestUser({ email: "csrf-login@example.com", password: "Password1!" });
+    const forged = { email: "csrf-login@example.com", password: "Password1!" };
+    for (const headers of [{ Origin: "https://evil.example" }, { "Sec-Fetch-Site": "cross-site" }, { "Sec-Fetch-Site": "same-site", Origin: "https://sub.evil.example" }] as Record<string, string>[]) {
+      const response = await fetch(`${base}/api/auth/login`, { method: "POST", headers: { "Content-Type": "text/plain", ...headers }, body: JSON.stringify(forged) });
+      expect(response.status, JSON.stringify(headers)).toBe(403);
+      expect(response.headers.get("set-cookie")).toBeNull();
+    }
+    // The /login form as well (form-encoded, no cookie).
+    const form = await fetch(`${base}/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: "https://evil.example" },
+      body: new URLSearchParams({ intent: "login", ...forged }),
+      redirect: "manual",
+    });
+    expect(form.status).toBe(403);
+    expect(form.headers.get("set-cookie")).toBeNull();
+  });
+
+  it("JSON endpoints answer 415 to a body that is not application/json", async () => {
     const response = await fetch(`${base}/api/auth/login`, {
       method: "POST",
-      headers: { "Content-Type": "application/json", Origin: "https://evil.example" },
+      headers: { "Content-Type": "text/plain", Origin: base, "Sec-Fetch-Site": "same-origin" },
+      body: JSON.stringify({ email: "nobody@example.com", password: "wrong-password" }),
+    });
+    expect(response.status).toBe(415);
+    expect(await response.json()).toEqual({ error: "Request body must be JSON (Content-Type: application/json)." });
+    expect(response.headers.get("set-cookie")).toBeNull();
+    const json = await fetch(`${base}/api/auth/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json; charset=utf-8", Origin: base, "Sec-Fetch-Site": "same-origin" },
+      body: JSON.stringify({ email: "nobody@example.com", password: "wrong-password" }),
+    });
+    expect(json.status).toBe(401);
+  });
+
+  it("GET /api/auth/logout refuses a cross-site navigation and keeps the session", async () => {
+    const { user, cookie } = await sessionOf();
+    const forged = await fetch(`${base}/api/auth/logout`, { headers: { Cookie: cookie, "Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate" } });
+    expect(forged.status).toBe(403);
+    expect(await db.session.count({ where: { userId: user.id } })).toBe(1);
+    const own = await fetch(`${base}/api/auth/logout`, { headers: { Cookie: cookie, "Sec-Fetch-Site": "same-origin" } });
+    expect(own.status).toBe(200);
+    expect(await db.session.count({ where: { userId: user.id } })).toBe(0);
+  });
+
+  it("lets requests that no browser page sent (no Origin, no Sec-Fetch-Site) reach the app", async () => {
+    const response = await fetch(`${base}/api/auth/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ email: "nobody@example.com", password: "wrong-password" }),
     });
     expect(response.status).toBe(401);
@@ -221,11 +274,124 @@ describe("cross-site state changes", () => {
 
   it("exempts Bearer-token requests (browsers never add them on their own)", async () => {
     const { cookie } = await sessionOf();
-    const response = await fetch(`${base}/api/auth/logout`, {
+    for (const scheme of ["Bearer", "bearer", "BEARER"]) {
+      const response = await fetch(`${base}/api/auth/logout`, {
+        method: "POST",
+        headers: { Cookie: cookie, Origin: "https://evil.example", Authorization: `${scheme} not-a-real-token` },
+      });
+      expect(response.status).not.toBe(403);
+    }
+  });
+});
+
+// Issue 18, finding 4: sign-ins hash in worker threads (the worker file must resolve from the
+// bundled build) and are limited per connection address without CLIENT_IP_HEADER.
+describe("sign-in workers and per-address limit", () => {
+  it("the built server signs in through its password workers", async () => {
+    await createTestUser({ email: "worker-login@example.com", password: "Password1!" });
+    const response = await fetch(`${base}/api/auth/login`, {
       method: "POST",
-      headers: { Cookie: cookie, Origin: "https://evil.example", Authorization: "Bearer not-a-real-token" },
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email: "worker-login@example.com", password: "Password1!" }),
     });
-    expect(response.status).not.toBe(403);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("set-cookie")).toMatch(/^__session=/);
+  });
+
+  it("limits sign-ins per connection address even without CLIENT_IP_HEADER", async () => {
+    await db.rateLimit.deleteMany({});
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 52; attempt++) {
+      const response = await fetch(`${base}/api/auth/login`, {
+        method: "POST",
+        // A header the client writes is never taken for its address.
+        headers: { "Content-Type": "application/json", "X-Forwarded-For": `10.0.0.${attempt}` },
+        body: JSON.stringify({ email: `random-${attempt}-${Date.now()}@example.com`, password: "Whatever1!" }),
+      });
+      statuses.push(response.status);
+      if (response.status === 429) {
+        expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
+        break;
+      }
+    }
+    expect(statuses.slice(0, 50).every((status) => status === 401)).toBe(true);
+    expect(statuses.at(-1)).toBe(429);
+    await db.rateLimit.deleteMany({});
+  });
+
+  it("a server whose password workers cannot start stops at start with a clear message", async () => {
+    // A build without the worker file beside it (e.g. a partial deploy).
+    const broken = path.join(root, `.tmp-build-${process.pid}`);
+    mkdirSync(broken, { recursive: true });
+    try {
+      const [, serverJs, indexJs] = serverArgs;
+      copyFileSync(serverJs!, path.join(broken, "server.js"));
+      copyFileSync(indexJs!, path.join(broken, "index.js"));
+      const child = spawn(process.execPath, [path.join(broken, "server.js"), path.join(broken, "index.js")], {
+        cwd: root,
+        env: { ...process.env, NODE_ENV: "production", PORT: String(await freePort()), HOST: "127.0.0.1", DISABLE_JOBS: "1", REQUEST_LOG: "false" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let output = "";
+      child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+      const code = await new Promise<number | null>((resolve) => child.once("exit", (exitCode) => resolve(exitCode)));
+      clearTimeout(timer);
+      expect(code).toBe(1);
+      expect(output).toContain("The password worker pool could not start");
+      expect(output).toContain("password-worker.mjs");
+      expect(output).not.toContain("[server] http://");
+    } finally {
+      rmSync(broken, { recursive: true, force: true });
+    }
+  });
+});
+
+// Issue 18, finding 11: a client trickling its request held a connection for 300 s.
+describe("slow clients", () => {
+  /** Opens a raw connection, writes `head`, then one byte of `drip` every 200 ms; resolves with the ms until the server closes it. */
+  function trickle(head: string, drip: string): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const started = Date.now();
+      const socket = net.connect(Number(new URL(base).port), "127.0.0.1", () => socket.write(head));
+      let index = 0;
+      const timer = setInterval(() => {
+        if (!socket.destroyed && index < drip.length) socket.write(drip[index++]!);
+      }, 200);
+      socket.on("data", () => undefined);
+      socket.on("error", () => undefined);
+      socket.on("close", () => {
+        clearInterval(timer);
+        resolve(Date.now() - started);
+      });
+      setTimeout(() => {
+        clearInterval(timer);
+        socket.destroy();
+        reject(new Error("the server kept the trickling connection open"));
+      }, 15_000);
+    });
+  }
+
+  it("drops a connection whose body trickles in past REQUEST_BODY_TIMEOUT_MS", async () => {
+    const head = "POST /api/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n";
+    const closedAfter = await trickle(head, "x".repeat(199));
+    expect(closedAfter).toBeGreaterThanOrEqual(1_900);
+    expect(closedAfter).toBeLessThan(6_000);
+  });
+
+  it("drops a connection whose request head trickles in past HEADERS_TIMEOUT_MS", async () => {
+    const closedAfter = await trickle("GET /healthz HTTP/1.1\r\n", `Host: 127.0.0.1\r\nX-Slow: ${"a".repeat(100)}`);
+    expect(closedAfter).toBeLessThan(6_000);
+  });
+
+  it("a body that arrives promptly is answered as before", async () => {
+    const response = await fetch(`${base}/api/auth/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email: "nobody@example.com", password: "Whatever1!" }),
+    });
+    expect(response.status).toBe(401);
   });
 });
 

@@ -1,8 +1,9 @@
-// Outgoing mail through nodemailer: SMTP when SMTP_URL is set; otherwise each message is
-// logged and written to DATA_DIR/mail (an .eml copy plus a readable .txt), so a local demo
-// needs no mail server and codes can still be read.
+// Outgoing mail through nodemailer: SMTP when SMTP_URL is set; otherwise, outside production
+// (or with MAIL_TO_FILES=true), each message is logged and written to DATA_DIR/mail (an .eml
+// copy plus a readable .txt), so a local demo needs no mail server and codes can still be read.
+// Those copies hold live codes: only this system user may read them.
 import { randomBytes } from "node:crypto";
-import { mkdir, writeFile } from "node:fs/promises";
+import { chmod, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Transporter } from "nodemailer";
 import { env } from "~/env.server";
@@ -26,7 +27,14 @@ async function smtpTransport(url: string): Promise<Transporter> {
   return transporter;
 }
 
-/** Sends one mail; throws when the SMTP server refuses it. */
+/** Whether mail without SMTP_URL goes to DATA_DIR/mail: never in production unless asked for. */
+function mailToFiles(): boolean {
+  const config = env();
+  const flag = process.env.MAIL_TO_FILES || config.MAIL_TO_FILES;
+  return flag === undefined ? (process.env.NODE_ENV ?? config.NODE_ENV) !== "production" : flag === "true";
+}
+
+/** Sends one mail; throws when the SMTP server refuses it or no transport is configured. */
 export async function sendMail(mail: OutgoingMail): Promise<void> {
   const config = env();
   const message = { from: config.MAIL_FROM, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html };
@@ -35,13 +43,16 @@ export async function sendMail(mail: OutgoingMail): Promise<void> {
     await (await smtpTransport(smtpUrl)).sendMail(message);
     return;
   }
+  if (!mailToFiles()) throw new Error("No mail transport: set SMTP_URL (mail files are written in production only with MAIL_TO_FILES=true).");
   const folder = path.resolve(config.DATA_DIR, "mail");
-  await mkdir(folder, { recursive: true });
+  await mkdir(folder, { recursive: true, mode: 0o700 });
+  await chmod(folder, 0o700);
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const base = path.join(folder, `${stamp}-${randomBytes(3).toString("hex")}`);
   const built = await (await nodemailer()).createTransport({ streamTransport: true, buffer: true }).sendMail(message);
-  await writeFile(`${base}.eml`, built.message as Buffer);
-  await writeFile(`${base}.txt`, `To: ${mail.to}\nSubject: ${mail.subject}\n\n${mail.text}\n`);
+  // "wx": a new file, created with these permissions whatever the umask allows others.
+  await writeFile(`${base}.eml`, built.message as Buffer, { mode: 0o600, flag: "wx" });
+  await writeFile(`${base}.txt`, `To: ${mail.to}\nSubject: ${mail.subject}\n\n${mail.text}\n`, { mode: 0o600, flag: "wx" });
   console.log(`[mail] to ${mail.to}: ${mail.subject} (no SMTP_URL; saved to ${path.relative(process.cwd(), base)}.txt)`);
 }
 

@@ -23,6 +23,8 @@ export type MemberData = {
   fullName: string | null;
   patronStatus: string | null;
   lastChargeStatus: string | null;
+  /** When the platform last charged this member (orders deliveries of the member's state). */
+  lastChargeDate: Date | null;
   /** Entitled tiers, highest amount first. */
   entitledTiers: { id: string; title: string | null; amountCents: number | null }[];
   /** Present only when the document included pledge history. */
@@ -71,6 +73,11 @@ function indexIncluded(included: Resource[] | undefined) {
   return (ref: ResourceRef) => map.get(`${ref.type}:${ref.id}`);
 }
 
+function dateOf(value: unknown): Date | null {
+  const date = typeof value === "string" ? new Date(value) : null;
+  return date && !Number.isNaN(date.getTime()) ? date : null;
+}
+
 function parsePledgeEvent(resource: Resource): PledgeEventData | null {
   const a = resource.attributes ?? {};
   const date = str(a.date) ? new Date(a.date as string) : null;
@@ -115,6 +122,7 @@ export function parseMember(resource: Resource, included: Resource[] | undefined
     fullName: str(a.full_name) ?? str(user?.attributes?.full_name),
     patronStatus: str(a.patron_status),
     lastChargeStatus: str(a.last_charge_status),
+    lastChargeDate: dateOf(a.last_charge_date),
     entitledTiers,
     pledgeHistory,
   };

@@ -288,6 +288,9 @@ async function applyUpdate(tx: Tx, actorId: string, userId: string, requested: A
       if (other) throw new AdminUserError(409, ADMIN_MESSAGES.emailTaken);
     }
     data.email = email;
+    // An address typed in by an admin is not proven by its owner (no code, no provider).
+    const current = await tx.user.findUnique({ where: { id: userId }, select: { email: true } });
+    if (current?.email?.toLowerCase() !== email?.toLowerCase()) data.emailVerifiedBy = null;
   }
   if (update.restricted !== undefined) data.restricted = update.restricted;
   if (update.canBeAdmin !== undefined) data.canBeAdmin = update.canBeAdmin;

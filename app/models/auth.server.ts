@@ -2,14 +2,14 @@
 // sign-in and one-time login codes. UI actions and `/api` routes call these same functions.
 import { createHash, randomBytes } from "node:crypto";
 import { redirect } from "@remix-run/node";
-import bcrypt from "bcryptjs";
 import { Authenticator } from "remix-auth";
 import { FormStrategy } from "remix-auth-form";
 import { OAuth2RequestError } from "remix-auth-oauth2";
-import { db } from "~/db.server";
+import { db, type Prisma } from "~/db.server";
 import { env } from "~/env.server";
 import type { User } from "~/generated/prisma/client";
 import { codeMail, sendMail } from "~/integrations/mail.server";
+import { passwordPool, PasswordPoolBusyError } from "~/integrations/password-pool.server";
 import {
   clearLoginCodeCookie,
   providerAuthenticator,
@@ -18,11 +18,13 @@ import {
   type ProviderName,
   type ProviderProfile,
 } from "~/integrations/oauth.server";
+import { isRestricted, RESTRICTED_MESSAGE } from "~/models/restriction.server";
 import { createUserSession, getCurrentUser } from "~/models/session.server";
 import { redirectWithError } from "~/toast.server";
 import { fieldErrors, loginSchema, signUpFormSchema } from "~/utils/auth-schemas";
 import { recordAudit } from "~/models/audit.server";
 import { apiError } from "~/api.server";
+import { CALLBACK_ERRORS, type CallbackErrorCode } from "~/utils/auth-callback-errors";
 import { enforceRateLimit, RateLimitError, resetRateLimit } from "~/models/rate-limit.server";
 import { cancelCode, checkCode, checkFailureMessage, cooldownMessage, issueCode, pendingCode } from "~/models/verification.server";
 
@@ -48,26 +50,61 @@ export async function apiAccountCall<T>(operation: () => Promise<T>): Promise<T>
     return await operation();
   } catch (error) {
     if (error instanceof RateLimitError) throw apiError(429, error.message, { "Retry-After": String(error.retryAfterSeconds) });
+    if (error instanceof PasswordPoolBusyError) throw apiError(503, error.message, { "Retry-After": String(error.retryAfterSeconds) });
     if (error instanceof AccountError) throw apiError(error.status, error.message);
     throw error;
   }
 }
 
+/** A refusal of a provider sign-in: /auth/callback shows the words of its code only. */
+export class ProviderSignInError extends AccountError {
+  constructor(
+    status: number,
+    readonly code: CallbackErrorCode,
+  ) {
+    super(status, CALLBACK_ERRORS[code]);
+    this.name = "ProviderSignInError";
+  }
+}
+
 /** The message of a refusal for a UI form, or null for an unexpected failure. */
 export function refusalMessage(error: unknown): string | null {
-  return error instanceof AccountError || error instanceof RateLimitError ? error.message : null;
+  return error instanceof AccountError || error instanceof RateLimitError || error instanceof PasswordPoolBusyError ? error.message : null;
+}
+
+/** The HTTP status of a refusal for a UI form (500 for an unexpected failure). */
+export function refusalStatus(error: unknown): number {
+  if (error instanceof AccountError || error instanceof RateLimitError) return error.status;
+  if (error instanceof PasswordPoolBusyError) return 503;
+  return 500;
+}
+
+// The socket address of a request, remembered for code that sees only the Request (the
+// remix-auth form strategies).
+const socketAddresses = new WeakMap<Request, string>();
+
+/** The connection's address the HTTP server passes in the load context (server/app.ts). */
+function socketAddressOf(context: unknown): string | null {
+  const value = (context as { clientAddress?: unknown } | null | undefined)?.clientAddress;
+  return typeof value === "string" && value ? value.slice(0, 64) : null;
 }
 
 /**
- * The client's address for per-address rate limits: only from the header our own proxy sets
- * (CLIENT_IP_HEADER); its last entry is the one that proxy appended. Null when not configured.
+ * The client's address for per-address rate limits. With CLIENT_IP_HEADER (a header our own
+ * proxy writes) its last entry, the one that proxy appended; otherwise the connection's own
+ * address from the load context, never a header the client could write. Null when neither is
+ * known (route modules called without the HTTP server).
  */
-export function clientAddress(request: Request): string | null {
+export function clientAddress(request: Request, context?: unknown): string | null {
   const header = env().CLIENT_IP_HEADER;
-  if (!header) return null;
-  const value = request.headers.get(header);
-  const last = value?.split(",").pop()?.trim();
-  return last ? last.slice(0, 64) : null;
+  if (header) {
+    const value = request.headers.get(header);
+    const last = value?.split(",").pop()?.trim();
+    return last ? last.slice(0, 64) : null;
+  }
+  const socket = socketAddressOf(context);
+  if (socket) socketAddresses.set(request, socket);
+  return socket ?? socketAddresses.get(request) ?? null;
 }
 
 /** Per-address limit, counted only when the address is known. */
@@ -80,19 +117,34 @@ export const PASSWORD_RESET_MESSAGE = "Password reset successfully. You can now 
 export const FORGOT_PASSWORD_ANSWER = "If an account exists with that email, a reset code has been sent.";
 
 // A fixed hash so a login for an unknown email costs as much time as one for a known email.
-const DUMMY_HASH = bcrypt.hashSync("not-a-real-password", BCRYPT_ROUNDS);
+// (bcrypt of "not-a-real-password" with BCRYPT_ROUNDS; a constant, so no bcrypt runs at start.)
+const DUMMY_HASH = "$2b$10$ap/sRcsAiF//AxEPSTSrJOlX3Vve2W8M96c9u3UMKI9lHf11.oxW6";
 
-export function hashPassword(password: string): Promise<string> {
-  return bcrypt.hash(password, BCRYPT_ROUNDS);
+/** bcrypt runs in the worker pool, never on the event loop (see password-pool.server.ts). */
+export async function hashPassword(password: string): Promise<string> {
+  return (await passwordPool()).hash(password, BCRYPT_ROUNDS);
+}
+
+async function passwordMatches(password: string, hash: string): Promise<boolean> {
+  return (await passwordPool()).compare(password, hash);
 }
 
 function isListedAdmin(email: string | null): boolean {
   return email !== null && env().ADMIN_EMAILS.includes(email.toLowerCase());
 }
 
-/** Accounts whose verified email is in ADMIN_EMAILS may switch admin mode on. */
+/**
+ * Whether the account's email address is proven: by a code mailed to it, or by a provider that
+ * asserted this very address as verified. `mailVerified` alone is not proof (it is also the
+ * "finished setting up" state of provider accounts).
+ */
+export function hasProvenEmail(user: Pick<User, "email" | "emailVerifiedBy">): boolean {
+  return user.email !== null && user.emailVerifiedBy !== null;
+}
+
+/** Accounts whose proven email is in ADMIN_EMAILS may switch admin mode on. */
 async function grantAdminIfListed(user: User): Promise<User> {
-  if (user.canBeAdmin || !user.mailVerified || !isListedAdmin(user.email)) return user;
+  if (user.canBeAdmin || !user.mailVerified || !hasProvenEmail(user) || !isListedAdmin(user.email)) return user;
   return db.user.update({ where: { id: user.id }, data: { canBeAdmin: true } });
 }
 
@@ -156,7 +208,7 @@ export async function loginWithPassword({ email, password, client }: { email: st
   await enforceAddressLimit("login", client, 50, 15 * MINUTE);
   await enforceRateLimit(`login:email:${email}`, 10, 15 * MINUTE);
   const user = await db.user.findUnique({ where: { email } });
-  const matches = await bcrypt.compare(password, user?.passwordHash ?? DUMMY_HASH);
+  const matches = await passwordMatches(password, user?.passwordHash ?? DUMMY_HASH);
   if (!user || !user.passwordHash || !matches) throw new AccountError(401, INVALID_LOGIN_MESSAGE);
   await resetRateLimit(`login:email:${email}`);
   return grantAdminIfListed(user);
@@ -198,7 +250,7 @@ export async function verifyEmail({ email, code, username, client }: { email: st
   if (!result.ok) throw new AccountError(400, checkFailureMessage(result.reason));
   const verified = await db.user.update({
     where: { id: user.id },
-    data: { mailVerified: true, ...(username !== undefined ? { fullName: username } : {}) },
+    data: { mailVerified: true, emailVerifiedBy: "CODE", ...(username !== undefined ? { fullName: username } : {}) },
   });
   return grantAdminIfListed(verified);
 }
@@ -231,15 +283,23 @@ export async function cancelEmailVerification(user: User): Promise<void> {
 }
 
 /**
- * Sets the display name. For accounts from the general or chat-community provider this is the
- * step that verifies them (spec section 4).
+ * Whether choosing a username verifies this account (spec section 4): only an account created by
+ * the general or chat-community provider, holding no email or the address that same provider
+ * asserted as verified. An email account that merely linked a provider must still enter its code.
  */
+export function verifiesByUsername(user: Pick<User, "signUpMethod" | "email" | "emailVerifiedBy" | "mailVerified">): boolean {
+  if (user.mailVerified) return false;
+  if (user.signUpMethod !== "GOOGLE" && user.signUpMethod !== "DISCORD") return false;
+  return user.email === null || user.emailVerifiedBy === user.signUpMethod;
+}
+
+/** Sets the display name; for the accounts of `verifiesByUsername` it is the verifying step. */
 export async function setUsername(user: User, username: string): Promise<User> {
+  if (isRestricted(user)) throw new AccountError(403, RESTRICTED_MESSAGE);
   await enforceRateLimit(`username:user:${user.id}`, 10, 15 * MINUTE);
-  const providerAccount = user.googleId !== null || user.discordId !== null || user.patreonId !== null;
   const updated = await db.user.update({
     where: { id: user.id },
-    data: { fullName: username, ...(providerAccount && !user.mailVerified ? { mailVerified: true } : {}) },
+    data: { fullName: username, ...(verifiesByUsername(user) ? { mailVerified: true } : {}) },
   });
   return grantAdminIfListed(updated);
 }
@@ -257,7 +317,7 @@ export async function changePassword(
 ): Promise<void> {
   await enforceRateLimit(`password:user:${user.id}`, 10, 15 * MINUTE);
   if (!user.passwordHash) throw new AccountError(400, "Your account has no password yet. Please set one.");
-  if (!(await bcrypt.compare(currentPassword, user.passwordHash))) throw new AccountError(400, "Current password is incorrect.");
+  if (!(await passwordMatches(currentPassword, user.passwordHash))) throw new AccountError(400, "Current password is incorrect.");
   const passwordHash = await hashPassword(newPassword);
   await db.$transaction([
     db.user.update({ where: { id: user.id }, data: { passwordHash } }),
@@ -306,7 +366,7 @@ export async function resetPassword({ email, code, newPassword, client }: { emai
   if (!user) throw new AccountError(400, checkFailureMessage("missing"));
   // The code proved the address, so the account counts as verified from now on.
   await db.$transaction([
-    db.user.update({ where: { id: user.id }, data: { passwordHash: await hashPassword(newPassword), mailVerified: true } }),
+    db.user.update({ where: { id: user.id }, data: { passwordHash: await hashPassword(newPassword), mailVerified: true, emailVerifiedBy: "CODE" } }),
     db.session.deleteMany({ where: { userId: user.id } }),
   ]);
   await resetRateLimit(`login:email:${email}`);
@@ -344,19 +404,39 @@ function providerData(profile: ProviderProfile) {
   };
 }
 
+const PROVIDER_METHOD = { patreon: "PATREON", google: "GOOGLE", discord: "DISCORD" } as const;
+
+/**
+ * The owner of `email` (a provider just proved it) takes it back from an account that never
+ * proved it: that account loses the address (and admin rights that came from it), its sessions
+ * and pending codes end, and nothing of it is merged into the owner's account.
+ */
+async function evictUnprovenHolder(holder: User, email: string, tx: Prisma.TransactionClient) {
+  const listed = isListedAdmin(email);
+  await tx.user.update({
+    where: { id: holder.id },
+    data: { email: null, emailVerifiedBy: null, mailVerified: false, ...(listed ? { canBeAdmin: false, isAdmin: false } : {}) },
+  });
+  await tx.session.deleteMany({ where: { userId: holder.id } });
+  await tx.verification.deleteMany({ where: { purpose: { in: ["EMAIL_VERIFY", "PASSWORD_RESET"] }, target: email } });
+  await recordAudit(
+    { actorId: null, action: "user.email.reclaimed", targetType: "user", targetId: holder.id, before: { email, mailVerified: holder.mailVerified }, after: { email: null } },
+    tx,
+  );
+}
+
 /**
  * Finds or creates the account of a provider identity: keyed on the provider's id; linked to
- * the logged-in account, or to the account with the same verified email; never duplicated.
+ * the logged-in account (which changes no email or its proof), or to the account that has proven
+ * the same verified email; never duplicated. An account holding that email unproven loses it.
  */
 export async function signInWithProvider(profile: ProviderProfile, currentUser: User | null): Promise<User> {
   const column = PROVIDER_COLUMN[profile.provider];
-  const label = PROVIDER_LABELS[profile.provider];
   const byProviderId = await db.user.findFirst({ where: { [column]: profile.id } });
 
   if (currentUser) {
-    if (byProviderId && byProviderId.id !== currentUser.id) {
-      throw new AccountError(409, `This ${label} account is already linked to another account.`);
-    }
+    if (isRestricted(currentUser)) throw new ProviderSignInError(403, "restricted");
+    if (byProviderId && byProviderId.id !== currentUser.id) throw new ProviderSignInError(409, "already_linked");
     return db.user.update({ where: { id: currentUser.id }, data: providerData(profile) });
   }
 
@@ -365,29 +445,35 @@ export async function signInWithProvider(profile: ProviderProfile, currentUser: 
     return grantAdminIfListed(updated);
   }
 
-  const email = profile.email?.toLowerCase() ?? null;
-  if (email && profile.emailVerified) {
+  const email = profile.email && profile.emailVerified ? profile.email.toLowerCase() : null;
+  if (email) {
     const byEmail = await db.user.findUnique({ where: { email } });
-    if (byEmail) {
-      if (byEmail[column] !== null) throw new AccountError(409, `An account with this email is already linked to another ${label} account.`);
-      // An email account that never proved its address may belong to someone else: the
-      // provider has proved it now, so that unproven password no longer opens the account.
-      const takeOver = byEmail.mailVerified ? {} : { passwordHash: null, mailVerified: profile.provider === "patreon" };
-      if (!byEmail.mailVerified) await cancelCode("EMAIL_VERIFY", email);
-      const linked = await db.user.update({ where: { id: byEmail.id }, data: { ...providerData(profile), ...takeOver } });
+    if (byEmail && hasProvenEmail(byEmail)) {
+      if (byEmail[column] !== null) throw new ProviderSignInError(409, "email_linked");
+      const linked = await db.user.update({ where: { id: byEmail.id }, data: providerData(profile) });
       return grantAdminIfListed(linked);
     }
   }
 
-  // New account. General and chat-community accounts become verified by choosing a username;
+  // New account, holding the provider's verified email (taken back from an account that never
+  // proved it). General and chat-community accounts become verified by choosing a username;
   // support-platform accounts come with their name.
-  const created = await db.user.create({
-    data: {
-      email: email && profile.emailVerified ? email : null,
-      fullName: profile.provider === "patreon" ? profile.name : null,
-      mailVerified: profile.provider === "patreon",
-      ...providerData(profile),
-    },
+  const created = await db.$transaction(async (tx) => {
+    if (email) {
+      const holder = await tx.user.findUnique({ where: { email } });
+      if (holder && hasProvenEmail(holder)) throw new ProviderSignInError(409, "email_taken");
+      if (holder) await evictUnprovenHolder(holder, email, tx);
+    }
+    return tx.user.create({
+      data: {
+        email,
+        emailVerifiedBy: email ? PROVIDER_METHOD[profile.provider] : null,
+        signUpMethod: PROVIDER_METHOD[profile.provider],
+        fullName: profile.provider === "patreon" ? profile.name : null,
+        mailVerified: profile.provider === "patreon",
+        ...providerData(profile),
+      },
+    });
   });
   return grantAdminIfListed(created);
 }
@@ -443,8 +529,8 @@ export async function startProviderSignIn(provider: ProviderName, request: Reque
   return redirect("/login");
 }
 
-function callbackError(message: string): Response {
-  return redirect(`/auth/callback?error=${encodeURIComponent(message)}`);
+function callbackError(code: CallbackErrorCode): Response {
+  return redirect(`/auth/callback?error=${code}`);
 }
 
 /**
@@ -456,28 +542,27 @@ export async function finishProviderSignIn(provider: ProviderName, request: Requ
   try {
     await enforceAddressLimit("provider-sign-in", clientAddress(request), 30, 15 * MINUTE);
   } catch (thrown) {
-    if (thrown instanceof RateLimitError) return callbackError(thrown.message);
+    if (thrown instanceof RateLimitError) return callbackError("rate_limited");
     throw thrown;
   }
   const authenticator = providerAuthenticator(provider);
-  if (!authenticator) return callbackError(`Sign-in with ${label} is not configured.`);
+  if (!authenticator) return callbackError("not_configured");
   let profile: ProviderProfile;
   try {
     profile = await authenticator.authenticate(provider, request);
   } catch (thrown) {
     if (thrown instanceof Response) return thrown;
-    if (thrown instanceof OAuth2RequestError) return callbackError(`${label} answered: ${thrown.code}`);
-    if (thrown instanceof ReferenceError || thrown instanceof RangeError) {
-      return callbackError(`The ${label} sign-in could not be matched to this browser (state). Please allow cookies and try again.`);
-    }
+    if (thrown instanceof OAuth2RequestError) return callbackError(thrown.code === "access_denied" ? "access_denied" : "provider_error");
+    if (thrown instanceof ReferenceError || thrown instanceof RangeError) return callbackError("state_mismatch");
     console.warn(`${label} sign-in failed:`, thrown);
-    return callbackError(`Could not sign in with ${label}. Please try again.`);
+    return callbackError("failed");
   }
   let user: User;
   try {
     user = await signInWithProvider(profile, await getCurrentUser(request));
   } catch (thrown) {
-    if (thrown instanceof AccountError) return callbackError(thrown.message);
+    if (thrown instanceof ProviderSignInError) return callbackError(thrown.code);
+    if (thrown instanceof AccountError) return callbackError("failed");
     throw thrown;
   }
   const code = await createLoginCode(user.id);

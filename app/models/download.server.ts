@@ -7,6 +7,7 @@ import { env } from "~/env.server";
 import type { User } from "~/generated/prisma/client";
 import { isSafeKey, storage } from "~/integrations/storage.server";
 import { isUnlocked, loadEntitlementViewer, type PostWithTiers } from "~/models/entitlement.server";
+import { isRestricted, RESTRICTED_MESSAGE } from "~/models/restriction.server";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { serveStoredFile } from "~/utils/serve-file.server";
 
@@ -29,10 +30,23 @@ export async function authorizeDownload(user: Downloader, postId: string): Promi
   return { ...post, driveFileId: post.driveFileId };
 }
 
-/** A post behind a valid signed address: it must still exist, be enabled and have a file. */
+/**
+ * A free post the viewer may fetch through a signed address. Paid posts never get one: such an
+ * address works for anyone who has it, so only the session-checked `/api/download/{id}` serves
+ * them.
+ */
+export async function authorizeFreeDownload(user: Downloader, postId: string): Promise<PostWithTiers & { driveFileId: string }> {
+  const post = await authorizeDownload(user, postId);
+  if (post.paidContent) throw apiError(403, LIBRARY_MESSAGES.notFree);
+  return post;
+}
+
+/** A post behind a valid signed address: it must still exist, be enabled, be free and have a file. */
 export async function getDownloadablePost(postId: string): Promise<PostWithTiers & { driveFileId: string }> {
   const post = await db.post.findUnique({ where: { id: postId }, include: { tiers: { select: { tierId: true, kind: true } } } });
   if (!post || !post.enabled) throw apiError(404, LIBRARY_MESSAGES.postNotFound);
+  // A post made paid after the address was handed out (or an address from before this rule).
+  if (post.paidContent) throw apiError(403, LIBRARY_MESSAGES.notFree);
   if (!post.driveFileId || !isSafeKey(post.driveFileId)) throw apiError(404, LIBRARY_MESSAGES.fileMissing);
   return { ...post, driveFileId: post.driveFileId };
 }
@@ -72,8 +86,23 @@ export function verifySignedDownload(postId: string, search: URLSearchParams, no
   return null;
 }
 
-export async function recordDownload(userId: string, postId: string, version: string): Promise<void> {
-  await db.download.create({ data: { userId, postId, version } });
+/** A (user, post, version) is recorded at most once within this window. */
+export const DOWNLOAD_RECORD_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Records a completed download, once per (user, post, version) within the window: a client
+ * asking again and again for the file's last byte (`Range: bytes=-1`) must not fill the table
+ * or the admins' leak-trace search. Concurrent completions of one pair take turns.
+ */
+export async function recordDownload(userId: string, postId: string, version: string, now = new Date()): Promise<boolean> {
+  return db.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext(${`download:${userId}:${postId}`}))`;
+    const since = new Date(now.getTime() - DOWNLOAD_RECORD_WINDOW_MS);
+    const recent = await tx.download.findFirst({ where: { userId, postId, version, createdAt: { gt: since } }, select: { id: true } });
+    if (recent) return false;
+    await tx.download.create({ data: { userId, postId, version, createdAt: now } });
+    return true;
+  });
 }
 
 /** The version of each post the user downloaded last. */
@@ -88,8 +117,9 @@ export async function lastDownloadedVersions(userId: string): Promise<Map<string
 }
 
 /** Terms of service acceptance belongs to the account: a user may accept only for themselves. */
-export async function acceptTerms(actor: Pick<User, "id">, userId: string): Promise<void> {
+export async function acceptTerms(actor: Pick<User, "id" | "restricted">, userId: string): Promise<void> {
   if (actor.id !== userId) throw apiError(403, LIBRARY_MESSAGES.tosFailed);
+  if (isRestricted(actor)) throw apiError(403, RESTRICTED_MESSAGE);
   await db.user.update({ where: { id: userId }, data: { tosAccepted: true } });
 }
 

@@ -34,7 +34,7 @@ export type ViewerContext = {
 };
 
 /**
- * Everything about a viewer, from the database function `viewer_context` (migration 0003):
+ * Everything about a viewer, from the database function `viewer_context` (migration 0004):
  * unlocked_content, the shop item codes bought with any of their verified shop emails (guest
  * purchases included), their pledge history, the version of each post they downloaded last (when
  * asked) and the library's version stamp (when asked). A PL/pgSQL function keeps its plan per

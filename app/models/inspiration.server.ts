@@ -1,5 +1,6 @@
 // The inspiration vote: its single config row, panels, likes (one per user, panel and kind) and
 // the admin changes (always audited).
+import { isRestricted, RESTRICTED_MESSAGE } from "~/models/restriction.server";
 import { randomBytes } from "node:crypto";
 import { apiError } from "~/api.server";
 import { db, Prisma } from "~/db.server";
@@ -127,7 +128,7 @@ export async function getInspirationPanel(id: string): Promise<InspirationPanel 
  * requests count once.
  */
 export async function setLike(
-  user: Pick<User, "id" | "currentTierId" | "patreonId"> | null,
+  user: Pick<User, "id" | "currentTierId" | "patreonId" | "restricted"> | null,
   panelId: string,
   kind: LikeKind,
   wanted?: boolean,
@@ -136,6 +137,7 @@ export async function setLike(
   const config = await getInspirationConfig();
   if (!isVotingOpen(config, now)) throw new InspirationError(403, VOTING_CLOSED_MESSAGE);
   if (!user) throw new InspirationError(401, LOGIN_TO_LIKE_MESSAGE);
+  if (isRestricted(user)) throw new InspirationError(403, RESTRICTED_MESSAGE);
   // Likes are idempotent, but each costs queries: a scripted flood is cut off per account.
   await enforceRateLimitAs(`like:user:${user.id}`, LIKES_PER_MINUTE, 60_000, (message) => new InspirationError(429, message));
   const rights = await voterRights(user);

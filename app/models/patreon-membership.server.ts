@@ -38,12 +38,62 @@ export async function savePledgeHistory(userId: string, events: NonNullable<Memb
 export type MemberApplied = { userId: string; currentTierId: string | null; changed: boolean } | null;
 
 /**
+ * The moment a member document describes: its last charge or its latest pledge event, whichever
+ * is later. Null when it carries neither (it cannot be ordered against what is stored).
+ */
+export function memberStateTime(member: Pick<MemberData, "lastChargeDate" | "pledgeHistory">): Date | null {
+  const times = [member.lastChargeDate?.getTime(), ...(member.pledgeHistory ?? []).map((event) => event.date.getTime())].filter(
+    (time): time is number => time !== undefined && Number.isFinite(time),
+  );
+  return times.length > 0 ? new Date(Math.max(...times)) : null;
+}
+
+/** Remembers the freshest state applied for a platform user (never moves back in time). */
+async function recordMemberState(patreonUserId: string, at: Date | null, active: boolean, client: Client) {
+  if (!at) return;
+  await client.$executeRaw`
+    INSERT INTO patreon_member_states (patreon_user_id, state_at, active, updated_at)
+    VALUES (${patreonUserId}, ${at}, ${active}, now())
+    ON CONFLICT (patreon_user_id) DO UPDATE SET state_at = EXCLUDED.state_at, active = EXCLUDED.active, updated_at = now()
+    WHERE patreon_member_states.state_at < EXCLUDED.state_at
+       OR (patreon_member_states.state_at = EXCLUDED.state_at AND NOT EXCLUDED.active)`;
+}
+
+export type DeliveryOutcome = { matched: boolean; stale?: true };
+
+/**
+ * A signed webhook delivery. Its effect comes from the member document alone (the event name
+ * is not signed), and a document older than the state already applied for that member is
+ * ignored: a captured delivery replayed later cannot roll a membership back or revive an ended
+ * one. Deliveries of one member are applied one at a time.
+ */
+export async function applyMemberDelivery(member: MemberData): Promise<DeliveryOutcome> {
+  const patreonUserId = member.patreonUserId;
+  if (!patreonUserId) return { matched: false };
+  return db.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext(${`patreon-member:${patreonUserId}`}))`;
+    const stored = await tx.patreonMemberState.findUnique({ where: { patreonUserId } });
+    const at = memberStateTime(member);
+    const active = currentTierIdOf(member) !== null;
+    if (stored) {
+      const older = at === null || at.getTime() < stored.stateAt.getTime();
+      const revives = at !== null && at.getTime() === stored.stateAt.getTime() && active && !stored.active;
+      if (older || revives) return { matched: false, stale: true };
+    }
+    const applied = await applyMember(member, tx);
+    return { matched: applied !== null };
+  });
+}
+
+/**
  * Applies one member document to the account linked to that platform user; null when no account
  * is linked (the member has not signed in here yet). Rule-5 unlocks are recomputed when the
  * pledge history came with the document.
  */
 export async function applyMember(member: MemberData, client: Client = db): Promise<MemberApplied> {
   if (!member.patreonUserId) return null;
+  // The members sync and the webhooks both move the stored state forward.
+  await recordMemberState(member.patreonUserId, memberStateTime(member), currentTierIdOf(member) !== null, client);
   const user = await client.user.findUnique({ where: { patreonId: member.patreonUserId }, select: { id: true, currentTierId: true } });
   if (!user) return null;
   const currentTierId = currentTierIdOf(member);
@@ -55,14 +105,6 @@ export async function applyMember(member: MemberData, client: Client = db): Prom
     await recomputeUnlocks(user.id, client);
   }
   return { userId: user.id, currentTierId, changed: currentTierId !== user.currentTierId };
-}
-
-/** A membership ended (members:delete): the account keeps its history but no current tier. */
-export async function endMembership(patreonUserId: string, client: Client = db): Promise<string | null> {
-  const user = await client.user.findUnique({ where: { patreonId: patreonUserId }, select: { id: true } });
-  if (!user) return null;
-  await client.user.update({ where: { id: user.id }, data: { currentTierId: null } });
-  return user.id;
 }
 
 /** The user's pledge history as the /api layer shows it (spec `pledge_history`), oldest first. */

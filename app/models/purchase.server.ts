@@ -48,7 +48,7 @@ export async function recordKofiWebhook(payload: KofiWebhook): Promise<WebhookOu
       }
       if ((payload.type === "Subscription" || payload.is_subscription_payment) && email) {
         const { count } = await tx.user.updateMany({
-          where: { OR: [{ shopEmails: { some: { verifiedEmail: email } } }, { email, mailVerified: true }] },
+          where: { OR: [{ shopEmails: { some: { verifiedEmail: email } } }, { email, emailVerifiedBy: { not: null } }] },
           data: { kofiCurrentTier: payload.tier_name ?? null },
         });
         usersWithTierUpdate = count;

@@ -66,6 +66,8 @@ const USER_COLUMN_SQL: Record<keyof User, string> = {
   isAdmin: "u.is_admin",
   canBeAdmin: "u.can_be_admin",
   mailVerified: "u.mail_verified",
+  signUpMethod: "u.sign_up_method::text",
+  emailVerifiedBy: "u.email_verified_by::text",
   tosAccepted: "u.tos_accepted",
   restricted: "u.restricted",
   createdAt: "u.created_at",
@@ -95,8 +97,10 @@ export async function getCurrentUserWith<Extra extends object>(request: Request,
   const values = extra?.values ?? [];
   const join = extra?.join ?? "";
   const authorization = request.headers.get("Authorization");
-  if (authorization?.startsWith("Bearer ")) {
-    const token = authorization.slice("Bearer ".length).trim();
+  // The scheme is case-insensitive (RFC 9110), as in the cross-site guard of server/security.ts.
+  const bearer = authorization ? /^bearer\s+(.*)$/is.exec(authorization) : null;
+  if (bearer) {
+    const token = bearer[1]!.trim();
     if (!token) return null;
     const [row] = await queryRows<User & Extra>(
       `SELECT ${columns} FROM api_tokens t JOIN users u ON u.id = t.user_id ${join} WHERE t.token_hash = $1`,

@@ -17,6 +17,11 @@ import { SHOP_MESSAGES } from "~/utils/shop-schemas";
 
 /** Code mails one account may cause per hour (cancel + link again must not turn into a mail cannon). */
 export const SHOP_MAILS_PER_HOUR = 10;
+/** Code mails one mailbox may receive per hour, whichever accounts ask for them. */
+export const SHOP_MAILS_PER_EMAIL_PER_HOUR = 5;
+/** Code mails one client address may cause per hour, across accounts. */
+export const SHOP_MAILS_PER_ADDRESS_PER_HOUR = 30;
+const HOUR = 60 * 60 * 1000;
 
 /** A refusal the user should read (status for the /api layer, message in the spec's words). */
 export class ShopEmailError extends Error {
@@ -33,9 +38,20 @@ function codeTarget(userId: string, email: string): string {
   return `${userId}:${email.toLowerCase()}`;
 }
 
-async function countMail(userId: string) {
-  const limit = await consumeRateLimit(`shop-email-mail:${userId}`, SHOP_MAILS_PER_HOUR, 60 * 60 * 1000);
-  if (!limit.allowed) throw new ShopEmailError(429, new RateLimitError(limit.retryAfterSeconds).message);
+/**
+ * Counts one code mail against the account, the target mailbox and the client's address: many
+ * accounts (or one client with many accounts) must not flood somebody else's inbox.
+ */
+async function countMail(userId: string, email: string, client: string | null) {
+  const keys: [string, number][] = [
+    [`shop-email-mail:${userId}`, SHOP_MAILS_PER_HOUR],
+    [`shop-email-mail:email:${email.toLowerCase()}`, SHOP_MAILS_PER_EMAIL_PER_HOUR],
+    ...(client ? ([[`shop-email-mail:ip:${client}`, SHOP_MAILS_PER_ADDRESS_PER_HOUR]] as [string, number][]) : []),
+  ];
+  for (const [key, limit] of keys) {
+    const result = await consumeRateLimit(key, limit, HOUR);
+    if (!result.allowed) throw new ShopEmailError(429, new RateLimitError(result.retryAfterSeconds).message);
+  }
 }
 
 async function mailCode(email: string, code: string) {
@@ -55,7 +71,7 @@ async function findOwnedElsewhere(userId: string, email: string) {
 }
 
 /** Starts linking `email`: stores it as pending and mails a code. */
-export async function linkShopEmail(userId: string, email: string): Promise<{ message: string }> {
+export async function linkShopEmail(userId: string, email: string, client: string | null = null): Promise<{ message: string }> {
   // Answers say whether an address is taken by another account: no probing address lists.
   await enforceRateLimitAs(`shop-email-link:${userId}`, 20, 60 * 60 * 1000, (message) => new ShopEmailError(429, message));
   const existing = await db.shopEmail.findMany({ where: { userId } });
@@ -66,11 +82,11 @@ export async function linkShopEmail(userId: string, email: string): Promise<{ me
   if (otherPending) throw new ShopEmailError(409, SHOP_MESSAGES.pendingExists);
   if (same) {
     // Linking the pending address again is a resend.
-    await resendShopEmailCode(userId, email);
+    await resendShopEmailCode(userId, email, client);
     return { message: SHOP_MESSAGES.sent };
   }
 
-  await countMail(userId);
+  await countMail(userId, email, client);
   await db.shopEmail.create({ data: { userId, email } });
   try {
     const issued = await issueCode({ purpose: "SHOP_EMAIL", target: codeTarget(userId, email), userId });
@@ -108,10 +124,10 @@ export async function verifyShopEmail(userId: string, email: string, code: strin
 }
 
 /** Mails a new code for the pending address (60 s cooldown, enforced here). */
-export async function resendShopEmailCode(userId: string, email: string): Promise<{ message: string }> {
+export async function resendShopEmailCode(userId: string, email: string, client: string | null = null): Promise<{ message: string }> {
   const pending = await db.shopEmail.findUnique({ where: { userId_email: { userId, email } } });
   if (!pending || pending.verifiedAt) throw new ShopEmailError(404, SHOP_MESSAGES.noPending);
-  await countMail(userId);
+  await countMail(userId, email, client);
   const issued = await issueCode({ purpose: "SHOP_EMAIL", target: codeTarget(userId, email), userId });
   if (!issued.ok) throw new ShopEmailError(429, cooldownMessage(issued.retryAfterSeconds));
   await mailCode(email, issued.code);

@@ -10,6 +10,8 @@ import {
   ShopEmailError,
   verifyShopEmail,
 } from "~/models/shop-email.server";
+import { clientAddress } from "~/models/auth.server";
+import { isRestricted, RESTRICTED_MESSAGE } from "~/models/restriction.server";
 import { requireUser } from "~/models/session.server";
 import { redirectWithError, redirectWithSuccess } from "~/toast.server";
 import { SHOP_INTENTS, SHOP_MESSAGES, shopEmailCodeSchema, shopEmailSchema, type ShopIntent } from "~/utils/shop-schemas";
@@ -27,12 +29,13 @@ function safeReturnPath(value: FormDataEntryValue | null): string {
   return value;
 }
 
-export async function action({ request }: ActionFunctionArgs) {
+export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const form = await request.formData();
   const back = safeReturnPath(form.get("redirectTo"));
   const intent = String(form.get("intent") ?? "") as ShopIntent;
   if (!SHOP_INTENTS.includes(intent)) return redirectWithError(back, "Unknown action.");
+  if (isRestricted(user)) return redirectWithError(back, RESTRICTED_MESSAGE);
   const fields = { email: form.get("email") ?? "", code: form.get("code") ?? "" };
   const parsed = intent === "verify" ? shopEmailCodeSchema.safeParse(fields) : shopEmailSchema.safeParse(fields);
   if (!parsed.success) return redirectWithError(back, parsed.error.issues[0]?.message ?? FAILURE[intent]);
@@ -41,11 +44,11 @@ export async function action({ request }: ActionFunctionArgs) {
   try {
     const result =
       intent === "link"
-        ? await linkShopEmail(user.id, email)
+        ? await linkShopEmail(user.id, email, clientAddress(request, context))
         : intent === "verify"
           ? await verifyShopEmail(user.id, email, code)
           : intent === "resend"
-            ? await resendShopEmailCode(user.id, email)
+            ? await resendShopEmailCode(user.id, email, clientAddress(request, context))
             : await cancelShopEmailVerification(user.id, email);
     return redirectWithSuccess(back, result.message);
   } catch (error) {

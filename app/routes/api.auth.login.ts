@@ -10,11 +10,11 @@ import { loginSchema } from "~/utils/auth-schemas";
 
 export const loader = ({ request }: LoaderFunctionArgs) => startProviderSignIn("patreon", request);
 
-export function action({ request }: ActionFunctionArgs) {
+export function action({ request, context }: ActionFunctionArgs) {
   if (request.method !== "POST") return methodNotAllowed();
   return handleApi("Failed to log in.", async () => {
     const input = await readJson(request, loginSchema);
-    const user = await apiAccountCall(() => loginWithPassword({ ...input, client: clientAddress(request) }));
+    const user = await apiAccountCall(() => loginWithPassword({ ...input, client: clientAddress(request, context) }));
     const cookie = await createUserSession(user.id);
     const full = await getUserWithShopEmails(user.id);
     return json({ message: "Logged in successfully.", user: toApiUser(full!) }, { headers: { "Set-Cookie": cookie } });

@@ -6,11 +6,11 @@ import { createUserSession } from "~/models/session.server";
 import { getUserWithShopEmails, toApiUser } from "~/models/user.server";
 import { registerSchema } from "~/utils/auth-schemas";
 
-export function action({ request }: ActionFunctionArgs) {
+export function action({ request, context }: ActionFunctionArgs) {
   if (request.method !== "POST") return methodNotAllowed();
   return handleApi("Failed to sign up.", async () => {
     const input = await readJson(request, registerSchema);
-    const user = await apiAccountCall(() => registerWithPassword({ ...input, client: clientAddress(request) }));
+    const user = await apiAccountCall(() => registerWithPassword({ ...input, client: clientAddress(request, context) }));
     const cookie = await createUserSession(user.id);
     const full = await getUserWithShopEmails(user.id);
     return json(

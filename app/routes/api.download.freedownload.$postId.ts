@@ -1,16 +1,16 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { handleApi, requireIdParam } from "~/api.server";
-import { authorizeDownload, signedDownloadUrl } from "~/models/download.server";
+import { authorizeFreeDownload, signedDownloadUrl } from "~/models/download.server";
 import { getCurrentUser } from "~/models/session.server";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 
-/** GET /api/download/freedownload/{postId}: a short-lived signed address of the file. */
+/** GET /api/download/freedownload/{postId}: a short-lived signed address of a free post's file. */
 export async function loader({ request, params }: LoaderFunctionArgs) {
   return handleApi(LIBRARY_MESSAGES.freeDownloadFailed, async () => {
     const postId = requireIdParam(params.postId, LIBRARY_MESSAGES.postNotFound);
     const user = await getCurrentUser(request);
-    const post = await authorizeDownload(user, postId);
+    const post = await authorizeFreeDownload(user, postId);
     return json({ downloadUrl: signedDownloadUrl(post.id, user?.id ?? null) }, { headers: { "Cache-Control": "no-store" } });
   });
 }

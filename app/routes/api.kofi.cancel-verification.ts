@@ -2,14 +2,14 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { apiError, handleApi, methodNotAllowed, readJson } from "~/api.server";
-import { requireApiUser } from "~/models/session.server";
+import { requireActiveApiUser } from "~/models/restriction.server";
 import { cancelShopEmailVerification, ShopEmailError } from "~/models/shop-email.server";
 import { shopEmailSchema } from "~/utils/shop-schemas";
 
 export async function action({ request }: ActionFunctionArgs) {
   if (request.method !== "POST") return methodNotAllowed();
   return handleApi("Failed to cancel verification.", async () => {
-    const user = await requireApiUser(request);
+    const user = await requireActiveApiUser(request);
     const input = await readJson(request, shopEmailSchema);
     try {
       return json(await cancelShopEmailVerification(user.id, input.email));

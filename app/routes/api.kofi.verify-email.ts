@@ -2,14 +2,14 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { apiError, handleApi, methodNotAllowed, readJson } from "~/api.server";
-import { requireApiUser } from "~/models/session.server";
+import { requireActiveApiUser } from "~/models/restriction.server";
 import { verifyShopEmail, ShopEmailError } from "~/models/shop-email.server";
 import { shopEmailCodeSchema } from "~/utils/shop-schemas";
 
 export async function action({ request }: ActionFunctionArgs) {
   if (request.method !== "POST") return methodNotAllowed();
   return handleApi("Failed to verify email.", async () => {
-    const user = await requireApiUser(request);
+    const user = await requireActiveApiUser(request);
     const input = await readJson(request, shopEmailCodeSchema);
     try {
       return json(await verifyShopEmail(user.id, input.email, input.code));

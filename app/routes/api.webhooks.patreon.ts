@@ -1,12 +1,12 @@
 // POST /api/webhooks/patreon: the support platform's member webhooks. The signature (hex
 // HMAC-MD5 of the raw body) is checked before the body is even parsed; applying a delivery
-// again changes nothing, so retries are harmless.
+// again changes nothing, so retries are harmless, and an older delivery replayed later is ignored.
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { apiError, handleApi, methodNotAllowed } from "~/api.server";
 import { env } from "~/env.server";
 import { parseMember, patreonSignatureValid, type JsonApiDocument } from "~/integrations/patreon.server";
-import { applyMember, endMembership } from "~/models/patreon-membership.server";
+import { applyMemberDelivery } from "~/models/patreon-membership.server";
 
 const MAX_BODY_BYTES = 1024 * 1024;
 const TRIGGERS = new Set([
@@ -39,13 +39,10 @@ export async function action({ request }: ActionFunctionArgs) {
     // Unknown triggers are acknowledged so the platform does not queue them forever.
     if (!TRIGGERS.has(event)) return json({ ok: true, ignored: event || "missing event" });
 
-    const member = parseMember(resource, document.included);
-    if (event === "members:delete" || event === "members:pledge:delete") {
-      const userId = member.patreonUserId ? await endMembership(member.patreonUserId) : null;
-      return json({ ok: true, matched: userId !== null });
-    }
-    const applied = await applyMember(member);
-    return json({ ok: true, matched: applied !== null });
+    // What happens follows the signed document, not the unsigned event name: a "delete" is a
+    // document whose member no longer has an active pledge.
+    const outcome = await applyMemberDelivery(parseMember(resource, document.included));
+    return json(outcome.stale ? { ok: true, ignored: "stale" } : { ok: true, matched: outcome.matched });
   });
 }
 

@@ -9,6 +9,7 @@ import { SubmitButton } from "~/components/form";
 import { Modal } from "~/components/modal";
 import { AccountError, exchangeProviderLoginCode } from "~/models/auth.server";
 import { redirectWithSuccess } from "~/toast.server";
+import { callbackErrorMessage } from "~/utils/auth-callback-errors";
 import stylesheet from "~/styles/login.css";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: stylesheet }];
@@ -22,7 +23,8 @@ const COOKIE_HELP =
 
 export function loader({ request }: LoaderFunctionArgs) {
   const url = new URL(request.url);
-  return json({ code: url.searchParams.get("code"), error: url.searchParams.get("error") });
+  // Only our own words: a crafted ?error= shows the generic failure, never its text.
+  return json({ code: url.searchParams.get("code"), error: callbackErrorMessage(url.searchParams.get("error")) });
 }
 
 type Failure = { status: number; error: string };

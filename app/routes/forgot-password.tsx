@@ -19,7 +19,7 @@ export function loader({ request }: LoaderFunctionArgs) {
 
 type ActionResult = { intent: string; errors: Record<string, string> };
 
-export async function action({ request }: ActionFunctionArgs) {
+export async function action({ request, context }: ActionFunctionArgs) {
   const form = await request.formData();
   const intent = String(form.get("intent") ?? "");
   const failure = intent === "reset" ? "Failed to reset password." : "Failed to send reset code. Please try again.";
@@ -30,7 +30,7 @@ export async function action({ request }: ActionFunctionArgs) {
         const message = parsed.error.issues[0]!.message;
         return jsonWithError<ActionResult>({ intent, errors: { form: message, ...fieldErrors(parsed.error) } }, message, { status: 400 });
       }
-      await resetPassword({ ...parsed.data, client: clientAddress(request) });
+      await resetPassword({ ...parsed.data, client: clientAddress(request, context) });
       return redirectWithSuccess("/login", PASSWORD_RESET_MESSAGE);
     }
     const parsed = forgotPasswordSchema.safeParse({ email: form.get("email") });
@@ -38,7 +38,7 @@ export async function action({ request }: ActionFunctionArgs) {
       const message = parsed.error.issues[0]!.message;
       return jsonWithError<ActionResult>({ intent: "request", errors: { form: message, email: message } }, message, { status: 400 });
     }
-    const message = await requestPasswordReset(parsed.data.email, clientAddress(request));
+    const message = await requestPasswordReset(parsed.data.email, clientAddress(request, context));
     return redirectWithSuccess(`/forgot-password?step=2&email=${encodeURIComponent(parsed.data.email)}`, message);
   } catch (error) {
     const message = refusalMessage(error);

@@ -22,14 +22,15 @@ import {
   clientAddress,
   passwordAuthenticator,
   refusalMessage,
+  refusalStatus,
   resendVerification,
   setPassword,
   setUsername,
   toggleAdmin,
   verificationResendWait,
+  verifiesByUsername,
   verifyEmail,
 } from "~/models/auth.server";
-import { RateLimitError } from "~/models/rate-limit.server";
 import { createUserSession, destroyUserSession, getCurrentUser, readSessionId } from "~/models/session.server";
 import { shopEmailPanelData } from "~/models/shop-email.server";
 import { listTiers } from "~/models/tier.server";
@@ -74,7 +75,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     shopEmailPanelData(current.id),
   ]);
   if (!user) return json({ view: "guest" as const, tab });
-  const providerAccount = user.googleId !== null || user.discordId !== null;
+  const providerAccount = verifiesByUsername(user);
   return json({
     view: "account" as const,
     user: { ...toUserData(user), providerAccount },
@@ -114,7 +115,9 @@ async function requireFormUser(request: Request): Promise<User> {
   return user;
 }
 
-export async function action({ request }: ActionFunctionArgs) {
+export async function action({ request, context }: ActionFunctionArgs) {
+  // The connection's address, remembered for the form strategies' per-address limits.
+  clientAddress(request, context);
   // remix-auth-form reads the body itself: look at a copy to route the intent.
   const form = await request.clone().formData();
   const intent = String(form.get("intent") ?? "");
@@ -126,7 +129,7 @@ export async function action({ request }: ActionFunctionArgs) {
     if (!message) console.error(FAILURES[intent] ?? "login action failed", error);
     if (intent === "logout") return redirectWithError("/login", "Logout failed.");
     const fields = error instanceof AccountError ? error.fields : {};
-    const status = error instanceof AccountError || error instanceof RateLimitError ? error.status : 500;
+    const status = refusalStatus(error);
     const shown = message ?? FAILURES[intent] ?? "Something went wrong.";
     // A refused login or sign-up keeps the typed email (never a password), also without JavaScript.
     const email = intent === "login" || intent === "signup" ? String(form.get("email") ?? "").slice(0, 320) : undefined;

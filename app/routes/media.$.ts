@@ -1,19 +1,26 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { isSafeKey, storage } from "~/integrations/storage.server";
 import { imageVariantKey } from "~/models/image-variant.server";
+import { storedImageAudience } from "~/models/post.server";
+import { getCurrentUser } from "~/models/session.server";
 import { parseImageWidth } from "~/utils/responsive-images";
 import { serveStoredFile } from "~/utils/serve-file.server";
 
-/** Public images kept in storage under `images/` (post fronts, inspiration panels); `?w=` picks a smaller variant. */
+/**
+ * Images kept in storage under `images/` (post fronts, inspiration panels); `?w=` picks a smaller
+ * variant. A disabled post's front is shown to admins only (404 for everyone else).
+ */
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const key = `images/${params["*"] ?? ""}`;
   if (!isSafeKey(key) || !/\.(jpg|png|webp)$/.test(key)) return new Response("Not found", { status: 404 });
+  const audience = await storedImageAudience(key, () => getCurrentUser(request));
+  if (audience === "hidden") return new Response("Not found", { status: 404, headers: { "Cache-Control": "no-store" } });
   const width = parseImageWidth(new URL(request.url).searchParams.get("w"));
   const store = await storage();
   const served = await imageVariantKey(store, key, width);
   const contentType = served.endsWith(".png") ? "image/png" : served.endsWith(".webp") ? "image/webp" : "image/jpeg";
   return serveStoredFile(request, store, served, {
     contentType,
-    cacheControl: "public, max-age=31536000, immutable",
+    cacheControl: audience === "admin" ? "private, no-store" : "public, max-age=31536000, immutable",
   });
 }

@@ -1,6 +1,7 @@
 // Validation for the admin area, shared by the /admin forms, the /admin action and /api/admin.
 // Messages are the spec's words (sections 5 and 8).
 import { z } from "zod";
+import { boundedEmail, hasEmailShape } from "~/utils/email-shape";
 
 export const ADMIN_MESSAGES = {
   fetchUsersFailed: "Failed to fetch users. Please try again later.",
@@ -29,16 +30,8 @@ export const ADMIN_MESSAGES = {
 export const USER_PAGE_SIZE = 25;
 export const MAX_PAGE_SIZE = 100;
 
-/** Basic email shape: something@something.tld, no spaces. */
-const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-/** An admin adding a shop (Ko-fi) email to a user. */
-export const shopEmailSchema = z
-  .string({ required_error: ADMIN_MESSAGES.shopEmailEmpty, invalid_type_error: ADMIN_MESSAGES.shopEmailEmpty })
-  .trim()
-  .min(1, ADMIN_MESSAGES.shopEmailEmpty)
-  .max(254, ADMIN_MESSAGES.shopEmailInvalid)
-  .regex(EMAIL_SHAPE, ADMIN_MESSAGES.shopEmailInvalid);
+/** An admin adding a shop (Ko-fi) email to a user: basic shape, something@something.tld. */
+export const shopEmailSchema = boundedEmail(ADMIN_MESSAGES.shopEmailEmpty, ADMIN_MESSAGES.shopEmailInvalid);
 
 /** User search and pagination (query parameters of /admin and GET /api/admin/users). */
 export const userSearchSchema = z.object({
@@ -70,8 +63,8 @@ export const adminUserUpdateSchema = z.object({
   email: z
     .string()
     .trim()
-    .max(254)
-    .refine((value) => value === "" || EMAIL_SHAPE.test(value), "Invalid email format.")
+    .max(254, ADMIN_MESSAGES.shopEmailInvalid)
+    .pipe(z.string().refine((value) => value === "" || hasEmailShape(value), ADMIN_MESSAGES.shopEmailInvalid))
     .optional(),
   restricted: z.boolean().optional(),
   canBeAdmin: z.boolean().optional(),

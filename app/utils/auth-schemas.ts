@@ -23,7 +23,8 @@ export function meetsResetPasswordRule(password: string): boolean {
 
 const text = z.preprocess((value) => (value === null || value === undefined ? "" : value), z.string());
 
-export const emailField = text.pipe(z.string().trim().toLowerCase().min(1, EMAIL_MESSAGE).max(254, EMAIL_MESSAGE).email(EMAIL_MESSAGE));
+// Length first: a failed max() stops the pipe before the email pattern runs on a huge string.
+export const emailField = text.pipe(z.string().trim().toLowerCase().min(1, EMAIL_MESSAGE).max(254, EMAIL_MESSAGE)).pipe(z.string().email(EMAIL_MESSAGE));
 
 export const passwordField = text.pipe(
   z.string().max(MAX_PASSWORD_LENGTH, PASSWORD_RULE_MESSAGE).refine(meetsPasswordRule, PASSWORD_RULE_MESSAGE),

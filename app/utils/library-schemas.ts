@@ -20,6 +20,7 @@ export const LIBRARY_MESSAGES = {
   locked: "You do not have access to this post.",
   tosRequired: "Please accept the terms of service before downloading.",
   fileMissing: "This post has no file to download yet.",
+  notFree: "This post is not free. Please use its Download button.",
   fileUploadFailed: "Failed to upload file",
 } as const;
 

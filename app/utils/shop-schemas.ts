@@ -1,6 +1,7 @@
 // Validation rules of the shop-email and support-platform flows, written once and shared by the
 // forms, the actions and the /api routes. Messages are the spec's words (section 8).
 import { z } from "zod";
+import { boundedEmail } from "~/utils/email-shape";
 
 export const SHOP_MESSAGES = {
   verifyFailed: "Failed to verify email.",
@@ -24,13 +25,7 @@ export const SHOP_MESSAGES = {
 export const RESEND_COOLDOWN_SECONDS = 60;
 
 /** A shop email: trimmed, lower-cased, non-empty, basic shape. */
-export const emailSchema = z
-  .string({ required_error: SHOP_MESSAGES.emptyEmail, invalid_type_error: SHOP_MESSAGES.emptyEmail })
-  .trim()
-  .min(1, SHOP_MESSAGES.emptyEmail)
-  .max(254, SHOP_MESSAGES.invalidEmail)
-  .regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, SHOP_MESSAGES.invalidEmail)
-  .transform((value) => value.toLowerCase());
+export const emailSchema = boundedEmail(SHOP_MESSAGES.emptyEmail, SHOP_MESSAGES.invalidEmail).transform((value) => value.toLowerCase());
 
 export const shopEmailSchema = z.object({ email: emailSchema });
 

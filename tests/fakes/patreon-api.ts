@@ -22,6 +22,8 @@ export type FakeMember = {
   fullName: string;
   patronStatus: "active_patron" | "declined_patron" | "former_patron" | null;
   lastChargeStatus?: string | null;
+  /** ISO date of the last charge (the platform sends it with every member document). */
+  lastChargeDate?: string | null;
   tierIds: string[];
   pledgeHistory?: FakePledgeEvent[];
 };
@@ -88,6 +90,7 @@ export function memberResources(member: FakeMember, tiers: FakeTier[], { withHis
       email: member.email,
       patron_status: member.patronStatus,
       last_charge_status: member.lastChargeStatus === undefined ? (member.patronStatus === "active_patron" ? "Paid" : null) : member.lastChargeStatus,
+      last_charge_date: member.lastChargeDate ?? null,
       currently_entitled_amount_cents: Math.max(0, ...member.tierIds.map((id) => tiers.find((tier) => tier.id === id)?.amountCents ?? 0)),
     },
     relationships,

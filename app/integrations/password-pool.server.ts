@@ -1,0 +1,146 @@
+// bcrypt off the event loop: a few worker threads (password-worker.mjs) with a bounded queue.
+// Every sign-in costs ~70 ms of CPU; on the event loop 120 sign-ins with made-up emails froze
+// the whole server for seconds. When every worker is busy and the queue is full, callers get a
+// PasswordPoolBusyError at once (503 + Retry-After) instead of waiting behind an attacker.
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
+
+/** The worker file: beside this module in the source tree, beside build/index.js after a build. */
+export const PASSWORD_WORKER_URL = new URL("./password-worker.mjs", import.meta.url);
+
+/** One core stays with the event loop; at most 4 workers. */
+export const DEFAULT_POOL_SIZE = Math.max(1, Math.min(4, availableParallelism() - 1));
+/** Waiting jobs per worker: ~2 s of bcrypt work at most before a caller hears "busy". */
+export const QUEUE_PER_WORKER = 32;
+export const BUSY_RETRY_AFTER_SECONDS = 5;
+
+export class PasswordPoolBusyError extends Error {
+  readonly retryAfterSeconds = BUSY_RETRY_AFTER_SECONDS;
+  constructor() {
+    super("The server is busy. Please try again in a few seconds.");
+    this.name = "PasswordPoolBusyError";
+  }
+}
+
+type Job = { message: { op: "hash"; password: string; rounds: number } | { op: "compare"; password: string; hash: string }; resolve: (value: unknown) => void; reject: (error: Error) => void };
+type Slot = { worker: Worker; job: Job | null };
+
+export class PasswordPool {
+  private readonly slots: Slot[] = [];
+  private readonly queue: Job[] = [];
+  private closed = false;
+
+  constructor(
+    readonly size: number = DEFAULT_POOL_SIZE,
+    readonly maxQueue: number = size * QUEUE_PER_WORKER,
+    private readonly workerUrl: URL = PASSWORD_WORKER_URL,
+  ) {}
+
+  /** Starts every worker and waits until each has loaded bcrypt; rejects when one cannot. */
+  async start(): Promise<void> {
+    await Promise.all(Array.from({ length: this.size }, () => this.spawn()));
+  }
+
+  private spawn(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      let worker: Worker;
+      try {
+        worker = new Worker(this.workerUrl);
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+        return;
+      }
+      // Idle workers do not keep a process (a test run, a script) alive.
+      worker.unref();
+      const slot: Slot = { worker, job: null };
+      let ready = false;
+      worker.on("message", (message: { ready?: true; ok?: boolean; result?: unknown; error?: string }) => {
+        if (message.ready) {
+          ready = true;
+          this.slots.push(slot);
+          resolve();
+          this.dispatch();
+          return;
+        }
+        const job = slot.job;
+        slot.job = null;
+        if (job) {
+          if (message.ok) job.resolve(message.result);
+          else job.reject(new Error(message.error ?? "password worker failed"));
+        }
+        this.dispatch();
+      });
+      worker.on("error", (error) => {
+        if (!ready) reject(error);
+        slot.job?.reject(error);
+        slot.job = null;
+      });
+      worker.on("exit", () => {
+        const index = this.slots.indexOf(slot);
+        if (index >= 0) this.slots.splice(index, 1);
+        if (!ready) reject(new Error("password worker exited before it was ready"));
+        slot.job?.reject(new Error("password worker exited"));
+        // A worker that died after starting is replaced; the pool keeps its size.
+        if (ready && !this.closed) this.spawn().catch((error) => console.error("password worker could not be restarted", error));
+      });
+    });
+  }
+
+  private dispatch() {
+    for (const slot of this.slots) {
+      if (slot.job) continue;
+      const job = this.queue.shift();
+      if (!job) return;
+      slot.job = job;
+      slot.worker.postMessage(job.message);
+    }
+  }
+
+  private run<T>(message: Job["message"]): Promise<T> {
+    if (this.closed) return Promise.reject(new Error("password pool is closed"));
+    if (this.queue.length >= this.maxQueue) return Promise.reject(new PasswordPoolBusyError());
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ message, resolve: resolve as (value: unknown) => void, reject });
+      this.dispatch();
+    });
+  }
+
+  hash(password: string, rounds: number): Promise<string> {
+    return this.run({ op: "hash", password, rounds });
+  }
+
+  compare(password: string, hash: string): Promise<boolean> {
+    return this.run({ op: "compare", password, hash });
+  }
+
+  /** Jobs waiting for a worker (not counting those running). */
+  get waiting(): number {
+    return this.queue.length;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) job.reject(new Error("password pool is closed"));
+    await Promise.all(this.slots.map((slot) => slot.worker.terminate()));
+  }
+}
+
+// One pool per process, shared by the app build and the HTTP server bundle (two copies of this
+// module in production: build/index.js and build/server.js).
+const GLOBAL_KEY = Symbol.for("creator-library.password-pool");
+type PoolHolder = { [GLOBAL_KEY]?: Promise<PasswordPool> };
+
+/** The process's pool, started on first use (server/index.ts starts it before listening). */
+export function passwordPool(): Promise<PasswordPool> {
+  const holder = globalThis as PoolHolder;
+  if (!holder[GLOBAL_KEY]) {
+    const pool = new PasswordPool();
+    const started = pool.start().then(() => pool);
+    // A failed start is not cached: the next call tries again (and fails loudly again).
+    started.catch(() => {
+      if (holder[GLOBAL_KEY] === started) delete holder[GLOBAL_KEY];
+    });
+    holder[GLOBAL_KEY] = started;
+  }
+  return holder[GLOBAL_KEY];
+}

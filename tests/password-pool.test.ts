@@ -1,0 +1,63 @@
+// Issue 18, finding 4: bcrypt off the event loop. 120 sign-ins with made-up emails used to keep
+// the single event loop busy for seconds; now the hashing runs in worker threads, a full queue
+// answers 503 with Retry-After, and the event loop stays free for everyone else.
+import { performance } from "node:perf_hooks";
+import { afterEach, describe, expect, it } from "vitest";
+import { PasswordPool, PasswordPoolBusyError, passwordPool } from "~/integrations/password-pool.server";
+import { hashPassword, loginWithPassword } from "~/models/auth.server";
+import * as loginRoute from "~/routes/api.auth.login";
+import { callRoute, readJsonBody } from "./helpers";
+
+const GLOBAL_KEY = Symbol.for("creator-library.password-pool");
+const holder = globalThis as { [GLOBAL_KEY]?: Promise<PasswordPool> };
+
+afterEach(() => {
+  delete holder[GLOBAL_KEY];
+});
+
+describe("password worker pool", () => {
+  it("hashes and compares in worker threads (the worker file resolves from the source tree)", async () => {
+    const pool = await passwordPool();
+    const hash = await hashPassword("Correct1!");
+    expect(hash).toMatch(/^\$2[aby]\$10\$/);
+    expect(await pool.compare("Correct1!", hash)).toBe(true);
+    expect(await pool.compare("Wrong1!", hash)).toBe(false);
+  });
+
+  it("keeps the event loop free while many sign-ins with unknown emails run", async () => {
+    await passwordPool();
+    const before = performance.eventLoopUtilization();
+    // Fewer than the queue holds (one worker on a 2-core machine: 1 running + 32 waiting).
+    const attempts = Array.from({ length: 30 }, (_, index) =>
+      loginWithPassword({ email: `nobody-${index}-${Date.now()}@example.com`, password: "Whatever1!" }).then(
+        () => "ok",
+        (error: Error) => error.message,
+      ),
+    );
+    const results = await Promise.all(attempts);
+    const utilization = performance.eventLoopUtilization(before).utilization;
+    expect(new Set(results)).toEqual(new Set(["Invalid email or password."]));
+    // bcrypt on the loop kept it ~100% busy; with the workers it mostly waits.
+    expect(utilization).toBeLessThan(0.5);
+  });
+
+  it("a full queue refuses at once: the sign-in answers 503 with Retry-After", async () => {
+    const tiny = new PasswordPool(1, 1);
+    await tiny.start();
+    holder[GLOBAL_KEY] = Promise.resolve(tiny);
+    // One job running and one waiting fill this pool.
+    const fillers = [tiny.hash("filler-one", 12), tiny.hash("filler-two", 12)];
+    await expect(tiny.compare("x", "y")).rejects.toBeInstanceOf(PasswordPoolBusyError);
+    const response = await callRoute(loginRoute, { method: "POST", path: "/api/auth/login", json: { email: "busy@example.com", password: "Whatever1!" } });
+    expect(response.status).toBe(503);
+    expect(response.headers.get("Retry-After")).toBe("5");
+    expect(await readJsonBody(response)).toEqual({ error: "The server is busy. Please try again in a few seconds." });
+    await Promise.all(fillers);
+    await tiny.close();
+  });
+
+  it("a worker file that cannot load makes start() fail", async () => {
+    const broken = new PasswordPool(1, 1, new URL("./no-such-worker.mjs", import.meta.url));
+    await expect(broken.start()).rejects.toThrow();
+  });
+});
