@@ -86,7 +86,7 @@ for (const card of ["Verify your email", "Welcome"] as const) {
     const stamp = `${Date.now()}-${Math.random().toString(36).slice(2)}`;
     const user =
       card === "Welcome"
-        ? await db.user.create({ data: { googleId: `layout-${stamp}`, mailVerified: false } })
+        ? await db.user.create({ data: { googleId: `layout-${stamp}`, signUpMethod: "GOOGLE", mailVerified: false } })
         : await db.user.create({ data: { email: `layout-verify-${stamp}@example.com`, mailVerified: false, passwordHash: "x" } });
     await loginAs(page, user.id);
     const expected = card === "Welcome" ? ["Set My Username", "Logout"] : ["Verify my mail and set my username", "Resend verification code", "Cancel Verification", "Logout"];
