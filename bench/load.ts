@@ -192,6 +192,10 @@ export async function runLoadBenchmark(): Promise<TargetLine[]> {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  if (process.argv.includes("--seed")) await seed();
+  if (process.argv.includes("--seed")) {
+    await seed();
+    // The password-hashing worker threads would keep this child alive.
+    process.exit(0);
+  }
   else await runLoadBenchmark();
 }
