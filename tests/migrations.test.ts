@@ -5,9 +5,10 @@ import { execFileSync } from "node:child_process";
 import pg from "pg";
 import { createMigratedDatabase, adminQuery, databaseUrl, dropDatabase, prismaCli, uniqueName } from "./db";
 
-/** Hand-written in the migrations because Prisma does not model them (0002_library_version, 0004_viewer_context). */
+/** Hand-written in the migrations because Prisma does not model them (0002_library_version, 0004_viewer_context, 0005_session_viewer). */
 const HAND_WRITTEN = [
   "FUNCTION bump_library_version()",
+  "FUNCTION session_viewer(text, boolean, boolean, boolean)",
   "FUNCTION viewer_context(text, boolean, boolean)",
   "TRIGGER post_tiers post_tiers_bump_library_version",
   "TRIGGER post_tiers post_tiers_truncate_bump_library_version",
@@ -26,13 +27,21 @@ function schemaDump(url: string): { sql: string; handWritten: string[] } {
     handWritten.push(`${header[2]} ${header[1]}`);
     return false;
   });
+  // Objects in a fixed order: pg_dump orders by dependencies, and a hand-written function over
+  // the users row type moves that table up.
   const sql = objects
-    .join("\n")
-    .split("\n")
-    // Comments and pg_dump's own session settings (where they fall depends on the objects dropped).
-    .filter((line) => !/^(--|SET |SELECT pg_catalog\.set_config|\\restrict|\\unrestrict)/.test(line))
-    .join("\n")
-    .replace(/\n{2,}/g, "\n");
+    .map((object) =>
+      object
+        .split("\n")
+        // Comments and pg_dump's own session settings (where they fall depends on the objects dropped).
+        .filter((line) => !/^(--|SET |SELECT pg_catalog\.set_config|\\restrict|\\unrestrict)/.test(line))
+        .join("\n")
+        .replace(/\n{2,}/g, "\n")
+        .trim(),
+    )
+    .filter(Boolean)
+    .sort()
+    .join("\n");
   return { sql, handWritten: handWritten.sort() };
 }
 

@@ -62,11 +62,7 @@ export async function loadViewerContext(user: ViewerUser | null, { withDownloads
  * session lookup and the entitlements are one statement).
  */
 export async function loadRequestViewer(request: Request, { withDownloads = false, withLibraryStamp = false }: ViewerOptions = {}): Promise<{ user: User | null; context: ViewerContext }> {
-  const found = await getCurrentUserWith<ViewerRow>(request, {
-    columns: VIEWER_COLUMNS,
-    join: "CROSS JOIN LATERAL viewer_context(u.id, $2, $3) v",
-    values: [withDownloads, withLibraryStamp],
-  });
+  const found = await getCurrentUserWith<ViewerRow>(request, { withDownloads, withLibraryStamp });
   if (!found) return { user: null, context: await loadViewerContext(null, { withDownloads, withLibraryStamp }) };
   return { user: found.user, context: toViewerContext(found.user, found.extra, withDownloads) };
 }

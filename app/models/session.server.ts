@@ -73,15 +73,18 @@ const USER_COLUMN_SQL: Record<keyof User, string> = {
   createdAt: "u.created_at",
   updatedAt: "u.updated_at",
 };
-const USER_COLUMNS = Object.entries(USER_COLUMN_SQL)
-  .map(([field, column]) => `${column} AS "${field}"`)
-  .join(", ");
+/** The user's columns, read from the users row named `row` (e.g. `u`, or `(r.account)`). */
+function userColumns(row: string): string {
+  return Object.entries(USER_COLUMN_SQL)
+    .map(([field, column]) => `${column.replace(/^u\./, `${row}.`)} AS "${field}"`)
+    .join(", ");
+}
+const USER_COLUMNS = userColumns("u");
+const SESSION_USER_COLUMNS = userColumns("(r.account)");
 
-/**
- * Columns read in the same round trip as the request's user: SQL over `u` (the users row) and
- * what `join` adds to the FROM clause.
- */
-export type ExtraColumns = { columns: string; join?: string; values: unknown[] };
+/** The viewer context (migration 0004) read in the same round trip as the request's user. */
+export type ViewerColumnsRequest = { withDownloads: boolean; withLibraryStamp: boolean };
+const VIEWER_COLUMNS = ["unlocked", "purchases", "pledges", "downloads", "stamp"];
 
 /** The logged-in user of a request (session cookie or personal API token), or null. */
 export async function getCurrentUser(request: Request): Promise<User | null> {
@@ -89,30 +92,33 @@ export async function getCurrentUser(request: Request): Promise<User | null> {
 }
 
 /**
- * The request's user and `extra` columns about them in one round trip: the listing reads the
- * viewer's entitlements this way. Parameters of `extra` start at $2 ($1 is the session or token).
+ * The request's user and, when asked, their viewer context (the columns of `viewer_context`) in
+ * one round trip: the listing reads the viewer's entitlements this way.
  */
-export async function getCurrentUserWith<Extra extends object>(request: Request, extra: ExtraColumns | null): Promise<{ user: User; extra: Extra } | null> {
-  const columns = extra ? `${USER_COLUMNS}, ${extra.columns}` : USER_COLUMNS;
-  const values = extra?.values ?? [];
-  const join = extra?.join ?? "";
+export async function getCurrentUserWith<Extra extends object>(request: Request, viewer: ViewerColumnsRequest | null): Promise<{ user: User; extra: Extra } | null> {
+  const flags = [viewer?.withDownloads ?? false, viewer?.withLibraryStamp ?? false];
   const authorization = request.headers.get("Authorization");
   // The scheme is case-insensitive (RFC 9110), as in the cross-site guard of server/security.ts.
   const bearer = authorization ? /^bearer\s+(.*)$/is.exec(authorization) : null;
   if (bearer) {
     const token = bearer[1]!.trim();
     if (!token) return null;
+    const extraColumns = viewer ? `, ${VIEWER_COLUMNS.map((column) => `v.${column}`).join(", ")}` : "";
+    const join = viewer ? "CROSS JOIN LATERAL viewer_context(u.id, $2, $3) v" : "";
     const [row] = await queryRows<User & Extra>(
-      `SELECT ${columns} FROM api_tokens t JOIN users u ON u.id = t.user_id ${join} WHERE t.token_hash = $1`,
-      [hashToken(token), ...values],
+      `SELECT ${USER_COLUMNS}${extraColumns} FROM api_tokens t JOIN users u ON u.id = t.user_id ${join} WHERE t.token_hash = $1`,
+      [hashToken(token), ...(viewer ? flags : [])],
     );
     return row ? splitRow<Extra>(row) : null;
   }
   const id = await readSessionId(request);
   if (!id) return null;
+  // One call of the database function `session_viewer` (migration 0005): its plan is kept per
+  // server connection, which works through a transaction-mode pooler (docs/decisions/006).
+  const extraColumns = viewer ? `, ${VIEWER_COLUMNS.map((column) => `r.${column}`).join(", ")}` : "";
   const [row] = await queryRows<User & Extra & { sessionExpiresAt: Date }>(
-    `SELECT ${columns}, s.expires_at AS "sessionExpiresAt" FROM sessions s JOIN users u ON u.id = s.user_id ${join} WHERE s.id = $1`,
-    [id, ...values],
+    `SELECT ${SESSION_USER_COLUMNS}, r.session_expires_at AS "sessionExpiresAt"${extraColumns} FROM session_viewer($1, $2, $3, $4) r`,
+    [id, viewer !== null, ...flags],
   );
   if (!row) return null;
   if (row.sessionExpiresAt.getTime() <= Date.now()) {
