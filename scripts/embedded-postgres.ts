@@ -52,6 +52,29 @@ function serverUser(): OsUser {
   return { uid: Number(id("-u").stdout), gid: Number(id("-g").stdout), name: "postgres" };
 }
 
+/** How the server's programs are started: as the `postgres` OS user under root, else as we are. */
+type Runner = { command: (program: string, args: string[]) => [string, string[]]; ids: { uid?: number; gid?: number } };
+
+/**
+ * Under root the server runs as `postgres`, which must get through every folder above DATA_DIR.
+ * A private folder (mktemp's 0700, a project under /root) does not let it: then the programs
+ * start through setpriv with the one capability to search such folders (CAP_DAC_READ_SEARCH),
+ * rather than changing the permissions of the person's folders.
+ */
+async function serverRunner(user: OsUser, clusterDir: string): Promise<Runner> {
+  if (!user) return { command: (program, args) => [program, args], ids: {} };
+  await mkdir(clusterDir, { recursive: true, mode: 0o700 });
+  await chown(clusterDir, user.uid, user.gid);
+  const plain: Runner = { command: (program, args) => [program, args], ids: { uid: user.uid, gid: user.gid } };
+  // A chdir, as the server makes: unlike access(2), it honours the capability below.
+  const probe: [string, string[]] = ["sh", ["-c", 'cd "$1"', "sh", clusterDir]];
+  if (spawnSync(...probe, plain.ids).status === 0) return plain;
+  const setpriv = [`--reuid=${user.uid}`, `--regid=${user.gid}`, "--init-groups", "--inh-caps=+dac_read_search", "--ambient-caps=+dac_read_search", "--"];
+  const withCapability: Runner = { command: (program, args) => ["setpriv", [...setpriv, program, ...args]], ids: {} };
+  if (spawnSync(...withCapability.command(...probe)).status === 0) return withCapability;
+  throw new EmbeddedDatabaseError(`the OS user "postgres" that runs the database cannot reach ${clusterDir}; set DATA_DIR to a folder it can reach`);
+}
+
 /** The last line of a PostgreSQL or initdb output that says what went wrong. */
 function causeIn(output: string): string {
   const lines = output.split("\n").map((line) => line.trim()).filter(Boolean);
@@ -85,25 +108,18 @@ function inUseError(dataDir: string, pid: number): EmbeddedDatabaseError {
 }
 
 /** initdb as the server's user, with a generated password (the server takes TCP logins only). */
-async function initialiseCluster(bin: Binaries, clusterDir: string, password: string, user: OsUser) {
+async function initialiseCluster(bin: Binaries, clusterDir: string, password: string, user: OsUser, runner: Runner) {
   await mkdir(clusterDir, { recursive: true, mode: 0o700 });
   const passwordDir = await mkdtemp(path.join(os.tmpdir(), "clib-initdb-"));
   const passwordFile = path.join(passwordDir, "password");
   await writeFile(passwordFile, `${password}\n`, { mode: 0o600 });
   try {
-    if (user) {
-      for (const file of [clusterDir, passwordDir, passwordFile]) await chown(file, user.uid, user.gid);
-      // The folders above DATA_DIR must let that user through, e.g. not a project under /root.
-      const reach = spawnSync("test", ["-w", clusterDir], { uid: user.uid, gid: user.gid });
-      if (reach.status !== 0) {
-        throw new EmbeddedDatabaseError(`the OS user "postgres" that runs the database cannot reach ${clusterDir}; set DATA_DIR to a folder it can reach`);
-      }
-    }
-    const result = spawnSync(
-      bin.initdb,
-      ["-D", clusterDir, "-U", "postgres", "--pwfile", passwordFile, "--auth=scram-sha-256", "-E", "UTF8", "--locale=C", "--locale-provider=builtin", "--builtin-locale=C.UTF-8"],
-      { encoding: "utf8", ...(user ? { uid: user.uid, gid: user.gid } : {}), env: { ...process.env, LC_ALL: "C" } },
-    );
+    if (user) for (const file of [passwordDir, passwordFile]) await chown(file, user.uid, user.gid);
+    const [program, args] = runner.command(bin.initdb, [
+      "-D", clusterDir, "-U", "postgres", "--pwfile", passwordFile, "--auth=scram-sha-256",
+      "-E", "UTF8", "--locale=C", "--locale-provider=builtin", "--builtin-locale=C.UTF-8",
+    ]);
+    const result = spawnSync(program, args, { encoding: "utf8", ...runner.ids, env: { ...process.env, LC_ALL: "C" } });
     if (result.error) throw new EmbeddedDatabaseError(`initdb could not run: ${result.error.message}`);
     if (result.status !== 0) throw new EmbeddedDatabaseError(`initdb failed: ${causeIn(`${result.stdout}\n${result.stderr}`)}`);
   } finally {
@@ -153,11 +169,12 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   if (!initialised && existsSync(clusterDir) && (await readdir(clusterDir)).length > 0) {
     throw new EmbeddedDatabaseError(`${clusterDir} holds files but no database (an interrupted first start?); move it away and start again`);
   }
+  const runner = await serverRunner(user, clusterDir);
   let password = await readFile(passwordPath, "utf8").then((text) => text.trim(), () => "");
   if (!initialised) {
     password = randomBytes(24).toString("hex");
     await writeFile(passwordPath, password, { mode: 0o600 });
-    await initialiseCluster(bin, clusterDir, password, user);
+    await initialiseCluster(bin, clusterDir, password, user, runner);
   } else if (!password) {
     throw new EmbeddedDatabaseError(`${passwordPath} is missing, so the database in ${clusterDir} cannot be opened`);
   }
@@ -165,12 +182,12 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   const port = await freePort();
   const log = openSync(logFile, "a", 0o600);
   if (user) await chown(logFile, user.uid, user.gid);
-  const server = spawn(
-    bin.postgres,
-    ["-D", clusterDir, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=200"],
-    // A process group of its own: a Ctrl-C in the terminal reaches the app, not the database.
-    { detached: true, stdio: ["ignore", log, log], ...(user ? { uid: user.uid, gid: user.gid } : {}) },
-  );
+  const [program, args] = runner.command(bin.postgres, [
+    "-D", clusterDir, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=200",
+  ]);
+  // A process group of its own: a Ctrl-C in the terminal reaches the app, not the database.
+  // (setpriv, when used, becomes postgres itself: the PID stays the server's.)
+  const server = spawn(program, args, { detached: true, stdio: ["ignore", log, log], ...runner.ids });
   closeSync(log);
   const spawnFailure = new Promise<never>((_resolve, reject) => {
     server.once("error", (error) => reject(new EmbeddedDatabaseError(`PostgreSQL could not run: ${error.message}`)));

@@ -5,7 +5,7 @@
 // downloaded; zero 5xx and no error line in the server's output. Then restarts, a second start
 // on the same data, a Ctrl-C in the middle of a request, and a database that cannot start.
 import { spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
@@ -178,9 +178,9 @@ async function postCount(base: string): Promise<number> {
 beforeAll(() => ensureAppBuilt(), START_TIMEOUT_MS);
 
 describe("npm start on the embedded default", () => {
-  // mkdtemp makes a private folder; PostgreSQL runs as the OS user postgres when we are root.
+  // A private folder (mkdtemp's 0700), as a newcomer's fresh data folder may be: under root the
+  // database's OS user must still get through it.
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "clib-first-run-"));
-  chmodSync(dataDir, 0o755);
   let site: Site | undefined;
   let firstCount = 0;
   let port = 0;
