@@ -13,7 +13,6 @@ import os from "node:os";
 import path from "node:path";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
-import { chmodSync } from "node:fs";
 import { createMigratedDatabase, dropDatabase, prismaCli, uniqueName } from "../tests/db.ts";
 import { startPgbouncer, type Pooler } from "../tests/pgbouncer.ts";
 import { startEmbeddedPostgres, type EmbeddedPostgres } from "../scripts/embedded-postgres.ts";
@@ -91,7 +90,6 @@ function pad(text: string, width: number) {
 /** A database for the benchmark, migrated and empty. */
 async function benchDatabase(kind: BenchDatabase, databaseName: string, dataDir: string): Promise<{ url: string; stop: () => Promise<void> }> {
   if (kind === "embedded") {
-    chmodSync(dataDir, 0o755); // the embedded server runs as the OS user postgres under root
     const embedded: EmbeddedPostgres = await startEmbeddedPostgres(dataDir);
     await prismaCli(["migrate", "deploy"], embedded.url);
     return { url: embedded.url, stop: embedded.stop };

@@ -33,6 +33,8 @@ export type ViewerContext = {
   fingerprint: string;
 };
 
+type ViewerOptions = { withDownloads?: boolean; withLibraryStamp?: boolean };
+
 /**
  * Everything about a viewer, from the database function `viewer_context` (migration 0004):
  * unlocked_content, the shop item codes bought with any of their verified shop emails (guest
@@ -40,12 +42,8 @@ export type ViewerContext = {
  * asked) and the library's version stamp (when asked). A PL/pgSQL function keeps its plan per
  * server connection, which works through a transaction-mode pooler where a named prepared
  * statement does not (docs/decisions/006).
+ * One round trip; a guest has no row.
  */
-const VIEWER_COLUMNS = "v.unlocked, v.purchases, v.pledges, v.downloads, v.stamp";
-
-type ViewerOptions = { withDownloads?: boolean; withLibraryStamp?: boolean };
-
-/** One round trip for everything about a viewer (see `viewerColumns`); a guest has no row. */
 export async function loadViewerContext(user: ViewerUser | null, { withDownloads = false, withLibraryStamp = false }: ViewerOptions = {}): Promise<ViewerContext> {
   if (!user) {
     if (!withLibraryStamp) return { viewer: null, downloads: undefined, libraryStamp: "", fingerprint: "guest" };
@@ -53,7 +51,7 @@ export async function loadViewerContext(user: ViewerUser | null, { withDownloads
     return { viewer: null, downloads: undefined, libraryStamp: row?.stamp ?? "", fingerprint: "guest" };
   }
   // Asked for on every listing and download: plain SQL (see `queryRows`).
-  const [row] = await queryRows<ViewerRow>(`SELECT ${VIEWER_COLUMNS} FROM viewer_context($1, $2, $3) v`, [user.id, withDownloads, withLibraryStamp]);
+  const [row] = await queryRows<ViewerRow>("SELECT * FROM viewer_context($1, $2, $3)", [user.id, withDownloads, withLibraryStamp]);
   return toViewerContext(user, row, withDownloads);
 }
 
