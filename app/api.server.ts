@@ -2,6 +2,7 @@
 // status, and never a stack trace, SQL or a file path.
 import { json } from "@remix-run/node";
 import type { ZodType, ZodTypeDef } from "zod";
+import { DomainError } from "~/models/errors";
 
 export function apiError(status: number, error: string, headers?: HeadersInit): Response {
   return json({ error }, { status, headers });
@@ -52,15 +53,22 @@ export function methodNotAllowed(): Response {
   return apiError(405, "Method not allowed.");
 }
 
+/** A model's refusal as its `/api` answer: `{ "error": message }`, its status, and `Retry-After`. */
+export function apiFailure(error: DomainError): Response {
+  return apiError(error.status, error.message, error.headers);
+}
+
 /**
- * Runs an `/api` handler: thrown Responses pass through; anything else is logged and answered
- * as a generic 500 with the operation's own failure message.
+ * Runs an `/api` handler: thrown Responses pass through, a model's refusal (DomainError) becomes
+ * its JSON error; anything else is logged and answered as a generic 500 with the operation's own
+ * failure message.
  */
 export async function handleApi(failureMessage: string, handler: () => Promise<Response>): Promise<Response> {
   try {
     return await handler();
   } catch (error) {
     if (error instanceof Response) return error;
+    if (error instanceof DomainError) return apiFailure(error);
     console.error(`${failureMessage}`, error);
     return apiError(500, failureMessage);
   }

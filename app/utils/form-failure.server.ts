@@ -1,0 +1,20 @@
+// Maps a model's refusal to what a UI form answers, so the no-JS post and the `useFetcher` post
+// get the same words. A DomainError keeps its status, message and field messages; anything else
+// is an unexpected failure: logged, and answered with the operation's own failure message.
+import { DomainError } from "~/models/errors";
+
+export type FormRefusal = {
+  status: number;
+  message: string;
+  fields: Record<string, string>;
+  headers: Record<string, string>;
+};
+
+export function formRefusal(error: unknown, failureMessage: string): FormRefusal {
+  if (error instanceof Response) throw error;
+  if (error instanceof DomainError) {
+    return { status: error.status, message: error.message, fields: error.fields, headers: error.headers };
+  }
+  console.error(failureMessage, error);
+  return { status: 500, message: failureMessage, fields: {}, headers: {} };
+}
