@@ -19,6 +19,7 @@ import { getCurrentUser } from "~/models/session.server";
 import { displayName } from "~/models/user.server";
 import { configureToasts, getToast } from "~/toast.server";
 import stylesheet from "~/styles/app.css";
+import { isEffectiveAdmin } from "~/utils/entitlement";
 
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: stylesheet },
@@ -40,7 +41,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return json(
     {
       toast: toast ?? null,
-      account: user ? { name: displayName(user), isAdmin: user.isAdmin } : null,
+      account: user ? { name: displayName(user), isAdmin: isEffectiveAdmin(user) } : null,
     },
     sentToastCookie ? { headers } : undefined,
   );

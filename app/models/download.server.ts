@@ -10,6 +10,7 @@ import { isUnlocked, loadEntitlementViewer, type PostWithTiers } from "~/models/
 import { isRestricted, RESTRICTED_MESSAGE } from "~/models/restriction.server";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { serveStoredFile } from "~/utils/serve-file.server";
+import { isEffectiveAdmin } from "~/utils/entitlement";
 
 /** How long a signed free-download address stays valid. */
 export const SIGNED_DOWNLOAD_TTL_MS = 10 * 60 * 1000;
@@ -22,10 +23,10 @@ type Downloader = Pick<User, "id" | "isAdmin" | "restricted" | "currentTierId" |
  */
 export async function authorizeDownload(user: Downloader, postId: string): Promise<PostWithTiers & { driveFileId: string }> {
   const post = await db.post.findUnique({ where: { id: postId }, include: { tiers: { select: { tierId: true, kind: true } } } });
-  if (!post || (!post.enabled && !user?.isAdmin)) throw apiError(404, LIBRARY_MESSAGES.postNotFound);
+  if (!post || (!post.enabled && !isEffectiveAdmin(user))) throw apiError(404, LIBRARY_MESSAGES.postNotFound);
   const viewer = await loadEntitlementViewer(user);
   if (!isUnlocked(post, viewer)) throw apiError(403, LIBRARY_MESSAGES.locked);
-  if (user && !user.tosAccepted && !user.isAdmin) throw apiError(403, LIBRARY_MESSAGES.tosRequired);
+  if (user && !user.tosAccepted && !isEffectiveAdmin(user)) throw apiError(403, LIBRARY_MESSAGES.tosRequired);
   if (!post.driveFileId || !isSafeKey(post.driveFileId)) throw apiError(404, LIBRARY_MESSAGES.fileMissing);
   return { ...post, driveFileId: post.driveFileId };
 }

@@ -12,7 +12,7 @@ import { reencodeImage, InvalidImageError } from "~/integrations/images.server";
 import { isSafeKey, storage } from "~/integrations/storage.server";
 import { recordAudit } from "~/models/audit.server";
 import { loadViewerContext, toEntitlementPost, type PostWithTiers, type ViewerContext } from "~/models/entitlement.server";
-import { canDownload, type EntitlementPost } from "~/utils/entitlement";
+import { canDownload, type EntitlementPost, isEffectiveAdmin } from "~/utils/entitlement";
 import type { LibraryFilter, PostCreateInput, PostUpdateInput } from "~/utils/library-schemas";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { orderDateForIndex } from "~/utils/reorder";
@@ -66,7 +66,7 @@ export async function storedImageAudience(key: string, viewer: () => Promise<Pic
   const post = await db.post.findUnique({ where: { id: match[1]! }, select: { enabled: true, imageKey: true } });
   if (!post || post.imageKey !== key || post.enabled) return "public";
   const user = await viewer();
-  return user?.isAdmin && !user.restricted ? "admin" : "hidden";
+  return isEffectiveAdmin(user) ? "admin" : "hidden";
 }
 
 function imageUrl(post: PostWithTiers): string | null {
@@ -157,7 +157,7 @@ type ViewedPost = { base: LibraryPost; driveFileId: string | null; json: string;
 export const LISTING_VIEWER = { withDownloads: true, withLibraryStamp: true } as const;
 
 async function viewerAndLibrary(user: Viewer, preloaded?: ViewerContext) {
-  const admin = Boolean(user?.isAdmin && !user.restricted);
+  const admin = isEffectiveAdmin(user);
   const context = preloaded ?? (await loadViewerContext(user, LISTING_VIEWER));
   const library = await loadSnapshot(context.libraryStamp);
   return { admin, context, library, key: `${library.stamp}|${context.fingerprint}` };

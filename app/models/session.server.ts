@@ -6,6 +6,7 @@ import { db, queryRows } from "~/db.server";
 import { env } from "~/env.server";
 import type { User } from "~/generated/prisma/client";
 import { apiError } from "~/api.server";
+import { isEffectiveAdmin } from "~/utils/entitlement";
 
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -149,7 +150,7 @@ export async function requireApiUser(request: Request): Promise<User> {
 export async function requireApiAdmin(request: Request): Promise<User> {
   const user = await getCurrentUser(request);
   if (!user) throw apiError(401, "You need to be logged in as an admin to perform this action.");
-  if (!user.isAdmin || user.restricted) throw apiError(403, "You need to be logged in as an admin to perform this action.");
+  if (!isEffectiveAdmin(user)) throw apiError(403, "You need to be logged in as an admin to perform this action.");
   return user;
 }
 
@@ -163,7 +164,7 @@ export async function requireUser(request: Request): Promise<User> {
 /** For UI routes: an admin, or a redirect to / (spec: non-admins are redirected to /). */
 export async function requireAdmin(request: Request): Promise<User> {
   const user = await getCurrentUser(request);
-  if (!user?.isAdmin || user.restricted) throw redirect("/");
+  if (!isEffectiveAdmin(user)) throw redirect("/");
   return user;
 }
 

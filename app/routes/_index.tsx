@@ -18,6 +18,7 @@ import { MAX_IMAGE_BYTES } from "~/utils/upload.server";
 import { panelInputSchema } from "~/utils/panel-schemas";
 import { GRID_IMAGE_SIZES, imageSrcSet } from "~/utils/responsive-images";
 import homeStyles from "~/styles/home.css";
+import { isEffectiveAdmin } from "~/utils/entitlement";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: homeStyles }];
 
@@ -25,7 +26,7 @@ export const meta: MetaFunction = () => [{ title: "Home · Creator Library" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const [user, panels] = await Promise.all([getCurrentUser(request), listPanels()]);
-  const isAdmin = Boolean(user?.isAdmin && !user.restricted);
+  const isAdmin = isEffectiveAdmin(user);
   const search = new URL(request.url).searchParams;
   const adminView = isAdmin && search.get("view") !== "user";
   const apiPanels = panels.map(toApiPanel);

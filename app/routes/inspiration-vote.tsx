@@ -27,6 +27,7 @@ import { jsonWithError, redirectWithError, redirectWithSuccess } from "~/toast.s
 import { isVotingOpen } from "~/utils/countdown";
 import { inspirationConfigSchema, inspirationPanelSchema } from "~/utils/inspiration-schemas";
 import inspirationStyles from "~/styles/inspiration.css";
+import { isEffectiveAdmin } from "~/utils/entitlement";
 
 const PAGE = "/inspiration-vote";
 
@@ -39,7 +40,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const { seed, setCookie } = visitorSeed(request, user);
   const now = new Date();
   const [{ config, panels }, rights] = await Promise.all([listInspirationPanels(user, seed, now), voterRights(user)]);
-  const isAdmin = Boolean(user?.isAdmin && !user.restricted);
+  const isAdmin = isEffectiveAdmin(user);
   const search = new URL(request.url).searchParams;
   return json(
     {
@@ -93,7 +94,7 @@ export async function action({ request }: ActionFunctionArgs) {
       return form.get("respond") === "json" ? json({ ok: true }) : redirect(PAGE);
     }
     // Everything below changes the vote: admins only, checked here on the server.
-    if (!user?.isAdmin || user.restricted) return redirectWithError(PAGE, "You need to be logged in as an admin to perform this action.");
+    if (!isEffectiveAdmin(user)) return redirectWithError(PAGE, "You need to be logged in as an admin to perform this action.");
     switch (intent) {
       case "update-config": {
         const parsed = inspirationConfigSchema.safeParse({

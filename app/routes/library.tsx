@@ -44,6 +44,7 @@ import {
   type LibraryFilter,
 } from "~/utils/library-schemas";
 import { readUploadedFile } from "~/utils/upload.server";
+import { isEffectiveAdmin } from "~/utils/entitlement";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: libraryStyles }];
 
@@ -74,7 +75,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const url = new URL(request.url);
   const user = await getCurrentUser(request);
   const loggedIn = user !== null;
-  const isAdmin = Boolean(user?.isAdmin && !user.restricted);
+  const isAdmin = isEffectiveAdmin(user);
   const adminView = isAdmin && url.searchParams.get("view") !== "user";
   const search = (url.searchParams.get("search") ?? "").slice(0, 200);
   const filter = parseLibraryFilter(url.searchParams.get("filter"), loggedIn);
@@ -138,7 +139,7 @@ async function failureMessage(error: unknown, fallback: string): Promise<string>
 export async function action({ request }: ActionFunctionArgs) {
   const url = new URL(request.url);
   const user = await getCurrentUser(request);
-  const isAdmin = Boolean(user?.isAdmin && !user.restricted);
+  const isAdmin = isEffectiveAdmin(user);
 
   // File uploads are multipart and streamed: their intent travels in the address.
   if (request.headers.get("Content-Type")?.startsWith("multipart/form-data")) {

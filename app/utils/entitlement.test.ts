@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canDownload, pledgedTierAt, unlockReason, type EntitlementPost, type EntitlementViewer } from "./entitlement";
+import { canDownload, isEffectiveAdmin, pledgedTierAt, unlockReason, type EntitlementPost, type EntitlementViewer } from "./entitlement";
 
 const published = new Date("2026-03-01T00:00:00Z");
 
@@ -151,5 +151,14 @@ describe("canDownload: every combination", () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe("isEffectiveAdmin", () => {
+  it("is an admin whose account is not restricted", () => {
+    expect(isEffectiveAdmin({ isAdmin: true, restricted: false })).toBe(true);
+    expect(isEffectiveAdmin({ isAdmin: true, restricted: true })).toBe(false);
+    expect(isEffectiveAdmin({ isAdmin: false, restricted: false })).toBe(false);
+    expect(isEffectiveAdmin(null)).toBe(false);
   });
 });

@@ -54,6 +54,14 @@ export function pledgedTierAt(pledges: readonly PledgeRecord[], date: Date): str
   return latest.tierId;
 }
 
+/**
+ * The effective admin rule: an admin whose account is not restricted. A restricted admin keeps
+ * the flag (so lifting the restriction restores it) but acts as nobody special meanwhile.
+ */
+export function isEffectiveAdmin<U extends { isAdmin: boolean; restricted: boolean }>(user: U | null | undefined): user is U {
+  return Boolean(user?.isAdmin && !user.restricted);
+}
+
 export function unlockReason(post: EntitlementPost, viewer: EntitlementViewer | null): UnlockReason | null {
   if (viewer?.restricted) return null;
   if (viewer?.isAdmin) return "admin";
