@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { PassThrough } from "node:stream";
+import { PassThrough, Writable } from "node:stream";
 import type { AppLoadContext, EntryContext } from "@remix-run/node";
 import { createReadableStreamFromReadable } from "@remix-run/node";
 import { RemixServer } from "@remix-run/react";
@@ -7,6 +7,7 @@ import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { NonceContext } from "~/components/nonce";
 import { env } from "~/env.server";
+import { documentEtag, GUEST_CACHE_CONTROL, inlineScriptHashes, isGuestCacheable, matchesEtag } from "~/document-cache.server";
 import { securityHeaders } from "~/security.server";
 import { startBackgroundJobs } from "~/jobs.server";
 
@@ -25,7 +26,15 @@ export default function handleRequest(
   remixContext: EntryContext,
   _loadContext: AppLoadContext,
 ) {
-  // A fresh nonce per response lets the inline theme script run under an enforced CSP.
+  const { matches } = remixContext.staticHandlerContext;
+  if (isGuestCacheable(request, responseStatusCode, responseHeaders, matches, remixContext.routeModules)) {
+    return renderSharedDocument(request, responseStatusCode, responseHeaders, remixContext);
+  }
+  return streamPersonalDocument(request, responseStatusCode, responseHeaders, remixContext);
+}
+
+/** A document for one reader: streamed, with a fresh nonce that lets the inline scripts run. */
+function streamPersonalDocument(request: Request, responseStatusCode: number, responseHeaders: Headers, remixContext: EntryContext) {
   const nonce = randomBytes(16).toString("base64");
   const waitForAll = isbot(request.headers.get("user-agent") ?? "");
   return new Promise<Response>((resolve, reject) => {
@@ -40,7 +49,7 @@ export default function handleRequest(
           shellRendered = true;
           const body = new PassThrough();
           responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-          for (const [name, value] of Object.entries(securityHeaders({ nonce, html: true, site: site() }))) responseHeaders.set(name, value);
+          setSecurityHeaders(responseHeaders, { nonce });
           resolve(new Response(createReadableStreamFromReadable(body), { headers: responseHeaders, status: responseStatusCode }));
           pipe(body);
         },
@@ -55,6 +64,50 @@ export default function handleRequest(
     );
     setTimeout(abort, ABORT_DELAY);
   });
+}
+
+/**
+ * A guest document a shared cache may keep: rendered whole (these pages are small), so its
+ * inline scripts can be allowed by hash and the bytes get an ETag; a matching If-None-Match
+ * answers 304 without a body.
+ */
+async function renderSharedDocument(request: Request, responseStatusCode: number, responseHeaders: Headers, remixContext: EntryContext) {
+  const html = await new Promise<string>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        chunks.push(chunk);
+        done();
+      },
+      final(done) {
+        resolve(Buffer.concat(chunks).toString("utf8"));
+        done();
+      },
+    });
+    const { pipe, abort } = renderToPipeableStream(<RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} />, {
+      onAllReady() {
+        pipe(sink);
+      },
+      onShellError: reject,
+      onError(error: unknown) {
+        reject(error);
+      },
+    });
+    setTimeout(abort, ABORT_DELAY);
+  });
+  const document = `<!DOCTYPE html>${html}`;
+  const etag = documentEtag(document);
+  responseHeaders.set("Content-Type", "text/html; charset=utf-8");
+  responseHeaders.set("Cache-Control", GUEST_CACHE_CONTROL);
+  responseHeaders.set("Vary", "Cookie");
+  responseHeaders.set("ETag", etag);
+  setSecurityHeaders(responseHeaders, { hashes: inlineScriptHashes(document) });
+  if (matchesEtag(request, etag)) return new Response(null, { status: 304, headers: responseHeaders });
+  return new Response(document, { status: responseStatusCode, headers: responseHeaders });
+}
+
+function setSecurityHeaders(headers: Headers, inline: { nonce: string } | { hashes: readonly string[] }) {
+  for (const [name, value] of Object.entries(securityHeaders({ inline, html: true, site: site() }))) headers.set(name, value);
 }
 
 export function handleDataRequest(response: Response) {

@@ -1,6 +1,6 @@
 // Security headers for every response. Documents get an enforced (not report-only) CSP that
-// allows inline scripts only with the response's nonce; everything else gets a CSP that allows
-// nothing (set by server/ for responses that carry no CSP of their own).
+// allows inline scripts only with the response's nonce, or for a shared-cacheable guest page
+// only by their hashes; everything else gets a CSP that allows nothing (set by server/ for responses that carry no CSP of their own).
 // No imports on purpose: server/index.ts loads this file directly, outside the Remix build.
 
 /** Headers every response carries, whatever its type. `appUrl` decides HSTS (https only). */
@@ -27,12 +27,15 @@ export function resourceCsp(framedBySelf: boolean): string {
 
 type Site = { appUrl: string; callbackOrigins: string[] };
 
-export function securityHeaders({ nonce, html, site }: { nonce?: string; html: boolean; site: Site }): Record<string, string> {
+type InlineScripts = { nonce: string } | { hashes: readonly string[] };
+
+export function securityHeaders({ inline, html, site }: { inline?: InlineScripts; html: boolean; site: Site }): Record<string, string> {
   const headers = baseSecurityHeaders(site.appUrl);
-  if (html && nonce) {
+  if (html && inline) {
+    const scriptSources = "nonce" in inline ? [`'nonce-${inline.nonce}'`] : inline.hashes;
     headers["Content-Security-Policy"] = [
       "default-src 'self'",
-      `script-src 'self' 'nonce-${nonce}'`,
+      ["script-src 'self'", ...scriptSources].join(" "),
       "style-src 'self' 'unsafe-inline'",
       "img-src 'self' data: blob: https:",
       "font-src 'self'",

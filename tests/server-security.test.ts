@@ -3,6 +3,7 @@
 // webhook and Bearer exemptions, and body size caps. Needs a build (npm test builds first;
 // REMIX_BUILD_DIR picks another one).
 import { spawn, type ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, mkdirSync, rmSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
@@ -76,14 +77,17 @@ function expectCommonHeaders(response: Response) {
 }
 
 describe("security headers", () => {
-  it("a document has an enforced CSP whose nonce is the one on its inline scripts", async () => {
-    const response = await fetch(`${base}/infos`);
+  it("a signed-in document has an enforced CSP whose nonce is the one on its inline scripts", async () => {
+    const cookie = await sessionCookie((await createTestUser()).id);
+    const response = await fetch(`${base}/infos`, { headers: { Cookie: cookie } });
     expect(response.status).toBe(200);
     expectCommonHeaders(response);
     const csp = response.headers.get("content-security-policy")!;
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).toContain("object-src 'none'");
+    expect(csp).not.toContain("'sha256-");
     expect(response.headers.get("x-frame-options")).toBe("DENY");
+    expect(response.headers.get("cache-control") ?? "").not.toContain("public");
     const nonce = /'nonce-([^']+)'/.exec(csp)?.[1];
     expect(nonce).toBeTruthy();
     const html = await response.text();
@@ -91,8 +95,49 @@ describe("security headers", () => {
     expect(scriptNonces.length).toBeGreaterThan(0);
     expect(new Set(scriptNonces)).toEqual(new Set([nonce]));
     // A second request gets a different nonce.
-    const again = await fetch(`${base}/infos`);
+    const again = await fetch(`${base}/infos`, { headers: { Cookie: cookie } });
     expect(/'nonce-([^']+)'/.exec(again.headers.get("content-security-policy")!)?.[1]).not.toBe(nonce);
+  });
+
+  it("a guest page a CDN may keep allows its inline scripts by hash, not by a nonce, and revalidates by ETag", async () => {
+    for (const page of ["/", "/infos"]) {
+      const response = await fetch(`${base}${page}`);
+      expect(response.status, page).toBe(200);
+      expectCommonHeaders(response);
+      expect(response.headers.get("set-cookie"), page).toBeNull();
+      expect(response.headers.get("cache-control"), page).toBe("public, max-age=0, s-maxage=60, stale-while-revalidate=300");
+      expect(response.headers.get("vary"), page).toMatch(/Cookie/i);
+      const csp = response.headers.get("content-security-policy")!;
+      expect(csp, page).not.toContain("'nonce-");
+      const html = await response.text();
+      expect(html, page).not.toMatch(/\snonce=/);
+      // Every inline script of the body is allowed by exactly its own hash.
+      const inline = [...html.matchAll(/<script(?![^>]*\ssrc=)[^>]*>([\s\S]*?)<\/script>/g)].map((m) => m[1]!).filter(Boolean);
+      expect(inline.length, page).toBeGreaterThan(0);
+      const allowed = new Set(/script-src ([^;]+)/.exec(csp)![1]!.split(" "));
+      for (const text of inline) expect(allowed.has(`'sha256-${createHash("sha256").update(text).digest("base64")}'`), page).toBe(true);
+      // The same bytes again: the same validator, and a conditional request is a bodiless 304.
+      const etag = response.headers.get("etag")!;
+      expect(etag, page).toMatch(/^"[^"]+"$/);
+      const again = await fetch(`${base}${page}`);
+      expect(again.headers.get("etag"), page).toBe(etag);
+      expect(await again.text(), page).toBe(html);
+      const revalidated = await fetch(`${base}${page}`, { headers: { "If-None-Match": etag } });
+      expect(revalidated.status, page).toBe(304);
+      expect(await revalidated.text(), page).toBe("");
+      expect(revalidated.headers.get("content-security-policy"), page).toBe(csp);
+    }
+  });
+
+  it("pages that are not for sharing, or requests that carry a session, are never marked public", async () => {
+    const guestLibrary = await fetch(`${base}/library`);
+    expect(guestLibrary.headers.get("cache-control") ?? "").not.toContain("public");
+    expect(guestLibrary.headers.get("content-security-policy")).toContain("'nonce-");
+    // A stale or foreign session cookie still keeps the page out of shared caches.
+    const withCookie = await fetch(`${base}/`, { headers: { Cookie: "__session=stale" } });
+    expect(withCookie.status).toBe(200);
+    expect(withCookie.headers.get("cache-control") ?? "").not.toContain("public");
+    expect(withCookie.headers.get("etag")).toBeNull();
   });
 
   it("an /api JSON answer gets the strict resource CSP and the same headers", async () => {

@@ -19,10 +19,14 @@ import { panelInputSchema } from "~/utils/panel-schemas";
 import { GRID_IMAGE_SIZES, imageSrcSet } from "~/utils/responsive-images";
 import homeStyles from "~/styles/home.css";
 import { isEffectiveAdmin } from "~/utils/entitlement";
+import type { CacheableHandle } from "~/document-cache.server";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: homeStyles }];
 
 export const meta: MetaFunction = () => [{ title: "Home · Creator Library" }];
+
+/** Guests all see the same page: a CDN may keep it briefly (app/document-cache.server.ts). */
+export const handle: CacheableHandle = { guestCacheable: true };
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const [user, panels] = await Promise.all([getCurrentUser(request), listPanels()]);

@@ -4,8 +4,12 @@ import { useLoaderData, useLocation } from "@remix-run/react";
 import { useEffect } from "react";
 import { renderContent } from "~/models/content.server";
 import infosStyles from "~/styles/infos.css";
+import type { CacheableHandle } from "~/document-cache.server";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: infosStyles }];
+
+/** Guests all see the same page: a CDN may keep it briefly (app/document-cache.server.ts). */
+export const handle: CacheableHandle = { guestCacheable: true };
 
 export const meta: MetaFunction = () => [
   { title: "Infos · Creator Library" },
