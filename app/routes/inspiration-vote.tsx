@@ -28,10 +28,14 @@ import { isVotingOpen } from "~/utils/countdown";
 import { inspirationConfigSchema, inspirationPanelSchema } from "~/utils/inspiration-schemas";
 import inspirationStyles from "~/styles/inspiration.css";
 import { isEffectiveAdmin } from "~/utils/entitlement";
+import type { CacheableHandle } from "~/document-cache.server";
 
 const PAGE = "/inspiration-vote";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: inspirationStyles }];
+
+/** A guest page a CDN may keep (app/document-cache.server.ts); a first visit that sets the order cookie is not shared. */
+export const handle: CacheableHandle = { guestCacheable: true };
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.config.title ?? "Inspiration Vote"} · Creator Library` }];
 
