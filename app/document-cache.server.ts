@@ -4,6 +4,8 @@
 // can reach a shared cache. Such a document cannot use a per-request CSP nonce (every cached
 // copy would carry the same one), so its inline scripts are allowed by their SHA-256 instead,
 // and it gets an ETag so a cache revalidates with a cheap 304.
+// Such a document is a pure function of its address and its routes' loader data (the build is
+// fixed for the process), so it is also rendered once per change of that data and kept here.
 import { createHash } from "node:crypto";
 
 /** Browsers revalidate every time; shared caches keep a copy for a minute and may serve it stale while they refetch. */
@@ -57,4 +59,33 @@ export function matchesEtag(request: Request, etag: string): boolean {
     const tag = candidate.trim().replace(/^W\//, "");
     return tag === etag || tag === "*";
   });
+}
+
+export type SharedDocument = { html: string; etag: string; scriptHashes: string[] };
+
+const KEPT_DOCUMENTS = 32;
+const keptDocuments = new Map<string, SharedDocument>();
+
+/** The key of a shared document: its address and everything its routes loaded. */
+export function sharedDocumentKey(url: string, loaderData: unknown): string {
+  return createHash("sha256").update(url).update("\u0000").update(JSON.stringify(loaderData) ?? "").digest("base64url");
+}
+
+/**
+ * The rendered document for `key`, rendering it only when no copy is kept. The newest
+ * KEPT_DOCUMENTS stay; a change of any loader's data makes a new key, so nothing is stale.
+ */
+export async function sharedDocument(key: string, render: () => Promise<string>): Promise<SharedDocument> {
+  const kept = keptDocuments.get(key);
+  if (kept) {
+    // Map order is insertion order: move a hit to the back so the oldest unused goes first.
+    keptDocuments.delete(key);
+    keptDocuments.set(key, kept);
+    return kept;
+  }
+  const html = await render();
+  const document = { html, etag: documentEtag(html), scriptHashes: inlineScriptHashes(html) };
+  keptDocuments.set(key, document);
+  if (keptDocuments.size > KEPT_DOCUMENTS) keptDocuments.delete(keptDocuments.keys().next().value!);
+  return document;
 }

@@ -7,7 +7,7 @@ import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { NonceContext } from "~/components/nonce";
 import { env } from "~/env.server";
-import { documentEtag, GUEST_CACHE_CONTROL, inlineScriptHashes, isGuestCacheable, matchesEtag } from "~/document-cache.server";
+import { GUEST_CACHE_CONTROL, isGuestCacheable, matchesEtag, sharedDocument, sharedDocumentKey } from "~/document-cache.server";
 import { securityHeaders } from "~/security.server";
 import { startBackgroundJobs } from "~/jobs.server";
 
@@ -72,6 +72,19 @@ function streamPersonalDocument(request: Request, responseStatusCode: number, re
  * answers 304 without a body.
  */
 async function renderSharedDocument(request: Request, responseStatusCode: number, responseHeaders: Headers, remixContext: EntryContext) {
+  const key = sharedDocumentKey(request.url, remixContext.staticHandlerContext.loaderData);
+  const document = await sharedDocument(key, () => renderWhole(request, remixContext));
+  responseHeaders.set("Content-Type", "text/html; charset=utf-8");
+  responseHeaders.set("Cache-Control", GUEST_CACHE_CONTROL);
+  responseHeaders.set("Vary", "Cookie");
+  responseHeaders.set("ETag", document.etag);
+  setSecurityHeaders(responseHeaders, { hashes: document.scriptHashes });
+  if (matchesEtag(request, document.etag)) return new Response(null, { status: 304, headers: responseHeaders });
+  return new Response(document.html, { status: responseStatusCode, headers: responseHeaders });
+}
+
+/** The whole document as one string, once every suspended part has rendered. */
+async function renderWhole(request: Request, remixContext: EntryContext): Promise<string> {
   const html = await new Promise<string>((resolve, reject) => {
     const chunks: Buffer[] = [];
     const sink = new Writable({
@@ -95,15 +108,7 @@ async function renderSharedDocument(request: Request, responseStatusCode: number
     });
     setTimeout(abort, ABORT_DELAY);
   });
-  const document = `<!DOCTYPE html>${html}`;
-  const etag = documentEtag(document);
-  responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-  responseHeaders.set("Cache-Control", GUEST_CACHE_CONTROL);
-  responseHeaders.set("Vary", "Cookie");
-  responseHeaders.set("ETag", etag);
-  setSecurityHeaders(responseHeaders, { hashes: inlineScriptHashes(document) });
-  if (matchesEtag(request, etag)) return new Response(null, { status: 304, headers: responseHeaders });
-  return new Response(document, { status: responseStatusCode, headers: responseHeaders });
+  return `<!DOCTYPE html>${html}`;
 }
 
 function setSecurityHeaders(headers: Headers, inline: { nonce: string } | { hashes: readonly string[] }) {

@@ -68,6 +68,11 @@ afterAll(async () => {
   clearTimeout(timer);
 });
 
+/** The ETag the server gives these exact bytes (app/document-cache.server.ts). */
+function documentEtagOf(html: string): string {
+  return `"${createHash("sha256").update(html).digest("base64url").slice(0, 27)}"`;
+}
+
 function expectCommonHeaders(response: Response) {
   expect(response.headers.get("x-content-type-options")).toBe("nosniff");
   expect(response.headers.get("referrer-policy")).toBe("strict-origin-when-cross-origin");
@@ -127,6 +132,21 @@ describe("security headers", () => {
       expect(await revalidated.text(), page).toBe("");
       expect(revalidated.headers.get("content-security-policy"), page).toBe(csp);
     }
+  });
+
+  it("a shared guest page is rendered once per change of its content: a new panel shows at once", async () => {
+    const before = await (await fetch(`${base}/`)).text();
+    const panel = await db.panel.create({ data: { title: "Freshly added panel", link: "https://example.com/fresh", index: 999 } });
+    try {
+      const after = await fetch(`${base}/`);
+      const html = await after.text();
+      expect(before).not.toContain("Freshly added panel");
+      expect(html).toContain("Freshly added panel");
+      expect(after.headers.get("etag")).not.toBe(documentEtagOf(before));
+    } finally {
+      await db.panel.delete({ where: { id: panel.id } });
+    }
+    expect(await (await fetch(`${base}/`)).text()).toBe(before);
   });
 
   it("pages that are not for sharing, or requests that carry a session, are never marked public", async () => {
