@@ -4,8 +4,19 @@
 import { kofiPayload, sendKofiWebhook } from "../tests/fakes/kofi";
 import { acceptAdultWarning, db, expect, loginAs, test } from "./fixtures";
 
+const createdPostIds: string[] = [];
+test.afterAll(async () => {
+  await db.post.deleteMany({ where: { id: { in: createdPostIds } } });
+});
+
 test("a guest purchase is owned once its email is linked and verified", async ({ page, baseURL, mailbox }) => {
-  const post = await db.post.findFirstOrThrow({ where: { isKofiOnly: true, enabled: true, kofiId: { not: null } }, orderBy: { orderDate: "desc" } });
+  // Its own Ko-fi-only post: what other specs did to the demo library does not matter here.
+  // Removed afterwards, so the specs that count the demo library's cards see it intact.
+  const stamp = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
+  const post = await db.post.create({
+    data: { id: `e2eshop${stamp}`, title: `E2E Shop Item ${stamp}`, paidContent: true, isKofiOnly: true, kofiId: `E2EKOFI${stamp}`, version: "V1.0", orderDate: new Date() },
+  });
+  createdPostIds.push(post.id);
   const buyer = `guest-buyer-${Date.now()}@example.com`;
   const webhook = `${baseURL}/api/webhooks/kofi`;
 
