@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { readdirSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
 
 // One database and one server per run. The runner sets these before workers start, so every
@@ -9,6 +10,16 @@ process.env.E2E_PORT ??= String(pickedPort === 3659 ? 3660 : pickedPort);
 process.env.E2E_DATABASE ??= `clib_e2e_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
 const port = Number(process.env.E2E_PORT);
 const baseURL = `http://127.0.0.1:${port}`;
+
+// Playwright runs spec files in name order. E2E_ORDER=reverse runs them last to first (one
+// project per file, projects run in the order listed) to show that no spec relies on another
+// having run before it; every spec must also pass alone (`npx playwright test e2e/FILE`).
+const chromium = { ...devices["Desktop Chrome"] };
+const specFiles = readdirSync(new URL("./e2e", import.meta.url)).filter((file) => file.endsWith(".spec.ts")).sort();
+const projects =
+  process.env.E2E_ORDER === "reverse"
+    ? specFiles.reverse().map((file) => ({ name: `chromium ${file}`, testMatch: new RegExp(`/${file.replace(/\./g, "\\.")}$`), use: chromium }))
+    : [{ name: "chromium", use: chromium }];
 
 export default defineConfig({
   testDir: "e2e",
@@ -34,9 +45,7 @@ export default defineConfig({
       ],
     },
   },
-  projects: [
-    { name: "chromium", use: { ...devices["Desktop Chrome"] } },
-  ],
+  projects,
   webServer: {
     command: "node --import tsx scripts/e2e-server.ts",
     url: `${baseURL}/healthz`,

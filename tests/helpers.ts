@@ -81,3 +81,24 @@ export async function callRoute(route: RouteModule, options: CallOptions = {}): 
 export async function readJsonBody<T = Record<string, unknown>>(response: Response): Promise<T> {
   return (await response.json()) as T;
 }
+
+/**
+ * Resolves once the app's own connection pool has had no checked-out connection and no waiter
+ * for several event-loop turns in a row. Work the app starts without awaiting it (the download
+ * record written once a response body ends) takes its connection within a few microtasks of
+ * being started and holds it until it commits, so after this resolves such work has either
+ * committed or never started: a test can then assert exact counts, absence included, instead
+ * of sleeping and hoping the write was not slower than the sleep.
+ */
+export async function appDatabaseSettled(timeoutMs = 15_000): Promise<void> {
+  const shared = (globalThis as { __db?: { pool?: { totalCount: number; idleCount: number; waitingCount: number } } }).__db;
+  const pool = shared?.pool;
+  if (!pool) throw new Error("appDatabaseSettled: the app's pool is not on globalThis.__db (app/db.server.ts changed?)");
+  const deadline = Date.now() + timeoutMs;
+  for (let quietTurns = 0; quietTurns < 5; ) {
+    await new Promise((resolve) => setImmediate(resolve));
+    const busy = pool.totalCount !== pool.idleCount || pool.waitingCount > 0;
+    quietTurns = busy ? 0 : quietTurns + 1;
+    if (busy && Date.now() > deadline) throw new Error(`the app's database work did not settle within ${timeoutMs} ms`);
+  }
+}

@@ -1,6 +1,7 @@
 // The patch-package patches of patches/ (each explained in docs/decisions/007-patches.md): every
 // line a patch adds must be in the installed file, so a failed or skipped `patch-package` run
 // fails here instead of quietly bringing back the bug. And the stream patch's own behaviour.
+import { once } from "node:events";
 import { readdirSync, readFileSync } from "node:fs";
 import { PassThrough, Writable } from "node:stream";
 import path from "node:path";
@@ -53,7 +54,11 @@ describe("@remix-run/node stream patch", () => {
     // A client that takes one chunk and then nothing more.
     const client = new Writable({ highWaterMark: 16 * 1024, write: () => undefined });
     void writeReadableStreamToWritable(source, client);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The client's buffer is full (a positive signal that writing reached it); then the event
+    // loop goes round many times. Without backpressure each turn pulls and writes more chunks,
+    // so all 100 would be pulled long before; with it the source waits for a drain that never comes.
+    await expect.poll(() => client.writableNeedDrain, { interval: 5, timeout: 15_000 }).toBe(true);
+    for (let turn = 0; turn < 200; turn++) await new Promise((resolve) => setImmediate(resolve));
     expect(pulls).toBeLessThan(5);
     client.destroy();
   });
@@ -73,11 +78,16 @@ describe("@remix-run/node stream patch", () => {
       },
     });
     const client = new PassThrough();
-    client.resume();
+    const firstChunk = once(client, "data");
     const finished = writeReadableStreamToWritable(source, client);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The first chunk arrived; a few event-loop turns later the writer waits on its next read
+    // (the source's pull never settles). Now the client goes away.
+    await firstChunk;
+    for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(pulls).toBe(1);
     client.destroy();
-    const outcome = await Promise.race([finished.then(() => "returned"), new Promise((resolve) => setTimeout(() => resolve("still pending"), 2000))]);
+    // A hang shows as "still pending" (generous: only a bug waits this long).
+    const outcome = await Promise.race([finished.then(() => "returned"), new Promise((resolve) => setTimeout(() => resolve("still pending"), 15_000))]);
     expect(outcome).toBe("returned");
     expect(cancelled).toBe(true);
   });
