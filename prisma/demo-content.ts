@@ -227,6 +227,8 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
     await tx.user.create({
       data: { email: DEMO_FAN.email, fullName: "Demo Fan", passwordHash: fanHash, mailVerified: true, emailVerifiedBy: "CODE" },
     });
-  });
+    // All or nothing, however slow the machine: Prisma's default 5 s limit was exceeded by a
+    // first start on a loaded 2-core machine, which then failed and seeded nothing.
+  }, { timeout: 120_000, maxWait: 30_000 });
   return true;
 }
