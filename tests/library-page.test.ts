@@ -60,7 +60,9 @@ describe("loader", () => {
 
   it("knows the 18+ cookie, and gives admins the admin view unless they ask for the user view", async () => {
     expect((await load("/library")).nsfwAccepted).toBe(false);
-    expect((await load("/library", "nsfwAccepted=true")).nsfwAccepted).toBe(true);
+    expect((await load("/library", `nsfwAccepted=${encodeURIComponent(btoa(JSON.stringify(true)))}`)).nsfwAccepted).toBe(true);
+    // A value the cookie object did not write means nothing.
+    expect((await load("/library", "nsfwAccepted=true")).nsfwAccepted).toBe(false);
     expect((await load("/library", adminCookie)).adminView).toBe(true);
     expect((await load("/library?view=user", adminCookie)).adminView).toBe(false);
     const user = await createTestUser();
@@ -79,7 +81,10 @@ describe("action without JavaScript", () => {
     const response = await post({ intent: "accept-nsfw", back: "/library?filter=locked" });
     expect(response.status).toBe(302);
     expect(response.headers.get("Location")).toBe("/library?filter=locked");
-    expect(response.headers.get("Set-Cookie")).toMatch(/^nsfwAccepted=true; Path=\//);
+    const setCookie = response.headers.get("Set-Cookie")!;
+    expect(setCookie).toMatch(/^nsfwAccepted=[^;]+;.* Path=\/;/);
+    // The cookie it sets is the one the loader reads back.
+    expect((await load("/library", setCookie.split(";")[0]!)).nsfwAccepted).toBe(true);
     const elsewhere = await post({ intent: "accept-nsfw", back: "https://evil.example/" });
     expect(elsewhere.headers.get("Location")).toBe("/library");
   });

@@ -1,13 +1,10 @@
-// A post as admins edit it in the library: image, Ko-fi ID, file (upload with progress, or a
-// storage key), dates, first and current tiers, Ko-fi only, Save, Enable/Disable, Set Index and
-// Delete. Every form posts to the library's action, so it works without JavaScript too.
-import { useFetcher, useRevalidator } from "@remix-run/react";
-import { useRef, useState } from "react";
+// A post as admins edit it in the library: image, Ko-fi ID, file (an upload, or a storage key),
+// dates, first and current tiers, Ko-fi only, Save, Enable/Disable, Set Index and Delete. Every
+// form posts to the library's action, through a fetcher with JavaScript and plainly without.
+import { useFetcher } from "@remix-run/react";
 import { PostBadges, PostImage, type CardTier } from "~/components/post-card";
-import { showToast } from "~/components/toaster";
-import type { LibraryPost } from "~/models/post.server";
+import type { LibraryPost } from "~/models/library-listing.server";
 import { formatFileSize } from "~/utils/file-size";
-import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 
 function dateInput(value: string | null): string {
   return value ? value.slice(0, 10) : "";
@@ -26,69 +23,26 @@ function TierBoxes({ legend, name, tiers, checked }: { legend: string; name: str
   );
 }
 
-/** Uploads the post's file with XMLHttpRequest, for its upload progress events. */
+/** The library action's address for an upload: multipart bodies are streamed, so the intent travels in it. */
+function uploadAction(intent: "upload-image" | "upload-file", postId: string, back: string): string {
+  return `/library?intent=${intent}&postId=${encodeURIComponent(postId)}&back=${encodeURIComponent(back)}`;
+}
+
+/** The post's file, streamed into storage by the library action (the same with and without JavaScript). */
 function FileUpload({ post, back }: { post: LibraryPost; back: string }) {
-  const [progress, setProgress] = useState<number | null>(null);
-  const revalidator = useRevalidator();
-  const inputRef = useRef<HTMLInputElement>(null);
+  const upload = useFetcher();
   const inputId = `file-${post.postId}`;
+  const uploading = upload.state !== "idle";
   return (
-    <form
-      method="post"
-      action={`/library?intent=upload-file&postId=${encodeURIComponent(post.postId)}&back=${encodeURIComponent(back)}`}
-      encType="multipart/form-data"
-      className="admin-upload"
-      onSubmit={(event) => {
-        event.preventDefault();
-        const file = inputRef.current?.files?.[0];
-        if (!file) {
-          showToast({ type: "error", message: "Please select a file first." });
-          return;
-        }
-        const body = new FormData();
-        body.append("file", file);
-        const request = new XMLHttpRequest();
-        request.open("POST", `/api/upload/file/${encodeURIComponent(post.postId)}`);
-        request.upload.onprogress = (progressEvent) => {
-          if (progressEvent.lengthComputable) setProgress(Math.round((progressEvent.loaded / progressEvent.total) * 100));
-        };
-        request.onload = () => {
-          setProgress(null);
-          let error: string | undefined;
-          try {
-            error = (JSON.parse(request.responseText) as { error?: string }).error;
-          } catch {
-            error = undefined;
-          }
-          if (request.status >= 200 && request.status < 300) {
-            showToast({ type: "success", message: "File uploaded." });
-            if (inputRef.current) inputRef.current.value = "";
-            revalidator.revalidate();
-          } else {
-            showToast({ type: "error", message: error ?? LIBRARY_MESSAGES.fileUploadFailed });
-          }
-        };
-        request.onerror = () => {
-          setProgress(null);
-          showToast({ type: "error", message: LIBRARY_MESSAGES.fileUploadFailed });
-        };
-        setProgress(0);
-        request.send(body);
-      }}
-    >
+    <upload.Form method="post" action={uploadAction("upload-file", post.postId, back)} encType="multipart/form-data" preventScrollReset className="admin-upload">
       <div className="field">
         <label htmlFor={inputId}>File</label>
-        <input id={inputId} ref={inputRef} type="file" name="file" />
+        <input id={inputId} type="file" name="file" />
       </div>
-      {progress !== null ? (
-        <progress max={100} value={progress} aria-label={`Uploading file: ${progress}%`}>
-          {progress}%
-        </progress>
-      ) : null}
-      <button type="submit" className="button-secondary" disabled={progress !== null}>
-        {progress !== null ? `Uploading ${progress}%` : "Upload file"}
+      <button type="submit" className="button-secondary" disabled={uploading}>
+        {uploading ? "Uploading..." : "Upload file"}
       </button>
-    </form>
+    </upload.Form>
   );
 }
 
@@ -116,7 +70,7 @@ export function PostAdminCard({ post, tiers, back, now }: { post: LibraryPost; t
           {post.fileSize !== null ? ` · ${formatFileSize(post.fileSize)}` : " · no file"}
         </p>
 
-        <image.Form method="post" action={`/library?intent=upload-image&postId=${encodeURIComponent(id)}&back=${encodeURIComponent(back)}`} encType="multipart/form-data" preventScrollReset className="admin-upload">
+        <image.Form method="post" action={uploadAction("upload-image", id, back)} encType="multipart/form-data" preventScrollReset className="admin-upload">
           <div className="field">
             <label htmlFor={field("image")}>Image (png, jpg, jpeg)</label>
             <input id={field("image")} type="file" name="image" accept=".png,.jpg,.jpeg,image/png,image/jpeg" />
