@@ -159,3 +159,67 @@ describe("action without JavaScript", () => {
     expect(await db.auditEntry.count({ where: { targetId: target.id, actorId: admin.id } })).toBe(3);
   });
 });
+
+// Issue 13: with JavaScript the page posts to this same action (through a fetcher) instead of
+// calling /api; `respond=json` only changes the answer's form, never the rule behind it.
+describe("action with JavaScript (respond=json)", () => {
+  it("a download answers the file's address as JSON where the plain form redirects to it, and accepts the terms with it", async () => {
+    const free = await createPost({ paid: false });
+    const plain = await post({ intent: "download", postId: free.id, acceptTos: "true", back: "/library" });
+    const fetched = await post({ intent: "download", postId: free.id, acceptTos: "true", back: "/library", respond: "json" });
+    expect(fetched.status).toBe(200);
+    const freeAnswer = (await fetched.json()) as { downloadUrl: string; paid: boolean };
+    expect(freeAnswer.paid).toBe(false);
+    expect(new URL(freeAnswer.downloadUrl).pathname).toBe(new URL(plain.headers.get("Location")!).pathname);
+
+    const paid = await createPost({ tiers: [TIER_1] });
+    const user = await createTestUser({ currentTierId: TIER_1 });
+    const cookie = await sessionCookie(user.id);
+    // Not accepted yet and not accepting: refused in the spec's words, nothing recorded.
+    const unaccepted = await post({ intent: "download", postId: paid.id, back: "/library", respond: "json" }, cookie);
+    expect(unaccepted.status).toBe(403);
+    expect(await unaccepted.json()).toEqual({ error: "Please accept the terms of service before downloading." });
+    const accepted = await post({ intent: "download", postId: paid.id, acceptTos: "true", back: "/library", respond: "json" }, cookie);
+    expect(await accepted.json()).toEqual({ downloadUrl: `/api/download/${paid.id}`, paid: true });
+    expect((await db.user.findUniqueOrThrow({ where: { id: user.id } })).tosAccepted).toBe(true);
+  });
+
+  it("a refused download answers the model's status and message as JSON", async () => {
+    const locked = await createPost({ tiers: [TIER_2] });
+    const user = await createTestUser({ tosAccepted: true });
+    const response = await post({ intent: "download", postId: locked.id, back: "/library", respond: "json" }, await sessionCookie(user.id));
+    expect(response.status).toBe(403);
+    expect(await response.json()).toEqual({ error: "You do not have access to this post." });
+    const missing = await post({ intent: "download", postId: "no-such-post", back: "/library", respond: "json" }, await sessionCookie(user.id));
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({ error: "Post not found." });
+  });
+
+  it("the 18+ acceptance answers JSON with the same cookie", async () => {
+    const response = await post({ intent: "accept-nsfw", back: "/library", respond: "json" });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ ok: true });
+    expect((await load("/library", response.headers.get("Set-Cookie")!.split(";")[0]!)).nsfwAccepted).toBe(true);
+  });
+
+  it("a post file uploaded to the page's action streams into storage like the /api upload", async () => {
+    const target = await createPost({ fileSize: null, title: "Upload target" });
+    const form = new FormData();
+    form.append("file", new Blob([new Uint8Array(Buffer.from("page upload bytes"))]), "page file.zip");
+    const response = await callRoute(library, {
+      method: "POST",
+      path: `/library?intent=upload-file&postId=${target.id}&back=%2Flibrary`,
+      form,
+      cookie: adminCookie,
+    });
+    expect(response.headers.get("Location")).toBe("/library");
+    expect(await toastOf(response)).toMatchObject({ type: "success", message: "File uploaded." });
+    expect(await db.post.findUniqueOrThrow({ where: { id: target.id } })).toMatchObject({ driveFileId: `posts/${target.id}/page-file.zip`, fileSize: BigInt(17) });
+    // An empty file is refused and the post keeps pointing where it did.
+    const empty = new FormData();
+    empty.append("file", new Blob([]), "empty.zip");
+    const refused = await callRoute(library, { method: "POST", path: `/library?intent=upload-file&postId=${target.id}&back=%2Flibrary`, form: empty, cookie: adminCookie });
+    expect(await toastOf(refused)).toMatchObject({ type: "error", message: "Please select a file first." });
+    expect((await db.post.findUniqueOrThrow({ where: { id: target.id } })).driveFileId).toBe(`posts/${target.id}/page-file.zip`);
+  });
+});
