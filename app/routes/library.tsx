@@ -3,10 +3,11 @@
 // works without JavaScript; with JavaScript, downloads and admin edits happen in place.
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
-import { Form, Link, useLoaderData, useLocation, useRouteError, useSubmit, type ShouldRevalidateFunction } from "@remix-run/react";
-import { useMemo, useRef, useState } from "react";
+import { Link, useLoaderData, useLocation, useRouteError, type ShouldRevalidateFunction } from "@remix-run/react";
+import { useMemo } from "react";
 import { firstIssue } from "~/api.server";
 import { ErrorPage } from "~/components/error-page";
+import { LibraryControls } from "~/components/library-controls";
 import { AdultWarning, TermsPopup, useNsfwAcceptance } from "~/components/library-gate";
 import { CreatePostForm, PostAdminCard } from "~/components/post-admin-card";
 import { PostCard } from "~/components/post-card";
@@ -22,7 +23,6 @@ import { redirectWithError, redirectWithSuccess } from "~/toast.server";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 import { formRefusal } from "~/utils/form-failure.server";
 import {
-  LIBRARY_FILTERS,
   LIBRARY_MESSAGES,
   parseLibraryFilter,
   parsePostsPerLine,
@@ -30,9 +30,6 @@ import {
   postCreateSchema,
   postFormToInput,
   postUpdateSchema,
-  POSTS_PER_LINE,
-  USER_ONLY_FILTERS,
-  type LibraryFilter,
 } from "~/utils/library-schemas";
 import { readUploadedFile, receiveUploadedFile, SELECT_IMAGE_MESSAGE } from "~/utils/upload.server";
 import { withParam } from "~/utils/url";
@@ -41,15 +38,6 @@ import { hasAcceptedNsfw, nsfwCookie } from "~/utils/visitor-cookies.server";
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: libraryStyles }];
 
 export const meta: MetaFunction = () => [{ title: "Library · Creator Library" }];
-
-const FILTER_LABELS: Record<LibraryFilter, string> = {
-  all: "All",
-  unlocked: "Unlocked",
-  locked: "Locked",
-  patreon: "Patreon",
-  outdated: "Outdated",
-  never: "Never downloaded",
-};
 
 /** Cards rendered per step: a catalogue of 1,000 posts would otherwise hydrate 1,000 cards at once. */
 const POSTS_STEP = 48;
@@ -244,18 +232,14 @@ export const shouldRevalidate: ShouldRevalidateFunction = ({ formData, defaultSh
 export default function Library() {
   const data = useLoaderData<typeof loader>();
   const location = useLocation();
-  const submit = useSubmit();
   const back = `${location.pathname}${location.search}`;
   const nsfw = useNsfwAcceptance(data.nsfwAccepted);
   const nsfwAccepted = nsfw.accepted;
   const download = useLibraryDownload({ loggedIn: data.user !== null, tosAcceptedOnServer: data.user?.tosAccepted ?? false });
   const termsFor = download.termsFor;
-  const [filtersOpen, setFiltersOpen] = useState(data.filter !== "all");
-  const searchTimer = useRef<number>();
   const now = useMemo(() => new Date(data.now), [data.now]);
 
   const serverTermsPost = data.termsPostId ? data.posts.find((post) => post.postId === data.termsPostId) ?? null : null;
-  const filters = LIBRARY_FILTERS.filter((filter) => data.user || !USER_ONLY_FILTERS.includes(filter));
   const viewToggle = withParam(back, "view", data.adminView ? "user" : null);
 
   return (
@@ -277,50 +261,7 @@ export default function Library() {
           ) : null}
         </div>
 
-        <Form
-          method="get"
-          action="/library"
-          className="library-controls"
-          role="search"
-          onChange={(event) => {
-            const form = event.currentTarget;
-            const fromSearch = (event.target as HTMLElement).getAttribute("name") === "search";
-            window.clearTimeout(searchTimer.current);
-            searchTimer.current = window.setTimeout(() => submit(form, { replace: true, preventScrollReset: true }), fromSearch ? 300 : 0);
-          }}
-        >
-          {data.adminView ? null : data.isAdmin ? <input type="hidden" name="view" value="user" /> : null}
-          <div className="field library-search">
-            <label htmlFor="library-search">Search by title</label>
-            <input id="library-search" type="search" name="search" defaultValue={data.search} placeholder="Search posts..." />
-          </div>
-          <details className="library-filters" open={filtersOpen} onToggle={(event) => setFiltersOpen(event.currentTarget.open)}>
-            <summary>Filters</summary>
-            <fieldset>
-              <legend className="visually-hidden">Show</legend>
-              {filters.map((filter) => (
-                <label key={filter} className="checkbox">
-                  <input type="radio" name="filter" value={filter} defaultChecked={data.filter === filter} /> {FILTER_LABELS[filter]}
-                </label>
-              ))}
-            </fieldset>
-          </details>
-          <div className="field library-per-line">
-            <label htmlFor="library-per-line">Posts per line</label>
-            <select id="library-per-line" name="perLine" defaultValue={String(data.perLine)}>
-              {POSTS_PER_LINE.map((count) => (
-                <option key={count} value={count}>
-                  {count}
-                </option>
-              ))}
-            </select>
-          </div>
-          <noscript>
-            <button type="submit" className="button">
-              Apply
-            </button>
-          </noscript>
-        </Form>
+        <LibraryControls search={data.search} filter={data.filter} perLine={data.perLine} loggedIn={data.user !== null} viewAsUser={data.isAdmin && !data.adminView} />
 
         {data.adminView ? <CreatePostForm back={back} /> : null}
 
