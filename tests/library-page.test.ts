@@ -221,5 +221,18 @@ describe("action with JavaScript (respond=json)", () => {
     const refused = await callRoute(library, { method: "POST", path: `/library?intent=upload-file&postId=${target.id}&back=%2Flibrary`, form: empty, cookie: adminCookie });
     expect(await toastOf(refused)).toMatchObject({ type: "error", message: "Please select a file first." });
     expect((await db.post.findUniqueOrThrow({ where: { id: target.id } })).driveFileId).toBe(`posts/${target.id}/page-file.zip`);
+
+    // The card's progress-bar upload asks the same action for JSON.
+    const again = new FormData();
+    again.append("file", new Blob([new Uint8Array(Buffer.from("second"))]), "second.zip");
+    const path = `/library?intent=upload-file&postId=${target.id}&back=%2Flibrary&respond=json`;
+    const answered = await callRoute(library, { method: "POST", path, form: again, cookie: adminCookie });
+    expect(answered.status).toBe(200);
+    expect(await answered.json()).toEqual({ message: "File uploaded." });
+    expect((await db.post.findUniqueOrThrow({ where: { id: target.id } })).driveFileId).toBe(`posts/${target.id}/second.zip`);
+    const user = await createTestUser();
+    const notAdmin = await callRoute(library, { method: "POST", path, form: again, cookie: await sessionCookie(user.id) });
+    expect(notAdmin.status).toBe(403);
+    expect(await notAdmin.json()).toEqual({ error: "You need to be logged in as an admin to perform this action." });
   });
 });

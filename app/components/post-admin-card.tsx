@@ -1,10 +1,14 @@
 // A post as admins edit it in the library: image, Ko-fi ID, file (an upload, or a storage key),
 // dates, first and current tiers, Ko-fi only, Save, Enable/Disable, Set Index and Delete. Every
-// form posts to the library's action, through a fetcher with JavaScript and plainly without.
-import { useFetcher } from "@remix-run/react";
+// form posts to the library's action, with JavaScript (a fetcher; the file upload by
+// XMLHttpRequest for its progress) and plainly without.
+import { useFetcher, useRevalidator } from "@remix-run/react";
+import { useRef, useState } from "react";
 import { PostBadges, PostImage, type CardTier } from "~/components/post-card";
+import { showToast } from "~/components/toaster";
 import type { LibraryPost } from "~/models/library-listing.server";
 import { formatFileSize } from "~/utils/file-size";
+import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 
 function dateInput(value: string | null): string {
   return value ? value.slice(0, 10) : "";
@@ -28,21 +32,74 @@ function uploadAction(intent: "upload-image" | "upload-file", postId: string, ba
   return `/library?intent=${intent}&postId=${encodeURIComponent(postId)}&back=${encodeURIComponent(back)}`;
 }
 
-/** The post's file, streamed into storage by the library action (the same with and without JavaScript). */
+/**
+ * The post's file, streamed into storage by the library action. With JavaScript it is sent to
+ * that same action by XMLHttpRequest, the one browser API with upload progress events (a fetcher
+ * has none), and answered as JSON; without, the form posts there and is redirected back.
+ */
 function FileUpload({ post, back }: { post: LibraryPost; back: string }) {
-  const upload = useFetcher();
+  const [progress, setProgress] = useState<number | null>(null);
+  const revalidator = useRevalidator();
+  const inputRef = useRef<HTMLInputElement>(null);
   const inputId = `file-${post.postId}`;
-  const uploading = upload.state !== "idle";
+  const action = uploadAction("upload-file", post.postId, back);
   return (
-    <upload.Form method="post" action={uploadAction("upload-file", post.postId, back)} encType="multipart/form-data" preventScrollReset className="admin-upload">
+    <form
+      method="post"
+      action={action}
+      encType="multipart/form-data"
+      className="admin-upload"
+      onSubmit={(event) => {
+        event.preventDefault();
+        const file = inputRef.current?.files?.[0];
+        if (!file) {
+          showToast({ type: "error", message: "Please select a file first." });
+          return;
+        }
+        const body = new FormData();
+        body.append("file", file);
+        const request = new XMLHttpRequest();
+        request.open("POST", `${action}&respond=json`);
+        request.upload.onprogress = (progressEvent) => {
+          if (progressEvent.lengthComputable) setProgress(Math.round((progressEvent.loaded / progressEvent.total) * 100));
+        };
+        request.onload = () => {
+          setProgress(null);
+          let answer: { message?: string; error?: string } = {};
+          try {
+            answer = JSON.parse(request.responseText) as typeof answer;
+          } catch {
+            // Not our JSON (a proxy's error page): the operation's own message below.
+          }
+          if (request.status >= 200 && request.status < 300) {
+            showToast({ type: "success", message: answer.message ?? "File uploaded." });
+            if (inputRef.current) inputRef.current.value = "";
+            revalidator.revalidate();
+          } else {
+            showToast({ type: "error", message: answer.error ?? LIBRARY_MESSAGES.fileUploadFailed });
+          }
+        };
+        request.onerror = () => {
+          setProgress(null);
+          showToast({ type: "error", message: LIBRARY_MESSAGES.fileUploadFailed });
+        };
+        setProgress(0);
+        request.send(body);
+      }}
+    >
       <div className="field">
         <label htmlFor={inputId}>File</label>
-        <input id={inputId} type="file" name="file" />
+        <input id={inputId} ref={inputRef} type="file" name="file" />
       </div>
-      <button type="submit" className="button-secondary" disabled={uploading}>
-        {uploading ? "Uploading..." : "Upload file"}
+      {progress !== null ? (
+        <progress max={100} value={progress} aria-label={`Uploading file: ${progress}%`}>
+          {progress}%
+        </progress>
+      ) : null}
+      <button type="submit" className="button-secondary" disabled={progress !== null}>
+        {progress !== null ? `Uploading ${progress}%` : "Upload file"}
       </button>
-    </upload.Form>
+    </form>
   );
 }
 

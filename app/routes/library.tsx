@@ -95,32 +95,40 @@ function refused(back: string, error: unknown, failureMessage: string) {
   return redirectWithError(back, formRefusal(error, failureMessage).message);
 }
 
-/** File uploads are multipart and streamed: their intent travels in the address. */
+/** Runs one upload of the page: its success message, or the refusal's status and message. */
+async function runUpload(request: Request, user: NonNullable<Awaited<ReturnType<typeof getCurrentUser>>>, intent: string | null, postId: string) {
+  try {
+    if (intent === "upload-image") {
+      const file = await readUploadedFile(request, "image", { missingMessage: SELECT_IMAGE_MESSAGE });
+      await setPostImage(user, postId, file.bytes);
+      return { status: 200, message: "Image uploaded." };
+    }
+    if (intent === "upload-file") {
+      const stored = await receiveUploadedFile(request, "file", { maxBytes: env().POST_FILE_MAX_BYTES }, (file) => storePostFile(postId, file));
+      await attachPostFile(user, postId, stored);
+      return { status: 200, message: "File uploaded." };
+    }
+    return { status: 400, message: LIBRARY_MESSAGES.updateFailed };
+  } catch (error) {
+    return formRefusal(error, intent === "upload-image" ? LIBRARY_MESSAGES.imageFailed : LIBRARY_MESSAGES.fileUploadFailed);
+  }
+}
+
+/**
+ * File uploads are multipart and streamed: their intent travels in the address. The answer is a
+ * redirect with a toast, or JSON with `respond=json` (the post file's upload with a progress bar).
+ */
 async function uploadAction(request: Request, user: Awaited<ReturnType<typeof getCurrentUser>>) {
   const url = new URL(request.url);
   const back = safeBack(url.searchParams.get("back"));
-  const intent = url.searchParams.get("intent");
-  const postId = url.searchParams.get("postId") ?? "";
-  if (!user || !isEffectiveAdmin(user)) return redirectWithError(back, LIBRARY_MESSAGES.adminOnly);
-  if (intent === "upload-image") {
-    try {
-      const file = await readUploadedFile(request, "image", { missingMessage: SELECT_IMAGE_MESSAGE });
-      await setPostImage(user, postId, file.bytes);
-      return redirectWithSuccess(back, "Image uploaded.");
-    } catch (error) {
-      return refused(back, error, LIBRARY_MESSAGES.imageFailed);
-    }
-  }
-  if (intent === "upload-file") {
-    try {
-      const stored = await receiveUploadedFile(request, "file", { maxBytes: env().POST_FILE_MAX_BYTES }, (file) => storePostFile(postId, file));
-      await attachPostFile(user, postId, stored);
-      return redirectWithSuccess(back, "File uploaded.");
-    } catch (error) {
-      return refused(back, error, LIBRARY_MESSAGES.fileUploadFailed);
-    }
-  }
-  return redirectWithError(back, LIBRARY_MESSAGES.updateFailed);
+  const respondJson = url.searchParams.get("respond") === "json";
+  const outcome =
+    user && isEffectiveAdmin(user)
+      ? await runUpload(request, user, url.searchParams.get("intent"), url.searchParams.get("postId") ?? "")
+      : { status: 403, message: LIBRARY_MESSAGES.adminOnly };
+  const ok = outcome.status < 300;
+  if (respondJson) return json(ok ? { message: outcome.message } : { error: outcome.message }, { status: outcome.status });
+  return ok ? redirectWithSuccess(back, outcome.message) : redirectWithError(back, outcome.message);
 }
 
 /**
