@@ -2,9 +2,9 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { handleApi, methodNotAllowed, readJson } from "~/api.server";
 import { createInspirationPanel, listInspirationPanels, toApiConfig } from "~/models/inspiration.server";
-import { visitorSeed } from "~/utils/visitor-cookies.server";
 import { getCurrentUser, requireApiAdmin } from "~/models/session.server";
 import { inspirationPanelSchema } from "~/utils/inspiration-schemas";
+import { visitorSeed } from "~/utils/visitor-cookies.server";
 
 /** GET /api/inspiration/panels: { panels, config }; likes is null while counts are hidden. */
 export async function loader({ request }: LoaderFunctionArgs) {

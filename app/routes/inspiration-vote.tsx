@@ -21,7 +21,6 @@ import {
   voterRights,
 } from "~/models/inspiration.server";
 import { DomainError } from "~/models/errors";
-import { visitorSeed } from "~/utils/visitor-cookies.server";
 import { getCurrentUser } from "~/models/session.server";
 import { jsonWithError, redirectWithError, redirectWithSuccess } from "~/toast.server";
 import { isVotingOpen } from "~/utils/countdown";
@@ -29,6 +28,7 @@ import { formRefusal } from "~/utils/form-failure.server";
 import { inspirationConfigSchema, inspirationPanelSchema } from "~/utils/inspiration-schemas";
 import inspirationStyles from "~/styles/inspiration.css";
 import { isEffectiveAdmin } from "~/utils/entitlement";
+import { visitorSeed } from "~/utils/visitor-cookies.server";
 
 const PAGE = "/inspiration-vote";
 
