@@ -3,6 +3,7 @@
 import { json } from "@remix-run/node";
 import type { ZodType, ZodTypeDef } from "zod";
 import { DomainError } from "~/models/errors";
+import { DEFAULT_BODY_LIMIT } from "~/utils/body-limits";
 
 export function apiError(status: number, error: string, headers?: HeadersInit): Response {
   return json({ error }, { status, headers });
@@ -13,7 +14,7 @@ export function firstIssue(error: { issues: { message: string }[] }): string {
   return error.issues[0]?.message ?? "Invalid input.";
 }
 
-const MAX_JSON_BYTES = 1024 * 1024;
+const MAX_JSON_BYTES = DEFAULT_BODY_LIMIT;
 
 /** `application/json`, with or without parameters such as charset. */
 export function isJsonContentType(value: string | null): boolean {

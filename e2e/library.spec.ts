@@ -24,6 +24,18 @@ async function createE2ePost(title: string) {
   });
 }
 
+/**
+ * Records the pathnames of the page's POST requests: with JavaScript every change posts to the
+ * library's own action (the one the plain forms use), never to an /api adapter.
+ */
+function recordPosts(page: Page): string[] {
+  const posted: string[] = [];
+  page.on("request", (request) => {
+    if (request.method() === "POST") posted.push(new URL(request.url()).pathname);
+  });
+  return posted;
+}
+
 test.afterAll(async () => {
   await db.post.deleteMany({ where: { id: { in: createdPostIds } } });
   const users = { email: { in: ["supporter@example.com", "fan@example.com"] } };
@@ -157,6 +169,11 @@ test("a supporter accepts the terms once and downloads a paid post; it is record
   await db.download.deleteMany({ where: { userId: supporter.id } });
   await loginAs(page, supporter.id);
   await acceptAdultWarning(page);
+  const posted = recordPosts(page);
+  const apiCalls: string[] = [];
+  page.on("request", (request) => {
+    if (/^\/api\/(library|download\/freedownload)\//.test(new URL(request.url()).pathname)) apiCalls.push(request.url());
+  });
   await page.goto("/library?filter=never");
   const paid = card(page, "Cozy Cabin Lot");
   await expect(paid.getByText("Never downloaded")).toBeVisible();
@@ -170,6 +187,10 @@ test("a supporter accepts the terms once and downloads a paid post; it is record
   expect(await download.failure()).toBeNull();
   await expect.poll(async () => (await db.user.findUniqueOrThrow({ where: { id: supporter.id } })).tosAccepted).toBe(true);
   await expect.poll(() => db.download.count({ where: { userId: supporter.id } })).toBe(1);
+  // The terms were accepted by the library's action with the download request, not by /api.
+  expect(posted.length).toBeGreaterThan(0);
+  expect(posted.every((path) => path === "/library")).toBe(true);
+  expect(apiCalls).toEqual([]);
 
   // Recorded: the post leaves the "never" filter; the terms are not asked again.
   await page.reload();
@@ -246,6 +267,7 @@ test("an admin uploads a front image and a post file from the card", async ({ pa
   await loginAs(page, admin.id);
   await acceptAdultWarning(page);
   const created = await createE2ePost("E2E Upload Post");
+  const posted = recordPosts(page);
   await page.goto("/library?search=E2E%20Upload");
   const cat = adminCard(page, "E2E Upload Post");
   await expect(cat.getByText("No preview picture found")).toBeVisible();
@@ -267,6 +289,9 @@ test("an admin uploads a front image and a post file from the card", async ({ pa
   const post = await db.post.findUniqueOrThrow({ where: { id: created.id } });
   expect(post).toMatchObject({ fileName: "pixel-cat-v2.zip", fileSize: BigInt(bytes.length) });
   await expect(cat.getByText("3.00 MB")).toBeVisible();
+  // Both uploads went to the library's action, as they do without JavaScript.
+  expect(posted.filter((path) => path === "/library").length).toBeGreaterThanOrEqual(2);
+  expect(posted.filter((path) => path !== "/library")).toEqual([]);
 });
 
 test("a download that became locked after the page loaded shows the server's error instead of failing silently", async ({ page }) => {

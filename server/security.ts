@@ -2,15 +2,9 @@
 // headers on every response, refusal of cross-site state changes, and body size caps. Business rules stay in app/models; this file only looks at HTTP.
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { baseSecurityHeaders, resourceCsp } from "../app/security.server.ts";
+import { bodyLimitFor as routeBodyLimit, DEFAULT_BODY_LIMIT, uploadKindFor } from "../app/utils/body-limits.ts";
 
 const KIB = 1024;
-const MIB = 1024 * KIB;
-/** JSON and form bodies; the same cap as readJson in app/api.server.ts. */
-export const DEFAULT_BODY_LIMIT = 1 * MIB;
-/** Room for the multipart framing around an uploaded file. */
-const MULTIPART_OVERHEAD = 64 * KIB;
-const IMAGE_LIMIT = 10 * MIB + MULTIPART_OVERHEAD;
-const CSV_LIMIT = 20 * MIB + MULTIPART_OVERHEAD;
 
 const UNSAFE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 /** Download addresses open inside the library page's hidden frame. */
@@ -116,15 +110,9 @@ export function refuseCrossSiteRequests({ appUrl }: SecurityOptions): RequestHan
   };
 }
 
-/** The largest body a request takes: uploads by their type, everything else 1 MiB. */
+/** The largest body a request takes (app/utils/body-limits.ts, shared with the routes). */
 export function bodyLimitFor(path: string, { postFileMaxBytes }: SecurityOptions, query = new URLSearchParams()): number {
-  if (/^\/api\/upload\/file\/[^/]+\/?$/.test(path)) return postFileMaxBytes + MULTIPART_OVERHEAD;
-  // The library page's uploads name their intent in the address (the body is streamed).
-  if (path === "/library" && query.get("intent") === "upload-file") return postFileMaxBytes + MULTIPART_OVERHEAD;
-  if (path === "/library" && query.get("intent") === "upload-image") return IMAGE_LIMIT;
-  if (path === "/admin" || path === "/api/admin/import-purchases") return CSV_LIMIT;
-  if (/^\/api\/upload\/front\/[^/]+\/?$/.test(path) || /^\/api\/panelsupload\/[^/]+\/image\/?$/.test(path) || path === "/") return IMAGE_LIMIT;
-  return DEFAULT_BODY_LIMIT;
+  return routeBodyLimit(path, postFileMaxBytes, query);
 }
 
 /** Slowest upload rate a post file may take before its connection is dropped (64 KiB/s). */
@@ -141,8 +129,9 @@ export function limitBodyTime(options: SecurityOptions): RequestHandler {
     const declared = req.headers["content-length"] === undefined ? null : Number(req.headers["content-length"]);
     const chunked = req.headers["transfer-encoding"] !== undefined;
     if (!chunked && !declared) return next();
-    const limit = bodyLimitFor(req.path, options, new URLSearchParams(req.url.split("?")[1] ?? ""));
-    const fileUpload = limit > CSV_LIMIT;
+    const query = new URLSearchParams(req.url.split("?")[1] ?? "");
+    const limit = bodyLimitFor(req.path, options, query);
+    const fileUpload = uploadKindFor(req.path, query) === "post-file";
     const expected = declared ?? limit;
     const ms = fileUpload ? base + Math.ceil((expected / SLOWEST_UPLOAD_BYTES_PER_SECOND) * 1000) : base;
     const timer = setTimeout(() => {

@@ -8,7 +8,8 @@ import * as freeRoute from "~/routes/api.download.freedownload.$postId";
 import * as signedRoute from "~/routes/download.$postId";
 import * as postsRoute from "~/routes/api.library.posts";
 import * as fileRoute from "~/routes/api.upload.file.$id";
-import type { LibraryPost } from "~/models/post.server";
+import * as libraryRoute from "~/routes/library";
+import type { LibraryPost } from "~/models/library-listing.server";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -179,6 +180,48 @@ describe.each(backends)("downloads from %s", (_name, make) => {
     expect(outside.headers.get("Content-Range")).toBe("bytes */100000");
   });
 
+  // Issue 13: Range headers are read by range-parser; what it parses decides 206, 200 or 416.
+  it("range edge cases: combined and disjoint multi-ranges, suffixes, unsatisfiable and malformed ranges", async () => {
+    const post = await createPost({ tiers: [TIER_2], fileSize: 5000 });
+    const user = await createTestUser({ currentTierId: TIER_2, tosAccepted: true });
+    const cookie = await sessionCookie(user.id);
+    const get = (range: string) => callRoute(paidRoute, { params: { postId: post.id }, cookie, headers: { Range: range } });
+
+    // Overlapping and adjacent ranges are one range: a single 206 part.
+    const combined = await get("bytes=0-9,10-19,5-14");
+    expect(combined.status).toBe(206);
+    expect(combined.headers.get("Content-Range")).toBe("bytes 0-19/5000");
+    expect((await bodyBytes(combined)).equals(post.bytes.subarray(0, 20))).toBe(true);
+    // Disjoint ranges would need a multipart body: the whole file is sent instead (RFC 9110 allows it).
+    const disjoint = await get("bytes=0-9,100-109");
+    expect(disjoint.status).toBe(200);
+    expect(disjoint.headers.get("Content-Range")).toBeNull();
+    expect((await bodyBytes(disjoint)).equals(post.bytes)).toBe(true);
+    // An unsatisfiable part next to a satisfiable one is dropped.
+    const partly = await get("bytes=4990-,9000-9999");
+    expect(partly.status).toBe(206);
+    expect(partly.headers.get("Content-Range")).toBe("bytes 4990-4999/5000");
+    // Suffix ranges: the last N bytes; an end past the file is cut at its last byte.
+    const suffix = await get("bytes=-1");
+    expect(suffix.headers.get("Content-Range")).toBe("bytes 4999-4999/5000");
+    expect((await bodyBytes(suffix)).equals(post.bytes.subarray(4999))).toBe(true);
+    const pastEnd = await get("bytes=4000-99999");
+    expect(pastEnd.headers.get("Content-Range")).toBe("bytes 4000-4999/5000");
+    expect((await bodyBytes(pastEnd)).length).toBe(1000);
+    // Nothing satisfiable: 416 with the file's size.
+    for (const range of ["bytes=5000-", "bytes=-0", "bytes=9000-9999,7000-"]) {
+      const refused = await get(range);
+      expect(refused.status, range).toBe(416);
+      expect(refused.headers.get("Content-Range")).toBe("bytes */5000");
+    }
+    // Malformed ranges and other units are ignored: the whole file.
+    for (const range of ["bytes=abc", "bytes=5-x", "items=0-9", "bytes"]) {
+      const whole = await get(range);
+      expect(whole.status, range).toBe(200);
+      expect((await bodyBytes(whole)).length).toBe(5000);
+    }
+  });
+
   // Issue 18, finding 7: `Range: bytes=-1` covers the file's end, so each such request counted
   // as a completed download; now a (user, post, version) is recorded once per window.
   it("repeated tail ranges record one download per version within the window", async () => {
@@ -253,5 +296,38 @@ describe.each(backends)("downloads from %s", (_name, make) => {
     await reader.read();
     await reader.cancel();
     expect(await settledDownloadCount(user.id, post.id)).toBe(0);
+  });
+});
+
+// Issue 13: downloads once applied their own admin check, so a restricted admin still reached
+// disabled posts and skipped the terms; they follow isEffectiveAdmin now.
+describe("a restricted admin downloads as a user", () => {
+  beforeAll(() => setStorageForTests(new LocalStorage(localRoot)));
+
+  it("gets 404 for a disabled post and cannot skip the terms", async () => {
+    const restricted = await createTestUser({ isAdmin: true, canBeAdmin: true, restricted: true, tosAccepted: false });
+    const cookie = await sessionCookie(restricted.id);
+    const disabled = await createPost({ paid: false, enabled: false });
+    for (const route of [paidRoute, freeRoute]) {
+      const hidden = await callRoute(route, { params: { postId: disabled.id }, cookie });
+      expect(hidden.status).toBe(404);
+      expect(await readJsonBody(hidden)).toEqual({ error: "Post not found." });
+    }
+    // A restricted account unlocks nothing, so the API refuses before the terms even come up...
+    const free = await createPost({ paid: false });
+    for (const route of [paidRoute, freeRoute]) {
+      const refused = await callRoute(route, { params: { postId: free.id }, cookie });
+      expect(refused.status).toBe(403);
+      expect(refused.headers.get("Content-Disposition")).toBeNull();
+    }
+    // ...and the library page asks for the terms instead of skipping them as it does for admins.
+    const asked = await callRoute(libraryRoute, { method: "POST", path: "/library", form: { intent: "download", postId: free.id, back: "/library" }, cookie });
+    expect(asked.headers.get("Location")).toBe(`/library?terms=${free.id}`);
+    const page = await readJsonBody<{ user: { tosAccepted: boolean } }>(await callRoute(libraryRoute, { path: "/library", cookie }));
+    expect(page.user.tosAccepted).toBe(false);
+    // The same admin unrestricted: disabled posts and no terms popup.
+    await db.user.update({ where: { id: restricted.id }, data: { restricted: false } });
+    expect((await callRoute(paidRoute, { params: { postId: disabled.id }, cookie })).status).toBe(200);
+    expect((await callRoute(paidRoute, { params: { postId: free.id }, cookie })).status).toBe(200);
   });
 });

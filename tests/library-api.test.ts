@@ -19,8 +19,8 @@ import * as acceptTosRoute from "~/routes/api.library.accept-tos.$id";
 import * as tiersRoute from "~/routes/api.library.tiers";
 import * as frontRoute from "~/routes/api.upload.front.$id";
 import * as fileRoute from "~/routes/api.upload.file.$id";
-import { movePostToIndex } from "~/models/post.server";
-import type { LibraryPost } from "~/models/post.server";
+import type { LibraryPost } from "~/models/library-listing.server";
+import { movePostToIndex } from "~/models/post-admin.server";
 import { callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
 import { createPost, createTiers, TIER_1, TIER_2, TIER_3 } from "./library-fixtures";
 
@@ -365,7 +365,7 @@ describe("the listing stays exact while it is cached", () => {
 
   it("answers the same posts as the page's loader uses", async () => {
     const user = await createTestUser({ currentTierId: TIER_2 });
-    const { listLibraryPosts } = await import("~/models/post.server");
+    const { listLibraryPosts } = await import("~/models/library-listing.server");
     expect(await listAs(await sessionCookie(user.id))).toEqual(JSON.parse(JSON.stringify(await listLibraryPosts(user))));
     expect(await listAs(adminCookie)).toEqual(JSON.parse(JSON.stringify(await listLibraryPosts(admin))));
   });

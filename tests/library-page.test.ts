@@ -60,7 +60,9 @@ describe("loader", () => {
 
   it("knows the 18+ cookie, and gives admins the admin view unless they ask for the user view", async () => {
     expect((await load("/library")).nsfwAccepted).toBe(false);
-    expect((await load("/library", "nsfwAccepted=true")).nsfwAccepted).toBe(true);
+    expect((await load("/library", `nsfwAccepted=${encodeURIComponent(btoa(JSON.stringify(true)))}`)).nsfwAccepted).toBe(true);
+    // A value the cookie object did not write means nothing.
+    expect((await load("/library", "nsfwAccepted=true")).nsfwAccepted).toBe(false);
     expect((await load("/library", adminCookie)).adminView).toBe(true);
     expect((await load("/library?view=user", adminCookie)).adminView).toBe(false);
     const user = await createTestUser();
@@ -79,7 +81,10 @@ describe("action without JavaScript", () => {
     const response = await post({ intent: "accept-nsfw", back: "/library?filter=locked" });
     expect(response.status).toBe(302);
     expect(response.headers.get("Location")).toBe("/library?filter=locked");
-    expect(response.headers.get("Set-Cookie")).toMatch(/^nsfwAccepted=true; Path=\//);
+    const setCookie = response.headers.get("Set-Cookie")!;
+    expect(setCookie).toMatch(/^nsfwAccepted=[^;]+;.* Path=\/;/);
+    // The cookie it sets is the one the loader reads back.
+    expect((await load("/library", setCookie.split(";")[0]!)).nsfwAccepted).toBe(true);
     const elsewhere = await post({ intent: "accept-nsfw", back: "https://evil.example/" });
     expect(elsewhere.headers.get("Location")).toBe("/library");
   });
@@ -152,5 +157,82 @@ describe("action without JavaScript", () => {
     const first = await db.post.findFirstOrThrow({ orderBy: { orderDate: "desc" } });
     expect(first.id).toBe(target.id);
     expect(await db.auditEntry.count({ where: { targetId: target.id, actorId: admin.id } })).toBe(3);
+  });
+});
+
+// Issue 13: with JavaScript the page posts to this same action (through a fetcher) instead of
+// calling /api; `respond=json` only changes the answer's form, never the rule behind it.
+describe("action with JavaScript (respond=json)", () => {
+  it("a download answers the file's address as JSON where the plain form redirects to it, and accepts the terms with it", async () => {
+    const free = await createPost({ paid: false });
+    const plain = await post({ intent: "download", postId: free.id, acceptTos: "true", back: "/library" });
+    const fetched = await post({ intent: "download", postId: free.id, acceptTos: "true", back: "/library", respond: "json" });
+    expect(fetched.status).toBe(200);
+    const freeAnswer = (await fetched.json()) as { downloadUrl: string; paid: boolean };
+    expect(freeAnswer.paid).toBe(false);
+    expect(new URL(freeAnswer.downloadUrl).pathname).toBe(new URL(plain.headers.get("Location")!).pathname);
+
+    const paid = await createPost({ tiers: [TIER_1] });
+    const user = await createTestUser({ currentTierId: TIER_1 });
+    const cookie = await sessionCookie(user.id);
+    // Not accepted yet and not accepting: refused in the spec's words, nothing recorded.
+    const unaccepted = await post({ intent: "download", postId: paid.id, back: "/library", respond: "json" }, cookie);
+    expect(unaccepted.status).toBe(403);
+    expect(await unaccepted.json()).toEqual({ error: "Please accept the terms of service before downloading." });
+    const accepted = await post({ intent: "download", postId: paid.id, acceptTos: "true", back: "/library", respond: "json" }, cookie);
+    expect(await accepted.json()).toEqual({ downloadUrl: `/api/download/${paid.id}`, paid: true });
+    expect((await db.user.findUniqueOrThrow({ where: { id: user.id } })).tosAccepted).toBe(true);
+  });
+
+  it("a refused download answers the model's status and message as JSON", async () => {
+    const locked = await createPost({ tiers: [TIER_2] });
+    const user = await createTestUser({ tosAccepted: true });
+    const response = await post({ intent: "download", postId: locked.id, back: "/library", respond: "json" }, await sessionCookie(user.id));
+    expect(response.status).toBe(403);
+    expect(await response.json()).toEqual({ error: "You do not have access to this post." });
+    const missing = await post({ intent: "download", postId: "no-such-post", back: "/library", respond: "json" }, await sessionCookie(user.id));
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({ error: "Post not found." });
+  });
+
+  it("the 18+ acceptance answers JSON with the same cookie", async () => {
+    const response = await post({ intent: "accept-nsfw", back: "/library", respond: "json" });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ ok: true });
+    expect((await load("/library", response.headers.get("Set-Cookie")!.split(";")[0]!)).nsfwAccepted).toBe(true);
+  });
+
+  it("a post file uploaded to the page's action streams into storage like the /api upload", async () => {
+    const target = await createPost({ fileSize: null, title: "Upload target" });
+    const form = new FormData();
+    form.append("file", new Blob([new Uint8Array(Buffer.from("page upload bytes"))]), "page file.zip");
+    const response = await callRoute(library, {
+      method: "POST",
+      path: `/library?intent=upload-file&postId=${target.id}&back=%2Flibrary`,
+      form,
+      cookie: adminCookie,
+    });
+    expect(response.headers.get("Location")).toBe("/library");
+    expect(await toastOf(response)).toMatchObject({ type: "success", message: "File uploaded." });
+    expect(await db.post.findUniqueOrThrow({ where: { id: target.id } })).toMatchObject({ driveFileId: `posts/${target.id}/page-file.zip`, fileSize: BigInt(17) });
+    // An empty file is refused and the post keeps pointing where it did.
+    const empty = new FormData();
+    empty.append("file", new Blob([]), "empty.zip");
+    const refused = await callRoute(library, { method: "POST", path: `/library?intent=upload-file&postId=${target.id}&back=%2Flibrary`, form: empty, cookie: adminCookie });
+    expect(await toastOf(refused)).toMatchObject({ type: "error", message: "Please select a file first." });
+    expect((await db.post.findUniqueOrThrow({ where: { id: target.id } })).driveFileId).toBe(`posts/${target.id}/page-file.zip`);
+
+    // The card's progress-bar upload asks the same action for JSON.
+    const again = new FormData();
+    again.append("file", new Blob([new Uint8Array(Buffer.from("second"))]), "second.zip");
+    const path = `/library?intent=upload-file&postId=${target.id}&back=%2Flibrary&respond=json`;
+    const answered = await callRoute(library, { method: "POST", path, form: again, cookie: adminCookie });
+    expect(answered.status).toBe(200);
+    expect(await answered.json()).toEqual({ message: "File uploaded." });
+    expect((await db.post.findUniqueOrThrow({ where: { id: target.id } })).driveFileId).toBe(`posts/${target.id}/second.zip`);
+    const user = await createTestUser();
+    const notAdmin = await callRoute(library, { method: "POST", path, form: again, cookie: await sessionCookie(user.id) });
+    expect(notAdmin.status).toBe(403);
+    expect(await notAdmin.json()).toEqual({ error: "You need to be logged in as an admin to perform this action." });
   });
 });

@@ -1,7 +1,7 @@
 // The library version (migration 0002) moves with every committed change of posts and their tier
 // links, and only with committed ones: app servers reload their copy of the library on it.
 import { db } from "~/db.server";
-import { listLibraryPosts } from "~/models/post.server";
+import { listLibraryPosts } from "~/models/library-listing.server";
 
 async function version(): Promise<bigint> {
   return (await db.libraryVersion.findUniqueOrThrow({ where: { id: 1 } })).version;

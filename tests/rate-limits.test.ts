@@ -15,6 +15,7 @@ import * as discordUsername from "~/routes/api.discord.set-username-discord";
 import * as googleUsername from "~/routes/api.google.set-username-google";
 import * as like from "~/routes/api.inspiration.panels.$id.like";
 import * as patreonLike from "~/routes/api.inspiration.panels.$id.patreon-like";
+import * as inspirationPage from "~/routes/inspiration-vote";
 import * as kofiLink from "~/routes/api.kofi.link";
 import * as kofiVerify from "~/routes/api.kofi.verify-email";
 import * as updateUsername from "~/routes/api.auth.update-username";
@@ -48,7 +49,16 @@ describe("likes", () => {
         const answers = await Promise.all(Array.from({ length: 10 }, () => call(false)));
         for (const answer of answers) expect(answer.status).toBe(200);
       }
-      await expectRefused(await call(true));
+      const refused = await call(true);
+      // Issue 13: a like's 429 says when to come back, as every 429 does.
+      const wait = Number(refused.headers.get("Retry-After"));
+      expect(wait).toBeGreaterThanOrEqual(1);
+      expect(wait).toBeLessThanOrEqual(60);
+      await expectRefused(refused);
+      // The page's like button (JavaScript's JSON answer) is refused the same way, by the same model.
+      const fromPage = await callRoute(inspirationPage, { method: "POST", path: "/inspiration-vote", cookie, form: { intent: name, panelId: panel.id, like: "true", respond: "json" } });
+      expect(Number(fromPage.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
+      await expectRefused(fromPage);
       expect(await db.inspirationLike.count({ where: { userId: user.id, kind } })).toBe(0);
       // Another account is not affected.
       const other = await createTestUser({ currentTierId: "rl-tier-2", patreonId: `rl-other-${name}` });

@@ -1,11 +1,12 @@
 // The library's two gates: the 18+ warning (until accepted the library is blurred and inert) and
 // the terms popup shown before a download. Both render on the server, so they work without
-// JavaScript: their forms post to the library's action.
-import { Link } from "@remix-run/react";
+// JavaScript: their forms post to the library's action, and with JavaScript they post there too
+// (through a fetcher, answered with JSON instead of a redirect).
+import { Link, useFetcher } from "@remix-run/react";
+import { useCallback, useEffect, useState } from "react";
 import { Modal } from "~/components/modal";
 
 export const NSFW_KEYS = ["nsfwAccepted", "isNsfwAccepted"] as const;
-export const NSFW_COOKIE = "nsfwAccepted";
 
 /** True when this browser accepted the 18+ warning (local storage keys of the spec). */
 export function nsfwAcceptedLocally(): boolean {
@@ -16,14 +17,32 @@ export function nsfwAcceptedLocally(): boolean {
   }
 }
 
-/** Remembers acceptance locally and in a cookie, so the next server render is unblurred too. */
-export function rememberNsfwAccepted() {
+function rememberNsfwLocally() {
   try {
     for (const key of NSFW_KEYS) localStorage.setItem(key, "true");
   } catch {
     // Private mode: the cookie still carries it.
   }
-  document.cookie = `${NSFW_COOKIE}=true; path=/; max-age=${60 * 60 * 24 * 365}; samesite=lax`;
+}
+
+/**
+ * Whether the visitor passed the 18+ warning, and how to pass it: remembered in local storage and
+ * in the cookie (set by the library action, so the next server render is unblurred too). An
+ * acceptance known only to this browser's storage is sent to the action once.
+ */
+export function useNsfwAcceptance(acceptedOnServer: boolean) {
+  const fetcher = useFetcher();
+  const [accepted, setAccepted] = useState(acceptedOnServer);
+  const { submit } = fetcher;
+  const accept = useCallback(() => {
+    rememberNsfwLocally();
+    setAccepted(true);
+    submit({ intent: "accept-nsfw", respond: "json" }, { method: "post", action: "/library" });
+  }, [submit]);
+  useEffect(() => {
+    if (!acceptedOnServer && nsfwAcceptedLocally()) accept();
+  }, [acceptedOnServer, accept]);
+  return { accepted, accept };
 }
 
 export function AdultWarning({ back, onAccept }: { back: string; onAccept: () => void }) {
@@ -36,7 +55,6 @@ export function AdultWarning({ back, onAccept }: { back: string; onAccept: () =>
         action="/library"
         onSubmit={(event) => {
           event.preventDefault();
-          rememberNsfwAccepted();
           onAccept();
         }}
       >

@@ -1,11 +1,12 @@
-// A post as admins edit it in the library: image, Ko-fi ID, file (upload with progress, or a
-// storage key), dates, first and current tiers, Ko-fi only, Save, Enable/Disable, Set Index and
-// Delete. Every form posts to the library's action, so it works without JavaScript too.
+// A post as admins edit it in the library: image, Ko-fi ID, file (an upload, or a storage key),
+// dates, first and current tiers, Ko-fi only, Save, Enable/Disable, Set Index and Delete. Every
+// form posts to the library's action, with JavaScript (a fetcher; the file upload by
+// XMLHttpRequest for its progress) and plainly without.
 import { useFetcher, useRevalidator } from "@remix-run/react";
 import { useRef, useState } from "react";
 import { PostBadges, PostImage, type CardTier } from "~/components/post-card";
 import { showToast } from "~/components/toaster";
-import type { LibraryPost } from "~/models/post.server";
+import type { LibraryPost } from "~/models/library-listing.server";
 import { formatFileSize } from "~/utils/file-size";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 
@@ -26,16 +27,26 @@ function TierBoxes({ legend, name, tiers, checked }: { legend: string; name: str
   );
 }
 
-/** Uploads the post's file with XMLHttpRequest, for its upload progress events. */
+/** The library action's address for an upload: multipart bodies are streamed, so the intent travels in it. */
+function uploadAction(intent: "upload-image" | "upload-file", postId: string, back: string): string {
+  return `/library?intent=${intent}&postId=${encodeURIComponent(postId)}&back=${encodeURIComponent(back)}`;
+}
+
+/**
+ * The post's file, streamed into storage by the library action. With JavaScript it is sent to
+ * that same action by XMLHttpRequest, the one browser API with upload progress events (a fetcher
+ * has none), and answered as JSON; without, the form posts there and is redirected back.
+ */
 function FileUpload({ post, back }: { post: LibraryPost; back: string }) {
   const [progress, setProgress] = useState<number | null>(null);
   const revalidator = useRevalidator();
   const inputRef = useRef<HTMLInputElement>(null);
   const inputId = `file-${post.postId}`;
+  const action = uploadAction("upload-file", post.postId, back);
   return (
     <form
       method="post"
-      action={`/library?intent=upload-file&postId=${encodeURIComponent(post.postId)}&back=${encodeURIComponent(back)}`}
+      action={action}
       encType="multipart/form-data"
       className="admin-upload"
       onSubmit={(event) => {
@@ -48,24 +59,24 @@ function FileUpload({ post, back }: { post: LibraryPost; back: string }) {
         const body = new FormData();
         body.append("file", file);
         const request = new XMLHttpRequest();
-        request.open("POST", `/api/upload/file/${encodeURIComponent(post.postId)}`);
+        request.open("POST", `${action}&respond=json`);
         request.upload.onprogress = (progressEvent) => {
           if (progressEvent.lengthComputable) setProgress(Math.round((progressEvent.loaded / progressEvent.total) * 100));
         };
         request.onload = () => {
           setProgress(null);
-          let error: string | undefined;
+          let answer: { message?: string; error?: string } = {};
           try {
-            error = (JSON.parse(request.responseText) as { error?: string }).error;
+            answer = JSON.parse(request.responseText) as typeof answer;
           } catch {
-            error = undefined;
+            // Not our JSON (a proxy's error page): the operation's own message below.
           }
           if (request.status >= 200 && request.status < 300) {
-            showToast({ type: "success", message: "File uploaded." });
+            showToast({ type: "success", message: answer.message ?? "File uploaded." });
             if (inputRef.current) inputRef.current.value = "";
             revalidator.revalidate();
           } else {
-            showToast({ type: "error", message: error ?? LIBRARY_MESSAGES.fileUploadFailed });
+            showToast({ type: "error", message: answer.error ?? LIBRARY_MESSAGES.fileUploadFailed });
           }
         };
         request.onerror = () => {
@@ -116,7 +127,7 @@ export function PostAdminCard({ post, tiers, back, now }: { post: LibraryPost; t
           {post.fileSize !== null ? ` · ${formatFileSize(post.fileSize)}` : " · no file"}
         </p>
 
-        <image.Form method="post" action={`/library?intent=upload-image&postId=${encodeURIComponent(id)}&back=${encodeURIComponent(back)}`} encType="multipart/form-data" preventScrollReset className="admin-upload">
+        <image.Form method="post" action={uploadAction("upload-image", id, back)} encType="multipart/form-data" preventScrollReset className="admin-upload">
           <div className="field">
             <label htmlFor={field("image")}>Image (png, jpg, jpeg)</label>
             <input id={field("image")} type="file" name="image" accept=".png,.jpg,.jpeg,image/png,image/jpeg" />

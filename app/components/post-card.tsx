@@ -1,6 +1,6 @@
 // A post as supporters see it: preview, version and status badges, and either the download
 // (owned) or the ways to get it (shop, support platform) with a lock.
-import type { LibraryPost } from "~/models/post.server";
+import type { LibraryPost } from "~/models/library-listing.server";
 import { badgesFor } from "~/utils/badges";
 import { formatFileSize } from "~/utils/file-size";
 import { GRID_IMAGE_SIZES, imageSrcSet } from "~/utils/responsive-images";

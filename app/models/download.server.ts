@@ -1,15 +1,14 @@
 // Downloads: who may fetch a post's file (the entitlement rule), short-lived signed addresses
 // for free downloads, and the record of each completed download (user, post, version, time).
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { apiError } from "~/api.server";
 import { db } from "~/db.server";
 import { env } from "~/env.server";
 import type { User } from "~/generated/prisma/client";
-import { isSafeKey, storage } from "~/integrations/storage.server";
+import { isSafeKey } from "~/integrations/storage.server";
 import { isUnlocked, loadEntitlementViewer, type PostWithTiers } from "~/models/entitlement.server";
+import { DomainError } from "~/models/errors";
 import { isRestricted, RESTRICTED_MESSAGE } from "~/models/restriction.server";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
-import { serveStoredFile } from "~/utils/serve-file.server";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 
 /** How long a signed free-download address stays valid. */
@@ -18,16 +17,16 @@ export const SIGNED_DOWNLOAD_TTL_MS = 10 * 60 * 1000;
 type Downloader = Pick<User, "id" | "isAdmin" | "restricted" | "currentTierId" | "tosAccepted"> | null;
 
 /**
- * The post a viewer may download, or a thrown JSON error: 404 unknown (or disabled, for
+ * The post a viewer may download, or a refusal (DomainError): 404 unknown (or disabled, for
  * non-admins), 403 locked or terms not accepted. A locked post never reveals its file.
  */
 export async function authorizeDownload(user: Downloader, postId: string): Promise<PostWithTiers & { driveFileId: string }> {
   const post = await db.post.findUnique({ where: { id: postId }, include: { tiers: { select: { tierId: true, kind: true } } } });
-  if (!post || (!post.enabled && !isEffectiveAdmin(user))) throw apiError(404, LIBRARY_MESSAGES.postNotFound);
+  if (!post || (!post.enabled && !isEffectiveAdmin(user))) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
   const viewer = await loadEntitlementViewer(user);
-  if (!isUnlocked(post, viewer)) throw apiError(403, LIBRARY_MESSAGES.locked);
-  if (user && !user.tosAccepted && !isEffectiveAdmin(user)) throw apiError(403, LIBRARY_MESSAGES.tosRequired);
-  if (!post.driveFileId || !isSafeKey(post.driveFileId)) throw apiError(404, LIBRARY_MESSAGES.fileMissing);
+  if (!isUnlocked(post, viewer)) throw new DomainError(403, LIBRARY_MESSAGES.locked);
+  if (user && !user.tosAccepted && !isEffectiveAdmin(user)) throw new DomainError(403, LIBRARY_MESSAGES.tosRequired);
+  if (!post.driveFileId || !isSafeKey(post.driveFileId)) throw new DomainError(404, LIBRARY_MESSAGES.fileMissing);
   return { ...post, driveFileId: post.driveFileId };
 }
 
@@ -38,17 +37,17 @@ export async function authorizeDownload(user: Downloader, postId: string): Promi
  */
 export async function authorizeFreeDownload(user: Downloader, postId: string): Promise<PostWithTiers & { driveFileId: string }> {
   const post = await authorizeDownload(user, postId);
-  if (post.paidContent) throw apiError(403, LIBRARY_MESSAGES.notFree);
+  if (post.paidContent) throw new DomainError(403, LIBRARY_MESSAGES.notFree);
   return post;
 }
 
 /** A post behind a valid signed address: it must still exist, be enabled, be free and have a file. */
 export async function getDownloadablePost(postId: string): Promise<PostWithTiers & { driveFileId: string }> {
   const post = await db.post.findUnique({ where: { id: postId }, include: { tiers: { select: { tierId: true, kind: true } } } });
-  if (!post || !post.enabled) throw apiError(404, LIBRARY_MESSAGES.postNotFound);
+  if (!post || !post.enabled) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
   // A post made paid after the address was handed out (or an address from before this rule).
-  if (post.paidContent) throw apiError(403, LIBRARY_MESSAGES.notFree);
-  if (!post.driveFileId || !isSafeKey(post.driveFileId)) throw apiError(404, LIBRARY_MESSAGES.fileMissing);
+  if (post.paidContent) throw new DomainError(403, LIBRARY_MESSAGES.notFree);
+  if (!post.driveFileId || !isSafeKey(post.driveFileId)) throw new DomainError(404, LIBRARY_MESSAGES.fileMissing);
   return { ...post, driveFileId: post.driveFileId };
 }
 
@@ -119,28 +118,26 @@ export async function lastDownloadedVersions(userId: string): Promise<Map<string
 
 /** Terms of service acceptance belongs to the account: a user may accept only for themselves. */
 export async function acceptTerms(actor: Pick<User, "id" | "restricted">, userId: string): Promise<void> {
-  if (actor.id !== userId) throw apiError(403, LIBRARY_MESSAGES.tosFailed);
-  if (isRestricted(actor)) throw apiError(403, RESTRICTED_MESSAGE);
+  if (actor.id !== userId) throw new DomainError(403, LIBRARY_MESSAGES.tosFailed);
+  if (isRestricted(actor)) throw new DomainError(403, RESTRICTED_MESSAGE);
   await db.user.update({ where: { id: userId }, data: { tosAccepted: true } });
 }
 
-function fileNameOf(post: PostWithTiers & { driveFileId: string }): string {
-  return post.fileName ?? post.driveFileId.split("/").pop() ?? `${post.id}.bin`;
-}
+/** What serving a post's file needs: its storage key, the name it is saved as, and what to do once it completed. */
+export type PostDownload = { key: string; fileName: string; onComplete?: () => void };
 
 /**
- * Streams a post's file with Range/ETag support; a logged-in downloader gets a download record
- * once the response has sent the file's last byte.
+ * A post's file as a download; a logged-in downloader gets a download record once the response
+ * has sent the file's last byte (recorded in the background: the bytes are already out).
  */
-export async function streamPostFile(request: Request, post: PostWithTiers & { driveFileId: string }, userId: string | null): Promise<Response> {
-  return serveStoredFile(request, await storage(), post.driveFileId, {
-    contentType: "application/octet-stream",
-    cacheControl: "private, no-store",
-    fileName: fileNameOf(post),
+export function postDownload(post: PostWithTiers & { driveFileId: string }, userId: string | null): PostDownload {
+  return {
+    key: post.driveFileId,
+    fileName: post.fileName ?? post.driveFileId.split("/").pop() ?? `${post.id}.bin`,
     onComplete: userId
       ? () => {
           recordDownload(userId, post.id, post.version).catch((error: unknown) => console.error("Could not record a download", error));
         }
       : undefined,
-  });
+  };
 }

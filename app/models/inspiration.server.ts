@@ -1,12 +1,11 @@
 // The inspiration vote: its single config row, panels, likes (one per user, panel and kind) and
 // the admin changes (always audited).
 import { isRestricted, RESTRICTED_MESSAGE } from "~/models/restriction.server";
-import { randomBytes } from "node:crypto";
-import { apiError } from "~/api.server";
 import { db, Prisma } from "~/db.server";
 import type { InspirationConfig, InspirationPanel, LikeKind, User } from "~/generated/prisma/client";
 import { recordAudit } from "~/models/audit.server";
-import { enforceRateLimitAs } from "~/models/rate-limit.server";
+import { DomainError } from "~/models/errors";
+import { consumeRateLimit, RateLimitError } from "~/models/rate-limit.server";
 import { isVotingOpen, shuffleForVisitor } from "~/utils/countdown";
 import {
   DEFAULT_INSPIRATION_TITLE,
@@ -20,16 +19,6 @@ export const LOGIN_TO_LIKE_MESSAGE = "You must be logged in to like an inspirati
 export const TIER_TOO_LOW_MESSAGE = "You must have at least a tier 2 subscription.";
 export const PATREON_LINK_REQUIRED_MESSAGE = "Link your Patreon membership to give a Patreon like.";
 export const INSPIRATION_PANEL_NOT_FOUND_MESSAGE = "Inspiration panel not found.";
-
-/** A refused vote or change, with the HTTP status an `/api` route answers. */
-export class InspirationError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 const CONFIG_ID = 1;
 const LIKES_PER_MINUTE = 120;
@@ -135,16 +124,19 @@ export async function setLike(
   now = new Date(),
 ): Promise<InspirationPanelView> {
   const config = await getInspirationConfig();
-  if (!isVotingOpen(config, now)) throw new InspirationError(403, VOTING_CLOSED_MESSAGE);
-  if (!user) throw new InspirationError(401, LOGIN_TO_LIKE_MESSAGE);
-  if (isRestricted(user)) throw new InspirationError(403, RESTRICTED_MESSAGE);
+  if (!isVotingOpen(config, now)) throw new DomainError(403, VOTING_CLOSED_MESSAGE);
+  if (!user) throw new DomainError(401, LOGIN_TO_LIKE_MESSAGE);
+  if (isRestricted(user)) throw new DomainError(403, RESTRICTED_MESSAGE);
   // Likes are idempotent, but each costs queries: a scripted flood is cut off per account.
-  await enforceRateLimitAs(`like:user:${user.id}`, LIKES_PER_MINUTE, 60_000, (message) => new InspirationError(429, message));
+  const limit = await consumeRateLimit(`like:user:${user.id}`, LIKES_PER_MINUTE, 60_000);
+  if (!limit.allowed) {
+    throw new DomainError(429, new RateLimitError(limit.retryAfterSeconds).message, { retryAfterSeconds: limit.retryAfterSeconds });
+  }
   const rights = await voterRights(user);
-  if (!rights.canLike) throw new InspirationError(403, rights.reason ?? TIER_TOO_LOW_MESSAGE);
-  if (kind === "PATREON" && !rights.canPatreonLike) throw new InspirationError(403, PATREON_LINK_REQUIRED_MESSAGE);
+  if (!rights.canLike) throw new DomainError(403, rights.reason ?? TIER_TOO_LOW_MESSAGE);
+  if (kind === "PATREON" && !rights.canPatreonLike) throw new DomainError(403, PATREON_LINK_REQUIRED_MESSAGE);
   const panel = await getInspirationPanel(panelId);
-  if (!panel) throw new InspirationError(404, INSPIRATION_PANEL_NOT_FOUND_MESSAGE);
+  if (!panel) throw new DomainError(404, INSPIRATION_PANEL_NOT_FOUND_MESSAGE);
 
   const key = { userId: user.id, panelId, kind };
   let like = wanted;
@@ -227,7 +219,7 @@ export async function createInspirationPanel(actorId: string, input: Inspiration
 export async function updateInspirationPanel(actorId: string, id: string, input: InspirationPanelInput): Promise<InspirationPanel> {
   return db.$transaction(async (tx) => {
     const before = await tx.inspirationPanel.findUnique({ where: { id } });
-    if (!before) throw new InspirationError(404, INSPIRATION_PANEL_NOT_FOUND_MESSAGE);
+    if (!before) throw new DomainError(404, INSPIRATION_PANEL_NOT_FOUND_MESSAGE);
     const panel = await tx.inspirationPanel.update({
       where: { id },
       data: { imageUrl: input.imageUrl, ...(input.title !== undefined ? { title: input.title } : {}) },
@@ -244,29 +236,8 @@ export async function updateInspirationPanel(actorId: string, id: string, input:
 export async function deleteInspirationPanel(actorId: string, id: string): Promise<void> {
   await db.$transaction(async (tx) => {
     const before = await tx.inspirationPanel.findUnique({ where: { id } });
-    if (!before) throw new InspirationError(404, INSPIRATION_PANEL_NOT_FOUND_MESSAGE);
+    if (!before) throw new DomainError(404, INSPIRATION_PANEL_NOT_FOUND_MESSAGE);
     await tx.inspirationPanel.delete({ where: { id } });
     await recordAudit({ actorId, action: "inspiration.panel.delete", targetType: "inspiration_panel", targetId: id, before: { imageUrl: before.imageUrl, title: before.title } }, tx);
   });
-}
-
-/** For `/api` routes: a refused vote or change becomes its JSON error; anything else stays a 500. */
-export function inspirationFailure(error: unknown): never {
-  if (error instanceof InspirationError) throw apiError(error.status, error.message);
-  throw error;
-}
-
-const SEED_COOKIE = "inspiration_seed";
-
-/**
- * The seed of a visitor's randomized order: their user id, else a random value kept in a cookie
- * (answered as `setCookie` when it is new).
- */
-export function visitorSeed(request: Request, user: Pick<User, "id"> | null): { seed: string; setCookie: string | null } {
-  if (user) return { seed: user.id, setCookie: null };
-  const cookies = request.headers.get("Cookie") ?? "";
-  const match = new RegExp(`(?:^|;\\s*)${SEED_COOKIE}=([A-Za-z0-9_-]{8,64})`).exec(cookies);
-  if (match?.[1]) return { seed: match[1], setCookie: null };
-  const seed = randomBytes(12).toString("base64url");
-  return { seed, setCookie: `${SEED_COOKIE}=${seed}; Path=/; Max-Age=31536000; SameSite=Lax; HttpOnly` };
 }

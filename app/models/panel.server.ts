@@ -1,24 +1,14 @@
 // Home page link panels: listing, admin changes (always audited) and their images.
 import { createHash } from "node:crypto";
-import { apiError } from "~/api.server";
 import { db } from "~/db.server";
 import type { Panel } from "~/generated/prisma/client";
 import { storage } from "~/integrations/storage.server";
 import { InvalidImageError, reencodeImage } from "~/integrations/images.server";
 import { recordAudit } from "~/models/audit.server";
+import { DomainError } from "~/models/errors";
 import type { PanelInput } from "~/utils/panel-schemas";
 
 export const PANEL_NOT_FOUND_MESSAGE = "Panel not found.";
-
-/** A refused panel change, with the HTTP status an `/api` route answers. */
-export class PanelError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 /** Panels in the order the home page shows them: ascending index. */
 export async function listPanels(): Promise<Panel[]> {
@@ -67,7 +57,7 @@ async function prepareImage(bytes: Buffer): Promise<{ jpeg: Buffer; version: str
     const jpeg = await reencodeImage(bytes, { maxWidth: 1600, maxHeight: 1600 });
     return { jpeg, version: createHash("sha256").update(jpeg).digest("hex").slice(0, 16) };
   } catch (error) {
-    if (error instanceof InvalidImageError) throw new PanelError(400, error.message);
+    if (error instanceof InvalidImageError) throw new DomainError(400, error.message);
     throw error;
   }
 }
@@ -105,7 +95,7 @@ export async function updatePanel(actorId: string, id: string, input: PanelInput
   const store = prepared ? await storage() : null;
   return db.$transaction(async (tx) => {
     const before = await tx.panel.findUnique({ where: { id } });
-    if (!before) throw new PanelError(404, PANEL_NOT_FOUND_MESSAGE);
+    if (!before) throw new DomainError(404, PANEL_NOT_FOUND_MESSAGE);
     const panel = await tx.panel.update({
       where: { id },
       data: {
@@ -128,7 +118,7 @@ export async function setPanelImage(actorId: string, id: string, image: Buffer):
   const store = await storage();
   return db.$transaction(async (tx) => {
     const before = await tx.panel.findUnique({ where: { id } });
-    if (!before) throw new PanelError(404, PANEL_NOT_FOUND_MESSAGE);
+    if (!before) throw new DomainError(404, PANEL_NOT_FOUND_MESSAGE);
     await store.put(panelImageKey(id), prepared.jpeg, "image/jpeg");
     const panel = await tx.panel.update({ where: { id }, data: { imageVersion: prepared.version } });
     await recordAudit(
@@ -143,16 +133,10 @@ export async function setPanelImage(actorId: string, id: string, image: Buffer):
 export async function deletePanel(actorId: string, id: string): Promise<void> {
   const deleted = await db.$transaction(async (tx) => {
     const before = await tx.panel.findUnique({ where: { id } });
-    if (!before) throw new PanelError(404, PANEL_NOT_FOUND_MESSAGE);
+    if (!before) throw new DomainError(404, PANEL_NOT_FOUND_MESSAGE);
     await tx.panel.delete({ where: { id } });
     await recordAudit({ actorId, action: "panel.delete", targetType: "panel", targetId: id, before: snapshot(before) }, tx);
     return before;
   });
   if (deleted.imageVersion) await (await storage()).delete(panelImageKey(id));
-}
-
-/** For `/api` routes: a refused change becomes its JSON error; anything else stays a 500. */
-export function panelFailure(error: unknown): never {
-  if (error instanceof PanelError) throw apiError(error.status, error.message);
-  throw error;
 }

@@ -1,20 +1,16 @@
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import {
-  json,
-  MaxPartSizeExceededError,
-  unstable_createMemoryUploadHandler,
-  unstable_parseMultipartFormData,
-} from "@remix-run/node";
+import { json } from "@remix-run/node";
 import { Form, isRouteErrorResponse, Link, useActionData, useLoaderData, useNavigate, useRouteError, useSearchParams } from "@remix-run/react";
 import { ErrorPage } from "~/components/error-page";
 import { SubmitButton, useSavedKey } from "~/components/form";
 import { Modal } from "~/components/modal";
 import { PanelForm, type PanelFormValues } from "~/components/panel-form";
-import { createPanel, deletePanel, listPanels, PanelError, toApiPanel, updatePanel } from "~/models/panel.server";
+import { createPanel, deletePanel, listPanels, toApiPanel, updatePanel } from "~/models/panel.server";
 import { getCurrentUser, requireAdmin } from "~/models/session.server";
 import { redirectWithError, redirectWithSuccess } from "~/toast.server";
 import { firstIssue } from "~/api.server";
-import { MAX_IMAGE_BYTES } from "~/utils/upload.server";
+import { readFormWithFiles } from "~/utils/upload.server";
+import { formRefusal } from "~/utils/form-failure.server";
 import { panelInputSchema } from "~/utils/panel-schemas";
 import { GRID_IMAGE_SIZES, imageSrcSet } from "~/utils/responsive-images";
 import homeStyles from "~/styles/home.css";
@@ -45,20 +41,14 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 type ActionData = { error: string; values: PanelFormValues };
 
-/** Reads the panel form: text fields and the optional image, with the image size bounded. */
-async function readPanelForm(request: Request): Promise<FormData> {
-  if (!request.headers.get("Content-Type")?.startsWith("multipart/form-data")) return request.formData();
-  return unstable_parseMultipartFormData(request, unstable_createMemoryUploadHandler({ maxPartSize: MAX_IMAGE_BYTES }));
-}
-
 export async function action({ request }: ActionFunctionArgs) {
   const admin = await requireAdmin(request);
   let form: FormData;
   try {
-    form = await readPanelForm(request);
+    // The panel form: text fields and the optional image, with the image size bounded.
+    form = await readFormWithFiles(request, { tooLargeMessage: "The image is too large (10 MB at most)." });
   } catch (error) {
-    if (error instanceof MaxPartSizeExceededError) return redirectWithError("/", "The image is too large (10 MB at most).");
-    throw error;
+    return redirectWithError("/", formRefusal(error, "Failed to update panel.").message);
   }
   const intent = form.get("intent");
   const id = typeof form.get("id") === "string" && form.get("id") !== "" ? String(form.get("id")) : undefined;
@@ -68,9 +58,7 @@ export async function action({ request }: ActionFunctionArgs) {
     try {
       await deletePanel(admin.id, id);
     } catch (error) {
-      if (error instanceof PanelError) return redirectWithError("/", error.message);
-      console.error("Failed to delete panel.", error);
-      return redirectWithError("/", "Failed to delete panel.");
+      return redirectWithError("/", formRefusal(error, "Failed to delete panel.").message);
     }
     return redirectWithSuccess("/", "Panel deleted successfully.");
   }
@@ -91,9 +79,8 @@ export async function action({ request }: ActionFunctionArgs) {
     if (id) await updatePanel(admin.id, id, parsed.data, image);
     else await createPanel(admin.id, parsed.data, image);
   } catch (error) {
-    if (error instanceof PanelError) return json<ActionData>({ error: error.message, values }, { status: error.status });
-    console.error(failure, error);
-    return json<ActionData>({ error: failure, values }, { status: 500 });
+    const refusal = formRefusal(error, failure);
+    return json<ActionData>({ error: refusal.message, values }, { status: refusal.status });
   }
   // After saving, the form returns to empty create mode.
   return redirectWithSuccess("/", id ? "Panel updated successfully." : "Panel created successfully.");

@@ -24,17 +24,17 @@ import { recentSyncRuns, runIntervalSync } from "~/models/interval-sync.server";
 import { importPurchasesCsv, PurchaseImportError } from "~/models/purchase.server";
 import { requireAdmin } from "~/models/session.server";
 import { listTiers } from "~/models/tier.server";
+import { DomainError } from "~/models/errors";
 import { recomputeUnlocksForUser } from "~/models/unlocks.server";
 import { redirectWithError, redirectWithSuccess } from "~/toast.server";
 import { ADMIN_MESSAGES, codeSearchSchema, parseUserSearch, shopEmailSchema, userUpdateFromForm } from "~/utils/admin-schemas";
+import { MAX_CSV_BYTES } from "~/utils/body-limits";
 import { readUploadedFile } from "~/utils/upload.server";
 import adminStyles from "~/styles/admin.css";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: adminStyles }];
 
 export const meta: MetaFunction = () => [{ title: "Admin · Creator Library" }];
-
-const MAX_CSV_BYTES = 20 * 1024 * 1024;
 
 /** The /admin address for a search page, optionally with a user open in the editor. */
 function adminHref({ search, page, user }: { search?: string; page?: number; user?: string | null }): string {
@@ -89,6 +89,9 @@ export async function action({ request }: ActionFunctionArgs) {
       const report = await importPurchasesCsv(admin.id, file.bytes, file.fileName);
       return json<AdminActionData>({ intent: "import-purchases", report });
     } catch (error) {
+      if (error instanceof DomainError) {
+        return json<AdminActionData>({ intent: "import-purchases", error: error.message }, { status: error.status });
+      }
       if (error instanceof Response) {
         const body = (await error.json().catch(() => ({}))) as { error?: string };
         return json<AdminActionData>({ intent: "import-purchases", error: body.error ?? ADMIN_MESSAGES.importFailed }, { status: error.status });

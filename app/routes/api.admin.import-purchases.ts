@@ -5,9 +5,9 @@ import { json } from "@remix-run/node";
 import { handleApi, methodNotAllowed } from "~/api.server";
 import { importPurchasesCsv, PurchaseImportError } from "~/models/purchase.server";
 import { requireApiAdmin } from "~/models/session.server";
+import { MAX_CSV_BYTES } from "~/utils/body-limits";
 import { readUploadedFile } from "~/utils/upload.server";
 
-const MAX_CSV_BYTES = 20 * 1024 * 1024;
 const FAILURE = "Error importing purchases.";
 
 export async function action({ request }: ActionFunctionArgs) {

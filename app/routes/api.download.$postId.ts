@@ -1,8 +1,9 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { handleApi, requireIdParam } from "~/api.server";
-import { authorizeDownload, streamPostFile } from "~/models/download.server";
+import { authorizeDownload, postDownload } from "~/models/download.server";
 import { getCurrentUser } from "~/models/session.server";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
+import { serveDownload } from "~/utils/serve-file.server";
 
 /** GET /api/download/{postId}: streams the file to an entitled viewer (Range, ETag). */
 export async function loader({ request, params }: LoaderFunctionArgs) {
@@ -10,6 +11,6 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     const postId = requireIdParam(params.postId, LIBRARY_MESSAGES.postNotFound);
     const user = await getCurrentUser(request);
     const post = await authorizeDownload(user, postId);
-    return streamPostFile(request, post, user?.id ?? null);
+    return serveDownload(request, postDownload(post, user?.id ?? null));
   });
 }

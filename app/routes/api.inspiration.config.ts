@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { handleApi, methodNotAllowed, readJson } from "~/api.server";
-import { getInspirationConfig, inspirationFailure, toApiConfig, updateInspirationConfig } from "~/models/inspiration.server";
+import { getInspirationConfig, toApiConfig, updateInspirationConfig } from "~/models/inspiration.server";
 import { requireApiAdmin } from "~/models/session.server";
 import { inspirationConfigSchema } from "~/utils/inspiration-schemas";
 
@@ -16,7 +16,7 @@ export async function action({ request }: ActionFunctionArgs) {
   return handleApi("Failed to update configuration.", async () => {
     const admin = await requireApiAdmin(request);
     const input = await readJson(request, inspirationConfigSchema);
-    const config = await updateInspirationConfig(admin.id, input).catch(inspirationFailure);
+    const config = await updateInspirationConfig(admin.id, input);
     return json({ ...toApiConfig(config), votingOpenFlag: config.votingOpen });
   });
 }

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { handleApi, methodNotAllowed, readJson, requireIdParam } from "~/api.server";
-import { INSPIRATION_PANEL_NOT_FOUND_MESSAGE, inspirationFailure, setLike } from "~/models/inspiration.server";
+import { INSPIRATION_PANEL_NOT_FOUND_MESSAGE, setLike } from "~/models/inspiration.server";
 import { getCurrentUser } from "~/models/session.server";
 import { likeRequestSchema } from "~/utils/inspiration-schemas";
 
@@ -12,7 +12,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     const id = requireIdParam(params.id, INSPIRATION_PANEL_NOT_FOUND_MESSAGE);
     const user = await getCurrentUser(request);
     const { like } = await readJson(request, likeRequestSchema);
-    const panel = await setLike(user, id, "PATREON", like).catch(inspirationFailure);
+    const panel = await setLike(user, id, "PATREON", like);
     return json(panel);
   });
 }

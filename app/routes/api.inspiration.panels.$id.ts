@@ -4,7 +4,6 @@ import { handleApi, methodNotAllowed, readJson, requireIdParam } from "~/api.ser
 import {
   deleteInspirationPanel,
   INSPIRATION_PANEL_NOT_FOUND_MESSAGE,
-  inspirationFailure,
   updateInspirationPanel,
 } from "~/models/inspiration.server";
 import { requireApiAdmin } from "~/models/session.server";
@@ -17,7 +16,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
       const admin = await requireApiAdmin(request);
       const id = requireIdParam(params.id, INSPIRATION_PANEL_NOT_FOUND_MESSAGE);
       const input = await readJson(request, inspirationPanelSchema);
-      const panel = await updateInspirationPanel(admin.id, id, input).catch(inspirationFailure);
+      const panel = await updateInspirationPanel(admin.id, id, input);
       return json({ id: panel.id, imageUrl: panel.imageUrl, title: panel.title });
     });
   }
@@ -25,7 +24,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     return handleApi("Failed to delete panel.", async () => {
       const admin = await requireApiAdmin(request);
       const id = requireIdParam(params.id, INSPIRATION_PANEL_NOT_FOUND_MESSAGE);
-      await deleteInspirationPanel(admin.id, id).catch(inspirationFailure);
+      await deleteInspirationPanel(admin.id, id);
       return json({ message: "Panel deleted." });
     });
   }

@@ -1,15 +1,16 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { handleApi, methodNotAllowed, readJson } from "~/api.server";
-import { createInspirationPanel, inspirationFailure, listInspirationPanels, toApiConfig, visitorSeed } from "~/models/inspiration.server";
+import { createInspirationPanel, listInspirationPanels, toApiConfig } from "~/models/inspiration.server";
 import { getCurrentUser, requireApiAdmin } from "~/models/session.server";
 import { inspirationPanelSchema } from "~/utils/inspiration-schemas";
+import { visitorSeed } from "~/utils/visitor-cookies.server";
 
 /** GET /api/inspiration/panels: { panels, config }; likes is null while counts are hidden. */
 export async function loader({ request }: LoaderFunctionArgs) {
   return handleApi("Failed to fetch inspiration data.", async () => {
     const user = await getCurrentUser(request);
-    const { seed, setCookie } = visitorSeed(request, user);
+    const { seed, setCookie } = await visitorSeed(request, user);
     const now = new Date();
     const { config, panels } = await listInspirationPanels(user, seed, now);
     return json(
@@ -28,7 +29,7 @@ export async function action({ request }: ActionFunctionArgs) {
   return handleApi("Failed to create panel.", async () => {
     const admin = await requireApiAdmin(request);
     const input = await readJson(request, inspirationPanelSchema);
-    const panel = await createInspirationPanel(admin.id, input).catch(inspirationFailure);
+    const panel = await createInspirationPanel(admin.id, input);
     return json({ id: panel.id, imageUrl: panel.imageUrl, title: panel.title, likes: 0, userHasLiked: false, userHasPatreonLiked: false }, { status: 201 });
   });
 }

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { handleApi, methodNotAllowed, readJson } from "~/api.server";
-import { getInspirationConfig, inspirationFailure, setInspirationTitle } from "~/models/inspiration.server";
+import { getInspirationConfig, setInspirationTitle } from "~/models/inspiration.server";
 import { requireApiAdmin } from "~/models/session.server";
 import { inspirationTitleSchema } from "~/utils/inspiration-schemas";
 
@@ -19,7 +19,7 @@ export async function action({ request }: ActionFunctionArgs) {
   return handleApi("Failed to update title.", async () => {
     const admin = await requireApiAdmin(request);
     const { title } = await readJson(request, inspirationTitleSchema);
-    const config = await setInspirationTitle(admin.id, title).catch(inspirationFailure);
+    const config = await setInspirationTitle(admin.id, title);
     return json({ title: config.title });
   });
 }

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { handleApi, methodNotAllowed, readJson, requireIdParam } from "~/api.server";
-import { deletePost, updatePost } from "~/models/post.server";
+import { deletePost, updatePost } from "~/models/post-admin.server";
 import { requireApiAdmin } from "~/models/session.server";
 import { LIBRARY_MESSAGES, postUpdateSchema } from "~/utils/library-schemas";
 

@@ -2,7 +2,8 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { handleApi, methodNotAllowed, readJson } from "~/api.server";
 import { loadRequestViewer } from "~/models/entitlement.server";
-import { createPost, libraryPostsJson, LISTING_VIEWER } from "~/models/post.server";
+import { libraryPostsJson, LISTING_VIEWER } from "~/models/library-listing.server";
+import { createPost } from "~/models/post-admin.server";
 import { requireApiAdmin } from "~/models/session.server";
 import { LIBRARY_MESSAGES, postCreateSchema } from "~/utils/library-schemas";
 

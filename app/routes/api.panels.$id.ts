@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { apiError, handleApi, methodNotAllowed, readJson, requireIdParam } from "~/api.server";
-import { deletePanel, getPanel, PANEL_NOT_FOUND_MESSAGE, panelFailure, toApiPanel, updatePanel } from "~/models/panel.server";
+import { deletePanel, getPanel, PANEL_NOT_FOUND_MESSAGE, toApiPanel, updatePanel } from "~/models/panel.server";
 import { requireApiAdmin } from "~/models/session.server";
 import { panelInputSchema } from "~/utils/panel-schemas";
 
@@ -21,7 +21,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
       const admin = await requireApiAdmin(request);
       const id = requireIdParam(params.id, PANEL_NOT_FOUND_MESSAGE);
       const input = await readJson(request, panelInputSchema);
-      const panel = await updatePanel(admin.id, id, input).catch(panelFailure);
+      const panel = await updatePanel(admin.id, id, input);
       return json({ message: "Panel updated successfully.", panel: toApiPanel(panel) });
     });
   }
@@ -29,7 +29,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     return handleApi("Failed to delete panel.", async () => {
       const admin = await requireApiAdmin(request);
       const id = requireIdParam(params.id, PANEL_NOT_FOUND_MESSAGE);
-      await deletePanel(admin.id, id).catch(panelFailure);
+      await deletePanel(admin.id, id);
       return json({ message: "Panel deleted successfully." });
     });
   }

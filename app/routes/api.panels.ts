@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { handleApi, methodNotAllowed, readJson } from "~/api.server";
-import { createPanel, listPanels, panelFailure, toApiPanel } from "~/models/panel.server";
+import { createPanel, listPanels, toApiPanel } from "~/models/panel.server";
 import { requireApiAdmin } from "~/models/session.server";
 import { panelInputSchema } from "~/utils/panel-schemas";
 
@@ -19,7 +19,7 @@ export async function action({ request }: ActionFunctionArgs) {
   return handleApi("Failed to create panel.", async () => {
     const admin = await requireApiAdmin(request);
     const input = await readJson(request, panelInputSchema);
-    const panel = await createPanel(admin.id, input).catch(panelFailure);
+    const panel = await createPanel(admin.id, input);
     return json({ message: "Panel created successfully.", panel: toApiPanel(panel) }, { status: 201 });
   });
 }

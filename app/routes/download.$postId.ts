@@ -1,7 +1,8 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { apiError, handleApi, requireIdParam } from "~/api.server";
-import { getDownloadablePost, streamPostFile, verifySignedDownload } from "~/models/download.server";
+import { getDownloadablePost, postDownload, verifySignedDownload } from "~/models/download.server";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
+import { serveDownload } from "~/utils/serve-file.server";
 
 /** GET /download/{postId}?expires&sig[&u]: the signed address handed out for free downloads. */
 export async function loader({ request, params }: LoaderFunctionArgs) {
@@ -10,6 +11,6 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     const userId = verifySignedDownload(postId, new URL(request.url).searchParams);
     if (userId === null) return apiError(403, "This download link has expired. Please start the download again.");
     const post = await getDownloadablePost(postId);
-    return streamPostFile(request, post, userId || null);
+    return serveDownload(request, postDownload(post, userId || null));
   });
 }

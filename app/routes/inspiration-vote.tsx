@@ -12,23 +12,24 @@ import { Modal } from "~/components/modal";
 import {
   createInspirationPanel,
   deleteInspirationPanel,
-  InspirationError,
   listInspirationPanels,
   modeName,
   resetLikes,
   setLike,
   updateInspirationConfig,
   updateInspirationPanel,
-  visitorSeed,
   voterRights,
 } from "~/models/inspiration.server";
+import { DomainError } from "~/models/errors";
 import { getCurrentUser } from "~/models/session.server";
 import { jsonWithError, redirectWithError, redirectWithSuccess } from "~/toast.server";
 import { isVotingOpen } from "~/utils/countdown";
+import { formRefusal } from "~/utils/form-failure.server";
 import { inspirationConfigSchema, inspirationPanelSchema } from "~/utils/inspiration-schemas";
 import inspirationStyles from "~/styles/inspiration.css";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 import type { CacheableHandle } from "~/document-cache.server";
+import { visitorSeed } from "~/utils/visitor-cookies.server";
 
 const PAGE = "/inspiration-vote";
 
@@ -41,7 +42,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await getCurrentUser(request);
-  const { seed, setCookie } = visitorSeed(request, user);
+  const { seed, setCookie } = await visitorSeed(request, user);
   const now = new Date();
   const [{ config, panels }, rights] = await Promise.all([listInspirationPanels(user, seed, now), voterRights(user)]);
   const isAdmin = isEffectiveAdmin(user);
@@ -92,7 +93,7 @@ export async function action({ request }: ActionFunctionArgs) {
         await setLike(user, panelId, intent === "like" ? "LIKE" : "PATREON", wanted === undefined ? undefined : wanted === "true");
       } catch (error) {
         // With JavaScript the like button answers in place (no navigation, no scroll jump).
-        if (error instanceof InspirationError && form.get("respond") === "json") return json({ error: error.message }, { status: error.status });
+        if (error instanceof DomainError && form.get("respond") === "json") return json({ error: error.message }, { status: error.status, headers: error.headers });
         throw error;
       }
       return form.get("respond") === "json" ? json({ ok: true }) : redirect(PAGE);
@@ -138,9 +139,7 @@ export async function action({ request }: ActionFunctionArgs) {
           if (intent === "create-panel") await createInspirationPanel(user.id, parsed.data);
           else await updateInspirationPanel(user.id, field(form, "id") ?? "", parsed.data);
         } catch (error) {
-          if (error instanceof InspirationError) throw error;
-          console.error(failure, error);
-          return redirectWithError(PAGE, failure);
+          return redirectWithError(PAGE, formRefusal(error, failure).message);
         }
         return redirectWithSuccess(PAGE, intent === "create-panel" ? "Panel created." : "Panel updated.");
       }
@@ -152,7 +151,6 @@ export async function action({ request }: ActionFunctionArgs) {
         return redirectWithError(PAGE, "Unknown action.");
     }
   } catch (error) {
-    if (error instanceof InspirationError) return redirectWithError(PAGE, error.message);
     const failure =
       intent === "like" || intent === "patreon-like"
         ? "Failed to toggle like."
@@ -161,8 +159,7 @@ export async function action({ request }: ActionFunctionArgs) {
           : intent === "delete-panel"
             ? "Failed to delete panel."
             : "Failed to update configuration.";
-    console.error(failure, error);
-    return redirectWithError(PAGE, failure);
+    return redirectWithError(PAGE, formRefusal(error, failure).message);
   }
 }
 

@@ -3,35 +3,26 @@
 // works without JavaScript; with JavaScript, downloads and admin edits happen in place.
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
-import { Form, Link, useLoaderData, useLocation, useRouteError, useSubmit } from "@remix-run/react";
-import { ErrorPage } from "~/components/error-page";
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { Link, useLoaderData, useLocation, useRouteError, type ShouldRevalidateFunction } from "@remix-run/react";
+import { useMemo } from "react";
 import { firstIssue } from "~/api.server";
-import { AdultWarning, NSFW_COOKIE, nsfwAcceptedLocally, rememberNsfwAccepted, TermsPopup } from "~/components/library-gate";
+import { ErrorPage } from "~/components/error-page";
+import { LibraryControls } from "~/components/library-controls";
+import { AdultWarning, TermsPopup, useNsfwAcceptance } from "~/components/library-gate";
 import { CreatePostForm, PostAdminCard } from "~/components/post-admin-card";
 import { PostCard } from "~/components/post-card";
-import { showToast } from "~/components/toaster";
+import { useLibraryDownload, type DownloadAnswer } from "~/components/use-library-download";
 import { env } from "~/env.server";
 import { acceptTerms, authorizeDownload, signedDownloadUrl } from "~/models/download.server";
-import {
-  createPost,
-  deletePost,
-  filterLibraryPosts,
-  listLibraryPosts,
-  movePostToIndex,
-  setPostEnabled,
-  setPostImage,
-  updatePost,
-  uploadPostFile,
-  type LibraryPost,
-} from "~/models/post.server";
+import { filterLibraryPosts, listLibraryPosts } from "~/models/library-listing.server";
+import { attachPostFile, createPost, deletePost, movePostToIndex, setPostEnabled, setPostImage, storePostFile, updatePost } from "~/models/post-admin.server";
 import { getCurrentUser } from "~/models/session.server";
 import { listTiers } from "~/models/tier.server";
 import libraryStyles from "~/styles/library.css";
 import { redirectWithError, redirectWithSuccess } from "~/toast.server";
+import { isEffectiveAdmin } from "~/utils/entitlement";
+import { formRefusal } from "~/utils/form-failure.server";
 import {
-  DOWNLOAD_MESSAGE_DELAY_MS,
-  LIBRARY_FILTERS,
   LIBRARY_MESSAGES,
   parseLibraryFilter,
   parsePostsPerLine,
@@ -39,25 +30,14 @@ import {
   postCreateSchema,
   postFormToInput,
   postUpdateSchema,
-  POSTS_PER_LINE,
-  USER_ONLY_FILTERS,
-  type LibraryFilter,
 } from "~/utils/library-schemas";
-import { readUploadedFile } from "~/utils/upload.server";
-import { isEffectiveAdmin } from "~/utils/entitlement";
+import { readUploadedFile, receiveUploadedFile, SELECT_IMAGE_MESSAGE } from "~/utils/upload.server";
+import { withParam } from "~/utils/url";
+import { hasAcceptedNsfw, nsfwCookie } from "~/utils/visitor-cookies.server";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: libraryStyles }];
 
 export const meta: MetaFunction = () => [{ title: "Library · Creator Library" }];
-
-const FILTER_LABELS: Record<LibraryFilter, string> = {
-  all: "All",
-  unlocked: "Unlocked",
-  locked: "Locked",
-  patreon: "Patreon",
-  outdated: "Outdated",
-  never: "Never downloaded",
-};
 
 /** Cards rendered per step: a catalogue of 1,000 posts would otherwise hydrate 1,000 cards at once. */
 const POSTS_STEP = 48;
@@ -65,10 +45,6 @@ const POSTS_STEP = 48;
 function parseShown(value: string | null): number {
   const count = Number(value);
   return Number.isInteger(count) && count > POSTS_STEP ? Math.min(count, 100_000) : POSTS_STEP;
-}
-
-function hasCookie(request: Request, name: string, value: string): boolean {
-  return (request.headers.get("Cookie") ?? "").split(/;\s*/).includes(`${name}=${value}`);
 }
 
 export async function loader({ request }: LoaderFunctionArgs) {
@@ -101,7 +77,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     isAdmin,
     adminView,
     user: user ? { id: user.id, tosAccepted: user.tosAccepted || isAdmin } : null,
-    nsfwAccepted: hasCookie(request, NSFW_COOKIE, "true"),
+    nsfwAccepted: await hasAcceptedNsfw(request),
     termsPostId: termsParam && visible.some((post) => post.postId === termsParam) ? termsParam : null,
     links: { kofiShopUrl: config.KOFI_SHOP_URL.replace(/\/$/, ""), patreonCreatorUrl: config.PATREON_CREATOR_URL.replace(/\/$/, "") },
     now: new Date().toISOString(),
@@ -114,58 +90,75 @@ function safeBack(value: unknown): string {
   return value;
 }
 
-function withParam(back: string, name: string, value: string | null): string {
-  const url = new URL(back, "http://local");
-  if (value === null) url.searchParams.delete(name);
-  else url.searchParams.set(name, value);
-  return `${url.pathname}${url.search}`;
+/** A refused change as the toast on the way back to the library. */
+function refused(back: string, error: unknown, failureMessage: string) {
+  return redirectWithError(back, formRefusal(error, failureMessage).message);
 }
 
-/** The error text a model failure carries (a JSON Response), or the operation's message. */
-async function failureMessage(error: unknown, fallback: string): Promise<string> {
-  if (error instanceof Response) {
-    try {
-      const body = (await error.clone().json()) as { error?: unknown };
-      if (typeof body.error === "string") return body.error;
-    } catch {
-      // Not JSON: use the operation's message.
+/** Runs one upload of the page: its success message, or the refusal's status and message. */
+async function runUpload(request: Request, user: NonNullable<Awaited<ReturnType<typeof getCurrentUser>>>, intent: string | null, postId: string) {
+  try {
+    if (intent === "upload-image") {
+      const file = await readUploadedFile(request, "image", { missingMessage: SELECT_IMAGE_MESSAGE });
+      await setPostImage(user, postId, file.bytes);
+      return { status: 200, message: "Image uploaded." };
     }
-    return fallback;
+    if (intent === "upload-file") {
+      const stored = await receiveUploadedFile(request, "file", { maxBytes: env().POST_FILE_MAX_BYTES }, (file) => storePostFile(postId, file));
+      await attachPostFile(user, postId, stored);
+      return { status: 200, message: "File uploaded." };
+    }
+    return { status: 400, message: LIBRARY_MESSAGES.updateFailed };
+  } catch (error) {
+    return formRefusal(error, intent === "upload-image" ? LIBRARY_MESSAGES.imageFailed : LIBRARY_MESSAGES.fileUploadFailed);
   }
-  console.error(fallback, error);
-  return fallback;
+}
+
+/**
+ * File uploads are multipart and streamed: their intent travels in the address. The answer is a
+ * redirect with a toast, or JSON with `respond=json` (the post file's upload with a progress bar).
+ */
+async function uploadAction(request: Request, user: Awaited<ReturnType<typeof getCurrentUser>>) {
+  const url = new URL(request.url);
+  const back = safeBack(url.searchParams.get("back"));
+  const respondJson = url.searchParams.get("respond") === "json";
+  const outcome =
+    user && isEffectiveAdmin(user)
+      ? await runUpload(request, user, url.searchParams.get("intent"), url.searchParams.get("postId") ?? "")
+      : { status: 403, message: LIBRARY_MESSAGES.adminOnly };
+  const ok = outcome.status < 300;
+  if (respondJson) return json(ok ? { message: outcome.message } : { error: outcome.message }, { status: outcome.status });
+  return ok ? redirectWithSuccess(back, outcome.message) : redirectWithError(back, outcome.message);
+}
+
+/**
+ * A download: the terms first (unless accepted, or accepted with this request), then the file's
+ * address. Without JavaScript the answer is a redirect (to the terms popup, or to the file);
+ * with JavaScript (`respond=json`) it is the address, or the refusal, as JSON.
+ */
+async function downloadAction(form: FormData, user: Awaited<ReturnType<typeof getCurrentUser>>, back: string) {
+  const postId = String(form.get("postId") ?? "");
+  const respondJson = form.get("respond") === "json";
+  const accepted = form.get("acceptTos") === "true";
+  if (!accepted && !(user?.tosAccepted || isEffectiveAdmin(user))) {
+    if (respondJson) return json<DownloadAnswer>({ error: LIBRARY_MESSAGES.tosRequired }, { status: 403 });
+    return redirect(withParam(back, "terms", postId));
+  }
+  try {
+    if (accepted && user && !user.tosAccepted) await acceptTerms(user, user.id);
+    const post = await authorizeDownload(user ? { ...user, tosAccepted: true } : null, postId);
+    const downloadUrl = post.paidContent ? `/api/download/${encodeURIComponent(post.id)}` : signedDownloadUrl(post.id, user?.id ?? null);
+    return respondJson ? json<DownloadAnswer>({ downloadUrl, paid: post.paidContent }) : redirect(downloadUrl);
+  } catch (error) {
+    const refusal = formRefusal(error, LIBRARY_MESSAGES.freeDownloadFailed);
+    if (respondJson) return json<DownloadAnswer>({ error: refusal.message }, { status: refusal.status });
+    return redirectWithError(withParam(back, "terms", null), refusal.message);
+  }
 }
 
 export async function action({ request }: ActionFunctionArgs) {
-  const url = new URL(request.url);
   const user = await getCurrentUser(request);
-  const isAdmin = isEffectiveAdmin(user);
-
-  // File uploads are multipart and streamed: their intent travels in the address.
-  if (request.headers.get("Content-Type")?.startsWith("multipart/form-data")) {
-    const back = safeBack(url.searchParams.get("back"));
-    const intent = url.searchParams.get("intent");
-    const postId = url.searchParams.get("postId") ?? "";
-    if (!user || !isAdmin) return redirectWithError(back, LIBRARY_MESSAGES.adminOnly);
-    if (intent === "upload-image") {
-      try {
-        const file = await readUploadedFile(request, "image", { missingMessage: "Please choose an image (png, jpg or jpeg)." });
-        await setPostImage(user, postId, file.bytes);
-        return redirectWithSuccess(back, "Image uploaded.");
-      } catch (error) {
-        return redirectWithError(back, await failureMessage(error, LIBRARY_MESSAGES.imageFailed));
-      }
-    }
-    if (intent === "upload-file") {
-      try {
-        await uploadPostFile(user, postId, request, env().POST_FILE_MAX_BYTES);
-        return redirectWithSuccess(back, "File uploaded.");
-      } catch (error) {
-        return redirectWithError(back, await failureMessage(error, LIBRARY_MESSAGES.fileUploadFailed));
-      }
-    }
-    return redirectWithError(back, LIBRARY_MESSAGES.updateFailed);
-  }
+  if (request.headers.get("Content-Type")?.startsWith("multipart/form-data")) return uploadAction(request, user);
 
   const form = await request.formData();
   const intent = String(form.get("intent") ?? "");
@@ -173,24 +166,12 @@ export async function action({ request }: ActionFunctionArgs) {
   const postId = String(form.get("postId") ?? "");
 
   if (intent === "accept-nsfw") {
-    return redirect(back, { headers: { "Set-Cookie": `${NSFW_COOKIE}=true; Path=/; Max-Age=31536000; SameSite=Lax` } });
+    const headers = { "Set-Cookie": await nsfwCookie.serialize(true) };
+    return form.get("respond") === "json" ? json({ ok: true }, { headers }) : redirect(back, { headers });
   }
+  if (intent === "download") return downloadAction(form, user, back);
 
-  if (intent === "download") {
-    // Without JavaScript: the terms popup first (unless accepted), then the file itself.
-    const accepted = form.get("acceptTos") === "true";
-    if (!accepted && !(user?.tosAccepted || isAdmin)) return redirect(withParam(back, "terms", postId));
-    try {
-      if (accepted && user && !user.tosAccepted) await acceptTerms(user, user.id);
-      const post = await authorizeDownload(user ? { ...user, tosAccepted: true } : null, postId);
-      if (!post.paidContent) return redirect(signedDownloadUrl(post.id, user?.id ?? null));
-      return redirect(`/api/download/${encodeURIComponent(post.id)}`);
-    } catch (error) {
-      return redirectWithError(withParam(back, "terms", null), await failureMessage(error, LIBRARY_MESSAGES.freeDownloadFailed));
-    }
-  }
-
-  if (!user || !isAdmin) return redirectWithError(back, LIBRARY_MESSAGES.adminOnly);
+  if (!user || !isEffectiveAdmin(user)) return redirectWithError(back, LIBRARY_MESSAGES.adminOnly);
 
   switch (intent) {
     case "save": {
@@ -200,7 +181,7 @@ export async function action({ request }: ActionFunctionArgs) {
         await updatePost(user, postId, parsed.data);
         return redirectWithSuccess(back, "Post updated.");
       } catch (error) {
-        return redirectWithError(back, await failureMessage(error, LIBRARY_MESSAGES.updateFailed));
+        return refused(back, error, LIBRARY_MESSAGES.updateFailed);
       }
     }
     case "toggle": {
@@ -208,7 +189,7 @@ export async function action({ request }: ActionFunctionArgs) {
         const post = await setPostEnabled(user, postId, form.get("enabled") === "true");
         return redirectWithSuccess(back, post.enabled ? "Post enabled." : "Post disabled.");
       } catch (error) {
-        return redirectWithError(back, await failureMessage(error, LIBRARY_MESSAGES.toggleFailed));
+        return refused(back, error, LIBRARY_MESSAGES.toggleFailed);
       }
     }
     case "set-index": {
@@ -218,7 +199,7 @@ export async function action({ request }: ActionFunctionArgs) {
         await movePostToIndex(user, postId, parsed.data.index);
         return redirectWithSuccess(back, "Post order updated.");
       } catch (error) {
-        return redirectWithError(back, await failureMessage(error, LIBRARY_MESSAGES.orderFailed));
+        return refused(back, error, LIBRARY_MESSAGES.orderFailed);
       }
     }
     case "create": {
@@ -228,7 +209,7 @@ export async function action({ request }: ActionFunctionArgs) {
         await createPost(user, parsed.data);
         return redirectWithSuccess(back, "Post created.");
       } catch (error) {
-        return redirectWithError(back, await failureMessage(error, LIBRARY_MESSAGES.updateFailed));
+        return refused(back, error, LIBRARY_MESSAGES.updateFailed);
       }
     }
     case "delete": {
@@ -236,7 +217,7 @@ export async function action({ request }: ActionFunctionArgs) {
         await deletePost(user, postId);
         return redirectWithSuccess(back, "Post deleted.");
       } catch (error) {
-        return redirectWithError(back, await failureMessage(error, LIBRARY_MESSAGES.updateFailed));
+        return refused(back, error, LIBRARY_MESSAGES.updateFailed);
       }
     }
     default:
@@ -244,129 +225,38 @@ export async function action({ request }: ActionFunctionArgs) {
   }
 }
 
-const GUEST_TOS_KEY = "tosAcceptedForSession";
-
-function guestAcceptedThisSession(): boolean {
-  try {
-    return sessionStorage.getItem(GUEST_TOS_KEY) === "true";
-  } catch {
-    return false;
-  }
-}
-
-/** Starts a download: free posts open their signed address in a new tab, paid ones load in a hidden frame. */
-async function startDownload(post: LibraryPost, frame: HTMLIFrameElement | null) {
-  showToast({ type: "info", message: LIBRARY_MESSAGES.downloadStarting });
-  if (!post.paid_content) {
-    let downloadUrl: string | undefined;
-    try {
-      const response = await fetch(`/api/download/freedownload/${encodeURIComponent(post.postId)}`, { credentials: "include" });
-      const body = (await response.json().catch(() => ({}))) as { downloadUrl?: string; error?: string };
-      if (!response.ok || !body.downloadUrl) {
-        showToast({ type: "error", message: body.error ?? LIBRARY_MESSAGES.freeDownloadFailed });
-        return;
-      }
-      downloadUrl = body.downloadUrl;
-    } catch {
-      showToast({ type: "error", message: LIBRARY_MESSAGES.freeDownloadFailed });
-      return;
-    }
-    const tab = window.open(downloadUrl, "_blank");
-    if (tab) tab.opener = null;
-    else if (frame) frame.src = downloadUrl; // Pop-up blocked: download in place.
-  } else if (frame) {
-    const address = `/api/download/${encodeURIComponent(post.postId)}`;
-    // A locked or missing file answers JSON, which a hidden frame would swallow: ask first.
-    try {
-      const check = await fetch(address, { method: "HEAD", credentials: "include" });
-      if (!check.ok) {
-        const answer = await fetch(address, { credentials: "include" });
-        const body = (await answer.json().catch(() => ({}))) as { error?: string };
-        showToast({ type: "error", message: body.error ?? LIBRARY_MESSAGES.fetchFailed });
-        return;
-      }
-    } catch {
-      showToast({ type: "error", message: LIBRARY_MESSAGES.fetchFailed });
-      return;
-    }
-    frame.src = `${address}?at=${Date.now()}`;
-  }
-  window.setTimeout(() => showToast({ type: "success", message: LIBRARY_MESSAGES.downloadStarted }), DOWNLOAD_MESSAGE_DELAY_MS);
-}
+/**
+ * A JavaScript download or 18+ acceptance changes nothing the page shows (the hook and the gate
+ * update their own state), so the catalogue is not reloaded for it. Accepting the terms is: the
+ * page learns the server's answer.
+ */
+export const shouldRevalidate: ShouldRevalidateFunction = ({ formData, defaultShouldRevalidate }) => {
+  const intent = formData?.get("intent");
+  if (intent === "accept-nsfw") return false;
+  if (intent === "download" && formData?.get("acceptTos") !== "true") return false;
+  return defaultShouldRevalidate;
+};
 
 export default function Library() {
   const data = useLoaderData<typeof loader>();
   const location = useLocation();
-  const submit = useSubmit();
   const back = `${location.pathname}${location.search}`;
-  const [nsfwAccepted, setNsfwAccepted] = useState(data.nsfwAccepted);
-  const [tosAccepted, setTosAccepted] = useState(data.user?.tosAccepted ?? false);
-  const [termsFor, setTermsFor] = useState<LibraryPost | null>(null);
-  const [filtersOpen, setFiltersOpen] = useState(data.filter !== "all");
-  const frameRef = useRef<HTMLIFrameElement>(null);
-  const searchTimer = useRef<number>();
+  const nsfw = useNsfwAcceptance(data.nsfwAccepted);
+  const nsfwAccepted = nsfw.accepted;
+  const download = useLibraryDownload({ loggedIn: data.user !== null, tosAcceptedOnServer: data.user?.tosAccepted ?? false });
+  const termsFor = download.termsFor;
   const now = useMemo(() => new Date(data.now), [data.now]);
 
-  useEffect(() => {
-    if (!data.nsfwAccepted && nsfwAcceptedLocally()) {
-      // Accepted before in this browser: also set the cookie, so the next page render is clear.
-      rememberNsfwAccepted();
-      setNsfwAccepted(true);
-    }
-  }, [data.nsfwAccepted]);
-  useEffect(() => setTosAccepted(data.user?.tosAccepted ?? false), [data.user?.tosAccepted]);
-
-  const onDownload = useCallback(
-    (post: LibraryPost) => {
-      const needsTerms = data.user ? !tosAccepted : !guestAcceptedThisSession();
-      if (needsTerms) setTermsFor(post);
-      else void startDownload(post, frameRef.current);
-    },
-    [data.user, tosAccepted],
-  );
-
-  async function acceptTermsAndDownload(post: LibraryPost) {
-    setTermsFor(null);
-    if (data.user) {
-      try {
-        const response = await fetch(`/api/library/accept-tos/${encodeURIComponent(data.user.id)}`, {
-          method: "POST",
-          credentials: "include",
-          headers: { "Content-Type": "application/json" },
-          body: JSON.stringify({ tosAccepted: true }),
-        });
-        if (!response.ok) {
-          const body = (await response.json().catch(() => ({}))) as { error?: string };
-          showToast({ type: "error", message: body.error ?? LIBRARY_MESSAGES.tosFailed });
-          return;
-        }
-        setTosAccepted(true);
-      } catch {
-        showToast({ type: "error", message: LIBRARY_MESSAGES.tosFailed });
-        return;
-      }
-    } else {
-      try {
-        sessionStorage.setItem(GUEST_TOS_KEY, "true");
-      } catch {
-        // Remembered for this page only.
-      }
-      showToast({ type: "info", message: LIBRARY_MESSAGES.guestTos });
-    }
-    await startDownload(post, frameRef.current);
-  }
-
   const serverTermsPost = data.termsPostId ? data.posts.find((post) => post.postId === data.termsPostId) ?? null : null;
-  const filters = LIBRARY_FILTERS.filter((filter) => data.user || !USER_ONLY_FILTERS.includes(filter));
-  const viewToggle = withViewParam(back, data.adminView ? "user" : null);
+  const viewToggle = withParam(back, "view", data.adminView ? "user" : null);
 
   return (
     <div className="library-page">
-      {!nsfwAccepted ? <AdultWarning back={back} onAccept={() => setNsfwAccepted(true)} /> : null}
+      {!nsfwAccepted ? <AdultWarning back={back} onAccept={nsfw.accept} /> : null}
       {termsFor ? (
-        <TermsPopup postId={termsFor.postId} back={back} guest={!data.user} onAccept={() => void acceptTermsAndDownload(termsFor)} onCancel={() => setTermsFor(null)} />
+        <TermsPopup postId={termsFor.postId} back={back} guest={!data.user} onAccept={() => download.acceptTermsAndDownload(termsFor)} onCancel={download.cancelTerms} />
       ) : serverTermsPost && nsfwAccepted ? (
-        <TermsPopup postId={serverTermsPost.postId} back={withoutParam(back, "terms")} guest={!data.user} />
+        <TermsPopup postId={serverTermsPost.postId} back={withParam(back, "terms", null)} guest={!data.user} />
       ) : null}
 
       <div className={nsfwAccepted ? "library-content" : "library-content library-blurred"} {...(nsfwAccepted ? {} : { inert: "", "aria-hidden": true })} data-testid="library-content">
@@ -379,50 +269,7 @@ export default function Library() {
           ) : null}
         </div>
 
-        <Form
-          method="get"
-          action="/library"
-          className="library-controls"
-          role="search"
-          onChange={(event) => {
-            const form = event.currentTarget;
-            const fromSearch = (event.target as HTMLElement).getAttribute("name") === "search";
-            window.clearTimeout(searchTimer.current);
-            searchTimer.current = window.setTimeout(() => submit(form, { replace: true, preventScrollReset: true }), fromSearch ? 300 : 0);
-          }}
-        >
-          {data.adminView ? null : data.isAdmin ? <input type="hidden" name="view" value="user" /> : null}
-          <div className="field library-search">
-            <label htmlFor="library-search">Search by title</label>
-            <input id="library-search" type="search" name="search" defaultValue={data.search} placeholder="Search posts..." />
-          </div>
-          <details className="library-filters" open={filtersOpen} onToggle={(event) => setFiltersOpen(event.currentTarget.open)}>
-            <summary>Filters</summary>
-            <fieldset>
-              <legend className="visually-hidden">Show</legend>
-              {filters.map((filter) => (
-                <label key={filter} className="checkbox">
-                  <input type="radio" name="filter" value={filter} defaultChecked={data.filter === filter} /> {FILTER_LABELS[filter]}
-                </label>
-              ))}
-            </fieldset>
-          </details>
-          <div className="field library-per-line">
-            <label htmlFor="library-per-line">Posts per line</label>
-            <select id="library-per-line" name="perLine" defaultValue={String(data.perLine)}>
-              {POSTS_PER_LINE.map((count) => (
-                <option key={count} value={count}>
-                  {count}
-                </option>
-              ))}
-            </select>
-          </div>
-          <noscript>
-            <button type="submit" className="button">
-              Apply
-            </button>
-          </noscript>
-        </Form>
+        <LibraryControls search={data.search} filter={data.filter} perLine={data.perLine} loggedIn={data.user !== null} viewAsUser={data.isAdmin && !data.adminView} />
 
         {data.adminView ? <CreatePostForm back={back} /> : null}
 
@@ -438,7 +285,7 @@ export default function Library() {
               data.adminView ? (
                 <PostAdminCard key={post.postId} post={post} tiers={data.tiers} back={back} now={now} />
               ) : (
-                <PostCard key={post.postId} post={post} tiers={data.tiers} links={data.links} loggedIn={data.user !== null} now={now} back={back} onDownload={onDownload} />
+                <PostCard key={post.postId} post={post} tiers={data.tiers} links={data.links} loggedIn={data.user !== null} now={now} back={back} onDownload={download.requestDownload} />
               ),
             )}
           </div>
@@ -451,23 +298,9 @@ export default function Library() {
           </p>
         ) : null}
       </div>
-      <iframe ref={frameRef} title="Download" className="visually-hidden" aria-hidden="true" tabIndex={-1} data-testid="download-frame" />
+      <iframe ref={download.frameRef} title="Download" className="visually-hidden" aria-hidden="true" tabIndex={-1} data-testid="download-frame" />
     </div>
   );
-}
-
-/** The current address with `view` set (or removed). */
-function withViewParam(back: string, view: string | null): string {
-  const url = new URL(back, "http://local");
-  if (view === null) url.searchParams.delete("view");
-  else url.searchParams.set("view", view);
-  return `${url.pathname}${url.search}`;
-}
-
-function withoutParam(back: string, name: string): string {
-  const url = new URL(back, "http://local");
-  url.searchParams.delete(name);
-  return `${url.pathname}${url.search}`;
 }
 
 /** The library could not be loaded: the spec's message instead of a broken page. */

@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { isSafeKey, storage } from "~/integrations/storage.server";
 import { imageVariantKey } from "~/models/image-variant.server";
-import { storedImageAudience } from "~/models/post.server";
+import { storedImageAudience } from "~/models/library-listing.server";
 import { getCurrentUser } from "~/models/session.server";
 import { parseImageWidth } from "~/utils/responsive-images";
 import { serveStoredFile } from "~/utils/serve-file.server";

@@ -1,6 +1,7 @@
 // Streams a stored object as an HTTP response, with ETag/Range support.
 import { createReadableStreamFromReadable } from "@remix-run/node";
-import type { Storage } from "~/integrations/storage.server";
+import parseRangeHeader from "range-parser";
+import { storage, type Storage } from "~/integrations/storage.server";
 
 export type ServeOptions = {
   contentType: string;
@@ -10,24 +11,20 @@ export type ServeOptions = {
   onComplete?: () => void;
 };
 
-/** Parses a single `bytes=` range; null when absent or unsatisfiable is told apart by `invalid`. */
-export function parseRange(header: string | null, size: number): { start: number; end: number } | "invalid" | null {
+type ByteRange = { start: number; end: number };
+
+/**
+ * The one byte range to answer from a `Range` header (parsed by range-parser), "unsatisfiable"
+ * (416), or null to answer the whole file: no header, a malformed one or another unit (RFC 9110
+ * says to ignore those), and several disjoint ranges, since we send no multipart/byteranges
+ * bodies. Overlapping and adjacent ranges are combined into one first.
+ */
+export function selectRange(header: string | null, size: number): ByteRange | "unsatisfiable" | null {
   if (!header) return null;
-  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
-  if (!match || (match[1] === "" && match[2] === "")) return "invalid";
-  let start: number;
-  let end: number;
-  if (match[1] === "") {
-    const suffix = Number(match[2]);
-    if (suffix === 0) return "invalid";
-    start = Math.max(0, size - suffix);
-    end = size - 1;
-  } else {
-    start = Number(match[1]);
-    end = match[2] === "" ? size - 1 : Math.min(Number(match[2]), size - 1);
-  }
-  if (start > end || start >= size) return "invalid";
-  return { start, end };
+  const ranges = parseRangeHeader(size, header, { combine: true });
+  if (ranges === -1) return "unsatisfiable";
+  if (ranges === -2 || ranges.type !== "bytes" || ranges.length !== 1) return null;
+  return { start: ranges[0]!.start, end: ranges[0]!.end };
 }
 
 export async function serveStoredFile(request: Request, store: Storage, key: string, options: ServeOptions): Promise<Response> {
@@ -47,8 +44,8 @@ export async function serveStoredFile(request: Request, store: Storage, key: str
   if (request.headers.get("If-None-Match") === info.etag) return new Response(null, { status: 304, headers });
 
   const ifRange = request.headers.get("If-Range");
-  const range = ifRange && ifRange !== info.etag ? null : parseRange(request.headers.get("Range"), info.size);
-  if (range === "invalid") {
+  const range = ifRange && ifRange !== info.etag ? null : selectRange(request.headers.get("Range"), info.size);
+  if (range === "unsatisfiable") {
     headers.set("Content-Range", `bytes */${info.size}`);
     return new Response(null, { status: 416, headers });
   }
@@ -61,4 +58,14 @@ export async function serveStoredFile(request: Request, store: Storage, key: str
   // Completed = the last byte of the file went out (a resumed download completes with its last range).
   if (options.onComplete && (!range || range.end === info.size - 1)) stream.once("end", options.onComplete);
   return new Response(createReadableStreamFromReadable(stream), { status, headers });
+}
+
+/** A file handed out as a download: never cached, saved under its own name. */
+export async function serveDownload(request: Request, file: { key: string; fileName: string; onComplete?: () => void }): Promise<Response> {
+  return serveStoredFile(request, await storage(), file.key, {
+    contentType: "application/octet-stream",
+    cacheControl: "private, no-store",
+    fileName: file.fileName,
+    onComplete: file.onComplete,
+  });
 }

@@ -1,46 +1,84 @@
-// Reading one file field of a multipart request with a size limit, without the rest of the
-// body ever being buffered.
-import { MaxPartSizeExceededError, unstable_parseMultipartFormData } from "@remix-run/node";
-import { apiError } from "~/api.server";
+// Reading one file field of a multipart request, capped at a size, without the rest of the body
+// ever being buffered: small files (images, CSV) are collected in memory, post files are handed
+// on as a stream (into storage). The one place that parses multipart bodies for routes.
+import { MaxPartSizeExceededError, unstable_createMemoryUploadHandler, unstable_parseMultipartFormData } from "@remix-run/node";
+import { DomainError } from "~/models/errors";
+import { MAX_IMAGE_BYTES, MULTIPART_OVERHEAD } from "~/utils/body-limits";
 
-export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
+export const FILE_TOO_LARGE_MESSAGE = "The file is too large.";
+export const SELECT_FILE_MESSAGE = "Please select a file first.";
+export const SELECT_IMAGE_MESSAGE = "Please choose an image (png, jpg or jpeg).";
+
+export type UploadLimits = { maxBytes?: number; missingMessage?: string };
+
+/** The uploaded file as it arrives: its name, type and bytes, capped at the limit. */
+export type IncomingFile = { fileName: string; contentType: string; data: AsyncIterable<Uint8Array> };
 
 /**
- * The bytes of the file in `field` (images and other small uploads). Throws a JSON 400 when the
- * field is missing and 413 when it is larger than `maxBytes`.
+ * Hands the first file in `field` to `receive` while it streams, and answers what `receive`
+ * answered. Refuses (DomainError) with 400 when there is no such file or it is empty, 413 when
+ * it is larger than `maxBytes` (told by Content-Length up front, or counted as it arrives), and
+ * 400 when the body is not readable multipart. Other parts are read past without being kept.
  */
-export async function readUploadedFile(
+export async function receiveUploadedFile<T>(
   request: Request,
   field: string,
-  { maxBytes = MAX_IMAGE_BYTES, missingMessage = "Please select a file first." } = {},
-): Promise<{ bytes: Buffer; fileName: string; contentType: string }> {
-  if (!request.headers.get("Content-Type")?.startsWith("multipart/form-data")) throw apiError(400, missingMessage);
-  const length = Number(request.headers.get("Content-Length") ?? 0);
-  if (length > maxBytes + 64 * 1024) throw apiError(413, "The file is too large.");
-  let found: { bytes: Buffer; fileName: string; contentType: string } | undefined;
+  { maxBytes = MAX_IMAGE_BYTES, missingMessage = SELECT_FILE_MESSAGE }: UploadLimits,
+  receive: (file: IncomingFile) => Promise<T>,
+): Promise<T> {
+  if (!request.headers.get("Content-Type")?.startsWith("multipart/form-data")) throw new DomainError(400, missingMessage);
+  const declared = Number(request.headers.get("Content-Length") ?? 0);
+  if (declared > maxBytes + MULTIPART_OVERHEAD) throw new DomainError(413, FILE_TOO_LARGE_MESSAGE);
+  let received: { value: T; size: number } | undefined;
   try {
     await unstable_parseMultipartFormData(request, async ({ name, data, filename, contentType }) => {
-      if (name !== field || !filename) {
+      if (name !== field || !filename || received) {
         for await (const _chunk of data) {
-          // Skip other parts without keeping them.
+          // Skipped without being kept.
         }
         return undefined;
       }
-      const chunks: Uint8Array[] = [];
       let size = 0;
-      for await (const chunk of data) {
-        size += chunk.byteLength;
-        if (size > maxBytes) throw new MaxPartSizeExceededError(field, maxBytes);
-        chunks.push(chunk);
+      async function* capped() {
+        for await (const chunk of data) {
+          size += chunk.byteLength;
+          if (size > maxBytes) throw new MaxPartSizeExceededError(field, maxBytes);
+          yield chunk;
+        }
       }
-      found = { bytes: Buffer.concat(chunks), fileName: filename, contentType };
+      const value = await receive({ fileName: filename, contentType, data: capped() });
+      received = { value, size };
       return undefined;
     });
   } catch (error) {
-    if (error instanceof MaxPartSizeExceededError) throw apiError(413, "The file is too large.");
-    if (error instanceof Response) throw error;
-    throw apiError(400, "The upload could not be read.");
+    if (error instanceof MaxPartSizeExceededError) throw new DomainError(413, FILE_TOO_LARGE_MESSAGE);
+    if (error instanceof DomainError || error instanceof Response) throw error;
+    throw new DomainError(400, "The upload could not be read.");
   }
-  if (!found || found.bytes.length === 0) throw apiError(400, missingMessage);
-  return found;
+  if (!received || received.size === 0) throw new DomainError(400, missingMessage);
+  return received.value;
+}
+
+/** The bytes of the file in `field` (images, CSV and other small uploads), as `receiveUploadedFile` refuses. */
+export async function readUploadedFile(request: Request, field: string, limits: UploadLimits = {}): Promise<{ bytes: Buffer; fileName: string; contentType: string }> {
+  return receiveUploadedFile(request, field, limits, async ({ fileName, contentType, data }) => {
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of data) chunks.push(chunk);
+    return { bytes: Buffer.concat(chunks), fileName, contentType };
+  });
+}
+
+/**
+ * A whole form, multipart or not, with each file held in memory up to `maxBytes` (forms that
+ * carry small text fields and an optional image). A larger file is refused with 413 and
+ * `tooLargeMessage`.
+ */
+export async function readFormWithFiles(request: Request, { maxBytes = MAX_IMAGE_BYTES, tooLargeMessage = FILE_TOO_LARGE_MESSAGE } = {}): Promise<FormData> {
+  if (!request.headers.get("Content-Type")?.startsWith("multipart/form-data")) return request.formData();
+  try {
+    return await unstable_parseMultipartFormData(request, unstable_createMemoryUploadHandler({ maxPartSize: maxBytes }));
+  } catch (error) {
+    if (error instanceof MaxPartSizeExceededError) throw new DomainError(413, tooLargeMessage);
+    throw error;
+  }
 }

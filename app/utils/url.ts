@@ -9,3 +9,14 @@ export function withQueryParam(url: URL, name: string, value: string): string {
   next.search = next.search ? `${next.search}&${pair}` : `?${pair}`;
   return next.toString();
 }
+
+/**
+ * A site-relative address (path and query) with the query parameter `name` set to `value`, or
+ * removed when `value` is null; the other parameters keep their order.
+ */
+export function withParam(address: string, name: string, value: string | null): string {
+  const url = new URL(address, "http://local");
+  if (value === null) url.searchParams.delete(name);
+  else url.searchParams.set(name, value);
+  return `${url.pathname}${url.search}`;
+}

@@ -1,0 +1,81 @@
+// The library's search, filters and posts per line: a GET form, so the choice lives in the
+// address (and survives a reload). With JavaScript it applies itself as the visitor types or
+// picks; without, the Apply button sends it.
+import { Form, useSubmit } from "@remix-run/react";
+import { useRef, useState } from "react";
+import { LIBRARY_FILTERS, POSTS_PER_LINE, USER_ONLY_FILTERS, type LibraryFilter } from "~/utils/library-schemas";
+
+const FILTER_LABELS: Record<LibraryFilter, string> = {
+  all: "All",
+  unlocked: "Unlocked",
+  locked: "Locked",
+  patreon: "Patreon",
+  outdated: "Outdated",
+  never: "Never downloaded",
+};
+
+export function LibraryControls({
+  search,
+  filter,
+  perLine,
+  loggedIn,
+  viewAsUser,
+}: {
+  search: string;
+  filter: LibraryFilter;
+  perLine: number;
+  loggedIn: boolean;
+  /** An admin looking at the user view keeps it while searching. */
+  viewAsUser: boolean;
+}) {
+  const submit = useSubmit();
+  const searchTimer = useRef<number>();
+  const [filtersOpen, setFiltersOpen] = useState(filter !== "all");
+  const filters = LIBRARY_FILTERS.filter((choice) => loggedIn || !USER_ONLY_FILTERS.includes(choice));
+  return (
+    <Form
+      method="get"
+      action="/library"
+      className="library-controls"
+      role="search"
+      onChange={(event) => {
+        const form = event.currentTarget;
+        const fromSearch = (event.target as HTMLElement).getAttribute("name") === "search";
+        window.clearTimeout(searchTimer.current);
+        searchTimer.current = window.setTimeout(() => submit(form, { replace: true, preventScrollReset: true }), fromSearch ? 300 : 0);
+      }}
+    >
+      {viewAsUser ? <input type="hidden" name="view" value="user" /> : null}
+      <div className="field library-search">
+        <label htmlFor="library-search">Search by title</label>
+        <input id="library-search" type="search" name="search" defaultValue={search} placeholder="Search posts..." />
+      </div>
+      <details className="library-filters" open={filtersOpen} onToggle={(event) => setFiltersOpen(event.currentTarget.open)}>
+        <summary>Filters</summary>
+        <fieldset>
+          <legend className="visually-hidden">Show</legend>
+          {filters.map((choice) => (
+            <label key={choice} className="checkbox">
+              <input type="radio" name="filter" value={choice} defaultChecked={filter === choice} /> {FILTER_LABELS[choice]}
+            </label>
+          ))}
+        </fieldset>
+      </details>
+      <div className="field library-per-line">
+        <label htmlFor="library-per-line">Posts per line</label>
+        <select id="library-per-line" name="perLine" defaultValue={String(perLine)}>
+          {POSTS_PER_LINE.map((count) => (
+            <option key={count} value={count}>
+              {count}
+            </option>
+          ))}
+        </select>
+      </div>
+      <noscript>
+        <button type="submit" className="button">
+          Apply
+        </button>
+      </noscript>
+    </Form>
+  );
+}

@@ -1,0 +1,118 @@
+// The library's download-and-terms flow with JavaScript: the terms popup before a first download,
+// then the file. Every step posts to the library's own action (`intent=download`), the same one
+// the plain forms post to without JavaScript; only the answer differs (JSON with `respond=json`,
+// a redirect without). The file itself is a GET of the address the action hands back.
+import { useFetcher } from "@remix-run/react";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { showToast } from "~/components/toaster";
+import type { LibraryPost } from "~/models/library-listing.server";
+import { DOWNLOAD_MESSAGE_DELAY_MS, LIBRARY_MESSAGES } from "~/utils/library-schemas";
+
+/** What the library action answers a JavaScript download: the file's address, or why not. */
+export type DownloadAnswer = { downloadUrl: string; paid: boolean } | { error: string };
+
+const GUEST_TOS_KEY = "tosAcceptedForSession";
+
+function guestAcceptedThisSession(): boolean {
+  try {
+    return sessionStorage.getItem(GUEST_TOS_KEY) === "true";
+  } catch {
+    return false;
+  }
+}
+
+function rememberGuestAcceptance() {
+  try {
+    sessionStorage.setItem(GUEST_TOS_KEY, "true");
+  } catch {
+    // Remembered for this page only.
+  }
+}
+
+/** Free posts open their signed address in a new tab; paid ones load in the hidden frame. */
+async function fetchFile({ downloadUrl, paid }: { downloadUrl: string; paid: boolean }, frame: HTMLIFrameElement | null): Promise<boolean> {
+  if (!paid) {
+    const tab = window.open(downloadUrl, "_blank");
+    if (tab) tab.opener = null;
+    else if (frame) frame.src = downloadUrl; // Pop-up blocked: download in place.
+    return true;
+  }
+  if (!frame) return false;
+  // A file missing from storage answers JSON, which a hidden frame would swallow: ask first.
+  try {
+    const check = await fetch(downloadUrl, { method: "HEAD", credentials: "include" });
+    if (!check.ok) {
+      const answer = await fetch(downloadUrl, { credentials: "include" });
+      const body = (await answer.json().catch(() => ({}))) as { error?: string };
+      showToast({ type: "error", message: body.error ?? LIBRARY_MESSAGES.fetchFailed });
+      return false;
+    }
+  } catch {
+    showToast({ type: "error", message: LIBRARY_MESSAGES.fetchFailed });
+    return false;
+  }
+  frame.src = `${downloadUrl}?at=${Date.now()}`;
+  return true;
+}
+
+export function useLibraryDownload({ loggedIn, tosAcceptedOnServer }: { loggedIn: boolean; tosAcceptedOnServer: boolean }) {
+  const fetcher = useFetcher<DownloadAnswer>();
+  const { submit } = fetcher;
+  const frameRef = useRef<HTMLIFrameElement>(null);
+  const [tosAccepted, setTosAccepted] = useState(tosAcceptedOnServer);
+  const [termsFor, setTermsFor] = useState<LibraryPost | null>(null);
+  useEffect(() => setTosAccepted(tosAcceptedOnServer), [tosAcceptedOnServer]);
+
+  const submitDownload = useCallback(
+    (post: LibraryPost, acceptTos: boolean) => {
+      showToast({ type: "info", message: LIBRARY_MESSAGES.downloadStarting });
+      const form: Record<string, string> = { intent: "download", postId: post.postId, respond: "json" };
+      if (acceptTos) form.acceptTos = "true";
+      submit(form, { method: "post", action: "/library" });
+    },
+    [submit],
+  );
+
+  // The action's answer: start the file, or say why not.
+  const answer = fetcher.state === "idle" ? fetcher.data : undefined;
+  useEffect(() => {
+    if (!answer) return;
+    if ("error" in answer) {
+      // The acceptance may have been refused too: back to what the server knows (revalidated by now).
+      setTosAccepted(tosAcceptedOnServer);
+      showToast({ type: "error", message: answer.error });
+      return;
+    }
+    void fetchFile(answer, frameRef.current).then((started) => {
+      if (started) window.setTimeout(() => showToast({ type: "success", message: LIBRARY_MESSAGES.downloadStarted }), DOWNLOAD_MESSAGE_DELAY_MS);
+    });
+    // Only a new answer starts a download; the server's terms state is read as of that answer.
+  }, [answer]);
+
+  /** The Download button: the terms first unless accepted (this account, or this guest visit). */
+  const requestDownload = useCallback(
+    (post: LibraryPost) => {
+      const guestAccepted = !loggedIn && guestAcceptedThisSession();
+      if (loggedIn ? !tosAccepted : !guestAccepted) setTermsFor(post);
+      else submitDownload(post, guestAccepted);
+    },
+    [loggedIn, tosAccepted, submitDownload],
+  );
+
+  /** "I Accept" in the terms popup: accepted with the download request itself. */
+  const acceptTermsAndDownload = useCallback(
+    (post: LibraryPost) => {
+      setTermsFor(null);
+      if (loggedIn) {
+        setTosAccepted(true); // Optimistic: the action records it with this request.
+      } else {
+        rememberGuestAcceptance();
+        showToast({ type: "info", message: LIBRARY_MESSAGES.guestTos });
+      }
+      submitDownload(post, true);
+    },
+    [loggedIn, submitDownload],
+  );
+
+  return { frameRef, termsFor, cancelTerms: () => setTermsFor(null), requestDownload, acceptTermsAndDownload };
+}

@@ -1,0 +1,235 @@
+// The library as each viewer sees it: every post in the spec's shape (docs/api.md#post), with
+// `unlocked` from the entitlement rule and the viewer's download status. The posts are shaped
+// once per change of the posts table and kept in memory (the snapshot); post administration
+// lives in post-admin.server.ts.
+import { db } from "~/db.server";
+import type { User } from "~/generated/prisma/client";
+import { loadViewerContext, toEntitlementPost, type PostWithTiers, type ViewerContext } from "~/models/entitlement.server";
+import { canDownload, type EntitlementPost, isEffectiveAdmin } from "~/utils/entitlement";
+import type { LibraryFilter } from "~/utils/library-schemas";
+import { displayVersion, downloadStatus, type DownloadStatus } from "~/utils/versions";
+
+type Viewer = Pick<User, "id" | "isAdmin" | "restricted" | "currentTierId"> | null;
+
+/** A post as GET /api/library/posts answers it (field names of docs/api.md#post). */
+export type LibraryPost = {
+  postId: string;
+  title: string;
+  imageUrl: string | null;
+  enabled: boolean;
+  paid_content: boolean;
+  is_content: boolean;
+  url: string | null;
+  kofi_id: string | null;
+  drive_file_id?: string | null;
+  fileName: string | null;
+  fileSize: number | null;
+  version: string;
+  tiers: string[];
+  first_tiers: string[];
+  first_published_at: string | null;
+  published_at: string | null;
+  last_updated: string | null;
+  order_date: string;
+  is_kofiOnly: boolean;
+  unlocked: boolean;
+  /** Only for logged-in viewers. */
+  downloadStatus?: DownloadStatus;
+  userVersion?: string | null;
+};
+
+export const withTiers = { tiers: { select: { tierId: true, kind: true } } } as const;
+
+export function postImageKey(postId: string) {
+  return `images/posts/${postId}.jpg`;
+}
+
+const POST_IMAGE_KEY = /^images\/posts\/([A-Za-z0-9_-]{1,64})\.(?:jpg|png|webp)$/;
+
+/**
+ * Who may see a stored image: "public" for every image but a disabled post's front, which only
+ * admins see ("admin": serve it privately, uncached); "hidden" answers 404 like a missing file.
+ */
+export async function storedImageAudience(key: string, viewer: () => Promise<Pick<User, "isAdmin" | "restricted"> | null>): Promise<"public" | "admin" | "hidden"> {
+  const match = POST_IMAGE_KEY.exec(key);
+  if (!match) return "public";
+  const post = await db.post.findUnique({ where: { id: match[1]! }, select: { enabled: true, imageKey: true } });
+  if (!post || post.imageKey !== key || post.enabled) return "public";
+  const user = await viewer();
+  return isEffectiveAdmin(user) ? "admin" : "hidden";
+}
+
+function imageUrl(post: PostWithTiers): string | null {
+  if (!post.imageKey?.startsWith("images/")) return null;
+  // The version changes whenever the post row does, so the image can be cached forever.
+  return `/media/${post.imageKey.slice("images/".length)}?v=${post.updatedAt.getTime().toString(36)}`;
+}
+
+/** A stored post in the listing's shape; `admin` adds its storage key, `downloaded` the viewer's status. */
+export function toLibraryPost(post: PostWithTiers, unlocked: boolean, admin: boolean, downloaded?: Map<string, string>): LibraryPost {
+  const iso = (date: Date | null) => (date ? date.toISOString() : null);
+  const result: LibraryPost = {
+    postId: post.id,
+    title: post.title,
+    imageUrl: imageUrl(post),
+    enabled: post.enabled,
+    paid_content: post.paidContent,
+    is_content: post.isContent,
+    url: post.url,
+    kofi_id: post.kofiId,
+    fileName: post.fileName,
+    fileSize: post.fileSize === null ? null : Number(post.fileSize),
+    version: displayVersion(post.version),
+    tiers: post.tiers.filter((tier) => tier.kind === "CURRENT").map((tier) => tier.tierId),
+    first_tiers: post.tiers.filter((tier) => tier.kind === "FIRST").map((tier) => tier.tierId),
+    first_published_at: iso(post.firstPublishedAt),
+    published_at: iso(post.publishedAt),
+    last_updated: iso(post.lastUpdated),
+    order_date: post.orderDate.toISOString(),
+    is_kofiOnly: post.isKofiOnly,
+    unlocked,
+  };
+  if (admin) result.drive_file_id = post.driveFileId;
+  if (downloaded) {
+    const version = downloaded.get(post.id);
+    result.downloadStatus = downloadStatus(post.version, version === undefined ? null : { version });
+    result.userVersion = version ?? null;
+  }
+  return result;
+}
+
+/**
+ * The posts as stored, shaped once per change of the posts table and kept in memory: the
+ * library version (bumped by database triggers, read with the viewer's entitlements) tells every
+ * app server when to reload, so several servers stay correct without talking to each other.
+ */
+type LibrarySnapshot = {
+  stamp: string;
+  posts: { row: PostWithTiers; entitlement: EntitlementPost; base: LibraryPost; publicJson: string; adminJson: string }[];
+};
+
+let cachedLibrary: LibrarySnapshot | undefined;
+let loading: Promise<LibrarySnapshot> | undefined;
+
+/** JSON of an object without its closing brace, so per-viewer fields can be appended. */
+function openJson(value: object): string {
+  return JSON.stringify(value).slice(0, -1);
+}
+
+async function loadSnapshot(stamp: string): Promise<LibrarySnapshot> {
+  if (cachedLibrary?.stamp === stamp) return cachedLibrary;
+  loading ??= (async () => {
+    try {
+      // Rows read after the stamp are at least as new as it; a change in between only means
+      // one more reload on the next request.
+      const rows = await db.post.findMany({ orderBy: [{ orderDate: "desc" }, { id: "asc" }], include: withTiers });
+      const posts = rows.map((row) => {
+        const { unlocked: _unlocked, drive_file_id: _key, ...shared } = toLibraryPost(row, false, true);
+        return {
+          row,
+          entitlement: toEntitlementPost(row),
+          base: { ...shared, unlocked: false },
+          publicJson: openJson(shared),
+          adminJson: openJson({ ...shared, drive_file_id: row.driveFileId }),
+        };
+      });
+      cachedLibrary = { stamp, posts };
+      return cachedLibrary;
+    } finally {
+      loading = undefined;
+    }
+  })();
+  return loading;
+}
+
+type ViewedPost = { base: LibraryPost; driveFileId: string | null; json: string; unlocked: boolean; status?: DownloadStatus; userVersion?: string | null };
+
+/** What the listing needs about its viewer (see `loadRequestViewer`). */
+export const LISTING_VIEWER = { withDownloads: true, withLibraryStamp: true } as const;
+
+async function viewerAndLibrary(user: Viewer, preloaded?: ViewerContext) {
+  const admin = isEffectiveAdmin(user);
+  const context = preloaded ?? (await loadViewerContext(user, LISTING_VIEWER));
+  const library = await loadSnapshot(context.libraryStamp);
+  return { admin, context, library, key: `${library.stamp}|${context.fingerprint}` };
+}
+
+function viewPosts({ admin, context, library }: Awaited<ReturnType<typeof viewerAndLibrary>>): ViewedPost[] {
+  const viewed: ViewedPost[] = [];
+  for (const post of library.posts) {
+    if (!admin && !post.row.enabled) continue;
+    const item: ViewedPost = {
+      base: post.base,
+      driveFileId: post.row.driveFileId,
+      json: admin ? post.adminJson : post.publicJson,
+      unlocked: canDownload(post.entitlement, context.viewer),
+    };
+    if (context.downloads) {
+      const version = context.downloads.get(post.row.id);
+      item.status = downloadStatus(post.row.version, version === undefined ? null : { version });
+      item.userVersion = version ?? null;
+    }
+    viewed.push(item);
+  }
+  return viewed;
+}
+
+/**
+ * Every post the viewer may see, newest order date first: admins see disabled posts too and the
+ * storage keys of files. Logged-in viewers get their download status per post.
+ */
+export async function listLibraryPosts(user: Viewer): Promise<LibraryPost[]> {
+  const view = await viewerAndLibrary(user);
+  return viewPosts(view).map((item) => {
+    const post: LibraryPost = { ...item.base, unlocked: item.unlocked };
+    if (view.admin) post.drive_file_id = item.driveFileId;
+    if (item.status) {
+      post.downloadStatus = item.status;
+      post.userVersion = item.userVersion ?? null;
+    }
+    return post;
+  });
+}
+
+/** Recent listing bodies by (library stamp, viewer fingerprint): a repeated request is a lookup. */
+const RECENT_BODIES = 16;
+const recentBodies = new Map<string, Buffer>();
+
+/** The body of GET /api/library/posts, assembled from per-post JSON prepared once per change. */
+export async function libraryPostsJson({ user, context }: { user: Viewer; context: ViewerContext }): Promise<Buffer> {
+  const view = await viewerAndLibrary(user, context);
+  const known = recentBodies.get(view.key);
+  if (known) return known;
+  const parts = viewPosts(view).map((item) => {
+    let json = `${item.json},"unlocked":${item.unlocked}`;
+    if (item.status) json += `,"downloadStatus":"${item.status}","userVersion":${JSON.stringify(item.userVersion ?? null)}`;
+    return `${json}}`;
+  });
+  const body = Buffer.from(`{"posts":[${parts.join(",")}]}`);
+  recentBodies.set(view.key, body);
+  if (recentBodies.size > RECENT_BODIES) recentBodies.delete(recentBodies.keys().next().value!);
+  return body;
+}
+
+/** Search by title and one of the library's filters (docs/product.md) (already validated). */
+export function filterLibraryPosts(posts: LibraryPost[], { search, filter }: { search: string; filter: LibraryFilter }): LibraryPost[] {
+  const needle = search.trim().toLowerCase();
+  return posts.filter((post) => {
+    if (needle && !post.title.toLowerCase().includes(needle)) return false;
+    switch (filter) {
+      case "unlocked":
+        return post.unlocked;
+      case "locked":
+        return !post.unlocked;
+      case "patreon":
+        // Posts a support-platform tier unlocks (tier-gated, not shop-only).
+        return post.paid_content && !post.is_kofiOnly && post.tiers.length > 0;
+      case "outdated":
+        return post.unlocked && post.downloadStatus === "outdated";
+      case "never":
+        return post.unlocked && post.downloadStatus === "never";
+      default:
+        return true;
+    }
+  });
+}
