@@ -134,6 +134,14 @@ describe("security headers", () => {
     }
   });
 
+  it("the inspiration vote is shared with guests too: no order cookie, hash CSP, public", async () => {
+    const response = await fetch(`${base}/inspiration-vote`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("set-cookie")).toBeNull();
+    expect(response.headers.get("cache-control")).toBe("public, max-age=0, s-maxage=60, stale-while-revalidate=300");
+    expect(response.headers.get("content-security-policy")).toContain("'sha256-");
+  });
+
   it("a shared guest page is rendered once per change of its content: a new panel shows at once", async () => {
     const before = await (await fetch(`${base}/`)).text();
     const panel = await db.panel.create({ data: { title: "Freshly added panel", link: "https://example.com/fresh", index: 999 } });

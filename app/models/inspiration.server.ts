@@ -80,12 +80,20 @@ export type InspirationPanelView = {
 };
 
 /**
+ * Whose order a randomized vote shows: each signed-in visitor their own, stable shuffle (the
+ * position bias the randomized mode exists to spread is a voter's); guests, who cannot vote,
+ * all share one, so their page carries no cookie and a CDN may keep it.
+ */
+function orderSeed(viewer: Pick<User, "id"> | null): string {
+  return viewer ? viewer.id : "guests";
+}
+
+/**
  * The panels as a visitor sees them: counts (both kinds together), the visitor's own likes, and in
- * a running randomized vote hidden counts and an order shuffled per visitor (stable for `seed`).
+ * a running randomized vote hidden counts and a shuffled order (see `orderSeed`).
  */
 export async function listInspirationPanels(
   viewer: Pick<User, "id"> | null,
-  seed: string,
   now = new Date(),
 ): Promise<{ config: InspirationConfig; panels: InspirationPanelView[] }> {
   const config = await getInspirationConfig();
@@ -104,7 +112,7 @@ export async function listInspirationPanels(
     userHasLiked: mine.some((like) => like.panelId === panel.id && like.kind === "LIKE"),
     userHasPatreonLiked: mine.some((like) => like.panelId === panel.id && like.kind === "PATREON"),
   }));
-  return { config, panels: hidden ? shuffleForVisitor(views, seed) : views };
+  return { config, panels: hidden ? shuffleForVisitor(views, orderSeed(viewer)) : views };
 }
 
 export async function getInspirationPanel(id: string): Promise<InspirationPanel | null> {

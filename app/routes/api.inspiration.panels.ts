@@ -4,22 +4,17 @@ import { handleApi, methodNotAllowed, readJson } from "~/api.server";
 import { createInspirationPanel, listInspirationPanels, toApiConfig } from "~/models/inspiration.server";
 import { getCurrentUser, requireApiAdmin } from "~/models/session.server";
 import { inspirationPanelSchema } from "~/utils/inspiration-schemas";
-import { visitorSeed } from "~/utils/visitor-cookies.server";
 
 /** GET /api/inspiration/panels: { panels, config }; likes is null while counts are hidden. */
 export async function loader({ request }: LoaderFunctionArgs) {
   return handleApi("Failed to fetch inspiration data.", async () => {
     const user = await getCurrentUser(request);
-    const { seed, setCookie } = await visitorSeed(request, user);
     const now = new Date();
-    const { config, panels } = await listInspirationPanels(user, seed, now);
-    return json(
-      {
-        panels: panels.map(({ id, imageUrl, title, likes, userHasLiked, userHasPatreonLiked }) => ({ id, imageUrl, title, likes, userHasLiked, userHasPatreonLiked })),
-        config: toApiConfig(config, now),
-      },
-      { headers: setCookie ? { "Set-Cookie": setCookie } : undefined },
-    );
+    const { config, panels } = await listInspirationPanels(user, now);
+    return json({
+      panels: panels.map(({ id, imageUrl, title, likes, userHasLiked, userHasPatreonLiked }) => ({ id, imageUrl, title, likes, userHasLiked, userHasPatreonLiked })),
+      config: toApiConfig(config, now),
+    });
   });
 }
 

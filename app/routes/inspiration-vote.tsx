@@ -29,44 +29,39 @@ import { inspirationConfigSchema, inspirationPanelSchema } from "~/utils/inspira
 import inspirationStyles from "~/styles/inspiration.css";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 import type { CacheableHandle } from "~/document-cache.server";
-import { visitorSeed } from "~/utils/visitor-cookies.server";
 
 const PAGE = "/inspiration-vote";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: inspirationStyles }];
 
-/** A guest page a CDN may keep (app/document-cache.server.ts); a first visit that sets the order cookie is not shared. */
+/** Guests all see the same page: a CDN may keep it briefly (app/document-cache.server.ts). */
 export const handle: CacheableHandle = { guestCacheable: true };
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.config.title ?? "Inspiration Vote"} · Creator Library` }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await getCurrentUser(request);
-  const { seed, setCookie } = await visitorSeed(request, user);
   const now = new Date();
-  const [{ config, panels }, rights] = await Promise.all([listInspirationPanels(user, seed, now), voterRights(user)]);
+  const [{ config, panels }, rights] = await Promise.all([listInspirationPanels(user, now), voterRights(user)]);
   const isAdmin = isEffectiveAdmin(user);
   const search = new URL(request.url).searchParams;
-  return json(
-    {
-      config: {
-        title: config.title,
-        mode: modeName(config.mode),
-        votingOpen: isVotingOpen(config, now),
-        votingOpenFlag: config.votingOpen,
-        votingEndTime: config.votingEndTime?.toISOString() ?? null,
-      },
-      serverNow: now.toISOString(),
-      panels,
-      loggedIn: Boolean(user),
-      rights,
-      isAdmin,
-      editId: isAdmin ? search.get("edit") : null,
-      deleting: isAdmin ? (panels.find((panel) => panel.id === search.get("delete")) ?? null) : null,
-      confirmReset: isAdmin && search.get("confirm") === "reset",
+  return json({
+    config: {
+      title: config.title,
+      mode: modeName(config.mode),
+      votingOpen: isVotingOpen(config, now),
+      votingOpenFlag: config.votingOpen,
+      votingEndTime: config.votingEndTime?.toISOString() ?? null,
     },
-    { headers: setCookie ? { "Set-Cookie": setCookie } : undefined },
-  );
+    serverNow: now.toISOString(),
+    panels,
+    loggedIn: Boolean(user),
+    rights,
+    isAdmin,
+    editId: isAdmin ? search.get("edit") : null,
+    deleting: isAdmin ? (panels.find((panel) => panel.id === search.get("delete")) ?? null) : null,
+    confirmReset: isAdmin && search.get("confirm") === "reset",
+  });
 }
 
 function field(form: FormData, name: string): string | undefined {
