@@ -1,9 +1,10 @@
 // bcrypt off the event loop: a few worker threads (password-worker.mjs) with a bounded queue.
 // Every sign-in costs ~70 ms of CPU; on the event loop 120 sign-ins with made-up emails froze
 // the whole server for seconds. When every worker is busy and the queue is full, callers get a
-// PasswordPoolBusyError at once (503 + Retry-After) instead of waiting behind an attacker.
+// refusal at once (503 + Retry-After) instead of waiting behind an attacker.
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
+import { DomainError } from "~/models/errors";
 
 /** The worker file: beside this module in the source tree, beside build/index.js after a build. */
 export const PASSWORD_WORKER_URL = new URL("./password-worker.mjs", import.meta.url);
@@ -14,12 +15,14 @@ export const DEFAULT_POOL_SIZE = Math.max(1, Math.min(4, availableParallelism() 
 export const QUEUE_PER_WORKER = 32;
 export const BUSY_RETRY_AFTER_SECONDS = 5;
 
-export class PasswordPoolBusyError extends Error {
-  readonly retryAfterSeconds = BUSY_RETRY_AFTER_SECONDS;
-  constructor() {
-    super("The server is busy. Please try again in a few seconds.");
-    this.name = "PasswordPoolBusyError";
-  }
+export const PASSWORD_POOL_BUSY = "password_pool_busy";
+
+/** A full queue: a refusal every caller answers as it is (503, `Retry-After`), not a failure. */
+function poolBusy(): DomainError {
+  return new DomainError(503, "The server is busy. Please try again in a few seconds.", {
+    retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS,
+    code: PASSWORD_POOL_BUSY,
+  });
 }
 
 type Job = { message: { op: "hash"; password: string; rounds: number } | { op: "compare"; password: string; hash: string }; resolve: (value: unknown) => void; reject: (error: Error) => void };
@@ -98,7 +101,7 @@ export class PasswordPool {
 
   private run<T>(message: Job["message"]): Promise<T> {
     if (this.closed) return Promise.reject(new Error("password pool is closed"));
-    if (this.queue.length >= this.maxQueue) return Promise.reject(new PasswordPoolBusyError());
+    if (this.queue.length >= this.maxQueue) return Promise.reject(poolBusy());
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ message, resolve: resolve as (value: unknown) => void, reject });
       this.dispatch();
