@@ -5,7 +5,9 @@ import { performance } from "node:perf_hooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { PASSWORD_POOL_BUSY, PasswordPool, passwordPool } from "~/integrations/password-pool.server";
 import { hashPassword, loginWithPassword } from "~/models/passwords.server";
+import { db } from "~/db.server";
 import * as loginRoute from "~/routes/api.auth.login";
+import * as loginPage from "~/routes/login";
 import { callRoute, readJsonBody } from "./helpers";
 
 const GLOBAL_KEY = Symbol.for("creator-library.password-pool");
@@ -52,6 +54,17 @@ describe("password worker pool", () => {
     expect(response.status).toBe(503);
     expect(response.headers.get("Retry-After")).toBe("5");
     expect(await readJsonBody(response)).toEqual({ error: "The server is busy. Please try again in a few seconds." });
+    // The /login form and sign-up hear the same, also without JavaScript.
+    for (const form of <Record<string, string>[]>[
+      { intent: "login", email: "busy@example.com", password: "Whatever1!" },
+      { intent: "signup", email: "busy-new@example.com", password: "Whatever1!", confirmPassword: "Whatever1!" },
+    ]) {
+      const page = await callRoute(loginPage, { method: "POST", path: "/login", form });
+      expect(page.status).toBe(503);
+      expect(page.headers.get("Retry-After")).toBe("5");
+      expect((await readJsonBody<{ errors: Record<string, string> }>(page)).errors.form).toBe("The server is busy. Please try again in a few seconds.");
+    }
+    expect(await db.user.count({ where: { email: "busy-new@example.com" } })).toBe(0);
     await Promise.all(fillers);
     await tiny.close();
   });
