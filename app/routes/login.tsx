@@ -8,7 +8,7 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { AccountView } from "~/components/account/account-view";
 import type { AccountActionResult } from "~/components/account/form-errors";
 import { GuestView } from "~/components/account/guest-view";
-import { accountPanelLinks } from "~/components/shop-email-panel";
+import { accountPanelLinks } from "~/components/account/shop-email-panel";
 import { allowedCallback, setUsername, toggleAdmin, verifiesByUsername } from "~/models/account.server";
 import { cancelEmailVerification, ownEmail, resendVerification, verificationResendWait, verifyEmail } from "~/models/email-verification.server";
 import { DomainError } from "~/models/errors";

@@ -6,9 +6,9 @@ import { ChangePasswordForm, SetPasswordForm } from "~/components/account/passwo
 import { EmailVerification, ProviderWelcome } from "~/components/account/unverified-views";
 import { EmailText } from "~/components/email-text";
 import { SubmitButton } from "~/components/form";
-import { LoginKofibuyOverlay } from "~/components/login-kofibuy-overlay";
-import { ShopEmailPanel, type ShopEmailPanelUser } from "~/components/shop-email-panel";
-import { SupportPlatformPanel, type SupportPlatformUser, type TierOption } from "~/components/support-platform-panel";
+import { LoginKofibuyOverlay } from "~/components/account/kofibuy-overlay";
+import { ShopEmailPanel, type ShopEmailPanelUser } from "~/components/account/shop-email-panel";
+import { SupportPlatformPanel, type SupportPlatformUser, type TierOption } from "~/components/account/support-platform-panel";
 
 export type AccountViewUser = ShopEmailPanelUser &
   SupportPlatformUser & {

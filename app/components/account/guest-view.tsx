@@ -2,8 +2,8 @@
 import { Form, Link, useLocation } from "@remix-run/react";
 import { FormError, useErrors, useSentEmail } from "~/components/account/form-errors";
 import { Field, SubmitButton } from "~/components/form";
-import { LoginKofibuyOverlay } from "~/components/login-kofibuy-overlay";
-import { LoginProviderButtons } from "~/components/login-provider-buttons";
+import { LoginKofibuyOverlay } from "~/components/account/kofibuy-overlay";
+import { LoginProviderButtons } from "~/components/account/provider-buttons";
 
 export function GuestView({ tab }: { tab: "login" | "signup" }) {
   const { hash } = useLocation();

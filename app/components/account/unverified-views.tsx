@@ -1,7 +1,7 @@
 // The account page before the account is verified: provider accounts choose a username, email
 // accounts enter the mailed code with it.
 import { Form } from "@remix-run/react";
-import { AccountResendButton } from "~/components/account-resend-button";
+import { AccountResendButton } from "~/components/account/resend-button";
 import { FormError, useErrors } from "~/components/account/form-errors";
 import { LogoutSubmit } from "~/components/account/logout";
 import { EmailText } from "~/components/email-text";
