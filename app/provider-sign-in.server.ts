@@ -48,7 +48,7 @@ function refusalCode(error: unknown): CallbackErrorCode | null {
  * Failures of the browser or the provider go to /auth/callback in our words; anything else is a
  * bug and is thrown (logged, 500).
  */
-async function finishProviderSignIn(provider: ProviderName, request: Request, context: unknown): Promise<Response> {
+async function finishProviderSignIn(provider: ProviderName, request: Request, context: unknown, signedIn: User | null): Promise<Response> {
   let profile: ProviderProfile;
   let user: User;
   try {
@@ -64,7 +64,7 @@ async function finishProviderSignIn(provider: ProviderName, request: Request, co
       console.warn(`${PROVIDER_LABELS[provider]} sign-in failed (${code}):`, thrown);
       return callbackError(code);
     }
-    user = await signInWithProvider(profile, await getCurrentUser(request));
+    user = await signInWithProvider(profile, signedIn);
   } catch (thrown) {
     const code = refusalCode(thrown);
     if (!code) throw thrown;
@@ -89,7 +89,7 @@ export async function finishProviderRedirect(
   context: unknown,
 ): Promise<{ response: Response; outcome: "signed-in" | "linked" | "other" }> {
   const signedIn = await getCurrentUser(request);
-  const response = await finishProviderSignIn(provider, request, context);
+  const response = await finishProviderSignIn(provider, request, context, signedIn);
   const location = response.headers.get("Location");
   if (!location?.startsWith(CODE_REDIRECT)) return { response, outcome: "other" };
   if (!signedIn) return { response, outcome: "signed-in" };

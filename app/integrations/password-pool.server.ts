@@ -4,7 +4,6 @@
 // refusal at once (503 + Retry-After) instead of waiting behind an attacker.
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import { DomainError } from "~/models/errors";
 
 /** The worker file: beside this module in the source tree, beside build/index.js after a build. */
 export const PASSWORD_WORKER_URL = new URL("./password-worker.mjs", import.meta.url);
@@ -17,12 +16,22 @@ export const BUSY_RETRY_AFTER_SECONDS = 5;
 
 export const PASSWORD_POOL_BUSY = "password_pool_busy";
 
-/** A full queue: a refusal every caller answers as it is (503, `Retry-After`), not a failure. */
-function poolBusy(): DomainError {
-  return new DomainError(503, "The server is busy. Please try again in a few seconds.", {
-    retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS,
-    code: PASSWORD_POOL_BUSY,
-  });
+/**
+ * A full queue. In production this module exists twice (see `passwordPool`) and the pool may
+ * throw the other copy's class, so callers recognise it by its `code` (`isPasswordPoolBusy`),
+ * never by `instanceof`; the models answer it as a refusal (503 + Retry-After).
+ */
+export class PasswordPoolBusyError extends Error {
+  readonly code = PASSWORD_POOL_BUSY;
+  readonly retryAfterSeconds = BUSY_RETRY_AFTER_SECONDS;
+  constructor() {
+    super("The server is busy. Please try again in a few seconds.");
+    this.name = "PasswordPoolBusyError";
+  }
+}
+
+export function isPasswordPoolBusy(error: unknown): error is { message: string; retryAfterSeconds: number } {
+  return error instanceof Error && (error as { code?: unknown }).code === PASSWORD_POOL_BUSY;
 }
 
 type Job = { message: { op: "hash"; password: string; rounds: number } | { op: "compare"; password: string; hash: string }; resolve: (value: unknown) => void; reject: (error: Error) => void };
@@ -101,7 +110,7 @@ export class PasswordPool {
 
   private run<T>(message: Job["message"]): Promise<T> {
     if (this.closed) return Promise.reject(new Error("password pool is closed"));
-    if (this.queue.length >= this.maxQueue) return Promise.reject(poolBusy());
+    if (this.queue.length >= this.maxQueue) return Promise.reject(new PasswordPoolBusyError());
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ message, resolve: resolve as (value: unknown) => void, reject });
       this.dispatch();

@@ -6,7 +6,7 @@ import { FormStrategy } from "remix-auth-form";
 import { db, Prisma } from "~/db.server";
 import type { User } from "~/generated/prisma/client";
 import { codeMail, sendMail } from "~/integrations/mail.server";
-import { passwordPool } from "~/integrations/password-pool.server";
+import { isPasswordPoolBusy, PASSWORD_POOL_BUSY, passwordPool, type PasswordPool } from "~/integrations/password-pool.server";
 import { grantAdminIfListed, MINUTE } from "~/models/account.server";
 import { sendVerificationMail } from "~/models/email-verification.server";
 import { DomainError } from "~/models/errors";
@@ -26,12 +26,22 @@ const HAS_PASSWORD_MESSAGE = "Your account already has a password. Please change
 // (bcrypt of "not-a-real-password" with BCRYPT_ROUNDS; a constant, so no bcrypt runs at start.)
 const DUMMY_HASH = "$2b$10$ap/sRcsAiF//AxEPSTSrJOlX3Vve2W8M96c9u3UMKI9lHf11.oxW6";
 
-export async function hashPassword(password: string): Promise<string> {
-  return (await passwordPool()).hash(password, BCRYPT_ROUNDS);
+/** Work for the bcrypt pool; a full queue is a refusal to answer as it is (503 + Retry-After). */
+async function withPasswordPool<T>(work: (pool: PasswordPool) => Promise<T>): Promise<T> {
+  try {
+    return await work(await passwordPool());
+  } catch (error) {
+    if (isPasswordPoolBusy(error)) throw new DomainError(503, error.message, { retryAfterSeconds: error.retryAfterSeconds, code: PASSWORD_POOL_BUSY });
+    throw error;
+  }
 }
 
-async function passwordMatches(password: string, hash: string): Promise<boolean> {
-  return (await passwordPool()).compare(password, hash);
+export function hashPassword(password: string): Promise<string> {
+  return withPasswordPool((pool) => pool.hash(password, BCRYPT_ROUNDS));
+}
+
+function passwordMatches(password: string, hash: string): Promise<boolean> {
+  return withPasswordPool((pool) => pool.compare(password, hash));
 }
 
 /** Creates an unverified email account and mails its code. The caller starts the session. */
