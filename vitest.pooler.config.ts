@@ -18,6 +18,8 @@ export default defineConfig({
       "tests/sync-interval.test.ts",
       "tests/library-version.test.ts",
       "tests/rate-limits.test.ts",
+      // Login codes and migration 0006 run again through the pooler.
+      "tests/login-codes.test.ts",
     ],
     globalSetup: ["tests/global-setup.ts", "tests/pooler-setup.ts"],
   },

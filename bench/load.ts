@@ -94,7 +94,7 @@ async function seed() {
   const { storage } = await import("../app/integrations/storage.server.ts");
   const { seedDemoContent } = await import("../prisma/demo-content.ts");
   const { createUserSession } = await import("../app/models/session.server.ts");
-  const { hashPassword } = await import("../app/models/auth.server.ts");
+  const { hashPassword } = await import("../app/models/passwords.server.ts");
   const store = await storage();
   await seedDemoContent(db, store);
   const user = await db.user.create({ data: { email: LOGIN.email, fullName: "Load Test", passwordHash: await hashPassword(LOGIN.password), mailVerified: true, tosAccepted: true } });

@@ -366,7 +366,7 @@ describe("email verification rules", () => {
 
   it("ADMIN_EMAILS grants rights only to a proven address", async () => {
     const { env } = await import("~/env.server");
-    const { loginWithPassword } = await import("~/models/auth.server");
+    const { loginWithPassword } = await import("~/models/passwords.server");
     env().ADMIN_EMAILS.push("rule-admin@example.com", "rule-admin2@example.com");
     await createTestUser({ email: "rule-admin@example.com", mailVerified: true, emailVerifiedBy: null, password: "Password1!" });
     expect(await loginWithPassword({ email: "rule-admin@example.com", password: "Password1!" })).toMatchObject({ canBeAdmin: false });
@@ -375,14 +375,14 @@ describe("email verification rules", () => {
   });
 
   it("linking a provider to a signed-in account never changes which email is verified", async () => {
-    const { signInWithProvider } = await import("~/models/auth.server");
+    const { signInWithProvider } = await import("~/models/provider-account.server");
     const account = await createTestUser({ email: "rule-link@example.com", mailVerified: false });
     const linked = await signInWithProvider(google("rule-link-g", "rule-link@example.com"), account);
     expect(linked).toMatchObject({ id: account.id, googleId: "rule-link-g", email: "rule-link@example.com", mailVerified: false, emailVerifiedBy: null });
   });
 
   it("a provider's verified email beats an unverified holder: address taken back, sessions ended, nothing merged", async () => {
-    const { signInWithProvider } = await import("~/models/auth.server");
+    const { signInWithProvider } = await import("~/models/provider-account.server");
     const holder = await createTestUser({ email: "rule-owner@example.com", mailVerified: true, emailVerifiedBy: null, discordId: "rule-holder-d" });
     await sessionCookie(holder.id);
     const owner = await signInWithProvider(google("rule-owner-g", "rule-owner@example.com"), null);

@@ -2,7 +2,9 @@
 // authorize, callback with state and PKCE, one-time login code, account creation and linking.
 import { getToast } from "remix-toast";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { ArcticFetchError, OAuth2RequestError, UnexpectedResponseError } from "arctic";
 import { db } from "~/db.server";
+import { ProviderError, providerFailureCode, SignInStateError } from "~/integrations/oauth.server";
 import * as callbackApi from "~/routes/api.auth.callback";
 import * as registerRoute from "~/routes/api.auth.register";
 import * as toggleAdminRoute from "~/routes/api.auth.toggle-admin";
@@ -159,7 +161,8 @@ describe("support platform sign-in", () => {
     expect(cookiePairs(callback).some((pair) => pair.startsWith("__session="))).toBe(false);
     const { toast } = await getToast(new Request("http://localhost:3999/login", { headers: { Cookie: cookiePairs(callback).join("; ") } }));
     expect(toast?.message).toBe("Patreon account linked.");
-    expect(await db.session.count({ where: { userId: user.id, id: { startsWith: "login-code:" } } })).toBe(0);
+    // The one-time code was spent in place: none is left to exchange.
+    expect(await db.verification.count({ where: { purpose: "LOGIN_CODE", userId: user.id } })).toBe(0);
     expect(await db.user.findUniqueOrThrow({ where: { id: user.id } })).toMatchObject({ patreonId: "patreon-88", currentTierId: null });
   });
 });
@@ -186,6 +189,38 @@ describe("login codes and failures", () => {
     const forged = await callRoute(googleCallback, { path: "/api/google/callback?code=abc&state=xyz" });
     expect(forged.status).toBe(302);
     expect(forged.headers.get("Location")).toBe("/auth/callback?error=state_mismatch");
+  });
+
+  it("a callback from the browser that started it but without a code is the provider's failure, not blocked cookies", async () => {
+    const start = await callRoute(googleStart, { path: "/api/google/auth" });
+    const state = new URL(start.headers.get("Location")!).searchParams.get("state")!;
+    const cookie = cookiePairs(start).join("; ");
+    const noCode = await callRoute(googleCallback, { path: `/api/google/callback?state=${state}`, cookie });
+    expect(noCode.headers.get("Location")).toBe("/auth/callback?error=provider_error");
+    // A code the provider does not know: its token endpoint refuses (invalid_grant).
+    const unknownCode = await callRoute(googleCallback, { path: `/api/google/callback?state=${state}&code=not-a-grant`, cookie });
+    expect(unknownCode.headers.get("Location")).toBe("/auth/callback?error=provider_error");
+    // Another sign-in's state, with this browser's cookie, is still a mismatch.
+    const otherState = await callRoute(googleCallback, { path: "/api/google/callback?state=somebody-elses&code=abc", cookie });
+    expect(otherState.headers.get("Location")).toBe("/auth/callback?error=state_mismatch");
+  });
+
+  it("a failure of our own in the callback is thrown (a logged 500), never shown as a sign-in error", async () => {
+    // PostgreSQL text cannot hold NUL: looking up this verified email fails in the database.
+    await expect(runProviderFlow("google", { id: "g-nul", email: "nul\u0000@example.com", emailVerified: true, name: "Nul" })).rejects.toThrow(/invalid byte sequence/);
+    expect(await db.user.count({ where: { googleId: "g-nul" } })).toBe(0);
+  });
+
+  it("classifies by the libraries' error types: a ReferenceError or RangeError of a bug is no cookie problem", () => {
+    expect(providerFailureCode(new SignInStateError())).toBe("state_mismatch");
+    expect(providerFailureCode(new OAuth2RequestError("access_denied", null, null, "s"))).toBe("access_denied");
+    expect(providerFailureCode(new OAuth2RequestError("invalid_grant", null, null, null))).toBe("provider_error");
+    expect(providerFailureCode(new ArcticFetchError(new TypeError("fetch failed")))).toBe("provider_error");
+    expect(providerFailureCode(new UnexpectedResponseError(502))).toBe("provider_error");
+    expect(providerFailureCode(new ProviderError("profile has no sub"))).toBe("provider_error");
+    for (const bug of [new ReferenceError("profile is not defined"), new RangeError("Invalid time value"), new TypeError("x is undefined"), new Error("boom")]) {
+      expect(providerFailureCode(bug)).toBeNull();
+    }
   });
 
   it("set-username-discord verifies a new discord account", async () => {

@@ -29,6 +29,13 @@ async function expectRefused(response: Response) {
   expect(body.error).toMatch(TOO_MANY);
 }
 
+/** The account area's limits also say how long to wait (docs/api.md, rate limits). */
+async function expectRefusedWithWait(response: Response) {
+  const wait = response.headers.get("Retry-After");
+  await expectRefused(response);
+  expect(wait).toMatch(/^[1-9]\d*$/);
+}
+
 describe("likes", () => {
   beforeAll(async () => {
     await db.tier.create({ data: { id: "rl-tier-2", title: "Tier 2", canVote: true } });
@@ -81,7 +88,7 @@ describe("usernames", () => {
         const answer = await callRoute(route, { method: "POST", path: name, cookie, json: { username: `Name ${attempt}` } });
         expect(answer.status).toBe(200);
       }
-      await expectRefused(await callRoute(route, { method: "POST", path: name, cookie, json: { username: "Eleventh" } }));
+      await expectRefusedWithWait(await callRoute(route, { method: "POST", path: name, cookie, json: { username: "Eleventh" } }));
       expect((await db.user.findUniqueOrThrow({ where: { id: user.id } })).fullName).toBe("Name 10");
     });
   }
@@ -96,7 +103,7 @@ describe("shop emails", () => {
       const answer = await callRoute(kofiVerify, { method: "POST", cookie, json: { email: "guess@example.com", code: String(100000 + attempt) } });
       expect(answer.status).toBe(400);
     }
-    await expectRefused(await callRoute(kofiVerify, { method: "POST", cookie, json: { email: "guess@example.com", code: "123456" } }));
+    await expectRefusedWithWait(await callRoute(kofiVerify, { method: "POST", cookie, json: { email: "guess@example.com", code: "123456" } }));
     expect((await db.shopEmail.findFirstOrThrow({ where: { userId: user.id } })).verifiedAt).toBeNull();
   });
 
@@ -109,7 +116,7 @@ describe("shop emails", () => {
       const answer = await callRoute(kofiLink, { method: "POST", cookie, json: { email: `probe${attempt}@example.com` } });
       expect(answer.status).toBe(409);
     }
-    await expectRefused(await callRoute(kofiLink, { method: "POST", cookie, json: { email: "probe-last@example.com" } }));
+    await expectRefusedWithWait(await callRoute(kofiLink, { method: "POST", cookie, json: { email: "probe-last@example.com" } }));
     expect(await db.shopEmail.count({ where: { userId: user.id } })).toBe(1);
   });
 });
@@ -124,7 +131,7 @@ describe("shop-email code mails", () => {
       expect(answer.status).toBe(200);
     }
     const sixth = await createTestUser();
-    await expectRefused(await callRoute(kofiLink, { method: "POST", cookie: await sessionCookie(sixth.id), json: { email: "victim-inbox@example.com" }, headers: { "X-Client-IP": "198.51.100.99" } }));
+    await expectRefusedWithWait(await callRoute(kofiLink, { method: "POST", cookie: await sessionCookie(sixth.id), json: { email: "victim-inbox@example.com" }, headers: { "X-Client-IP": "198.51.100.99" } }));
     expect(await db.shopEmail.count({ where: { userId: sixth.id } })).toBe(0);
   });
 
@@ -136,7 +143,7 @@ describe("shop-email code mails", () => {
       expect(answer.status).toBe(200);
     }
     const next = await createTestUser();
-    await expectRefused(await callRoute(kofiLink, { method: "POST", cookie: await sessionCookie(next.id), json: { email: "spread-last@example.com" }, headers }));
+    await expectRefusedWithWait(await callRoute(kofiLink, { method: "POST", cookie: await sessionCookie(next.id), json: { email: "spread-last@example.com" }, headers }));
     expect(await db.shopEmail.count({ where: { userId: next.id } })).toBe(0);
   });
 });
@@ -162,6 +169,6 @@ describe("provider sign-in", () => {
       const answer = await callRoute(loginCodeExchange, { method: "POST", json: { code: `guess-${attempt}` }, headers });
       expect(answer.status).toBe(403);
     }
-    await expectRefused(await callRoute(loginCodeExchange, { method: "POST", json: { code: "guess-last" }, headers }));
+    await expectRefusedWithWait(await callRoute(loginCodeExchange, { method: "POST", json: { code: "guess-last" }, headers }));
   });
 });

@@ -95,7 +95,9 @@ describe("shop email linking", () => {
 
     const tooSoon = await post(resend, cookie, { email: "one@example.com" });
     expect(tooSoon.status).toBe(429);
-    expect((await readJsonBody<{ error: string }>(tooSoon)).error).toMatch(/^Please wait \d+ seconds before requesting a new code\.$/);
+    const wait = (await readJsonBody<{ error: string }>(tooSoon)).error.match(/^Please wait (\d+) seconds before requesting a new code\.$/);
+    // The header says the same wait as the words.
+    expect(tooSoon.headers.get("Retry-After")).toBe(wait?.[1]);
 
     // A minute later the resend goes out, and only the newest code works.
     await db.verification.updateMany({ where: { purpose: "SHOP_EMAIL" }, data: { lastSentAt: new Date(Date.now() - 61_000) } });
@@ -126,6 +128,7 @@ describe("shop email linking", () => {
     const refused = await post(link, cookie, { email: "cannon-last@example.com" });
     expect(refused.status).toBe(429);
     expect((await readJsonBody<{ error: string }>(refused)).error).toMatch(/^Too many attempts\. Please try again in \d+ minutes?\.$/);
+    expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThan(60 * 59);
     expect(await db.shopEmail.count({ where: { userId: user.id } })).toBe(0);
   });
 

@@ -1,12 +1,13 @@
 // Sign-in with the support platform (Patreon), the general identity provider (Google) and the
 // chat-community provider (Discord) through remix-auth-oauth2. Every endpoint comes from
 // configuration, so tests and the local demo use the fake providers of scripts/fake-providers.ts.
-import { createCookie } from "@remix-run/node";
-import { OAuth2Tokens } from "arctic";
+import { Cookie } from "@mjackson/headers";
+import { ArcticFetchError, OAuth2Tokens } from "arctic";
 import { Authenticator } from "remix-auth";
-import { OAuth2Strategy } from "remix-auth-oauth2";
+import { OAuth2RequestError, OAuth2Strategy, UnexpectedErrorResponseBodyError, UnexpectedResponseError } from "remix-auth-oauth2";
 import { env } from "~/env.server";
 import { parseIdentity, type JsonApiDocument } from "~/integrations/patreon.server";
+import type { CallbackErrorCode } from "~/utils/auth-callback-errors";
 
 export type ProviderName = "patreon" | "google" | "discord";
 
@@ -79,8 +80,41 @@ export function isProviderConfigured(provider: ProviderName): boolean {
   return providerConfig(provider) !== null;
 }
 
+/** The provider sent the browser back with a `state` this browser never started (no cookie). */
+export class SignInStateError extends Error {
+  constructor() {
+    super("the state of the callback matches no sign-in this browser started");
+    this.name = "SignInStateError";
+  }
+}
+
+/**
+ * remix-auth-oauth2 answers a missing or foreign state with a bare ReferenceError/RangeError,
+ * which a bug of ours could throw too. So the callback's state and code are checked here first,
+ * each with an error of its own; the library's checks then never fire for them.
+ */
+class CheckedOAuth2Strategy<User> extends OAuth2Strategy<User> {
+  override async authenticate(request: Request): Promise<User> {
+    const url = new URL(request.url);
+    const state = url.searchParams.get("state");
+    if (state !== null) {
+      if (!this.startedHere(request, state)) throw new SignInStateError();
+      if (!url.searchParams.has("error") && !url.searchParams.get("code")) throw new ProviderError("callback without a code");
+    }
+    return super.authenticate(request);
+  }
+
+  /** Whether a state cookie of this strategy (named `<cookie>:<id>`, one per started sign-in) holds `state`. */
+  private startedHere(request: Request, state: string): boolean {
+    // providerAuthenticator always names the cookie (`oauth2_<provider>`).
+    const prefix = (this.options.cookie as { name: string }).name;
+    const cookies = new Cookie(request.headers.get("Cookie") ?? "");
+    return cookies.names.some((name) => name.startsWith(prefix) && new URLSearchParams(cookies.get(name) ?? "").has(state));
+  }
+}
+
 /** Patreon refuses HTTP Basic client auth: its token call carries the credentials in the body. */
-class PatreonStrategy<User> extends OAuth2Strategy<User> {
+class PatreonStrategy<User> extends CheckedOAuth2Strategy<User> {
   protected override async validateAuthorizationCode(code: string, codeVerifier: string): Promise<OAuth2Tokens> {
     const body = new URLSearchParams({
       grant_type: "authorization_code",
@@ -90,7 +124,7 @@ class PatreonStrategy<User> extends OAuth2Strategy<User> {
       client_secret: this.options.clientSecret ?? "",
       code_verifier: codeVerifier,
     });
-    const response = await fetch(String(this.options.tokenEndpoint), {
+    const response = await providerFetch(String(this.options.tokenEndpoint), {
       method: "POST",
       headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" },
       body,
@@ -103,6 +137,7 @@ class PatreonStrategy<User> extends OAuth2Strategy<User> {
   }
 }
 
+/** The provider answered something we cannot use (a failed call, a profile without an id). */
 export class ProviderError extends Error {
   constructor(message: string) {
     super(message);
@@ -110,10 +145,34 @@ export class ProviderError extends Error {
   }
 }
 
+/**
+ * The callback error code of a failed provider round trip, by the error's type: the library's
+ * (arctic, remix-auth-oauth2) and ours above. Null for anything else: that is a bug, not the
+ * user's browser or the provider, and must surface as one.
+ */
+export function providerFailureCode(error: unknown): CallbackErrorCode | null {
+  if (error instanceof SignInStateError) return "state_mismatch";
+  if (error instanceof OAuth2RequestError) return error.code === "access_denied" ? "access_denied" : "provider_error";
+  if (error instanceof ProviderError || error instanceof ArcticFetchError) return "provider_error";
+  if (error instanceof UnexpectedResponseError || error instanceof UnexpectedErrorResponseBodyError) return "provider_error";
+  return null;
+}
+
+/** A call to the provider; an unreachable provider is the provider's failure, not ours. */
+async function providerFetch(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    throw new ProviderError(`provider unreachable: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
 async function getJson(url: string, accessToken: string): Promise<Record<string, unknown>> {
-  const response = await fetch(url, { headers: { Authorization: `Bearer ${accessToken}`, Accept: "application/json" } });
+  const response = await providerFetch(url, { headers: { Authorization: `Bearer ${accessToken}`, Accept: "application/json" } });
   if (!response.ok) throw new ProviderError(`profile request failed (${response.status})`);
-  return (await response.json()) as Record<string, unknown>;
+  const body: unknown = await response.json().catch(() => null);
+  if (!body || typeof body !== "object") throw new ProviderError("profile is not a JSON object");
+  return body as Record<string, unknown>;
 }
 
 const asString = (value: unknown): string | null => (typeof value === "string" && value.length > 0 ? value : typeof value === "number" ? String(value) : null);
@@ -200,31 +259,6 @@ export function providerAuthenticator(provider: ProviderName): Authenticator<Pro
     },
   };
   const verify = async ({ tokens }: { tokens: OAuth2Tokens }) => profileFetchers[provider](tokens.accessToken());
-  const strategy = provider === "patreon" ? new PatreonStrategy(options, verify) : new OAuth2Strategy(options, verify);
+  const strategy = provider === "patreon" ? new PatreonStrategy(options, verify) : new CheckedOAuth2Strategy(options, verify);
   return new Authenticator<ProviderProfile>().use(strategy, provider);
-}
-
-// The browser that started a sign-in must be the one that exchanges its login code: the code
-// travels in the address, and this cookie proves the same browser holds it.
-const loginCodeCookie = () =>
-  createCookie("__login_code", {
-    httpOnly: true,
-    sameSite: "lax",
-    path: "/",
-    maxAge: 120,
-    secure: env().APP_URL.startsWith("https://"),
-    secrets: env().SESSION_SECRET,
-  });
-
-export function serializeLoginCodeCookie(code: string): Promise<string> {
-  return loginCodeCookie().serialize(code);
-}
-
-export function clearLoginCodeCookie(): Promise<string> {
-  return loginCodeCookie().serialize("", { maxAge: 0 });
-}
-
-export async function readLoginCodeCookie(request: Request): Promise<string | null> {
-  const value: unknown = await loginCodeCookie().parse(request.headers.get("Cookie"));
-  return typeof value === "string" && value ? value : null;
 }

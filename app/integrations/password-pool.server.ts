@@ -1,7 +1,7 @@
 // bcrypt off the event loop: a few worker threads (password-worker.mjs) with a bounded queue.
 // Every sign-in costs ~70 ms of CPU; on the event loop 120 sign-ins with made-up emails froze
 // the whole server for seconds. When every worker is busy and the queue is full, callers get a
-// PasswordPoolBusyError at once (503 + Retry-After) instead of waiting behind an attacker.
+// refusal at once (503 + Retry-After) instead of waiting behind an attacker.
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 
@@ -14,12 +14,24 @@ export const DEFAULT_POOL_SIZE = Math.max(1, Math.min(4, availableParallelism() 
 export const QUEUE_PER_WORKER = 32;
 export const BUSY_RETRY_AFTER_SECONDS = 5;
 
+export const PASSWORD_POOL_BUSY = "password_pool_busy";
+
+/**
+ * A full queue. In production this module exists twice (see `passwordPool`) and the pool may
+ * throw the other copy's class, so callers recognise it by its `code` (`isPasswordPoolBusy`),
+ * never by `instanceof`; the models answer it as a refusal (503 + Retry-After).
+ */
 export class PasswordPoolBusyError extends Error {
+  readonly code = PASSWORD_POOL_BUSY;
   readonly retryAfterSeconds = BUSY_RETRY_AFTER_SECONDS;
   constructor() {
     super("The server is busy. Please try again in a few seconds.");
     this.name = "PasswordPoolBusyError";
   }
+}
+
+export function isPasswordPoolBusy(error: unknown): error is { message: string; retryAfterSeconds: number } {
+  return error instanceof Error && (error as { code?: unknown }).code === PASSWORD_POOL_BUSY;
 }
 
 type Job = { message: { op: "hash"; password: string; rounds: number } | { op: "compare"; password: string; hash: string }; resolve: (value: unknown) => void; reject: (error: Error) => void };

@@ -5,7 +5,7 @@ import { db, Prisma } from "~/db.server";
 import type { InspirationConfig, InspirationPanel, LikeKind, User } from "~/generated/prisma/client";
 import { recordAudit } from "~/models/audit.server";
 import { DomainError } from "~/models/errors";
-import { consumeRateLimit, RateLimitError } from "~/models/rate-limit.server";
+import { enforceRateLimit } from "~/models/rate-limit.server";
 import { isVotingOpen, shuffleForVisitor } from "~/utils/countdown";
 import {
   DEFAULT_INSPIRATION_TITLE,
@@ -136,10 +136,7 @@ export async function setLike(
   if (!user) throw new DomainError(401, LOGIN_TO_LIKE_MESSAGE);
   if (isRestricted(user)) throw new DomainError(403, RESTRICTED_MESSAGE);
   // Likes are idempotent, but each costs queries: a scripted flood is cut off per account.
-  const limit = await consumeRateLimit(`like:user:${user.id}`, LIKES_PER_MINUTE, 60_000);
-  if (!limit.allowed) {
-    throw new DomainError(429, new RateLimitError(limit.retryAfterSeconds).message, { retryAfterSeconds: limit.retryAfterSeconds });
-  }
+  await enforceRateLimit(`like:user:${user.id}`, LIKES_PER_MINUTE, 60_000);
   const rights = await voterRights(user);
   if (!rights.canLike) throw new DomainError(403, rights.reason ?? TIER_TOO_LOW_MESSAGE);
   if (kind === "PATREON" && !rights.canPatreonLike) throw new DomainError(403, PATREON_LINK_REQUIRED_MESSAGE);

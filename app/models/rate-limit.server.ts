@@ -1,15 +1,18 @@
 // Fixed-window rate limits kept in PostgreSQL, so every app server counts the same attempts.
 import { db } from "~/db.server";
+import { DomainError } from "~/models/errors";
 
 export type RateLimitResult = { allowed: boolean; count: number; retryAfterSeconds: number };
 
-/** Thrown by `enforceRateLimit`; routes answer it with 429 and this message. */
-export class RateLimitError extends Error {
-  readonly status = 429;
-  constructor(readonly retryAfterSeconds: number) {
-    super(`Too many attempts. Please try again in ${formatWait(retryAfterSeconds)}.`);
-    this.name = "RateLimitError";
-  }
+/** The code of every limit refusal; also the /auth/callback code (auth-callback-errors.ts) of a limited sign-in. */
+export const RATE_LIMITED = "rate_limited";
+
+/** The refusal of a passed limit: 429, the spec's words and `Retry-After`. */
+export function rateLimitRefusal(retryAfterSeconds: number): DomainError {
+  return new DomainError(429, `Too many attempts. Please try again in ${formatWait(retryAfterSeconds)}.`, {
+    retryAfterSeconds,
+    code: RATE_LIMITED,
+  });
 }
 
 function formatWait(seconds: number): string {
@@ -35,19 +38,15 @@ export async function consumeRateLimit(key: string, limit: number, windowMs: num
   return { allowed: row.count <= limit, count: row.count, retryAfterSeconds };
 }
 
-/** Like `consumeRateLimit`, but throws a RateLimitError once the limit is passed. */
+/** Like `consumeRateLimit`, but refuses (`rateLimitRefusal`) once the limit is passed. */
 export async function enforceRateLimit(key: string, limit: number, windowMs: number): Promise<void> {
   const result = await consumeRateLimit(key, limit, windowMs);
-  if (!result.allowed) throw new RateLimitError(result.retryAfterSeconds);
+  if (!result.allowed) throw rateLimitRefusal(result.retryAfterSeconds);
 }
 
-/**
- * Like `enforceRateLimit`, but refuses with the caller's own error type (built from the 429
- * message), so a model keeps answering with the errors its routes already map.
- */
-export async function enforceRateLimitAs(key: string, limit: number, windowMs: number, refuse: (message: string) => Error): Promise<void> {
-  const result = await consumeRateLimit(key, limit, windowMs);
-  if (!result.allowed) throw refuse(new RateLimitError(result.retryAfterSeconds).message);
+/** A per-client-address limit, counted only when the address is known (see `clientAddress`). */
+export async function enforceAddressLimit(action: string, client: string | null | undefined, limit: number, windowMs: number): Promise<void> {
+  if (client) await enforceRateLimit(`${action}:ip:${client}`, limit, windowMs);
 }
 
 /** Forgets the attempts of a key (e.g. after a successful login). */

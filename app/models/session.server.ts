@@ -1,27 +1,14 @@
 // Sessions: a signed cookie holds only a random session id; the session row lives in the
 // database, so logout, restriction and "sign out everywhere" take effect at once.
+// The redirecting guards of UI routes live in app/session-guards.server.ts.
 import { createHash, randomBytes } from "node:crypto";
-import { createCookie, redirect } from "@remix-run/node";
 import { db, queryRows } from "~/db.server";
-import { env } from "~/env.server";
 import type { User } from "~/generated/prisma/client";
-import { apiError } from "~/api.server";
+import { DomainError } from "~/models/errors";
+import { clearCookie, readCookieValue, sessionCookie, SESSION_TTL_MS } from "~/utils/auth-cookies.server";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 
-export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
-
-let cookie: ReturnType<typeof createCookie> | undefined;
-function sessionCookie() {
-  cookie ??= createCookie("__session", {
-    httpOnly: true,
-    sameSite: "lax",
-    secure: env().APP_URL.startsWith("https://"),
-    path: "/",
-    secrets: env().SESSION_SECRET,
-    maxAge: SESSION_TTL_MS / 1000,
-  });
-  return cookie;
-}
+export { SESSION_TTL_MS };
 
 /** Starts a session for the user and answers the Set-Cookie header value. */
 export async function createUserSession(userId: string): Promise<string> {
@@ -34,13 +21,12 @@ export async function createUserSession(userId: string): Promise<string> {
 export async function destroyUserSession(request: Request): Promise<string> {
   const id = await readSessionId(request);
   if (id) await db.session.deleteMany({ where: { id } });
-  return sessionCookie().serialize("", { maxAge: 0 });
+  return clearCookie(sessionCookie());
 }
 
 /** The id of the request's cookie session, or null. */
-export async function readSessionId(request: Request): Promise<string | null> {
-  const value: unknown = await sessionCookie().parse(request.headers.get("Cookie"));
-  return typeof value === "string" && value.length > 0 ? value : null;
+export function readSessionId(request: Request): Promise<string | null> {
+  return readCookieValue(sessionCookie(), request);
 }
 
 export function hashToken(token: string): string {
@@ -139,32 +125,21 @@ function splitRow<Extra extends object>(row: object): { user: User; extra: Extra
   return { user: user as User, extra: extra as Extra };
 }
 
-/** For `/api` routes: the user, or a thrown 401 JSON error. */
+export const NOT_AUTHENTICATED_MESSAGE = "Not authenticated";
+const ADMIN_ONLY_MESSAGE = "You need to be logged in as an admin to perform this action.";
+
+/** For `/api` routes (inside `handleApi`): the user, or a 401 refusal. */
 export async function requireApiUser(request: Request): Promise<User> {
   const user = await getCurrentUser(request);
-  if (!user) throw apiError(401, "Not authenticated");
+  if (!user) throw new DomainError(401, NOT_AUTHENTICATED_MESSAGE);
   return user;
 }
 
-/** For `/api` routes: an admin, or a thrown 401/403 JSON error in the spec's words. */
+/** For `/api` routes (inside `handleApi`): an admin, or a 401/403 refusal in the spec's words. */
 export async function requireApiAdmin(request: Request): Promise<User> {
   const user = await getCurrentUser(request);
-  if (!user) throw apiError(401, "You need to be logged in as an admin to perform this action.");
-  if (!isEffectiveAdmin(user)) throw apiError(403, "You need to be logged in as an admin to perform this action.");
-  return user;
-}
-
-/** For UI routes: the user, or a redirect to /login. */
-export async function requireUser(request: Request): Promise<User> {
-  const user = await getCurrentUser(request);
-  if (!user) throw redirect("/login");
-  return user;
-}
-
-/** For UI routes: an admin, or a redirect to / (spec: non-admins are redirected to /). */
-export async function requireAdmin(request: Request): Promise<User> {
-  const user = await getCurrentUser(request);
-  if (!isEffectiveAdmin(user)) throw redirect("/");
+  if (!user) throw new DomainError(401, ADMIN_ONLY_MESSAGE);
+  if (!isEffectiveAdmin(user)) throw new DomainError(403, ADMIN_ONLY_MESSAGE);
   return user;
 }
 

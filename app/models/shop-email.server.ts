@@ -4,15 +4,9 @@
 // user at a time.
 import { db, Prisma } from "~/db.server";
 import { codeMail, sendMail } from "~/integrations/mail.server";
-import {
-  cancelCode,
-  checkCode,
-  checkFailureMessage,
-  cooldownMessage,
-  issueCode,
-  pendingCode,
-} from "~/models/verification.server";
-import { consumeRateLimit, enforceRateLimitAs, RateLimitError } from "~/models/rate-limit.server";
+import { DomainError } from "~/models/errors";
+import { enforceRateLimit } from "~/models/rate-limit.server";
+import { cancelCode, checkCode, checkRefusal, cooldownRefusal, issueCode, pendingCode } from "~/models/verification.server";
 import { SHOP_MESSAGES } from "~/utils/shop-schemas";
 
 /** Code mails one account may cause per hour (cancel + link again must not turn into a mail cannon). */
@@ -22,16 +16,6 @@ export const SHOP_MAILS_PER_EMAIL_PER_HOUR = 5;
 /** Code mails one client address may cause per hour, across accounts. */
 export const SHOP_MAILS_PER_ADDRESS_PER_HOUR = 30;
 const HOUR = 60 * 60 * 1000;
-
-/** A refusal the user should read (status for the /api layer, message in the spec's words). */
-export class ShopEmailError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 // Several accounts may have the same address pending, so the code is keyed by account too.
 function codeTarget(userId: string, email: string): string {
@@ -48,10 +32,7 @@ async function countMail(userId: string, email: string, client: string | null) {
     [`shop-email-mail:email:${email.toLowerCase()}`, SHOP_MAILS_PER_EMAIL_PER_HOUR],
     ...(client ? ([[`shop-email-mail:ip:${client}`, SHOP_MAILS_PER_ADDRESS_PER_HOUR]] as [string, number][]) : []),
   ];
-  for (const [key, limit] of keys) {
-    const result = await consumeRateLimit(key, limit, HOUR);
-    if (!result.allowed) throw new ShopEmailError(429, new RateLimitError(result.retryAfterSeconds).message);
-  }
+  for (const [key, limit] of keys) await enforceRateLimit(key, limit, HOUR);
 }
 
 async function mailCode(email: string, code: string) {
@@ -73,13 +54,13 @@ async function findOwnedElsewhere(userId: string, email: string) {
 /** Starts linking `email`: stores it as pending and mails a code. */
 export async function linkShopEmail(userId: string, email: string, client: string | null = null): Promise<{ message: string }> {
   // Answers say whether an address is taken by another account: no probing address lists.
-  await enforceRateLimitAs(`shop-email-link:${userId}`, 20, 60 * 60 * 1000, (message) => new ShopEmailError(429, message));
+  await enforceRateLimit(`shop-email-link:${userId}`, 20, HOUR);
   const existing = await db.shopEmail.findMany({ where: { userId } });
   const same = existing.find((row) => row.email.toLowerCase() === email);
-  if (same?.verifiedAt) throw new ShopEmailError(409, SHOP_MESSAGES.alreadyLinked);
-  if (await findOwnedElsewhere(userId, email)) throw new ShopEmailError(409, SHOP_MESSAGES.emailTaken);
+  if (same?.verifiedAt) throw new DomainError(409, SHOP_MESSAGES.alreadyLinked);
+  if (await findOwnedElsewhere(userId, email)) throw new DomainError(409, SHOP_MESSAGES.emailTaken);
   const otherPending = existing.find((row) => !row.verifiedAt && row.email.toLowerCase() !== email);
-  if (otherPending) throw new ShopEmailError(409, SHOP_MESSAGES.pendingExists);
+  if (otherPending) throw new DomainError(409, SHOP_MESSAGES.pendingExists);
   if (same) {
     // Linking the pending address again is a resend.
     await resendShopEmailCode(userId, email, client);
@@ -90,7 +71,7 @@ export async function linkShopEmail(userId: string, email: string, client: strin
   await db.shopEmail.create({ data: { userId, email } });
   try {
     const issued = await issueCode({ purpose: "SHOP_EMAIL", target: codeTarget(userId, email), userId });
-    if (!issued.ok) throw new ShopEmailError(429, cooldownMessage(issued.retryAfterSeconds));
+    if (!issued.ok) throw cooldownRefusal(issued.retryAfterSeconds);
     await mailCode(email, issued.code);
   } catch (error) {
     // Without the mail the pending address is useless: take it back.
@@ -104,19 +85,19 @@ export async function linkShopEmail(userId: string, email: string, client: strin
 /** Checks the mailed code; on success the address is verified and owned by this user. */
 export async function verifyShopEmail(userId: string, email: string, code: string): Promise<{ message: string }> {
   // Each code allows a few attempts; this caps guesses across resent codes too.
-  await enforceRateLimitAs(`shop-email-verify:${userId}`, 10, 15 * 60 * 1000, (message) => new ShopEmailError(429, message));
+  await enforceRateLimit(`shop-email-verify:${userId}`, 10, 15 * 60 * 1000);
   const pending = await db.shopEmail.findUnique({ where: { userId_email: { userId, email } } });
-  if (!pending) throw new ShopEmailError(404, SHOP_MESSAGES.noPending);
+  if (!pending) throw new DomainError(404, SHOP_MESSAGES.noPending);
   if (pending.verifiedAt) return { message: SHOP_MESSAGES.verified };
-  if (await findOwnedElsewhere(userId, email)) throw new ShopEmailError(409, SHOP_MESSAGES.emailTaken);
+  if (await findOwnedElsewhere(userId, email)) throw new DomainError(409, SHOP_MESSAGES.emailTaken);
   const result = await checkCode({ purpose: "SHOP_EMAIL", target: codeTarget(userId, email), code });
-  if (!result.ok) throw new ShopEmailError(400, checkFailureMessage(result.reason));
+  if (!result.ok) throw checkRefusal(result.reason);
   try {
     await db.shopEmail.update({ where: { id: pending.id }, data: { verifiedEmail: email, verifiedAt: new Date() } });
   } catch (error) {
     // Another account verified the same address a moment ago.
     if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
-      throw new ShopEmailError(409, SHOP_MESSAGES.emailTaken);
+      throw new DomainError(409, SHOP_MESSAGES.emailTaken);
     }
     throw error;
   }
@@ -126,10 +107,10 @@ export async function verifyShopEmail(userId: string, email: string, code: strin
 /** Mails a new code for the pending address (60 s cooldown, enforced here). */
 export async function resendShopEmailCode(userId: string, email: string, client: string | null = null): Promise<{ message: string }> {
   const pending = await db.shopEmail.findUnique({ where: { userId_email: { userId, email } } });
-  if (!pending || pending.verifiedAt) throw new ShopEmailError(404, SHOP_MESSAGES.noPending);
+  if (!pending || pending.verifiedAt) throw new DomainError(404, SHOP_MESSAGES.noPending);
   await countMail(userId, email, client);
   const issued = await issueCode({ purpose: "SHOP_EMAIL", target: codeTarget(userId, email), userId });
-  if (!issued.ok) throw new ShopEmailError(429, cooldownMessage(issued.retryAfterSeconds));
+  if (!issued.ok) throw cooldownRefusal(issued.retryAfterSeconds);
   await mailCode(email, issued.code);
   return { message: SHOP_MESSAGES.resent };
 }
@@ -138,7 +119,7 @@ export async function resendShopEmailCode(userId: string, email: string, client:
 export async function cancelShopEmailVerification(userId: string, email: string): Promise<{ message: string }> {
   const { count } = await db.shopEmail.deleteMany({ where: { userId, email, verifiedAt: null } });
   await cancelCode("SHOP_EMAIL", codeTarget(userId, email));
-  if (count === 0) throw new ShopEmailError(404, SHOP_MESSAGES.noPending);
+  if (count === 0) throw new DomainError(404, SHOP_MESSAGES.noPending);
   return { message: SHOP_MESSAGES.canceled };
 }
 

@@ -1,10 +1,12 @@
 // Emailed codes for every purpose (sign-up verification, password reset, shop email): random
 // 6 digits, stored only as an HMAC, valid 15 minutes, single use, a few attempts, and a 60 s
-// resend cooldown enforced here on the server.
-import { createHmac, randomInt, timingSafeEqual } from "node:crypto";
+// resend cooldown enforced here on the server. Provider login codes live here too, keyed by a
+// hash of the code itself (`storeKeyedCode`).
+import { createHash, createHmac, randomInt, timingSafeEqual } from "node:crypto";
 import { db } from "~/db.server";
 import { env } from "~/env.server";
 import type { VerificationPurpose } from "~/generated/prisma/client";
+import { DomainError } from "~/models/errors";
 
 export const CODE_TTL_MS = 15 * 60 * 1000;
 export const RESEND_COOLDOWN_MS = 60 * 1000;
@@ -116,14 +118,62 @@ export function checkFailureMessage(reason: Exclude<CheckResult, { ok: true }>["
   }
 }
 
+/** A failed check as the refusal a user reads (400). */
+export function checkRefusal(reason: Exclude<CheckResult, { ok: true }>["reason"]): DomainError {
+  return new DomainError(400, checkFailureMessage(reason));
+}
+
 /** The message for a resend refused by the cooldown. */
 export function cooldownMessage(retryAfterSeconds: number): string {
   return `Please wait ${retryAfterSeconds} seconds before requesting a new code.`;
 }
 
+/** A resend refused by the cooldown: 429 with `Retry-After`, like every other limit. */
+export function cooldownRefusal(retryAfterSeconds: number): DomainError {
+  return new DomainError(429, cooldownMessage(retryAfterSeconds), { retryAfterSeconds });
+}
+
 /** Drops a pending code (e.g. "Cancel Verification"). */
 export async function cancelCode(purpose: VerificationPurpose, target: string): Promise<void> {
   await db.verification.deleteMany({ where: { purpose, target } });
+}
+
+/**
+ * Sends the mail of a freshly issued code; when the mail server fails, the code is withdrawn
+ * (no resend cooldown for a mail that never left) and the error rethrown.
+ */
+export async function mailOrWithdraw(purpose: VerificationPurpose, target: string, send: () => Promise<void>): Promise<void> {
+  try {
+    await send();
+  } catch (error) {
+    await cancelCode(purpose, target).catch(() => undefined);
+    throw error;
+  }
+}
+
+// One-time codes that are their own key (provider login codes): 256 random bits, so no attempt
+// counting; stored under a hash of the code, never the code itself.
+function keyOf(code: string): string {
+  return createHash("sha256").update(code).digest("hex");
+}
+
+/** Stores a keyed one-time code for `userId`, valid for `ttlMs`. */
+export async function storeKeyedCode(purpose: VerificationPurpose, code: string, userId: string, ttlMs: number, now = new Date()): Promise<void> {
+  const target = keyOf(code);
+  await db.verification.create({
+    data: { purpose, target, userId, codeHash: hashCode(purpose, target, code), expiresAt: new Date(now.getTime() + ttlMs), lastSentAt: now },
+  });
+}
+
+/** The user id of a valid keyed code, consuming it (single use); null for unknown, used or expired. */
+export async function consumeKeyedCode(purpose: VerificationPurpose, code: string, now = new Date()): Promise<string | null> {
+  const target = keyOf(code);
+  const row = await db.verification.findUnique({ where: { purpose_target: { purpose, target } } });
+  if (!row) return null;
+  // Delete only this very row: of two racing exchanges one wins.
+  const { count } = await db.verification.deleteMany({ where: { id: row.id } });
+  if (count !== 1 || row.expiresAt <= now || !row.userId) return null;
+  return row.userId;
 }
 
 /** When the next resend is allowed (null when nothing is pending), for the page's countdown. */

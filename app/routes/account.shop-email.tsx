@@ -3,17 +3,12 @@
 // forms work without JavaScript and, through a fetcher, without a full reload.
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
-import {
-  cancelShopEmailVerification,
-  linkShopEmail,
-  resendShopEmailCode,
-  ShopEmailError,
-  verifyShopEmail,
-} from "~/models/shop-email.server";
-import { clientAddress } from "~/models/auth.server";
+import { cancelShopEmailVerification, linkShopEmail, resendShopEmailCode, verifyShopEmail } from "~/models/shop-email.server";
 import { isRestricted, RESTRICTED_MESSAGE } from "~/models/restriction.server";
-import { requireUser } from "~/models/session.server";
+import { requireUser } from "~/session-guards.server";
 import { redirectWithError, redirectWithSuccess } from "~/toast.server";
+import { clientAddress } from "~/utils/client-address.server";
+import { formRefusal } from "~/utils/form-failure.server";
 import { SHOP_INTENTS, SHOP_MESSAGES, shopEmailCodeSchema, shopEmailSchema, type ShopIntent } from "~/utils/shop-schemas";
 
 const FAILURE: Record<ShopIntent, string> = {
@@ -52,9 +47,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
             : await cancelShopEmailVerification(user.id, email);
     return redirectWithSuccess(back, result.message);
   } catch (error) {
-    if (error instanceof ShopEmailError) return redirectWithError(back, error.message);
-    console.error(FAILURE[intent], error);
-    return redirectWithError(back, FAILURE[intent]);
+    const refusal = formRefusal(error, FAILURE[intent]);
+    return redirectWithError(back, refusal.message, { headers: refusal.headers });
   }
 }
 

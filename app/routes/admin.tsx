@@ -22,7 +22,7 @@ import {
 import { listRecentAuditRows, recordAudit } from "~/models/audit.server";
 import { recentSyncRuns, runIntervalSync } from "~/models/interval-sync.server";
 import { importPurchasesCsv, PurchaseImportError } from "~/models/purchase.server";
-import { requireAdmin } from "~/models/session.server";
+import { requireAdmin } from "~/session-guards.server";
 import { listTiers } from "~/models/tier.server";
 import { DomainError } from "~/models/errors";
 import { recomputeUnlocksForUser } from "~/models/unlocks.server";

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { handleApi, methodNotAllowed, readJson } from "~/api.server";
-import { apiAccountCall, changePassword } from "~/models/auth.server";
+import { changePassword } from "~/models/passwords.server";
 import { readSessionId, requireApiUser } from "~/models/session.server";
 import { changePasswordSchema } from "~/utils/auth-schemas";
 
@@ -11,7 +11,7 @@ export function action({ request }: ActionFunctionArgs) {
     const user = await requireApiUser(request);
     const input = await readJson(request, changePasswordSchema);
     const keepSessionId = await readSessionId(request);
-    await apiAccountCall(() => changePassword(user, input, keepSessionId));
+    await changePassword(user, input, keepSessionId);
     return json({ message: "Password changed successfully." });
   });
 }

@@ -1,9 +1,9 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { syncRecentlyLinkedMembers } from "~/models/patreon-membership.server";
-import { finishProviderRedirect } from "~/models/provider-link.server";
+import { finishProviderRedirect } from "~/provider-sign-in.server";
 
-export async function loader({ request }: LoaderFunctionArgs) {
-  const { response, outcome } = await finishProviderRedirect("patreon", request);
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const { response, outcome } = await finishProviderRedirect("patreon", request, context);
   // After a successful sign-in or link the pledge history is only in the creator's members
   // list: fetch it in the background, so the page does not wait for the platform (the
   // interval job would catch up anyway).

@@ -1,7 +1,8 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { handleApi, methodNotAllowed, readJson } from "~/api.server";
-import { apiAccountCall, clientAddress, registerWithPassword } from "~/models/auth.server";
+import { registerWithPassword } from "~/models/passwords.server";
+import { clientAddress } from "~/utils/client-address.server";
 import { createUserSession } from "~/models/session.server";
 import { getUserWithShopEmails, toApiUser } from "~/models/user.server";
 import { registerSchema } from "~/utils/auth-schemas";
@@ -10,7 +11,7 @@ export function action({ request, context }: ActionFunctionArgs) {
   if (request.method !== "POST") return methodNotAllowed();
   return handleApi("Failed to sign up.", async () => {
     const input = await readJson(request, registerSchema);
-    const user = await apiAccountCall(() => registerWithPassword({ ...input, client: clientAddress(request, context) }));
+    const user = await registerWithPassword({ ...input, client: clientAddress(request, context) });
     const cookie = await createUserSession(user.id);
     const full = await getUserWithShopEmails(user.id);
     return json(

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { handleApi, methodNotAllowed, readJson } from "~/api.server";
-import { apiAccountCall, setPassword } from "~/models/auth.server";
+import { setPassword } from "~/models/passwords.server";
 import { requireApiUser } from "~/models/session.server";
 import { setPasswordSchema } from "~/utils/auth-schemas";
 
@@ -10,7 +10,7 @@ export function action({ request }: ActionFunctionArgs) {
   return handleApi("Failed to set password.", async () => {
     const user = await requireApiUser(request);
     const { newPassword } = await readJson(request, setPasswordSchema);
-    await apiAccountCall(() => setPassword(user, newPassword));
+    await setPassword(user, newPassword);
     return json({ message: "Password set successfully." });
   });
 }

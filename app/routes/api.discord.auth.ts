@@ -1,4 +1,4 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { startProviderSignIn } from "~/models/auth.server";
+import { startProviderSignIn } from "~/provider-sign-in.server";
 
 export const loader = ({ request }: LoaderFunctionArgs) => startProviderSignIn("discord", request);

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { handleApi, methodNotAllowed, readJson } from "~/api.server";
-import { apiAccountCall, setUsername } from "~/models/auth.server";
+import { setUsername } from "~/models/account.server";
 import { requireApiUser } from "~/models/session.server";
 import { usernameSchema } from "~/utils/auth-schemas";
 
@@ -10,7 +10,7 @@ export function action({ request }: ActionFunctionArgs) {
   return handleApi("Failed to set username.", async () => {
     const user = await requireApiUser(request);
     const { username } = await readJson(request, usernameSchema);
-    const updated = await apiAccountCall(() => setUsername(user, username));
+    const updated = await setUsername(user, username);
     return json({ message: "Username set successfully! Your account is now verified.", fullName: updated.fullName, mailVerified: updated.mailVerified });
   });
 }

@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { finishProviderRedirect } from "~/models/provider-link.server";
+import { finishProviderRedirect } from "~/provider-sign-in.server";
 
-export async function loader({ request }: LoaderFunctionArgs) {
-  return (await finishProviderRedirect("google", request)).response;
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  return (await finishProviderRedirect("google", request, context)).response;
 }

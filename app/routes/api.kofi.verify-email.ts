@@ -1,9 +1,9 @@
 // POST /api/kofi/verify-email {email, code}: verifies the pending shop email; answers {message}.
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
-import { apiError, handleApi, methodNotAllowed, readJson } from "~/api.server";
+import { handleApi, methodNotAllowed, readJson } from "~/api.server";
 import { requireActiveApiUser } from "~/models/restriction.server";
-import { verifyShopEmail, ShopEmailError } from "~/models/shop-email.server";
+import { verifyShopEmail } from "~/models/shop-email.server";
 import { shopEmailCodeSchema } from "~/utils/shop-schemas";
 
 export async function action({ request }: ActionFunctionArgs) {
@@ -11,12 +11,7 @@ export async function action({ request }: ActionFunctionArgs) {
   return handleApi("Failed to verify email.", async () => {
     const user = await requireActiveApiUser(request);
     const input = await readJson(request, shopEmailCodeSchema);
-    try {
-      return json(await verifyShopEmail(user.id, input.email, input.code));
-    } catch (error) {
-      if (error instanceof ShopEmailError) return apiError(error.status, error.message);
-      throw error;
-    }
+    return json(await verifyShopEmail(user.id, input.email, input.code));
   });
 }
 

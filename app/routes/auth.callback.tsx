@@ -7,9 +7,10 @@ import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
 import { SubmitButton } from "~/components/form";
 import { Modal } from "~/components/modal";
-import { AccountError, exchangeProviderLoginCode } from "~/models/auth.server";
+import { exchangeProviderLoginCode } from "~/provider-sign-in.server";
 import { redirectWithSuccess } from "~/toast.server";
 import { callbackErrorMessage } from "~/utils/auth-callback-errors";
+import { formRefusal } from "~/utils/form-failure.server";
 import stylesheet from "~/styles/login.css";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: stylesheet }];
@@ -30,16 +31,16 @@ export function loader({ request }: LoaderFunctionArgs) {
 type Failure = { status: number; error: string };
 
 /** The no-JavaScript path: the same exchange as POST /api/auth/callback. */
-export async function action({ request }: ActionFunctionArgs) {
+export async function action({ request, context }: ActionFunctionArgs) {
   const form = await request.formData();
   const code = String(form.get("code") ?? "");
   if (!code) return json<Failure>({ status: 400, error: NO_CODE }, { status: 400 });
   try {
-    const headers = await exchangeProviderLoginCode(request, code);
+    const headers = await exchangeProviderLoginCode(request, context, code);
     return redirectWithSuccess("/login", "Logged in successfully.", { headers });
   } catch (error) {
-    if (error instanceof AccountError) return json<Failure>({ status: error.status, error: error.message }, { status: error.status });
-    throw error;
+    const refusal = formRefusal(error, "Authentication failed.");
+    return json<Failure>({ status: refusal.status, error: refusal.message }, { status: refusal.status, headers: refusal.headers });
   }
 }
 

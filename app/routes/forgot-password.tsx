@@ -3,9 +3,11 @@ import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunctio
 import { json } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Field, SubmitButton } from "~/components/form";
-import { clientAddress, PASSWORD_RESET_MESSAGE, refusalMessage, requestPasswordReset, resetPassword } from "~/models/auth.server";
+import { PASSWORD_RESET_MESSAGE, requestPasswordReset, resetPassword } from "~/models/passwords.server";
 import { jsonWithError, redirectWithSuccess } from "~/toast.server";
 import { fieldErrors, forgotPasswordSchema, resetPasswordSchema } from "~/utils/auth-schemas";
+import { clientAddress } from "~/utils/client-address.server";
+import { formRefusal } from "~/utils/form-failure.server";
 import stylesheet from "~/styles/login.css";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: stylesheet }];
@@ -41,9 +43,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const message = await requestPasswordReset(parsed.data.email, clientAddress(request, context));
     return redirectWithSuccess(`/forgot-password?step=2&email=${encodeURIComponent(parsed.data.email)}`, message);
   } catch (error) {
-    const message = refusalMessage(error);
-    if (!message) console.error(failure, error);
-    return jsonWithError<ActionResult>({ intent, errors: { form: message ?? failure } }, message ?? failure, { status: message ? 400 : 500 });
+    const refusal = formRefusal(error, failure);
+    return jsonWithError<ActionResult>({ intent, errors: { form: refusal.message } }, refusal.message, { status: refusal.status, headers: refusal.headers });
   }
 }
 

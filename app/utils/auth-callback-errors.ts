@@ -16,8 +16,12 @@ export const CALLBACK_ERRORS = {
 
 export type CallbackErrorCode = keyof typeof CALLBACK_ERRORS;
 
+export function isCallbackErrorCode(code: string | null | undefined): code is CallbackErrorCode {
+  return typeof code === "string" && Object.hasOwn(CALLBACK_ERRORS, code);
+}
+
 /** The message of a known code; anything else gets the generic failure. */
 export function callbackErrorMessage(code: string | null): string | null {
   if (code === null) return null;
-  return Object.hasOwn(CALLBACK_ERRORS, code) ? CALLBACK_ERRORS[code as CallbackErrorCode] : CALLBACK_ERRORS.failed;
+  return isCallbackErrorCode(code) ? CALLBACK_ERRORS[code] : CALLBACK_ERRORS.failed;
 }

@@ -1,5 +1,6 @@
 // Account rules written once, in the spec's words, shared by forms, actions and `/api` routes.
-import { z } from "zod";
+import { z, type ZodType, type ZodTypeDef } from "zod";
+import { DomainError } from "~/models/errors";
 
 export const PASSWORD_RULE_MESSAGE = "Password must have at least 8 characters and 1 uppercase.";
 export const RESET_PASSWORD_RULE_MESSAGE = "Password must have at least 8 characters, 1 uppercase, and 1 special character.";
@@ -121,4 +122,11 @@ export function fieldErrors(error: z.ZodError): Record<string, string> {
     errors[key] ??= issue.message;
   }
   return errors;
+}
+
+/** Form values parsed with `schema`; a failure is a 400 refusal with the message of each field. */
+export function parseFormFields<T>(schema: ZodType<T, ZodTypeDef, unknown>, values: Record<string, FormDataEntryValue | null>): T {
+  const parsed = schema.safeParse(values);
+  if (!parsed.success) throw new DomainError(400, parsed.error.issues[0]!.message, { fields: fieldErrors(parsed.error) });
+  return parsed.data;
 }

@@ -1,0 +1,185 @@
+// Email-and-password accounts: sign-up, login (through remix-auth-form, for the /login form and
+// the JSON API alike), and changing, setting and resetting the password. bcrypt runs in the
+// worker pool, never on the event loop (see password-pool.server.ts).
+import { Authenticator } from "remix-auth";
+import { FormStrategy } from "remix-auth-form";
+import { db, Prisma } from "~/db.server";
+import type { User } from "~/generated/prisma/client";
+import { codeMail, sendMail } from "~/integrations/mail.server";
+import { isPasswordPoolBusy, PASSWORD_POOL_BUSY, passwordPool, type PasswordPool } from "~/integrations/password-pool.server";
+import { grantAdminIfListed, MINUTE } from "~/models/account.server";
+import { sendVerificationMail } from "~/models/email-verification.server";
+import { DomainError } from "~/models/errors";
+import { enforceAddressLimit, enforceRateLimit, resetRateLimit } from "~/models/rate-limit.server";
+import { cancelCode, checkCode, checkRefusal, issueCode, mailOrWithdraw } from "~/models/verification.server";
+import { loginSchema, parseFormFields, signUpFormSchema } from "~/utils/auth-schemas";
+
+const BCRYPT_ROUNDS = 10;
+
+export const INVALID_LOGIN_MESSAGE = "Invalid email or password.";
+export const PASSWORD_RESET_MESSAGE = "Password reset successfully. You can now log in.";
+export const FORGOT_PASSWORD_ANSWER = "If an account exists with that email, a reset code has been sent.";
+const EMAIL_TAKEN_MESSAGE = "An account with this email already exists. Please log in.";
+const HAS_PASSWORD_MESSAGE = "Your account already has a password. Please change it instead.";
+
+// A fixed hash so a login for an unknown email costs as much time as one for a known email.
+// (bcrypt of "not-a-real-password" with BCRYPT_ROUNDS; a constant, so no bcrypt runs at start.)
+const DUMMY_HASH = "$2b$10$ap/sRcsAiF//AxEPSTSrJOlX3Vve2W8M96c9u3UMKI9lHf11.oxW6";
+
+/** Work for the bcrypt pool; a full queue is a refusal to answer as it is (503 + Retry-After). */
+async function withPasswordPool<T>(work: (pool: PasswordPool) => Promise<T>): Promise<T> {
+  try {
+    return await work(await passwordPool());
+  } catch (error) {
+    if (isPasswordPoolBusy(error)) throw new DomainError(503, error.message, { retryAfterSeconds: error.retryAfterSeconds, code: PASSWORD_POOL_BUSY });
+    throw error;
+  }
+}
+
+export function hashPassword(password: string): Promise<string> {
+  return withPasswordPool((pool) => pool.hash(password, BCRYPT_ROUNDS));
+}
+
+function passwordMatches(password: string, hash: string): Promise<boolean> {
+  return withPasswordPool((pool) => pool.compare(password, hash));
+}
+
+/** Creates an unverified email account and mails its code. The caller starts the session. */
+export async function registerWithPassword({ email, password, client }: { email: string; password: string; client?: string | null }): Promise<User> {
+  await enforceAddressLimit("signup", client, 20, 60 * MINUTE);
+  await enforceRateLimit(`signup:email:${email}`, 5, 60 * MINUTE);
+  const existing = await db.user.findUnique({ where: { email } });
+  if (existing) throw new DomainError(409, EMAIL_TAKEN_MESSAGE);
+  let user: User;
+  try {
+    user = await db.user.create({ data: { email, passwordHash: await hashPassword(password), mailVerified: false } });
+  } catch (error) {
+    // Another sign-up with this email won the race.
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") throw new DomainError(409, EMAIL_TAKEN_MESSAGE);
+    throw error;
+  }
+  const issued = await issueCode({ purpose: "EMAIL_VERIFY", target: email, userId: user.id });
+  if (issued.ok) {
+    try {
+      await sendVerificationMail(email, issued.code);
+    } catch (error) {
+      // Mail server down: undo the sign-up so nothing half-made stays and a retry starts clean.
+      await cancelCode("EMAIL_VERIFY", email).catch(() => undefined);
+      await db.user.delete({ where: { id: user.id } }).catch(() => undefined);
+      throw error;
+    }
+  }
+  return user;
+}
+
+/** Checks email and password; limited per client address and per email address. */
+export async function loginWithPassword({ email, password, client }: { email: string; password: string; client?: string | null }): Promise<User> {
+  await enforceAddressLimit("login", client, 50, 15 * MINUTE);
+  await enforceRateLimit(`login:email:${email}`, 10, 15 * MINUTE);
+  const user = await db.user.findUnique({ where: { email } });
+  const matches = await passwordMatches(password, user?.passwordHash ?? DUMMY_HASH);
+  if (!user || !user.passwordHash || !matches) throw new DomainError(401, INVALID_LOGIN_MESSAGE);
+  await resetRateLimit(`login:email:${email}`);
+  return grantAdminIfListed(user);
+}
+
+export type PasswordStrategy = "login" | "signup";
+
+/**
+ * The "login" and "sign-up" strategies of remix-auth-form for one request's client (its address
+ * counts against the per-address limits). Each reads the form itself; refusals are DomainErrors
+ * with the field messages.
+ */
+export function passwordAuthenticator(client: string | null): Authenticator<User> {
+  return new Authenticator<User>()
+    .use(
+      new FormStrategy(async ({ form }) => {
+        const input = parseFormFields(loginSchema, { email: form.get("email"), password: form.get("password") });
+        return loginWithPassword({ ...input, client });
+      }),
+      "login",
+    )
+    .use(
+      new FormStrategy(async ({ form }) => {
+        const input = parseFormFields(signUpFormSchema, { email: form.get("email"), password: form.get("password"), confirmPassword: form.get("confirmPassword") });
+        return registerWithPassword({ email: input.email, password: input.password, client });
+      }),
+      "signup",
+    );
+}
+
+/**
+ * A form POST to `url` carrying `body`: how the JSON API hands its fields to the form strategy,
+ * and how /login hands over the form it already read to route the intent.
+ */
+export function formRequest(url: string, body: FormData | URLSearchParams): Request {
+  return new Request(url, { method: "POST", body });
+}
+
+/**
+ * Changes the password and signs the account out everywhere else (a changed password is often
+ * a reaction to someone else having it); the session making the change stays.
+ */
+export async function changePassword(
+  user: User,
+  { currentPassword, newPassword }: { currentPassword: string; newPassword: string },
+  keepSessionId: string | null = null,
+): Promise<void> {
+  await enforceRateLimit(`password:user:${user.id}`, 10, 15 * MINUTE);
+  if (!user.passwordHash) throw new DomainError(400, "Your account has no password yet. Please set one.");
+  if (!(await passwordMatches(currentPassword, user.passwordHash))) throw new DomainError(400, "Current password is incorrect.");
+  const passwordHash = await hashPassword(newPassword);
+  await db.$transaction([
+    db.user.update({ where: { id: user.id }, data: { passwordHash } }),
+    db.session.deleteMany({ where: { userId: user.id, ...(keepSessionId ? { id: { not: keepSessionId } } : {}) } }),
+  ]);
+}
+
+export async function setPassword(user: User, newPassword: string): Promise<void> {
+  if (user.passwordHash) throw new DomainError(409, HAS_PASSWORD_MESSAGE);
+  if (!user.email) throw new DomainError(400, "Your account has no email address to log in with.");
+  // Only the first password: a concurrent request cannot overwrite one set a moment ago.
+  const { count } = await db.user.updateMany({ where: { id: user.id, passwordHash: null }, data: { passwordHash: await hashPassword(newPassword) } });
+  if (count === 0) throw new DomainError(409, HAS_PASSWORD_MESSAGE);
+}
+
+/** Step 1 of the reset: answers the same whether or not the account exists. */
+export async function requestPasswordReset(email: string, client?: string | null): Promise<string> {
+  await enforceAddressLimit("reset-request", client, 20, 60 * MINUTE);
+  await enforceRateLimit(`reset-request:email:${email}`, 5, 60 * MINUTE);
+  const user = await db.user.findUnique({ where: { email } });
+  if (user) {
+    const issued = await issueCode({ purpose: "PASSWORD_RESET", target: email, userId: user.id });
+    // Within the cooldown the earlier mail still holds a valid code; stay silent about it.
+    if (issued.ok) {
+      await mailOrWithdraw("PASSWORD_RESET", email, () =>
+        sendMail(
+          codeMail({
+            to: email,
+            subject: "Your password reset code",
+            intro: "Someone asked to reset the password of your account. Enter this code on the reset page:",
+            code: issued.code,
+            outro: "The code is valid for 15 minutes. If this was not you, ignore this mail: your password stays as it is.",
+          }),
+        ),
+      );
+    }
+  }
+  return FORGOT_PASSWORD_ANSWER;
+}
+
+/** Step 2: a valid code sets the new password and ends every session of the account. */
+export async function resetPassword({ email, code, newPassword, client }: { email: string; code: string; newPassword: string; client?: string | null }): Promise<void> {
+  await enforceAddressLimit("reset", client, 50, 15 * MINUTE);
+  await enforceRateLimit(`reset:email:${email}`, 10, 15 * MINUTE);
+  const result = await checkCode({ purpose: "PASSWORD_RESET", target: email, code });
+  if (!result.ok) throw checkRefusal(result.reason);
+  const user = await db.user.findUnique({ where: { email } });
+  if (!user) throw checkRefusal("missing");
+  // The code proved the address, so the account counts as verified from now on.
+  await db.$transaction([
+    db.user.update({ where: { id: user.id }, data: { passwordHash: await hashPassword(newPassword), mailVerified: true, emailVerifiedBy: "CODE" } }),
+    db.session.deleteMany({ where: { userId: user.id } }),
+  ]);
+  await resetRateLimit(`login:email:${email}`);
+}
