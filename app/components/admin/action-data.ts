@@ -13,7 +13,9 @@ export type AdminActionData =
   | { intent: "search-by-code"; result: CodeSearchData; error?: undefined; values?: CodeSearchValues }
   | { intent: "import-purchases"; error: string; details?: string; report?: undefined }
   | { intent: "import-purchases"; report: ImportReportData; error?: undefined }
-  | { intent: "save-user" | "add-shop-email" | "verify-shop-email"; error: string }
+  | { intent: "save-user"; error: string }
+  | { intent: "add-shop-email"; error: string }
+  | { intent: "verify-shop-email"; error: string }
   | { intent: "force-interval"; error?: string; details?: string; summary?: unknown; message?: string }
   | { intent: "unlock-objects"; error?: string; message?: string }
   | { intent: string; error: string };
