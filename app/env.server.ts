@@ -181,8 +181,7 @@ export function env(): Env {
   return cached;
 }
 
-/** Reads process.env again; for tests that change a variable mid-run (a mail capture server). */
-export function reloadEnv(): Env {
+/** The next env() reads process.env again; for tests that change a variable mid-run (a mail capture server). */
+export function resetEnvCache(): void {
   cached = undefined;
-  return env();
 }
