@@ -1,13 +1,13 @@
 // Configuration is read only through env(): the modules that used to read process.env
 // themselves (the mail, the jobs, the production server and its workers) now get their values
 // from its schema, so a malformed value is refused with a message that names it.
-import { spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseEnv } from "~/env.server";
 import { codeMail, sendMail } from "~/integrations/mail.server";
 import { startBackgroundJobs } from "~/jobs.server";
-import { appServerArgs, freePort, projectRoot } from "../scripts/app-server";
+import { appServerArgs } from "../scripts/app-server";
 import { setEnv } from "./env";
+import { productionServerEnv, runUntilExit } from "./helpers";
 
 const base = { DATABASE_URL: "postgresql://postgres@127.0.0.1:5432/x" };
 
@@ -52,17 +52,7 @@ describe("modules read their values through env()", () => {
   });
 
   it("the production server stops at start, before any worker, on a malformed setting", async () => {
-    const child = spawn(process.execPath, appServerArgs(), {
-      cwd: projectRoot,
-      env: { ...process.env, NODE_ENV: "production", PORT: String(await freePort()), HOST: "127.0.0.1", WEB_CONCURRENCY: "lots", REQUEST_LOG: "false" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
-    const code = await new Promise<number | null>((resolve) => child.once("exit", (exitCode) => resolve(exitCode)));
-    clearTimeout(timer);
+    const { code, output } = await runUntilExit(appServerArgs(), await productionServerEnv({ WEB_CONCURRENCY: "lots" }));
     expect(code).toBe(1);
     expect(output).toContain("Invalid configuration");
     expect(output).toContain("WEB_CONCURRENCY");

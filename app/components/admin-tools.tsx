@@ -12,6 +12,17 @@ import { ADMIN_MESSAGES, isPurchaseCsvName } from "~/utils/admin-schemas";
 
 type ToolProps = { actionUrl: string; fallback?: AdminActionData | null };
 
+/** A tool's refusal, with the details some operations add (docs/api.md). */
+function Refusal({ error, details }: { error?: string | null; details?: string }) {
+  if (!error) return null;
+  return (
+    <p className="form-error" role="alert">
+      {error}
+      {details ? ` ${details}` : null}
+    </p>
+  );
+}
+
 export function CodeSearch({ actionUrl, fallback }: ToolProps) {
   const fetcher = useFetcher<AdminActionData>();
   const id = useId();
@@ -36,11 +47,7 @@ export function CodeSearch({ actionUrl, fallback }: ToolProps) {
         </button>
       </fetcher.Form>
       <div aria-live="polite">
-        {answer?.error ? (
-          <p className="form-error" role="alert">
-            {answer.error}
-          </p>
-        ) : null}
+        <Refusal error={answer?.error} />
         {answer?.result ? (
           <div data-testid="code-search-result">
             <p>
@@ -110,17 +117,7 @@ export function PurchaseImport({ actionUrl, fallback }: ToolProps) {
         </button>
       </fetcher.Form>
       <div aria-live="polite">
-        {checked ? (
-          <p className="form-error" role="alert">
-            {checked}
-          </p>
-        ) : null}
-        {shown?.error ? (
-          <p className="form-error" role="alert">
-            {shown.error}
-            {shown.details ? ` ${shown.details}` : null}
-          </p>
-        ) : null}
+        <Refusal error={checked ?? shown?.error} details={shown?.error ? shown.details : undefined} />
         {shown?.report ? (
           <div data-testid="import-report">
             <p>
@@ -190,12 +187,7 @@ export function ForceInterval({ actionUrl, runs, fallback }: ToolProps & { runs:
         </button>
       </fetcher.Form>
       <div aria-live="polite" data-testid="interval-result">
-        {result?.error ? (
-          <p className="form-error" role="alert">
-            {result.error}
-            {result.details ? ` ${result.details}` : null}
-          </p>
-        ) : null}
+        <Refusal error={result?.error} details={result?.details} />
         {result && !result.error && result.summary ? <p className="form-success">Done. {summaryText(result.summary)}</p> : null}
       </div>
       {runs.length > 0 ? (
