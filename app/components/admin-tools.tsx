@@ -74,7 +74,7 @@ export function CodeSearch({ actionUrl, fallback }: ToolProps) {
   );
 }
 
-/** The CSV purchase import: the file goes to the /admin action as a multipart post. */
+/** The CSV purchase import: the file goes to the /admin action as a multipart post (20 MiB at most). */
 export function PurchaseImport({ actionUrl, fallback }: ToolProps) {
   const fetcher = useFetcher<AdminActionData>();
   const id = useId();
@@ -116,6 +116,13 @@ export function PurchaseImport({ actionUrl, fallback }: ToolProps) {
           {busy ? "Importing..." : "Import"}
         </button>
       </fetcher.Form>
+      {busy ? (
+        // A fetcher reports no byte counts: the bar runs until the action answers.
+        <div className="admin-progress">
+          <label htmlFor={`${id}-progress`}>Upload progress</label>
+          <progress id={`${id}-progress`} />
+        </div>
+      ) : null}
       <div aria-live="polite">
         <Refusal error={checked ?? shown?.error} details={shown?.error ? shown.details : undefined} />
         {shown?.report ? (
