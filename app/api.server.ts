@@ -54,9 +54,9 @@ export function methodNotAllowed(): Response {
   return apiError(405, "Method not allowed.");
 }
 
-/** A model's refusal as its `/api` answer: `{ "error": message }`, its status, and `Retry-After`. */
+/** A model's refusal as its `/api` answer: `{ "error": message }` (plus its extra fields), its status, and `Retry-After`. */
 export function apiFailure(error: DomainError): Response {
-  return apiError(error.status, error.message, error.headers);
+  return json({ error: error.message, ...error.extra }, { status: error.status, headers: error.headers });
 }
 
 /**

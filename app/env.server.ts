@@ -32,6 +32,23 @@ const schema = z
   .object({
     NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
     PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+    /** Address to listen on; unset, every interface. */
+    HOST: z.string().trim().min(1).optional(),
+    /** Worker processes of the production server (server/index.ts); unset, one per core. */
+    WEB_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
+    /** `false` silences the one-line request log. */
+    REQUEST_LOG: z
+      .enum(["true", "false", ""])
+      .optional()
+      .transform((value) => value !== "false"),
+    /** The request head must arrive within this (server/worker.ts). */
+    HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1).default(15_000),
+    /** A request body must arrive within this; post-file uploads get more (server/security.ts). */
+    REQUEST_BODY_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
+    /** `1` keeps this server from running the background jobs (the cluster gives them to one worker). */
+    DISABLE_JOBS: boolFlag,
+    /** Set by the cluster supervisor for its workers: it announces the whole group itself. */
+    SERVER_QUIET: boolFlag,
     APP_URL: z.string().url().optional(),
     DATABASE_URL: z
       .string({ required_error: "is required (npm start provides an embedded database when it is unset)" })
@@ -46,6 +63,8 @@ const schema = z
       .optional(),
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
     DATA_DIR: z.string().min(1).default("./data"),
+    /** Where `npm run build` wrote the app (remix.config.js and the build scripts read it too). */
+    REMIX_BUILD_DIR: z.string().min(1).default("build"),
     SESSION_SECRET: list,
     SMTP_URL: z
       .string()
@@ -156,8 +175,13 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
 
 let cached: Env | undefined;
 
-/** The validated configuration of this process. */
+/** The validated configuration of this process, read from process.env once. */
 export function env(): Env {
   cached ??= parseEnv(process.env);
   return cached;
+}
+
+/** The next env() reads process.env again; for tests that change a variable mid-run (a mail capture server). */
+export function resetEnvCache(): void {
+  cached = undefined;
 }

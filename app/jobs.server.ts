@@ -24,7 +24,7 @@ function jobs(): Job[] {
 const globalForJobs = globalThis as unknown as { __jobsStarted?: boolean };
 
 export function startBackgroundJobs() {
-  if (globalForJobs.__jobsStarted || env().NODE_ENV === "test" || process.env.DISABLE_JOBS === "1") return;
+  if (globalForJobs.__jobsStarted || env().NODE_ENV === "test" || env().DISABLE_JOBS) return;
   globalForJobs.__jobsStarted = true;
   for (const job of jobs()) {
     if (job.everyMs <= 0) continue;

@@ -8,9 +8,23 @@
 // on SIGTERM/SIGINT lets every worker finish its responses before it exits.
 import cluster, { type Worker } from "node:cluster";
 import os from "node:os";
+import { env, type Env } from "../app/env.server.ts";
 
-const requested = Number(process.env.WEB_CONCURRENCY);
-const workerCount = Number.isInteger(requested) && requested > 0 ? requested : os.availableParallelism();
+// The production server runs in production mode unless told otherwise; workers inherit it.
+process.env.NODE_ENV ??= "production";
+
+/** The configuration, checked once here: a bad value stops the server before any worker starts. */
+function startConfig(): Env {
+  try {
+    return env();
+  } catch (error) {
+    console.error(`[server] ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+}
+
+const config = startConfig();
+const workerCount = config.WEB_CONCURRENCY ?? os.availableParallelism();
 
 if (!cluster.isPrimary || workerCount === 1) {
   await import("./worker.ts");
@@ -32,15 +46,15 @@ function superviseWorkers(count: number) {
   const fork = (slot: number) => {
     // Background jobs (the members sync, clean-ups) run in the first slot's worker only; the
     // jobs guard themselves across app servers too (see app/jobs.server.ts).
-    const env = { WORKER_SLOT: String(slot), ...(slot === 0 ? {} : { DISABLE_JOBS: "1" }), SERVER_QUIET: "1" };
-    const worker = cluster.fork(env);
+    const workerEnv = { WORKER_SLOT: String(slot), ...(slot === 0 ? {} : { DISABLE_JOBS: "1" }), SERVER_QUIET: "1" };
+    const worker = cluster.fork(workerEnv);
     const entry = { slot, startedAt: Date.now(), listened: false };
     slots.set(worker, entry);
     worker.once("listening", (address) => {
       entry.listened = true;
       listening += 1;
       // One "[server]" line for the whole group, once every worker listens (scripts/start.ts reads it).
-      if (listening === count) console.log(`[server] http://${process.env.HOST ?? "localhost"}:${address.port} (${count} workers)`);
+      if (listening === count) console.log(`[server] http://${config.HOST ?? "localhost"}:${address.port} (${count} workers)`);
     });
   };
 

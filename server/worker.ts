@@ -6,13 +6,15 @@ import http from "node:http";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { installGlobals, type ServerBuild } from "@remix-run/node";
+import { env } from "../app/env.server.ts";
 import { PASSWORD_WORKER_URL, passwordPool } from "../app/integrations/password-pool.server.ts";
 import { createApp } from "./app.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-process.env.NODE_ENV ??= "production";
+// Checked by server/index.ts before this worker started (it also set NODE_ENV's default).
+const config = env();
 
-const buildPath = path.resolve(root, process.argv[2] ?? path.join(process.env.REMIX_BUILD_DIR ?? "build", "index.js"));
+const buildPath = path.resolve(root, process.argv[2] ?? path.join(config.REMIX_BUILD_DIR, "index.js"));
 if (!existsSync(buildPath)) {
   console.error(`No server build at ${buildPath}. Run \`npm run build\` first.`);
   process.exit(1);
@@ -31,28 +33,24 @@ try {
 }
 installGlobals({ nativeFetch: build.future.v3_singleFetch });
 
-const port = Number(process.env.PORT ?? 3000);
-const host = process.env.HOST;
-function timeoutFromEnv(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  return Number.isInteger(value) && value > 0 ? value : fallback;
-}
+const port = config.PORT;
+const host = config.HOST;
 
 const app = createApp({
-  bodyTimeoutMs: timeoutFromEnv("REQUEST_BODY_TIMEOUT_MS", 30_000),
+  bodyTimeoutMs: config.REQUEST_BODY_TIMEOUT_MS,
   build,
   // The browser assets sit next to the server build's folder (remix.config.js).
   assetsDir: path.resolve(root, build.assetsBuildDirectory),
   publicDir: path.join(root, "public"),
-  mode: process.env.NODE_ENV,
-  log: process.env.REQUEST_LOG !== "false",
-  appUrl: (process.env.APP_URL ?? `http://localhost:${port}`).replace(/\/$/, ""),
-  postFileMaxBytes: Number(process.env.POST_FILE_MAX_BYTES ?? 4 * 1024 * 1024 * 1024),
+  mode: config.NODE_ENV,
+  log: config.REQUEST_LOG,
+  appUrl: config.APP_URL,
+  postFileMaxBytes: config.POST_FILE_MAX_BYTES,
 });
 
 // Under the cluster the primary announces the whole group instead (server/index.ts).
 const onListen = () => {
-  if (!process.env.SERVER_QUIET) console.log(`[server] http://${host ?? "localhost"}:${port}`);
+  if (!config.SERVER_QUIET) console.log(`[server] http://${host ?? "localhost"}:${port}`);
 };
 // Slow clients must not hold connections: the request head within HEADERS_TIMEOUT_MS (default
 // 15 s), a body within REQUEST_BODY_TIMEOUT_MS (default 30 s; post-file uploads get time for
@@ -60,7 +58,7 @@ const onListen = () => {
 // by that per-route deadline, so a large upload is not cut off. Expired connections are looked
 // for every second.
 const server = http.createServer(
-  { headersTimeout: timeoutFromEnv("HEADERS_TIMEOUT_MS", 15_000), requestTimeout: 0, connectionsCheckingInterval: 1_000 },
+  { headersTimeout: config.HEADERS_TIMEOUT_MS, requestTimeout: 0, connectionsCheckingInterval: 1_000 },
   app,
 );
 if (host) server.listen(port, host, onListen);

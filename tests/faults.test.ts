@@ -23,6 +23,7 @@ import * as importRoute from "~/routes/api.admin.import-purchases";
 import { callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
 import { createPost, createTiers, TIER_2 } from "./library-fixtures";
 import { startMailCapture } from "./mail-capture";
+import { setEnv } from "./env";
 
 /** A port on 127.0.0.1 that nothing listens on (bound, then closed). */
 async function closedPort(): Promise<number> {
@@ -39,12 +40,12 @@ const STACK_TRACE = /\bat .+\.(js|ts):\d+/;
 globalThis.__allowConsoleError = true;
 
 afterEach(() => {
-  delete process.env.SMTP_URL;
+  setEnv("SMTP_URL", undefined);
 });
 
 describe("the mail server is down", () => {
   beforeEach(async () => {
-    process.env.SMTP_URL = `smtp://127.0.0.1:${await closedPort()}`;
+    setEnv("SMTP_URL", `smtp://127.0.0.1:${await closedPort()}`);
   });
 
   it("sign-up fails with the sign-up message and leaves no account and no code; a retry after it is back works", async () => {
@@ -69,7 +70,7 @@ describe("the mail server is down", () => {
     // Mail back: the same address signs up at once (no leftover account, no resend cooldown).
     const capture = await startMailCapture();
     try {
-      process.env.SMTP_URL = capture.url;
+      setEnv("SMTP_URL", capture.url);
       const retry = await callRoute(registerRoute, { method: "POST", path: "/api/auth/register", json: { email, password: "Secret1234!" } });
       expect(retry.status).toBe(201);
       expect(await db.user.count({ where: { email, mailVerified: false } })).toBe(1);

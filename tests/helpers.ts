@@ -1,5 +1,7 @@
 // Shared helpers for integration tests: users, sessions and requests against route modules.
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { spawn } from "node:child_process";
+import path from "node:path";
 import bcrypt from "bcryptjs";
 import { db } from "~/db.server";
 import type { Prisma, User } from "~/generated/prisma/client";
@@ -101,4 +103,22 @@ export async function appDatabaseSettled(timeoutMs = 15_000): Promise<void> {
     quietTurns = busy ? 0 : quietTurns + 1;
     if (busy && Date.now() > deadline) throw new Error(`the app's database work did not settle within ${timeoutMs} ms`);
   }
+}
+
+/** The environment of a production server started by a test: on a free loopback port, quiet. */
+export async function productionServerEnv(extra: Record<string, string> = {}): Promise<NodeJS.ProcessEnv> {
+  const { freePort } = await import("../scripts/app-server");
+  return { ...process.env, PORT: String(await freePort()), HOST: "127.0.0.1", REQUEST_LOG: "false", ...extra, NODE_ENV: "production" };
+}
+
+/** Runs `node args` until it exits (killed after `timeoutMs`); answers its exit code and output. */
+export async function runUntilExit(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 20_000): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, args, { cwd: path.resolve(import.meta.dirname, ".."), env, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+  const code = await new Promise<number | null>((resolve) => child.once("exit", (exitCode) => resolve(exitCode)));
+  clearTimeout(timer);
+  return { code, output };
 }

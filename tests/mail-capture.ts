@@ -2,6 +2,7 @@
 // mail exactly as production does and read the codes back from the received messages.
 import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
+import { setEnv } from "./env";
 
 export type CapturedMail = { to: string[]; from: string; subject: string; text: string; html: string; raw: string };
 
@@ -147,10 +148,10 @@ export function useMailCapture(): () => MailCapture {
   let capture: MailCapture | undefined;
   beforeAll(async () => {
     capture = await startMailCapture();
-    process.env.SMTP_URL = capture.url;
+    setEnv("SMTP_URL", capture.url);
   });
   afterAll(async () => {
-    delete process.env.SMTP_URL;
+    setEnv("SMTP_URL", undefined);
     await capture?.stop();
   });
   return () => {

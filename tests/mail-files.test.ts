@@ -7,14 +7,15 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { codeMail, sendMail } from "~/integrations/mail.server";
 import { startFakeProviders } from "../scripts/fake-providers";
+import { setEnv } from "./env";
 
 const mailDir = () => path.join(process.env.DATA_DIR!, "mail");
 const files = () => readdirSync(mailDir(), { withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => path.join(mailDir(), entry.name));
 const mail = (to: string) => codeMail({ to, subject: "Code", intro: "Your code:", code: "123456", outro: "Bye" });
 
 afterEach(() => {
-  process.env.NODE_ENV = "test";
-  delete process.env.MAIL_TO_FILES;
+  setEnv("NODE_ENV", "test");
+  setEnv("MAIL_TO_FILES", undefined);
 });
 
 describe("mail copies without SMTP_URL", () => {
@@ -28,10 +29,10 @@ describe("mail copies without SMTP_URL", () => {
 
   it("are never written in production unless MAIL_TO_FILES=true asks for them", async () => {
     const before = files().length;
-    process.env.NODE_ENV = "production";
+    setEnv("NODE_ENV", "production");
     await expect(sendMail(mail("prod@example.com"))).rejects.toThrow(/SMTP_URL/);
     expect(files().length).toBe(before);
-    process.env.MAIL_TO_FILES = "true";
+    setEnv("MAIL_TO_FILES", "true");
     await sendMail(mail("demo@example.com"));
     expect(files().length).toBe(before + 2);
   });

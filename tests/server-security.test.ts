@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db.server";
 import { baseSecurityHeaders } from "~/security.server";
 import { kofiPayload } from "./fakes/kofi";
-import { createTestUser, sessionCookie } from "./helpers";
+import { createTestUser, productionServerEnv, runUntilExit, sessionCookie } from "./helpers";
 import { bodyLimitFor, hardenCookie } from "../server/security";
 import { appServerArgs, freePort } from "../scripts/app-server";
 
@@ -403,17 +403,10 @@ describe("sign-in workers and per-address limit", () => {
       const [, serverJs, indexJs] = serverArgs;
       copyFileSync(serverJs!, path.join(broken, "server.js"));
       copyFileSync(indexJs!, path.join(broken, "index.js"));
-      const child = spawn(process.execPath, [path.join(broken, "server.js"), path.join(broken, "index.js")], {
-        cwd: root,
-        env: { ...process.env, NODE_ENV: "production", PORT: String(await freePort()), HOST: "127.0.0.1", DISABLE_JOBS: "1", REQUEST_LOG: "false" },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let output = "";
-      child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-      child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-      const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
-      const code = await new Promise<number | null>((resolve) => child.once("exit", (exitCode) => resolve(exitCode)));
-      clearTimeout(timer);
+      const { code, output } = await runUntilExit(
+        [path.join(broken, "server.js"), path.join(broken, "index.js")],
+        await productionServerEnv({ DISABLE_JOBS: "1" }),
+      );
       expect(code).toBe(1);
       expect(output).toContain("The password worker pool could not start");
       expect(output).toContain("password-worker.mjs");

@@ -14,6 +14,7 @@ import * as kofiWebhook from "~/routes/api.webhooks.kofi";
 import { kofiPayload } from "./fakes/kofi";
 import { callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
 import { useMailCapture } from "./mail-capture";
+import { setEnv } from "./env";
 
 const mail = useMailCapture();
 
@@ -147,13 +148,13 @@ describe("shop email linking", () => {
   it("answers the operation's failure message when the mail cannot be sent, and keeps nothing", async () => {
     (globalThis as { __allowConsoleError?: boolean }).__allowConsoleError = true;
     const { user, cookie } = await loggedIn();
-    process.env.SMTP_URL = "smtp://127.0.0.1:1";
+    setEnv("SMTP_URL", "smtp://127.0.0.1:1");
     try {
       const response = await post(link, cookie, { email: "nomail@example.com" });
       expect(response.status).toBe(500);
       expect(await readJsonBody(response)).toEqual({ error: "Failed to send verification code." });
     } finally {
-      process.env.SMTP_URL = mail().url;
+      setEnv("SMTP_URL", mail().url);
     }
     expect(await db.shopEmail.count({ where: { userId: user.id } })).toBe(0);
   });

@@ -6,30 +6,31 @@ import { codeMail, sendMail } from "~/integrations/mail.server";
 import { consumeRateLimit, enforceRateLimit } from "~/models/rate-limit.server";
 import { cancelCode, checkCode, issueCode, MAX_CODE_ATTEMPTS, pendingCode } from "~/models/verification.server";
 import { startMailCapture, type MailCapture } from "./mail-capture";
+import { setEnv } from "./env";
 
 let capture: MailCapture;
 beforeAll(async () => {
   capture = await startMailCapture();
 });
 afterAll(async () => {
-  delete process.env.SMTP_URL;
+  setEnv("SMTP_URL", undefined);
   await capture.stop();
 });
 
 describe("mail", () => {
   it("delivers over SMTP with text and HTML, and the code reads back from the mail", async () => {
-    process.env.SMTP_URL = capture.url;
+    setEnv("SMTP_URL", capture.url);
     await sendMail(codeMail({ to: "Reader@Example.com", subject: "Your code", intro: "Hello there.", code: "042137", outro: "Bye." }));
     const mail = await capture.nextMailTo("reader@example.com");
     expect(mail.subject).toBe("Your code");
     expect(mail.text).toContain("Hello there.");
     expect(mail.html).toContain("042137");
     expect(mail.html).toContain("<p>Hello there.</p>");
-    delete process.env.SMTP_URL;
+    setEnv("SMTP_URL", undefined);
   });
 
   it("without SMTP writes the mail into DATA_DIR/mail", async () => {
-    delete process.env.SMTP_URL;
+    setEnv("SMTP_URL", undefined);
     await sendMail(codeMail({ to: "file@example.com", subject: "Filed", intro: "Intro", code: "123456", outro: "Outro" }));
     const folder = path.join(process.env.DATA_DIR!, "mail");
     const files = await readdir(folder);

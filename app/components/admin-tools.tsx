@@ -1,31 +1,32 @@
-// The admin's tools beside the user list: code search, the CSV purchase import and the interval job.
-import { useFetcher, useRevalidator } from "@remix-run/react";
-import { useId, useRef, useState } from "react";
-import { formatDate } from "~/components/admin-user-editor";
+// The admin's tools beside the user list: code search, the CSV purchase import and the interval
+// job. Each is a form posting to the /admin action: through a fetcher with JavaScript, as a plain
+// post without.
+import { useFetcher } from "@remix-run/react";
+import { useEffect, useId, useRef, useState } from "react";
+import type { AdminActionData } from "~/components/admin/action-data";
+import { DataTable } from "~/components/admin/data-table";
+import { formatDate } from "~/components/admin/format";
+import { useIntentAnswer } from "~/components/admin/use-intent-answer";
 import { showToast } from "~/components/toaster";
-import { ADMIN_MESSAGES } from "~/utils/admin-schemas";
+import { ADMIN_MESSAGES, isPurchaseCsvName } from "~/utils/admin-schemas";
 
-export type CodeSearchData = {
-  number: number;
-  downloads: { _id: string; postId: string; postTitle: string; username: string; date: string }[];
-};
+type ToolProps = { actionUrl: string; fallback?: AdminActionData | null };
 
-export type AdminActionData =
-  | { intent: "search-by-code"; error: string; result?: undefined; values?: { code: string; keyword: string } }
-  | { intent: "search-by-code"; result: CodeSearchData; error?: undefined; values?: { code: string; keyword: string } }
-  | { intent: "import-purchases"; error: string; details?: string; report?: undefined }
-  | { intent: "import-purchases"; report: ImportReportData; error?: undefined }
-  | { intent: "save-user" | "add-shop-email" | "verify-shop-email"; error: string }
-  | { intent: "force-interval"; error?: string; details?: string; summary?: unknown }
-  | { intent: "unlock-objects"; error?: string; message?: string };
+/** A tool's refusal, with the details some operations add (docs/api.md). */
+function Refusal({ error, details }: { error?: string | null; details?: string }) {
+  if (!error) return null;
+  return (
+    <p className="form-error" role="alert">
+      {error}
+      {details ? ` ${details}` : null}
+    </p>
+  );
+}
 
-export type ImportReportData = { imported: number; duplicates: number; rejected: { row: number; reason: string }[] };
-
-export function CodeSearch({ actionUrl, fallback }: { actionUrl: string; fallback?: AdminActionData | null }) {
+export function CodeSearch({ actionUrl, fallback }: ToolProps) {
   const fetcher = useFetcher<AdminActionData>();
   const id = useId();
-  const data = (fetcher.data as AdminActionData | undefined) ?? (fallback?.intent === "search-by-code" ? fallback : null);
-  const answer = data?.intent === "search-by-code" ? data : null;
+  const answer = useIntentAnswer(fetcher, fallback, "search-by-code");
   const busy = fetcher.state !== "idle";
   return (
     <section className="card" aria-labelledby={`${id}-title`}>
@@ -46,11 +47,7 @@ export function CodeSearch({ actionUrl, fallback }: { actionUrl: string; fallbac
         </button>
       </fetcher.Form>
       <div aria-live="polite">
-        {answer?.error ? (
-          <p className="form-error" role="alert">
-            {answer.error}
-          </p>
-        ) : null}
+        <Refusal error={answer?.error} />
         {answer?.result ? (
           <div data-testid="code-search-result">
             <p>
@@ -58,30 +55,17 @@ export function CodeSearch({ actionUrl, fallback }: { actionUrl: string; fallbac
               {answer.result.downloads.length === 1 ? "" : "s"}.
             </p>
             {answer.result.downloads.length > 0 ? (
-              <div className="table-scroll">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Post title</th>
-                      <th scope="col">Post id</th>
-                      <th scope="col">Username</th>
-                      <th scope="col">Date</th>
-                      <th scope="col">Download id</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {answer.result.downloads.map((download) => (
-                      <tr key={download._id}>
-                        <td>{download.postTitle}</td>
-                        <td>{download.postId}</td>
-                        <td>{download.username}</td>
-                        <td>{formatDate(download.date)}</td>
-                        <td className="admin-mono">{download._id}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <DataTable
+                rows={answer.result.downloads}
+                rowKey={(download) => download._id}
+                columns={[
+                  { header: "Post title", cell: (download) => download.postTitle },
+                  { header: "Post id", cell: (download) => download.postId },
+                  { header: "Username", cell: (download) => download.username },
+                  { header: "Date", cell: (download) => formatDate(download.date) },
+                  { header: "Download id", cell: (download) => download._id, className: "admin-mono" },
+                ]}
+              />
             ) : null}
           </div>
         ) : null}
@@ -90,56 +74,30 @@ export function CodeSearch({ actionUrl, fallback }: { actionUrl: string; fallbac
   );
 }
 
-/**
- * The CSV purchase import. With JavaScript the file goes to /api/admin/import-purchases by
- * XMLHttpRequest (for upload progress); without it, the form posts to the /admin action.
- */
-export function PurchaseImport({ actionUrl, fallback }: { actionUrl: string; fallback?: AdminActionData | null }) {
+/** The CSV purchase import: the file goes to the /admin action as a multipart post (20 MiB at most). */
+export function PurchaseImport({ actionUrl, fallback }: ToolProps) {
+  const fetcher = useFetcher<AdminActionData>();
   const id = useId();
   const inputRef = useRef<HTMLInputElement>(null);
-  const [progress, setProgress] = useState<number | null>(null);
-  const [clientResult, setClientResult] = useState<AdminActionData | null>(null);
-  const result = clientResult ?? (fallback?.intent === "import-purchases" ? fallback : null);
-  const answer = result?.intent === "import-purchases" ? result : null;
+  // The page's own checks before uploading, in the same words as the action's.
+  const [checked, setChecked] = useState<string | null>(null);
+  const answer = useIntentAnswer(fetcher, fallback, "import-purchases", (data) =>
+    data.report ? `Imported ${data.report.imported} purchase${data.report.imported === 1 ? "" : "s"}.` : null,
+  );
+  const busy = fetcher.state !== "idle";
+  const shown = checked ? null : answer;
 
-  function fail(message: string, details?: string) {
-    setClientResult({ intent: "import-purchases", error: message, details });
-    showToast({ type: "error", message });
-  }
+  useEffect(() => {
+    if (fetcher.state === "idle" && fetcher.data?.intent === "import-purchases" && "report" in fetcher.data && inputRef.current) inputRef.current.value = "";
+  }, [fetcher.state, fetcher.data]);
 
-  function submit(event: React.FormEvent<HTMLFormElement>) {
-    event.preventDefault();
+  function check(event: React.FormEvent<HTMLFormElement>) {
     const file = inputRef.current?.files?.[0];
-    if (!file) return fail(ADMIN_MESSAGES.selectFile);
-    if (!file.name.toLowerCase().endsWith(".csv")) return fail(ADMIN_MESSAGES.csvOnly);
-    const body = new FormData();
-    body.append("file", file);
-    const request = new XMLHttpRequest();
-    request.open("POST", "/api/admin/import-purchases");
-    request.withCredentials = true;
-    request.responseType = "json";
-    request.upload.onprogress = (progressEvent) => {
-      if (progressEvent.lengthComputable) setProgress(Math.round((progressEvent.loaded / progressEvent.total) * 100));
-    };
-    request.onload = () => {
-      setProgress(null);
-      const response = (request.response ?? {}) as Partial<ImportReportData> & { error?: string; details?: string };
-      if (request.status >= 200 && request.status < 300 && typeof response.imported === "number") {
-        const report = { imported: response.imported, duplicates: response.duplicates ?? 0, rejected: response.rejected ?? [] };
-        setClientResult({ intent: "import-purchases", report });
-        showToast({ type: "success", message: `Imported ${report.imported} purchase${report.imported === 1 ? "" : "s"}.` });
-        if (inputRef.current) inputRef.current.value = "";
-      } else {
-        fail(response.error ?? ADMIN_MESSAGES.importFailed, response.details);
-      }
-    };
-    request.onerror = () => {
-      setProgress(null);
-      fail(ADMIN_MESSAGES.networkError);
-    };
-    setClientResult(null);
-    setProgress(0);
-    request.send(body);
+    const problem = !file ? ADMIN_MESSAGES.selectFile : !isPurchaseCsvName(file.name) ? ADMIN_MESSAGES.csvOnly : null;
+    setChecked(problem);
+    if (!problem) return;
+    event.preventDefault();
+    showToast({ type: "error", message: problem });
   }
 
   return (
@@ -149,57 +107,39 @@ export function PurchaseImport({ actionUrl, fallback }: { actionUrl: string; fal
         The shop&apos;s transactions export (.csv). Rows already imported are counted as duplicates. Dates in the DateTime (UTC)
         column: MM/DD/YYYY HH:MM:SS (Ko-fi&apos;s export) or YYYY-MM-DD HH:MM:SS, in UTC.
       </p>
-      <form method="post" action={actionUrl} encType="multipart/form-data" onSubmit={submit} noValidate>
-        <input type="hidden" name="intent" value="import-purchases" />
+      <fetcher.Form method="post" action={actionUrl} encType="multipart/form-data" onSubmit={check} noValidate>
         <div className="field">
           <label htmlFor={`${id}-file`}>CSV file</label>
           <input ref={inputRef} id={`${id}-file`} name="file" type="file" accept=".csv,text/csv" aria-describedby={`${id}-hint`} />
         </div>
-        <button type="submit" className="button" disabled={progress !== null} aria-busy={progress !== null || undefined}>
-          {progress !== null ? "Importing..." : "Import"}
+        <button type="submit" className="button" disabled={busy} aria-busy={busy || undefined}>
+          {busy ? "Importing..." : "Import"}
         </button>
-      </form>
-      {progress !== null ? (
+      </fetcher.Form>
+      {busy ? (
+        // A fetcher reports no byte counts: the bar runs until the action answers.
         <div className="admin-progress">
           <label htmlFor={`${id}-progress`}>Upload progress</label>
-          <progress id={`${id}-progress`} max={100} value={progress}>
-            {progress}%
-          </progress>
-          <span>{progress}%</span>
+          <progress id={`${id}-progress`} />
         </div>
       ) : null}
       <div aria-live="polite">
-        {answer?.error ? (
-          <p className="form-error" role="alert">
-            {answer.error}
-            {answer.details ? ` ${answer.details}` : null}
-          </p>
-        ) : null}
-        {answer?.report ? (
+        <Refusal error={checked ?? shown?.error} details={shown?.error ? shown.details : undefined} />
+        {shown?.report ? (
           <div data-testid="import-report">
             <p>
-              Imported: <strong>{answer.report.imported}</strong> · Duplicates: <strong>{answer.report.duplicates}</strong> · Rejected:{" "}
-              <strong>{answer.report.rejected.length}</strong>
+              Imported: <strong>{shown.report.imported}</strong> · Duplicates: <strong>{shown.report.duplicates}</strong> · Rejected:{" "}
+              <strong>{shown.report.rejected.length}</strong>
             </p>
-            {answer.report.rejected.length > 0 ? (
-              <div className="table-scroll">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Row</th>
-                      <th scope="col">Reason</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {answer.report.rejected.map((rejected) => (
-                      <tr key={rejected.row}>
-                        <td>{rejected.row}</td>
-                        <td>{rejected.reason}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+            {shown.report.rejected.length > 0 ? (
+              <DataTable
+                rows={shown.report.rejected}
+                rowKey={(rejected) => rejected.row}
+                columns={[
+                  { header: "Row", cell: (rejected) => rejected.row },
+                  { header: "Reason", cell: (rejected) => rejected.reason },
+                ]}
+              />
             ) : null}
           </div>
         ) : null}
@@ -236,88 +176,48 @@ function summaryText(summary: unknown): string {
 
 const runTime = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "medium", timeZone: "UTC" });
 
-/**
- * Force interval: runs the support-platform sync now and shows what it did. With JavaScript it
- * calls POST /api/admin/force-interval; without, the form posts to the /admin action.
- */
-export function ForceInterval({ actionUrl, runs, fallback }: { actionUrl: string; runs: SyncRunRow[]; fallback?: AdminActionData | null }) {
+/** Force interval: runs the support-platform sync now and shows what it did. */
+export function ForceInterval({ actionUrl, runs, fallback }: ToolProps & { runs: SyncRunRow[] }) {
+  const fetcher = useFetcher<AdminActionData>();
   const id = useId();
-  const revalidator = useRevalidator();
-  const [busy, setBusy] = useState(false);
-  const [clientResult, setClientResult] = useState<{ error?: string; details?: string; summary?: unknown } | null>(null);
-  const fromServer = fallback?.intent === "force-interval" ? fallback : null;
-  const result = clientResult ?? fromServer;
-
-  async function run(event: React.FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setBusy(true);
-    setClientResult(null);
-    try {
-      const response = await fetch("/api/admin/force-interval", { method: "POST", credentials: "same-origin" });
-      const body = (await response.json().catch(() => ({}))) as { message?: string; error?: string; details?: string; summary?: unknown };
-      if (!response.ok) {
-        setClientResult({ error: body.error ?? ADMIN_MESSAGES.forceIntervalFailed, details: body.details, summary: body.summary });
-        showToast({ type: "error", message: body.error ?? ADMIN_MESSAGES.forceIntervalFailed });
-      } else {
-        setClientResult({ summary: body.summary });
-        showToast({ type: "success", message: body.message ?? "Interval job completed." });
-      }
-      revalidator.revalidate();
-    } catch {
-      setClientResult({ error: ADMIN_MESSAGES.networkError });
-      showToast({ type: "error", message: ADMIN_MESSAGES.networkError });
-    } finally {
-      setBusy(false);
-    }
-  }
+  const busy = fetcher.state !== "idle";
+  const result = useIntentAnswer(fetcher, fallback, "force-interval", (data) => data.message ?? null);
 
   return (
     <section className="card" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>Interval job</h2>
       <p className="muted">Syncs support-platform memberships, tiers and pledge history, and recomputes early-supporter unlocks.</p>
-      <form method="post" action={actionUrl} onSubmit={run}>
+      <fetcher.Form method="post" action={actionUrl}>
         <input type="hidden" name="intent" value="force-interval" />
         <button type="submit" className="button" disabled={busy} aria-busy={busy || undefined}>
           {busy ? "Running..." : "Force interval"}
         </button>
-      </form>
+      </fetcher.Form>
       <div aria-live="polite" data-testid="interval-result">
-        {result?.error ? (
-          <p className="form-error" role="alert">
-            {result.error}
-            {result.details ? ` ${result.details}` : null}
-          </p>
-        ) : null}
+        <Refusal error={result?.error} details={result?.details} />
         {result && !result.error && result.summary ? <p className="form-success">Done. {summaryText(result.summary)}</p> : null}
       </div>
       {runs.length > 0 ? (
         <>
           <h3>Latest runs</h3>
-          <div className="table-scroll">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Started (UTC)</th>
-                  <th scope="col">Trigger</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">What it did</th>
-                </tr>
-              </thead>
-              <tbody>
-                {runs.map((jobRun) => (
-                  <tr key={jobRun.id}>
-                    <td>{runTime.format(new Date(jobRun.startedAt))}</td>
-                    <td>{jobRun.trigger}</td>
-                    <td>{jobRun.status}</td>
-                    <td>
-                      {summaryText(jobRun.summary)}
-                      {jobRun.error ? <span className="field-error"> {jobRun.error}</span> : null}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            rows={runs}
+            rowKey={(jobRun) => jobRun.id}
+            columns={[
+              { header: "Started (UTC)", cell: (jobRun) => runTime.format(new Date(jobRun.startedAt)) },
+              { header: "Trigger", cell: (jobRun) => jobRun.trigger },
+              { header: "Status", cell: (jobRun) => jobRun.status },
+              {
+                header: "What it did",
+                cell: (jobRun) => (
+                  <>
+                    {summaryText(jobRun.summary)}
+                    {jobRun.error ? <span className="field-error"> {jobRun.error}</span> : null}
+                  </>
+                ),
+              },
+            ]}
+          />
         </>
       ) : null}
     </section>

@@ -30,17 +30,15 @@ async function smtpTransport(url: string): Promise<Transporter> {
 /** Whether mail without SMTP_URL goes to DATA_DIR/mail: never in production unless asked for. */
 function mailToFiles(): boolean {
   const config = env();
-  const flag = process.env.MAIL_TO_FILES || config.MAIL_TO_FILES;
-  return flag === undefined ? (process.env.NODE_ENV ?? config.NODE_ENV) !== "production" : flag === "true";
+  return config.MAIL_TO_FILES === undefined ? config.NODE_ENV !== "production" : config.MAIL_TO_FILES === "true";
 }
 
 /** Sends one mail; throws when the SMTP server refuses it or no transport is configured. */
 export async function sendMail(mail: OutgoingMail): Promise<void> {
   const config = env();
   const message = { from: config.MAIL_FROM, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html };
-  const smtpUrl = process.env.SMTP_URL ?? config.SMTP_URL;
-  if (smtpUrl) {
-    await (await smtpTransport(smtpUrl)).sendMail(message);
+  if (config.SMTP_URL) {
+    await (await smtpTransport(config.SMTP_URL)).sendMail(message);
     return;
   }
   if (!mailToFiles()) throw new Error("No mail transport: set SMTP_URL (mail files are written in production only with MAIL_TO_FILES=true).");

@@ -3,18 +3,9 @@
 import { db, Prisma } from "~/db.server";
 import type { PledgeEvent, ShopEmail, Tier, UnlockedContent, User } from "~/generated/prisma/client";
 import { recordAudit } from "~/models/audit.server";
+import { DomainError } from "~/models/errors";
 import { toApiDownload, toApiPledgeEvent } from "~/models/user.server";
 import { ADMIN_MESSAGES, type AdminUserUpdate, type UserSearch } from "~/utils/admin-schemas";
-
-/** A refusal the /api layer and the /admin action turn into a status and the message. */
-export class AdminUserError extends Error {
-  constructor(
-    readonly status: 400 | 404 | 409,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 type Tx = Prisma.TransactionClient;
 
@@ -245,7 +236,7 @@ function changedFields(before: Snapshot, after: Snapshot) {
 async function lockUser(tx: Tx, userId: string) {
   // Row lock: two admins saving the same user at once apply one after the other.
   const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM users WHERE id = ${userId} FOR UPDATE`;
-  if (rows.length === 0) throw new AdminUserError(404, ADMIN_MESSAGES.userNotFound);
+  if (rows.length === 0) throw new DomainError(404, ADMIN_MESSAGES.userNotFound);
 }
 
 async function addShopEmailInTx(tx: Tx, userId: string, email: string) {
@@ -258,7 +249,7 @@ async function addShopEmailInTx(tx: Tx, userId: string, email: string) {
 
 async function verifyShopEmailInTx(tx: Tx, userId: string, email: string) {
   const holder = await tx.shopEmail.findUnique({ where: { verifiedEmail: email } });
-  if (holder && holder.userId !== userId) throw new AdminUserError(409, ADMIN_MESSAGES.shopEmailTaken);
+  if (holder && holder.userId !== userId) throw new DomainError(409, ADMIN_MESSAGES.shopEmailTaken);
   if (holder) return; // already verified on this account
   const existing = await tx.shopEmail.findUnique({ where: { userId_email: { userId, email } } });
   const verified = { verifiedEmail: email, verifiedAt: new Date() };
@@ -277,7 +268,7 @@ async function applyUpdate(tx: Tx, actorId: string, userId: string, requested: A
   const update = { ...requested, ...adminFlags(requested) };
   // An admin cannot lock themselves out from here (admin mode can still be switched on /login).
   if (actorId === userId && (update.restricted === true || update.isAdmin === false)) {
-    throw new AdminUserError(400, ADMIN_MESSAGES.selfLockout);
+    throw new DomainError(400, ADMIN_MESSAGES.selfLockout);
   }
   const data: Prisma.UserUpdateInput = {};
   if (update.fullName !== undefined) data.fullName = update.fullName || null;
@@ -285,7 +276,7 @@ async function applyUpdate(tx: Tx, actorId: string, userId: string, requested: A
     const email = update.email || null;
     if (email) {
       const other = await tx.user.findFirst({ where: { email, NOT: { id: userId } }, select: { id: true } });
-      if (other) throw new AdminUserError(409, ADMIN_MESSAGES.emailTaken);
+      if (other) throw new DomainError(409, ADMIN_MESSAGES.emailTaken);
     }
     data.email = email;
     // An address typed in by an admin is not proven by its owner (no code, no provider).
@@ -336,7 +327,7 @@ async function auditedUserChange(
     // A concurrent save took the address between our check and our write.
     if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
       const target = JSON.stringify(error.meta ?? {});
-      throw new AdminUserError(409, target.includes("verified") ? ADMIN_MESSAGES.shopEmailTaken : ADMIN_MESSAGES.emailTaken);
+      throw new DomainError(409, target.includes("verified") ? ADMIN_MESSAGES.shopEmailTaken : ADMIN_MESSAGES.emailTaken);
     }
     throw error;
   }

@@ -11,12 +11,15 @@ export type DomainErrorOptions = {
   retryAfterSeconds?: number;
   /** A machine-readable reason, for callers that choose their own words (provider sign-in codes). */
   code?: string;
+  /** What a few admin operations answer beside `error` (docs/api.md: `details`, `summary`). */
+  extra?: { details?: string; summary?: unknown };
 };
 
 export class DomainError extends Error {
   readonly fields: Record<string, string>;
   readonly retryAfterSeconds: number | undefined;
   readonly code: string | undefined;
+  readonly extra: { details?: string; summary?: unknown };
 
   constructor(
     readonly status: number,
@@ -28,6 +31,7 @@ export class DomainError extends Error {
     this.fields = options.fields ?? {};
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.code = options.code;
+    this.extra = options.extra ?? {};
   }
 
   /** The headers a refusal carries: `Retry-After` for a limit (429) or a busy service (503). */

@@ -6,7 +6,10 @@ import pg from "pg";
 import { db } from "~/db.server";
 import { env } from "~/env.server";
 import { createPatreonClient, type Sleep } from "~/integrations/patreon.server";
+import { recordAudit } from "~/models/audit.server";
+import { DomainError } from "~/models/errors";
 import { applyMember } from "~/models/patreon-membership.server";
+import { ADMIN_MESSAGES } from "~/utils/admin-schemas";
 
 export const INTERVAL_JOB = "interval";
 /** Arbitrary but fixed: every app server must use the same key. */
@@ -120,6 +123,22 @@ export async function runIntervalSync({ trigger, sleep }: RunOptions): Promise<S
 
   if (!outcome.locked) return { ...empty, error: "The interval job is already running." };
   return outcome.value;
+}
+
+/**
+ * Force interval (the /admin page and POST /api/admin/force-interval): runs the sync now and
+ * audits what it did, whatever the outcome. A run that did not succeed is refused with its
+ * summary: 409 when another run holds the lock, 502 when the support platform failed.
+ */
+export async function forceIntervalSync(actorId: string, options: Pick<RunOptions, "sleep"> = {}): Promise<SyncSummary> {
+  const summary = await runIntervalSync({ trigger: "admin", sleep: options.sleep });
+  await recordAudit({ actorId, action: "interval.force", targetType: "job", targetId: summary.jobRunId, after: summary });
+  if (summary.status !== "succeeded") {
+    throw new DomainError(summary.status === "skipped" ? 409 : 502, ADMIN_MESSAGES.forceIntervalFailed, {
+      extra: { details: summary.error, summary },
+    });
+  }
+  return summary;
 }
 
 /** The latest runs, newest first, for the admin page. */

@@ -3,7 +3,15 @@
 // Applying the same document twice changes nothing.
 import { db, Prisma } from "~/db.server";
 import { env } from "~/env.server";
-import { createPatreonClient, type MemberData, type Sleep } from "~/integrations/patreon.server";
+import {
+  createPatreonClient,
+  parseMember,
+  patreonSignatureValid,
+  type JsonApiDocument,
+  type MemberData,
+  type Sleep,
+} from "~/integrations/patreon.server";
+import { DomainError } from "~/models/errors";
 import { recomputeUnlocks } from "~/models/unlocks.server";
 import { toApiPledgeEvent } from "~/models/user.server";
 
@@ -60,6 +68,44 @@ async function recordMemberState(patreonUserId: string, at: Date | null, active:
 }
 
 export type DeliveryOutcome = { matched: boolean; stale?: true };
+
+const MEMBER_TRIGGERS = new Set([
+  "members:create",
+  "members:update",
+  "members:delete",
+  "members:pledge:create",
+  "members:pledge:update",
+  "members:pledge:delete",
+]);
+
+export type WebhookAnswer = { ok: true; matched: boolean } | { ok: true; ignored: string };
+
+/**
+ * A member webhook delivery: the signature (hex HMAC-MD5 of the raw body) is checked before the
+ * body is even parsed (401), then the body must be a member document (400). Unknown triggers are
+ * acknowledged so the platform does not queue them forever.
+ */
+export async function receivePatreonWebhook(delivery: {
+  raw: Buffer;
+  signature: string | null;
+  event: string;
+  secret: string | undefined;
+}): Promise<WebhookAnswer> {
+  if (!patreonSignatureValid(delivery.raw, delivery.signature, delivery.secret)) throw new DomainError(401, "Invalid signature.");
+  let document: JsonApiDocument;
+  try {
+    document = JSON.parse(delivery.raw.toString("utf8")) as JsonApiDocument;
+  } catch {
+    throw new DomainError(400, "Invalid webhook payload.");
+  }
+  const resource = Array.isArray(document?.data) ? document.data[0] : document?.data;
+  if (!resource || resource.type !== "member") throw new DomainError(400, "Invalid webhook payload.");
+  if (!MEMBER_TRIGGERS.has(delivery.event)) return { ok: true, ignored: delivery.event || "missing event" };
+  // What happens follows the signed document, not the unsigned event name: a "delete" is a
+  // document whose member no longer has an active pledge.
+  const outcome = await applyMemberDelivery(parseMember(resource, document.included));
+  return outcome.stale ? { ok: true, ignored: "stale" } : { ok: true, matched: outcome.matched };
+}
 
 /**
  * A signed webhook delivery. Its effect comes from the member document alone (the event name

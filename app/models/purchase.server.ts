@@ -6,11 +6,16 @@ import {
   itemCodeFromShopUrl,
   KOFI_CSV_DATE_FORMATS,
   KofiCsvError,
+  KofiPayloadError,
+  kofiTokenMatches,
   parseKofiCsv,
   parseKofiDate,
+  parseKofiWebhook,
   type KofiWebhook,
 } from "~/integrations/kofi.server";
 import { recordAudit } from "~/models/audit.server";
+import { DomainError } from "~/models/errors";
+import { ADMIN_MESSAGES, isPurchaseCsvName } from "~/utils/admin-schemas";
 import { emailSchema } from "~/utils/shop-schemas";
 
 export type WebhookOutcome =
@@ -19,6 +24,23 @@ export type WebhookOutcome =
 
 function isUniqueViolation(error: unknown): boolean {
   return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
+}
+
+/**
+ * A shop webhook delivery (its `data` field): checked against the shared token before anything is
+ * stored, then recorded. Refuses a body that is not a delivery (400) and a wrong token (401).
+ */
+export async function receiveKofiWebhook(data: string, expectedToken: string | undefined): Promise<WebhookOutcome> {
+  let payload: KofiWebhook;
+  try {
+    payload = parseKofiWebhook(data);
+  } catch (error) {
+    // A forged body may not even parse: never say more than "invalid" without a token.
+    if (error instanceof KofiPayloadError) throw new DomainError(400, "Invalid webhook payload.");
+    throw error;
+  }
+  if (!kofiTokenMatches(payload.verification_token, expectedToken)) throw new DomainError(401, "Invalid verification token.");
+  return recordKofiWebhook(payload);
 }
 
 /**
@@ -91,7 +113,10 @@ export type ImportReport = {
   rejected: { row: number; reason: string }[];
 };
 
-export class PurchaseImportError extends Error {}
+/** A malformed file: nothing was stored; `details` says why, `code` lets the page choose its words. */
+function importRefusal(details: string, code: "not-csv" | "malformed"): DomainError {
+  return new DomainError(400, ADMIN_MESSAGES.importFailed, { code, extra: { details } });
+}
 
 type ItemResolver = (item: string, reference: string) => string | null;
 
@@ -118,12 +143,12 @@ async function itemResolver(): Promise<ItemResolver> {
  * with the reason. The whole file is one transaction: a malformed file changes nothing.
  */
 export async function importPurchasesCsv(actorId: string | null, content: Buffer | string, fileName: string): Promise<ImportReport> {
-  if (!fileName.toLowerCase().endsWith(".csv")) throw new PurchaseImportError("Only .csv files can be imported.");
+  if (!isPurchaseCsvName(fileName)) throw importRefusal("Only .csv files can be imported.", "not-csv");
   let rows;
   try {
     rows = parseKofiCsv(content);
   } catch (error) {
-    if (error instanceof KofiCsvError) throw new PurchaseImportError(error.message);
+    if (error instanceof KofiCsvError) throw importRefusal(error.message, "malformed");
     throw error;
   }
   const resolve = await itemResolver();

@@ -3,7 +3,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { apiError, handleApi, methodNotAllowed, readJson, requireIdParam } from "~/api.server";
-import { AdminUserError, getAdminUser, updateUserAsAdmin } from "~/models/admin-users.server";
+import { getAdminUser, updateUserAsAdmin } from "~/models/admin-users.server";
 import { requireApiAdmin } from "~/models/session.server";
 import { ADMIN_MESSAGES, adminUserUpdateSchema, withoutNullFields } from "~/utils/admin-schemas";
 import { z } from "zod";
@@ -30,12 +30,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     const admin = await requireApiAdmin(request);
     const userId = requireIdParam(params.id, ADMIN_MESSAGES.userNotFound);
     const update = await readJson(request, bodySchema);
-    try {
-      await updateUserAsAdmin(admin.id, userId, update);
-    } catch (error) {
-      if (error instanceof AdminUserError) return apiError(error.status, error.message);
-      throw error;
-    }
+    await updateUserAsAdmin(admin.id, userId, update);
     return json({ message: ADMIN_MESSAGES.userUpdated });
   });
 }

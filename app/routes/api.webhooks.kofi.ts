@@ -5,8 +5,7 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { apiError, handleApi, methodNotAllowed } from "~/api.server";
 import { env } from "~/env.server";
-import { KofiPayloadError, kofiTokenMatches, parseKofiWebhook } from "~/integrations/kofi.server";
-import { recordKofiWebhook } from "~/models/purchase.server";
+import { receiveKofiWebhook } from "~/models/purchase.server";
 
 const MAX_BODY_BYTES = 256 * 1024;
 
@@ -18,20 +17,7 @@ export async function action({ request }: ActionFunctionArgs) {
     if (text.length > MAX_BODY_BYTES) return apiError(413, "Request body is too large.");
     const data = new URLSearchParams(text).get("data");
     if (!data) return apiError(400, "Missing data field.");
-    let payload;
-    try {
-      payload = parseKofiWebhook(data);
-    } catch (error) {
-      if (error instanceof KofiPayloadError) {
-        // A forged body may not even parse: never say more than "unauthorized" without a token.
-        return apiError(400, "Invalid webhook payload.");
-      }
-      throw error;
-    }
-    if (!kofiTokenMatches(payload.verification_token, env().KOFI_VERIFICATION_TOKEN)) {
-      return apiError(401, "Invalid verification token.");
-    }
-    const outcome = await recordKofiWebhook(payload);
+    const outcome = await receiveKofiWebhook(data, env().KOFI_VERIFICATION_TOKEN);
     return json({ ok: true, ...outcome });
   });
 }

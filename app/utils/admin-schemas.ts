@@ -15,6 +15,7 @@ export const ADMIN_MESSAGES = {
   noUserSelected: "No user selected",
   searchFailed: "Error performing search",
   forceIntervalFailed: "Error forcing interval.",
+  intervalCompleted: "Interval job completed.",
   importFailed: "Error importing purchases.",
   shopEmailEmpty: "Ko-fi email cannot be empty.",
   shopEmailInvalid: "Invalid email format.",
@@ -26,6 +27,11 @@ export const ADMIN_MESSAGES = {
   userUpdated: "User updated successfully.",
   selfLockout: "You cannot restrict yourself or remove your own admin rights here.",
 } as const;
+
+/** Checked by the page before uploading and by the import itself. */
+export function isPurchaseCsvName(fileName: string): boolean {
+  return fileName.toLowerCase().endsWith(".csv");
+}
 
 export const USER_PAGE_SIZE = 25;
 export const MAX_PAGE_SIZE = 100;
@@ -111,12 +117,18 @@ export const codeSearchSchema = z.object({
 
 export type CodeSearch = z.infer<typeof codeSearchSchema>;
 
-/** The editor's fields as a plain (no-JavaScript) form post sends them. */
+/**
+ * The editor's fields as its form posts them. The shop emails of the editor's draft travel as
+ * `kofiEmail` (each address) and `kofiEmailVerified` (those marked verified).
+ */
 export function userUpdateFromForm(form: FormData) {
   const text = (name: string) => {
     const value = form.get(name);
     return typeof value === "string" ? value : undefined;
   };
+  const texts = (name: string) => [...new Set(form.getAll(name).filter((value): value is string => typeof value === "string"))];
+  const verified = new Set(texts("kofiEmailVerified").map((email) => email.toLowerCase()));
+  const kofiEmails = texts("kofiEmail").map((email) => ({ email, emailVerified: verified.has(email.toLowerCase()) }));
   return adminUserUpdateSchema.safeParse({
     fullName: text("fullName"),
     email: text("email"),
@@ -124,6 +136,7 @@ export function userUpdateFromForm(form: FormData) {
     restricted: form.get("restricted") === "true",
     canBeAdmin: form.get("canBeAdmin") === "true",
     isAdmin: form.get("isAdmin") === "true",
-    unlocked_content: [...new Set(form.getAll("unlocked_content").filter((value): value is string => typeof value === "string"))],
+    unlocked_content: texts("unlocked_content"),
+    kofiEmails: kofiEmails.length > 0 ? kofiEmails : undefined,
   });
 }

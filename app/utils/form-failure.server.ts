@@ -8,13 +8,15 @@ export type FormRefusal = {
   message: string;
   fields: Record<string, string>;
   headers: Record<string, string>;
+  /** The refusal's extra fields (`details`, `summary`), for the admin tools that show them. */
+  extra: DomainError["extra"];
 };
 
 export function formRefusal(error: unknown, failureMessage: string): FormRefusal {
   if (error instanceof Response) throw error;
   if (error instanceof DomainError) {
-    return { status: error.status, message: error.message, fields: error.fields, headers: error.headers };
+    return { status: error.status, message: error.message, fields: error.fields, headers: error.headers, extra: error.extra };
   }
   console.error(failureMessage, error);
-  return { status: 500, message: failureMessage, fields: {}, headers: {} };
+  return { status: 500, message: failureMessage, fields: {}, headers: {}, extra: {} };
 }

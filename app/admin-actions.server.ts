@@ -1,0 +1,102 @@
+// The /admin action, one function per form intent. Each calls the same model function as its
+// /api/admin route and maps a refusal with formRefusal, so the page (with or without JavaScript)
+// and the API give the same words; only the page's own wording for a non-.csv file differs
+// (docs/messages.md).
+import { json } from "@remix-run/node";
+import type { AdminActionData } from "~/components/admin/action-data";
+import { adminHref } from "~/components/admin/admin-href";
+import { searchDownloadsByCode } from "~/models/admin-search.server";
+import { addShopEmailAsAdmin, updateUserAsAdmin, verifyShopEmailAsAdmin } from "~/models/admin-users.server";
+import { isDomainError } from "~/models/errors";
+import { forceIntervalSync } from "~/models/interval-sync.server";
+import { importPurchasesCsv } from "~/models/purchase.server";
+import { recomputeUnlocksForUser } from "~/models/unlocks.server";
+import { redirectWithError, redirectWithSuccess } from "~/toast.server";
+import { ADMIN_MESSAGES, codeSearchSchema, shopEmailSchema, userUpdateFromForm, type UserSearch } from "~/utils/admin-schemas";
+import { MAX_CSV_BYTES } from "~/utils/body-limits";
+import { formRefusal } from "~/utils/form-failure.server";
+import { readUploadedFile } from "~/utils/upload.server";
+
+function answer(data: AdminActionData, status = 200, headers: Record<string, string> = {}) {
+  return json<AdminActionData>(data, { status, headers });
+}
+
+/** A refusal (or an unexpected failure, logged) as the intent's form answer. */
+function refused(intent: string, error: unknown, failureMessage: string, extra: Record<string, unknown> = {}) {
+  const refusal = formRefusal(error, failureMessage);
+  return answer({ intent, error: refusal.message, ...refusal.extra, ...extra } as AdminActionData, refusal.status, refusal.headers);
+}
+
+export async function importPurchases(actorId: string, request: Request) {
+  const intent = "import-purchases";
+  try {
+    const file = await readUploadedFile(request, "file", { maxBytes: MAX_CSV_BYTES, missingMessage: ADMIN_MESSAGES.selectFile });
+    return answer({ intent, report: await importPurchasesCsv(actorId, file.bytes, file.fileName) });
+  } catch (error) {
+    // The page words the one refusal the admin fixes by choosing another file its own way.
+    if (isDomainError(error) && error.code === "not-csv") return answer({ intent, error: ADMIN_MESSAGES.csvOnly }, error.status);
+    return refused(intent, error, ADMIN_MESSAGES.importFailed);
+  }
+}
+
+export async function searchByCode(form: FormData) {
+  const intent = "search-by-code";
+  const values = { code: String(form.get("code") ?? ""), keyword: String(form.get("keyword") ?? "") };
+  const parsed = codeSearchSchema.safeParse(values);
+  if (!parsed.success) return answer({ intent, error: parsed.error.issues[0]?.message ?? ADMIN_MESSAGES.codeSearchRequired, values }, 400);
+  try {
+    const result = await searchDownloadsByCode(parsed.data);
+    if (!result) return answer({ intent, error: ADMIN_MESSAGES.userNotFound, values }, 404);
+    return answer({ intent, result, values });
+  } catch (error) {
+    return refused(intent, error, ADMIN_MESSAGES.searchFailed, { values });
+  }
+}
+
+export async function forceInterval(actorId: string) {
+  const intent = "force-interval";
+  try {
+    const summary = await forceIntervalSync(actorId);
+    return answer({ intent, message: ADMIN_MESSAGES.intervalCompleted, summary });
+  } catch (error) {
+    return refused(intent, error, ADMIN_MESSAGES.forceIntervalFailed);
+  }
+}
+
+export async function unlockObjects(actorId: string, form: FormData, back: UserSearch) {
+  const userId = String(form.get("userId") ?? "");
+  if (!userId) return answer({ intent: "unlock-objects", error: ADMIN_MESSAGES.noUserSelected }, 400);
+  try {
+    const result = await recomputeUnlocksForUser(actorId, userId);
+    if (!result) return redirectWithError(adminHref(back), ADMIN_MESSAGES.userNotFound);
+    return redirectWithSuccess(adminHref({ ...back, user: userId }), `Unlocked objects updated. Added ${result.added}, removed ${result.removed}.`);
+  } catch (error) {
+    console.error(ADMIN_MESSAGES.unlockFailed, error);
+    return redirectWithError(adminHref({ ...back, user: userId }), ADMIN_MESSAGES.unlockFailed);
+  }
+}
+
+/** Save (closes the editor), and the no-JavaScript Add / Mark verified of a shop email. */
+export async function editUser(actorId: string, intent: "save-user" | "add-shop-email" | "verify-shop-email", form: FormData, back: UserSearch) {
+  const userId = String(form.get("userId") ?? "");
+  if (!userId) return answer({ intent, error: ADMIN_MESSAGES.noUserSelected }, 400);
+  try {
+    if (intent === "save-user") {
+      const parsed = userUpdateFromForm(form);
+      if (!parsed.success) return answer({ intent, error: parsed.error.issues[0]?.message ?? ADMIN_MESSAGES.updateUserFailed }, 400);
+      await updateUserAsAdmin(actorId, userId, parsed.data);
+      return redirectWithSuccess(adminHref(back), { message: ADMIN_MESSAGES.userUpdated });
+    }
+    const email = intent === "add-shop-email" ? form.get("newShopEmail") : form.get("verifyShopEmail");
+    const parsed = shopEmailSchema.safeParse(email ?? "");
+    if (!parsed.success) return answer({ intent, error: parsed.error.issues[0]?.message ?? ADMIN_MESSAGES.shopEmailInvalid }, 400);
+    if (intent === "add-shop-email") {
+      await addShopEmailAsAdmin(actorId, userId, parsed.data);
+      return redirectWithSuccess(adminHref({ ...back, user: userId }), { message: "Ko-fi email added as unverified." });
+    }
+    await verifyShopEmailAsAdmin(actorId, userId, parsed.data);
+    return redirectWithSuccess(adminHref({ ...back, user: userId }), { message: "Ko-fi email marked as verified." });
+  } catch (error) {
+    return refused(intent, error, ADMIN_MESSAGES.updateUserFailed);
+  }
+}

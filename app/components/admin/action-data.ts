@@ -1,0 +1,23 @@
+// What the /admin action answers to each of its forms; the page's tools read their own intent.
+export type CodeSearchData = {
+  number: number;
+  downloads: { _id: string; postId: string; postTitle: string; username: string; date: string }[];
+};
+
+export type ImportReportData = { imported: number; duplicates: number; rejected: { row: number; reason: string }[] };
+
+export type CodeSearchValues = { code: string; keyword: string };
+
+export type AdminActionData =
+  | { intent: "search-by-code"; error: string; result?: undefined; values?: CodeSearchValues }
+  | { intent: "search-by-code"; result: CodeSearchData; error?: undefined; values?: CodeSearchValues }
+  | { intent: "import-purchases"; error: string; details?: string; report?: undefined }
+  | { intent: "import-purchases"; report: ImportReportData; error?: undefined }
+  | { intent: "save-user"; error: string }
+  | { intent: "add-shop-email"; error: string }
+  | { intent: "verify-shop-email"; error: string }
+  | { intent: "force-interval"; error?: string; details?: string; summary?: unknown; message?: string }
+  | { intent: "unlock-objects"; error?: string; message?: string }
+  | { intent: string; error: string };
+
+export type AdminIntent = AdminActionData["intent"];

@@ -1,0 +1,61 @@
+// Configuration is read only through env(): the modules that used to read process.env
+// themselves (the mail, the jobs, the production server and its workers) now get their values
+// from its schema, so a malformed value is refused with a message that names it.
+import { afterEach, describe, expect, it } from "vitest";
+import { parseEnv } from "~/env.server";
+import { codeMail, sendMail } from "~/integrations/mail.server";
+import { startBackgroundJobs } from "~/jobs.server";
+import { appServerArgs } from "../scripts/app-server";
+import { setEnv } from "./env";
+import { productionServerEnv, runUntilExit } from "./helpers";
+
+const base = { DATABASE_URL: "postgresql://postgres@127.0.0.1:5432/x" };
+
+afterEach(() => {
+  setEnv("SMTP_URL", undefined);
+  setEnv("DISABLE_JOBS", undefined);
+});
+
+describe("the server's own settings are part of the schema", () => {
+  it("has the documented defaults, including the one 4 GiB post-file limit", () => {
+    const config = parseEnv(base);
+    expect(config).toMatchObject({ REQUEST_LOG: true, HEADERS_TIMEOUT_MS: 15_000, REQUEST_BODY_TIMEOUT_MS: 30_000, DISABLE_JOBS: false, REMIX_BUILD_DIR: "build" });
+    expect(config.POST_FILE_MAX_BYTES).toBe(4 * 1024 * 1024 * 1024);
+    expect(config.WEB_CONCURRENCY).toBeUndefined();
+    expect(parseEnv({ ...base, WEB_CONCURRENCY: "3", REQUEST_LOG: "false", DISABLE_JOBS: "1", HOST: "127.0.0.1" })).toMatchObject({
+      WEB_CONCURRENCY: 3,
+      REQUEST_LOG: false,
+      DISABLE_JOBS: true,
+      HOST: "127.0.0.1",
+    });
+  });
+
+  it("names a malformed server setting instead of falling back silently", () => {
+    expect(() => parseEnv({ ...base, WEB_CONCURRENCY: "lots" })).toThrow(/WEB_CONCURRENCY/);
+    expect(() => parseEnv({ ...base, HEADERS_TIMEOUT_MS: "-5" })).toThrow(/HEADERS_TIMEOUT_MS/);
+    expect(() => parseEnv({ ...base, REQUEST_BODY_TIMEOUT_MS: "soon" })).toThrow(/REQUEST_BODY_TIMEOUT_MS/);
+    expect(() => parseEnv({ ...base, REQUEST_LOG: "quiet" })).toThrow(/REQUEST_LOG/);
+    expect(() => parseEnv({ ...base, DISABLE_JOBS: "yes" })).toThrow(/DISABLE_JOBS/);
+  });
+});
+
+describe("modules read their values through env()", () => {
+  it("the mail refuses an SMTP_URL that env's schema refuses", async () => {
+    setEnv("SMTP_URL", "http://mail.example");
+    const mail = codeMail({ to: "a@example.com", subject: "Code", intro: "Hi", code: "123456", outro: "Bye" });
+    await expect(sendMail(mail)).rejects.toThrow(/SMTP_URL: must start with smtp/);
+  });
+
+  it("the background jobs refuse a DISABLE_JOBS that env's schema refuses", () => {
+    setEnv("DISABLE_JOBS", "yes");
+    expect(() => startBackgroundJobs()).toThrow(/DISABLE_JOBS/);
+  });
+
+  it("the production server stops at start, before any worker, on a malformed setting", async () => {
+    const { code, output } = await runUntilExit(appServerArgs(), await productionServerEnv({ WEB_CONCURRENCY: "lots" }));
+    expect(code).toBe(1);
+    expect(output).toContain("Invalid configuration");
+    expect(output).toContain("WEB_CONCURRENCY");
+    expect(output).not.toContain("[server] http://");
+  });
+});
