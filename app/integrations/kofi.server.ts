@@ -49,7 +49,7 @@ export type KofiWebhook = z.infer<typeof kofiWebhookSchema>;
 
 /** "4.99" or 4.99 as 499 cents; null when absent or not a non-negative amount. */
 export function moneyToCents(value: unknown): number | null {
-  const text = typeof value === "number" ? String(value) : typeof value === "string" ? value.trim().replace(/,/g, "") : "";
+  const text = typeof value === "number" ? String(value) : typeof value === "string" ? value.trim() : "";
   if (!/^\d+(\.\d+)?$/.test(text)) return null;
   const cents = Math.round(Number(text) * 100);
   return Number.isSafeInteger(cents) ? cents : null;

@@ -9,6 +9,7 @@ import { CodeSearch, ForceInterval, PurchaseImport, type AdminActionData } from 
 import { AdminUserEditor, providerLabels } from "~/components/admin-user-editor";
 import { EmailText } from "~/components/email-text";
 import { ErrorPage } from "~/components/error-page";
+import { InsightsEntry } from "~/components/insights/admin-entry";
 import { searchDownloadsByCode } from "~/models/admin-search.server";
 import {
   addShopEmailAsAdmin,
@@ -320,6 +321,8 @@ export default function AdminPage() {
         <PurchaseImport actionUrl={actionUrl} fallback={actionData ?? null} />
         <ForceInterval actionUrl={actionUrl} runs={runs} fallback={actionData ?? null} />
       </div>
+
+      <InsightsEntry />
 
       <AuditLog entries={audit} userHref={(userId) => adminHref({ search: query.search, page: query.page, user: userId })} />
     </div>

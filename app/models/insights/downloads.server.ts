@@ -152,3 +152,11 @@ export function postDownloadsTable({ days, posts }: { days: string[]; posts: Top
     rows: days.flatMap((day, index) => posts.map((post) => [day, post.title, post.postId, post.perDay[index]!])),
   };
 }
+
+/** The same numbers with one column per post, as the page's table shows them. */
+export function postDownloadsWideTable({ days, posts }: { days: string[]; posts: TopPost[] }): DataTable {
+  return {
+    columns: ["Day (UTC)", ...posts.map((post) => post.title)],
+    rows: days.map((day, index) => [day, ...posts.map((post) => post.perDay[index]!)]),
+  };
+}
