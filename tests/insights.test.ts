@@ -96,6 +96,11 @@ describe("downloads per day", () => {
       SELECT to_char(day, 'YYYY-MM-DD') AS day, sum(downloads)::int AS n FROM download_day_sources GROUP BY 1 ORDER BY 1`;
     expect(rollup).toEqual(rawAgain.filter((row) => row.day < "2025-03-04"));
     expect((await downloadsPerDay(range)).find((day) => day.day === "2025-03-03")).toMatchObject({ total: 2, uniqueUsers: 1 });
+    // Owners too: carol's first download of p-free came after the first cut.
+    const afterJob = { days: await downloadsPerDay(range), top: await topPosts(range) };
+    expect(afterJob.top.posts.find((post) => post.postId === "p-free")).toMatchObject({ owners: 2, ownersOnCurrentVersion: 2 });
+    await db.insightsRollupState.deleteMany();
+    expect({ days: await downloadsPerDay(range), top: await topPosts(range) }).toEqual(afterJob);
   });
 });
 
@@ -128,8 +133,18 @@ describe("access source", () => {
     ];
     await db.unlockedContent.create({ data: { userId: carol, postId: "p-grant", source: "ADMIN", createdAt: at("2025-01-01T00:00:00Z") } });
     await db.download.createMany({ data: old.map((row) => ({ version: "V1", createdAt: at("2025-06-01T00:00:00Z"), ...row })) });
-    await db.$executeRawUnsafe(backfill);
-    const classified = await db.download.findMany({ where: { id: { in: old.map((row) => row.id) } }, select: { id: true, accessSource: true } });
+    // Rolled back afterwards: the backfill reclassifies every row, the other tests' fixtures too.
+    const rollback = new Error("rollback");
+    let classified: { id: string; accessSource: string }[] = [];
+    await db
+      .$transaction(async (tx) => {
+        await tx.$executeRawUnsafe(backfill);
+        classified = await tx.download.findMany({ where: { id: { in: old.map((row) => row.id) } }, select: { id: true, accessSource: true } });
+        throw rollback;
+      })
+      .catch((error: unknown) => {
+        if (error !== rollback) throw error;
+      });
     expect(Object.fromEntries(classified.map((row) => [row.id, row.accessSource]))).toEqual({
       "old-admin": "ADMIN",
       "old-free": "FREE",

@@ -81,7 +81,8 @@ export type TopPost = {
 };
 
 export async function topPosts(range: InsightsRange, limit = TOP_POSTS): Promise<{ days: string[]; posts: TopPost[] }> {
-  const split = splitDay(range, await rolledThrough());
+  const rolled = await rolledThrough();
+  const split = splitDay(range, rolled);
   const ranked = await queryRows<{ post_id: string; title: string; version: string; downloads: number }>(
     `WITH counts AS (
        SELECT post_id, sum(downloads)::int AS downloads FROM (
@@ -106,12 +107,19 @@ export async function topPosts(range: InsightsRange, limit = TOP_POSTS): Promise
       [range.from, split, range.to, ids],
     ),
     // All time, not the range: adoption asks who of everyone holding the post has the latest.
+    // Owners rolled up before the cut, plus accounts whose first download came after it.
     queryRows<{ post_id: string; owners: number; current: number }>(
-      `SELECT d.post_id, count(DISTINCT d.user_id)::int AS owners,
-              count(DISTINCT d.user_id) FILTER (WHERE d.version = p.version)::int AS current
-         FROM downloads d JOIN posts p ON p.id = d.post_id
-        WHERE d.post_id = ANY($1::text[]) GROUP BY d.post_id`,
-      [ids],
+      `SELECT p.id AS post_id,
+              (CASE WHEN $3 THEN coalesce((SELECT o.owners FROM download_post_owners o WHERE o.post_id = p.id), 0) ELSE 0 END)
+              + (SELECT count(DISTINCT d.user_id) FROM downloads d
+                  WHERE d.post_id = p.id AND d.created_at >= $2::date
+                    AND NOT EXISTS (SELECT 1 FROM downloads e WHERE e.user_id = d.user_id AND e.post_id = p.id AND e.created_at < $2::date))::int AS owners,
+              (CASE WHEN $3 THEN coalesce((SELECT v.users FROM download_post_versions v WHERE v.post_id = p.id AND v.version = p.version), 0) ELSE 0 END)
+              + (SELECT count(DISTINCT d.user_id) FROM downloads d
+                  WHERE d.post_id = p.id AND d.version = p.version AND d.created_at >= $2::date
+                    AND NOT EXISTS (SELECT 1 FROM downloads e WHERE e.user_id = d.user_id AND e.post_id = p.id AND e.version = p.version AND e.created_at < $2::date))::int AS current
+         FROM posts p WHERE p.id = ANY($1::text[])`,
+      [ids, rolled ?? "-infinity", rolled !== null],
     ),
   ]);
   const days = daysOf(range);

@@ -49,6 +49,7 @@ export async function refreshDownloadRollups(now = new Date(), { full = false }:
         INSERT INTO download_post_days (day, post_id, downloads)
         SELECT created_at::date, post_id, count(*)::int FROM downloads
          WHERE created_at >= ${since}::date AND created_at < ${today}::date GROUP BY 1, 2`;
+      await rollOwners(tx, rebuild ? null : dayString(state!.completeThrough!), today);
       const completeThrough = new Date(`${today}T00:00:00Z`);
       await tx.insightsRollupState.upsert({
         where: { id: 1 },
@@ -59,6 +60,36 @@ export async function refreshDownloadRollups(now = new Date(), { full = false }:
     },
     { timeout: 10 * 60_000, maxWait: 10_000 },
   );
+}
+
+type Tx = Parameters<Parameters<typeof db.$transaction>[0]>[0];
+
+/**
+ * Owners per post and per post version: accounts whose first download of it came before `to`.
+ * Distinct counts do not add up across days, so an incremental run adds only the accounts whose
+ * first download falls in [from, to): those with no earlier row (the (user, post, time) index).
+ * A late row dated before `from` waits for the daily full rebuild.
+ */
+async function rollOwners(tx: Tx, from: string | null, to: string) {
+  if (!from) {
+    await tx.$executeRaw`DELETE FROM download_post_owners`;
+    await tx.$executeRaw`DELETE FROM download_post_versions`;
+  }
+  const since = from ?? "-infinity";
+  await tx.$executeRaw`
+    INSERT INTO download_post_owners (post_id, owners)
+    SELECT d.post_id, count(DISTINCT d.user_id)::int FROM downloads d
+     WHERE d.created_at >= ${since}::date AND d.created_at < ${to}::date
+       AND NOT EXISTS (SELECT 1 FROM downloads e WHERE e.user_id = d.user_id AND e.post_id = d.post_id AND e.created_at < ${since}::date)
+     GROUP BY d.post_id
+    ON CONFLICT (post_id) DO UPDATE SET owners = download_post_owners.owners + EXCLUDED.owners`;
+  await tx.$executeRaw`
+    INSERT INTO download_post_versions (post_id, version, users)
+    SELECT d.post_id, d.version, count(DISTINCT d.user_id)::int FROM downloads d
+     WHERE d.created_at >= ${since}::date AND d.created_at < ${to}::date
+       AND NOT EXISTS (SELECT 1 FROM downloads e WHERE e.user_id = d.user_id AND e.post_id = d.post_id AND e.version = d.version AND e.created_at < ${since}::date)
+     GROUP BY d.post_id, d.version
+    ON CONFLICT (post_id, version) DO UPDATE SET users = download_post_versions.users + EXCLUDED.users`;
 }
 
 /**

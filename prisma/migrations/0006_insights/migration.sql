@@ -29,6 +29,19 @@ CREATE TABLE "download_post_days" (
     CONSTRAINT "download_post_days_pkey" PRIMARY KEY ("day", "post_id")
 );
 
+CREATE TABLE "download_post_owners" (
+    "post_id" TEXT NOT NULL,
+    "owners" INTEGER NOT NULL,
+    CONSTRAINT "download_post_owners_pkey" PRIMARY KEY ("post_id")
+);
+
+CREATE TABLE "download_post_versions" (
+    "post_id" TEXT NOT NULL,
+    "version" TEXT NOT NULL,
+    "users" INTEGER NOT NULL,
+    CONSTRAINT "download_post_versions_pkey" PRIMARY KEY ("post_id", "version")
+);
+
 CREATE TABLE "insights_rollup_state" (
     "id" INTEGER NOT NULL DEFAULT 1,
     "complete_through" DATE,
