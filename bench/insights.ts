@@ -116,6 +116,7 @@ async function runChild() {
       return parsed.range;
     });
     const year = ranges[3]!;
+    await db.insightsRollupState.deleteMany(); // a kept database may hold rollups already
     const rawDownloads = await timeIt(() => downloadsPerDay(year));
     const rawTop = await timeIt(() => topPosts(year));
     console.log(`  raw rows only, 365 days: downloads per day median ${rawDownloads.median.toFixed(1)} ms, top posts median ${rawTop.median.toFixed(1)} ms`);

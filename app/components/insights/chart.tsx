@@ -110,7 +110,7 @@ export function ChartSection({ id, title, summary, csvHref, children }: { id: st
     <section className="card insights-chart" aria-labelledby={`${id}-title`} data-testid={`insights-${id}`}>
       <div className="insights-chart-head">
         <h2 id={`${id}-title`}>{title}</h2>
-        <a className="button-secondary admin-small" href={csvHref} download>
+        <a className="button-secondary insights-csv" href={csvHref} download>
           CSV<span className="visually-hidden"> of {title.toLowerCase()}</span>
         </a>
       </div>

@@ -15,10 +15,7 @@ const PRESETS = [
 export function RangeForm({ values, error, errorField }: { values: RangeFormValues; error?: string; errorField?: string }) {
   const describedBy = (field: string) => (error && errorField === field ? "insights-range-error" : undefined);
   return (
-    <Form method="get" action="/admin/insights" className="card insights-range" aria-labelledby="insights-range-title">
-      <h2 id="insights-range-title" className="visually-hidden">
-        Time range
-      </h2>
+    <Form method="get" action="/admin/insights" className="card insights-range">
       <div className="field">
         <label htmlFor="insights-range">Time range</label>
         <select id="insights-range" name="range" defaultValue={values.range} aria-describedby={describedBy("range")}>
