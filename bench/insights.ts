@@ -8,6 +8,7 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { measureRounds } from "./timing.ts";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DOWNLOADS = Number(process.env.BENCH_INSIGHTS_DOWNLOADS ?? 1_000_000);
@@ -37,18 +38,7 @@ export function benchInsights(): Promise<TargetLine[]> {
   });
 }
 
-async function timeIt(fn: () => Promise<unknown>): Promise<{ median: number; p95: number }> {
-  await fn();
-  const times: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const start = performance.now();
-    await fn();
-    times.push(performance.now() - start);
-  }
-  times.sort((a, b) => a - b);
-  const at = (fraction: number) => times[Math.min(times.length - 1, Math.floor(times.length * fraction))]!;
-  return { median: at(0.5), p95: at(0.95) };
-}
+const timeIt = (fn: () => Promise<unknown>) => measureRounds(fn, ROUNDS);
 
 const SEED = [
   `INSERT INTO users (id, email, full_name, mail_verified, created_at, updated_at)

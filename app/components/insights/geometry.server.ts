@@ -75,6 +75,18 @@ export function dailyStack(days: string[], series: Series[], lines: Series[] = [
   };
 }
 
+/** The non-empty pieces of one bar: each series from where the previous ended (or from 0). */
+function segments(series: Series[], index: number, grouped = false): { s: number; from: number; to: number }[] {
+  let base = 0;
+  return series.flatMap((entry, s) => {
+    const value = entry.values[index] ?? 0;
+    if (value <= 0) return [];
+    const from = grouped ? 0 : base;
+    base += value;
+    return [{ s, from, to: from + value }];
+  });
+}
+
 /** Vertical bars per category (months): stacked series, or side by side when `grouped`. */
 export function categoryBars(categories: string[], series: Series[], { grouped = false } = {}): ChartGeometry {
   const box = frame();
@@ -84,15 +96,10 @@ export function categoryBars(categories: string[], series: Series[], { grouped =
   const inner = scaleBand().domain(series.map((_, s) => String(s))).range([0, x.bandwidth()]).padding(0.1);
   const shapes: Shape[] = [];
   categories.forEach((category, index) => {
-    let base = 0;
-    series.forEach((entry, s) => {
-      const value = entry.values[index] ?? 0;
-      if (value <= 0) return;
+    for (const { s, from, to } of segments(series, index, grouped)) {
       const x0 = x(category)! + (grouped ? inner(String(s))! : 0);
-      const y0 = grouped ? 0 : base;
-      shapes.push({ kind: "rect", series: s, x: round(x0), y: round(y(y0 + value)), width: round(grouped ? inner.bandwidth() : x.bandwidth()), height: round(y(y0) - y(y0 + value)) });
-      base += value;
-    });
+      shapes.push({ kind: "rect", series: s, x: round(x0), y: round(y(to)), width: round(grouped ? inner.bandwidth() : x.bandwidth()), height: round(y(from) - y(to)) });
+    }
   });
   // Label at most about eight categories so month names never overlap.
   const every = Math.max(1, Math.ceil(categories.length / 8));
@@ -111,13 +118,9 @@ export function itemBars(items: string[], series: Series[]): ChartGeometry {
   const x = scaleLinear().domain([0, Math.max(1, ...totals)]).nice().range([box.left, box.right]);
   const shapes: Shape[] = [];
   items.forEach((_, index) => {
-    let base = 0;
-    series.forEach((entry, s) => {
-      const value = entry.values[index] ?? 0;
-      if (value <= 0) return;
-      shapes.push({ kind: "rect", series: s, x: round(x(base)), y: round(y(String(index))!), width: round(x(base + value) - x(base)), height: round(y.bandwidth()) });
-      base += value;
-    });
+    for (const { s, from, to } of segments(series, index)) {
+      shapes.push({ kind: "rect", series: s, x: round(x(from)), y: round(y(String(index))!), width: round(x(to) - x(from)), height: round(y.bandwidth()) });
+    }
   });
   const yTicks = items.map((item, index) => ({ pos: round(y(String(index))! + y.bandwidth() / 2), label: item.length > 22 ? `${item.slice(0, 21)}…` : item }));
   return { ...box, xTicks: valueTicks(x, 5), yTicks, horizontal: true, shapes, legend: series.map((entry, s) => ({ label: entry.label, series: s, kind: "rect" as const })) };
