@@ -1,6 +1,7 @@
 // Background jobs of this app server. Each job guards itself against running on several
 // servers at once (advisory locks); this module only schedules them.
 import { env } from "~/env.server";
+import { refreshDownloadRollups } from "~/models/insights/rollup.server";
 import { runIntervalSync } from "~/models/interval-sync.server";
 import { deleteExpiredRateLimits } from "~/models/rate-limit.server";
 import { deleteExpiredSessions } from "~/models/session.server";
@@ -16,6 +17,8 @@ function jobs(): Job[] {
     { name: "expired-sessions", everyMs: HOUR_MS, run: () => deleteExpiredSessions() },
     { name: "expired-codes", everyMs: HOUR_MS, run: () => deleteExpiredCodes() },
     { name: "expired-rate-limits", everyMs: HOUR_MS, run: () => deleteExpiredRateLimits() },
+    // Insights: yesterday's downloads join the daily rollups (and a daily full rebuild).
+    { name: "insights-rollup", everyMs: HOUR_MS, run: () => refreshDownloadRollups() },
     // Support-platform sync; INTERVAL_MINUTES=0 turns the timer off (admins can still force it).
     { name: "interval", everyMs: env().INTERVAL_MINUTES * 60 * 1000, run: () => runIntervalSync({ trigger: "timer" }) },
   ];

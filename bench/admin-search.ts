@@ -8,6 +8,7 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { measureRounds } from "./timing.ts";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const USERS = Number(process.env.BENCH_ADMIN_USERS ?? 100_000);
@@ -41,21 +42,7 @@ export async function benchAdminSearch(): Promise<TargetLine[]> {
   });
 }
 
-function percentile(sorted: number[], fraction: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!;
-}
-
-async function measure(fn: () => Promise<unknown>): Promise<{ median: number; p95: number }> {
-  await fn(); // warm-up
-  const times: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const start = performance.now();
-    await fn();
-    times.push(performance.now() - start);
-  }
-  times.sort((a, b) => a - b);
-  return { median: percentile(times, 0.5), p95: percentile(times, 0.95) };
-}
+const measure = (fn: () => Promise<unknown>) => measureRounds(fn, ROUNDS);
 
 async function runChild() {
   // The app logs queries over 200 ms; the naive baseline is meant to be slow, so keep them out.

@@ -33,6 +33,7 @@ const PAGES: PageCase[] = [
   { name: "infos", path: "/infos", roles: ["guest"] },
   { name: "inspiration vote", path: "/inspiration-vote", roles: ["guest", "fan", "admin"] },
   { name: "admin", path: "/admin", roles: ["admin"] },
+  { name: "admin insights", path: "/admin/insights", roles: ["admin"] },
   { name: "not found", path: "/no-such-page-here", roles: ["guest"] },
 ];
 

@@ -67,6 +67,12 @@ const MATRIX: Record<string, Case[]> = {
     { method: "GET", expect: adminUi(ok(200), no("302 /")) },
     { method: "POST", form: () => ({ intent: "search-by-code", code: "1", keyword: "x" }), expect: adminUi(ok(200), no("302 /")) },
   ],
+  // Insights (issue 17): 403 for everyone but effective admins, guests included, page and export.
+  "admin_.insights.tsx": [{ method: "GET", query: "?range=7", expect: { ...all(no(403)), admin: ok(200) } }],
+  "admin_.insights.$chart[.]csv.ts": [
+    { method: "GET", params: () => ({ chart: "downloads" }), expect: { ...all(no(403)), admin: ok(200) } },
+    { method: "GET", params: () => ({ chart: "supporters" }), query: "?range=custom&from=2024-01-01&to=2024-12-31", expect: { ...all(no(403)), admin: ok(200) } },
+  ],
   // 502: no support platform is configured in tests; the run itself is recorded (job_runs, audit).
   "api.admin.force-interval.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", expect: adminApi(ok(502)) }],
   "api.admin.import-purchases.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", expect: adminApi(ok(400)) }],
@@ -185,9 +191,13 @@ const MATRIX: Record<string, Case[]> = {
 
 /** `/api/library/posts/:id/toggle` from `api.library.posts.$id.toggle.ts` (Remix flat routes). */
 function routePath(file: string): string {
-  const name = file.replace(/\.(tsx?|jsx?)$/, "");
+  // `[.]` is a literal dot; a trailing `_` only opts out of the parent layout.
+  const name = file.replace(/\.(tsx?|jsx?)$/, "").replace(/\[\.\]/g, "\u0000");
   if (name === "_index") return "/";
-  const segments = name.split(".").filter((segment) => segment !== "_index");
+  const segments = name
+    .split(".")
+    .filter((segment) => segment !== "_index")
+    .map((segment) => segment.replace(/_$/, "").replace(/\u0000/g, "."));
   return (
     "/" +
     segments

@@ -39,10 +39,26 @@ export const kofiWebhookSchema = z
       ),
     tier_name: z.string().nullish(),
     is_subscription_payment: z.boolean().nullish(),
+    // What the order cost (issue 17); unreadable values are dropped, never refused.
+    amount: z.unknown().transform((value) => moneyToCents(value)),
+    currency: z.unknown().transform((value) => currencyCode(value)),
   })
   .passthrough();
 
 export type KofiWebhook = z.infer<typeof kofiWebhookSchema>;
+
+/** "4.99" or 4.99 as 499 cents; null when absent or not a non-negative amount. */
+export function moneyToCents(value: unknown): number | null {
+  const text = typeof value === "number" ? String(value) : typeof value === "string" ? value.trim() : "";
+  if (!/^\d+(\.\d+)?$/.test(text)) return null;
+  const cents = Math.round(Number(text) * 100);
+  return Number.isSafeInteger(cents) ? cents : null;
+}
+
+/** A three-letter currency code in capitals, or null. */
+export function currencyCode(value: unknown): string | null {
+  return typeof value === "string" && /^[A-Za-z]{3}$/.test(value.trim()) ? value.trim().toUpperCase() : null;
+}
 
 export class KofiPayloadError extends Error {}
 

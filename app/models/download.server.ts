@@ -5,29 +5,34 @@ import { db } from "~/db.server";
 import { env } from "~/env.server";
 import type { User } from "~/generated/prisma/client";
 import { isSafeKey } from "~/integrations/storage.server";
-import { isUnlocked, loadEntitlementViewer, type PostWithTiers } from "~/models/entitlement.server";
+import { loadEntitlementViewer, toEntitlementPost, type PostWithTiers } from "~/models/entitlement.server";
+import { accessSourceOf } from "~/models/insights/download-access.server";
 import { DomainError } from "~/models/errors";
 import { isRestricted, RESTRICTED_MESSAGE } from "~/models/restriction.server";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
-import { isEffectiveAdmin } from "~/utils/entitlement";
+import { isEffectiveAdmin, unlockReason, type UnlockReason } from "~/utils/entitlement";
 
 /** How long a signed free-download address stays valid. */
 export const SIGNED_DOWNLOAD_TTL_MS = 10 * 60 * 1000;
 
 type Downloader = Pick<User, "id" | "isAdmin" | "restricted" | "currentTierId" | "tosAccepted"> | null;
 
+/** A post cleared for download, with why it was unlocked (recorded with the download, issue 17). */
+export type DownloadablePost = PostWithTiers & { driveFileId: string; unlockReason: UnlockReason | null };
+
 /**
  * The post a viewer may download, or a refusal (DomainError): 404 unknown (or disabled, for
  * non-admins), 403 locked or terms not accepted. A locked post never reveals its file.
  */
-export async function authorizeDownload(user: Downloader, postId: string): Promise<PostWithTiers & { driveFileId: string }> {
+export async function authorizeDownload(user: Downloader, postId: string): Promise<DownloadablePost> {
   const post = await db.post.findUnique({ where: { id: postId }, include: { tiers: { select: { tierId: true, kind: true } } } });
   if (!post || (!post.enabled && !isEffectiveAdmin(user))) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
   const viewer = await loadEntitlementViewer(user);
-  if (!isUnlocked(post, viewer)) throw new DomainError(403, LIBRARY_MESSAGES.locked);
+  const reason = unlockReason(toEntitlementPost(post), viewer);
+  if (!reason) throw new DomainError(403, LIBRARY_MESSAGES.locked);
   if (user && !user.tosAccepted && !isEffectiveAdmin(user)) throw new DomainError(403, LIBRARY_MESSAGES.tosRequired);
   if (!post.driveFileId || !isSafeKey(post.driveFileId)) throw new DomainError(404, LIBRARY_MESSAGES.fileMissing);
-  return { ...post, driveFileId: post.driveFileId };
+  return { ...post, driveFileId: post.driveFileId, unlockReason: reason };
 }
 
 /**
@@ -35,20 +40,20 @@ export async function authorizeDownload(user: Downloader, postId: string): Promi
  * address works for anyone who has it, so only the session-checked `/api/download/{id}` serves
  * them.
  */
-export async function authorizeFreeDownload(user: Downloader, postId: string): Promise<PostWithTiers & { driveFileId: string }> {
+export async function authorizeFreeDownload(user: Downloader, postId: string): Promise<DownloadablePost> {
   const post = await authorizeDownload(user, postId);
   if (post.paidContent) throw new DomainError(403, LIBRARY_MESSAGES.notFree);
   return post;
 }
 
 /** A post behind a valid signed address: it must still exist, be enabled, be free and have a file. */
-export async function getDownloadablePost(postId: string): Promise<PostWithTiers & { driveFileId: string }> {
+export async function getDownloadablePost(postId: string): Promise<DownloadablePost> {
   const post = await db.post.findUnique({ where: { id: postId }, include: { tiers: { select: { tierId: true, kind: true } } } });
   if (!post || !post.enabled) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
   // A post made paid after the address was handed out (or an address from before this rule).
   if (post.paidContent) throw new DomainError(403, LIBRARY_MESSAGES.notFree);
   if (!post.driveFileId || !isSafeKey(post.driveFileId)) throw new DomainError(404, LIBRARY_MESSAGES.fileMissing);
-  return { ...post, driveFileId: post.driveFileId };
+  return { ...post, driveFileId: post.driveFileId, unlockReason: "free" };
 }
 
 function secrets(): string[] {
@@ -94,13 +99,14 @@ export const DOWNLOAD_RECORD_WINDOW_MS = 24 * 60 * 60 * 1000;
  * asking again and again for the file's last byte (`Range: bytes=-1`) must not fill the table
  * or the admins' leak-trace search. Concurrent completions of one pair take turns.
  */
-export async function recordDownload(userId: string, postId: string, version: string, now = new Date()): Promise<boolean> {
+export async function recordDownload(userId: string, postId: string, version: string, now = new Date(), reason: UnlockReason | null = null): Promise<boolean> {
+  const accessSource = await accessSourceOf(reason, userId, postId);
   return db.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext(${`download:${userId}:${postId}`}))`;
     const since = new Date(now.getTime() - DOWNLOAD_RECORD_WINDOW_MS);
     const recent = await tx.download.findFirst({ where: { userId, postId, version, createdAt: { gt: since } }, select: { id: true } });
     if (recent) return false;
-    await tx.download.create({ data: { userId, postId, version, createdAt: now } });
+    await tx.download.create({ data: { userId, postId, version, createdAt: now, accessSource } });
     return true;
   });
 }
@@ -130,13 +136,13 @@ export type PostDownload = { key: string; fileName: string; onComplete?: () => v
  * A post's file as a download; a logged-in downloader gets a download record once the response
  * has sent the file's last byte (recorded in the background: the bytes are already out).
  */
-export function postDownload(post: PostWithTiers & { driveFileId: string }, userId: string | null): PostDownload {
+export function postDownload(post: DownloadablePost, userId: string | null): PostDownload {
   return {
     key: post.driveFileId,
     fileName: post.fileName ?? post.driveFileId.split("/").pop() ?? `${post.id}.bin`,
     onComplete: userId
       ? () => {
-          recordDownload(userId, post.id, post.version).catch((error: unknown) => console.error("Could not record a download", error));
+          recordDownload(userId, post.id, post.version, new Date(), post.unlockReason).catch((error: unknown) => console.error("Could not record a download", error));
         }
       : undefined,
   };

@@ -3,12 +3,14 @@
 // (entitlement rule 6), also when it was made as a guest before the email was linked.
 import { db, Prisma } from "~/db.server";
 import {
+  currencyCode,
   itemCodeFromShopUrl,
   KOFI_CSV_DATE_FORMATS,
   KofiCsvError,
   KofiPayloadError,
   kofiTokenMatches,
   parseKofiCsv,
+  moneyToCents,
   parseKofiDate,
   parseKofiWebhook,
   type KofiWebhook,
@@ -63,6 +65,8 @@ export async function recordKofiWebhook(payload: KofiWebhook): Promise<WebhookOu
             transactionId,
             source: "WEBHOOK" as const,
             purchasedAt: new Date(payload.timestamp),
+            amountCents: payload.amount,
+            currency: payload.currency,
           })),
           skipDuplicates: true,
         });
@@ -153,7 +157,7 @@ export async function importPurchasesCsv(actorId: string | null, content: Buffer
   }
   const resolve = await itemResolver();
   const rejected: ImportReport["rejected"] = [];
-  const candidates: { row: number; email: string; kofiItemCode: string; transactionId: string; purchasedAt: Date }[] = [];
+  const candidates: { row: number; email: string; kofiItemCode: string; transactionId: string; purchasedAt: Date; amountCents: number | null; currency: string | null }[] = [];
   for (const { row, fields } of rows) {
     const type = fields.TransactionType ?? "";
     if (type !== "Shop Order") {
@@ -180,7 +184,7 @@ export async function importPurchasesCsv(actorId: string | null, content: Buffer
       rejected.push({ row, reason: fields.Item ? `Unknown shop item "${fields.Item}".` : "Missing item." });
       continue;
     }
-    candidates.push({ row, email: email.data, kofiItemCode, transactionId, purchasedAt });
+    candidates.push({ row, email: email.data, kofiItemCode, transactionId, purchasedAt, amountCents: moneyToCents(fields.Received), currency: currencyCode(fields.Currency) });
   }
 
   return db.$transaction(

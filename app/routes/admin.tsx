@@ -12,6 +12,7 @@ import type { AdminActionData } from "~/components/admin/action-data";
 import { adminHref } from "~/components/admin/admin-href";
 import { UserList } from "~/components/admin/user-list";
 import { ErrorPage } from "~/components/error-page";
+import { InsightsEntry } from "~/components/insights/admin-entry";
 import { getAdminUser, listPickerPosts, searchUsers } from "~/models/admin-users.server";
 import { listRecentAuditRows } from "~/models/audit.server";
 import { recentSyncRuns } from "~/models/interval-sync.server";
@@ -119,6 +120,8 @@ export default function AdminPage() {
         <PurchaseImport actionUrl={actionUrl} fallback={actionData ?? null} />
         <ForceInterval actionUrl={actionUrl} runs={runs} fallback={actionData ?? null} />
       </div>
+
+      <InsightsEntry />
 
       <AuditLog entries={audit} userHref={(userId) => adminHref({ search: query.search, page: query.page, user: userId })} />
     </div>
