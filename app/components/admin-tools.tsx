@@ -87,9 +87,11 @@ export function PurchaseImport({ actionUrl, fallback }: ToolProps) {
   const busy = fetcher.state !== "idle";
   const shown = checked ? null : answer;
 
+  // Cleared once, when the import's answer arrives (not when the fetcher next turns idle, which
+  // would also wipe a file chosen while the page was still reloading its data).
   useEffect(() => {
-    if (fetcher.state === "idle" && fetcher.data?.intent === "import-purchases" && "report" in fetcher.data && inputRef.current) inputRef.current.value = "";
-  }, [fetcher.state, fetcher.data]);
+    if (fetcher.data?.intent === "import-purchases" && "report" in fetcher.data && inputRef.current) inputRef.current.value = "";
+  }, [fetcher.data]);
 
   function check(event: React.FormEvent<HTMLFormElement>) {
     const file = inputRef.current?.files?.[0];
