@@ -2,6 +2,7 @@
 import { useFetcher, useRevalidator } from "@remix-run/react";
 import { useId, useRef, useState } from "react";
 import { formatDate } from "~/components/admin-user-editor";
+import { FileDrop } from "~/components/file-drop";
 import { showToast } from "~/components/toaster";
 import { ADMIN_MESSAGES } from "~/utils/admin-schemas";
 
@@ -128,7 +129,7 @@ export function PurchaseImport({ actionUrl, fallback }: { actionUrl: string; fal
         const report = { imported: response.imported, duplicates: response.duplicates ?? 0, rejected: response.rejected ?? [] };
         setClientResult({ intent: "import-purchases", report });
         showToast({ type: "success", message: `Imported ${report.imported} purchase${report.imported === 1 ? "" : "s"}.` });
-        if (inputRef.current) inputRef.current.value = "";
+        inputRef.current?.form?.reset();
       } else {
         fail(response.error ?? ADMIN_MESSAGES.importFailed, response.details);
       }
@@ -151,10 +152,7 @@ export function PurchaseImport({ actionUrl, fallback }: { actionUrl: string; fal
       </p>
       <form method="post" action={actionUrl} encType="multipart/form-data" onSubmit={submit} noValidate>
         <input type="hidden" name="intent" value="import-purchases" />
-        <div className="field">
-          <label htmlFor={`${id}-file`}>CSV file</label>
-          <input ref={inputRef} id={`${id}-file`} name="file" type="file" accept=".csv,text/csv" aria-describedby={`${id}-hint`} />
-        </div>
+        <FileDrop ref={inputRef} id={`${id}-file`} name="file" label="CSV file" accept=".csv,text/csv" describedBy={`${id}-hint`} />
         <button type="submit" className="button" disabled={progress !== null} aria-busy={progress !== null || undefined}>
           {progress !== null ? "Importing..." : "Import"}
         </button>
@@ -272,7 +270,7 @@ export function ForceInterval({ actionUrl, runs, fallback }: { actionUrl: string
   }
 
   return (
-    <section className="card" aria-labelledby={`${id}-title`}>
+    <section className="card admin-interval" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>Interval job</h2>
       <p className="muted">Syncs support-platform memberships, tiers and pledge history, and recomputes early-supporter unlocks.</p>
       <form method="post" action={actionUrl} onSubmit={run}>
