@@ -22,6 +22,18 @@ function pixelPng() {
   return sharp({ create: { width: 32, height: 18, channels: 3, background: "#3366cc" } }).png().toBuffer();
 }
 
+/** Fills the rest of the Create Panel form, sends it, and checks the panel got its image. */
+async function createPanelWithImage(page: Page, name: string) {
+  const form = page.locator("section.panel-form");
+  const title = `${name} ${Date.now()}`;
+  createdPanelTitles.push(title);
+  await form.getByLabel("Title").fill(title);
+  await form.getByLabel("Link").fill("https://example.com/panel");
+  await form.getByRole("button", { name: "Create Panel" }).click();
+  await expect(page.getByTestId("toast").filter({ hasText: "Panel created successfully." })).toBeVisible();
+  expect((await db.panel.findFirstOrThrow({ where: { title } })).imageVersion).toBeTruthy();
+}
+
 test.describe("the file picker", () => {
   test("a file chosen by click shows its name and size and is sent with the panel form", async ({ page }) => {
     await loginAsAdmin(page);
@@ -38,14 +50,7 @@ test.describe("the file picker", () => {
     await expect(form.getByTestId("file-drop-chosen")).toHaveText(`clicked.png · ${png.length.toFixed(2)} Bytes`);
     await expect(page.getByTestId("panel-image-preview")).toBeVisible();
 
-    const title = `Look Click ${Date.now()}`;
-    createdPanelTitles.push(title);
-    await form.getByLabel("Title").fill(title);
-    await form.getByLabel("Link").fill("https://example.com/click");
-    await form.getByRole("button", { name: "Create Panel" }).click();
-    await expect(page.getByTestId("toast").filter({ hasText: "Panel created successfully." })).toBeVisible();
-    const panel = await db.panel.findFirstOrThrow({ where: { title } });
-    expect(panel.imageVersion).toBeTruthy();
+    await createPanelWithImage(page, "Look Click");
   });
 
   test("a file dropped on the zone goes into the input and is sent with the form", async ({ page }) => {
@@ -66,13 +71,7 @@ test.describe("the file picker", () => {
     await expect(form.getByTestId("file-drop-chosen")).toContainText("dropped.png");
     expect(await form.getByLabel("Image (png, jpg, jpeg)").evaluate((input: HTMLInputElement) => input.files?.[0]?.name)).toBe("dropped.png");
 
-    const title = `Look Drop ${Date.now()}`;
-    createdPanelTitles.push(title);
-    await form.getByLabel("Title").fill(title);
-    await form.getByLabel("Link").fill("https://example.com/drop");
-    await form.getByRole("button", { name: "Create Panel" }).click();
-    await expect(page.getByTestId("toast").filter({ hasText: "Panel created successfully." })).toBeVisible();
-    expect((await db.panel.findFirstOrThrow({ where: { title } })).imageVersion).toBeTruthy();
+    await createPanelWithImage(page, "Look Drop");
   });
 
   test("the input takes keyboard focus and the zone shows it", async ({ page }) => {
