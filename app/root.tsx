@@ -18,10 +18,13 @@ import { ErrorPage } from "~/components/error-page";
 import { getCurrentUser } from "~/models/session.server";
 import { displayName } from "~/models/user.server";
 import { configureToasts, getToast } from "~/toast.server";
+import designSystem from "~/styles/design-system.css";
 import stylesheet from "~/styles/app.css";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 
 export const links: LinksFunction = () => [
+  // The design system first: page stylesheets build on its tokens and classes.
+  { rel: "stylesheet", href: designSystem },
   { rel: "stylesheet", href: stylesheet },
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
 ];

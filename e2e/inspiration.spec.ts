@@ -128,7 +128,8 @@ test("an admin edits the vote settings, adds and deletes a panel, and resets lik
 
   const create = page.getByRole("form", { name: "New inspiration panel" });
   await create.getByRole("button", { name: "Create Panel" }).click();
-  await expect(page.getByTestId("toast").filter({ hasText: "Image URL is required." })).toBeVisible();
+  // Shown once, next to the form (the toast with the same text is dropped).
+  await expect(create.getByRole("alert").filter({ hasText: "Image URL is required." })).toBeVisible();
   await create.getByLabel("Image URL").fill("/media/inspiration/demo-1.jpg");
   await create.getByLabel("Title (optional)").fill("E2E Idea");
   await create.getByRole("button", { name: "Create Panel" }).click();
@@ -177,7 +178,8 @@ test("after an inspiration panel is created the New panel form is empty again", 
   // A refused create keeps what was typed; only a saved one empties the form.
   await create.getByLabel("Title (optional)").fill("E2E Only Once");
   await create.getByRole("button", { name: "Create Panel" }).click();
-  await expect(page.getByTestId("toast").filter({ hasText: "Image URL is required." })).toBeVisible();
+  // Shown once, next to the form (the toast with the same text is dropped).
+  await expect(create.getByRole("alert").filter({ hasText: "Image URL is required." })).toBeVisible();
   await expect(create.getByLabel("Title (optional)")).toHaveValue("E2E Only Once");
   await create.getByLabel("Image URL").fill("/media/inspiration/demo-2.jpg");
   await create.getByRole("button", { name: "Create Panel" }).click();

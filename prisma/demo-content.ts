@@ -24,32 +24,154 @@ export const DEMO_TIERS = [
   { id: "8825088", title: "Founder", amountCents: 5000, isPaid: false, canVote: true, subscribeLabel: null },
 ] as const;
 
-const PALETTES = [
-  ["#3a7bd5", "#00d2ff"],
-  ["#8e2de2", "#4a00e0"],
-  ["#f7971e", "#ffd200"],
-  ["#11998e", "#38ef7d"],
-  ["#fc466b", "#3f5efb"],
-  ["#c94b4b", "#4b134f"],
-] as const;
+/** A deterministic pseudo-random sequence (mulberry32), so a seed always draws the same cover. */
+function randomFrom(seed: number) {
+  let state = (seed * 2654435761) >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * The object a cover shows, drawn in a 100 x 100 box: `body` in the object's colour, `glow` (windows,
+ * screens, eyes) in the accent colour, `shade` a darker face for depth.
+ */
+type Subject = { body: string; shade?: string; glow?: string; line?: string };
+
+const SUBJECTS: Record<string, Subject> = {
+  chair: {
+    body: "M22 14h56a10 10 0 0 1 10 10v24H12V24a10 10 0 0 1 10-10ZM8 44h18v34H8zM74 44h18v34H74zM20 76h7v14h-7zM73 76h7v14h-7z",
+    shade: "M24 56h52v20H24z",
+  },
+  house: {
+    body: "M50 14 88 48H80v40H20V48H12ZM64 18h9v20l-9-8Z",
+    glow: "M29 56h15v13H29zM56 62h14v26H56z",
+    shade: "M50 14 88 48H80L50 22 20 48H12Z",
+  },
+  crystal: {
+    body: "M50 6 63 30 58 90H42L37 30ZM28 38 39 52 37 90H23L20 54ZM73 32 82 50 79 90H63L65 48Z",
+    shade: "M50 6 63 30 58 90H50ZM28 38 39 52 37 90H30ZM73 32 82 50 79 90H72Z",
+    line: "M37 30h26M20 54l19-2M65 48l17 2",
+  },
+  cat: {
+    body: "M34 12 42 26a17 17 0 0 1 16 0L66 12l2 22a17 17 0 0 1-4 14c12 6 18 18 16 30-1 8-6 12-14 12H36c-8 0-13-4-14-12-2-12 4-24 16-30a17 17 0 0 1-4-14Z",
+    glow: "M40 33a3.5 4.5 0 1 0 7 0 3.5 4.5 0 1 0-7 0ZM53 33a3.5 4.5 0 1 0 7 0 3.5 4.5 0 1 0-7 0Z",
+    line: "M78 84c12 2 16-10 8-18",
+  },
+  garment: {
+    body: "M31 14 42 10c3 7 13 7 16 0l11 4 20 18-11 13-8-6v49H30V39l-8 6-11-13Z",
+    shade: "M42 10c3 7 13 7 16 0l-3-1c-2 4-8 4-10 0Z",
+    line: "M50 20v70",
+  },
+  umbrella: {
+    body: "M8 50C12 24 32 10 50 10s38 14 42 40c-6-5-15-5-21 0-6-5-15-5-21 0-6-5-15-5-21 0-6-5-15-5-21 0ZM48.5 48h3v36h-3z",
+    shade: "M50 10c-8 8-12 24-12 40-6-5-15-5-21 0C20 28 34 12 50 10Z",
+    line: "M50 84c0 8-10 8-10 2",
+  },
+  arcade: {
+    body: "M30 8h40l4 14-6 28 6 6v34H26V56l6-6-6-28Z",
+    glow: "M34 18h32v26H34zM40 57a3 3 0 1 0 6 0 3 3 0 1 0-6 0ZM54 57a3 3 0 1 0 6 0 3 3 0 1 0-6 0Z",
+    shade: "M26 66h48v4H26z",
+  },
+  window: {
+    body: "M22 92V40C22 20 36 8 50 4c14 4 28 16 28 36v52Z",
+    glow: "M29 86V42c0-14 9-24 21-30 12 6 21 16 21 30v44Z",
+    line: "M50 12v74M29 50h42M29 68h42",
+  },
+  cube: {
+    body: "M50 12 86 32 50 52 14 32Z",
+    shade: "M14 32 50 52v40L14 72Z",
+    glow: "M50 52 86 32v40L50 92Z",
+  },
+};
+
+/** Which object suits a title: by its words, else by the seed. */
+function subjectFor(title: string | null, seed: number): Subject {
+  const words: [RegExp, string][] = [
+    [/furniture|kitchen|diner|bedroom|ballroom|bookshop|counter/i, "chair"],
+    [/cabin|lot|greenhouse|workshop|pier|apothecary/i, "house"],
+    [/crystal|cave|zen|stone|island|terrain/i, "crystal"],
+    [/\bcat\b|companion|gnome/i, "cat"],
+    [/streetwear|coat|hair|clothing/i, "garment"],
+    [/umbrella|beach|camping/i, "umbrella"],
+    [/arcade|cyber|neon/i, "arcade"],
+    [/gothic|window|cathedral/i, "window"],
+  ];
+  const named = title ? words.find(([pattern]) => pattern.test(title)) : undefined;
+  const keys = Object.keys(SUBJECTS);
+  return SUBJECTS[named ? named[1] : keys[seed % keys.length]!]!;
+}
 
 function escapeXml(text: string) {
   return text.replace(/[<>&"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 
-/** A 1280x720 JPEG with a gradient, shapes and an optional caption at the top, drawn from SVG. */
-export async function demoImage(caption: string | null, seed: number): Promise<Buffer> {
-  const [from, to] = PALETTES[seed % PALETTES.length]!;
+/**
+ * A 1280x720 JPEG cover, drawn from SVG: a per-seed palette (hues a golden angle apart), a sky
+ * gradient, a glow, a dot or line pattern, drifting shapes, a floor with the object's shadow,
+ * the object itself (by the title's words) and film grain. An optional caption at the top.
+ * The same arguments always give the same bytes.
+ */
+export async function demoImage(caption: string | null, seed: number, title: string | null = null): Promise<Buffer> {
+  const random = randomFrom(seed + 1);
+  const hue = Math.round((seed * 137.508 + 200) % 360);
+  const accentHue = (hue + 150 + Math.round(random() * 60)) % 360;
+  const sky = [`hsl(${hue},55%,12%)`, `hsl(${(hue + 30) % 360},60%,30%)`];
+  const accent = `hsl(${accentHue},95%,66%)`;
+  const object = `hsl(${(hue + 10) % 360},35%,88%)`;
+  const objectShade = `hsl(${(hue + 10) % 360},25%,64%)`;
+  const subject = subjectFor(title, seed);
+  const objectX = 640 + Math.round((random() - 0.5) * 360);
+  const size = 460;
+
+  const shapes: string[] = [];
+  for (let index = 0; index < 7; index++) {
+    const x = Math.round(random() * 1280);
+    const y = Math.round(random() * 560);
+    const radius = Math.round(20 + random() * 90);
+    const opacity = (0.08 + random() * 0.2).toFixed(2);
+    const kind = Math.floor(random() * 3);
+    if (kind === 0) shapes.push(`<circle cx="${x}" cy="${y}" r="${radius}" fill="none" stroke="${accent}" stroke-width="6" opacity="${opacity}"/>`);
+    else if (kind === 1) shapes.push(`<rect x="${x}" y="${y}" width="${radius}" height="${radius}" rx="8" fill="${accent}" opacity="${opacity}" transform="rotate(${Math.round(random() * 90)} ${x} ${y})"/>`);
+    else shapes.push(`<path d="M${x} ${y - radius}l${radius} ${radius * 1.7}h${-radius * 2}Z" fill="#fff" opacity="${(Number(opacity) / 2).toFixed(2)}"/>`);
+  }
+  const pattern =
+    seed % 2 === 0
+      ? `<pattern id="p" width="28" height="28" patternUnits="userSpaceOnUse"><circle cx="3" cy="3" r="2.2" fill="#fff" opacity="0.16"/></pattern>`
+      : `<pattern id="p" width="36" height="36" patternUnits="userSpaceOnUse" patternTransform="rotate(35)"><rect width="3" height="36" fill="#fff" opacity="0.1"/></pattern>`;
+
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1280" height="720">
-  <defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${from}"/><stop offset="1" stop-color="${to}"/></linearGradient></defs>
-  <rect width="1280" height="720" fill="url(#g)"/>
-  <g fill="none" stroke="rgba(255,255,255,0.35)" stroke-width="10">
-    <circle cx="${200 + (seed * 97) % 800}" cy="${180 + (seed * 53) % 300}" r="${120 + (seed * 31) % 120}"/>
-    <path d="M640 140 900 290v300L640 740 380 590V290z" stroke-linejoin="round"/>
+  <defs>
+    <linearGradient id="sky" x1="0" y1="0" x2="0.4" y2="1"><stop offset="0" stop-color="${sky[0]}"/><stop offset="1" stop-color="${sky[1]}"/></linearGradient>
+    <radialGradient id="glow" cx="${objectX}" cy="330" r="420" gradientUnits="userSpaceOnUse"><stop offset="0" stop-color="${accent}" stop-opacity="0.55"/><stop offset="1" stop-color="${accent}" stop-opacity="0"/></radialGradient>
+    <linearGradient id="floor" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="hsl(${hue},45%,10%)" stop-opacity="0.2"/><stop offset="1" stop-color="hsl(${hue},50%,6%)" stop-opacity="0.95"/></linearGradient>
+    ${pattern}
+  </defs>
+  <rect width="1280" height="720" fill="url(#sky)"/>
+  <rect width="1280" height="720" fill="url(#p)"/>
+  ${shapes.join("\n  ")}
+  <rect width="1280" height="720" fill="url(#glow)"/>
+  <path d="M0 560C300 520 980 520 1280 560V720H0Z" fill="url(#floor)"/>
+  <ellipse cx="${objectX}" cy="606" rx="${size * 0.48}" ry="26" fill="#000" opacity="0.45"/>
+  <g transform="translate(${objectX - size / 2} ${606 - size * 0.92}) scale(${size / 100})">
+    <path d="${subject.body}" fill="${object}" stroke="${accent}" stroke-width="0.8" stroke-linejoin="round"/>
+    ${subject.shade ? `<path d="${subject.shade}" fill="${objectShade}"/>` : ""}
+    ${subject.glow ? `<path d="${subject.glow}" fill="${accent}"/>` : ""}
+    ${subject.line ? `<path d="${subject.line}" fill="none" stroke="${objectShade}" stroke-width="2.4" stroke-linecap="round"/>` : ""}
   </g>
   ${caption ? `<text x="60" y="110" font-family="DejaVu Sans, Arial, sans-serif" font-size="72" font-weight="bold" fill="#ffffff">${escapeXml(caption)}</text>` : ""}
 </svg>`;
-  return sharp(Buffer.from(svg)).jpeg({ quality: 80 }).toBuffer();
+  // Film grain from the same seeded sequence (an SVG noise filter takes seconds per image).
+  const grain = Buffer.alloc(1280 * 720 * 3);
+  for (let offset = 0; offset < grain.length; offset += 3) grain.fill(108 + Math.floor(random() * 40), offset, offset + 3);
+  return sharp(Buffer.from(svg))
+    .composite([{ input: grain, raw: { width: 1280, height: 720, channels: 3 }, blend: "soft-light" }])
+    .jpeg({ quality: 82 })
+    .toBuffer();
 }
 
 /** A small file standing in for a mod package: a readable header and deterministic bytes. */
@@ -139,7 +261,7 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
     const version = post.version ?? "V1.0";
     const published = new Date(now.getTime() - post.daysAgo * DAY);
     const imageKey = post.withImage === false ? null : `images/posts/${id}.jpg`;
-    if (imageKey) await store.put(imageKey, await demoImage(null, position));
+    if (imageKey) await store.put(imageKey, await demoImage(null, position, post.title));
     const fileName = `${slugify(post.title)}-${version.toLowerCase()}.package`;
     const fileKey = `posts/${id}/${fileName}`;
     const { size } = await store.put(fileKey, demoPackage(post.title, version, 24 + (position % 5) * 40));

@@ -5,6 +5,7 @@ import { useFetcher } from "@remix-run/react";
 import { useEffect, useId, useRef, useState } from "react";
 import type { AdminActionData } from "~/components/admin/action-data";
 import { DataTable } from "~/components/admin/data-table";
+import { FileDrop } from "~/components/file-drop";
 import { formatDate } from "~/components/admin/format";
 import { useIntentAnswer } from "~/components/admin/use-intent-answer";
 import { showToast } from "~/components/toaster";
@@ -90,7 +91,8 @@ export function PurchaseImport({ actionUrl, fallback }: ToolProps) {
   // Cleared once, when the import's answer arrives (not when the fetcher next turns idle, which
   // would also wipe a file chosen while the page was still reloading its data).
   useEffect(() => {
-    if (fetcher.data?.intent === "import-purchases" && "report" in fetcher.data && inputRef.current) inputRef.current.value = "";
+    // A form reset also tells the file picker to forget the chosen file's name.
+    if (fetcher.data?.intent === "import-purchases" && "report" in fetcher.data) inputRef.current?.form?.reset();
   }, [fetcher.data]);
 
   function check(event: React.FormEvent<HTMLFormElement>) {
@@ -110,10 +112,7 @@ export function PurchaseImport({ actionUrl, fallback }: ToolProps) {
         column: MM/DD/YYYY HH:MM:SS (Ko-fi&apos;s export) or YYYY-MM-DD HH:MM:SS, in UTC.
       </p>
       <fetcher.Form method="post" action={actionUrl} encType="multipart/form-data" onSubmit={check} noValidate>
-        <div className="field">
-          <label htmlFor={`${id}-file`}>CSV file</label>
-          <input ref={inputRef} id={`${id}-file`} name="file" type="file" accept=".csv,text/csv" aria-describedby={`${id}-hint`} />
-        </div>
+        <FileDrop ref={inputRef} id={`${id}-file`} name="file" label="CSV file" accept=".csv,text/csv" describedBy={`${id}-hint`} />
         <button type="submit" className="button" disabled={busy} aria-busy={busy || undefined}>
           {busy ? "Importing..." : "Import"}
         </button>
@@ -186,7 +185,7 @@ export function ForceInterval({ actionUrl, runs, fallback }: ToolProps & { runs:
   const result = useIntentAnswer(fetcher, fallback, "force-interval", (data) => data.message ?? null);
 
   return (
-    <section className="card" aria-labelledby={`${id}-title`}>
+    <section className="card admin-interval" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>Interval job</h2>
       <p className="muted">Syncs support-platform memberships, tiers and pledge history, and recomputes early-supporter unlocks.</p>
       <fetcher.Form method="post" action={actionUrl}>

@@ -1,5 +1,6 @@
 import { Form, Link } from "@remix-run/react";
 import { useEffect, useId, useState } from "react";
+import { FileDrop } from "~/components/file-drop";
 import { SubmitButton } from "~/components/form";
 import { PANEL_IMAGE_ACCEPT } from "~/utils/panel-schemas";
 
@@ -45,19 +46,13 @@ export function PanelForm({ values, error }: { values: PanelFormValues; error: s
             <label htmlFor={`${headingId}-index`}>Index</label>
             <input id={`${headingId}-index`} name="index" type="number" min={0} step={1} defaultValue={values.index} />
           </div>
-          <div className="field">
-            <label htmlFor={`${headingId}-image`}>Image (png, jpg, jpeg)</label>
-            <input
-              id={`${headingId}-image`}
-              name="image"
-              type="file"
-              accept={PANEL_IMAGE_ACCEPT}
-              onChange={(event) => {
-                const file = event.currentTarget.files?.[0];
-                setPreview(file ? URL.createObjectURL(file) : null);
-              }}
-            />
-          </div>
+          <FileDrop
+            id={`${headingId}-image`}
+            name="image"
+            label="Image (png, jpg, jpeg)"
+            accept={PANEL_IMAGE_ACCEPT}
+            onChange={(file) => setPreview(file ? URL.createObjectURL(file) : null)}
+          />
         </div>
         {shownImage ? (
           <figure className="panel-form-preview">

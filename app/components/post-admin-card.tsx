@@ -4,6 +4,7 @@
 // XMLHttpRequest for its progress) and plainly without.
 import { useFetcher, useRevalidator } from "@remix-run/react";
 import { useRef, useState } from "react";
+import { FileDrop } from "~/components/file-drop";
 import { PostBadges, PostImage, type CardTier } from "~/components/post-card";
 import { showToast } from "~/components/toaster";
 import type { LibraryPost } from "~/models/library-listing.server";
@@ -73,7 +74,7 @@ function FileUpload({ post, back }: { post: LibraryPost; back: string }) {
           }
           if (request.status >= 200 && request.status < 300) {
             showToast({ type: "success", message: answer.message ?? "File uploaded." });
-            if (inputRef.current) inputRef.current.value = "";
+            inputRef.current?.form?.reset();
             revalidator.revalidate();
           } else {
             showToast({ type: "error", message: answer.error ?? LIBRARY_MESSAGES.fileUploadFailed });
@@ -87,10 +88,7 @@ function FileUpload({ post, back }: { post: LibraryPost; back: string }) {
         request.send(body);
       }}
     >
-      <div className="field">
-        <label htmlFor={inputId}>File</label>
-        <input id={inputId} ref={inputRef} type="file" name="file" />
-      </div>
+      <FileDrop id={inputId} ref={inputRef} name="file" label="File" />
       {progress !== null ? (
         <progress max={100} value={progress} aria-label={`Uploading file: ${progress}%`}>
           {progress}%
@@ -128,10 +126,7 @@ export function PostAdminCard({ post, tiers, back, now }: { post: LibraryPost; t
         </p>
 
         <image.Form method="post" action={uploadAction("upload-image", id, back)} encType="multipart/form-data" preventScrollReset className="admin-upload">
-          <div className="field">
-            <label htmlFor={field("image")}>Image (png, jpg, jpeg)</label>
-            <input id={field("image")} type="file" name="image" accept=".png,.jpg,.jpeg,image/png,image/jpeg" />
-          </div>
+          <FileDrop id={field("image")} name="image" label="Image (png, jpg, jpeg)" accept=".png,.jpg,.jpeg,image/png,image/jpeg" />
           <button type="submit" className="button-secondary" disabled={image.state !== "idle"}>
             {image.state !== "idle" ? "Uploading..." : "Upload image"}
           </button>

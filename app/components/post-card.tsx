@@ -1,5 +1,6 @@
 // A post as supporters see it: preview, version and status badges, and either the download
 // (owned) or the ways to get it (shop, support platform) with a lock.
+import { PostAccess } from "~/components/post-access";
 import type { LibraryPost } from "~/models/library-listing.server";
 import { badgesFor } from "~/utils/badges";
 import { formatFileSize } from "~/utils/file-size";
@@ -107,6 +108,7 @@ export function PostCard({
         ) : (
           <div className="post-locked">
             <LockIcon />
+            <PostAccess post={post} tiers={tiers} />
             <div className="button-row">
               {post.kofi_id ? (
                 <a className="button-secondary" href={`${links.kofiShopUrl}/s/${encodeURIComponent(post.kofi_id)}`} target="_blank" rel="noreferrer">
@@ -114,7 +116,7 @@ export function PostCard({
                 </a>
               ) : null}
               {!post.is_kofiOnly && post.url ? (
-                <a className="button-secondary" href={`${links.patreonCreatorUrl}/posts/${encodeURIComponent(post.url)}`} target="_blank" rel="noreferrer">
+                <a className="button-quiet" href={`${links.patreonCreatorUrl}/posts/${encodeURIComponent(post.url)}`} target="_blank" rel="noreferrer">
                   More infos
                 </a>
               ) : null}

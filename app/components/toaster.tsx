@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState } from "react";
 
 export const TOAST_DURATION_MS = 5000;
+/** More than this many at once is noise: the oldest give way to the newest. */
+export const TOAST_LIMIT = 3;
 
 export type ToastMessage = { message: string; type: "success" | "error" | "info" | "warning"; description?: string };
 
@@ -16,17 +18,40 @@ export function showToast(toast: ToastMessage) {
 }
 
 /**
+ * The toasts after `incoming` arrives: an identical message replaces the one shown (so it is
+ * never shown twice), and only the newest TOAST_LIMIT stay.
+ */
+export function addToast<T extends ToastMessage>(current: T[], incoming: T, limit = TOAST_LIMIT): T[] {
+  return [...current.filter((item) => item.message !== incoming.message), incoming].slice(-limit);
+}
+
+/** Inline errors and alerts the page shows right now (outside the toasts themselves). */
+function inlineMessages(toaster: Element | null): Set<string> {
+  const texts = new Set<string>();
+  for (const element of document.querySelectorAll(".form-error, .field-error, [role='alert']")) {
+    if (toaster?.contains(element)) continue;
+    const text = element.textContent?.trim();
+    if (text) texts.add(text);
+  }
+  return texts;
+}
+
+/**
  * The toast region. Each toast closes 5 s after it appears: by a timer with JavaScript, and by
- * a CSS animation with the same delay when JavaScript is off.
+ * a CSS animation with the same delay when JavaScript is off. A message the page already shows
+ * inline (a form's error) is not toasted as well: the inline one is next to its cause.
  */
 export function Toaster({ toast }: { toast: ToastMessage | null }) {
   const [toasts, setToasts] = useState<ShownToast[]>(() => (toast ? [{ ...toast, key: 0 }] : []));
+  const [hydrated, setHydrated] = useState(false);
   const firstToast = useRef(toast);
+  const region = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
+    setHydrated(true);
     const remove = (key: number) => setToasts((current) => current.filter((item) => item.key !== key));
     const listener = (shown: ShownToast) => {
-      setToasts((current) => [...current.filter((item) => item.message !== shown.message), shown]);
+      setToasts((current) => addToast(current, shown));
       setTimeout(() => remove(shown.key), TOAST_DURATION_MS);
     };
     listeners.add(listener);
@@ -44,11 +69,20 @@ export function Toaster({ toast }: { toast: ToastMessage | null }) {
     firstToast.current = null;
   }, [toast]);
 
+  // Runs after each commit, when the inline error that came with the same answer is on the page.
+  useEffect(() => {
+    if (toasts.length === 0) return;
+    const inline = inlineMessages(region.current);
+    if (toasts.some((item) => inline.has(item.message.trim()))) {
+      setToasts((current) => current.filter((item) => !inline.has(item.message.trim())));
+    }
+  }, [toasts]);
+
   return (
-    <div className="toaster" role="status" aria-live="polite">
+    <div ref={region} className="toaster" role="status" aria-live="polite" data-hydrated={hydrated ? "" : undefined}>
       {toasts.map((item) => (
         <div key={item.key} className={`toast toast-${item.type}`} data-testid="toast">
-          <span>{item.message}</span>
+          <span className="toast-message">{item.message}</span>
           <button
             type="button"
             className="toast-close"
