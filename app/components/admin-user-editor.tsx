@@ -1,6 +1,7 @@
 // The admin's user editor. With JavaScript every change stays in the page until Save, which
 // sends the user without null fields (PUT /api/admin/users/{id}) and closes the editor.
 // Without JavaScript the same form posts to the /admin action; shop email buttons post at once.
+import { AccessCheckForm } from "~/components/access-check";
 import { Form, Link, useNavigate, useNavigation } from "@remix-run/react";
 import { useEffect, useId, useMemo, useRef, useState } from "react";
 import { showToast } from "~/components/toaster";
@@ -413,6 +414,7 @@ export function AdminUserEditor({
           </table>
         </div>
       )}
+      <AccessCheckForm userId={user._id} posts={posts} />
     </section>
   );
 }

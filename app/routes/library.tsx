@@ -12,6 +12,7 @@ import { CreatePostForm, PostAdminCard } from "~/components/post-admin-card";
 import { PostCard } from "~/components/post-card";
 import { showToast } from "~/components/toaster";
 import { env } from "~/env.server";
+import { explainLibraryCards } from "~/models/access.server";
 import { acceptTerms, authorizeDownload, signedDownloadUrl } from "~/models/download.server";
 import {
   createPost,
@@ -92,6 +93,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   if (termsPost && !shown.includes(termsPost)) shown.push(termsPost);
   return json({
     posts: shown,
+    access: await explainLibraryCards(user, shown, tiers),
     matching: matching.length,
     total: visible.length,
     tiers,
@@ -438,7 +440,7 @@ export default function Library() {
               data.adminView ? (
                 <PostAdminCard key={post.postId} post={post} tiers={data.tiers} back={back} now={now} />
               ) : (
-                <PostCard key={post.postId} post={post} tiers={data.tiers} links={data.links} loggedIn={data.user !== null} now={now} back={back} onDownload={onDownload} />
+                <PostCard key={post.postId} post={post} tiers={data.tiers} links={data.links} loggedIn={data.user !== null} now={now} back={back} onDownload={onDownload} access={data.access[post.postId]} />
               ),
             )}
           </div>
