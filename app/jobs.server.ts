@@ -2,6 +2,7 @@
 // servers at once (advisory locks); this module only schedules them.
 import { env } from "~/env.server";
 import { runIntervalSync } from "~/models/interval-sync.server";
+import { pruneOldDownloads } from "~/models/my-library.server";
 import { deleteExpiredRateLimits } from "~/models/rate-limit.server";
 import { deleteExpiredSessions } from "~/models/session.server";
 import { deleteExpiredCodes } from "~/models/verification.server";
@@ -16,6 +17,8 @@ function jobs(): Job[] {
     { name: "expired-sessions", everyMs: HOUR_MS, run: () => deleteExpiredSessions() },
     { name: "expired-codes", everyMs: HOUR_MS, run: () => deleteExpiredCodes() },
     { name: "expired-rate-limits", everyMs: HOUR_MS, run: () => deleteExpiredRateLimits() },
+    // Download records older than DOWNLOAD_RETENTION_DAYS (the privacy page's promise).
+    { name: "download-retention", everyMs: HOUR_MS, run: () => pruneOldDownloads() },
     // Support-platform sync; INTERVAL_MINUTES=0 turns the timer off (admins can still force it).
     { name: "interval", everyMs: env().INTERVAL_MINUTES * 60 * 1000, run: () => runIntervalSync({ trigger: "timer" }) },
   ];

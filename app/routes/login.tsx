@@ -6,6 +6,7 @@ import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunctio
 import { json, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useLocation } from "@remix-run/react";
 import type { ZodType, ZodTypeDef } from "zod";
+import { AccountLibraryPanel } from "~/components/account-library-panel";
 import { AccountResendButton } from "~/components/account-resend-button";
 import { EmailText } from "~/components/email-text";
 import { Field, SubmitButton } from "~/components/form";
@@ -378,6 +379,7 @@ function AccountView({ user, tiers, resendWait, shopEmailResendWait, loadedAt }:
       </div>
       <SupportPlatformPanel user={user} tiers={tiers} />
       {user.hasPassword ? <ChangePasswordForm /> : <SetPasswordForm />}
+      <AccountLibraryPanel />
       <LoginKofibuyOverlay loggedIn />
     </div>
   );
