@@ -4,7 +4,7 @@
 // viewer context the downloads load, so a card or an admin's check cannot disagree with them.
 import { db, queryRows } from "~/db.server";
 import { isSafeKey } from "~/integrations/storage.server";
-import { loadViewerContext, toEntitlementPost } from "~/models/entitlement.server";
+import { toEntitlementPost, toViewerContext, type ViewerRow } from "~/models/entitlement.server";
 import { DomainError } from "~/models/errors";
 import type { LibraryPost } from "~/models/post.server";
 import { describeAccess, type AccessSummary } from "~/utils/access-words";
@@ -23,21 +23,21 @@ type PurchaseJson = { code: string; email: string; purchasedAt: string };
 const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 const PURCHASE_JSON = `json_build_object('code', p.kofi_item_code, 'email', p.email, 'purchasedAt', to_char(p.purchased_at, ${ISO})) ORDER BY p.purchased_at, p.id`;
 
-// One round trip, plain SQL (pooler-safe): the same joins as viewer_context's purchases.
-const DETAILS_SQL = `SELECT
+// One round trip, plain SQL (pooler-safe): the viewer context the downloads read (migration 0004)
+// beside the details, whose purchases use the same joins as viewer_context's.
+const DETAILS_SQL = `SELECT v.unlocked, v.purchases AS codes, v.pledges, v.downloads, v.stamp,
   (SELECT json_agg(${PURCHASE_JSON})::text FROM purchases p JOIN shop_emails se ON se.verified_email = p.email WHERE se.user_id = $1) AS purchases,
   (SELECT json_agg(${PURCHASE_JSON})::text FROM purchases p JOIN shop_emails se ON se.email = p.email AND se.verified_email IS NULL WHERE se.user_id = $1) AS unverified,
   (SELECT json_object_agg(uc.post_id, uc.source)::text FROM unlocked_content uc WHERE uc.user_id = $1) AS grants,
-  (SELECT json_object_agg(t.id, t.title)::text FROM tiers t) AS tiers`;
+  (SELECT json_object_agg(t.id, t.title)::text FROM tiers t) AS tiers
+  FROM viewer_context($1, false, false) v`;
 
 function parsePurchases(text: string | null): AccessPurchase[] {
   if (!text) return [];
   return (JSON.parse(text) as PurchaseJson[]).map((row) => ({ code: row.code, email: row.email, purchasedAt: new Date(row.purchasedAt) }));
 }
 
-/** What the explanation names about a user (nothing the decision reads). */
-export async function loadAccessDetails(userId: string): Promise<ViewerAccessDetails> {
-  const [row] = await queryRows<DetailsRow>(DETAILS_SQL, [userId]);
+function toDetails(row: DetailsRow | undefined): ViewerAccessDetails {
   return {
     purchases: parsePurchases(row?.purchases ?? null),
     unverifiedPurchases: parsePurchases(row?.unverified ?? null),
@@ -48,12 +48,15 @@ export async function loadAccessDetails(userId: string): Promise<ViewerAccessDet
 
 type AccessUser = { id: string; isAdmin: boolean; restricted: boolean; currentTierId: string | null };
 
-/** The viewer exactly as the download endpoints load it, plus the details the words need. */
+/**
+ * The viewer exactly as the download endpoints load it (same database function, same parsing),
+ * plus the details the words need; one round trip.
+ */
 export async function loadExplainedViewer(user: AccessUser | null): Promise<EntitlementViewer | null> {
   if (!user) return null;
-  const [context, details] = await Promise.all([loadViewerContext(user), loadAccessDetails(user.id)]);
-  const viewer = context.viewer;
-  return viewer ? { ...viewer, details } : null;
+  const [row] = await queryRows<DetailsRow & Omit<ViewerRow, "purchases"> & { codes: string | null }>(DETAILS_SQL, [user.id]);
+  const viewer = toViewerContext(user, row ? { ...row, purchases: row.codes } : undefined, false).viewer;
+  return viewer ? { ...viewer, details: toDetails(row) } : null;
 }
 
 /** A listed post as the entitlement rule sees it. */
