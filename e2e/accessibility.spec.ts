@@ -33,6 +33,9 @@ const PAGES: PageCase[] = [
   { name: "infos", path: "/infos", roles: ["guest"] },
   { name: "inspiration vote", path: "/inspiration-vote", roles: ["guest", "fan", "admin"] },
   { name: "admin", path: "/admin", roles: ["admin"] },
+  { name: "updates for you", path: "/account/updates", roles: ["fan"] },
+  { name: "my downloads", path: "/account/downloads", roles: ["fan"] },
+  { name: "delete my account", path: "/account/delete", roles: ["fan"] },
   { name: "not found", path: "/no-such-page-here", roles: ["guest"] },
 ];
 
