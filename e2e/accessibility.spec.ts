@@ -36,6 +36,7 @@ const PAGES: PageCase[] = [
   { name: "updates for you", path: "/account/updates", roles: ["fan"] },
   { name: "my downloads", path: "/account/downloads", roles: ["fan"] },
   { name: "delete my account", path: "/account/delete", roles: ["fan"] },
+  { name: "check access without JavaScript", path: "/admin/access-check?userId=none&post=none", roles: ["admin"] },
   { name: "not found", path: "/no-such-page-here", roles: ["guest"] },
 ];
 

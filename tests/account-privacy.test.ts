@@ -9,7 +9,11 @@ vi.hoisted(() => {
 });
 import { db, queryRows } from "~/db.server";
 import { EXPORT_SECTION_OF_TABLE, exportAccountData } from "~/models/account-data.server";
+import { checkAccess, explainLibraryCards } from "~/models/access.server";
 import { recordAudit } from "~/models/audit.server";
+import { listLibraryPosts } from "~/models/post.server";
+import { listTiers } from "~/models/tier.server";
+import { formatAccessDate } from "~/utils/access-words";
 import * as dataRoute from "~/routes/account.data";
 import * as deleteRoute from "~/routes/account.delete";
 import * as kofiWebhook from "~/routes/api.webhooks.kofi";
@@ -96,6 +100,20 @@ describe("Download my data", () => {
     expect(text).not.toContain(session!.id);
     expect(text).toContain("export-shop@buyer.example");
     expect(text).toContain("pat-export");
+  });
+
+  it("never shows purchases of a linked but unverified email: not in the export, not on a card; admins see the near miss", async () => {
+    const { user, post } = await personWithEverything("unproven");
+    await db.purchase.create({ data: { email: "unproven-pending@buyer.example", kofiItemCode: "SOMEONE-ELSES", transactionId: "tx-someone", source: "WEBHOOK", purchasedAt: new Date() } });
+    const locked = await createPost({ tiers: [], kofiId: "SOMEONE-ELSES" });
+    const text = JSON.stringify(await exportAccountData(user.id));
+    expect(text).not.toContain("tx-someone");
+    expect(text).toContain("tx-unproven");
+    const listed = (await listLibraryPosts(user)).filter((item) => item.postId === locked.id || item.postId === post.id);
+    const cards = await explainLibraryCards(user, listed, await listTiers());
+    expect(cards[locked.id]!.misses).toEqual(["Not bought in the shop (item SOMEONE-ELSES)"]);
+    const check = await checkAccess(user.id, locked.id);
+    expect(check.access.misses).toEqual(["Bought on " + formatAccessDate(new Date()) + " with unproven-pending@buyer.example, which is linked to this account but not verified"]);
   });
 
   it("answers the account page's button with a JSON attachment", async () => {

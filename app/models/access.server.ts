@@ -79,7 +79,10 @@ export async function explainLibraryCards(
   posts: readonly LibraryPost[],
   tiers: readonly { tierId: string; title: string }[],
 ): Promise<Record<string, AccessSummary>> {
-  const viewer = await loadExplainedViewer(user);
+  const explained = await loadExplainedViewer(user);
+  // A user sees no purchases of addresses they have not proved are theirs: linking someone
+  // else's email must not reveal what was bought with it. Admins' checks do show them.
+  const viewer = explained?.details ? { ...explained, details: { ...explained.details, unverifiedPurchases: [] } } : explained;
   const titles = new Map(tiers.map((tier) => [tier.tierId, tier.title]));
   const result: Record<string, AccessSummary> = {};
   for (const post of posts) result[post.postId] = describeAccess(explainAccess(entitlementOfListed(post), viewer), titles);

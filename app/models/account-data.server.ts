@@ -40,11 +40,10 @@ export async function exportAccountData(userId: string, now = new Date()) {
     },
   });
   if (!user) throw new DomainError(404, "Account not found.");
-  const linkedEmails = user.shopEmails.map((row) => row.email.toLowerCase());
-  if (user.email) linkedEmails.push(user.email.toLowerCase());
-  // Purchases are keyed by buyer email, not by account: the ones made with any email linked here.
+  // Purchases are keyed by buyer email, not by account: only the emails this person proved are
+  // theirs, or linking someone else's address (unverified) would reveal what they bought.
   const purchases = await db.purchase.findMany({
-    where: { email: { in: [...new Set(linkedEmails)] } },
+    where: { email: { in: await provenEmailsOf(user.id) } },
     select: { email: true, kofiItemCode: true, transactionId: true, source: true, purchasedAt: true },
     orderBy: { purchasedAt: "asc" },
   });

@@ -31,7 +31,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 export default function AccessCheckPage() {
   const data = useLoaderData<typeof loader>();
   return (
-    <main className="admin-page">
+    <div className="admin-page">
       <section className="card" aria-labelledby="access-check-title">
         <h1 id="access-check-title">Check access</h1>
         {data.error ? (
@@ -54,6 +54,6 @@ export default function AccessCheckPage() {
           <Link to={`/admin?user=${encodeURIComponent(data.userId)}`}>Back to the user</Link>
         </p>
       </section>
-    </main>
+    </div>
   );
 }
