@@ -9,6 +9,7 @@ vi.hoisted(() => {
 });
 import { db, queryRows } from "~/db.server";
 import { EXPORT_SECTION_OF_TABLE, exportAccountData } from "~/models/account-data.server";
+import { deleteOwnAccount } from "~/models/account-deletion.server";
 import { checkAccess, explainLibraryCards } from "~/models/access.server";
 import { recordAudit } from "~/models/audit.server";
 import { listLibraryPosts } from "~/models/post.server";
@@ -180,5 +181,16 @@ describe("Delete my account", () => {
     expect(await db.user.count({ where: { id: admin.id } })).toBe(1);
     await createTestUser({ canBeAdmin: true });
     expect((await remove(admin.id, { intent: "delete", password: "Password1!" })).status).toBe(302);
+  });
+
+  it("two last admins deleting at once: exactly one goes", async () => {
+    await db.user.updateMany({ data: { isAdmin: false, canBeAdmin: false } });
+    const first = await createTestUser({ isAdmin: true, canBeAdmin: true });
+    const second = await createTestUser({ canBeAdmin: true });
+    const results = await Promise.allSettled([first, second].map((user) => deleteOwnAccount(user.id, { password: "Password1!" })));
+    expect(results.map((result) => result.status).sort()).toEqual(["fulfilled", "rejected"]);
+    const refused = results.find((result) => result.status === "rejected") as PromiseRejectedResult;
+    expect(refused.reason).toMatchObject({ status: 409 });
+    expect(await db.user.count({ where: { id: { in: [first.id, second.id] } } })).toBe(1);
   });
 });

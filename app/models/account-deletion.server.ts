@@ -8,7 +8,7 @@ import { passwordPool } from "~/integrations/password-pool.server";
 import { provenEmailsOf } from "~/models/account-data.server";
 import { recordAudit } from "~/models/audit.server";
 import { DomainError } from "~/models/errors";
-import { enforceRateLimit } from "~/models/rate-limit.server";
+import { enforceRateLimitAs } from "~/models/rate-limit.server";
 import { checkCode, checkFailureMessage, cooldownMessage, issueCode } from "~/models/verification.server";
 
 export const DELETE_MESSAGES = {
@@ -46,7 +46,7 @@ export async function sendDeletionCode(userId: string): Promise<void> {
 }
 
 async function confirmIdentity(user: { id: string; passwordHash: string | null }, proof: Proof): Promise<void> {
-  await enforceRateLimit(`delete-account:user:${user.id}`, 10, 15 * MINUTE);
+  await enforceRateLimitAs(`delete-account:user:${user.id}`, 10, 15 * MINUTE, (message) => new DomainError(429, message));
   if (user.passwordHash) {
     if (!proof.password) throw new DomainError(400, DELETE_MESSAGES.passwordRequired, { fields: { password: DELETE_MESSAGES.passwordRequired } });
     const matches = await (await passwordPool()).compare(proof.password, user.passwordHash);
@@ -73,6 +73,10 @@ export type DeletionSummary = { purchasesAnonymised: number; pledgesAnonymised: 
 export async function deleteOwnAccount(userId: string, proof: Proof): Promise<DeletionSummary> {
   const user = await db.user.findUnique({ where: { id: userId } });
   if (!user) throw new DomainError(404, DELETE_MESSAGES.notFound);
+  // Said before a mailed code is used up; the transaction below checks again under a lock.
+  if ((user.isAdmin || user.canBeAdmin) && (await db.user.count({ where: { id: { not: user.id }, OR: [{ isAdmin: true }, { canBeAdmin: true }] } })) === 0) {
+    throw new DomainError(409, DELETE_MESSAGES.lastAdmin);
+  }
   await confirmIdentity(user, proof);
   const emails = await provenEmailsOf(user.id);
   const names = [user.email, ...emails].filter((value): value is string => Boolean(value)).map((value) => value.toLowerCase());

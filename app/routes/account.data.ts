@@ -3,7 +3,7 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { exportAccountData } from "~/models/account-data.server";
-import { enforceRateLimit } from "~/models/rate-limit.server";
+import { enforceRateLimit, RateLimitError } from "~/models/rate-limit.server";
 import { requireUser } from "~/models/session.server";
 import { redirectWithError } from "~/toast.server";
 
@@ -11,8 +11,9 @@ export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
   try {
     await enforceRateLimit(`export:user:${user.id}`, 10, 60 * 60 * 1000);
-  } catch {
-    return redirectWithError("/login", "Too many exports. Please try again later.");
+  } catch (error) {
+    if (error instanceof RateLimitError) return redirectWithError("/login", error.message);
+    throw error;
   }
   const data = await exportAccountData(user.id);
   const day = data.exportedAt.slice(0, 10);
