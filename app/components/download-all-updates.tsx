@@ -85,8 +85,10 @@ export function DownloadAllUpdates({ items }: { items: Item[] }) {
     }
   }
 
-  if (!hydrated) return <p className="muted">Download each update with its own button (downloading all at once needs JavaScript).</p>;
   const running = progress !== null;
+  // Kept mounted by the page when the list empties, so the final message stays readable.
+  if (items.length === 0 && !running && !message) return null;
+  if (!hydrated) return <p className="muted">Download each update with its own button (downloading all at once needs JavaScript).</p>;
   return (
     <div className="download-all" data-testid="download-all">
       <div className="button-row">

@@ -35,13 +35,13 @@ export default function UpdatesPage() {
             Accept the terms of service in the <Link to="/library">library</Link> before downloading.
           </p>
         ) : null}
+        <DownloadAllUpdates items={updates.map((update) => ({ postId: update.postId, title: update.title }))} />
         {updates.length === 0 ? (
           <p className="muted" data-testid="no-updates">
             You are up to date.
           </p>
         ) : (
           <>
-            <DownloadAllUpdates items={updates.map((update) => ({ postId: update.postId, title: update.title }))} />
             <ul className="updates-list" data-testid="updates-list">
               {updates.map((update) => (
                 <li key={update.postId} className="updates-item">
