@@ -2,6 +2,7 @@
 // posts behind their current version, newest update first), also with a big library.
 import { describe, expect, it } from "vitest";
 import { db } from "~/db.server";
+import { renderContent } from "~/models/content.server";
 import { listMyUpdates, pruneOldDownloads } from "~/models/my-library.server";
 import * as downloadsPage from "~/routes/account.downloads";
 import * as updatesPage from "~/routes/account.updates";
@@ -21,6 +22,10 @@ describe("My downloads", () => {
     const data = (await response.json()) as { downloads: { postTitle: string; version: string; leakTraceNumber: number }[]; retentionDays: number };
     expect(data.retentionDays).toBe(730);
     expect(data.downloads).toEqual([expect.objectContaining({ postTitle: "Listed post", version: "V1.3", leakTraceNumber: user.number })]);
+  });
+
+  it("the privacy page states the same retention", async () => {
+    expect(await renderContent("privacy")).toContain("Download records are kept for 730 days");
   });
 
   it("prunes records older than the retention and keeps the rest", async () => {
