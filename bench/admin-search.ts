@@ -5,9 +5,9 @@
 // `benchAdminSearch()` runs the measurement in a child process so its database connection
 // never mixes with other benchmarks of the same run, and answers its targets (met or missed).
 // `node --import tsx bench/admin-search.ts` runs it alone.
-import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { measure as measureRounds, runBenchChild, type TargetLine } from "./child.ts";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const USERS = Number(process.env.BENCH_ADMIN_USERS ?? 100_000);
@@ -17,45 +17,13 @@ const ROUNDS = Number(process.env.BENCH_ADMIN_ROUNDS ?? 15);
 const TARGET_MEDIAN_MS = 100;
 const TARGET_RATIO = 3;
 
-export type TargetLine = { name: string; ok: boolean };
+export type { TargetLine } from "./child.ts";
 
-export async function benchAdminSearch(): Promise<TargetLine[]> {
-  return new Promise<TargetLine[]>((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(here, "admin-search.ts"), "--child"], {
-      stdio: ["ignore", "pipe", "inherit"],
-      env: process.env,
-    });
-    let targets: TargetLine[] = [];
-    let buffered = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const lines = buffered.split("\n");
-      buffered = lines.pop() ?? "";
-      for (const line of lines) {
-        if (line.startsWith("TARGETS ")) targets = JSON.parse(line.slice("TARGETS ".length)) as TargetLine[];
-        else console.log(line);
-      }
-    });
-    child.on("error", reject);
-    child.on("exit", (code) => (code === 0 ? resolve(targets) : reject(new Error(`admin search benchmark failed (${code})`))));
-  });
+export function benchAdminSearch(): Promise<TargetLine[]> {
+  return runBenchChild(path.join(here, "admin-search.ts"), "admin search");
 }
 
-function percentile(sorted: number[], fraction: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!;
-}
-
-async function measure(fn: () => Promise<unknown>): Promise<{ median: number; p95: number }> {
-  await fn(); // warm-up
-  const times: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const start = performance.now();
-    await fn();
-    times.push(performance.now() - start);
-  }
-  times.sort((a, b) => a - b);
-  return { median: percentile(times, 0.5), p95: percentile(times, 0.95) };
-}
+const measure = (fn: () => Promise<unknown>) => measureRounds(fn, ROUNDS);
 
 async function runChild() {
   // The app logs queries over 200 ms; the naive baseline is meant to be slow, so keep them out.

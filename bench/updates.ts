@@ -2,9 +2,9 @@
 // the real model function (listMyUpdates) and the page loader's work. A fresh database per run, in a
 // child process so its connections never mix with other benchmarks. Prints median and p95.
 // `node --import tsx bench/updates.ts` runs it alone.
-import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { measure as measureRounds, runBenchChild, type TargetLine } from "./child.ts";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ROUNDS = Number(process.env.BENCH_UPDATES_ROUNDS ?? 30);
@@ -12,38 +12,14 @@ const ROUNDS = Number(process.env.BENCH_UPDATES_ROUNDS ?? 30);
 /** Target: the updates view answers in under 100 ms (median) for such a user. */
 const TARGET_MEDIAN_MS = 100;
 
-export type TargetLine = { name: string; ok: boolean };
+export type { TargetLine } from "./child.ts";
 
-export async function benchUpdates(): Promise<TargetLine[]> {
-  return new Promise<TargetLine[]>((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(here, "updates.ts"), "--child"], { stdio: ["ignore", "pipe", "inherit"], env: process.env });
-    let targets: TargetLine[] = [];
-    let buffered = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const lines = buffered.split("\n");
-      buffered = lines.pop() ?? "";
-      for (const line of lines) {
-        if (line.startsWith("TARGETS ")) targets = JSON.parse(line.slice("TARGETS ".length)) as TargetLine[];
-        else console.log(line);
-      }
-    });
-    child.on("error", reject);
-    child.on("exit", (code) => (code === 0 ? resolve(targets) : reject(new Error(`updates benchmark failed (${code})`))));
-  });
+export function benchUpdates(): Promise<TargetLine[]> {
+  return runBenchChild(path.join(here, "updates.ts"), "updates");
 }
 
-async function measure(fn: () => Promise<unknown>): Promise<{ median: number; p95: number }> {
-  await fn(); // warm-up (loads the library snapshot once, as a running server has it)
-  const times: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const start = performance.now();
-    await fn();
-    times.push(performance.now() - start);
-  }
-  times.sort((a, b) => a - b);
-  return { median: times[Math.floor(times.length / 2)]!, p95: times[Math.min(times.length - 1, Math.floor(times.length * 0.95))]! };
-}
+// The first run loads the library snapshot once, as a running server has it.
+const measure = (fn: () => Promise<unknown>) => measureRounds(fn, ROUNDS);
 
 async function runChild() {
   const { createMigratedDatabase, dropDatabase, uniqueName, databaseUrl } = await import("../tests/db.ts");

@@ -3,6 +3,7 @@
 // with it the answer appears in place.
 import { useFetcher } from "@remix-run/react";
 import { useId } from "react";
+import { NearMisses } from "~/components/access-note";
 import type { AccessCheck } from "~/models/access.server";
 
 export type AccessCheckData = { check: AccessCheck | null; error: string | null; postRef: string };
@@ -16,16 +17,7 @@ export function AccessCheckResult({ check }: { check: AccessCheck }) {
       </p>
       <p>{access.allowed ? `Unlocked: ${access.summary}.` : "Locked by the entitlement rule."}</p>
       {check.blockers.length > 0 ? <p>But the download endpoint refuses it: the user {check.blockers.join(", and ")}.</p> : null}
-      {!access.allowed && access.misses.length > 0 ? (
-        <>
-          <p>Near misses:</p>
-          <ul>
-            {access.misses.map((miss) => (
-              <li key={miss}>{miss}</li>
-            ))}
-          </ul>
-        </>
-      ) : null}
+      {!access.allowed ? <NearMisses misses={access.misses} heading="Near misses:" /> : null}
     </div>
   );
 }

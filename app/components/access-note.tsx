@@ -46,16 +46,22 @@ export function AccessNote({ access, tiers, links }: { access: AccessSummary | u
       ) : (
         <p className="muted">Nothing can unlock this post at the moment.</p>
       )}
-      {access.misses.length > 0 ? (
-        <>
-          <p className="post-access-heading">Why not yet:</p>
-          <ul className="post-access-misses">
-            {access.misses.map((miss) => (
-              <li key={miss}>{miss}</li>
-            ))}
-          </ul>
-        </>
-      ) : null}
+      <NearMisses misses={access.misses} heading="Why not yet:" />
     </details>
+  );
+}
+
+/** The rules that were tried and did not unlock the post, in words. */
+export function NearMisses({ misses, heading }: { misses: readonly string[]; heading: string }) {
+  if (misses.length === 0) return null;
+  return (
+    <>
+      <p className="post-access-heading">{heading}</p>
+      <ul className="post-access-misses">
+        {misses.map((miss, index) => (
+          <li key={index}>{miss}</li>
+        ))}
+      </ul>
+    </>
   );
 }
