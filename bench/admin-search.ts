@@ -7,7 +7,7 @@
 // `node --import tsx bench/admin-search.ts` runs it alone.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { measure as measureRounds, runBenchChild, type TargetLine } from "./child.ts";
+import { measure as measureRounds, reportTargets, runAsScript, runBenchChild, type TargetLine } from "./child.ts";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const USERS = Number(process.env.BENCH_ADMIN_USERS ?? 100_000);
@@ -115,17 +115,11 @@ async function runChild() {
       { name: "admin search latency", ok: slowest < TARGET_MEDIAN_MS, text: `admin search: slowest median ${slowest.toFixed(1)} ms over ${seeded} users (target < ${TARGET_MEDIAN_MS} ms)` },
       { name: "admin search vs scan", ok: ratio >= TARGET_RATIO, text: `admin search: ${ratio.toFixed(1)}x faster than a substring scan (target >= ${TARGET_RATIO}x)` },
     ];
-    for (const target of targets) console.log(`${target.ok ? "PASS" : "MISS"}  ${target.text}`);
-    console.log(`TARGETS ${JSON.stringify(targets.map(({ name, ok }) => ({ name, ok })))}`);
+    reportTargets(targets);
   } finally {
     await db.$disconnect();
     await dropDatabase(name);
   }
 }
 
-if (process.argv.includes("--child")) {
-  await runChild();
-} else if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const targets = await benchAdminSearch();
-  if (targets.some((target) => !target.ok)) process.exitCode = 1;
-}
+await runAsScript(import.meta.url, runChild, benchAdminSearch);

@@ -2,6 +2,8 @@
 // with another benchmark's): start the child, pass its output through, collect its targets; and
 // time a function over rounds.
 import { spawn } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 
 export type TargetLine = { name: string; ok: boolean };
 
@@ -40,4 +42,20 @@ export async function measure(fn: () => Promise<unknown>, rounds: number): Promi
   }
   times.sort((a, b) => a - b);
   return { median: percentile(times, 0.5), p95: percentile(times, 0.95) };
+}
+
+/** Prints each target as PASS or MISS, and the `TARGETS` line the parent reads. */
+export function reportTargets(targets: (TargetLine & { text: string })[]): void {
+  for (const target of targets) console.log(`${target.ok ? "PASS" : "MISS"}  ${target.text}`);
+  console.log(`TARGETS ${JSON.stringify(targets.map(({ name, ok }) => ({ name, ok })))}`);
+}
+
+/** A benchmark file's entry point: the measuring child with `--child`, else the whole benchmark when run directly. */
+export async function runAsScript(moduleUrl: string, child: () => Promise<void>, bench: () => Promise<TargetLine[]>): Promise<void> {
+  if (process.argv.includes("--child")) {
+    await child();
+  } else if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(moduleUrl)) {
+    const targets = await bench();
+    if (targets.some((target) => !target.ok)) process.exitCode = 1;
+  }
 }

@@ -4,7 +4,7 @@
 // `node --import tsx bench/updates.ts` runs it alone.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { measure as measureRounds, runBenchChild, type TargetLine } from "./child.ts";
+import { measure as measureRounds, reportTargets, runAsScript, runBenchChild, type TargetLine } from "./child.ts";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ROUNDS = Number(process.env.BENCH_UPDATES_ROUNDS ?? 30);
@@ -49,17 +49,11 @@ async function runChild() {
     console.log(`  listMyUpdates                 median ${model.median.toFixed(1).padStart(7)} ms   p95 ${model.p95.toFixed(1).padStart(7)} ms`);
     console.log(`  session + updates (page)      median ${page.median.toFixed(1).padStart(7)} ms   p95 ${page.p95.toFixed(1).padStart(7)} ms`);
     const targets = [{ name: "updates view latency", ok: page.median < TARGET_MEDIAN_MS, text: `updates view: median ${page.median.toFixed(1)} ms (target < ${TARGET_MEDIAN_MS} ms)` }];
-    for (const target of targets) console.log(`${target.ok ? "PASS" : "MISS"}  ${target.text}`);
-    console.log(`TARGETS ${JSON.stringify(targets.map(({ name, ok }) => ({ name, ok })))}`);
+    reportTargets(targets);
   } finally {
     await db.$disconnect();
     await dropDatabase(name);
   }
 }
 
-if (process.argv.includes("--child")) {
-  await runChild();
-} else if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const targets = await benchUpdates();
-  if (targets.some((target) => !target.ok)) process.exitCode = 1;
-}
+await runAsScript(import.meta.url, runChild, benchUpdates);
