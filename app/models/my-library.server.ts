@@ -39,7 +39,10 @@ export async function listMyDownloads(user: { id: string; number: number }, page
   return { downloads, total, pages: Math.max(1, Math.ceil(total / MY_DOWNLOADS_PAGE_SIZE)) };
 }
 
-/** Deletes download records older than the retention, a batch at a time (short locks). */
+/**
+ * Deletes download records older than the retention, a batch at a time (short locks). Needs no
+ * guard against other servers: running it twice at once deletes nothing twice.
+ */
 export async function pruneOldDownloads(now = new Date(), days = downloadRetentionDays()): Promise<number> {
   const before = new Date(now.getTime() - days * DAY_MS);
   let removed = 0;
