@@ -129,6 +129,8 @@ const schema = z
     POST_FILE_MAX_BYTES: z.coerce.number().int().min(1).default(4 * 1024 * 1024 * 1024),
 
     INTERVAL_MINUTES: z.coerce.number().min(0).default(60),
+    // Download records older than this are deleted by the daily housekeeping job.
+    DOWNLOAD_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(730),
     /** Local fake OAuth/support-platform server for the demo and tests; refused in production. */
     FAKE_PROVIDERS_URL: optionalUrl,
     /**

@@ -3,6 +3,7 @@
 import { env } from "~/env.server";
 import { refreshDownloadRollups } from "~/models/insights/rollup.server";
 import { runIntervalSync } from "~/models/interval-sync.server";
+import { pruneOldDownloads } from "~/models/my-library.server";
 import { deleteExpiredRateLimits } from "~/models/rate-limit.server";
 import { deleteExpiredSessions } from "~/models/session.server";
 import { deleteExpiredCodes } from "~/models/verification.server";
@@ -19,6 +20,8 @@ function jobs(): Job[] {
     { name: "expired-rate-limits", everyMs: HOUR_MS, run: () => deleteExpiredRateLimits() },
     // Insights: yesterday's downloads join the daily rollups (and a daily full rebuild).
     { name: "insights-rollup", everyMs: HOUR_MS, run: () => refreshDownloadRollups() },
+    // Download records older than DOWNLOAD_RETENTION_DAYS (the privacy page's promise).
+    { name: "download-retention", everyMs: HOUR_MS, run: () => pruneOldDownloads() },
     // Support-platform sync; INTERVAL_MINUTES=0 turns the timer off (admins can still force it).
     { name: "interval", everyMs: env().INTERVAL_MINUTES * 60 * 1000, run: () => runIntervalSync({ trigger: "timer" }) },
   ];

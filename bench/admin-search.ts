@@ -5,10 +5,10 @@
 // `benchAdminSearch()` runs the measurement in a child process so its database connection
 // never mixes with other benchmarks of the same run, and answers its targets (met or missed).
 // `node --import tsx bench/admin-search.ts` runs it alone.
-import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { measureRounds } from "./timing.ts";
+import { reportTargets, runAsScript, runBenchChild, type TargetLine } from "./child.ts";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const USERS = Number(process.env.BENCH_ADMIN_USERS ?? 100_000);
@@ -18,28 +18,10 @@ const ROUNDS = Number(process.env.BENCH_ADMIN_ROUNDS ?? 15);
 const TARGET_MEDIAN_MS = 100;
 const TARGET_RATIO = 3;
 
-export type TargetLine = { name: string; ok: boolean };
+export type { TargetLine } from "./child.ts";
 
-export async function benchAdminSearch(): Promise<TargetLine[]> {
-  return new Promise<TargetLine[]>((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(here, "admin-search.ts"), "--child"], {
-      stdio: ["ignore", "pipe", "inherit"],
-      env: process.env,
-    });
-    let targets: TargetLine[] = [];
-    let buffered = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const lines = buffered.split("\n");
-      buffered = lines.pop() ?? "";
-      for (const line of lines) {
-        if (line.startsWith("TARGETS ")) targets = JSON.parse(line.slice("TARGETS ".length)) as TargetLine[];
-        else console.log(line);
-      }
-    });
-    child.on("error", reject);
-    child.on("exit", (code) => (code === 0 ? resolve(targets) : reject(new Error(`admin search benchmark failed (${code})`))));
-  });
+export function benchAdminSearch(): Promise<TargetLine[]> {
+  return runBenchChild(path.join(here, "admin-search.ts"), "admin search");
 }
 
 const measure = (fn: () => Promise<unknown>) => measureRounds(fn, ROUNDS);
@@ -134,17 +116,11 @@ async function runChild() {
       { name: "admin search latency", ok: slowest < TARGET_MEDIAN_MS, text: `admin search: slowest median ${slowest.toFixed(1)} ms over ${seeded} users (target < ${TARGET_MEDIAN_MS} ms)` },
       { name: "admin search vs scan", ok: ratio >= TARGET_RATIO, text: `admin search: ${ratio.toFixed(1)}x faster than a substring scan (target >= ${TARGET_RATIO}x)` },
     ];
-    for (const target of targets) console.log(`${target.ok ? "PASS" : "MISS"}  ${target.text}`);
-    console.log(`TARGETS ${JSON.stringify(targets.map(({ name, ok }) => ({ name, ok })))}`);
+    reportTargets(targets);
   } finally {
     await db.$disconnect();
     await dropDatabase(name);
   }
 }
 
-if (process.argv.includes("--child")) {
-  await runChild();
-} else if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const targets = await benchAdminSearch();
-  if (targets.some((target) => !target.ok)) process.exitCode = 1;
-}
+await runAsScript(import.meta.url, runChild, benchAdminSearch);

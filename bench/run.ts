@@ -2,6 +2,7 @@
 // Not part of the test suite; timing targets are reported, never asserted.
 import { runLibraryBenchmarkApart } from "./library.ts";
 import { benchAdminSearch } from "./admin-search.ts";
+import { benchUpdates } from "./updates.ts";
 import { runLoadBenchmark } from "./load.ts";
 import { runLighthouseBenchmark } from "./lighthouse.ts";
 import { runPagesBenchmark } from "./pages.ts";
@@ -10,6 +11,6 @@ import { runPagesBenchmark } from "./pages.ts";
 // `npm start`, and PostgreSQL behind PgBouncer in transaction mode.
 const library = [];
 for (const database of ["direct", "embedded", "pgbouncer"] as const) library.push(await runLibraryBenchmarkApart(database));
-const results = [...library, await benchAdminSearch(), await runPagesBenchmark(), await runLoadBenchmark(), await runLighthouseBenchmark()];
+const results = [...library, await benchAdminSearch(), await benchUpdates(), await runPagesBenchmark(), await runLoadBenchmark(), await runLighthouseBenchmark()];
 const failed = results.flat().filter((line) => !line.ok);
 console.log(failed.length === 0 ? "\nAll benchmark targets met." : `\n${failed.length} benchmark target(s) missed: ${failed.map((line) => line.name).join(", ")}`);

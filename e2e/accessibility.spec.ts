@@ -34,6 +34,10 @@ const PAGES: PageCase[] = [
   { name: "inspiration vote", path: "/inspiration-vote", roles: ["guest", "fan", "admin"] },
   { name: "admin", path: "/admin", roles: ["admin"] },
   { name: "admin insights", path: "/admin/insights", roles: ["admin"] },
+  { name: "updates for you", path: "/account/updates", roles: ["fan"] },
+  { name: "my downloads", path: "/account/downloads", roles: ["fan"] },
+  { name: "delete my account", path: "/account/delete", roles: ["fan"] },
+  { name: "check access without JavaScript", path: "/admin/access-check?userId=none&post=none", roles: ["admin"] },
   { name: "not found", path: "/no-such-page-here", roles: ["guest"] },
 ];
 

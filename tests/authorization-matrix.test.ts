@@ -59,6 +59,18 @@ const MATRIX: Record<string, Case[]> = {
     { method: "GET", expect: all(ok(200)) },
     { method: "POST", form: (f) => ({ intent: "delete", id: f.panelId }), expect: adminUi(ok("302 /"), no("302 /")) },
   ],
+  // Data rights do not depend on standing: restricted accounts may export and delete too.
+  "account.data.ts": [
+    { method: "GET", expect: all(ok("302 /login")) },
+    { method: "POST", expect: user(ok(200), no("302 /login")) },
+  ],
+  "account.delete.tsx": [
+    { method: "GET", expect: user(ok(200), no("302 /login")) },
+    { method: "POST", form: () => ({ intent: "delete", password: "not the password" }), expect: user(no(401), no("302 /login")) },
+  ],
+  "account.downloads.tsx": [{ method: "GET", expect: user(ok(200), no("302 /login")) }],
+  "account.updates.tsx": [{ method: "GET", expect: user(ok(200), no("302 /login")) }],
+  "admin_.access-check.tsx": [{ method: "GET", expect: adminUi(ok(400), no("302 /")) }],
   "account.shop-email.tsx": [
     { method: "GET", expect: user(ok("302 /login"), no("302 /login")) },
     { method: "POST", form: () => ({ intent: "link", email: "matrix-shop@example.com" }), expect: { ...active(ok("302 /login"), no("302 /login")), guest: no("302 /login") } },

@@ -3,6 +3,7 @@
 // without (Add and Mark verified of a shop email then post at once).
 import { Link, useFetcher, useNavigation } from "@remix-run/react";
 import { useEffect, useId, useRef } from "react";
+import { AccessCheckForm } from "~/components/access-check";
 import { AccountFieldset } from "~/components/admin/account-fieldset";
 import type { AdminActionData } from "~/components/admin/action-data";
 import { DataTable } from "~/components/admin/data-table";
@@ -130,6 +131,7 @@ export function AdminUserEditor({
           ]}
         />
       )}
+      <AccessCheckForm userId={user._id} posts={posts} />
     </section>
   );
 }

@@ -1,7 +1,9 @@
 // A post as supporters see it: preview, version and status badges, and either the download
 // (owned) or the ways to get it (shop, support platform) with a lock.
+import { AccessNote } from "~/components/access-note";
 import { PostAccess } from "~/components/post-access";
 import type { LibraryPost } from "~/models/library-listing.server";
+import type { AccessSummary } from "~/utils/access-words";
 import { badgesFor } from "~/utils/badges";
 import { formatFileSize } from "~/utils/file-size";
 import { GRID_IMAGE_SIZES, imageSrcSet } from "~/utils/responsive-images";
@@ -66,8 +68,11 @@ export function PostCard({
   now,
   back,
   onDownload,
+  access,
 }: {
   post: LibraryPost;
+  /** Why it is unlocked, or what would unlock it (docs/product.md#access-explained). */
+  access?: AccessSummary;
   tiers: CardTier[];
   links: CardLinks;
   loggedIn: boolean;
@@ -128,6 +133,7 @@ export function PostCard({
             </div>
           </div>
         )}
+        <AccessNote access={access} tiers={tiers} links={links} />
       </div>
     </article>
   );

@@ -3,6 +3,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { Marked } from "marked";
+import { env } from "~/env.server";
 
 export const CONTENT_PAGES = ["about", "tos", "privacy", "commissions", "kofi-commissions"] as const;
 export type ContentPage = (typeof CONTENT_PAGES)[number];
@@ -18,7 +19,8 @@ function contentDir(): string {
 export async function renderContent(page: ContentPage): Promise<string> {
   const cached = process.env.NODE_ENV === "production" ? cache.get(page) : undefined;
   if (cached !== undefined) return cached;
-  const source = await readFile(path.join(contentDir(), `${page}.md`), "utf8");
+  // The few configured figures a page states (the privacy page's retention) come from settings.
+  const source = (await readFile(path.join(contentDir(), `${page}.md`), "utf8")).replaceAll("{downloadRetentionDays}", String(env().DOWNLOAD_RETENTION_DAYS));
   // Raw HTML in the files is shown as text, so the Markdown stays the only markup.
   const html = markdown.parse(source.replace(/</g, "&lt;"), { async: false }) as string;
   cache.set(page, html);

@@ -10,7 +10,7 @@ export type PostWithTiers = Post & { tiers: Pick<PostTier, "tierId" | "kind">[] 
 type ViewerUser = Pick<User, "id" | "isAdmin" | "restricted" | "currentTierId">;
 
 /** JSON texts, parsed only when needed: a repeated listing is answered from its fingerprint. */
-type ViewerRow = {
+export type ViewerRow = {
   /** string[] */
   unlocked: string | null;
   /** string[] */
@@ -65,7 +65,8 @@ export async function loadRequestViewer(request: Request, { withDownloads = fals
   return { user: found.user, context: toViewerContext(found.user, found.extra, withDownloads) };
 }
 
-function toViewerContext(user: ViewerUser, row: ViewerRow | undefined, withDownloads: boolean): ViewerContext {
+/** The context from a `viewer_context` row (also used by app/models/access.server.ts). */
+export function toViewerContext(user: ViewerUser, row: ViewerRow | undefined, withDownloads: boolean): ViewerContext {
   const parse = <T>(text: string | null | undefined, empty: T): T => (text ? (JSON.parse(text) as T) : empty);
   let viewer: EntitlementViewer | undefined;
   let downloads: Map<string, string> | undefined;

@@ -13,6 +13,7 @@ import { CreatePostForm, PostAdminCard } from "~/components/post-admin-card";
 import { PostCard } from "~/components/post-card";
 import { useLibraryDownload, type DownloadAnswer } from "~/components/use-library-download";
 import { env } from "~/env.server";
+import { explainLibraryCards } from "~/models/access.server";
 import { acceptTerms, authorizeDownload, signedDownloadUrl } from "~/models/download.server";
 import { filterLibraryPosts, listLibraryPosts } from "~/models/library-listing.server";
 import { attachPostFile, createPost, deletePost, movePostToIndex, setPostEnabled, setPostImage, storePostFile, updatePost } from "~/models/post-admin.server";
@@ -68,6 +69,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   if (termsPost && !shown.includes(termsPost)) shown.push(termsPost);
   return json({
     posts: shown,
+    access: await explainLibraryCards(user, shown, tiers),
     matching: matching.length,
     total: visible.length,
     tiers,
@@ -285,7 +287,7 @@ export default function Library() {
               data.adminView ? (
                 <PostAdminCard key={post.postId} post={post} tiers={data.tiers} back={back} now={now} />
               ) : (
-                <PostCard key={post.postId} post={post} tiers={data.tiers} links={data.links} loggedIn={data.user !== null} now={now} back={back} onDownload={download.requestDownload} />
+                <PostCard key={post.postId} post={post} tiers={data.tiers} links={data.links} loggedIn={data.user !== null} now={now} back={back} onDownload={download.requestDownload} access={data.access[post.postId]} />
               ),
             )}
           </div>

@@ -9,6 +9,7 @@ import { SubmitButton } from "~/components/form";
 import { LoginKofibuyOverlay } from "~/components/account/kofibuy-overlay";
 import { ShopEmailPanel, type ShopEmailPanelUser } from "~/components/account/shop-email-panel";
 import { SupportPlatformPanel, type SupportPlatformUser, type TierOption } from "~/components/account/support-platform-panel";
+import { AccountLibraryPanel } from "~/components/account-library-panel";
 
 export type AccountViewUser = ShopEmailPanelUser &
   SupportPlatformUser & {
@@ -69,6 +70,7 @@ export function AccountView({ user, tiers, resendWait, shopEmailResendWait, load
       </div>
       <SupportPlatformPanel user={user} tiers={tiers} />
       {user.hasPassword ? <ChangePasswordForm /> : <SetPasswordForm />}
+      <AccountLibraryPanel />
       <LoginKofibuyOverlay loggedIn />
     </div>
   );

@@ -1,0 +1,142 @@
+// Access explained (docs/product.md#access-explained): the entitlement decision of the download
+// endpoints, with what its words need (purchase dates and shop emails, unverified linked shop
+// emails, grant sources, tier titles). The decision itself is `explainAccess`, fed the same
+// viewer context the downloads load, so a card or an admin's check cannot disagree with them.
+import { db, queryRows } from "~/db.server";
+import { isSafeKey } from "~/integrations/storage.server";
+import { toEntitlementPost, toViewerContext, type ViewerRow } from "~/models/entitlement.server";
+import { DomainError } from "~/models/errors";
+import type { LibraryPost } from "~/models/library-listing.server";
+import { describeAccess, type AccessSummary } from "~/utils/access-words";
+import {
+  explainAccess,
+  isEffectiveAdmin,
+  type AccessPurchase,
+  type EntitlementPost,
+  type EntitlementViewer,
+  type ViewerAccessDetails,
+} from "~/utils/entitlement";
+
+type DetailsRow = { purchases: string | null; unverified: string | null; grants: string | null; tiers: string | null };
+type PurchaseJson = { code: string; email: string; purchasedAt: string };
+
+const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+const PURCHASE_JSON = `json_build_object('code', p.kofi_item_code, 'email', p.email, 'purchasedAt', to_char(p.purchased_at, ${ISO})) ORDER BY p.purchased_at, p.id`;
+
+// One round trip, plain SQL (pooler-safe): the viewer context the downloads read (migration 0004)
+// beside the details, whose purchases use the same joins as viewer_context's.
+const DETAILS_SQL = `SELECT v.unlocked, v.purchases AS codes, v.pledges, v.downloads, v.stamp,
+  (SELECT json_agg(${PURCHASE_JSON})::text FROM purchases p JOIN shop_emails se ON se.verified_email = p.email WHERE se.user_id = $1) AS purchases,
+  (SELECT json_agg(${PURCHASE_JSON})::text FROM purchases p JOIN shop_emails se ON se.email = p.email AND se.verified_email IS NULL WHERE se.user_id = $1) AS unverified,
+  (SELECT json_object_agg(uc.post_id, uc.source)::text FROM unlocked_content uc WHERE uc.user_id = $1) AS grants,
+  (SELECT json_object_agg(t.id, t.title)::text FROM tiers t) AS tiers
+  FROM viewer_context($1, false, false) v`;
+
+function parsePurchases(text: string | null): AccessPurchase[] {
+  if (!text) return [];
+  return (JSON.parse(text) as PurchaseJson[]).map((row) => ({ code: row.code, email: row.email, purchasedAt: new Date(row.purchasedAt) }));
+}
+
+function toDetails(row: DetailsRow | undefined): ViewerAccessDetails {
+  return {
+    purchases: parsePurchases(row?.purchases ?? null),
+    unverifiedPurchases: parsePurchases(row?.unverified ?? null),
+    grantSources: new Map(Object.entries(row?.grants ? (JSON.parse(row.grants) as Record<string, "ADMIN" | "SYNC">) : {})),
+    tierTitles: new Map(Object.entries(row?.tiers ? (JSON.parse(row.tiers) as Record<string, string>) : {})),
+  };
+}
+
+type AccessUser = { id: string; isAdmin: boolean; restricted: boolean; currentTierId: string | null };
+
+/**
+ * The viewer exactly as the download endpoints load it (same database function, same parsing),
+ * plus the details the words need; one round trip.
+ */
+export async function loadExplainedViewer(user: AccessUser | null): Promise<EntitlementViewer | null> {
+  if (!user) return null;
+  const [row] = await queryRows<DetailsRow & Omit<ViewerRow, "purchases"> & { codes: string | null }>(DETAILS_SQL, [user.id]);
+  const viewer = toViewerContext(user, row ? { ...row, purchases: row.codes } : undefined, false).viewer;
+  return viewer ? { ...viewer, details: toDetails(row) } : null;
+}
+
+/** A listed post as the entitlement rule sees it. */
+export function entitlementOfListed(post: LibraryPost): EntitlementPost {
+  return {
+    id: post.postId,
+    enabled: post.enabled,
+    paidContent: post.paid_content,
+    isKofiOnly: post.is_kofiOnly,
+    kofiId: post.kofi_id,
+    currentTierIds: post.tiers,
+    firstTierIds: post.first_tiers,
+    firstPublishedAt: post.first_published_at ? new Date(post.first_published_at) : null,
+  };
+}
+
+/** Each shown card's explanation, by post id. Tier titles come from the listing's own tiers. */
+export async function explainLibraryCards(
+  user: AccessUser | null,
+  posts: readonly LibraryPost[],
+  tiers: readonly { tierId: string; title: string }[],
+): Promise<Record<string, AccessSummary>> {
+  const explained = await loadExplainedViewer(user);
+  // A user sees no purchases of addresses they have not proved are theirs: linking someone
+  // else's email must not reveal what was bought with it. Admins' checks do show them.
+  const viewer = explained?.details ? { ...explained, details: { ...explained.details, unverifiedPurchases: [] } } : explained;
+  const titles = new Map(tiers.map((tier) => [tier.tierId, tier.title]));
+  const result: Record<string, AccessSummary> = {};
+  for (const post of posts) result[post.postId] = describeAccess(explainAccess(entitlementOfListed(post), viewer), titles);
+  return result;
+}
+
+export type AccessCheck = {
+  user: { id: string; number: number; label: string };
+  post: { id: string; title: string };
+  access: AccessSummary;
+  /** What the download endpoints answer: the entitlement plus their own two conditions. */
+  downloadable: boolean;
+  /** The endpoints' other refusals (terms, missing file), in words. */
+  blockers: string[];
+};
+
+export const ACCESS_CHECK_MESSAGES = {
+  userNotFound: "User not found.",
+  postNotFound: "Post not found.",
+  failed: "Could not check access.",
+} as const;
+
+async function findPost(postRef: string) {
+  const include = { tiers: { select: { tierId: true, kind: true } } } as const;
+  const byId = await db.post.findUnique({ where: { id: postRef }, include });
+  if (byId) return byId;
+  const byTitle = await db.post.findMany({ where: { title: { equals: postRef, mode: "insensitive" } }, include, take: 2 });
+  return byTitle.length === 1 ? byTitle[0]! : null;
+}
+
+/**
+ * An admin's "Check access": would this user's download of this post succeed, and why (not)?
+ * Loads the viewer as `authorizeDownload` does and asks the same function; the endpoints' two
+ * further conditions (terms accepted, a stored file) are reported as blockers.
+ */
+export async function checkAccess(userId: string, postRef: string): Promise<AccessCheck> {
+  const user = await db.user.findUnique({
+    where: { id: userId },
+    select: { id: true, number: true, email: true, fullName: true, isAdmin: true, restricted: true, currentTierId: true, tosAccepted: true },
+  });
+  if (!user) throw new DomainError(404, ACCESS_CHECK_MESSAGES.userNotFound);
+  const post = await findPost(postRef.trim());
+  if (!post) throw new DomainError(404, ACCESS_CHECK_MESSAGES.postNotFound, { fields: { post: ACCESS_CHECK_MESSAGES.postNotFound } });
+  const viewer = await loadExplainedViewer(user);
+  const explanation = explainAccess(toEntitlementPost(post), viewer);
+  const access = describeAccess(explanation, viewer?.details?.tierTitles ?? new Map());
+  const blockers: string[] = [];
+  if (explanation.allowed && !user.tosAccepted && !isEffectiveAdmin(user)) blockers.push("has not accepted the terms of service yet");
+  if (explanation.allowed && (!post.driveFileId || !isSafeKey(post.driveFileId))) blockers.push("the post has no file to download");
+  return {
+    user: { id: user.id, number: user.number, label: user.fullName ?? user.email ?? `#${user.number}` },
+    post: { id: post.id, title: post.title },
+    access,
+    downloadable: explanation.allowed && blockers.length === 0,
+    blockers,
+  };
+}

@@ -1,0 +1,89 @@
+// "Download my data": everything stored about one account, as JSON, without secrets (password
+// hash, token hashes, session ids, code hashes). Every table that references the user has a
+// section here; tests/account-privacy.test.ts checks that against the database's foreign keys.
+import { db } from "~/db.server";
+import { DomainError } from "~/models/errors";
+
+/** The export's section for each table with a foreign key to users (what the test checks). */
+export const EXPORT_SECTION_OF_TABLE = {
+  sessions: "sessions",
+  api_tokens: "apiTokens",
+  shop_emails: "shopEmails",
+  unlocked_content: "unlockedContent",
+  downloads: "downloads",
+  pledge_events: "pledgeHistory",
+  inspiration_likes: "likes",
+  audit_log: "actionsYouTook",
+} as const;
+
+/** The emails a person proved are theirs: the account's (when verified) and verified shop emails. */
+export async function provenEmailsOf(userId: string): Promise<string[]> {
+  const user = await db.user.findUnique({ where: { id: userId }, select: { email: true, emailVerifiedBy: true, shopEmails: { select: { verifiedEmail: true } } } });
+  if (!user) return [];
+  const emails = user.shopEmails.map((row) => row.verifiedEmail).filter((email): email is string => email !== null);
+  if (user.email && user.emailVerifiedBy) emails.push(user.email);
+  return [...new Set(emails.map((email) => email.toLowerCase()))];
+}
+
+export async function exportAccountData(userId: string, now = new Date()) {
+  const user = await db.user.findUnique({
+    where: { id: userId },
+    include: {
+      sessions: { select: { createdAt: true, expiresAt: true }, orderBy: { createdAt: "asc" } },
+      apiTokens: { select: { label: true, createdAt: true, lastUsedAt: true }, orderBy: { createdAt: "asc" } },
+      shopEmails: { select: { email: true, verifiedEmail: true, verifiedAt: true, createdAt: true }, orderBy: { createdAt: "asc" } },
+      unlockedContent: { select: { postId: true, source: true, createdAt: true, post: { select: { title: true } } }, orderBy: { createdAt: "asc" } },
+      downloads: { select: { postId: true, version: true, createdAt: true, post: { select: { title: true } } }, orderBy: { createdAt: "asc" } },
+      pledgeEvents: { orderBy: { date: "asc" } },
+      inspirationLikes: { select: { panelId: true, kind: true, createdAt: true }, orderBy: { createdAt: "asc" } },
+      auditEntries: { select: { action: true, targetType: true, targetId: true, createdAt: true }, orderBy: { createdAt: "asc" } },
+    },
+  });
+  if (!user) throw new DomainError(404, "Account not found.");
+  // Purchases are keyed by buyer email, not by account: only the emails this person proved are
+  // theirs, or linking someone else's address (unverified) would reveal what they bought.
+  const purchases = await db.purchase.findMany({
+    where: { email: { in: await provenEmailsOf(user.id) } },
+    select: { email: true, kofiItemCode: true, transactionId: true, source: true, purchasedAt: true },
+    orderBy: { purchasedAt: "asc" },
+  });
+  const changesToYourAccount = await db.auditEntry.findMany({
+    where: { targetType: "user", targetId: userId },
+    select: { action: true, createdAt: true, before: true, after: true },
+    orderBy: { createdAt: "asc" },
+  });
+  return {
+    exportedAt: now.toISOString(),
+    account: {
+      id: user.id,
+      leakTraceNumber: user.number,
+      email: user.email,
+      fullName: user.fullName,
+      emailVerifiedBy: user.emailVerifiedBy,
+      signUpMethod: user.signUpMethod,
+      hasPassword: user.passwordHash !== null,
+      currentTierId: user.currentTierId,
+      kofiCurrentTier: user.kofiCurrentTier,
+      isAdmin: user.isAdmin,
+      canBeAdmin: user.canBeAdmin,
+      mailVerified: user.mailVerified,
+      tosAccepted: user.tosAccepted,
+      restricted: user.restricted,
+      createdAt: user.createdAt,
+      updatedAt: user.updatedAt,
+    },
+    providers: { patreonId: user.patreonId, googleId: user.googleId, discordId: user.discordId, discordTag: user.discordTag },
+    shopEmails: user.shopEmails.map((row) => ({ email: row.email, verified: row.verifiedEmail !== null, verifiedAt: row.verifiedAt, linkedAt: row.createdAt })),
+    purchases,
+    pledgeHistory: user.pledgeEvents.map(({ userId: _owner, ...event }) => event),
+    unlockedContent: user.unlockedContent.map((row) => ({ postId: row.postId, postTitle: row.post.title, source: row.source, grantedAt: row.createdAt })),
+    downloads: user.downloads.map((row) => ({ postId: row.postId, postTitle: row.post.title, version: row.version, date: row.createdAt, leakTraceNumber: user.number })),
+    likes: user.inspirationLikes,
+    sessions: user.sessions,
+    apiTokens: user.apiTokens,
+    actionsYouTook: user.auditEntries,
+    changesToYourAccount,
+  };
+}
+
+export type AccountExport = Awaited<ReturnType<typeof exportAccountData>>;

@@ -1,0 +1,79 @@
+// The account's own library records: "My downloads" (every recorded download with its leak-trace
+// number, kept DOWNLOAD_RETENTION_DAYS) and "Updates for you" (owned posts whose downloaded
+// version is behind the post's current one).
+import { db } from "~/db.server";
+import { env } from "~/env.server";
+import { listLibraryPosts } from "~/models/library-listing.server";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+export const MY_DOWNLOADS_PAGE_SIZE = 50;
+
+export function downloadRetentionDays(): number {
+  return env().DOWNLOAD_RETENTION_DAYS;
+}
+
+export type MyDownload = { id: string; postId: string; postTitle: string; version: string; date: string; leakTraceNumber: number };
+
+/** One page of the user's download records, newest first. */
+export async function listMyDownloads(user: { id: string; number: number }, page: number) {
+  const where = { userId: user.id };
+  const [total, rows] = await Promise.all([
+    db.download.count({ where }),
+    db.download.findMany({
+      where,
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      skip: (page - 1) * MY_DOWNLOADS_PAGE_SIZE,
+      take: MY_DOWNLOADS_PAGE_SIZE,
+      select: { id: true, postId: true, version: true, createdAt: true, post: { select: { title: true } } },
+    }),
+  ]);
+  const downloads: MyDownload[] = rows.map((row) => ({
+    id: row.id,
+    postId: row.postId,
+    postTitle: row.post.title,
+    version: row.version,
+    date: row.createdAt.toISOString(),
+    // Each record is the account's; its leak-trace number is what a leaked copy is traced by.
+    leakTraceNumber: user.number,
+  }));
+  return { downloads, total, pages: Math.max(1, Math.ceil(total / MY_DOWNLOADS_PAGE_SIZE)) };
+}
+
+/**
+ * Deletes download records older than the retention, a batch at a time (short locks). Needs no
+ * guard against other servers: running it twice at once deletes nothing twice.
+ */
+export async function pruneOldDownloads(now = new Date(), days = downloadRetentionDays()): Promise<number> {
+  const before = new Date(now.getTime() - days * DAY_MS);
+  let removed = 0;
+  for (;;) {
+    const count = await db.$executeRaw`DELETE FROM downloads WHERE id IN (SELECT id FROM downloads WHERE created_at < ${before} LIMIT 5000)`;
+    removed += count;
+    if (count < 5000) return removed;
+  }
+}
+
+export type MyUpdate = { postId: string; title: string; fromVersion: string; toVersion: string; updatedAt: string | null; paid: boolean; fileSize: number | null };
+
+type LibraryUser = Parameters<typeof listLibraryPosts>[0];
+
+/**
+ * Posts the user may download whose last downloaded version is not the current one, most
+ * recently updated first. The library's own listing decides both (entitlement and download
+ * status), so this view and the cards' "Your version" badges never disagree.
+ */
+export async function listMyUpdates(user: NonNullable<LibraryUser>): Promise<MyUpdate[]> {
+  const posts = await listLibraryPosts(user);
+  const updates = posts.filter((post) => post.enabled && post.unlocked && post.downloadStatus === "outdated");
+  const when = (post: (typeof posts)[number]) => Date.parse(post.last_updated ?? post.order_date);
+  updates.sort((a, b) => when(b) - when(a));
+  return updates.map((post) => ({
+    postId: post.postId,
+    title: post.title,
+    fromVersion: post.userVersion ?? "",
+    toVersion: post.version,
+    updatedAt: post.last_updated,
+    paid: post.paid_content,
+    fileSize: post.fileSize,
+  }));
+}

@@ -1,0 +1,96 @@
+// /account/delete: self-service account deletion after re-authentication — the password, or a
+// code mailed to the account's address when it has no password (docs/product.md#deleting-an-account).
+import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { json } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { AccountAreaNav } from "~/components/account-library-panel";
+import { Field, SubmitButton } from "~/components/form";
+import { accountPanelLinks } from "~/components/account/shop-email-panel";
+import { DELETE_MESSAGES, deleteOwnAccount, sendDeletionCode } from "~/models/account-deletion.server";
+import { destroyUserSession } from "~/models/session.server";
+import { requireUser } from "~/session-guards.server";
+import { redirectWithSuccess } from "~/toast.server";
+import { formRefusal } from "~/utils/form-failure.server";
+
+export const links: LinksFunction = () => accountPanelLinks();
+
+export const meta: MetaFunction = () => [{ title: "Delete my account · Creator Library" }];
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await requireUser(request);
+  return json({ hasPassword: user.passwordHash !== null, email: user.email }, { headers: { "Cache-Control": "private, no-store" } });
+}
+
+type ActionData = { intent: "send-code" | "delete"; ok: boolean; message: string; fields: Record<string, string> };
+
+export async function action({ request }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  const form = await request.formData();
+  const intent = form.get("intent") === "send-code" ? "send-code" : "delete";
+  try {
+    if (intent === "send-code") {
+      await sendDeletionCode(user.id);
+      return json<ActionData>({ intent, ok: true, message: DELETE_MESSAGES.codeSent, fields: {} });
+    }
+    await deleteOwnAccount(user.id, { password: String(form.get("password") ?? ""), code: String(form.get("code") ?? "") });
+  } catch (error) {
+    const refusal = formRefusal(error, intent === "delete" ? DELETE_MESSAGES.failed : "Could not send the code.");
+    return json<ActionData>({ intent, ok: false, message: refusal.message, fields: refusal.fields }, { status: refusal.status, headers: refusal.headers });
+  }
+  // Every session went with the account; this clears the browser's cookie too.
+  return redirectWithSuccess("/", DELETE_MESSAGES.deleted, { headers: { "Set-Cookie": await destroyUserSession(request) } });
+}
+
+export default function DeleteAccountPage() {
+  const { hasPassword, email } = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>();
+  const failed = result && !result.ok && result.intent === "delete" && Object.keys(result.fields).length === 0 ? result.message : null;
+  return (
+    <div className="account-area">
+      <AccountAreaNav current="delete" />
+      <section className="card account-panel" aria-labelledby="delete-title">
+        <h1 id="delete-title">Delete my account</h1>
+        <p>Deleting your account cannot be undone. It:</p>
+        <ul>
+          <li>logs you out everywhere;</li>
+          <li>removes your email, name, sign-in providers, shop emails, download records, likes and unlocks;</li>
+          <li>
+            keeps your shop purchases and support-platform pledges for the creator&apos;s accounting, with nothing that names you (see the{" "}
+            <Link to="/infos#privacy">privacy page</Link>).
+          </li>
+        </ul>
+        <p>
+          Want a copy first? Use <strong>Download my data</strong> on your <Link to="/login">account page</Link>.
+        </p>
+        {!hasPassword ? (
+          <Form method="post" className="stack">
+            <p>Your account has no password: we mail a code to {email ?? "your address"} to confirm it is you.</p>
+            {result?.intent === "send-code" ? (
+              <p className={result.ok ? "" : "form-error"} role={result.ok ? "status" : "alert"}>
+                {result.message}
+              </p>
+            ) : null}
+            <SubmitButton intent="send-code" className="button-secondary" pendingLabel="Sending...">
+              Mail me a code
+            </SubmitButton>
+          </Form>
+        ) : null}
+        <Form method="post" className="stack" aria-label="Delete my account">
+          {hasPassword ? (
+            <Field label="Your password" name="password" type="password" autoComplete="current-password" required error={result?.fields.password} />
+          ) : (
+            <Field label="Code from the mail" name="code" inputMode="numeric" autoComplete="one-time-code" required error={result?.fields.code} />
+          )}
+          {failed ? (
+            <p className="form-error" role="alert">
+              {failed}
+            </p>
+          ) : null}
+          <SubmitButton intent="delete" className="button button-danger" pendingLabel="Deleting...">
+            Delete my account
+          </SubmitButton>
+        </Form>
+      </section>
+    </div>
+  );
+}

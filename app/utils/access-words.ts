@@ -1,0 +1,112 @@
+// The entitlement decision in plain words (docs/product.md#access-explained): one sentence for
+// why a post is unlocked, one line per rule that came close, and what would unlock a locked one.
+// Shared by the library cards and the admins' access check, so both say the same thing.
+import type { AccessExplanation, AccessGrant, AccessMiss } from "~/utils/entitlement";
+
+// UTC, so the server's words and the browser's hydration agree on the day.
+const DAY = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "long", year: "numeric", timeZone: "UTC" });
+
+/** "3 March 2026". */
+export function formatAccessDate(date: Date): string {
+  return DAY.format(date);
+}
+
+type Titles = ReadonlyMap<string, string>;
+
+/** A tier's title; an id this site has no tier row for reads as the account page says it. */
+export function tierName(tierId: string, titles: Titles): string {
+  return titles.get(tierId) ?? "Unknown Tier";
+}
+
+function tierList(tierIds: readonly string[], titles: Titles): string {
+  const names = [...new Set(tierIds.map((id) => tierName(id, titles)))];
+  if (names.length <= 1) return names[0] ?? "a tier";
+  return `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}`;
+}
+
+function earlySupporter(tierId: string, publishedAt: Date, titles: Titles): string {
+  return `Early supporter: you were on ${tierName(tierId, titles)} when this was published on ${formatAccessDate(publishedAt)}`;
+}
+
+/** Why an unlocked post is unlocked. */
+export function grantWords(grant: AccessGrant, titles: Titles): string {
+  switch (grant.reason) {
+    case "free":
+      return "Free";
+    case "admin":
+      return "Admin";
+    case "current-tier":
+      return `Your ${tierName(grant.tierId, titles)} membership`;
+    case "first-tier":
+      return earlySupporter(grant.tierId, grant.publishedAt, titles);
+    case "purchase":
+      return grant.purchase
+        ? `Bought on ${formatAccessDate(grant.purchase.purchasedAt)} with shop email ${grant.purchase.email}`
+        : "Bought in the shop";
+    case "unlocked-content":
+      // The members sync writes early-supporter unlocks; everything else there is an admin grant.
+      if (grant.source !== "SYNC") return "Granted by the creator";
+      return grant.pledgedTierId && grant.publishedAt
+        ? earlySupporter(grant.pledgedTierId, grant.publishedAt, titles)
+        : "Early supporter (unlocked by the membership sync)";
+  }
+}
+
+function pledgeWords(miss: Extract<AccessMiss, { kind: "first-tier" }>, titles: Titles): string {
+  const day = formatAccessDate(miss.publishedAt);
+  const needs = `this post's early supporters needed ${tierList(miss.needs, titles)}`;
+  const pledge = miss.pledge;
+  if (!pledge) return `Not pledged on the publish date (${day}); ${needs}`;
+  if (pledge.type === "pledge_delete") return `Pledge had ended by the publish date (${day}); ${needs}`;
+  const status = pledge.paymentStatus;
+  if (status && status.toLowerCase() !== "paid") {
+    return `Pledged ${pledge.tierId ? tierName(pledge.tierId, titles) : "no tier"} on the publish date (${day}), but the payment was ${status}; ${needs}`;
+  }
+  return `Pledged ${pledge.tierId ? tierName(pledge.tierId, titles) : "no tier"} on the publish date (${day}); ${needs}`;
+}
+
+/** One rule that was tried and did not unlock the post. */
+export function missWords(miss: AccessMiss, titles: Titles): string {
+  switch (miss.kind) {
+    case "restricted":
+      return "Restricted account: nothing can be downloaded";
+    case "disabled":
+      return "This post is disabled";
+    case "guest":
+      return "Not logged in";
+    case "shop-only":
+      return `Sold in the shop only: a ${miss.currentTierId ? tierName(miss.currentTierId, titles) : "tier"} membership does not unlock it`;
+    case "tier":
+      return miss.currentTierId
+        ? `Current tier ${tierName(miss.currentTierId, titles)}; this post needs ${tierList(miss.needs, titles)}`
+        : `No current membership; this post needs ${tierList(miss.needs, titles)}`;
+    case "first-tier":
+      return pledgeWords(miss, titles);
+    case "unverified-purchase":
+      return `Bought on ${formatAccessDate(miss.purchase.purchasedAt)} with ${miss.purchase.email}, which is linked to this account but not verified`;
+    case "not-bought":
+      return `Not bought in the shop (item ${miss.code})`;
+  }
+}
+
+/** What a card or the access check shows: plain, serialisable. */
+export type AccessSummary = {
+  allowed: boolean;
+  /** Why it is unlocked, or "Locked". */
+  summary: string;
+  /** The rules that came close, in words. */
+  misses: string[];
+  /** Tiers whose membership would unlock it (ids), and the shop item that would. */
+  unlockTierIds: string[];
+  shopItem: string | null;
+};
+
+export function describeAccess(explanation: AccessExplanation, titles: Titles): AccessSummary {
+  return {
+    allowed: explanation.allowed,
+    summary: explanation.grant ? grantWords(explanation.grant, titles) : "Locked",
+    misses: explanation.misses.map((miss) => missWords(miss, titles)),
+    unlockTierIds: [...explanation.unlocks.tierIds],
+    shopItem: explanation.unlocks.shopItem,
+  };
+}
