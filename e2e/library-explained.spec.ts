@@ -63,8 +63,9 @@ function card(page: Page, suffix: string) {
 }
 
 async function openLibrary(page: Page, query = "") {
-  // The 18+ warning is remembered in a cookie too, which is what a page without scripts reads.
-  await page.context().addCookies([{ name: "nsfwAccepted", value: "true", url: process.env.APP_URL! }]);
+  // The 18+ warning is remembered in a cookie too, which is what a page without scripts reads
+  // (Remix's cookie encoding of `true`: base64 of its JSON, URL-encoded).
+  await page.context().addCookies([{ name: "nsfwAccepted", value: encodeURIComponent(Buffer.from(JSON.stringify(true)).toString("base64")), url: process.env.APP_URL! }]);
   await page.goto(`/library?search=Explained${query}`);
 }
 
