@@ -133,7 +133,8 @@ export async function runLibraryBenchmark(kind: BenchDatabase = "direct"): Promi
     const { db } = await import("../app/db.server.ts");
     const { createUserSession } = await import("../app/models/session.server.ts");
     const { DEMO_TIERS } = await import("../prisma/demo-content.ts");
-    await db.tier.createMany({ data: DEMO_TIERS.map((tier) => ({ ...tier })) });
+    // Migration 0030 holds these tiers by id; the demo names and prices them.
+    for (const tier of DEMO_TIERS) await db.tier.upsert({ where: { id: tier.id }, create: { ...tier }, update: { ...tier } });
     const now = Date.now();
     const posts = Array.from({ length: POSTS }, (_, index) => {
       const kind = index % 4;

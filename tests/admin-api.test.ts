@@ -21,6 +21,8 @@ beforeAll(async () => {
       { id: "8824971", title: "Tier 1", isPaid: true },
       { id: "8825009", title: "Tier 2", isPaid: true },
     ],
+    // Migration 0030 holds these ids already.
+    skipDuplicates: true,
   });
   await db.post.createMany({
     data: [

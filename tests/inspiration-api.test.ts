@@ -27,6 +27,8 @@ beforeAll(async () => {
       { id: "8824971", title: "Tier 1", canVote: false },
       { id: "8825009", title: "Tier 2", canVote: true },
     ],
+    // Migration 0030 holds these ids already.
+    skipDuplicates: true,
   });
   adminCookie = await sessionCookie((await createTestUser({ isAdmin: true })).id);
   voterCookie = await sessionCookie((await createTestUser({ currentTierId: "8825009" })).id);

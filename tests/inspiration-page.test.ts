@@ -8,7 +8,8 @@ let voterCookie: string;
 let panelId: string;
 
 beforeAll(async () => {
-  await db.tier.create({ data: { id: "8825009", title: "Tier 2", canVote: true } });
+  // Migration 0030 holds Tier 2 (paid, voting) already.
+  expect(await db.tier.findUnique({ where: { id: "8825009" } })).toMatchObject({ title: "Tier 2", canVote: true });
   adminCookie = await sessionCookie((await createTestUser({ isAdmin: true })).id);
   voterCookie = await sessionCookie((await createTestUser({ currentTierId: "8825009" })).id);
   await db.inspirationConfig.create({ data: { id: 1, votingOpen: true, votingEndTime: new Date(Date.now() + 3_600_000) } });
@@ -40,6 +41,15 @@ describe("inspiration page", () => {
     expect(await db.inspirationPanel.count()).toBe(1);
     expect(await db.inspirationLike.count()).toBe(1);
     expect((await db.inspirationConfig.findUniqueOrThrow({ where: { id: 1 } })).title).toBe("Inspiration Vote");
+  });
+
+  it("answers a refused admin form with its message and values inline, without a toast as well", async () => {
+    const response = await callRoute(page, { method: "POST", path: "/inspiration-vote", form: { intent: "create-panel", imageUrl: "", title: "Typed" }, cookie: adminCookie });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ intent: "create-panel", values: { title: "Typed" } });
+    const cookies = response.headers.getSetCookie().map((value) => value.split(";")[0]!).join("; ");
+    const { getToast } = await import("~/toast.server");
+    expect((await getToast(new Request("http://localhost:3999/inspiration-vote", { headers: { Cookie: cookies } }))).toast).toBeUndefined();
   });
 
   it("lets an admin set the config from the form (time in UTC) and reset likes", async () => {

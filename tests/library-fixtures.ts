@@ -8,14 +8,13 @@ export const TIER_2 = "8825009";
 export const TIER_3 = "21786318";
 
 export async function createTiers() {
-  await db.tier.createMany({
-    data: [
-      { id: TIER_1, title: "Tier 1", isPaid: true, subscribeLabel: "Tier 1", amountCents: 300 },
-      { id: TIER_2, title: "Tier 2", isPaid: true, canVote: true, subscribeLabel: "Tier 2", amountCents: 500 },
-      { id: TIER_3, title: "Tier 3", isPaid: true, canVote: true, subscribeLabel: "Tier 3", amountCents: 1000 },
-    ],
-    skipDuplicates: true,
-  });
+  // Migration 0030 holds these ids already (without prices): give them the fixtures' values.
+  const tiers = [
+    { id: TIER_1, title: "Tier 1", isPaid: true, canVote: false, subscribeLabel: "Tier 1", amountCents: 300 },
+    { id: TIER_2, title: "Tier 2", isPaid: true, canVote: true, subscribeLabel: "Tier 2", amountCents: 500 },
+    { id: TIER_3, title: "Tier 3", isPaid: true, canVote: true, subscribeLabel: "Tier 3", amountCents: 1000 },
+  ];
+  for (const tier of tiers) await db.tier.upsert({ where: { id: tier.id }, create: tier, update: tier });
 }
 
 /** Deterministic file content of a given size. */

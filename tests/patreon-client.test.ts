@@ -10,7 +10,7 @@ import {
   type JsonApiDocument,
 } from "~/integrations/patreon.server";
 import { currentTierIdOf } from "~/models/patreon-membership.server";
-import { activeTierAt } from "~/models/unlocks.server";
+import { pledgedTierAt } from "~/utils/entitlement";
 
 // A platform that paginates only with links.next (no cursor in meta), and whose last page
 // points somewhere else: the client must not send the token to another host.
@@ -98,17 +98,21 @@ describe("the support-platform API client", () => {
     expect(patreonSignatureValid(Buffer.from(body), null, "secret")).toBe(false);
   });
 
-  it("decides the tier pledged at a moment from the history", () => {
+  it("decides the tier pledged at a moment from the history (only a Paid or empty payment status counts)", () => {
     const history = [
       { type: "pledge_start", date: new Date("2024-01-01"), tierId: "t3", paymentStatus: "Paid" },
       { type: "pledge_downgrade", date: new Date("2024-03-01"), tierId: "t1", paymentStatus: "Paid" },
       { type: "pledge_delete", date: new Date("2024-05-01"), tierId: "t1", paymentStatus: null },
       { type: "pledge_start", date: new Date("2024-07-01"), tierId: "t2", paymentStatus: "Declined" },
+      { type: "pledge_start", date: new Date("2024-09-01"), tierId: "t2", paymentStatus: "Pending" },
+      { type: "pledge_upgrade", date: new Date("2024-10-01"), tierId: "t3", paymentStatus: "paid" },
     ];
-    expect(activeTierAt(history, new Date("2023-12-31"))).toBeNull();
-    expect(activeTierAt(history, new Date("2024-02-01"))).toBe("t3");
-    expect(activeTierAt(history, new Date("2024-03-01"))).toBe("t1");
-    expect(activeTierAt(history, new Date("2024-06-01"))).toBeNull();
-    expect(activeTierAt(history, new Date("2024-08-01"))).toBeNull();
+    expect(pledgedTierAt(history, new Date("2023-12-31"))).toBeNull();
+    expect(pledgedTierAt(history, new Date("2024-02-01"))).toBe("t3");
+    expect(pledgedTierAt(history, new Date("2024-03-01"))).toBe("t1");
+    expect(pledgedTierAt(history, new Date("2024-06-01"))).toBeNull();
+    expect(pledgedTierAt(history, new Date("2024-08-01"))).toBeNull();
+    expect(pledgedTierAt(history, new Date("2024-09-15"))).toBeNull();
+    expect(pledgedTierAt(history, new Date("2024-10-01"))).toBe("t3");
   });
 });

@@ -76,6 +76,21 @@ describe("POST /api/webhooks/patreon", () => {
     expect((await db.user.findUniqueOrThrow({ where: { id: user.id } })).currentTierId).toBeNull();
   });
 
+  it("stores the tiers a member holds with the platform's title and price; a new tier is neither paid nor voting", async () => {
+    // Migration 0030 holds the product's known tiers with placeholder titles.
+    expect(await db.tier.findUnique({ where: { id: "8825009" } })).toMatchObject({ isPaid: true, canVote: true, subscribeLabel: "Tier 2" });
+    await db.tier.update({ where: { id: "21786318" }, data: { title: "Tier 21786318", amountCents: null } });
+    const newTier: FakeTier = { id: "99887766", title: "Patron Deluxe", amountCents: 4200 };
+    await createTestUser({ patreonId: "pu-tiers" });
+    const known = memberWebhookBody(member({ patreonUserId: "pu-tiers", memberId: "m-tiers", tierIds: ["21786318"] }), TIERS);
+    expect((await deliver("members:pledge:create", known)).status).toBe(200);
+    expect(await db.tier.findUniqueOrThrow({ where: { id: "21786318" } })).toMatchObject({ title: "Tier 3", amountCents: 1000, isPaid: true, canVote: true });
+    const unknown = memberWebhookBody(member({ patreonUserId: "pu-tiers", memberId: "m-tiers", tierIds: ["99887766"], lastChargeDate: "2030-01-01T00:00:00Z" }), [...TIERS, newTier]);
+    expect((await deliver("members:pledge:update", unknown)).status).toBe(200);
+    expect(await db.tier.findUniqueOrThrow({ where: { id: "99887766" } })).toMatchObject({ title: "Patron Deluxe", amountCents: 4200, isPaid: false, canVote: false, subscribeLabel: null });
+    expect((await db.user.findUniqueOrThrow({ where: { patreonId: "pu-tiers" } })).currentTierId).toBe("99887766");
+  });
+
   it("refuses a forged or unsigned delivery with 401 and stores nothing", async () => {
     const user = await createTestUser({ patreonId: "pu-forged" });
     const body = memberWebhookBody(member({ patreonUserId: "pu-forged", tierIds: ["21786318"] }), TIERS);

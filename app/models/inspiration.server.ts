@@ -1,7 +1,7 @@
 // The inspiration vote: its single config row, panels, likes (one per user, panel and kind) and
 // the admin changes (always audited).
 import { isRestricted, RESTRICTED_MESSAGE } from "~/models/restriction.server";
-import { db, Prisma } from "~/db.server";
+import { db, Prisma, queryRows } from "~/db.server";
 import type { InspirationConfig, InspirationPanel, LikeKind, User } from "~/generated/prisma/client";
 import { recordAudit } from "~/models/audit.server";
 import { DomainError } from "~/models/errors";
@@ -25,7 +25,11 @@ const LIKES_PER_MINUTE = 120;
 
 /** The config row, created with its defaults the first time it is needed. */
 export async function getInspirationConfig(): Promise<InspirationConfig> {
-  const existing = await db.inspirationConfig.findUnique({ where: { id: CONFIG_ID } });
+  // Plain SQL: read on every page view and every like.
+  const [existing] = await queryRows<InspirationConfig>(
+    `SELECT id, title, mode, voting_open AS "votingOpen", voting_end_time AS "votingEndTime", updated_at AS "updatedAt" FROM inspiration_config WHERE id = $1`,
+    [CONFIG_ID],
+  );
   if (existing) return existing;
   try {
     return await db.inspirationConfig.create({ data: { id: CONFIG_ID, title: DEFAULT_INSPIRATION_TITLE, mode: "NORMAL" } });
@@ -64,7 +68,7 @@ export type VoterRights = { canLike: boolean; canPatreonLike: boolean; reason: s
 /** What a visitor may do, decided from data: a tier with canVote, and a linked membership for the Patreon like. */
 export async function voterRights(user: Pick<User, "currentTierId" | "patreonId"> | null): Promise<VoterRights> {
   if (!user) return { canLike: false, canPatreonLike: false, reason: LOGIN_TO_LIKE_MESSAGE };
-  const tier = user.currentTierId ? await db.tier.findUnique({ where: { id: user.currentTierId }, select: { canVote: true } }) : null;
+  const [tier] = user.currentTierId ? await queryRows<{ canVote: boolean }>(`SELECT can_vote AS "canVote" FROM tiers WHERE id = $1`, [user.currentTierId]) : [];
   if (!tier?.canVote) return { canLike: false, canPatreonLike: false, reason: TIER_TOO_LOW_MESSAGE };
   return { canLike: true, canPatreonLike: user.patreonId !== null, reason: null };
 }
@@ -97,21 +101,19 @@ export async function listInspirationPanels(
   now = new Date(),
 ): Promise<{ config: InspirationConfig; panels: InspirationPanelView[] }> {
   const config = await getInspirationConfig();
-  const [panels, counts, mine] = await Promise.all([
-    db.inspirationPanel.findMany({ orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
-    db.inspirationLike.groupBy({ by: ["panelId"], _count: { _all: true } }),
-    viewer ? db.inspirationLike.findMany({ where: { userId: viewer.id }, select: { panelId: true, kind: true } }) : [],
-  ]);
-  const countByPanel = new Map(counts.map((row) => [row.panelId, row._count._all]));
   const hidden = likesHidden(config, now);
-  const views = panels.map((panel) => ({
-    id: panel.id,
-    imageUrl: panel.imageUrl,
-    title: panel.title,
-    likes: hidden ? null : (countByPanel.get(panel.id) ?? 0),
-    userHasLiked: mine.some((like) => like.panelId === panel.id && like.kind === "LIKE"),
-    userHasPatreonLiked: mine.some((like) => like.panelId === panel.id && like.kind === "PATREON"),
-  }));
+  // One round trip in plain SQL: the page reads this on every request (docs/decisions/006 on why
+  // hot reads skip Prisma's query compiler). Counts are both kinds together.
+  const rows = await queryRows<Omit<InspirationPanelView, "likes"> & { likes: number }>(
+    `SELECT p.id, p.image_url AS "imageUrl", p.title,
+       (SELECT count(*)::int FROM inspiration_likes l WHERE l.panel_id = p.id) AS likes,
+       EXISTS (SELECT 1 FROM inspiration_likes l WHERE l.panel_id = p.id AND l.user_id = $1 AND l.kind = 'LIKE') AS "userHasLiked",
+       EXISTS (SELECT 1 FROM inspiration_likes l WHERE l.panel_id = p.id AND l.user_id = $1 AND l.kind = 'PATREON') AS "userHasPatreonLiked"
+     FROM inspiration_panels p
+     ORDER BY p.created_at ASC, p.id ASC`,
+    [viewer?.id ?? null],
+  );
+  const views: InspirationPanelView[] = rows.map((row) => ({ ...row, likes: hidden ? null : row.likes }));
   return { config, panels: hidden ? shuffleForVisitor(views, orderSeed(viewer)) : views };
 }
 

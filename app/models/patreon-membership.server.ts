@@ -27,6 +27,19 @@ export function currentTierIdOf(member: Pick<MemberData, "patronStatus" | "lastC
   return member.entitledTiers[0]?.id ?? null;
 }
 
+/**
+ * Stores the tiers a member document names, with the platform's title and price, so every tier a
+ * member can hold exists here for the admin to give posts. A tier new to us is neither paid nor
+ * voting until an admin says so (the known ones come with migration 0030); one whose title was
+ * not included keeps what it has.
+ */
+async function saveTiers(tiers: MemberData["entitledTiers"], client: Client) {
+  for (const tier of tiers) {
+    const platform = { ...(tier.title ? { title: tier.title } : {}), ...(tier.amountCents !== null ? { amountCents: tier.amountCents } : {}) };
+    await client.tier.upsert({ where: { id: tier.id }, create: { id: tier.id, title: tier.title ?? `Tier ${tier.id}`, amountCents: tier.amountCents }, update: platform });
+  }
+}
+
 /** Stores pledge events by their platform id; a known event is updated in place. */
 export async function savePledgeHistory(userId: string, events: NonNullable<MemberData["pledgeHistory"]>, client: Client = db) {
   for (const event of events) {
@@ -140,6 +153,7 @@ export async function applyMember(member: MemberData, client: Client = db): Prom
   if (!member.patreonUserId) return null;
   // The members sync and the webhooks both move the stored state forward.
   await recordMemberState(member.patreonUserId, memberStateTime(member), currentTierIdOf(member) !== null, client);
+  await saveTiers(member.entitledTiers, client);
   const user = await client.user.findUnique({ where: { patreonId: member.patreonUserId }, select: { id: true, currentTierId: true } });
   if (!user) return null;
   const currentTierId = currentTierIdOf(member);

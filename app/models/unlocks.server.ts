@@ -4,27 +4,9 @@
 // rows granted by an admin are never touched here.
 import { db, Prisma } from "~/db.server";
 import { recordAudit } from "~/models/audit.server";
+import { pledgedTierAt } from "~/utils/entitlement";
 
 type Client = Prisma.TransactionClient | typeof db;
-
-/** Payment states that count as pledged; declined, refunded or fraudulent ones do not. */
-const PAYING_STATUSES = new Set(["Paid", "Pending"]);
-
-export type PledgeEventLike = { type: string; date: Date; tierId: string | null; paymentStatus: string | null };
-
-/**
- * The tier the supporter was actively pledged at on `at`, from their pledge history: the last
- * event at or before that moment decides; a pledge_delete or an unpaid event means none.
- */
-export function activeTierAt(history: PledgeEventLike[], at: Date): string | null {
-  let last: PledgeEventLike | undefined;
-  for (const event of history) {
-    if (event.date.getTime() <= at.getTime() && (!last || event.date.getTime() >= last.date.getTime())) last = event;
-  }
-  if (!last || last.type === "pledge_delete") return null;
-  if (last.paymentStatus !== null && !PAYING_STATUSES.has(last.paymentStatus)) return null;
-  return last.tierId;
-}
 
 /** Post ids rule 5 grants the user. */
 export async function earlySupporterPostIds(userId: string, client: Client = db): Promise<string[]> {
@@ -40,7 +22,8 @@ export async function earlySupporterPostIds(userId: string, client: Client = db)
   });
   return posts
     .filter((post) => {
-      const tier = activeTierAt(history, post.firstPublishedAt!);
+      // The live check's own reading of the history, so a SYNC row grants exactly what it would.
+      const tier = pledgedTierAt(history, post.firstPublishedAt!);
       return tier !== null && post.tiers.some((first) => first.tierId === tier);
     })
     .map((post) => post.id);
