@@ -90,7 +90,7 @@ async function runChild() {
   const { shopByMonth } = await import("../app/models/insights/shop.server.ts");
   const { likesPerIdea } = await import("../app/models/insights/inspiration.server.ts");
   const { loadInsights } = await import("../app/models/insights/charts.server.ts");
-  const { refreshDownloadRollups } = await import("../app/models/insights/rollup.server.ts");
+  const { refreshInsightsRollups } = await import("../app/models/insights/rollup.server.ts");
   const { parseInsightsRange } = await import("../app/utils/insights-schemas.ts");
   try {
     const seedStart = performance.now();
@@ -109,13 +109,16 @@ async function runChild() {
     await db.insightsRollupState.deleteMany(); // a kept database may hold rollups already
     const rawDownloads = await timeIt(() => downloadsPerDay(year));
     const rawTop = await timeIt(() => topPosts(year));
-    console.log(`  raw rows only, 365 days: downloads per day median ${rawDownloads.median.toFixed(1)} ms, top posts median ${rawTop.median.toFixed(1)} ms`);
+    const rawSupporters = await timeIt(() => supportersByMonth(year));
+    console.log(
+      `  raw rows only, 365 days: downloads per day median ${rawDownloads.median.toFixed(1)} ms, top posts median ${rawTop.median.toFixed(1)} ms, supporters by tier median ${rawSupporters.median.toFixed(1)} ms`,
+    );
 
     const rollStart = performance.now();
-    await refreshDownloadRollups(new Date(), { full: true });
-    console.log(`  rollup job, full rebuild of ${counts!.downloads} downloads: ${((performance.now() - rollStart) / 1000).toFixed(1)} s`);
+    await refreshInsightsRollups(new Date(), { full: true });
+    console.log(`  rollup job, full rebuild of ${counts!.downloads} downloads and ${counts!.pledges} pledge events: ${((performance.now() - rollStart) / 1000).toFixed(1)} s`);
     const incrementalStart = performance.now();
-    await refreshDownloadRollups(new Date(Date.now() + 60_000));
+    await refreshInsightsRollups(new Date(Date.now() + 60_000));
     console.log(`  rollup job, hourly run (last ${2} days again): ${(performance.now() - incrementalStart).toFixed(0)} ms`);
 
     const charts: [string, (range: (typeof ranges)[number]) => Promise<unknown>][] = [

@@ -83,15 +83,23 @@ export type TopPost = {
 export async function topPosts(range: InsightsRange, limit = TOP_POSTS): Promise<{ days: string[]; posts: TopPost[] }> {
   const rolled = await rolledThrough();
   const split = splitDay(range, rolled);
+  // Rolled days [from, split): the post's running total at the last rolled day before `split`
+  // less the one before `from` (two lookups per post on (post_id, day)); raw days after.
   const ranked = await queryRows<{ post_id: string; title: string; version: string; downloads: number }>(
-    `WITH counts AS (
+    `WITH rolled AS (
+       SELECT p.id AS post_id,
+              coalesce((SELECT d.running_total FROM download_post_days d WHERE d.post_id = p.id AND d.day < $2::date ORDER BY d.day DESC LIMIT 1), 0)
+              - coalesce((SELECT d.running_total FROM download_post_days d WHERE d.post_id = p.id AND d.day < $1::date ORDER BY d.day DESC LIMIT 1), 0) AS downloads
+         FROM posts p WHERE $1::date < $2::date
+     ), counts AS (
        SELECT post_id, sum(downloads)::int AS downloads FROM (
-         SELECT post_id, downloads FROM download_post_days WHERE day >= $1::date AND day < $2::date
+         SELECT post_id, downloads FROM rolled
          UNION ALL
          SELECT post_id, count(*)::int FROM downloads WHERE created_at >= $2::date AND created_at < $3::date GROUP BY post_id
        ) parts GROUP BY post_id
      )
      SELECT c.post_id, p.title, p.version, c.downloads FROM counts c JOIN posts p ON p.id = c.post_id
+      WHERE c.downloads > 0
       ORDER BY c.downloads DESC, p.title, c.post_id LIMIT $4`,
     [range.from, split, range.to, limit],
   );
@@ -107,18 +115,23 @@ export async function topPosts(range: InsightsRange, limit = TOP_POSTS): Promise
       [range.from, split, range.to, ids],
     ),
     // All time, not the range: adoption asks who of everyone holding the post has the latest.
-    // Owners rolled up before the cut, plus accounts whose first download came after it.
+    // Owners rolled up before the cut, plus accounts whose first download came after it: the
+    // rows since the cut (the created_at index, a day's worth), each checked for an earlier one.
     queryRows<{ post_id: string; owners: number; current: number }>(
-      `SELECT p.id AS post_id,
-              (CASE WHEN $3 THEN coalesce((SELECT o.owners FROM download_post_owners o WHERE o.post_id = p.id), 0) ELSE 0 END)
-              + (SELECT count(DISTINCT d.user_id) FROM downloads d
-                  WHERE d.post_id = p.id AND d.created_at >= $2::date
-                    AND NOT EXISTS (SELECT 1 FROM downloads e WHERE e.user_id = d.user_id AND e.post_id = p.id AND e.created_at < $2::date))::int AS owners,
-              (CASE WHEN $3 THEN coalesce((SELECT v.users FROM download_post_versions v WHERE v.post_id = p.id AND v.version = p.version), 0) ELSE 0 END)
-              + (SELECT count(DISTINCT d.user_id) FROM downloads d
-                  WHERE d.post_id = p.id AND d.version = p.version AND d.created_at >= $2::date
-                    AND NOT EXISTS (SELECT 1 FROM downloads e WHERE e.user_id = d.user_id AND e.post_id = p.id AND e.version = p.version AND e.created_at < $2::date))::int AS current
-         FROM posts p WHERE p.id = ANY($1::text[])`,
+      `WITH tail AS (
+         SELECT d.post_id, d.user_id, d.version = p.version AS current,
+                NOT EXISTS (SELECT 1 FROM downloads e WHERE e.user_id = d.user_id AND e.post_id = d.post_id AND e.created_at < $2::date) AS new_owner,
+                NOT EXISTS (SELECT 1 FROM downloads e WHERE e.user_id = d.user_id AND e.post_id = d.post_id AND e.version = d.version AND e.created_at < $2::date) AS new_user
+           FROM downloads d JOIN posts p ON p.id = d.post_id
+          WHERE d.post_id = ANY($1::text[]) AND d.created_at >= $2::date
+       ), fresh AS (
+         SELECT post_id, count(DISTINCT user_id) FILTER (WHERE new_owner) AS owners, count(DISTINCT user_id) FILTER (WHERE current AND new_user) AS current
+           FROM tail GROUP BY post_id
+       )
+       SELECT p.id AS post_id,
+              ((CASE WHEN $3 THEN coalesce((SELECT o.owners FROM download_post_owners o WHERE o.post_id = p.id), 0) ELSE 0 END) + coalesce(f.owners, 0))::int AS owners,
+              ((CASE WHEN $3 THEN coalesce((SELECT v.users FROM download_post_versions v WHERE v.post_id = p.id AND v.version = p.version), 0) ELSE 0 END) + coalesce(f.current, 0))::int AS current
+         FROM posts p LEFT JOIN fresh f ON f.post_id = p.id WHERE p.id = ANY($1::text[])`,
       [ids, rolled ?? "-infinity", rolled !== null],
     ),
   ]);

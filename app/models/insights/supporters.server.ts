@@ -10,37 +10,79 @@ export type SupporterTier = { tierId: string | null; title: string };
 export type SupporterMonth = { month: string; start: string; end: string; byTier: number[]; total: number; gained: number; lost: number };
 export type SupportersByMonth = { tiers: SupporterTier[]; months: SupporterMonth[] };
 
-const ACTIVE = "(type <> 'pledge_delete' AND coalesce(lower(payment_status), 'paid') = 'paid')";
+const active = (alias: string) => `(${alias}.type <> 'pledge_delete' AND coalesce(lower(${alias}.payment_status), 'paid') = 'paid')`;
+
+/**
+ * The pledge events dated in [from, to) (SQL expressions), each with what it changes: an active
+ * event starts a span in its tier, and it ends its user's previous span (the event before it in
+ * (date, id) order, which may be older than `from`) on its own date. Every effect of an event is
+ * on its own day or later, so days before `from` never depend on these rows. Shared by the chart
+ * (days the rollups do not hold) and the rollup job (the days it rolls).
+ */
+export function pledgeStepsSql(from: string, to: string): string {
+  return `SELECT e.date, e.tier_id, e.tier_title, ${active("e")} AS active, prev.active AS was_active, prev.tier_id AS prev_tier
+      FROM pledge_events e
+      LEFT JOIN LATERAL (
+        SELECT p.tier_id, ${active("p")} AS active FROM pledge_events p
+         WHERE p.user_id = e.user_id AND p.date <= e.date AND (p.date < e.date OR p.id < e.id)
+         ORDER BY p.date DESC, p.id DESC LIMIT 1
+      ) prev ON true
+     WHERE e.date >= ${from} AND e.date < ${to}`;
+}
 
 export async function supportersByMonth(range: InsightsRange): Promise<SupportersByMonth> {
   const buckets = monthsOf(range);
-  // One pass over the history. Each event holds from its date until the user's next event; a
-  // bucket counts what holds at its end. An active span adds one from the first bucket end after
-  // it starts (width_bucket: how many ends are at or before a date) and removes one after it
-  // stops, so the counts are running sums of those steps; no span is compared with every month.
-  const rows = await queryRows<{ kind: "start" | "stop" | "gained" | "lost"; tier_id: string | null; title: string | null; at: string; n: number }>(
-    `WITH flagged AS (
-       SELECT id, user_id, tier_id, tier_title, date, ${ACTIVE} AS active FROM pledge_events WHERE date < $2::date
+  // Each event holds from its date until the user's next event; a bucket counts what holds at
+  // its end. A span adds one from the first bucket end after it starts (width_bucket: how many
+  // ends are at or before a day) and removes one from the first end after it stops, so the
+  // counts are running sums of those steps. Steps of the events the job has rolled up come from
+  // its daily rows (the last one partial: today's events before the run), later ones from the
+  // events themselves. When a trigger has marked a change to rolled events since (a late event,
+  // a deleted account), rows from the day of the earliest mark on are read raw instead, so the
+  // answer is exact before the job catches up. One statement: one snapshot of rollups and events.
+  const rows = await queryRows<{ kind: "start" | "stop" | "title" | "gained" | "lost"; tier_id: string | null; title: string | null; at: string | null; n: number }>(
+    `WITH state AS (
+       SELECT (SELECT supporters_through FROM insights_rollup_state WHERE id = 1) AS rolled,
+              (SELECT min(at) FROM insights_changes WHERE source = 'pledges') AS changed
+     ), cut AS (
+       -- rows_before: daily rows used for days before it; raw_from: events read from it on.
+       SELECT CASE WHEN rolled IS NULL THEN '-infinity'::date WHEN changed IS NULL OR changed >= rolled THEN rolled::date + 1 ELSE changed::date END AS rows_before,
+              CASE WHEN rolled IS NULL THEN '-infinity'::timestamp WHEN changed IS NULL OR changed >= rolled THEN rolled ELSE changed::date::timestamp END AS raw_from
+         FROM state
      ), ev AS (
-       SELECT tier_id, tier_title, date, active,
-              lead(date) OVER w AS next_date, lag(active) OVER w AS was_active
-         FROM flagged WINDOW w AS (PARTITION BY user_id ORDER BY date, id)
+       ${pledgeStepsSql("(SELECT raw_from FROM cut)", "$2::date")}
+     ), steps AS (
+       SELECT tier_id AS tier, day, started, stopped, title FROM supporter_tier_days WHERE day < (SELECT rows_before FROM cut) AND day < $2::date
+       UNION ALL
+       SELECT coalesce(tier_id, ''), date::date, 1, 0, tier_title FROM ev WHERE active
+       UNION ALL
+       SELECT coalesce(prev_tier, ''), date::date, 0, 1, NULL FROM ev WHERE was_active
+     ), changes AS (
+       SELECT day, gained, lost FROM supporter_days WHERE day >= $3::date AND day < (SELECT rows_before FROM cut) AND day < $2::date
+       UNION ALL
+       SELECT date::date, (active AND NOT coalesce(was_active, false))::int, (NOT active AND coalesce(was_active, false))::int
+         FROM ev WHERE date >= $3::date
      )
-     SELECT 'start' AS kind, tier_id, max(tier_title) AS title, width_bucket(date, $1::timestamp[])::text AS at, count(*)::int AS n
-       FROM ev WHERE active GROUP BY tier_id, 4
+     SELECT 'start' AS kind, nullif(tier, '') AS tier_id, NULL AS title, width_bucket(day::timestamp, $1::timestamp[])::text AS at, sum(started)::int AS n
+       FROM steps WHERE started > 0 GROUP BY tier, 4
      UNION ALL
-     SELECT 'stop', tier_id, NULL, width_bucket(next_date, $1::timestamp[])::text, count(*)::int
-       FROM ev WHERE active AND next_date IS NOT NULL GROUP BY tier_id, 4
+     SELECT 'stop', nullif(tier, ''), NULL, width_bucket(day::timestamp, $1::timestamp[])::text, sum(stopped)::int
+       FROM steps WHERE stopped > 0 GROUP BY tier, 4
      UNION ALL
-     SELECT CASE WHEN active THEN 'gained' ELSE 'lost' END, NULL, NULL, to_char(date, 'YYYY-MM'), count(*)::int
-       FROM ev WHERE date >= $3::date AND active <> coalesce(was_active, false) GROUP BY 1, 4`,
+     SELECT 'title', nullif(tier, ''), max(title), NULL, 0 FROM steps WHERE started > 0 GROUP BY tier
+     UNION ALL
+     SELECT 'gained', NULL, NULL, to_char(day, 'YYYY-MM'), sum(gained)::int FROM changes GROUP BY 4
+     UNION ALL
+     SELECT 'lost', NULL, NULL, to_char(day, 'YYYY-MM'), sum(lost)::int FROM changes GROUP BY 4`,
     [buckets.map((bucket) => bucket.end), range.to, range.from],
   );
   const titles = await queryRows<{ id: string; title: string }>(`SELECT id, title FROM tiers`, []);
   const known = new Map(titles.map((tier) => [tier.id, tier.title]));
   const tiers: SupporterTier[] = [];
+  // Every tier with a span that began before the range's end; its listed title, or else the
+  // highest title its events carried.
   for (const row of rows) {
-    if (row.kind !== "start" || tiers.some((tier) => tier.tierId === row.tier_id)) continue;
+    if (row.kind !== "title") continue;
     tiers.push({ tierId: row.tier_id, title: row.tier_id ? (known.get(row.tier_id) ?? row.title ?? "Unknown Tier") : "No tier" });
   }
   tiers.sort((a, b) => a.title.localeCompare(b.title) || String(a.tierId).localeCompare(String(b.tierId)));
