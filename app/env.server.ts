@@ -131,6 +131,8 @@ const schema = z
     INTERVAL_MINUTES: z.coerce.number().min(0).default(60),
     // Download records older than this are deleted by the daily housekeeping job.
     DOWNLOAD_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(730),
+    /** Hours between two update digest mails (one run per cluster); 0 turns the digests off. */
+    UPDATE_DIGEST_HOURS: z.coerce.number().min(0).default(24),
     /** Local fake OAuth/support-platform server for the demo and tests; refused in production. */
     FAKE_PROVIDERS_URL: optionalUrl,
     /**

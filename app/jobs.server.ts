@@ -1,11 +1,13 @@
 // Background jobs of this app server. Each job guards itself against running on several
 // servers at once (advisory locks); this module only schedules them.
 import { env } from "~/env.server";
-import { refreshDownloadRollups } from "~/models/insights/rollup.server";
+import { refreshInsightsRollups } from "~/models/insights/rollup.server";
 import { runIntervalSync } from "~/models/interval-sync.server";
 import { pruneOldDownloads } from "~/models/my-library.server";
+import { backfillAllVersionHashes } from "~/models/post-version.server";
 import { deleteExpiredRateLimits } from "~/models/rate-limit.server";
 import { deleteExpiredSessions } from "~/models/session.server";
+import { runUpdateDigests } from "~/models/update-digest.server";
 import { deleteExpiredCodes } from "~/models/verification.server";
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -18,10 +20,15 @@ function jobs(): Job[] {
     { name: "expired-sessions", everyMs: HOUR_MS, run: () => deleteExpiredSessions() },
     { name: "expired-codes", everyMs: HOUR_MS, run: () => deleteExpiredCodes() },
     { name: "expired-rate-limits", everyMs: HOUR_MS, run: () => deleteExpiredRateLimits() },
-    // Insights: yesterday's downloads join the daily rollups (and a daily full rebuild).
-    { name: "insights-rollup", everyMs: HOUR_MS, run: () => refreshDownloadRollups() },
+    // Insights: yesterday's downloads and the pledge history so far join the rollups (and a daily full rebuild).
+    { name: "insights-rollup", everyMs: HOUR_MS, run: () => refreshInsightsRollups() },
     // Download records older than DOWNLOAD_RETENTION_DAYS (the privacy page's promise).
     { name: "download-retention", everyMs: HOUR_MS, run: () => pruneOldDownloads() },
+    // Post versions made from files that existed before versions: their SHA-256, content hash
+    // and ZIP entries, read once per file (issue 16).
+    { name: "version-hashes", everyMs: HOUR_MS, run: () => backfillAllVersionHashes() },
+    // Update digest mails: checked hourly, sent once per UPDATE_DIGEST_HOURS for the whole cluster.
+    { name: "update-digest", everyMs: HOUR_MS, run: () => runUpdateDigests() },
     // Support-platform sync; INTERVAL_MINUTES=0 turns the timer off (admins can still force it).
     { name: "interval", everyMs: env().INTERVAL_MINUTES * 60 * 1000, run: () => runIntervalSync({ trigger: "timer" }) },
   ];

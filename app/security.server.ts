@@ -35,7 +35,9 @@ export function securityHeaders({ inline, html, site }: { inline?: InlineScripts
     const scriptSources = "nonce" in inline ? [`'nonce-${inline.nonce}'`] : inline.hashes;
     headers["Content-Security-Policy"] = [
       "default-src 'self'",
-      ["script-src 'self'", ...scriptSources].join(" "),
+      // 'wasm-unsafe-eval' lets our own scripts compile WebAssembly ("Verify a file" hashes with
+      // hash-wasm); it does not allow eval() of JavaScript.
+      ["script-src 'self'", ...scriptSources, "'wasm-unsafe-eval'"].join(" "),
       "style-src 'self' 'unsafe-inline'",
       "img-src 'self' data: blob: https:",
       "font-src 'self'",

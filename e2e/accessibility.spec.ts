@@ -37,6 +37,16 @@ const PAGES: PageCase[] = [
   { name: "updates for you", path: "/account/updates", roles: ["fan"] },
   { name: "my downloads", path: "/account/downloads", roles: ["fan"] },
   { name: "delete my account", path: "/account/delete", roles: ["fan"] },
+  {
+    name: "updates by feed and mail, with a new feed link",
+    path: "/account/notifications",
+    roles: ["fan"],
+    prepare: async (page) => {
+      await page.getByRole("button", { name: /feed link/ }).click();
+      await expect(page.getByLabel("Feed address")).toBeVisible();
+    },
+  },
+  { name: "unsubscribe with an unknown link", path: `/unsubscribe/${"A".repeat(43)}`, roles: ["guest"] },
   { name: "check access without JavaScript", path: "/admin/access-check?userId=none&post=none", roles: ["admin"] },
   { name: "not found", path: "/no-such-page-here", roles: ["guest"] },
 ];

@@ -2,10 +2,12 @@
 // with preview images and small downloadable files, home panels, an inspiration vote and
 // demo accounts. Runs once: it does nothing when tiers already exist.
 import { createHash } from "node:crypto";
+import { crc32 } from "node:zlib";
 import bcrypt from "bcryptjs";
 import sharp from "sharp";
-import type { PrismaClient } from "~/generated/prisma/client";
+import type { Prisma, PrismaClient } from "~/generated/prisma/client";
 import type { Storage } from "~/integrations/storage.server";
+import { contentHashFeed } from "~/utils/content-hash";
 
 export const DEMO_ADMIN = { email: "admin@example.com", password: "Admin1234!" };
 export const DEMO_SUPPORTER = { email: "supporter@example.com", password: "Supporter1234!" };
@@ -186,6 +188,98 @@ function demoPackage(title: string, version: string, kib: number): Buffer {
   return Buffer.concat([header, body]);
 }
 
+/** A ZIP of the given files, stored (no compression): enough for the demo's version changelog. */
+function demoZip(files: { path: string; text: string }[]): { bytes: Buffer; entries: { path: string; size: number; crc32: number }[] } {
+  const locals: Buffer[] = [];
+  const central: Buffer[] = [];
+  const entries: { path: string; size: number; crc32: number }[] = [];
+  let offset = 0;
+  for (const file of files) {
+    const name = Buffer.from(file.path);
+    const data = Buffer.from(file.text);
+    const checksum = crc32(data);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(0x0800, 6); // UTF-8 names
+    local.writeUInt16LE(0, 8); // stored
+    local.writeUInt16LE(0, 10);
+    local.writeUInt16LE(0x5821, 12); // 2024-01-01
+    local.writeUInt32LE(checksum, 14);
+    local.writeUInt32LE(data.length, 18);
+    local.writeUInt32LE(data.length, 22);
+    local.writeUInt16LE(name.length, 26);
+    local.writeUInt16LE(0, 28);
+    const header = Buffer.alloc(46);
+    header.writeUInt32LE(0x02014b50, 0);
+    header.writeUInt16LE(20, 4);
+    header.writeUInt16LE(20, 6);
+    local.copy(header, 8, 6, 26); // flags .. uncompressed size
+    header.writeUInt16LE(name.length, 28);
+    header.writeUInt32LE(offset, 42);
+    locals.push(local, name, data);
+    central.push(header, name);
+    entries.push({ path: file.path, size: data.length, crc32: checksum });
+    offset += local.length + name.length + data.length;
+  }
+  const directory = Buffer.concat(central);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(files.length, 8);
+  end.writeUInt16LE(files.length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return { bytes: Buffer.concat([...locals, directory, end]), entries };
+}
+
+/** SHA-256 and content hash of a demo file (uploads compute the same while they stream). */
+function demoDigest(bytes: Buffer): { sha256: string; contentHash: string } {
+  const content = createHash("sha256");
+  const feed = contentHashFeed((part) => content.update(part));
+  feed.push(bytes);
+  feed.finish();
+  return { sha256: createHash("sha256").update(bytes).digest("hex"), contentHash: content.digest("hex") };
+}
+
+/** The demo post whose file is a ZIP with two versions, so the version history shows a changelog. */
+const ZIP_DEMO_TITLE = "Neon Streetwear Set";
+
+const ZIP_DEMO_VERSIONS = [
+  {
+    label: "V2.0",
+    notes: "First release of the set.\n\n- Jacket, hoodie and sneakers\n- Works with the base game's colour picker",
+    files: [
+      { path: "neon-streetwear/README.txt", text: "Neon Streetwear Set V2.0\nDrop the folder into your Mods folder.\n" },
+      { path: "neon-streetwear/jacket.package", text: "jacket-mesh-v2.0\n".repeat(400) },
+      { path: "neon-streetwear/hoodie.package", text: "hoodie-mesh\n".repeat(300) },
+      { path: "neon-streetwear/sneakers-old.package", text: "sneakers-mesh\n".repeat(200) },
+    ],
+  },
+  {
+    label: "V2.1",
+    notes: "**Bug fixes** and a new item.\n\n- Fixed the jacket's *glowing seams* clipping\n- Replaced the sneakers with a remade pair\n- New: a neon cap",
+    files: [
+      { path: "neon-streetwear/README.txt", text: "Neon Streetwear Set V2.1\nDrop the folder into your Mods folder.\n" },
+      { path: "neon-streetwear/jacket.package", text: "jacket-mesh-v2.1-fixed\n".repeat(400) },
+      { path: "neon-streetwear/hoodie.package", text: "hoodie-mesh\n".repeat(300) },
+      { path: "neon-streetwear/sneakers.package", text: "sneakers-mesh-remade\n".repeat(220) },
+      { path: "neon-streetwear/cap.package", text: "cap-mesh\n".repeat(150) },
+    ],
+  },
+];
+
+type DemoVersion = {
+  label: string;
+  notes: string;
+  fileKey: string;
+  fileName: string;
+  size: number;
+  sha256: string;
+  contentHash: string;
+  zipEntries: { path: string; size: number; crc32: number }[] | null;
+  createdAt: Date;
+};
+
 type DemoPost = {
   title: string;
   kind: "free" | "tier" | "shop" | "both";
@@ -243,7 +337,8 @@ function slugify(text: string) {
 }
 
 export async function seedDemoContent(db: PrismaClient, store: Storage, now = new Date()): Promise<boolean> {
-  if ((await db.tier.count()) > 0) return false;
+  // Only into a fresh site: no posts and no accounts yet (tiers come with the migrations).
+  if ((await db.post.count()) > 0 || (await db.user.count()) > 0) return false;
 
   // Files first (idempotent keys), then every row in one transaction.
   const posts: {
@@ -255,6 +350,7 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
     fileKey: string;
     fileName: string;
     size: number;
+    versions: DemoVersion[];
   }[] = [];
   for (const [position, post] of POSTS.entries()) {
     const id = String(100000 + position * 7919);
@@ -262,10 +358,27 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
     const published = new Date(now.getTime() - post.daysAgo * DAY);
     const imageKey = post.withImage === false ? null : `images/posts/${id}.jpg`;
     if (imageKey) await store.put(imageKey, await demoImage(null, position, post.title));
-    const fileName = `${slugify(post.title)}-${version.toLowerCase()}.package`;
-    const fileKey = `posts/${id}/${fileName}`;
-    const { size } = await store.put(fileKey, demoPackage(post.title, version, 24 + (position % 5) * 40));
-    posts.push({ id, post, version, published, imageKey, fileKey, fileName, size });
+    const updated = post.updatedDaysAgo === undefined ? published : new Date(now.getTime() - post.updatedDaysAgo * DAY);
+    // Every file is a version (issue 16); the ZIP demo post has two, a changelog between them.
+    const versions: DemoVersion[] = [];
+    if (post.title === ZIP_DEMO_TITLE) {
+      for (const [index, demo] of ZIP_DEMO_VERSIONS.entries()) {
+        const zip = demoZip(demo.files);
+        const fileName = `${slugify(post.title)}-${demo.label.toLowerCase()}.zip`;
+        const fileKey = `posts/${id}/${fileName}`;
+        await store.put(fileKey, zip.bytes);
+        const createdAt = index === ZIP_DEMO_VERSIONS.length - 1 ? updated : published;
+        versions.push({ label: demo.label, notes: demo.notes, fileKey, fileName, size: zip.bytes.length, ...demoDigest(zip.bytes), zipEntries: zip.entries, createdAt });
+      }
+    } else {
+      const fileName = `${slugify(post.title)}-${version.toLowerCase()}.package`;
+      const fileKey = `posts/${id}/${fileName}`;
+      const bytes = demoPackage(post.title, version, 24 + (position % 5) * 40);
+      await store.put(fileKey, bytes);
+      versions.push({ label: version, notes: "", fileKey, fileName, size: bytes.length, ...demoDigest(bytes), zipEntries: null, createdAt: updated });
+    }
+    const current = versions[versions.length - 1]!;
+    posts.push({ id, post, version: current.label, published, imageKey, fileKey: current.fileKey, fileName: current.fileName, size: current.size, versions });
   }
   const panelImages = await Promise.all(PANELS.map((_panel, position) => demoImage(null, position + 3)));
   const inspirationImages: string[] = [];
@@ -283,8 +396,9 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
   ]);
 
   await db.$transaction(async (tx) => {
-    await tx.tier.createMany({ data: DEMO_TIERS.map((tier) => ({ ...tier })) });
-    for (const { id, post, version, published, imageKey, fileKey, fileName, size } of posts) {
+    // The migrations already hold these tiers by id (0030); the demo gives them titles and prices.
+    for (const tier of DEMO_TIERS) await tx.tier.upsert({ where: { id: tier.id }, create: { ...tier }, update: { ...tier } });
+    for (const { id, post, version, published, imageKey, fileKey, fileName, size, versions } of posts) {
       await tx.post.create({
         data: {
           id,
@@ -310,6 +424,25 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
           },
         },
       });
+      let currentVersionId = "";
+      for (const demo of versions) {
+        const created = await tx.postVersion.create({
+          data: {
+            postId: id,
+            label: demo.label,
+            notes: demo.notes,
+            storageKey: demo.fileKey,
+            fileName: demo.fileName,
+            size: BigInt(demo.size),
+            sha256: demo.sha256,
+            contentHash: demo.contentHash,
+            ...(demo.zipEntries ? { zipEntries: demo.zipEntries as Prisma.InputJsonValue } : {}),
+            createdAt: demo.createdAt,
+          },
+        });
+        currentVersionId = created.id;
+      }
+      await tx.post.update({ where: { id }, data: { currentVersionId } });
     }
     for (const [index, panel] of PANELS.entries()) {
       const created = await tx.panel.create({

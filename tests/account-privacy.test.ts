@@ -79,6 +79,8 @@ async function personWithEverything(tag: string) {
   await recordAudit({ actorId: null, action: "user.update", targetType: "user", targetId: user.id, before: { email: user.email, fullName: user.fullName }, after: { discordTag: `tag-${tag}` } });
   await db.rateLimit.create({ data: { key: `login:email:${tag}@person.example`, count: 1, resetAt: new Date(Date.now() + 60_000) } });
   await db.patreonMemberState.create({ data: { patreonUserId: `pat-${tag}`, stateAt: new Date(), active: true } });
+  await db.updateSubscription.create({ data: { userId: user.id, feedTokenHash: `hash-feed-${tag}`, feedTokenCreatedAt: new Date(), notifyNewPosts: true, newPostsSince: new Date(), unsubscribeToken: `unsub-${tag}` } });
+  await db.updateMailed.create({ data: { userId: user.id, kind: "NEW_POST", subjectId: post.id } });
   return { user, post };
 }
 
@@ -96,7 +98,7 @@ describe("Download my data", () => {
       expect(data[section!], table_name).toHaveLength(row!.n);
     }
     const text = JSON.stringify(data);
-    for (const field of ["passwordHash", "tokenHash", "codeHash", "hash-export", "$2"]) expect(text).not.toContain(field);
+    for (const field of ["passwordHash", "tokenHash", "codeHash", "hash-export", "$2", "hash-feed-export", "unsub-export"]) expect(text).not.toContain(field);
     const [session] = await db.session.findMany({ where: { userId: user.id } });
     expect(text).not.toContain(session!.id);
     expect(text).toContain("export-shop@buyer.example");
@@ -140,7 +142,7 @@ describe("Delete my account", () => {
     expect(response.headers.get("Location")).toBe("/");
     expect(await db.user.count({ where: { id: user.id } })).toBe(0);
     expect(await db.session.count({ where: { userId: user.id } })).toBe(0);
-    for (const needle of ["gone@person.example", "gone-shop@buyer.example", "gone-pending@buyer.example", "Person gone", "pat-gone", "goo-gone", "dis-gone", "tag-gone", user.id]) {
+    for (const needle of ["gone@person.example", "gone-shop@buyer.example", "gone-pending@buyer.example", "Person gone", "pat-gone", "goo-gone", "dis-gone", "tag-gone", "hash-feed-gone", "unsub-gone", user.id]) {
       const hits = await rowsContaining(needle);
       // The deletion's own audit entry names the removed account id, nothing else may.
       expect(hits.filter((hit) => !(needle === user.id && hit === "audit_log.target_id")), needle).toEqual([]);

@@ -70,6 +70,17 @@ const MATRIX: Record<string, Case[]> = {
   ],
   "account.downloads.tsx": [{ method: "GET", expect: user(ok(200), no("302 /login")) }],
   "account.updates.tsx": [{ method: "GET", expect: user(ok(200), no("302 /login")) }],
+  // Feed link and mail choices concern only the account's own data: restricted accounts too.
+  "account.notifications.tsx": [
+    { method: "GET", expect: user(ok(200), no("302 /login")) },
+    { method: "POST", form: () => ({ intent: "preferences", newPosts: "on" }), expect: user(ok(200), no("302 /login")) },
+  ],
+  // The token in the address is the credential, never the session: unknown tokens are 404 for all.
+  "feeds.$token[.]atom.ts": [{ method: "GET", params: () => ({ token: "A".repeat(43) }), expect: all(no(404)) }],
+  "unsubscribe.$token.tsx": [
+    { method: "GET", params: () => ({ token: "A".repeat(43) }), expect: all(no(404)) },
+    { method: "POST", params: () => ({ token: "A".repeat(43) }), form: () => ({ "List-Unsubscribe": "One-Click" }), expect: all(no(404)) },
+  ],
   "admin_.access-check.tsx": [{ method: "GET", expect: adminUi(ok(400), no("302 /")) }],
   "account.shop-email.tsx": [
     { method: "GET", expect: user(ok("302 /login"), no("302 /login")) },
@@ -78,6 +89,8 @@ const MATRIX: Record<string, Case[]> = {
   "admin.tsx": [
     { method: "GET", expect: adminUi(ok(200), no("302 /")) },
     { method: "POST", form: () => ({ intent: "search-by-code", code: "1", keyword: "x" }), expect: adminUi(ok(200), no("302 /")) },
+    // A leaked ZIP for the code search (issue 16); not multipart here, so the admin is asked for the file.
+    { method: "POST", query: "intent=trace-zip", form: () => ({ file: "not a file" }), expect: adminUi(ok(400), no("302 /")) },
   ],
   // Insights (issue 17): 403 for everyone but effective admins, guests included, page and export.
   "admin_.insights.tsx": [{ method: "GET", query: "?range=7", expect: { ...all(no(403)), admin: ok(200) } }],
@@ -124,7 +137,11 @@ const MATRIX: Record<string, Case[]> = {
   "api.discord.set-username-discord.ts": [{ method: "POST", json: { username: "New Name" }, expect: active(ok(200)) }],
   // The free post has no file (404 once allowed). Accounts must accept the terms first (guests
   // accept per visit); restricted accounts never download.
-  "api.download.$postId.ts": [{ method: "GET", params: (f) => ({ postId: f.postId }), expect: { ...all(no(403)), guest: ok(404), admin: ok(404) } }],
+  "api.download.$postId.ts": [
+    { method: "GET", params: (f) => ({ postId: f.postId }), expect: { ...all(no(403)), guest: ok(404), admin: ok(404) } },
+    // Naming a version does not change who may download (issue 16): an unknown one is 404 for those who may.
+    { method: "GET", params: (f) => ({ postId: f.postId }), query: "?version=no-such-version", expect: { ...all(no(403)), guest: ok(404), admin: ok(404) } },
+  ],
   "api.download.freedownload.$postId.ts": [{ method: "GET", params: (f) => ({ postId: f.postId }), expect: { ...all(no(403)), guest: ok(404), admin: ok(404) } }],
   "api.google.auth.ts": [{ method: "GET", expect: all(ok("302 /login")) }],
   "api.google.callback.ts": [{ method: "GET", expect: all(no("302 /auth/callback")) }],
@@ -186,7 +203,11 @@ const MATRIX: Record<string, Case[]> = {
   "library.tsx": [
     { method: "GET", expect: all(ok(200)) },
     { method: "POST", form: (f) => ({ intent: "toggle", postId: f.postId, enabled: "false" }), expect: adminUi(ok("302 /library"), no("302 /library")) },
+    // Version actions (issue 16) are admin-only on the server; an unknown version changes nothing for anyone.
+    { method: "POST", form: (f) => ({ intent: "version-hide", postId: f.postId, versionId: "no-such-version" }), expect: adminUi(ok("302 /library"), no("302 /library")) },
   ],
+  // Public like the library: the versions a picked file is compared with (no file here: none).
+  "library.$postId.versions.ts": [{ method: "GET", params: (f) => ({ postId: f.postId }), expect: all(ok(200)) }],
   "login.tsx": [
     { method: "GET", expect: all(ok(200)) },
     {

@@ -1,7 +1,10 @@
+import { createHash } from "node:crypto";
 import bcrypt from "bcryptjs";
 import sharp from "sharp";
 import { db } from "~/db.server";
 import { storage } from "~/integrations/storage.server";
+import { listZipEntries } from "~/integrations/zip.server";
+import { versionHistories } from "~/models/post-version.server";
 import { DEMO_ADMIN, demoImage, seedDemoContent } from "../prisma/demo-content";
 
 describe("demo content", () => {
@@ -27,6 +30,19 @@ describe("demo content", () => {
     for (const post of posts) {
       expect((await store.stat(post.driveFileId!))?.size).toBe(Number(post.fileSize));
     }
+
+    // Every post's file is its current version; the ZIP demo post has two, with a changelog (issue 16).
+    for (const post of posts) {
+      const current = await db.postVersion.findUniqueOrThrow({ where: { id: post.currentVersionId! } });
+      expect(current).toMatchObject({ storageKey: post.driveFileId, label: post.version, size: post.fileSize });
+      expect(current.sha256).toBe(createHash("sha256").update(await streamToBuffer(await store.read(post.driveFileId!))).digest("hex"));
+    }
+    const zipPost = posts.find((post) => post.fileName?.endsWith(".zip"))!;
+    const history = (await versionHistories([zipPost.id], { admin: false }))[zipPost.id]!;
+    expect(history.map((version) => version.label)).toEqual(["V2.1", "V2.0"]);
+    expect(await listZipEntries(store, zipPost.driveFileId!)).toEqual(history[0]!.zip ? (await db.postVersion.findUniqueOrThrow({ where: { id: history[0]!.id } })).zipEntries : null);
+    const changelog = history[0]!.changelog!;
+    expect([changelog.added.length, changelog.removed.length, changelog.changed.length].every((count) => count > 0)).toBe(true);
 
     expect(await db.panel.count()).toBe(6);
     expect(await db.inspirationPanel.count()).toBe(8);

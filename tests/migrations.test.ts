@@ -5,12 +5,22 @@ import { execFileSync } from "node:child_process";
 import pg from "pg";
 import { createMigratedDatabase, adminQuery, databaseUrl, dropDatabase, prismaCli, uniqueName } from "./db";
 
-/** Hand-written in the migrations because Prisma does not model them (0002_library_version, 0004_viewer_context, 0005_session_viewer). */
+/** Hand-written in the migrations because Prisma does not model them (0002_library_version, 0004_viewer_context, 0005_session_viewer, 0031_insights_speed). */
 const HAND_WRITTEN = [
   "FUNCTION bump_library_version()",
+  "FUNCTION insights_mark_changes()",
+  "TRIGGER downloads downloads_delete_insights_changes",
+  "TRIGGER downloads downloads_truncate_insights_changes",
+  "TRIGGER downloads downloads_update_insights_changes",
+  "TRIGGER pledge_events pledge_events_delete_insights_changes",
+  "TRIGGER pledge_events pledge_events_insert_insights_changes",
+  "TRIGGER pledge_events pledge_events_truncate_insights_changes",
+  "TRIGGER pledge_events pledge_events_update_insights_changes",
   "FUNCTION session_viewer(text, boolean, boolean, boolean)",
   "FUNCTION viewer_context(text, boolean, boolean)",
   "TRIGGER post_tiers post_tiers_bump_library_version",
+  "TRIGGER post_versions post_versions_bump_library_version",
+  "TRIGGER post_versions post_versions_truncate_bump_library_version",
   "TRIGGER post_tiers post_tiers_truncate_bump_library_version",
   "TRIGGER posts posts_bump_library_version",
   "TRIGGER posts posts_truncate_bump_library_version",

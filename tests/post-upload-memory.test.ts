@@ -6,6 +6,7 @@ vi.hoisted(() => {
   process.env.POST_FILE_MAX_BYTES = String(1024 * 1024 * 1024);
 });
 
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { db } from "~/db.server";
 import { storage } from "~/integrations/storage.server";
@@ -60,7 +61,13 @@ describe("POST /api/upload/file/{id} memory", () => {
     clearInterval(sampler);
     expect(response.status).toBe(200);
     expect((await (await storage()).stat(`posts/${post.id}/big.bin`))?.size).toBe(FILE_BYTES);
-    expect((await db.post.findUniqueOrThrow({ where: { id: post.id } })).fileSize).toBe(BigInt(FILE_BYTES));
+    const stored = await db.post.findUniqueOrThrow({ where: { id: post.id }, include: { currentVersion: true } });
+    expect(stored.fileSize).toBe(BigInt(FILE_BYTES));
+    // The version's SHA-256, computed while the upload streamed, is the hash of the bytes sent.
+    const expected = createHash("sha256");
+    const chunk = new Uint8Array(CHUNK).fill(0x61);
+    for (let sent = 0; sent < FILE_BYTES; sent += CHUNK) expected.update(chunk);
+    expect(stored.currentVersion?.sha256).toBe(expected.digest("hex"));
     const grownMb = (peak - before) / 1024 / 1024;
     console.log(`upload of ${FILE_BYTES / 1024 / 1024} MiB: resident memory grew by ${grownMb.toFixed(0)} MB`);
     expect(grownMb).toBeLessThan(128);

@@ -12,6 +12,9 @@ export function AccountLibraryPanel() {
           <Link to="/account/updates">Updates for you</Link> — posts updated since you downloaded them
         </li>
         <li>
+          <Link to="/account/notifications">Updates by feed and mail</Link> — your private feed and update mails
+        </li>
+        <li>
           <Link to="/account/downloads">My downloads</Link> — what you downloaded, when, and the leak-trace number recorded
         </li>
       </ul>
@@ -29,11 +32,12 @@ export function AccountLibraryPanel() {
 }
 
 /** Links between the account area's pages. */
-export function AccountAreaNav({ current }: { current: "downloads" | "updates" | "delete" }) {
+export function AccountAreaNav({ current }: { current: "downloads" | "updates" | "notifications" | "delete" }) {
   const links = [
     { to: "/login", label: "Account", key: "account" },
     { to: "/account/updates", label: "Updates for you", key: "updates" },
     { to: "/account/downloads", label: "My downloads", key: "downloads" },
+    { to: "/account/notifications", label: "Feed and mails", key: "notifications" },
   ];
   return (
     <nav className="account-area-nav" aria-label="Account">

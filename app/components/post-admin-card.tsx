@@ -4,12 +4,15 @@
 // XMLHttpRequest for its progress) and plainly without.
 import { useFetcher, useRevalidator } from "@remix-run/react";
 import { useRef, useState } from "react";
+import { AdminVersionHistory } from "~/components/admin/version-admin";
 import { FileDrop } from "~/components/file-drop";
 import { PostBadges, PostImage, type CardTier } from "~/components/post-card";
 import { showToast } from "~/components/toaster";
 import type { LibraryPost } from "~/models/library-listing.server";
+import type { VersionView } from "~/models/post-version.server";
 import { formatFileSize } from "~/utils/file-size";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
+import { nextVersionLabel } from "~/utils/version-schemas";
 
 function dateInput(value: string | null): string {
   return value ? value.slice(0, 10) : "";
@@ -34,9 +37,11 @@ function uploadAction(intent: "upload-image" | "upload-file", postId: string, ba
 }
 
 /**
- * The post's file, streamed into storage by the library action. With JavaScript it is sent to
- * that same action by XMLHttpRequest, the one browser API with upload progress events (a fetcher
- * has none), and answered as JSON; without, the form posts there and is redirected back.
+ * The post's file, streamed into storage by the library action as a new version: its label and
+ * Markdown notes come first in the body (the action reads them before the file streams). With
+ * JavaScript it is sent to that same action by XMLHttpRequest, the one browser API with upload
+ * progress events (a fetcher has none), and answered as JSON; without, the form posts there and
+ * is redirected back.
  */
 function FileUpload({ post, back }: { post: LibraryPost; back: string }) {
   const [progress, setProgress] = useState<number | null>(null);
@@ -57,7 +62,11 @@ function FileUpload({ post, back }: { post: LibraryPost; back: string }) {
           showToast({ type: "error", message: "Please select a file first." });
           return;
         }
+        // The same fields in the same order as the form posts them without JavaScript.
+        const form = new FormData(event.currentTarget);
         const body = new FormData();
+        body.append("label", String(form.get("label") ?? ""));
+        body.append("notes", String(form.get("notes") ?? ""));
         body.append("file", file);
         const request = new XMLHttpRequest();
         request.open("POST", `${action}&respond=json`);
@@ -88,6 +97,14 @@ function FileUpload({ post, back }: { post: LibraryPost; back: string }) {
         request.send(body);
       }}
     >
+      <div className="field">
+        <label htmlFor={`${inputId}-label`}>New version label</label>
+        <input type="text" id={`${inputId}-label`} name="label" maxLength={40} defaultValue={post.fileSize !== null ? nextVersionLabel(post.version) : post.version} />
+      </div>
+      <div className="field">
+        <label htmlFor={`${inputId}-notes`}>Version notes (Markdown)</label>
+        <textarea id={`${inputId}-notes`} name="notes" rows={3} maxLength={20000} />
+      </div>
       <FileDrop id={inputId} ref={inputRef} name="file" label="File" />
       {progress !== null ? (
         <progress max={100} value={progress} aria-label={`Uploading file: ${progress}%`}>
@@ -101,7 +118,7 @@ function FileUpload({ post, back }: { post: LibraryPost; back: string }) {
   );
 }
 
-export function PostAdminCard({ post, tiers, back, now }: { post: LibraryPost; tiers: CardTier[]; back: string; now: Date }) {
+export function PostAdminCard({ post, tiers, back, now, versions = [] }: { post: LibraryPost; tiers: CardTier[]; back: string; now: Date; versions?: VersionView[] }) {
   const save = useFetcher();
   const toggle = useFetcher();
   const order = useFetcher();
@@ -133,6 +150,7 @@ export function PostAdminCard({ post, tiers, back, now }: { post: LibraryPost; t
         </image.Form>
 
         <FileUpload post={post} back={back} />
+        <AdminVersionHistory postId={id} versions={versions} back={back} />
 
         <save.Form method="post" action="/library" preventScrollReset className="admin-fields">
           <input type="hidden" name="intent" value="save" />

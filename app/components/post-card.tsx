@@ -2,7 +2,10 @@
 // (owned) or the ways to get it (shop, support platform) with a lock.
 import { AccessNote } from "~/components/access-note";
 import { PostAccess } from "~/components/post-access";
+import { VerifyFile } from "~/components/verify-file";
+import { VersionHistory } from "~/components/version-history";
 import type { LibraryPost } from "~/models/library-listing.server";
+import type { VersionView } from "~/models/post-version.server";
 import type { AccessSummary } from "~/utils/access-words";
 import { badgesFor } from "~/utils/badges";
 import { formatFileSize } from "~/utils/file-size";
@@ -69,8 +72,11 @@ export function PostCard({
   back,
   onDownload,
   access,
+  versions = [],
 }: {
   post: LibraryPost;
+  /** The post's visible versions, newest first (issue 16). */
+  versions?: VersionView[];
   /** Why it is unlocked, or what would unlock it (docs/product.md#access-explained). */
   access?: AccessSummary;
   tiers: CardTier[];
@@ -109,6 +115,7 @@ export function PostCard({
                 Download{post.fileSize !== null ? ` (${formatFileSize(post.fileSize)})` : ""}
               </button>
             </form>
+            {post.fileSize !== null ? <VerifyFile postId={post.postId} postTitle={post.title} /> : null}
           </div>
         ) : (
           <div className="post-locked">
@@ -133,6 +140,27 @@ export function PostCard({
             </div>
           </div>
         )}
+        <VersionHistory
+          postId={post.postId}
+          versions={versions}
+          // One "Verify a file" per card: under Download for a post the viewer may download,
+          // else in the history (a copy got elsewhere can still be checked).
+          verifySlot={!post.unlocked && versions.length > 0 ? <VerifyFile postId={post.postId} postTitle={post.title} /> : undefined}
+          renderActions={(version) =>
+            post.unlocked && !version.current ? (
+              // An older version: a plain post to the library's download intent, with or without JavaScript.
+              <form method="post" action="/library">
+                <input type="hidden" name="intent" value="download" />
+                <input type="hidden" name="postId" value={post.postId} />
+                <input type="hidden" name="versionId" value={version.id} />
+                <input type="hidden" name="back" value={back} />
+                <button type="submit" className="button-secondary">
+                  Download {version.label} ({formatFileSize(version.size)})
+                </button>
+              </form>
+            ) : null
+          }
+        />
         <AccessNote access={access} tiers={tiers} links={links} />
       </div>
     </article>

@@ -8,7 +8,8 @@ import path from "node:path";
 import type { Transporter } from "nodemailer";
 import { env } from "~/env.server";
 
-export type OutgoingMail = { to: string; subject: string; text: string; html: string };
+/** `headers`: extra header lines, e.g. the digests' List-Unsubscribe (RFC 8058). */
+export type OutgoingMail = { to: string; subject: string; text: string; html: string; headers?: Record<string, string> };
 
 let transporter: Transporter | undefined;
 let transporterUrl: string | undefined;
@@ -36,7 +37,7 @@ function mailToFiles(): boolean {
 /** Sends one mail; throws when the SMTP server refuses it or no transport is configured. */
 export async function sendMail(mail: OutgoingMail): Promise<void> {
   const config = env();
-  const message = { from: config.MAIL_FROM, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html };
+  const message = { from: config.MAIL_FROM, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, headers: mail.headers };
   if (config.SMTP_URL) {
     await (await smtpTransport(config.SMTP_URL)).sendMail(message);
     return;
@@ -54,7 +55,7 @@ export async function sendMail(mail: OutgoingMail): Promise<void> {
   console.log(`[mail] to ${mail.to}: ${mail.subject} (no SMTP_URL; saved to ${path.relative(process.cwd(), base)}.txt)`);
 }
 
-function escapeHtml(value: string): string {
+export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 

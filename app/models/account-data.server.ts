@@ -14,6 +14,8 @@ export const EXPORT_SECTION_OF_TABLE = {
   pledge_events: "pledgeHistory",
   inspiration_likes: "likes",
   audit_log: "actionsYouTook",
+  update_subscriptions: "updateSettings",
+  update_mail_ledger: "updatesMailed",
 } as const;
 
 /** The emails a person proved are theirs: the account's (when verified) and verified shop emails. */
@@ -37,6 +39,8 @@ export async function exportAccountData(userId: string, now = new Date()) {
       pledgeEvents: { orderBy: { date: "asc" } },
       inspirationLikes: { select: { panelId: true, kind: true, createdAt: true }, orderBy: { createdAt: "asc" } },
       auditEntries: { select: { action: true, targetType: true, targetId: true, createdAt: true }, orderBy: { createdAt: "asc" } },
+      updateSubscription: true,
+      updatesMailed: { select: { kind: true, subjectId: true, mailedAt: true }, orderBy: { mailedAt: "asc" } },
     },
   });
   if (!user) throw new DomainError(404, "Account not found.");
@@ -82,6 +86,22 @@ export async function exportAccountData(userId: string, now = new Date()) {
     sessions: user.sessions,
     apiTokens: user.apiTokens,
     actionsYouTook: user.auditEntries,
+    // The feed and digest settings, without the feed token's hash or the unsubscribe token.
+    updateSettings: user.updateSubscription
+      ? [
+          {
+            feedLinkCreatedAt: user.updateSubscription.feedTokenCreatedAt,
+            mailNewVersions: user.updateSubscription.notifyNewVersions,
+            mailNewPosts: user.updateSubscription.notifyNewPosts,
+            newVersionsSince: user.updateSubscription.newVersionsSince,
+            newPostsSince: user.updateSubscription.newPostsSince,
+            unsubscribedAt: user.updateSubscription.unsubscribedAt,
+            lastDigestAt: user.updateSubscription.lastDigestAt,
+            createdAt: user.updateSubscription.createdAt,
+          },
+        ]
+      : [],
+    updatesMailed: user.updatesMailed,
     changesToYourAccount,
   };
 }

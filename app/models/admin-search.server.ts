@@ -1,7 +1,9 @@
 // Code search: a leaked file carries its downloader's leak-trace number; the admin finds that
 // user's downloads of posts whose title matches a keyword.
 import { db } from "~/db.server";
-import type { CodeSearch } from "~/utils/admin-schemas";
+import { DomainError } from "~/models/errors";
+import { ADMIN_MESSAGES, type CodeSearch } from "~/utils/admin-schemas";
+import { traceNumberOf } from "~/utils/zip-eocd";
 
 export type CodeSearchResult = {
   number: number;
@@ -36,4 +38,15 @@ export async function searchDownloadsByCode({ code, keyword }: CodeSearch): Prom
       date: download.createdAt.toISOString(),
     })),
   };
+}
+
+/**
+ * A leaked ZIP's leak-trace number, read from the end of the file (`tail`: its last bytes, up to
+ * MAX_TAIL_BYTES; `size`: the whole file), and the same answer as a code search for that number
+ * with no keyword: the user and all their downloads. Refuses (422) a file without a trace comment.
+ */
+export async function searchDownloadsByLeakedFile(tail: Uint8Array, size: number): Promise<{ number: number; result: CodeSearchResult | null }> {
+  const number = traceNumberOf(tail, size);
+  if (number === null) throw new DomainError(422, ADMIN_MESSAGES.noTraceComment);
+  return { number, result: await searchDownloadsByCode({ code: String(number), keyword: "" }) };
 }

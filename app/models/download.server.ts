@@ -8,6 +8,7 @@ import { isSafeKey } from "~/integrations/storage.server";
 import { loadEntitlementViewer, toEntitlementPost, type PostWithTiers } from "~/models/entitlement.server";
 import { accessSourceOf } from "~/models/insights/download-access.server";
 import { DomainError } from "~/models/errors";
+import { downloadableVersion } from "~/models/post-version.server";
 import { isRestricted, RESTRICTED_MESSAGE } from "~/models/restriction.server";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { isEffectiveAdmin, unlockReason, type UnlockReason } from "~/utils/entitlement";
@@ -17,22 +18,41 @@ export const SIGNED_DOWNLOAD_TTL_MS = 10 * 60 * 1000;
 
 type Downloader = Pick<User, "id" | "isAdmin" | "restricted" | "currentTierId" | "tosAccepted"> | null;
 
-/** A post cleared for download, with why it was unlocked (recorded with the download, issue 17). */
-export type DownloadablePost = PostWithTiers & { driveFileId: string; unlockReason: UnlockReason | null };
+/**
+ * A post cleared for download, with why it was unlocked (recorded with the download, issue 17).
+ * `driveFileId`, `fileName`, `fileSize` and `version` are those of the version served (the
+ * current one unless `?version=` named another), `versionId` its id (null for a file without a
+ * version row).
+ */
+export type DownloadablePost = PostWithTiers & { driveFileId: string; unlockReason: UnlockReason | null; versionId: string | null };
+
+/**
+ * The version a download serves (issue 16): the post's current file, or, when `versionId` is
+ * given, that visible version of the same post (hidden or another post's: 404). Who may
+ * download is decided before; this only chooses the bytes and the label recorded.
+ */
+async function chooseVersion<T extends PostWithTiers & { unlockReason: UnlockReason | null }>(post: T, versionId: string | null | undefined): Promise<T & { driveFileId: string; versionId: string | null }> {
+  if (versionId) {
+    const version = await downloadableVersion(post.id, versionId);
+    if (!isSafeKey(version.storageKey)) throw new DomainError(404, LIBRARY_MESSAGES.fileMissing);
+    return { ...post, driveFileId: version.storageKey, fileName: version.fileName, fileSize: version.size, version: version.label, versionId: version.id };
+  }
+  if (!post.driveFileId || !isSafeKey(post.driveFileId)) throw new DomainError(404, LIBRARY_MESSAGES.fileMissing);
+  return { ...post, driveFileId: post.driveFileId, versionId: post.currentVersionId };
+}
 
 /**
  * The post a viewer may download, or a refusal (DomainError): 404 unknown (or disabled, for
  * non-admins), 403 locked or terms not accepted. A locked post never reveals its file.
  */
-export async function authorizeDownload(user: Downloader, postId: string): Promise<DownloadablePost> {
+export async function authorizeDownload(user: Downloader, postId: string, versionId?: string | null): Promise<DownloadablePost> {
   const post = await db.post.findUnique({ where: { id: postId }, include: { tiers: { select: { tierId: true, kind: true } } } });
   if (!post || (!post.enabled && !isEffectiveAdmin(user))) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
   const viewer = await loadEntitlementViewer(user);
   const reason = unlockReason(toEntitlementPost(post), viewer);
   if (!reason) throw new DomainError(403, LIBRARY_MESSAGES.locked);
   if (user && !user.tosAccepted && !isEffectiveAdmin(user)) throw new DomainError(403, LIBRARY_MESSAGES.tosRequired);
-  if (!post.driveFileId || !isSafeKey(post.driveFileId)) throw new DomainError(404, LIBRARY_MESSAGES.fileMissing);
-  return { ...post, driveFileId: post.driveFileId, unlockReason: reason };
+  return chooseVersion({ ...post, unlockReason: reason }, versionId);
 }
 
 /**
@@ -40,20 +60,19 @@ export async function authorizeDownload(user: Downloader, postId: string): Promi
  * address works for anyone who has it, so only the session-checked `/api/download/{id}` serves
  * them.
  */
-export async function authorizeFreeDownload(user: Downloader, postId: string): Promise<DownloadablePost> {
-  const post = await authorizeDownload(user, postId);
+export async function authorizeFreeDownload(user: Downloader, postId: string, versionId?: string | null): Promise<DownloadablePost> {
+  const post = await authorizeDownload(user, postId, versionId);
   if (post.paidContent) throw new DomainError(403, LIBRARY_MESSAGES.notFree);
   return post;
 }
 
 /** A post behind a valid signed address: it must still exist, be enabled, be free and have a file. */
-export async function getDownloadablePost(postId: string): Promise<DownloadablePost> {
+export async function getDownloadablePost(postId: string, versionId?: string | null): Promise<DownloadablePost> {
   const post = await db.post.findUnique({ where: { id: postId }, include: { tiers: { select: { tierId: true, kind: true } } } });
   if (!post || !post.enabled) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
   // A post made paid after the address was handed out (or an address from before this rule).
   if (post.paidContent) throw new DomainError(403, LIBRARY_MESSAGES.notFree);
-  if (!post.driveFileId || !isSafeKey(post.driveFileId)) throw new DomainError(404, LIBRARY_MESSAGES.fileMissing);
-  return { ...post, driveFileId: post.driveFileId, unlockReason: "free" };
+  return chooseVersion({ ...post, unlockReason: "free" as const }, versionId);
 }
 
 function secrets(): string[] {
@@ -68,12 +87,17 @@ function signedPayload(postId: string, userId: string, expires: number): string 
   return `${postId}:${userId}:${expires}`;
 }
 
-/** A short-lived address that streams the post's file (and records it for `userId`, if any). */
-export function signedDownloadUrl(postId: string, userId: string | null, now = Date.now()): string {
+/**
+ * A short-lived address that streams the post's file (and records it for `userId`, if any);
+ * with `versionId`, that version's (the signature grants the post; the version is a choice
+ * among its visible versions, checked when the file is served).
+ */
+export function signedDownloadUrl(postId: string, userId: string | null, now = Date.now(), versionId: string | null = null): string {
   const expires = now + SIGNED_DOWNLOAD_TTL_MS;
   const user = userId ?? "";
   const params = new URLSearchParams({ expires: String(expires), sig: signature(signedPayload(postId, user, expires), secrets()[0]!) });
   if (user) params.set("u", user);
+  if (versionId) params.set("version", versionId);
   return `${env().APP_URL}/download/${encodeURIComponent(postId)}?${params.toString()}`;
 }
 
@@ -99,14 +123,14 @@ export const DOWNLOAD_RECORD_WINDOW_MS = 24 * 60 * 60 * 1000;
  * asking again and again for the file's last byte (`Range: bytes=-1`) must not fill the table
  * or the admins' leak-trace search. Concurrent completions of one pair take turns.
  */
-export async function recordDownload(userId: string, postId: string, version: string, now = new Date(), reason: UnlockReason | null = null): Promise<boolean> {
+export async function recordDownload(userId: string, postId: string, version: string, now = new Date(), reason: UnlockReason | null = null, versionId: string | null = null): Promise<boolean> {
   const accessSource = await accessSourceOf(reason, userId, postId);
   return db.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext(${`download:${userId}:${postId}`}))`;
     const since = new Date(now.getTime() - DOWNLOAD_RECORD_WINDOW_MS);
-    const recent = await tx.download.findFirst({ where: { userId, postId, version, createdAt: { gt: since } }, select: { id: true } });
+    const recent = await tx.download.findFirst({ where: { userId, postId, version, versionId, createdAt: { gt: since } }, select: { id: true } });
     if (recent) return false;
-    await tx.download.create({ data: { userId, postId, version, createdAt: now, accessSource } });
+    await tx.download.create({ data: { userId, postId, version, versionId, createdAt: now, accessSource } });
     return true;
   });
 }
@@ -142,7 +166,7 @@ export function postDownload(post: DownloadablePost, userId: string | null): Pos
     fileName: post.fileName ?? post.driveFileId.split("/").pop() ?? `${post.id}.bin`,
     onComplete: userId
       ? () => {
-          recordDownload(userId, post.id, post.version, new Date(), post.unlockReason).catch((error: unknown) => console.error("Could not record a download", error));
+          recordDownload(userId, post.id, post.version, new Date(), post.unlockReason, post.versionId).catch((error: unknown) => console.error("Could not record a download", error));
         }
       : undefined,
   };

@@ -144,6 +144,11 @@ async function loadSnapshot(stamp: string): Promise<LibrarySnapshot> {
 
 type ViewedPost = { base: LibraryPost; driveFileId: string | null; json: string; unlocked: boolean; status?: DownloadStatus; userVersion?: string | null };
 
+/** The library version of the newest listing this process has read (after `listLibraryPosts`, at least the request's). */
+export function keptLibraryStamp(): string | null {
+  return cachedLibrary?.stamp ?? null;
+}
+
 /** What the listing needs about its viewer (see `loadRequestViewer`). */
 export const LISTING_VIEWER = { withDownloads: true, withLibraryStamp: true } as const;
 

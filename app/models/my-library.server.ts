@@ -47,7 +47,12 @@ export async function pruneOldDownloads(now = new Date(), days = downloadRetenti
   const before = new Date(now.getTime() - days * DAY_MS);
   let removed = 0;
   for (;;) {
-    const count = await db.$executeRaw`DELETE FROM downloads WHERE id IN (SELECT id FROM downloads WHERE created_at < ${before} LIMIT 5000)`;
+    // Flagged for the insights trigger (migration 0031): pruned days leave the rollups at the
+    // daily rebuild, rather than forcing a full rebuild every hour.
+    const count = await db.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT set_config('clib.retention_prune', 'on', true)`;
+      return tx.$executeRaw`DELETE FROM downloads WHERE id IN (SELECT id FROM downloads WHERE created_at < ${before} LIMIT 5000)`;
+    });
     removed += count;
     if (count < 5000) return removed;
   }

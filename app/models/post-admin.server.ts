@@ -3,18 +3,17 @@
 // answers the post in the listing's shape. Refusals are DomainErrors.
 import { randomBytes } from "node:crypto";
 import path from "node:path";
-import { Readable } from "node:stream";
 import { db, type Prisma } from "~/db.server";
 import type { User } from "~/generated/prisma/client";
 import { InvalidImageError, reencodeImage } from "~/integrations/images.server";
 import { isSafeKey, storage } from "~/integrations/storage.server";
 import { recordAudit } from "~/models/audit.server";
+import { followPostFile } from "~/models/post-version.server";
 import type { PostWithTiers } from "~/models/entitlement.server";
 import { DomainError } from "~/models/errors";
 import { postImageKey, toLibraryPost, withTiers, type LibraryPost } from "~/models/library-listing.server";
 import { LIBRARY_MESSAGES, type PostCreateInput, type PostUpdateInput } from "~/utils/library-schemas";
 import { orderDateForIndex } from "~/utils/reorder";
-import type { IncomingFile } from "~/utils/upload.server";
 import { displayVersion } from "~/utils/versions";
 
 type Actor = Pick<User, "id">;
@@ -85,6 +84,7 @@ export async function updatePost(actor: Actor, id: string, input: PostUpdateInpu
     const before = await requirePost(id, tx);
     await tx.post.update({ where: { id }, data: { ...columnsOf(input), ...(facts ?? {}) } });
     await replaceTiers(tx, id, input);
+    await followPostFile(tx, id, { labelGiven: input.version !== undefined });
     const after = await requirePost(id, tx);
     await recordAudit({ actorId: actor.id, action: "post.update", targetType: "post", targetId: id, before: snapshot(before), after: snapshot(after) }, tx);
     return after;
@@ -112,6 +112,7 @@ export async function createPost(actor: Actor, input: PostCreateInput): Promise<
       },
     });
     await replaceTiers(tx, id, fields);
+    await followPostFile(tx, id, { labelGiven: true });
     const after = await requirePost(id, tx);
     await recordAudit({ actorId: actor.id, action: "post.create", targetType: "post", targetId: id, after: snapshot(after) }, tx);
     return after;
@@ -120,8 +121,10 @@ export async function createPost(actor: Actor, input: PostCreateInput): Promise<
 }
 
 export async function deletePost(actor: Actor, id: string): Promise<void> {
+  let versionKeys: string[] = [];
   const removed = await db.$transaction(async (tx) => {
     const before = await requirePost(id, tx);
+    versionKeys = (await tx.postVersion.findMany({ where: { postId: id }, select: { storageKey: true } })).map((version) => version.storageKey);
     await tx.post.delete({ where: { id } });
     await recordAudit({ actorId: actor.id, action: "post.delete", targetType: "post", targetId: id, before: snapshot(before) }, tx);
     return before;
@@ -129,7 +132,8 @@ export async function deletePost(actor: Actor, id: string): Promise<void> {
   // Files this post owns alone (its image and uploads under posts/<id>/) go too.
   const store = await storage();
   if (removed.imageKey === postImageKey(id)) await store.delete(removed.imageKey);
-  if (removed.driveFileId?.startsWith(`posts/${id}/`)) await store.delete(removed.driveFileId);
+  // Every version's file under posts/<id>/ goes with it (issue 16).
+  for (const key of new Set([removed.driveFileId, ...versionKeys])) if (key?.startsWith(`posts/${id}/`)) await store.delete(key);
 }
 
 export async function setPostEnabled(actor: Actor, id: string, enabled: boolean): Promise<LibraryPost> {
@@ -189,33 +193,6 @@ export function safeFileName(name: string): string {
   const base = path.posix.basename(name.replace(/\\/g, "/"));
   const cleaned = base.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[.-]+/, "").slice(-120);
   return cleaned || "file.bin";
-}
-
-/** A post's file as it was stored, before the post points at it. */
-export type StoredPostFile = { key: string; size: number; fileName: string };
-
-/**
- * Streams an uploaded file straight into storage (never whole in memory) under
- * posts/<id>/<name>. The post does not point at it until `attachPostFile`, so a refused upload
- * (too large, empty) changes nothing users see.
- */
-export async function storePostFile(id: string, file: IncomingFile): Promise<StoredPostFile> {
-  await requirePost(id);
-  const fileName = safeFileName(file.fileName);
-  const key = `posts/${id}/${fileName}`;
-  const result = await (await storage()).put(key, Readable.from(file.data), "application/octet-stream");
-  return { key, size: result.size, fileName };
-}
-
-/** Points the post at a stored file (its download from now on). */
-export async function attachPostFile(actor: Actor, id: string, file: StoredPostFile): Promise<LibraryPost> {
-  const updated = await db.$transaction(async (tx) => {
-    const before = await requirePost(id, tx);
-    await tx.post.update({ where: { id }, data: { driveFileId: file.key, fileName: file.fileName, fileSize: BigInt(file.size) } });
-    await recordAudit({ actorId: actor.id, action: "post.file", targetType: "post", targetId: id, before: { drive_file_id: before.driveFileId }, after: { drive_file_id: file.key, fileSize: file.size } }, tx);
-    return requirePost(id, tx);
-  });
-  return snapshot(updated);
 }
 
 /** The post's id and title; refuses an unknown post with 404 (checked before reading a large upload). */

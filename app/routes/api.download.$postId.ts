@@ -5,12 +5,16 @@ import { getCurrentUser } from "~/models/session.server";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { serveDownload } from "~/utils/serve-file.server";
 
-/** GET /api/download/{postId}: streams the file to an entitled viewer (Range, ETag). */
+/**
+ * GET /api/download/{postId}[?version={versionId}]: streams the current (or named visible)
+ * version's file to an entitled viewer (Range, ETag). A signed-in downloader's ZIP carries their
+ * leak-trace number in its comment (free signed addresses never).
+ */
 export async function loader({ request, params }: LoaderFunctionArgs) {
   return handleApi("Download failed.", async () => {
     const postId = requireIdParam(params.postId, LIBRARY_MESSAGES.postNotFound);
     const user = await getCurrentUser(request);
-    const post = await authorizeDownload(user, postId);
-    return serveDownload(request, postDownload(post, user?.id ?? null));
+    const post = await authorizeDownload(user, postId, new URL(request.url).searchParams.get("version"));
+    return serveDownload(request, postDownload(post, user?.id ?? null), { traceNumber: user?.number ?? null });
   });
 }

@@ -5,12 +5,13 @@ import { authorizeFreeDownload, signedDownloadUrl } from "~/models/download.serv
 import { getCurrentUser } from "~/models/session.server";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 
-/** GET /api/download/freedownload/{postId}: a short-lived signed address of a free post's file. */
+/** GET /api/download/freedownload/{postId}[?version=]: a short-lived signed address of a free post's file. */
 export async function loader({ request, params }: LoaderFunctionArgs) {
   return handleApi(LIBRARY_MESSAGES.freeDownloadFailed, async () => {
     const postId = requireIdParam(params.postId, LIBRARY_MESSAGES.postNotFound);
     const user = await getCurrentUser(request);
-    const post = await authorizeFreeDownload(user, postId);
-    return json({ downloadUrl: signedDownloadUrl(post.id, user?.id ?? null) }, { headers: { "Cache-Control": "no-store" } });
+    const versionId = new URL(request.url).searchParams.get("version");
+    const post = await authorizeFreeDownload(user, postId, versionId);
+    return json({ downloadUrl: signedDownloadUrl(post.id, user?.id ?? null, Date.now(), versionId ? post.versionId : null) }, { headers: { "Cache-Control": "no-store" } });
   });
 }

@@ -4,13 +4,14 @@ import { getDownloadablePost, postDownload, verifySignedDownload } from "~/model
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { serveDownload } from "~/utils/serve-file.server";
 
-/** GET /download/{postId}?expires&sig[&u]: the signed address handed out for free downloads. */
+/** GET /download/{postId}?expires&sig[&u][&version]: the signed address handed out for free downloads. */
 export async function loader({ request, params }: LoaderFunctionArgs) {
   return handleApi("Download failed.", async () => {
     const postId = requireIdParam(params.postId, LIBRARY_MESSAGES.postNotFound);
-    const userId = verifySignedDownload(postId, new URL(request.url).searchParams);
+    const search = new URL(request.url).searchParams;
+    const userId = verifySignedDownload(postId, search);
     if (userId === null) return apiError(403, "This download link has expired. Please start the download again.");
-    const post = await getDownloadablePost(postId);
+    const post = await getDownloadablePost(postId, search.get("version"));
     return serveDownload(request, postDownload(post, userId || null));
   });
 }

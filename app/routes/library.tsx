@@ -15,8 +15,9 @@ import { useLibraryDownload, type DownloadAnswer } from "~/components/use-librar
 import { env } from "~/env.server";
 import { explainLibraryCards } from "~/models/access.server";
 import { acceptTerms, authorizeDownload, signedDownloadUrl } from "~/models/download.server";
-import { filterLibraryPosts, listLibraryPosts } from "~/models/library-listing.server";
-import { attachPostFile, createPost, deletePost, movePostToIndex, setPostEnabled, setPostImage, storePostFile, updatePost } from "~/models/post-admin.server";
+import { filterLibraryPosts, keptLibraryStamp, listLibraryPosts } from "~/models/library-listing.server";
+import { createPost, deletePost, movePostToIndex, setPostEnabled, setPostImage, updatePost } from "~/models/post-admin.server";
+import { addPostVersion, makeVersionCurrent, setVersionHidden, storePostVersionFile, versionHistories } from "~/models/post-version.server";
 import { getCurrentUser } from "~/models/session.server";
 import { listTiers } from "~/models/tier.server";
 import libraryStyles from "~/styles/library.css";
@@ -34,6 +35,7 @@ import {
 } from "~/utils/library-schemas";
 import { readUploadedFile, receiveUploadedFile, SELECT_IMAGE_MESSAGE } from "~/utils/upload.server";
 import { withParam } from "~/utils/url";
+import { VERSION_MESSAGES, VERSION_UPLOAD_FIELDS, versionActionSchema } from "~/utils/version-schemas";
 import { hasAcceptedNsfw, nsfwCookie } from "~/utils/visitor-cookies.server";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: libraryStyles }];
@@ -70,6 +72,10 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return json({
     posts: shown,
     access: await explainLibraryCards(user, shown, tiers),
+    versions: await versionHistories(
+      shown.map((post) => post.postId),
+      { admin: adminView, stamp: keptLibraryStamp() },
+    ),
     matching: matching.length,
     total: visible.length,
     tiers,
@@ -82,7 +88,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
     nsfwAccepted: await hasAcceptedNsfw(request),
     termsPostId: termsParam && visible.some((post) => post.postId === termsParam) ? termsParam : null,
     links: { kofiShopUrl: config.KOFI_SHOP_URL.replace(/\/$/, ""), patreonCreatorUrl: config.PATREON_CREATOR_URL.replace(/\/$/, "") },
-    now: new Date().toISOString(),
+    // The minute is enough for the New/Updated badges, and keeps the document the same for a
+    // minute when nothing else changed (kept rendered, app/document-cache.server.ts).
+    now: new Date(Math.floor(Date.now() / 60_000) * 60_000).toISOString(),
   });
 }
 
@@ -106,8 +114,8 @@ async function runUpload(request: Request, user: NonNullable<Awaited<ReturnType<
       return { status: 200, message: "Image uploaded." };
     }
     if (intent === "upload-file") {
-      const stored = await receiveUploadedFile(request, "file", { maxBytes: env().POST_FILE_MAX_BYTES }, (file) => storePostFile(postId, file));
-      await attachPostFile(user, postId, stored);
+      const stored = await receiveUploadedFile(request, "file", { maxBytes: env().POST_FILE_MAX_BYTES, textFields: VERSION_UPLOAD_FIELDS }, (file) => storePostVersionFile(postId, file));
+      await addPostVersion(user, stored);
       return { status: 200, message: "File uploaded." };
     }
     return { status: 400, message: LIBRARY_MESSAGES.updateFailed };
@@ -148,8 +156,10 @@ async function downloadAction(form: FormData, user: Awaited<ReturnType<typeof ge
   }
   try {
     if (accepted && user && !user.tosAccepted) await acceptTerms(user, user.id);
-    const post = await authorizeDownload(user ? { ...user, tosAccepted: true } : null, postId);
-    const downloadUrl = post.paidContent ? `/api/download/${encodeURIComponent(post.id)}` : signedDownloadUrl(post.id, user?.id ?? null);
+    const versionId = String(form.get("versionId") ?? "") || null;
+    const post = await authorizeDownload(user ? { ...user, tosAccepted: true } : null, postId, versionId);
+    const versionQuery = versionId ? `?version=${encodeURIComponent(versionId)}` : "";
+    const downloadUrl = post.paidContent ? `/api/download/${encodeURIComponent(post.id)}${versionQuery}` : signedDownloadUrl(post.id, user?.id ?? null, Date.now(), versionId);
     return respondJson ? json<DownloadAnswer>({ downloadUrl, paid: post.paidContent }) : redirect(downloadUrl);
   } catch (error) {
     const refusal = formRefusal(error, LIBRARY_MESSAGES.freeDownloadFailed);
@@ -212,6 +222,23 @@ export async function action({ request }: ActionFunctionArgs) {
         return redirectWithSuccess(back, "Post created.");
       } catch (error) {
         return refused(back, error, LIBRARY_MESSAGES.updateFailed);
+      }
+    }
+    case "version-hide":
+    case "version-show":
+    case "version-current": {
+      const parsed = versionActionSchema.safeParse({ postId, versionId: form.get("versionId") ?? "" });
+      if (!parsed.success) return redirectWithError(back, VERSION_MESSAGES.versionNotFound);
+      try {
+        if (intent === "version-current") {
+          await makeVersionCurrent(user, parsed.data.postId, parsed.data.versionId);
+          return redirectWithSuccess(back, VERSION_MESSAGES.versionMadeCurrent);
+        }
+        const hidden = intent === "version-hide";
+        await setVersionHidden(user, parsed.data.postId, parsed.data.versionId, hidden);
+        return redirectWithSuccess(back, hidden ? VERSION_MESSAGES.versionHidden : VERSION_MESSAGES.versionShown);
+      } catch (error) {
+        return refused(back, error, VERSION_MESSAGES.versionFailed);
       }
     }
     case "delete": {
@@ -285,9 +312,9 @@ export default function Library() {
           <div className="library-grid" style={{ ["--per-line" as string]: data.perLine }} data-per-line={data.perLine} data-testid="library-grid">
             {data.posts.map((post) =>
               data.adminView ? (
-                <PostAdminCard key={post.postId} post={post} tiers={data.tiers} back={back} now={now} />
+                <PostAdminCard key={post.postId} post={post} tiers={data.tiers} back={back} now={now} versions={data.versions[post.postId]} />
               ) : (
-                <PostCard key={post.postId} post={post} tiers={data.tiers} links={data.links} loggedIn={data.user !== null} now={now} back={back} onDownload={download.requestDownload} access={data.access[post.postId]} />
+                <PostCard key={post.postId} post={post} tiers={data.tiers} links={data.links} loggedIn={data.user !== null} now={now} back={back} onDownload={download.requestDownload} access={data.access[post.postId]} versions={data.versions[post.postId]} />
               ),
             )}
           </div>

@@ -2,6 +2,8 @@
 import { createReadableStreamFromReadable } from "@remix-run/node";
 import parseRangeHeader from "range-parser";
 import { storage, type Storage } from "~/integrations/storage.server";
+import { stampedView } from "~/integrations/zip-stamp.server";
+import { traceComment } from "~/utils/zip-eocd";
 
 export type ServeOptions = {
   contentType: string;
@@ -60,9 +62,20 @@ export async function serveStoredFile(request: Request, store: Storage, key: str
   return new Response(createReadableStreamFromReadable(stream), { status, headers });
 }
 
-/** A file handed out as a download: never cached, saved under its own name. */
-export async function serveDownload(request: Request, file: { key: string; fileName: string; onComplete?: () => void }): Promise<Response> {
-  return serveStoredFile(request, await storage(), file.key, {
+/** How a download is served: `traceNumber` stamps a ZIP with the downloader's leak-trace number (docs/security-model.md). */
+export type DownloadServing = { traceNumber?: number | null };
+
+/**
+ * A file handed out as a download: never cached, saved under its own name. With a trace number,
+ * a ZIP is served as its stamped copy (the stored bytes up to the end record, then a new end
+ * record whose comment holds the number), with its own size and ETag; a file that cannot be
+ * stamped (not a ZIP, or a broken end) is served as stored.
+ */
+export async function serveDownload(request: Request, file: { key: string; fileName: string; onComplete?: () => void }, serving: DownloadServing = {}): Promise<Response> {
+  const store = await storage();
+  const number = serving.traceNumber;
+  const stamped = number === null || number === undefined ? null : await stampedView(store, file.key, traceComment(number), `t${number}`);
+  return serveStoredFile(request, stamped ?? store, file.key, {
     contentType: "application/octet-stream",
     cacheControl: "private, no-store",
     fileName: file.fileName,

@@ -9,10 +9,18 @@ export const FILE_TOO_LARGE_MESSAGE = "The file is too large.";
 export const SELECT_FILE_MESSAGE = "Please select a file first.";
 export const SELECT_IMAGE_MESSAGE = "Please choose an image (png, jpg or jpeg).";
 
-export type UploadLimits = { maxBytes?: number; missingMessage?: string };
+export type UploadLimits = {
+  maxBytes?: number;
+  missingMessage?: string;
+  /** Text fields to keep (each up to MAX_TEXT_FIELD_BYTES); only those sent before the file reach `receive`. */
+  textFields?: readonly string[];
+};
 
-/** The uploaded file as it arrives: its name, type and bytes, capped at the limit. */
-export type IncomingFile = { fileName: string; contentType: string; data: AsyncIterable<Uint8Array> };
+/** The most bytes of one kept text field (a version's notes); longer values are cut there. */
+export const MAX_TEXT_FIELD_BYTES = 64 * 1024;
+
+/** The uploaded file as it arrives: its name, type and bytes, capped at the limit, and the kept text fields sent before it. */
+export type IncomingFile = { fileName: string; contentType: string; data: AsyncIterable<Uint8Array>; fields: Record<string, string> };
 
 /**
  * Hands the first file in `field` to `receive` while it streams, and answers what `receive`
@@ -23,15 +31,26 @@ export type IncomingFile = { fileName: string; contentType: string; data: AsyncI
 export async function receiveUploadedFile<T>(
   request: Request,
   field: string,
-  { maxBytes = MAX_IMAGE_BYTES, missingMessage = SELECT_FILE_MESSAGE }: UploadLimits,
+  { maxBytes = MAX_IMAGE_BYTES, missingMessage = SELECT_FILE_MESSAGE, textFields = [] }: UploadLimits,
   receive: (file: IncomingFile) => Promise<T>,
 ): Promise<T> {
   if (!request.headers.get("Content-Type")?.startsWith("multipart/form-data")) throw new DomainError(400, missingMessage);
   const declared = Number(request.headers.get("Content-Length") ?? 0);
   if (declared > maxBytes + MULTIPART_OVERHEAD) throw new DomainError(413, FILE_TOO_LARGE_MESSAGE);
   let received: { value: T; size: number } | undefined;
+  const fields: Record<string, string> = {};
   try {
     await unstable_parseMultipartFormData(request, async ({ name, data, filename, contentType }) => {
+      if (!filename && !received && textFields.includes(name) && !(name in fields)) {
+        const parts: Uint8Array[] = [];
+        let kept = 0;
+        for await (const chunk of data) {
+          if (kept < MAX_TEXT_FIELD_BYTES) parts.push(chunk.subarray(0, MAX_TEXT_FIELD_BYTES - kept));
+          kept += chunk.byteLength;
+        }
+        fields[name] = Buffer.concat(parts).toString("utf8");
+        return undefined;
+      }
       if (name !== field || !filename || received) {
         for await (const _chunk of data) {
           // Skipped without being kept.
@@ -46,7 +65,7 @@ export async function receiveUploadedFile<T>(
           yield chunk;
         }
       }
-      const value = await receive({ fileName: filename, contentType, data: capped() });
+      const value = await receive({ fileName: filename, contentType, data: capped(), fields: { ...fields } });
       received = { value, size };
       return undefined;
     });

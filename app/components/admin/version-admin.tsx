@@ -1,0 +1,43 @@
+// The admin post card's version history (issue 16): every version, hidden ones included, with
+// its file name and SHA-256, and the admin's actions: hide or show a version, make an older one
+// current again. Each action is a form posting to the library's action (audited there, admin
+// only on the server), in place with JavaScript and as a plain post without.
+import { useFetcher } from "@remix-run/react";
+import { VersionHistoryList } from "~/components/version-history";
+import type { VersionView } from "~/models/post-version.server";
+
+function VersionAction({ postId, version, back, intent, label }: { postId: string; version: VersionView; back: string; intent: "version-hide" | "version-show" | "version-current"; label: string }) {
+  const fetcher = useFetcher();
+  return (
+    <fetcher.Form method="post" action="/library" preventScrollReset>
+      <input type="hidden" name="intent" value={intent} />
+      <input type="hidden" name="postId" value={postId} />
+      <input type="hidden" name="versionId" value={version.id} />
+      <input type="hidden" name="back" value={back} />
+      <button type="submit" className="button-secondary" disabled={fetcher.state !== "idle"} aria-label={`${label} ${version.label}`}>
+        {label}
+      </button>
+    </fetcher.Form>
+  );
+}
+
+export function AdminVersionHistory({ postId, versions, back }: { postId: string; versions: VersionView[]; back: string }) {
+  if (versions.length === 0) return <p className="muted">No versions yet: upload a file to create the first one.</p>;
+  return (
+    <details className="version-history admin-version-history" data-testid="admin-version-history">
+      <summary>Version history ({versions.length})</summary>
+      <VersionHistoryList
+        versions={versions}
+        showHash
+        renderActions={(version) =>
+          version.current ? null : (
+            <>
+              {version.hidden ? null : <VersionAction postId={postId} version={version} back={back} intent="version-current" label="Make current" />}
+              <VersionAction postId={postId} version={version} back={back} intent={version.hidden ? "version-show" : "version-hide"} label={version.hidden ? "Show" : "Hide"} />
+            </>
+          )
+        }
+      />
+    </details>
+  );
+}

@@ -1,0 +1,110 @@
+// A post's version history (issue 16), newest first: label, date, size, the creator's notes
+// (Markdown rendered on the server, raw HTML escaped) and, for ZIPs, the files added, removed and
+// changed since the version before. Users see it on the library card in a disclosure; admins on
+// the post card with their actions. `renderActions` adds per-version controls (download, hide,
+// make current); `verifySlot` is where a "Verify a file" control goes (not built here).
+import type { ReactNode } from "react";
+import type { VersionView } from "~/models/post-version.server";
+import { formatFileSize } from "~/utils/file-size";
+
+function formatDate(iso: string): string {
+  return new Date(iso).toLocaleDateString("en-GB", { year: "numeric", month: "short", day: "numeric", timeZone: "UTC" });
+}
+
+function ChangeList({ title, items }: { title: string; items: { path: string; detail: string }[] }) {
+  if (items.length === 0) return null;
+  return (
+    <div className="version-changes-group">
+      <p className="version-changes-title">
+        {title} ({items.length})
+      </p>
+      <ul>
+        {items.map((item) => (
+          <li key={item.path}>
+            <code>{item.path}</code> <span className="muted">{item.detail}</span>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/** What changed inside the archive since the version before (or that it could not be compared). */
+export function VersionChangelog({ version, first }: { version: VersionView; first: boolean }) {
+  if (!version.zip) return null;
+  const changelog = version.changelog;
+  if (!changelog) return first ? null : <p className="muted version-changes-none">No file list of the version before to compare with.</p>;
+  const total = changelog.added.length + changelog.removed.length + changelog.changed.length;
+  return (
+    <div className="version-changes" data-testid="version-changelog">
+      {total === 0 ? <p className="muted version-changes-none">Same files as the version before.</p> : null}
+      <ChangeList title="Added" items={changelog.added.map((entry) => ({ path: entry.path, detail: formatFileSize(entry.size) }))} />
+      <ChangeList title="Removed" items={changelog.removed.map((entry) => ({ path: entry.path, detail: formatFileSize(entry.size) }))} />
+      <ChangeList
+        title="Changed"
+        items={changelog.changed.map((entry) => ({ path: entry.path, detail: `${formatFileSize(entry.before.size)} → ${formatFileSize(entry.after.size)}` }))}
+      />
+    </div>
+  );
+}
+
+export function VersionHistoryList({
+  versions,
+  showHash,
+  renderActions,
+}: {
+  versions: VersionView[];
+  showHash: boolean;
+  renderActions?: (version: VersionView) => ReactNode;
+}) {
+  return (
+    <ol className="version-list" data-testid="version-list">
+      {versions.map((version, index) => (
+        <li key={version.id} className={version.hidden ? "version-item version-hidden" : "version-item"} data-testid="version-item" data-version-id={version.id}>
+          <p className="version-head">
+            <strong className="version-label">{version.label}</strong>
+            {version.current ? <span className="badge">Current</span> : null}
+            {version.hidden ? <span className="badge">Hidden</span> : null}
+            <span className="muted">
+              {formatDate(version.createdAt)} · {formatFileSize(version.size)}
+            </span>
+          </p>
+          {showHash ? (
+            <p className="version-hash muted">
+              {version.fileName} · SHA-256 <code>{version.sha256 ?? "not computed yet"}</code>
+            </p>
+          ) : null}
+          {version.notesHtml ? <div className="version-notes" dangerouslySetInnerHTML={{ __html: version.notesHtml }} /> : null}
+          <VersionChangelog version={version} first={index === versions.length - 1} />
+          {renderActions ? <div className="version-actions">{renderActions(version)}</div> : null}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/**
+ * The users' "Version history" disclosure on a library card. `renderActions` gives each version
+ * its controls (the download of an older version); `verifySlot` is the place for a "Verify a
+ * file" control that checks a picked file against these versions.
+ */
+export function VersionHistory({
+  postId,
+  versions,
+  renderActions,
+  verifySlot,
+}: {
+  postId: string;
+  versions: VersionView[];
+  renderActions?: (version: VersionView) => ReactNode;
+  verifySlot?: ReactNode;
+}) {
+  if (versions.length === 0) return null;
+  return (
+    <details className="version-history" data-testid="version-history" data-post-id={postId}>
+      <summary>Version history ({versions.length})</summary>
+      {verifySlot ? <div className="version-verify">{verifySlot}</div> : null}
+      <VersionHistoryList versions={versions} showHash={false} renderActions={renderActions} />
+    </details>
+  );
+}

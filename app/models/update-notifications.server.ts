@@ -1,0 +1,204 @@
+// Updates that reach the user (issue 16, docs/decisions/012-update-feed-and-digests.md): what is
+// new for an account (new posts it may download, new versions of posts), its private Atom feed
+// behind a token, and the settings of the digest mails (opt-ins, one-click unsubscribe). The
+// digest job itself is in update-digest.server.ts.
+import { createHash, randomBytes } from "node:crypto";
+import { db } from "~/db.server";
+import { env } from "~/env.server";
+import type { User } from "~/generated/prisma/client";
+import { DomainError } from "~/models/errors";
+import { listLibraryPosts } from "~/models/library-listing.server";
+import { atomXml } from "~/utils/atom";
+import { UPDATE_MESSAGES, updatePreferencesSchema, updateTokenSchema } from "~/utils/update-schemas";
+
+export { UPDATE_MESSAGES };
+
+/** Entries a feed holds at most, newest first. */
+export const FEED_ENTRY_LIMIT = 50;
+
+type LibraryUser = NonNullable<Parameters<typeof listLibraryPosts>[0]>;
+
+export type UpdateKind = "NEW_POST" | "NEW_VERSION";
+
+/** Something new for a user: a post they may download, or a new version of one. */
+export type UpdateItem = {
+  kind: UpdateKind;
+  /** The post's id (NEW_POST) or the version's id (NEW_VERSION): what the ledger records. */
+  subjectId: string;
+  postId: string;
+  title: string;
+  /** The version's label (the post's current one for NEW_POST). */
+  label: string;
+  notes: string;
+  at: Date;
+  /** The user downloaded the post before (any version): they "own" it for the version mails. */
+  owned: boolean;
+};
+
+/** The library page that shows the post (its search by title). */
+export function postLink(title: string): string {
+  return `${env().APP_URL}/library?search=${encodeURIComponent(title)}`;
+}
+
+export function hashToken(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+function newToken(): string {
+  return randomBytes(32).toString("base64url");
+}
+
+/**
+ * What is new for the user, newest first: every post they may download now (dated by its first
+ * publication) and every version that followed a post's first one, unless hidden. "May download"
+ * is the library's own `unlocked` (the entitlement rule) on enabled posts, so the feed and the
+ * mails never announce a post the library would refuse. `since` keeps only items after it.
+ */
+export async function listUpdatesFor(user: LibraryUser, { since, limit }: { since?: Date; limit: number }): Promise<UpdateItem[]> {
+  const posts = (await listLibraryPosts(user)).filter((post) => post.enabled && post.unlocked);
+  if (posts.length === 0) return [];
+  const byId = new Map(posts.map((post) => [post.postId, post]));
+  const after = since ?? new Date(0);
+  const owned = (post: (typeof posts)[number]) => post.downloadStatus !== undefined && post.downloadStatus !== "never";
+  const items: UpdateItem[] = [];
+  for (const post of posts) {
+    const at = new Date(post.first_published_at ?? post.published_at ?? post.order_date);
+    if (at.getTime() <= after.getTime()) continue;
+    items.push({ kind: "NEW_POST", subjectId: post.postId, postId: post.postId, title: post.title, label: post.version, notes: "", at, owned: owned(post) });
+  }
+  // A version is new when an earlier one of the same post exists (the first came with the post).
+  const versions = await db.$queryRaw<{ id: string; post_id: string; label: string; notes: string; created_at: Date }[]>`
+    SELECT v.id, v.post_id, v.label, v.notes, v.created_at
+      FROM post_versions v
+     WHERE v.post_id = ANY(${[...byId.keys()]}::text[]) AND NOT v.hidden AND v.created_at > ${after}
+       AND EXISTS (SELECT 1 FROM post_versions f WHERE f.post_id = v.post_id AND (f.created_at, f.id) < (v.created_at, v.id))
+     ORDER BY v.created_at DESC, v.id DESC
+     LIMIT ${limit}`;
+  for (const version of versions) {
+    const post = byId.get(version.post_id)!;
+    items.push({ kind: "NEW_VERSION", subjectId: version.id, postId: post.postId, title: post.title, label: version.label, notes: version.notes, at: version.created_at, owned: owned(post) });
+  }
+  items.sort((a, b) => b.at.getTime() - a.at.getTime() || a.subjectId.localeCompare(b.subjectId));
+  return items.slice(0, limit);
+}
+
+// ---------------------------------------------------------------- settings
+
+export type UpdateSettings = {
+  hasFeed: boolean;
+  feedCreatedAt: string | null;
+  newVersions: boolean;
+  newPosts: boolean;
+  unsubscribedAt: string | null;
+};
+
+export async function getUpdateSettings(userId: string): Promise<UpdateSettings> {
+  const row = await db.updateSubscription.findUnique({ where: { userId } });
+  return {
+    hasFeed: Boolean(row?.feedTokenHash),
+    feedCreatedAt: row?.feedTokenCreatedAt?.toISOString() ?? null,
+    newVersions: row?.notifyNewVersions ?? false,
+    newPosts: row?.notifyNewPosts ?? false,
+    unsubscribedAt: row?.unsubscribedAt?.toISOString() ?? null,
+  };
+}
+
+/** The account's row, made on first use with its unsubscribe token. */
+async function ensureSubscription(userId: string) {
+  return db.updateSubscription.upsert({ where: { userId }, create: { userId, unsubscribeToken: newToken() }, update: {} });
+}
+
+/**
+ * A new private feed address; the previous one answers 404 from now on. Only a hash of the token
+ * is stored, so the address is returned here once and never shown again.
+ */
+export async function regenerateFeedToken(userId: string): Promise<{ url: string }> {
+  const token = newToken();
+  await ensureSubscription(userId);
+  await db.updateSubscription.update({ where: { userId }, data: { feedTokenHash: hashToken(token), feedTokenCreatedAt: new Date() } });
+  return { url: feedUrl(token) };
+}
+
+export function feedUrl(token: string): string {
+  return `${env().APP_URL}/feeds/${token}.atom`;
+}
+
+/** Saves the two opt-ins; switching one on starts its digests from now (nothing older is mailed). */
+export async function saveUpdatePreferences(userId: string, input: unknown): Promise<UpdateSettings> {
+  const parsed = updatePreferencesSchema.safeParse(input);
+  if (!parsed.success) throw new DomainError(400, UPDATE_MESSAGES.saveFailed);
+  const { newVersions, newPosts } = parsed.data;
+  const row = await ensureSubscription(userId);
+  const now = new Date();
+  await db.updateSubscription.update({
+    where: { userId },
+    data: {
+      notifyNewVersions: newVersions,
+      notifyNewPosts: newPosts,
+      newVersionsSince: newVersions ? (row.notifyNewVersions ? row.newVersionsSince : now) : null,
+      newPostsSince: newPosts ? (row.notifyNewPosts ? row.newPostsSince : now) : null,
+    },
+  });
+  return getUpdateSettings(userId);
+}
+
+// ---------------------------------------------------------------- the feed
+
+/**
+ * The Atom document of a feed token, or null for an unknown, replaced or malformed token (the
+ * route answers 404 alike). Needs no session: the token is the credential. A restricted account's
+ * feed is empty, as its library unlocks nothing.
+ */
+export async function feedForToken(token: string): Promise<string | null> {
+  if (!updateTokenSchema.safeParse(token).success) return null;
+  const row = await db.updateSubscription.findUnique({ where: { feedTokenHash: hashToken(token) }, include: { user: true } });
+  if (!row) return null;
+  return buildFeed(row.user, token);
+}
+
+async function buildFeed(user: User, token: string): Promise<string> {
+  const appUrl = env().APP_URL;
+  const host = new URL(appUrl).hostname;
+  const items = await listUpdatesFor(user, { limit: FEED_ENTRY_LIMIT });
+  const entries = items.map((item) => ({
+    id: item.kind === "NEW_POST" ? `tag:${host},2026:post/${item.postId}` : `tag:${host},2026:version/${item.subjectId}`,
+    title: item.kind === "NEW_POST" ? `New post: ${item.title}` : `${item.title} ${item.label}`,
+    updated: item.at,
+    link: postLink(item.title),
+    content: item.kind === "NEW_POST" ? `${item.title} (${item.label}) is in the library.` : item.notes || `${item.title} has a new version, ${item.label}.`,
+  }));
+  return atomXml({
+    id: `tag:${host},2026:updates/${user.id}`,
+    title: "Creator Library: your updates",
+    selfUrl: feedUrl(token),
+    alternateUrl: `${appUrl}/library`,
+    updated: entries[0]?.updated ?? user.createdAt,
+    entries,
+  });
+}
+
+// ---------------------------------------------------------------- one-click unsubscribe
+
+/** What the unsubscribe page says before the button is pressed (GET changes nothing). */
+export async function unsubscribeState(token: string): Promise<"subscribed" | "unsubscribed" | "unknown"> {
+  if (!updateTokenSchema.safeParse(token).success) return "unknown";
+  const row = await db.updateSubscription.findUnique({ where: { unsubscribeToken: token } });
+  if (!row) return "unknown";
+  return row.notifyNewVersions || row.notifyNewPosts ? "subscribed" : "unsubscribed";
+}
+
+/**
+ * RFC 8058 one-click unsubscribe: the token alone (no session) switches both opt-ins off and
+ * records when. Repeating it changes nothing more.
+ */
+export async function unsubscribeByToken(token: string): Promise<{ message: string }> {
+  if (!updateTokenSchema.safeParse(token).success) throw new DomainError(404, UPDATE_MESSAGES.unknownLink);
+  const row = await db.updateSubscription.findUnique({ where: { unsubscribeToken: token } });
+  if (!row) throw new DomainError(404, UPDATE_MESSAGES.unknownLink);
+  if (!row.notifyNewVersions && !row.notifyNewPosts) return { message: UPDATE_MESSAGES.alreadyUnsubscribed };
+  await db.updateSubscription.update({
+    where: { userId: row.userId },
+    data: { notifyNewVersions: false, notifyNewPosts: false, newVersionsSince: null, newPostsSince: null, unsubscribedAt: new Date() },
+  });
+  return { message: UPDATE_MESSAGES.unsubscribed };
+}

@@ -1,0 +1,43 @@
+// Post versions (issue 16): the words and the one schema of each rule, shared by the admin card's
+// forms, the library action and /api/upload/file/{id}.
+import { z } from "zod";
+
+export const VERSION_MESSAGES = {
+  unreadableZip: "This ZIP archive is corrupt or truncated, so it was not stored. Check the file and upload it again.",
+  versionNotFound: "This version of the post does not exist or is no longer available.",
+  cannotHideCurrent: "The current version cannot be hidden. Make another version current first.",
+  cannotMakeHiddenCurrent: "A hidden version cannot be made current. Show it first.",
+  alreadyCurrent: "This version is already the current one.",
+  labelTooLong: "The version label must be at most 40 characters.",
+  notesTooLong: "The notes must be at most 20,000 characters.",
+  versionHidden: "Version hidden.",
+  versionShown: "Version shown again.",
+  versionMadeCurrent: "Version made current.",
+  versionFailed: "Failed to update the version.",
+} as const;
+
+/** The label and notes of an upload: both optional (an absent label keeps the post's version). */
+export const versionUploadSchema = z.object({
+  label: z.string().trim().max(40, VERSION_MESSAGES.labelTooLong).optional().transform((label) => label || undefined),
+  notes: z.string().max(20_000, VERSION_MESSAGES.notesTooLong).optional().transform((notes) => notes?.replace(/\r\n/g, "\n").trim() ?? ""),
+});
+export type VersionUploadInput = z.infer<typeof versionUploadSchema>;
+
+/** The multipart text fields an upload may carry before its file. */
+export const VERSION_UPLOAD_FIELDS = ["label", "notes"] as const;
+
+/** Hide, show again or make current: which version of which post. */
+export const versionActionSchema = z.object({
+  postId: z.string().min(1).max(64),
+  versionId: z.string().min(1).max(64),
+});
+
+/** The `?version=` of a download: absent, or a version id. */
+export const versionQuerySchema = z.string().min(1).max(64).nullable();
+
+/** A suggested label for the next upload: the last number of the current one, plus one (V1.0 -> V1.1). */
+export function nextVersionLabel(current: string): string {
+  const match = /(\d+)(\D*)$/.exec(current);
+  if (!match) return current;
+  return `${current.slice(0, match.index)}${Number(match[1]) + 1}${match[2]}`;
+}

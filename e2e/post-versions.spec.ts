@@ -1,0 +1,84 @@
+// Post versions in the browser (issue 16): an admin uploads a first ZIP and then a new version
+// with Markdown notes from the post card; the library card's "Version history" shows the notes
+// and what changed inside the archive.
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { writeZip } from "../tests/zip-files";
+import { acceptAdultWarning, db, expect, loginAs, test } from "./fixtures";
+
+const folder = mkdtempSync(path.join(os.tmpdir(), "clib-e2e-versions-"));
+const postId = `e2ever${Date.now().toString(36)}`;
+
+test.afterAll(async () => {
+  await db.post.deleteMany({ where: { id: postId } });
+  rmSync(folder, { recursive: true, force: true });
+});
+
+function zip(name: string, files: { name: string; text: string }[]): Buffer {
+  const file = path.join(folder, name);
+  writeZip(file, files);
+  return readFileSync(file);
+}
+
+test("an admin uploads a new version with notes; the card's version history shows them and the files that changed", async ({ page }) => {
+  const admin = await db.user.findUniqueOrThrow({ where: { email: "admin@example.com" } });
+  await loginAs(page, admin.id);
+  await acceptAdultWarning(page);
+  await db.post.create({
+    data: { id: postId, title: "E2E Versioned Mod", paidContent: true, version: "V1.0", orderDate: new Date("2000-01-01T00:00:00Z"), tiers: { create: [{ tierId: "8825009", kind: "CURRENT" }] } },
+  });
+  const first = zip("v1.zip", [
+    { name: "mod/readme.txt", text: "one" },
+    { name: "mod/hat.package", text: "hat v1" },
+    { name: "mod/old-shoes.package", text: "shoes" },
+  ]);
+  const second = zip("v2.zip", [
+    { name: "mod/readme.txt", text: "one" },
+    { name: "mod/hat.package", text: "hat v2, fixed" },
+    { name: "mod/scarf.package", text: "scarf" },
+  ]);
+
+  await page.goto("/library?search=E2E%20Versioned");
+  const card = page.getByTestId("admin-post-card").filter({ has: page.getByRole("heading", { name: "E2E Versioned Mod" }) });
+  await card.getByLabel("New version label").fill("V1.0");
+  await card.getByLabel("File", { exact: true }).setInputFiles({ name: "versioned.zip", mimeType: "application/zip", buffer: first });
+  await card.getByRole("button", { name: "Upload file" }).click();
+  await expect.poll(() => db.postVersion.count({ where: { postId } })).toBe(1);
+  await expect(card.getByText("Version history (1)")).toBeVisible();
+
+  await card.getByLabel("New version label").fill("V2.0");
+  await card.getByLabel("Version notes (Markdown)").fill("**Fixed** the hat's clipping.\n\n- New scarf\n- Shoes removed <b>for now</b>");
+  await card.getByLabel("File", { exact: true }).setInputFiles({ name: "versioned.zip", mimeType: "application/zip", buffer: second });
+  await card.getByRole("button", { name: "Upload file" }).click();
+  await expect.poll(() => db.postVersion.count({ where: { postId } })).toBe(2);
+  expect((await db.post.findUniqueOrThrow({ where: { id: postId } })).version).toBe("V2.0");
+  // The admin's history lists both, newest first, with the SHA-256 of each.
+  await card.getByText("Version history (2)").click();
+  const adminItems = card.getByTestId("version-item");
+  await expect(adminItems).toHaveCount(2);
+  await expect(adminItems.first()).toContainText("V2.0");
+  await expect(adminItems.first()).toContainText((await db.postVersion.findFirstOrThrow({ where: { postId, label: "V2.0" } })).sha256!);
+
+  // As users see it: the disclosure on the library card.
+  await page.goto("/library?view=user&search=E2E%20Versioned");
+  const userCard = page.getByTestId("post-card").filter({ has: page.getByRole("heading", { name: "E2E Versioned Mod" }) });
+  const history = userCard.getByTestId("version-history");
+  await expect(history.getByText("Fixed")).toBeHidden();
+  await history.getByText("Version history (2)").click();
+  const newest = history.getByTestId("version-item").first();
+  await expect(newest.locator("strong", { hasText: "Fixed" })).toBeVisible();
+  await expect(newest.getByText("New scarf")).toBeVisible();
+  // Raw HTML in the notes is shown as text, not markup.
+  await expect(newest.getByText("Shoes removed <b>for now</b>")).toBeVisible();
+  const changelog = newest.getByTestId("version-changelog");
+  await expect(changelog.getByText("Added (1)")).toBeVisible();
+  await expect(changelog.getByText("mod/scarf.package")).toBeVisible();
+  await expect(changelog.getByText("Removed (1)")).toBeVisible();
+  await expect(changelog.getByText("mod/old-shoes.package")).toBeVisible();
+  await expect(changelog.getByText("Changed (1)")).toBeVisible();
+  await expect(changelog.getByText("mod/hat.package")).toBeVisible();
+  await expect(changelog.getByText("mod/readme.txt")).toHaveCount(0);
+  // The older version stays downloadable from the history.
+  await expect(history.getByRole("button", { name: /Download V1\.0/ })).toBeVisible();
+});
