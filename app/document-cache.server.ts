@@ -4,8 +4,10 @@
 // can reach a shared cache. Such a document cannot use a per-request CSP nonce (every cached
 // copy would carry the same one), so its inline scripts are allowed by their SHA-256 instead,
 // and it gets an ETag so a cache revalidates with a cheap 304.
-// Such a document is a pure function of its address and its routes' loader data (the build is
-// fixed for the process), so it is also rendered once per change of that data and kept here.
+// Every plain GET document, shared or personal, is a pure function of its address and its routes'
+// loader data (the build is fixed for the process, and inline scripts are allowed by hash rather
+// than a per-response nonce), so it is rendered once per change of that data and kept here: a
+// reload, a back navigation or a second reader with the same data costs no React render.
 import { createHash } from "node:crypto";
 
 /** Browsers revalidate every time; shared caches keep a copy for a minute and may serve it stale while they refetch. */
@@ -16,9 +18,19 @@ const PERSONAL_COOKIES = ["__session", "toast-session"];
 
 export type CacheableHandle = { guestCacheable?: boolean };
 
+const PERSONAL_COOKIE_PATTERNS = PERSONAL_COOKIES.map((name) => new RegExp(`(?:^|;\\s*)${name}=`));
+
+type GuestHeaders = { cookie?: string | null; authorization?: string | null };
+
+/** A guest: no session or flash cookie, and no API token (a Bearer request is a user's too). */
+function isGuest({ cookie, authorization }: GuestHeaders): boolean {
+  if (authorization) return false;
+  return !cookie || !PERSONAL_COOKIE_PATTERNS.some((pattern) => pattern.test(cookie));
+}
+
 type Match = { route: { id: string } };
 
-/** Does every matched route allow shared caching, and is this a guest's plain 200 GET? */
+/** Does the page allow shared caching, and is this a guest's plain 200 GET? */
 export function isGuestCacheable(
   request: Request,
   status: number,
@@ -27,8 +39,7 @@ export function isGuestCacheable(
   routeModules: Record<string, { handle?: unknown } | undefined>,
 ): boolean {
   if (request.method !== "GET" || status !== 200 || responseHeaders.has("Set-Cookie")) return false;
-  const cookies = request.headers.get("Cookie") ?? "";
-  if (PERSONAL_COOKIES.some((name) => new RegExp(`(?:^|;\\s*)${name}=`).test(cookies))) return false;
+  if (!isGuest({ cookie: request.headers.get("Cookie"), authorization: request.headers.get("Authorization") })) return false;
   const leaf = matches[matches.length - 1];
   if (!leaf) return false;
   return (routeModules[leaf.route.id]?.handle as CacheableHandle | undefined)?.guestCacheable === true;
@@ -53,7 +64,10 @@ export function documentEtag(html: string): string {
 
 /** Does the request's If-None-Match name this tag (or `*`)? */
 export function matchesEtag(request: Request, etag: string): boolean {
-  const header = request.headers.get("If-None-Match");
+  return etagListMatches(request.headers.get("If-None-Match"), etag);
+}
+
+function etagListMatches(header: string | null | undefined, etag: string): boolean {
   if (!header) return false;
   return header.split(",").some((candidate) => {
     const tag = candidate.trim().replace(/^W\//, "");
@@ -61,13 +75,26 @@ export function matchesEtag(request: Request, etag: string): boolean {
   });
 }
 
-export type SharedDocument = { html: string; etag: string; scriptHashes: string[] };
+/** What a rendered document depends on besides its address and loader data. */
+type RenderState = { loaderData: unknown; actionData: unknown; errors: unknown; activeDeferreds: Record<string, unknown> | null };
 
-const KEPT_DOCUMENTS = 32;
-const keptDocuments = new Map<string, SharedDocument>();
+/**
+ * May this document be rendered once and kept? A 200 answer to a GET without action data,
+ * errors or deferred data: then its loader data is everything it shows.
+ */
+export function isKeepable(request: Request, status: number, state: RenderState): boolean {
+  if (request.method !== "GET" || status !== 200 || state.actionData || state.errors) return false;
+  return !state.activeDeferreds || Object.keys(state.activeDeferreds).length === 0;
+}
 
-/** The key of a shared document: its address and everything its routes loaded. */
-export function sharedDocumentKey(url: string, loaderData: unknown): string {
+export type KeptDocument = { html: string; etag: string; scriptHashes: string[] };
+
+/** About 4 MB of the largest pages (the library is ~70 KB) per server process. */
+const KEPT_DOCUMENTS = 64;
+const keptDocuments = new Map<string, KeptDocument>();
+
+/** The key of a kept document: its address and everything its routes loaded. */
+export function documentKey(url: string, loaderData: unknown): string {
   return createHash("sha256").update(url).update("\u0000").update(JSON.stringify(loaderData) ?? "").digest("base64url");
 }
 
@@ -75,7 +102,7 @@ export function sharedDocumentKey(url: string, loaderData: unknown): string {
  * The rendered document for `key`, rendering it only when no copy is kept. The newest
  * KEPT_DOCUMENTS stay; a change of any loader's data makes a new key, so nothing is stale.
  */
-export async function sharedDocument(key: string, render: () => Promise<string>): Promise<SharedDocument> {
+export async function keptDocument(key: string, render: () => Promise<string>): Promise<KeptDocument> {
   const kept = keptDocuments.get(key);
   if (kept) {
     // Map order is insertion order: move a hit to the back so the oldest unused goes first.
@@ -88,4 +115,56 @@ export async function sharedDocument(key: string, render: () => Promise<string>)
   keptDocuments.set(key, document);
   if (keptDocuments.size > KEPT_DOCUMENTS) keptDocuments.delete(keptDocuments.keys().next().value!);
   return document;
+}
+
+// ---------------------------------------------------------------- guest pages answered before Remix
+// A guest page shared caches may keep for a minute may also be answered by this server, for a
+// second, without running its loaders again: the HTTP server (server/app.ts) asks here before it
+// hands a guest's GET to Remix. A write answered by any worker of this server forgets them all
+// (server/index.ts passes the word on), so only other app servers can lag, by at most a second.
+
+/** How long a kept guest page is answered as is. */
+export const SHARED_PAGE_REUSE_MS = 1_000;
+
+type SharedPage = { document: KeptDocument; headers: [string, string][]; keptAt: number };
+const sharedPages = new Map<string, SharedPage>();
+// Counts the forgets: a page whose loaders ran before a change must not be kept after it.
+let sharedPagesGeneration = 0;
+
+/** The count of forgets so far; taken when a request starts, before its loaders read anything. */
+export function sharedPagesSince(): number {
+  return sharedPagesGeneration;
+}
+
+/**
+ * Keeps the answer just made for a guest page (`url` as requested, with its query), unless the
+ * kept pages were forgotten since its request started (`since`, from sharedPagesSince): its
+ * loaders may have read what that change replaced.
+ */
+export function rememberSharedPage(url: string, document: KeptDocument, headers: Headers, since: number): void {
+  if (since !== sharedPagesGeneration) return;
+  const { pathname, search } = new URL(url);
+  sharedPages.delete(pathname + search);
+  sharedPages.set(pathname + search, { document, headers: [...headers.entries()], keptAt: Date.now() });
+  if (sharedPages.size > KEPT_DOCUMENTS) sharedPages.delete(sharedPages.keys().next().value!);
+}
+
+export type SharedPageAnswer = { status: 200 | 304; headers: [string, string][]; body: string | null };
+
+/**
+ * The answer to a guest's GET of `pathAndQuery` from the page kept for it, or null when there is
+ * none younger than SHARED_PAGE_REUSE_MS or the request is not a guest's.
+ */
+export function sharedPageAnswer(pathAndQuery: string, headers: GuestHeaders & { ifNoneMatch?: string | null }, now = Date.now()): SharedPageAnswer | null {
+  if (!isGuest(headers)) return null;
+  const page = sharedPages.get(pathAndQuery);
+  if (!page || now - page.keptAt >= SHARED_PAGE_REUSE_MS) return null;
+  if (etagListMatches(headers.ifNoneMatch, page.document.etag)) return { status: 304, headers: page.headers, body: null };
+  return { status: 200, headers: page.headers, body: page.document.html };
+}
+
+/** After a change: every guest page is made again on its next request. */
+export function forgetSharedPages(): void {
+  sharedPagesGeneration += 1;
+  sharedPages.clear();
 }

@@ -7,7 +7,7 @@ import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { NonceContext } from "~/components/nonce";
 import { env } from "~/env.server";
-import { GUEST_CACHE_CONTROL, isGuestCacheable, matchesEtag, sharedDocument, sharedDocumentKey } from "~/document-cache.server";
+import { documentKey, GUEST_CACHE_CONTROL, isGuestCacheable, isKeepable, keptDocument, matchesEtag, rememberSharedPage, sharedPagesSince } from "~/document-cache.server";
 import { securityHeaders } from "~/security.server";
 import { startBackgroundJobs } from "~/jobs.server";
 
@@ -24,17 +24,23 @@ export default function handleRequest(
   responseStatusCode: number,
   responseHeaders: Headers,
   remixContext: EntryContext,
-  _loadContext: AppLoadContext,
+  loadContext: AppLoadContext,
 ) {
-  const { matches } = remixContext.staticHandlerContext;
-  if (isGuestCacheable(request, responseStatusCode, responseHeaders, matches, remixContext.routeModules)) {
-    return renderSharedDocument(request, responseStatusCode, responseHeaders, remixContext);
+  const state = remixContext.staticHandlerContext;
+  if (isKeepable(request, responseStatusCode, state)) {
+    const shared = isGuestCacheable(request, responseStatusCode, responseHeaders, state.matches, remixContext.routeModules);
+    // The HTTP server (server/app.ts) notes when the request started; without it, it starts now.
+    const since = typeof loadContext?.sharedPagesSince === "number" ? loadContext.sharedPagesSince : sharedPagesSince();
+    return renderKeptDocument(request, responseStatusCode, responseHeaders, remixContext, shared ? since : null);
   }
-  return streamPersonalDocument(request, responseStatusCode, responseHeaders, remixContext);
+  return streamDocument(request, responseStatusCode, responseHeaders, remixContext);
 }
 
-/** A document for one reader: streamed, with a fresh nonce that lets the inline scripts run. */
-function streamPersonalDocument(request: Request, responseStatusCode: number, responseHeaders: Headers, remixContext: EntryContext) {
+/**
+ * A document that is not a plain GET answer (form results, error pages): streamed, with a fresh
+ * nonce that lets the inline scripts run.
+ */
+function streamDocument(request: Request, responseStatusCode: number, responseHeaders: Headers, remixContext: EntryContext) {
   const nonce = randomBytes(16).toString("base64");
   const waitForAll = isbot(request.headers.get("user-agent") ?? "");
   return new Promise<Response>((resolve, reject) => {
@@ -67,25 +73,33 @@ function streamPersonalDocument(request: Request, responseStatusCode: number, re
 }
 
 /**
- * A guest document a shared cache may keep: rendered whole (these pages are small), so its
- * inline scripts can be allowed by hash and the bytes get an ETag; a matching If-None-Match
- * answers 304 without a body.
+ * A plain GET document, rendered whole once per change of its loader data and kept
+ * (app/document-cache.server.ts): its inline scripts are allowed by hash, and the bytes get an
+ * ETag, so a matching If-None-Match answers 304 without a body. A guest page that opted in
+ * (`sharedSince`: when its request started) may also be kept by shared caches; any other stays
+ * private and is revalidated.
  */
-async function renderSharedDocument(request: Request, responseStatusCode: number, responseHeaders: Headers, remixContext: EntryContext) {
-  const key = sharedDocumentKey(request.url, remixContext.staticHandlerContext.loaderData);
-  const document = await sharedDocument(key, () => renderWhole(request, remixContext));
+async function renderKeptDocument(request: Request, responseStatusCode: number, responseHeaders: Headers, remixContext: EntryContext, sharedSince: number | null) {
+  const shared = sharedSince !== null;
+  const key = documentKey(request.url, remixContext.staticHandlerContext.loaderData);
+  const document = await keptDocument(key, () => renderWhole(request, remixContext));
   responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-  responseHeaders.set("Cache-Control", GUEST_CACHE_CONTROL);
-  responseHeaders.set("Vary", "Cookie");
+  if (shared) {
+    responseHeaders.set("Cache-Control", GUEST_CACHE_CONTROL);
+    responseHeaders.set("Vary", "Cookie, Authorization");
+  } else if (!responseHeaders.has("Cache-Control")) {
+    responseHeaders.set("Cache-Control", "private, no-cache");
+  }
   responseHeaders.set("ETag", document.etag);
   setSecurityHeaders(responseHeaders, { hashes: document.scriptHashes });
+  if (shared) rememberSharedPage(request.url, document, responseHeaders, sharedSince);
   if (matchesEtag(request, document.etag)) return new Response(null, { status: 304, headers: responseHeaders });
   return new Response(document.html, { status: responseStatusCode, headers: responseHeaders });
 }
 
-/** The whole document as one string, once every suspended part has rendered. */
-async function renderWhole(request: Request, remixContext: EntryContext): Promise<string> {
-  const html = await new Promise<string>((resolve, reject) => {
+/** The whole document as one string (React writes the doctype itself), once every part has rendered. */
+function renderWhole(request: Request, remixContext: EntryContext): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
     const chunks: Buffer[] = [];
     const sink = new Writable({
       write(chunk: Buffer, _encoding, done) {
@@ -108,12 +122,14 @@ async function renderWhole(request: Request, remixContext: EntryContext): Promis
     });
     setTimeout(abort, ABORT_DELAY);
   });
-  return `<!DOCTYPE html>${html}`;
 }
 
 function setSecurityHeaders(headers: Headers, inline: { nonce: string } | { hashes: readonly string[] }) {
   for (const [name, value] of Object.entries(securityHeaders({ inline, html: true, site: site() }))) headers.set(name, value);
 }
+
+// For the HTTP server (server/app.ts), which answers guests' repeat requests before Remix runs.
+export { forgetSharedPages, sharedPageAnswer, sharedPagesSince } from "~/document-cache.server";
 
 export function handleDataRequest(response: Response) {
   for (const [name, value] of Object.entries(securityHeaders({ html: false, site: site() }))) {

@@ -2,6 +2,7 @@
 // and as the demo Tier 2 supporter, 50 connections each, against a bare node:http server that
 // answers the very same bytes in the same run; then a sign-in burst beside page views. The app
 // runs as in production: one worker per available core (server/index.ts).
+import { readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
@@ -20,6 +21,25 @@ const P99_TARGET_MS = 100;
 type Result = { requests: { average: number; total: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number; statusCodeStats?: Record<string, { count: number }> };
 type Request = { method?: string; path: string; headers?: Record<string, string>; body?: string };
 type Autocannon = (options: { url: string; connections: number; duration: number; headers?: Record<string, string>; requests?: Request[] }) => Promise<Result>;
+
+/**
+ * CPU time used so far by a process and its descendants (the cluster's workers), in ms, from
+ * /proc: unlike requests per second, CPU per request hardly moves when other work shares the
+ * machine, so it compares runs taken on a busy machine. Null where /proc is missing.
+ */
+function processTreeCpuMs(pid: number): number | null {
+  try {
+    const ticksPerMs = 100 / 1000; // USER_HZ is 100 on Linux
+    let total = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").split(" ").filter(Boolean)) total += processTreeCpuMs(Number(child)) ?? 0;
+    }
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return total + (Number(fields[11]) + Number(fields[12])) / ticksPerMs;
+  } catch {
+    return null;
+  }
+}
 
 export async function runPagesBenchmark(): Promise<TargetLine[]> {
   const workers = os.availableParallelism();
@@ -40,7 +60,7 @@ export async function runPagesBenchmark(): Promise<TargetLine[]> {
     await once(bare, "listening");
     const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/`;
 
-    console.log(`${"page".padEnd(44)} ${"app req/s".padStart(9)} ${"bare req/s".padStart(10)} ${"ratio".padStart(6)} ${"p50".padStart(5)} ${"p99".padStart(5)}`);
+    console.log(`${"page".padEnd(44)} ${"app req/s".padStart(9)} ${"bare req/s".padStart(10)} ${"ratio".padStart(6)} ${"p50".padStart(5)} ${"p99".padStart(5)} ${"CPU ms/req".padStart(10)}`);
     for (const viewer of ["guest", "supporter"] as const) {
       const headers: Record<string, string> = viewer === "supporter" ? { Cookie: app.supporterCookie } : {};
       for (const page of PAGES) {
@@ -48,13 +68,16 @@ export async function runPagesBenchmark(): Promise<TargetLine[]> {
         body = Buffer.from(await first.arrayBuffer());
         contentType = first.headers.get("content-type") ?? "text/html";
         await autocannon({ url: app.base + page, connections: 10, duration: 1, headers }); // warm-up
+        const cpuBefore = processTreeCpuMs(app.pid);
         const measured = await autocannon({ url: app.base + page, connections: CONNECTIONS, duration: SECONDS, headers });
+        const cpuAfter = processTreeCpuMs(app.pid);
+        const cpuPerRequest = cpuBefore !== null && cpuAfter !== null ? (cpuAfter - cpuBefore) / Math.max(measured.requests.total, 1) : null;
         const plain = await autocannon({ url: bareUrl, connections: CONNECTIONS, duration: SECONDS });
         const ratio = measured.requests.average / plain.requests.average;
         const label = `${page} ${viewer}`;
         const failures = measured.non2xx + measured.errors;
         console.log(
-          `${`${label} (${(body.length / 1024).toFixed(0)} KiB)`.padEnd(44)} ${measured.requests.average.toFixed(0).padStart(9)} ${plain.requests.average.toFixed(0).padStart(10)} ${ratio.toFixed(3).padStart(6)} ${String(measured.latency.p50).padStart(5)} ${String(measured.latency.p99).padStart(5)}${failures ? `  (${failures} non-2xx/errors)` : ""}`,
+          `${`${label} (${(body.length / 1024).toFixed(0)} KiB)`.padEnd(44)} ${measured.requests.average.toFixed(0).padStart(9)} ${plain.requests.average.toFixed(0).padStart(10)} ${ratio.toFixed(3).padStart(6)} ${String(measured.latency.p50).padStart(5)} ${String(measured.latency.p99).padStart(5)} ${(cpuPerRequest?.toFixed(2) ?? "-").padStart(10)}${failures ? `  (${failures} non-2xx/errors)` : ""}`,
         );
         const target = RATIO_TARGETS[label];
         if (target !== undefined) lines.push({ name: `${label} ratio`, ok: ratio >= target, text: `${label}: ratio ${ratio.toFixed(3)} (target >= ${target})` });

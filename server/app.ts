@@ -16,7 +16,54 @@ export type AppOptions = SecurityOptions & {
   mode: string;
   /** One line per request on stdout. */
   log: boolean;
+  /** Called after a request that may have changed data was answered (the cluster tells the other workers). */
+  onChange?: () => void;
 };
+
+/** What entry.server.tsx offers the HTTP server besides rendering (app/document-cache.server.ts). */
+type SharedPagesEntry = {
+  sharedPageAnswer?: typeof import("../app/document-cache.server.ts").sharedPageAnswer;
+  forgetSharedPages?: () => void;
+  sharedPagesSince?: () => number;
+};
+
+/** The guest-page cache of a build's entry module, or nothing for a build without one. */
+export function sharedPagesOf(build: ServerBuild): SharedPagesEntry {
+  return build.entry.module as unknown as SharedPagesEntry;
+}
+
+/**
+ * A guest's GET of a page answered moments ago is answered from that copy, without running
+ * Remix (app/document-cache.server.ts decides what is kept and for how long). Any other method
+ * may change what such a page shows: once it is answered, the kept pages are forgotten.
+ */
+function reuseSharedPages(build: ServerBuild, onChange?: () => void): express.RequestHandler {
+  const entry = sharedPagesOf(build);
+  return (req, res, next) => {
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      // Forgotten when the change starts, so the other workers have the word long before its
+      // answer reaches the client, and again once it is answered, for a copy made meanwhile.
+      const forget = () => {
+        entry.forgetSharedPages?.();
+        onChange?.();
+      };
+      forget();
+      res.once("finish", forget);
+      return next();
+    }
+    const answer = entry.sharedPageAnswer?.(req.originalUrl, { cookie: req.headers.cookie, authorization: req.headers.authorization, ifNoneMatch: req.headers["if-none-match"] });
+    if (!answer) return next();
+    res.status(answer.status);
+    for (const [name, value] of answer.headers) res.setHeader(name, value);
+    if (answer.body === null || req.method === "HEAD") {
+      res.removeHeader("Content-Length");
+      res.end();
+    } else {
+      res.setHeader("Content-Length", Buffer.byteLength(answer.body));
+      res.end(answer.body);
+    }
+  };
+}
 
 export function createApp(options: AppOptions): express.Express {
   const app = express();
@@ -39,6 +86,7 @@ export function createApp(options: AppOptions): express.Express {
   app.use(limitBodySize(options));
   app.use(limitBodyTime(options));
   app.use(refuseCrossSiteRequests(options));
+  app.use(reuseSharedPages(options.build, options.onChange));
   app.all(
     "*",
     createRequestHandler({
@@ -46,7 +94,8 @@ export function createApp(options: AppOptions): express.Express {
       mode: options.mode,
       // The connection's own address for per-address rate limits (trust proxy is off, so this is
       // never a forwarded header; CLIENT_IP_HEADER is read by the app itself when configured).
-      getLoadContext: (req) => ({ clientAddress: req.socket.remoteAddress ?? null }),
+      // sharedPagesSince: when the request started, so a page read before a change is not kept after it.
+      getLoadContext: (req) => ({ clientAddress: req.socket.remoteAddress ?? null, sharedPagesSince: sharedPagesOf(options.build).sharedPagesSince?.() }),
     }),
   );
   return app;

@@ -1,6 +1,6 @@
 // Home page link panels: listing, admin changes (always audited) and their images.
 import { createHash } from "node:crypto";
-import { db } from "~/db.server";
+import { db, queryRows } from "~/db.server";
 import type { Panel } from "~/generated/prisma/client";
 import { storage } from "~/integrations/storage.server";
 import { InvalidImageError, reencodeImage } from "~/integrations/images.server";
@@ -11,8 +11,16 @@ import type { PanelInput } from "~/utils/panel-schemas";
 export const PANEL_NOT_FOUND_MESSAGE = "Panel not found.";
 
 /** Panels in the order the home page shows them: ascending index. */
+/**
+ * Every panel in home-page order. Plain SQL: the home page reads it on every request, and a
+ * Prisma query costs more CPU to compile than the query takes (docs/decisions/006).
+ */
 export async function listPanels(): Promise<Panel[]> {
-  return db.panel.findMany({ orderBy: [{ index: "asc" }, { createdAt: "asc" }] });
+  return queryRows<Panel>(
+    `SELECT id, title, description, link, index, image_version AS "imageVersion", created_at AS "createdAt", updated_at AS "updatedAt"
+     FROM panels ORDER BY index ASC, created_at ASC`,
+    [],
+  );
 }
 
 export async function getPanel(id: string): Promise<Panel | null> {

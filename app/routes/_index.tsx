@@ -1,9 +1,9 @@
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json } from "@remix-run/node";
-import { Form, isRouteErrorResponse, Link, useActionData, useLoaderData, useNavigate, useRouteError, useSearchParams } from "@remix-run/react";
+import { isRouteErrorResponse, Link, useActionData, useLoaderData, useRouteError, useSearchParams } from "@remix-run/react";
 import { ErrorPage } from "~/components/error-page";
-import { SubmitButton, useSavedKey } from "~/components/form";
-import { Modal } from "~/components/modal";
+import { useSavedKey } from "~/components/form";
+import { ConfirmDialog } from "~/components/confirm-dialog";
 import { PanelForm, type PanelFormValues } from "~/components/panel-form";
 import { createPanel, deletePanel, listPanels, toApiPanel, updatePanel } from "~/models/panel.server";
 import { getCurrentUser } from "~/models/session.server";
@@ -97,7 +97,6 @@ export function ErrorBoundary() {
 export default function Home() {
   const { panels, isAdmin, adminView, editing, deleting } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>() as ActionData | undefined;
-  const navigate = useNavigate();
   const [search] = useSearchParams();
 
   const formValues: PanelFormValues =
@@ -168,21 +167,19 @@ export default function Home() {
       )}
 
       {deleting ? (
-        <Modal title="Delete panel" onClose={() => navigate("/", { replace: true })} testId="delete-panel-dialog">
+        <ConfirmDialog
+          title="Delete panel"
+          testId="delete-panel-dialog"
+          action="/?index"
+          cancelTo="/"
+          intent="delete"
+          confirmLabel="Delete"
+          pendingLabel="Deleting..."
+          hidden={{ id: deleting._id }}
+        >
           <p>Are you sure you want to delete this panel?</p>
           <p className="muted">{deleting.title}</p>
-          <Form method="post" action="/?index" replace>
-            <input type="hidden" name="id" value={deleting._id} />
-            <div className="button-row">
-              <SubmitButton intent="delete" className="button-danger" pendingLabel="Deleting...">
-                Delete
-              </SubmitButton>
-              <Link to="/" className="button-secondary" replace>
-                Cancel
-              </Link>
-            </div>
-          </Form>
-        </Modal>
+        </ConfirmDialog>
       ) : null}
     </>
   );

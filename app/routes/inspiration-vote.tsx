@@ -1,14 +1,13 @@
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
-import { Form, isRouteErrorResponse, Link, useActionData, useLoaderData, useNavigate, useRevalidator, useRouteError } from "@remix-run/react";
+import { isRouteErrorResponse, Link, useActionData, useLoaderData, useRevalidator, useRouteError } from "@remix-run/react";
 import { ErrorPage } from "~/components/error-page";
 import { useState } from "react";
 import { firstIssue } from "~/api.server";
 import { Countdown } from "~/components/countdown";
-import { SubmitButton } from "~/components/form";
 import { InspirationAdmin } from "~/components/inspiration-admin";
 import { InspirationPanelCard } from "~/components/inspiration-panel-card";
-import { Modal } from "~/components/modal";
+import { ConfirmDialog } from "~/components/confirm-dialog";
 import {
   createInspirationPanel,
   deleteInspirationPanel,
@@ -22,7 +21,7 @@ import {
 } from "~/models/inspiration.server";
 import { DomainError } from "~/models/errors";
 import { getCurrentUser } from "~/models/session.server";
-import { jsonWithError, redirectWithError, redirectWithSuccess } from "~/toast.server";
+import { redirectWithError, redirectWithSuccess } from "~/toast.server";
 import { isVotingOpen } from "~/utils/countdown";
 import { formRefusal } from "~/utils/form-failure.server";
 import { inspirationConfigSchema, inspirationPanelSchema } from "~/utils/inspiration-schemas";
@@ -53,7 +52,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
       votingOpenFlag: config.votingOpen,
       votingEndTime: config.votingEndTime?.toISOString() ?? null,
     },
-    serverNow: now.toISOString(),
+    // Whole seconds: the countdown's first render needs no more, and a page with the same data
+    // within a second is the same document (kept rendered, app/document-cache.server.ts).
+    serverNow: new Date(Math.floor(now.getTime() / 1000) * 1000).toISOString(),
     panels,
     loggedIn: Boolean(user),
     rights,
@@ -73,7 +74,8 @@ function field(form: FormData, name: string): string | undefined {
 export type RefusedForm = { intent: "update-config" | "create-panel" | "update-panel"; id?: string; error: string; values: Record<string, string> };
 
 function refuse(refused: RefusedForm) {
-  return jsonWithError(refused, refused.error, { status: 400 });
+  // The form shows the message inline: plain JSON, so it is not toasted as well.
+  return json(refused, { status: 400 });
 }
 
 export async function action({ request }: ActionFunctionArgs) {
@@ -176,7 +178,6 @@ export default function InspirationVote() {
   const { config, panels, rights, isAdmin } = data;
   const answered = useActionData<typeof action>();
   const refused = answered && "intent" in answered ? (answered as RefusedForm) : null;
-  const navigate = useNavigate();
   const revalidator = useRevalidator();
   // Set when the countdown runs out in this browser, before the refetch confirms it.
   const [endedHere, setEndedHere] = useState<string | null>(null);
@@ -235,36 +236,32 @@ export default function InspirationVote() {
       )}
 
       {data.confirmReset ? (
-        <Modal title="Reset likes" onClose={() => navigate(PAGE, { replace: true })} testId="reset-likes-dialog">
+        <ConfirmDialog
+          title="Reset likes"
+          testId="reset-likes-dialog"
+          action={PAGE}
+          cancelTo={PAGE}
+          intent="reset-likes"
+          confirmLabel="Reset Likes"
+          pendingLabel="Resetting..."
+        >
           <p>Are you sure you want to reset all likes? This cannot be undone.</p>
-          <Form method="post" action={PAGE} replace>
-            <div className="button-row">
-              <SubmitButton intent="reset-likes" className="button-danger" pendingLabel="Resetting...">
-                Reset Likes
-              </SubmitButton>
-              <Link to={PAGE} className="button-secondary" replace>
-                Cancel
-              </Link>
-            </div>
-          </Form>
-        </Modal>
+        </ConfirmDialog>
       ) : null}
 
       {data.deleting ? (
-        <Modal title="Delete panel" onClose={() => navigate(PAGE, { replace: true })} testId="delete-inspiration-dialog">
+        <ConfirmDialog
+          title="Delete panel"
+          testId="delete-inspiration-dialog"
+          action={PAGE}
+          cancelTo={PAGE}
+          intent="delete-panel"
+          confirmLabel="Delete"
+          pendingLabel="Deleting..."
+          hidden={{ id: data.deleting.id }}
+        >
           <p>Are you sure you want to delete this panel?</p>
-          <Form method="post" action={PAGE} replace>
-            <input type="hidden" name="id" value={data.deleting.id} />
-            <div className="button-row">
-              <SubmitButton intent="delete-panel" className="button-danger" pendingLabel="Deleting...">
-                Delete
-              </SubmitButton>
-              <Link to={PAGE} className="button-secondary" replace>
-                Cancel
-              </Link>
-            </div>
-          </Form>
-        </Modal>
+        </ConfirmDialog>
       ) : null}
     </>
   );
