@@ -5,7 +5,8 @@
 import { json } from "@remix-run/node";
 import type { AdminActionData } from "~/components/admin/action-data";
 import { adminHref } from "~/components/admin/admin-href";
-import { searchDownloadsByCode } from "~/models/admin-search.server";
+import { env } from "~/env.server";
+import { searchDownloadsByCode, searchDownloadsByLeakedFile } from "~/models/admin-search.server";
 import { addShopEmailAsAdmin, updateUserAsAdmin, verifyShopEmailAsAdmin } from "~/models/admin-users.server";
 import { isDomainError } from "~/models/errors";
 import { forceIntervalSync } from "~/models/interval-sync.server";
@@ -15,7 +16,9 @@ import { redirectWithError, redirectWithSuccess } from "~/toast.server";
 import { ADMIN_MESSAGES, codeSearchSchema, shopEmailSchema, userUpdateFromForm, type UserSearch } from "~/utils/admin-schemas";
 import { MAX_CSV_BYTES } from "~/utils/body-limits";
 import { formRefusal } from "~/utils/form-failure.server";
-import { readUploadedFile } from "~/utils/upload.server";
+import { streamTail } from "~/utils/stream-tail.server";
+import { readUploadedFile, receiveUploadedFile } from "~/utils/upload.server";
+import { MAX_TAIL_BYTES } from "~/utils/zip-eocd";
 
 function answer(data: AdminActionData, status = 200, headers: Record<string, string> = {}) {
   return json<AdminActionData>(data, { status, headers });
@@ -50,6 +53,27 @@ export async function searchByCode(form: FormData) {
     return answer({ intent, result, values });
   } catch (error) {
     return refused(intent, error, ADMIN_MESSAGES.searchFailed, { values });
+  }
+}
+
+/**
+ * A leaked ZIP dropped on the code search (multipart, `/admin?intent=trace-zip`): the file streams
+ * through and only its last MAX_TAIL_BYTES are kept; nothing is stored. Answers the number in its
+ * comment and that number's code search (the user and all their downloads).
+ */
+export async function traceLeakedZip(request: Request) {
+  const intent = "trace-zip";
+  try {
+    const file = await receiveUploadedFile(request, "file", { maxBytes: env().POST_FILE_MAX_BYTES, missingMessage: ADMIN_MESSAGES.selectLeakedZip }, async ({ fileName, data }) => ({
+      fileName,
+      ...(await streamTail(data, MAX_TAIL_BYTES)),
+    }));
+    const { number, result } = await searchDownloadsByLeakedFile(file.tail, file.size);
+    const traced = { fileName: file.fileName, number };
+    if (!result) return answer({ intent, error: ADMIN_MESSAGES.userNotFound, traced }, 404);
+    return answer({ intent, result, traced });
+  } catch (error) {
+    return refused(intent, error, ADMIN_MESSAGES.searchFailed);
   }
 }
 

@@ -95,6 +95,14 @@ export function refuseCrossSiteRequests({ appUrl }: SecurityOptions): RequestHan
   return (req, res, next) => {
     if (!UNSAFE_METHODS.has(req.method)) return next();
     if (req.path.startsWith("/api/webhooks/")) return next();
+    // RFC 8058 one-click unsubscribe: mail providers post from their own systems. The token in
+    // the address is the only credential; the action reads no session, so nothing can be forged.
+    // Remix refuses an action whose Origin is not its Host on its own (a 500), so the foreign
+    // Origin is dropped here, for this path only.
+    if (/^\/unsubscribe\/[A-Za-z0-9_-]+\/?$/.test(req.path)) {
+      delete req.headers.origin;
+      return next();
+    }
     if (hasBearerToken(req.headers.authorization)) return next();
 
     const fetchSite = req.headers["sec-fetch-site"];

@@ -39,6 +39,7 @@ describe("the Express layer reads its limits from the module", () => {
       ["/api/panelsupload/abc/image", "", MAX_IMAGE_BYTES],
       ["/", "index", MAX_IMAGE_BYTES],
       ["/admin", "", MAX_CSV_BYTES],
+      ["/admin", "intent=trace-zip", POST_FILE_MAX],
       ["/api/admin/import-purchases", "", MAX_CSV_BYTES],
     ];
     for (const [path, query, fileBytes] of routes) {

@@ -3,7 +3,7 @@
 // post without.
 import { useFetcher } from "@remix-run/react";
 import { useEffect, useId, useRef, useState } from "react";
-import type { AdminActionData } from "~/components/admin/action-data";
+import type { AdminActionData, CodeSearchData } from "~/components/admin/action-data";
 import { DataTable } from "~/components/admin/data-table";
 import { FileDrop } from "~/components/file-drop";
 import { formatDate } from "~/components/admin/format";
@@ -24,11 +24,40 @@ function Refusal({ error, details }: { error?: string | null; details?: string }
   );
 }
 
+/** A code search's answer: the number and that user's matching downloads. */
+function CodeSearchResultView({ result }: { result: CodeSearchData }) {
+  return (
+    <div data-testid="code-search-result">
+      <p>
+        Number <strong>{result.number}</strong>: {result.downloads.length} matching download
+        {result.downloads.length === 1 ? "" : "s"}.
+      </p>
+      {result.downloads.length > 0 ? (
+        <DataTable
+          rows={result.downloads}
+          rowKey={(download) => download._id}
+          columns={[
+            { header: "Post title", cell: (download) => download.postTitle },
+            { header: "Post id", cell: (download) => download.postId },
+            { header: "Username", cell: (download) => download.username },
+            { header: "Date", cell: (download) => formatDate(download.date) },
+            { header: "Download id", cell: (download) => download._id, className: "admin-mono" },
+          ]}
+        />
+      ) : null}
+    </div>
+  );
+}
+
 export function CodeSearch({ actionUrl, fallback }: ToolProps) {
   const fetcher = useFetcher<AdminActionData>();
   const id = useId();
   const answer = useIntentAnswer(fetcher, fallback, "search-by-code");
+  // A leaked ZIP goes to the same action with its intent in the address: the body streams (only its end is read).
+  const traceAnswer = useIntentAnswer(fetcher, fallback, "trace-zip");
+  const traceUrl = `${actionUrl}${actionUrl.includes("?") ? "&" : "?"}intent=trace-zip`;
   const busy = fetcher.state !== "idle";
+  const result = answer?.result ?? traceAnswer?.result;
   return (
     <section className="card" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>Code search</h2>
@@ -47,29 +76,23 @@ export function CodeSearch({ actionUrl, fallback }: ToolProps) {
           {busy ? "Searching..." : "Search"}
         </button>
       </fetcher.Form>
+      <p className="muted" id={`${id}-zip-hint`}>
+        Or drop the leaked ZIP: its number is read from the archive comment of a paid download. The file is read, not stored.
+      </p>
+      <fetcher.Form method="post" action={traceUrl} encType="multipart/form-data" className="admin-trace-form" noValidate>
+        <FileDrop id={`${id}-zip`} name="file" label="Leaked ZIP" accept=".zip,application/zip" describedBy={`${id}-zip-hint`} />
+        <button type="submit" className="button-secondary" disabled={busy} aria-busy={busy || undefined}>
+          {busy ? "Reading..." : "Find its downloader"}
+        </button>
+      </fetcher.Form>
       <div aria-live="polite">
-        <Refusal error={answer?.error} />
-        {answer?.result ? (
-          <div data-testid="code-search-result">
-            <p>
-              Number <strong>{answer.result.number}</strong>: {answer.result.downloads.length} matching download
-              {answer.result.downloads.length === 1 ? "" : "s"}.
-            </p>
-            {answer.result.downloads.length > 0 ? (
-              <DataTable
-                rows={answer.result.downloads}
-                rowKey={(download) => download._id}
-                columns={[
-                  { header: "Post title", cell: (download) => download.postTitle },
-                  { header: "Post id", cell: (download) => download.postId },
-                  { header: "Username", cell: (download) => download.username },
-                  { header: "Date", cell: (download) => formatDate(download.date) },
-                  { header: "Download id", cell: (download) => download._id, className: "admin-mono" },
-                ]}
-              />
-            ) : null}
-          </div>
+        <Refusal error={answer?.error ?? traceAnswer?.error} />
+        {traceAnswer?.traced ? (
+          <p data-testid="trace-number">
+            {traceAnswer.traced.fileName} carries leak-trace number <strong>{traceAnswer.traced.number}</strong>.
+          </p>
         ) : null}
+        {result ? <CodeSearchResultView result={result} /> : null}
       </div>
     </section>
   );
@@ -202,6 +225,7 @@ export function ForceInterval({ actionUrl, runs, fallback }: ToolProps & { runs:
         <>
           <h3>Latest runs</h3>
           <DataTable
+            label="Latest runs"
             rows={runs}
             rowKey={(jobRun) => jobRun.id}
             columns={[

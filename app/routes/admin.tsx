@@ -4,7 +4,7 @@
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { isRouteErrorResponse, Link, useActionData, useLoaderData, useLocation, useRouteError } from "@remix-run/react";
-import { editUser, forceInterval, importPurchases, searchByCode, unlockObjects } from "~/admin-actions.server";
+import { editUser, forceInterval, importPurchases, searchByCode, traceLeakedZip, unlockObjects } from "~/admin-actions.server";
 import { AuditLog } from "~/components/admin-audit-log";
 import { CodeSearch, ForceInterval, PurchaseImport } from "~/components/admin-tools";
 import { AdminUserEditor } from "~/components/admin-user-editor";
@@ -57,7 +57,9 @@ export async function action({ request }: ActionFunctionArgs) {
   const admin = await requireAdmin(request);
   const back = parseUserSearch(new URL(request.url).searchParams);
 
-  // The CSV import is the one multipart post: its file streams in, so it is told by its type.
+  // A leaked ZIP for the code search streams in too: its intent is in the address (body limit, server/security.ts).
+  if (new URL(request.url).searchParams.get("intent") === "trace-zip") return traceLeakedZip(request);
+  // The CSV import is the other multipart post: its file streams in, so it is told by its type.
   if (request.headers.get("Content-Type")?.startsWith("multipart/form-data")) return importPurchases(admin.id, request);
 
   const form = await request.formData();
@@ -83,7 +85,10 @@ export default function AdminPage() {
   const { query, list, audit, runs, editing } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>() as AdminActionData | undefined;
   const location = useLocation();
-  const actionUrl = `/admin${location.search}`;
+  // Without the `intent` a leaked-ZIP post leaves in the address (the other forms name theirs in the body).
+  const actionSearch = new URLSearchParams(location.search);
+  actionSearch.delete("intent");
+  const actionUrl = `/admin${actionSearch.size > 0 ? `?${actionSearch.toString()}` : ""}`;
   const closeHref = adminHref({ search: query.search, page: query.page });
   const editFormError =
     actionData && (actionData.intent === "save-user" || actionData.intent === "add-shop-email" || actionData.intent === "verify-shop-email")

@@ -26,6 +26,8 @@ export const ADMIN_MESSAGES = {
   shopEmailTaken: "That Ko-fi email is already verified on another account.",
   userUpdated: "User updated successfully.",
   selfLockout: "You cannot restrict yourself or remove your own admin rights here.",
+  selectLeakedZip: "Please choose the leaked ZIP file.",
+  noTraceComment: "This file carries no leak-trace number: it is not a ZIP from a paid download, or its comment was removed or changed.",
 } as const;
 
 /** Checked by the page before uploading and by the import itself. */

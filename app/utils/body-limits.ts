@@ -29,6 +29,8 @@ export function uploadKindFor(path: string, query: URLSearchParams = new URLSear
   // The library page's uploads name their intent in the address (the body is streamed).
   if (path === "/library" && query.get("intent") === "upload-file") return "post-file";
   if (path === "/library" && query.get("intent") === "upload-image") return "image";
+  // A leaked ZIP dropped on the code search may be as large as a post file (only its end is kept).
+  if (path === "/admin" && query.get("intent") === "trace-zip") return "post-file";
   if (path === "/admin" || path === "/api/admin/import-purchases") return "csv";
   if (/^\/api\/upload\/front\/[^/]+\/?$/.test(path) || /^\/api\/panelsupload\/[^/]+\/image\/?$/.test(path) || path === "/") return "image";
   return null;

@@ -8,9 +8,14 @@ export type ImportReportData = { imported: number; duplicates: number; rejected:
 
 export type CodeSearchValues = { code: string; keyword: string };
 
+/** A leaked ZIP dropped on the code search: its name and the leak-trace number read from its comment. */
+export type TracedFile = { fileName: string; number: number };
+
 export type AdminActionData =
   | { intent: "search-by-code"; error: string; result?: undefined; values?: CodeSearchValues }
   | { intent: "search-by-code"; result: CodeSearchData; error?: undefined; values?: CodeSearchValues }
+  | { intent: "trace-zip"; error: string; result?: undefined; traced?: TracedFile }
+  | { intent: "trace-zip"; result: CodeSearchData; error?: undefined; traced: TracedFile }
   | { intent: "import-purchases"; error: string; details?: string; report?: undefined }
   | { intent: "import-purchases"; report: ImportReportData; error?: undefined }
   | { intent: "save-user"; error: string }
