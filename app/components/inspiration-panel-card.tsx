@@ -5,14 +5,9 @@ import { showToast } from "~/components/toaster";
 import { likeLabel } from "~/utils/countdown";
 import { GRID_IMAGE_SIZES, imageSrcSet, isLocalImage } from "~/utils/responsive-images";
 
-export type InspirationCardPanel = {
-  id: string;
-  imageUrl: string;
-  title: string | null;
-  likes: number | null;
-  userHasLiked: boolean;
-  userHasPatreonLiked: boolean;
-};
+import type { InspirationPanelView } from "~/models/inspiration.server";
+
+export type InspirationCardPanel = InspirationPanelView;
 
 /** A like or Patreon-like button: posts the wanted state, and shows it at once (optimistic). */
 function LikeButton({
