@@ -1,6 +1,7 @@
 // The look-and-feel parts that behave: the file picker (click, drop, and without JavaScript),
 // the toaster (no repeats, at most three, gone after 5 s, not doubling an inline error) and the
 // sign-in buttons (each label on one line on a desktop screen).
+import AxeBuilder from "@axe-core/playwright";
 import sharp from "sharp";
 import type { Page } from "@playwright/test";
 import { acceptAdultWarning, db, expect, loginAs, test } from "./fixtures";
@@ -156,6 +157,30 @@ test.describe("the toaster", () => {
   });
 });
 
+test.describe("an inline error without JavaScript", () => {
+  test.use({ javaScriptEnabled: false });
+
+  test("shows next to the form only, and never pops up as a toast on the next page", async ({ page }) => {
+    await page.goto("/login?tab=login");
+    const login = page.getByRole("form", { name: "Login with email" });
+    await login.getByLabel("Email").fill("fan@example.com");
+    await login.getByLabel("Password").fill("Not-the-password1");
+    await login.getByRole("button", { name: "Login" }).click();
+    await expect(login.getByRole("alert")).toHaveText("Invalid email or password.");
+    await expect(page.getByTestId("toast")).toHaveCount(0);
+    // A toast set by the refusal would be read by the next page's loader.
+    await page.goto("/infos");
+    await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+    await expect(page.getByTestId("toast")).toHaveCount(0);
+
+    await page.goto("/forgot-password");
+    await page.getByRole("button", { name: "Send Reset Code" }).click();
+    await expect(page.getByText("Please enter your email.")).toBeVisible();
+    await page.goto("/infos");
+    await expect(page.getByTestId("toast")).toHaveCount(0);
+  });
+});
+
 test("the sign-in buttons keep their labels on one line at 1366 px, in both themes", async ({ page }) => {
   await page.setViewportSize({ width: 1366, height: 900 });
   for (const theme of ["dark", "light"] as const) {
@@ -175,4 +200,244 @@ test("the sign-in buttons keep their labels on one line at 1366 px, in both them
       expect(await button.locator("svg").count()).toBe(1);
     }
   }
+});
+
+// ------------------------------------------------------------ admin: long cards and tables
+
+/** Text line boxes of an element's own text (a cell's box alone says nothing about wrapping). */
+function lineCount(locator: import("@playwright/test").Locator) {
+  return locator.evaluate((element) => {
+    const range = document.createRange();
+    range.selectNodeContents(element);
+    return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size;
+  });
+}
+
+/** A user with `downloads` downloads of demo posts (made here, removed after the file). */
+async function userWithDownloads(name: string, downloads: number) {
+  const email = `look-${name.toLowerCase().replace(/\W+/g, "-")}-${Date.now()}@example.com`;
+  const user = await db.user.create({ data: { email, fullName: name, mailVerified: true } });
+  createdUserIds.push(user.id);
+  const posts = await db.post.findMany({ orderBy: { id: "asc" }, take: downloads, select: { id: true, version: true } });
+  await db.download.createMany({ data: posts.map((post) => ({ userId: user.id, postId: post.id, version: post.version })) });
+  return user;
+}
+
+const createdUserIds: string[] = [];
+test.afterAll(async () => {
+  await db.user.deleteMany({ where: { id: { in: createdUserIds } } });
+  await db.jobRun.deleteMany({ where: { trigger: "look-e2e" } });
+  await db.auditEntry.deleteMany({ where: { targetType: "look-e2e" } });
+});
+
+test.describe("the user editor", () => {
+  test("long histories fold into a disclosure the keyboard opens; short ones stay open", async ({ page }) => {
+    const user = await userWithDownloads("Look Folded", 7);
+    await loginAsAdmin(page);
+    await page.goto(`/admin?user=${user.id}`);
+    const editor = page.getByTestId("user-editor");
+    await expect(editor.getByText("No pledges.")).toBeVisible();
+    const downloads = editor.locator("details").filter({ has: page.getByRole("heading", { name: "Downloads" }) });
+    await expect(downloads).not.toHaveAttribute("open");
+    await expect(downloads.locator("summary")).toContainText("7");
+    await expect(downloads.getByRole("table")).toBeHidden();
+
+    await downloads.locator("summary").focus();
+    await page.keyboard.press("Enter");
+    await expect(downloads.getByRole("table")).toBeVisible();
+    await expect(downloads.locator("tbody tr")).toHaveCount(7);
+    // A re-render (another tool revalidates the page) keeps what the admin opened.
+    await page.getByRole("region", { name: "Code search" }).getByLabel("Code").fill("1");
+    await page.getByRole("region", { name: "Code search" }).getByLabel("Keyword").fill("nothing-like-this");
+    await page.getByRole("region", { name: "Code search" }).getByRole("button", { name: "Search" }).click();
+    await expect(page.getByTestId("code-search-result")).toBeVisible();
+    await expect(downloads.getByRole("table")).toBeVisible();
+    await page.keyboard.press("Tab");
+    await downloads.locator("summary").focus();
+    await page.keyboard.press("Space");
+    await expect(downloads.getByRole("table")).toBeHidden();
+  });
+
+  test.describe("without JavaScript", () => {
+    test.use({ javaScriptEnabled: false });
+
+    test("a folded history opens with a click", async ({ page }) => {
+      const user = await userWithDownloads("Look Folded NoJS", 6);
+      await loginAsAdmin(page);
+      await page.goto(`/admin?user=${user.id}`);
+      const downloads = page.getByTestId("user-editor").locator("details").filter({ has: page.getByRole("heading", { name: "Downloads" }) });
+      await expect(downloads.getByRole("table")).toBeHidden();
+      await downloads.locator("summary").click();
+      await expect(downloads.locator("tbody tr")).toHaveCount(6);
+    });
+  });
+
+  for (const theme of ["dark", "light"] as const) {
+    for (const viewport of [
+      { width: 1366, height: 700 },
+      { width: 390, height: 844 },
+    ]) {
+      test(`the save bar covers no other control while the form scrolls, axe clean (${viewport.width} px, ${theme})`, async ({ page }) => {
+        await page.setViewportSize(viewport);
+        await page.addInitScript((value) => localStorage.setItem("theme", value), theme);
+        const user = await userWithDownloads(`Look Save ${theme} ${viewport.width}`, 3);
+        await loginAsAdmin(page);
+        await page.goto(`/admin?user=${user.id}`);
+        await page.waitForLoadState("networkidle");
+        const bar = page.getByTestId("user-editor-save-bar");
+        const picker = page.getByTestId("user-editor").getByRole("list", { name: "Posts" });
+        // Middle of the long form: the picker's list fills the viewport.
+        for (const position of ["start", "center", "end"] as const) {
+          await picker.evaluate((list, block) => list.scrollIntoView({ block }), position);
+          const overlaps = await bar.evaluate((barElement) => {
+            const box = barElement.getBoundingClientRect();
+            const controls = [...document.querySelectorAll<HTMLElement>("a[href], button, input, select, textarea, summary, label")].filter(
+              (control) => !barElement.contains(control) && control.offsetParent !== null && !control.hidden,
+            );
+            /** The part of a control not clipped away by a scrolling box around it. */
+            function visibleRect(control: HTMLElement) {
+              const rect = control.getBoundingClientRect();
+              let { left, right, top, bottom } = rect;
+              for (let parent = control.parentElement; parent; parent = parent.parentElement) {
+                if (getComputedStyle(parent).overflow === "visible") continue;
+                const clip = parent.getBoundingClientRect();
+                left = Math.max(left, clip.left);
+                right = Math.min(right, clip.right);
+                top = Math.max(top, clip.top);
+                bottom = Math.min(bottom, clip.bottom);
+              }
+              return { left, right, top, bottom };
+            }
+            return controls
+              .filter((control) => {
+                const other = visibleRect(control);
+                return other.right > other.left && other.bottom > other.top && other.left < box.right && other.right > box.left && other.top < box.bottom && other.bottom > box.top;
+              })
+              .map((control) => control.outerHTML.slice(0, 80));
+          });
+          expect(overlaps, `controls under the save bar (${position})`).toEqual([]);
+        }
+        if (viewport.width >= 900) {
+          // Wide: the bar stays on screen, below the sticky header, while the form scrolls.
+          await picker.evaluate((list) => list.scrollIntoView({ block: "center" }));
+          const [barBox, headerBox] = await Promise.all([bar.boundingBox(), page.locator(".site-header").boundingBox()]);
+          expect(barBox!.y).toBeGreaterThanOrEqual(headerBox!.y + headerBox!.height);
+          expect(barBox!.y + barBox!.height).toBeLessThanOrEqual(viewport.height);
+          await expect(bar.getByRole("button", { name: "Save" })).toBeInViewport();
+        }
+        await picker.evaluate((list) => list.scrollIntoView({ block: "center" }));
+        const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]).analyze();
+        expect(results.violations.map((violation) => `${violation.id}: ${violation.nodes.map((node) => JSON.stringify(node.target)).join(" ")}`)).toEqual([]);
+      });
+    }
+  }
+
+  test("the opened editor's heading takes focus below the sticky header, not under it", async ({ page }) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    const user = await userWithDownloads("Look Focus", 1);
+    await loginAsAdmin(page);
+    await page.goto("/admin");
+    await page.goto(`/admin?user=${user.id}`);
+    const heading = page.getByTestId("user-editor").getByRole("heading", { level: 2 });
+    await heading.evaluate((element) => element.scrollIntoView({ block: "start" }));
+    const [headingBox, headerBox] = await Promise.all([heading.boundingBox(), page.locator(".site-header").boundingBox()]);
+    expect(headingBox!.y).toBeGreaterThanOrEqual(headerBox!.y + headerBox!.height);
+  });
+});
+
+test.describe("admin tools", () => {
+  test("the interval job's runs table spans the row and wraps only its summary; audit action codes never break", async ({ page }) => {
+    await db.jobRun.create({
+      data: {
+        job: "interval",
+        trigger: "look-e2e",
+        status: "succeeded",
+        summary: { pages: 3, members: 120, matched: 87, tierChanges: 4, tiersCleared: 1, rateLimitRetries: 0 },
+        startedAt: new Date(Date.now() + 60_000),
+        finishedAt: new Date(Date.now() + 70_000),
+      },
+    });
+    await db.auditEntry.create({ data: { action: "purchases.import", targetType: "look-e2e", targetId: "x", after: { rows: 3 }, createdAt: new Date(Date.now() + 60_000) } });
+    await loginAsAdmin(page);
+    for (const viewport of [
+      { width: 1366, height: 900 },
+      { width: 390, height: 844 },
+    ]) {
+      await page.setViewportSize(viewport);
+      await page.goto("/admin");
+      const interval = page.locator(".admin-interval");
+      const tools = page.locator(".admin-tools");
+      const [intervalBox, toolsBox] = await Promise.all([interval.boundingBox(), tools.boundingBox()]);
+      // The card takes the whole row (no half-width card with empty space beside it).
+      expect(intervalBox!.width).toBeGreaterThan(toolsBox!.width - 2);
+      const run = interval.locator("tbody tr").filter({ hasText: "look-e2e" });
+      for (const cell of [0, 1, 2]) expect(await lineCount(run.locator("td").nth(cell)), `runs column ${cell} at ${viewport.width}`).toBe(1);
+      // The summary is readable: not clipped by its box.
+      const summary = run.locator("td").last();
+      expect(await summary.evaluate((cell) => cell.scrollWidth <= cell.clientWidth + 1)).toBe(true);
+      await expect(summary).toContainText("Rate-limit retries: 0");
+
+      const action = page.getByTestId("audit-log").locator("tbody tr").filter({ hasText: "look-e2e" }).locator("td").nth(2);
+      await expect(action).toHaveText("purchases.import");
+      expect(await lineCount(action), `audit action at ${viewport.width}`).toBe(1);
+    }
+  });
+});
+
+// ------------------------------------------------------------ cards, pickers, brands
+
+test("a post card leads with its cover, then title and version, then one access line; secondary actions are quieter; hover and focus show", async ({ page }) => {
+  await page.setViewportSize({ width: 1366, height: 900 });
+  await acceptAdultWarning(page);
+  await page.goto("/library?search=Cozy%20Cabin");
+  const card = page.getByTestId("post-card").filter({ has: page.getByRole("heading", { name: "Cozy Cabin Lot" }) });
+  await expect(card).toBeVisible();
+  const top = async (locator: import("@playwright/test").Locator) => (await locator.boundingBox())!.y;
+  const cover = card.locator(".post-image, img").first();
+  const title = card.getByRole("heading", { name: "Cozy Cabin Lot" });
+  const version = card.getByText("V1.0", { exact: true }).first(); // the title's badge, before the version history
+  const access = card.locator(".post-locked .post-access, .post-owned-label").first();
+  const subscribe = card.getByRole("link", { name: /^Subscribe/ });
+  expect(await top(cover)).toBeLessThan(await top(title));
+  expect(await top(title)).toBeLessThan(await top(version));
+  expect(await top(version)).toBeLessThan(await top(access));
+  expect(await top(access)).toBeLessThan(await top(subscribe));
+  await expect(access).toContainText("Unlocks with Tier 1, Tier 2 or Tier 3");
+  // "More infos" is a quiet button next to the filled Subscribe.
+  const background = (locator: import("@playwright/test").Locator) => locator.evaluate((element) => getComputedStyle(element).backgroundColor);
+  expect(await background(card.getByRole("link", { name: "More infos" }))).toBe("rgba(0, 0, 0, 0)");
+  expect(await background(subscribe)).not.toBe("rgba(0, 0, 0, 0)");
+
+  const shadow = () => card.evaluate((element) => getComputedStyle(element).boxShadow);
+  const border = () => card.evaluate((element) => getComputedStyle(element).borderColor);
+  const [restingShadow, restingBorder] = [await shadow(), await border()];
+  await card.hover();
+  await expect.poll(shadow).not.toBe(restingShadow);
+  await page.mouse.move(0, 0);
+  await subscribe.focus();
+  await expect.poll(border).not.toBe(restingBorder);
+});
+
+test("the admin post card's file picker shows the chosen file and keeps a real input", async ({ page }) => {
+  await loginAsAdmin(page);
+  await acceptAdultWarning(page);
+  await page.goto("/library?search=Cozy%20Cabin");
+  const card = page.getByTestId("admin-post-card").filter({ has: page.getByRole("heading", { name: "Cozy Cabin Lot" }) });
+  const zones = card.getByTestId("file-drop");
+  await expect(zones).toHaveCount(2);
+  await expect(zones.first()).toContainText("No file chosen");
+  await card.getByLabel("File", { exact: true }).setInputFiles({ name: "update.zip", mimeType: "application/zip", buffer: Buffer.from("PK\u0005\u0006" + "\0".repeat(18)) });
+  await expect(card.getByTestId("file-drop-chosen").first()).toContainText("update.zip");
+});
+
+test("the sign-in buttons wear their brands' colours", async ({ page }) => {
+  await page.goto("/login?tab=login");
+  const colours = async (name: string) =>
+    page.getByRole("link", { name: `Continue With ${name}` }).evaluate((element) => {
+      const style = getComputedStyle(element);
+      return [style.backgroundColor, style.color];
+    });
+  expect(await colours("Patreon")).toEqual(["rgb(255, 66, 77)", "rgb(0, 0, 0)"]);
+  expect(await colours("Discord")).toEqual(["rgb(88, 101, 242)", "rgb(255, 255, 255)"]);
+  expect(await colours("Google")).toEqual(["rgb(255, 255, 255)", "rgb(31, 31, 31)"]);
 });

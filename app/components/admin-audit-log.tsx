@@ -38,7 +38,7 @@ export function AuditLog({ entries, userHref }: { entries: AuditRow[]; userHref:
       {entries.length === 0 ? (
         <p className="muted">No admin changes yet.</p>
       ) : (
-        <div className="table-scroll">
+        <div className="table-scroll" tabIndex={0} role="region" aria-label="Audit log entries">
           <table className="admin-audit" data-testid="audit-log">
             <thead>
               <tr>

@@ -2,7 +2,7 @@
 // JavaScript (changes stay in the draft until Save, which closes the editor), as a plain post
 // without (Add and Mark verified of a shop email then post at once).
 import { Link, useFetcher, useNavigation } from "@remix-run/react";
-import { useEffect, useId, useRef } from "react";
+import { useEffect, useId, useRef, type ReactNode } from "react";
 import { AccessCheckForm } from "~/components/access-check";
 import { AccountFieldset } from "~/components/admin/account-fieldset";
 import type { AdminActionData } from "~/components/admin/action-data";
@@ -61,24 +61,28 @@ export function AdminUserEditor({
         {providerLabels(user).join(", ") || "No providers"} · Terms {user.tosAccepted ? "accepted" : "not accepted"}
       </p>
 
-      <fetcher.Form method="post" action={actionUrl} className="admin-editor-form" preventScrollReset>
+      {/* The save bar is the form's own column on wide screens (sticky there, over nothing
+          else) and its last row on narrow ones: it never covers another control. */}
+      <fetcher.Form method="post" action={actionUrl} className="admin-editor-form save-layout" preventScrollReset>
         {/* First submit button: Enter in any field saves. */}
         <button type="submit" name="intent" value="save-user" hidden tabIndex={-1} aria-hidden="true" />
         <input type="hidden" name="userId" value={user._id} />
 
-        <div className="admin-editor-grid">
-          <AccountFieldset idPrefix={headingId} draft={draft} update={update} tiers={tiers} />
-          <ShopEmailsFieldset idPrefix={headingId} saved={user.kofiEmails} draft={draft} update={update} />
+        <div className="save-layout-main">
+          <div className="admin-editor-grid">
+            <AccountFieldset idPrefix={headingId} draft={draft} update={update} tiers={tiers} />
+            <ShopEmailsFieldset idPrefix={headingId} saved={user.kofiEmails} draft={draft} update={update} />
+          </div>
+
+          <PostPicker posts={posts} selected={draft.unlocked_content} onChange={(ids) => update("unlocked_content", ids)} />
+
+          {error ? (
+            <p className="form-error" role="alert">
+              {error}
+            </p>
+          ) : null}
         </div>
-
-        <PostPicker posts={posts} selected={draft.unlocked_content} onChange={(ids) => update("unlocked_content", ids)} />
-
-        {error ? (
-          <p className="form-error" role="alert">
-            {error}
-          </p>
-        ) : null}
-        <div className="button-row admin-editor-actions">
+        <div className="save-bar admin-editor-actions" data-testid="user-editor-save-bar">
           <button type="submit" className="button" name="intent" value="save-user" disabled={saving} aria-busy={saving || undefined}>
             {saving ? "Saving..." : "Save"}
           </button>
@@ -101,11 +105,9 @@ export function AdminUserEditor({
         </div>
       </fetcher.Form>
 
-      <h3>Pledge history</h3>
-      {user.pledge_history.length === 0 ? (
-        <p className="muted">No pledges.</p>
-      ) : (
+      <CollapsibleSection title="Pledge history" count={user.pledge_history.length} empty="No pledges.">
         <DataTable
+          label="Pledge history"
           rows={user.pledge_history}
           rowKey={(pledge) => pledge.pledgeId}
           columns={[
@@ -115,13 +117,11 @@ export function AdminUserEditor({
             { header: "Payment status", cell: (pledge) => pledge.payment_status ?? "Unknown" },
           ]}
         />
-      )}
+      </CollapsibleSection>
 
-      <h3>Downloads</h3>
-      {user.downloads.length === 0 ? (
-        <p className="muted">No downloads.</p>
-      ) : (
+      <CollapsibleSection title="Downloads" count={user.downloads.length} empty="No downloads.">
         <DataTable
+          label="Downloads"
           rows={user.downloads}
           rowKey={(download) => download._id}
           columns={[
@@ -130,8 +130,36 @@ export function AdminUserEditor({
             { header: "Version", cell: (download) => download.version },
           ]}
         />
-      )}
+      </CollapsibleSection>
       <AccessCheckForm userId={user._id} posts={posts} />
     </section>
+  );
+}
+
+/** Rows a history section shows before it starts folded. */
+const OPEN_UP_TO = 5;
+
+/**
+ * A history table in a native disclosure (<details>): open while it is short, folded with its
+ * row count when long. The summary is a button to the keyboard (Enter, Space), it works without
+ * JavaScript, and React leaves the open state the admin chose alone (it never re-sets `open`
+ * unless the row count crosses the limit).
+ */
+function CollapsibleSection({ title, count, empty, children }: { title: string; count: number; empty: string; children: ReactNode }) {
+  if (count === 0) {
+    return (
+      <section className="card-section">
+        <h3>{title}</h3>
+        <p className="muted">{empty}</p>
+      </section>
+    );
+  }
+  return (
+    <details className="card-section card-collapsible" open={count <= OPEN_UP_TO}>
+      <summary>
+        <h3>{title}</h3> <span className="badge">{count}</span>
+      </summary>
+      {children}
+    </details>
   );
 }

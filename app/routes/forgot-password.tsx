@@ -4,7 +4,7 @@ import { json } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Field, SubmitButton } from "~/components/form";
 import { PASSWORD_RESET_MESSAGE, requestPasswordReset, resetPassword } from "~/models/passwords.server";
-import { jsonWithError, redirectWithSuccess } from "~/toast.server";
+import { redirectWithSuccess } from "~/toast.server";
 import { fieldErrors, forgotPasswordSchema, resetPasswordSchema } from "~/utils/auth-schemas";
 import { clientAddress } from "~/utils/client-address.server";
 import { formRefusal } from "~/utils/form-failure.server";
@@ -21,6 +21,7 @@ export function loader({ request }: LoaderFunctionArgs) {
 
 type ActionResult = { intent: string; errors: Record<string, string> };
 
+// Every refusal shows inline (the email field or the form's alert): plain JSON, no toast as well.
 export async function action({ request, context }: ActionFunctionArgs) {
   const form = await request.formData();
   const intent = String(form.get("intent") ?? "");
@@ -30,7 +31,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       const parsed = resetPasswordSchema.safeParse({ email: form.get("email"), code: form.get("code"), newPassword: form.get("newPassword") });
       if (!parsed.success) {
         const message = parsed.error.issues[0]!.message;
-        return jsonWithError<ActionResult>({ intent, errors: { form: message, ...fieldErrors(parsed.error) } }, message, { status: 400 });
+        return json<ActionResult>({ intent, errors: { form: message, ...fieldErrors(parsed.error) } }, { status: 400 });
       }
       await resetPassword({ ...parsed.data, client: clientAddress(request, context) });
       return redirectWithSuccess("/login", PASSWORD_RESET_MESSAGE);
@@ -38,13 +39,13 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const parsed = forgotPasswordSchema.safeParse({ email: form.get("email") });
     if (!parsed.success) {
       const message = parsed.error.issues[0]!.message;
-      return jsonWithError<ActionResult>({ intent: "request", errors: { form: message, email: message } }, message, { status: 400 });
+      return json<ActionResult>({ intent: "request", errors: { form: message, email: message } }, { status: 400 });
     }
     const message = await requestPasswordReset(parsed.data.email, clientAddress(request, context));
     return redirectWithSuccess(`/forgot-password?step=2&email=${encodeURIComponent(parsed.data.email)}`, message);
   } catch (error) {
     const refusal = formRefusal(error, failure);
-    return jsonWithError<ActionResult>({ intent, errors: { form: refusal.message } }, refusal.message, { status: refusal.status, headers: refusal.headers });
+    return json<ActionResult>({ intent, errors: { form: refusal.message } }, { status: refusal.status, headers: refusal.headers });
   }
 }
 

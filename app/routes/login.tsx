@@ -83,6 +83,9 @@ const FAILURES: Record<string, string> = {
   "set-password": "Failed to set password.",
 };
 
+/** The intents whose form shows a refusal inline (errors.form or a field error). */
+const INLINE_ERRORS = new Set(["login", "signup", "set-username", "verify-email", "resend", "cancel", "change-password", "set-password"]);
+
 export async function action({ request, context }: ActionFunctionArgs) {
   const client = clientAddress(request, context);
   // Read once: the login and sign-up strategies get this same form (`formRequest`).
@@ -96,10 +99,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
     if (intent === "logout") return redirectWithError("/login", "Logout failed.");
     // A refused login or sign-up keeps the typed email (never a password), also without JavaScript.
     const email = intent === "login" || intent === "signup" ? String(form.get("email") ?? "").slice(0, 320) : undefined;
-    return jsonWithError<AccountActionResult>({ intent, errors: { form: refusal.message, ...refusal.fields }, email }, refusal.message, {
-      status: refusal.status,
-      headers: refusal.headers,
-    });
+    const body: AccountActionResult = { intent, errors: { form: refusal.message, ...refusal.fields }, email };
+    const init = { status: refusal.status, headers: refusal.headers };
+    // Every form but Enable Admin shows its refusal inline: answered once, there, not toasted too.
+    if (INLINE_ERRORS.has(intent)) return json<AccountActionResult>(body, init);
+    return jsonWithError<AccountActionResult>(body, refusal.message, init);
   }
 }
 

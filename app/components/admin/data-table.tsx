@@ -4,9 +4,20 @@ import type { ReactNode } from "react";
 
 export type Column<Row> = { header: string; cell: (row: Row) => ReactNode; className?: string };
 
-export function DataTable<Row>({ rows, columns, rowKey }: { rows: Row[]; columns: Column<Row>[]; rowKey: (row: Row) => string | number }) {
+export function DataTable<Row>({
+  rows,
+  columns,
+  rowKey,
+  label,
+}: {
+  rows: Row[];
+  columns: Column<Row>[];
+  rowKey: (row: Row) => string | number;
+  /** Names the scrolling box, which takes keyboard focus so the keys scroll it (axe scrollable-region-focusable). */
+  label?: string;
+}) {
   return (
-    <div className="table-scroll">
+    <div className="table-scroll" tabIndex={0} role={label ? "region" : undefined} aria-label={label}>
       <table>
         <thead>
           <tr>
