@@ -239,10 +239,10 @@ test.describe("the user editor", () => {
     await expect(editor.getByText("No pledges.")).toBeVisible();
     const downloads = editor.locator("details").filter({ has: page.getByRole("heading", { name: "Downloads" }) });
     await expect(downloads).not.toHaveAttribute("open");
-    await expect(downloads.locator("summary")).toContainText("7");
+    await expect(downloads.locator(":scope > summary")).toContainText("7");
     await expect(downloads.getByRole("table")).toBeHidden();
 
-    await downloads.locator("summary").focus();
+    await downloads.locator(":scope > summary").focus();
     await page.keyboard.press("Enter");
     await expect(downloads.getByRole("table")).toBeVisible();
     await expect(downloads.locator("tbody tr")).toHaveCount(7);
@@ -253,7 +253,7 @@ test.describe("the user editor", () => {
     await expect(page.getByTestId("code-search-result")).toBeVisible();
     await expect(downloads.getByRole("table")).toBeVisible();
     await page.keyboard.press("Tab");
-    await downloads.locator("summary").focus();
+    await downloads.locator(":scope > summary").focus();
     await page.keyboard.press("Space");
     await expect(downloads.getByRole("table")).toBeHidden();
   });
@@ -267,7 +267,7 @@ test.describe("the user editor", () => {
       await page.goto(`/admin?user=${user.id}`);
       const downloads = page.getByTestId("user-editor").locator("details").filter({ has: page.getByRole("heading", { name: "Downloads" }) });
       await expect(downloads.getByRole("table")).toBeHidden();
-      await downloads.locator("summary").click();
+      await downloads.locator(":scope > summary").click();
       await expect(downloads.locator("tbody tr")).toHaveCount(6);
     });
   });
@@ -418,11 +418,48 @@ test("a post card leads with its cover, then title and version, then one access 
   await expect.poll(border).not.toBe(restingBorder);
 });
 
+test("the admin post card folds the files and details of a post that has its file, and keeps open what the admin opened", async ({ page }) => {
+  const id = `look${Date.now().toString(36)}f`;
+  createdPostIds.push(id);
+  await db.post.create({
+    data: { id, title: "Look Folded Post", paidContent: true, version: "V3.2", fileName: "folded.zip", fileSize: 2048n, driveFileId: `posts/${id}/folded.zip`, orderDate: new Date("2000-01-01T00:00:00Z"), tiers: { create: [{ tierId: "8825009", kind: "CURRENT" }] } },
+  });
+  await loginAsAdmin(page);
+  await acceptAdultWarning(page);
+  await page.goto("/library?search=Look%20Folded");
+  const card = page.getByTestId("admin-post-card").filter({ has: page.getByRole("heading", { name: "Look Folded Post" }) });
+  const files = card.getByTestId("post-files-section");
+  const details = card.getByTestId("post-details-section");
+  await expect(files).not.toHaveAttribute("open");
+  await expect(details).not.toHaveAttribute("open");
+  // Folded, each part says what it holds; the card's own actions stay in reach.
+  await expect(files.locator(":scope > summary")).toContainText("Files and versions");
+  await expect(files.locator(":scope > summary")).toContainText("V3.2 · 0 versions");
+  await expect(details.locator(":scope > summary")).toContainText("Tier 2");
+  await expect(card.getByLabel("Ko-fi ID")).toBeHidden();
+  await expect(card.getByRole("button", { name: "Disable" })).toBeVisible();
+
+  // The summary is a button to the keyboard.
+  await details.locator(":scope > summary").focus();
+  await page.keyboard.press("Enter");
+  await expect(details).toHaveAttribute("open", "");
+  await card.getByLabel("Ko-fi ID").fill("FOLDED1");
+  await card.getByRole("button", { name: "Save", exact: true }).click();
+  await expect(page.getByText("Post updated.")).toBeVisible();
+  expect((await db.post.findUniqueOrThrow({ where: { id } })).kofiId).toBe("FOLDED1");
+  // The page's data came back after the save: what the admin opened stays open.
+  await expect(details).toHaveAttribute("open", "");
+  await expect(card.getByLabel("Ko-fi ID")).toHaveValue("FOLDED1");
+  await expect(files).not.toHaveAttribute("open");
+});
+
 test("the admin post card's file picker shows the chosen file and keeps a real input", async ({ page }) => {
   await loginAsAdmin(page);
   await acceptAdultWarning(page);
   await page.goto("/library?search=Cozy%20Cabin");
   const card = page.getByTestId("admin-post-card").filter({ has: page.getByRole("heading", { name: "Cozy Cabin Lot" }) });
+  // A post with its file folds its files and versions: open them first.
+  await card.getByTestId("post-files-section").locator(":scope > summary").click();
   const zones = card.getByTestId("file-drop");
   await expect(zones).toHaveCount(2);
   await expect(zones.first()).toContainText("No file chosen");

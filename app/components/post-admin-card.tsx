@@ -6,6 +6,7 @@ import { useFetcher, useRevalidator } from "@remix-run/react";
 import { useRef, useState } from "react";
 import { AdminVersionHistory } from "~/components/admin/version-admin";
 import { FileDrop } from "~/components/file-drop";
+import { FoldingSection } from "~/components/folding-section";
 import { PostBadges, PostImage, type CardTier } from "~/components/post-card";
 import { showToast } from "~/components/toaster";
 import type { LibraryPost } from "~/models/library-listing.server";
@@ -29,6 +30,14 @@ function TierBoxes({ legend, name, tiers, checked }: { legend: string; name: str
       ))}
     </fieldset>
   );
+}
+
+/** What the folded details say: the current tiers, or who may download otherwise. */
+function tierSummary(post: LibraryPost, tiers: CardTier[]): string {
+  const names = tiers.filter((tier) => post.tiers.includes(tier.tierId)).map((tier) => tier.title);
+  if (post.is_kofiOnly) return "Ko-fi only";
+  if (names.length > 0) return names.join(", ");
+  return post.paid_content ? "Paid, no tier" : "Free";
 }
 
 /** The library action's address for an upload: multipart bodies are streamed, so the intent travels in it. */
@@ -129,6 +138,9 @@ export function PostAdminCard({ post, tiers, back, now, versions = [] }: { post:
   // Optimistic: the button shows the new state while the request runs.
   const enabled = toggle.formData ? toggle.formData.get("enabled") === "true" : post.enabled;
   const titleId = `post-${id}-title`;
+  const settingUp = post.fileSize === null;
+  const filesHint = settingUp ? "No file yet" : `${post.version} · ${versions.length} version${versions.length === 1 ? "" : "s"}`;
+  const detailsHint = tierSummary(post, tiers);
   return (
     <article className={`card post-card post-admin${enabled ? "" : " post-disabled"}`} aria-labelledby={titleId} data-testid="admin-post-card" data-post-id={id}>
       <PostImage post={post} />
@@ -142,58 +154,64 @@ export function PostAdminCard({ post, tiers, back, now, versions = [] }: { post:
           {post.fileSize !== null ? ` · ${formatFileSize(post.fileSize)}` : " · no file"}
         </p>
 
-        <image.Form method="post" action={uploadAction("upload-image", id, back)} encType="multipart/form-data" preventScrollReset className="admin-upload">
-          <FileDrop id={field("image")} name="image" label="Image (png, jpg, jpeg)" accept=".png,.jpg,.jpeg,image/png,image/jpeg" />
-          <button type="submit" className="button-secondary" disabled={image.state !== "idle"}>
-            {image.state !== "idle" ? "Uploading..." : "Upload image"}
-          </button>
-        </image.Form>
+        {/* A post still without its file is being set up: both parts open. Otherwise they fold,
+            so the admin library stays a list to scan. */}
+        <FoldingSection title="Files and versions" hint={filesHint} initiallyOpen={settingUp} testId="post-files-section">
+          <image.Form method="post" action={uploadAction("upload-image", id, back)} encType="multipart/form-data" preventScrollReset className="admin-upload">
+            <FileDrop id={field("image")} name="image" label="Image (png, jpg, jpeg)" accept=".png,.jpg,.jpeg,image/png,image/jpeg" />
+            <button type="submit" className="button-secondary" disabled={image.state !== "idle"}>
+              {image.state !== "idle" ? "Uploading..." : "Upload image"}
+            </button>
+          </image.Form>
 
-        <FileUpload post={post} back={back} />
-        <AdminVersionHistory postId={id} versions={versions} back={back} />
+          <FileUpload post={post} back={back} />
+          <AdminVersionHistory postId={id} versions={versions} back={back} />
+        </FoldingSection>
 
-        <save.Form method="post" action="/library" preventScrollReset className="admin-fields">
-          <input type="hidden" name="intent" value="save" />
-          <input type="hidden" name="postId" value={id} />
-          <input type="hidden" name="back" value={back} />
-          <input type="hidden" name="has_tiers" value="1" />
-          <input type="hidden" name="has_flags" value="1" />
-          <div className="field">
-            <label htmlFor={field("title")}>Title</label>
-            <input type="text" id={field("title")} name="title" defaultValue={post.title} required />
-          </div>
-          <div className="field">
-            <label htmlFor={field("version")}>Version</label>
-            <input type="text" id={field("version")} name="version" defaultValue={post.version} />
-          </div>
-          <div className="field">
-            <label htmlFor={field("kofi")}>Ko-fi ID</label>
-            <input type="text" id={field("kofi")} name="kofi_id" defaultValue={post.kofi_id ?? ""} />
-          </div>
-          <div className="field">
-            <label htmlFor={field("drive")}>Drive file ID</label>
-            <input type="text" id={field("drive")} name="drive_file_id" defaultValue={post.drive_file_id ?? ""} placeholder="posts/123/file.zip" />
-          </div>
-          <div className="field">
-            <label htmlFor={field("first")}>First published</label>
-            <input id={field("first")} type="date" name="first_published_at" defaultValue={dateInput(post.first_published_at)} />
-          </div>
-          <div className="field">
-            <label htmlFor={field("updated")}>Last updated</label>
-            <input id={field("updated")} type="date" name="last_updated" defaultValue={dateInput(post.last_updated)} />
-          </div>
-          <TierBoxes legend="First tiers" name="first_tiers" tiers={tiers} checked={post.first_tiers} />
-          <TierBoxes legend="Current tiers" name="tiers" tiers={tiers} checked={post.tiers} />
-          <label className="checkbox">
-            <input type="checkbox" name="is_kofiOnly" defaultChecked={post.is_kofiOnly} /> Is Ko-fi Only
-          </label>
-          <label className="checkbox">
-            <input type="checkbox" name="paid_content" defaultChecked={post.paid_content} /> Paid content
-          </label>
-          <button type="submit" className="button" disabled={save.state !== "idle"}>
-            {save.state !== "idle" ? "Saving..." : "Save"}
-          </button>
-        </save.Form>
+        <FoldingSection title="Details and tiers" hint={detailsHint} initiallyOpen={settingUp} testId="post-details-section">
+          <save.Form method="post" action="/library" preventScrollReset className="admin-fields">
+            <input type="hidden" name="intent" value="save" />
+            <input type="hidden" name="postId" value={id} />
+            <input type="hidden" name="back" value={back} />
+            <input type="hidden" name="has_tiers" value="1" />
+            <input type="hidden" name="has_flags" value="1" />
+            <div className="field">
+              <label htmlFor={field("title")}>Title</label>
+              <input type="text" id={field("title")} name="title" defaultValue={post.title} required />
+            </div>
+            <div className="field">
+              <label htmlFor={field("version")}>Version</label>
+              <input type="text" id={field("version")} name="version" defaultValue={post.version} />
+            </div>
+            <div className="field">
+              <label htmlFor={field("kofi")}>Ko-fi ID</label>
+              <input type="text" id={field("kofi")} name="kofi_id" defaultValue={post.kofi_id ?? ""} />
+            </div>
+            <div className="field">
+              <label htmlFor={field("drive")}>Drive file ID</label>
+              <input type="text" id={field("drive")} name="drive_file_id" defaultValue={post.drive_file_id ?? ""} placeholder="posts/123/file.zip" />
+            </div>
+            <div className="field">
+              <label htmlFor={field("first")}>First published</label>
+              <input id={field("first")} type="date" name="first_published_at" defaultValue={dateInput(post.first_published_at)} />
+            </div>
+            <div className="field">
+              <label htmlFor={field("updated")}>Last updated</label>
+              <input id={field("updated")} type="date" name="last_updated" defaultValue={dateInput(post.last_updated)} />
+            </div>
+            <TierBoxes legend="First tiers" name="first_tiers" tiers={tiers} checked={post.first_tiers} />
+            <TierBoxes legend="Current tiers" name="tiers" tiers={tiers} checked={post.tiers} />
+            <label className="checkbox">
+              <input type="checkbox" name="is_kofiOnly" defaultChecked={post.is_kofiOnly} /> Is Ko-fi Only
+            </label>
+            <label className="checkbox">
+              <input type="checkbox" name="paid_content" defaultChecked={post.paid_content} /> Paid content
+            </label>
+            <button type="submit" className="button" disabled={save.state !== "idle"}>
+              {save.state !== "idle" ? "Saving..." : "Save"}
+            </button>
+          </save.Form>
+        </FoldingSection>
 
         <div className="admin-actions">
           <toggle.Form method="post" action="/library" preventScrollReset>
