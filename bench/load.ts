@@ -34,7 +34,7 @@ export type SeededApp = {
  * file, and the built app on server/index.ts. Seeding runs in a child process: the database
  * client of this process may already belong to another benchmark's database.
  */
-export async function startSeededApp({ extraPosts = 0, workers = 1 }: { extraPosts?: number; workers?: number } = {}): Promise<SeededApp> {
+export async function startSeededApp({ extraPosts = 0, workers = 1, clientIpHeader }: { extraPosts?: number; workers?: number; clientIpHeader?: string } = {}): Promise<SeededApp> {
   const buildDir = process.env.REMIX_BUILD_DIR ?? "build";
   ensureAppBuilt(buildDir);
   const databaseName = uniqueName("clib_load");
@@ -56,6 +56,8 @@ export async function startSeededApp({ extraPosts = 0, workers = 1 }: { extraPos
     STORAGE_DRIVER: "local",
     REQUEST_LOG: "false",
     BENCH_EXTRA_POSTS: String(extraPosts),
+    // Lets a benchmark speak for many clients (each its own per-address rate limit).
+    ...(clientIpHeader ? { CLIENT_IP_HEADER: clientIpHeader } : {}),
   };
   let server: ChildProcess | undefined;
   const serverLog = { slowQueries: 0, tail: "" };
