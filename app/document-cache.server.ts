@@ -127,6 +127,15 @@ export async function keptDocument(key: string, render: () => Promise<string>): 
 export const SHARED_PAGE_REUSE_MS = 1_000;
 
 type SharedPage = { document: KeptDocument; headers: [string, string][]; keptAt: number };
+
+/**
+ * A kept guest page is the answer for its address and the guest's whole Cookie header, as the
+ * `Vary: Cookie` it carries tells shared caches: a guest's own cookies (the library's 18+ answer)
+ * may change the page, and each combination gets its own copy.
+ */
+function sharedPageKey(pathAndQuery: string, cookie: string | null | undefined): string {
+  return `${pathAndQuery}\n${cookie ?? ""}`;
+}
 const sharedPages = new Map<string, SharedPage>();
 // Counts the forgets: a page whose loaders ran before a change must not be kept after it.
 let sharedPagesGeneration = 0;
@@ -141,11 +150,12 @@ export function sharedPagesSince(): number {
  * kept pages were forgotten since its request started (`since`, from sharedPagesSince): its
  * loaders may have read what that change replaced.
  */
-export function rememberSharedPage(url: string, document: KeptDocument, headers: Headers, since: number): void {
+export function rememberSharedPage(url: string, cookie: string | null, document: KeptDocument, headers: Headers, since: number): void {
   if (since !== sharedPagesGeneration) return;
   const { pathname, search } = new URL(url);
-  sharedPages.delete(pathname + search);
-  sharedPages.set(pathname + search, { document, headers: [...headers.entries()], keptAt: Date.now() });
+  const key = sharedPageKey(pathname + search, cookie);
+  sharedPages.delete(key);
+  sharedPages.set(key, { document, headers: [...headers.entries()], keptAt: Date.now() });
   if (sharedPages.size > KEPT_DOCUMENTS) sharedPages.delete(sharedPages.keys().next().value!);
 }
 
@@ -157,7 +167,7 @@ export type SharedPageAnswer = { status: 200 | 304; headers: [string, string][];
  */
 export function sharedPageAnswer(pathAndQuery: string, headers: GuestHeaders & { ifNoneMatch?: string | null }, now = Date.now()): SharedPageAnswer | null {
   if (!isGuest(headers)) return null;
-  const page = sharedPages.get(pathAndQuery);
+  const page = sharedPages.get(sharedPageKey(pathAndQuery, headers.cookie));
   if (!page || now - page.keptAt >= SHARED_PAGE_REUSE_MS) return null;
   if (etagListMatches(headers.ifNoneMatch, page.document.etag)) return { status: 304, headers: page.headers, body: null };
   return { status: 200, headers: page.headers, body: page.document.html };

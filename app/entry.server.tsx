@@ -92,7 +92,7 @@ async function renderKeptDocument(request: Request, responseStatusCode: number, 
   }
   responseHeaders.set("ETag", document.etag);
   setSecurityHeaders(responseHeaders, { hashes: document.scriptHashes });
-  if (shared) rememberSharedPage(request.url, document, responseHeaders, sharedSince);
+  if (shared) rememberSharedPage(request.url, request.headers.get("Cookie"), document, responseHeaders, sharedSince);
   if (matchesEtag(request, document.etag)) return new Response(null, { status: 304, headers: responseHeaders });
   return new Response(document.html, { status: responseStatusCode, headers: responseHeaders });
 }

@@ -11,6 +11,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db.server";
 import { hashToken } from "~/models/session.server";
+import { nsfwCookie } from "~/utils/visitor-cookies.server";
 import { baseSecurityHeaders } from "~/security.server";
 import { kofiPayload } from "./fakes/kofi";
 import { createTestUser, productionServerEnv, runUntilExit, sessionCookie } from "./helpers";
@@ -220,9 +221,29 @@ describe("security headers", () => {
     expect(await (await fetch(`${base}/`)).text()).toBe(before);
   });
 
+  it("a guest's library may be shared, one copy per 18+ answer, and a signed-in reader's never is", async () => {
+    const accepted = (await nsfwCookie.serialize(true)).split(";")[0]!;
+    const blurred = await fetch(`${base}/library`);
+    expect(blurred.headers.get("cache-control")).toContain("public");
+    expect(blurred.headers.get("vary")).toContain("Cookie");
+    expect(await blurred.text()).toContain("library-content library-blurred");
+    // The answer kept for the first guest is not the answer for one who accepted the warning...
+    const open = await fetch(`${base}/library`, { headers: { Cookie: accepted } });
+    expect(open.headers.get("cache-control")).toContain("public");
+    const openHtml = await open.text();
+    expect(openHtml).not.toContain("library-blurred");
+    expect(openHtml).not.toContain('data-testid="nsfw-modal"');
+    // ...nor the other way round.
+    expect(await (await fetch(`${base}/library`)).text()).toContain("library-content library-blurred");
+    const reader = await createTestUser({ fullName: "Library Reader" });
+    const signedIn = await fetch(`${base}/library`, { headers: { Cookie: `${await sessionCookie(reader.id)}; ${accepted}` } });
+    expect(signedIn.headers.get("cache-control")).toBe("private, no-cache");
+  });
+
   it("pages that are not for sharing, or requests that carry a session or an API token, are never marked public or answered from a guest copy", async () => {
-    const guestLibrary = await fetch(`${base}/library`);
-    expect(guestLibrary.headers.get("cache-control")).toBe("private, no-cache");
+    const guestLogin = await fetch(`${base}/login`);
+    expect(guestLogin.status).toBe(200);
+    expect(guestLogin.headers.get("cache-control")).toBe("private, no-cache");
     // A stale or foreign session cookie still keeps the page out of shared caches.
     await fetch(`${base}/`);
     const withCookie = await fetch(`${base}/`, { headers: { Cookie: "__session=stale" } });

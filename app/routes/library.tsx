@@ -7,6 +7,7 @@ import { Link, useLoaderData, useLocation, useRouteError, type ShouldRevalidateF
 import { useMemo } from "react";
 import { firstIssue } from "~/api.server";
 import { ErrorPage } from "~/components/error-page";
+import type { CacheableHandle } from "~/document-cache.server";
 import { LibraryControls } from "~/components/library-controls";
 import { AdultWarning, TermsPopup, useNsfwAcceptance } from "~/components/library-gate";
 import { CreatePostForm, PostAdminCard } from "~/components/post-admin-card";
@@ -41,6 +42,13 @@ import { hasAcceptedNsfw, nsfwCookie } from "~/utils/visitor-cookies.server";
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: libraryStyles }];
 
 export const meta: MetaFunction = () => [{ title: "Library · Creator Library" }];
+
+/**
+ * A guest's library depends only on its address and the guest's 18+ answer (a cookie, so shared
+ * caches keep one copy per answer: `Vary: Cookie`): a CDN may keep it briefly
+ * (app/document-cache.server.ts). Signed-in readers get their own page.
+ */
+export const handle: CacheableHandle = { guestCacheable: true };
 
 /** Cards rendered per step: a catalogue of 1,000 posts would otherwise hydrate 1,000 cards at once. */
 const POSTS_STEP = 48;
