@@ -81,7 +81,7 @@ function streamDocument(request: Request, responseStatusCode: number, responseHe
  */
 async function renderKeptDocument(request: Request, responseStatusCode: number, responseHeaders: Headers, remixContext: EntryContext, sharedSince: number | null) {
   const shared = sharedSince !== null;
-  const key = documentKey(request.url, remixContext.staticHandlerContext.loaderData);
+  const key = documentKey(request.url, remixContext.serverHandoffString ?? remixContext.staticHandlerContext.loaderData);
   const document = await keptDocument(key, () => renderWhole(request, remixContext));
   responseHeaders.set("Content-Type", "text/html; charset=utf-8");
   if (shared) {
