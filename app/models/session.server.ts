@@ -83,6 +83,27 @@ export async function getCurrentUser(request: Request): Promise<User | null> {
  * one round trip: the listing reads the viewer's entitlements this way.
  */
 export async function getCurrentUserWith<Extra extends object>(request: Request, viewer: ViewerColumnsRequest | null): Promise<{ user: User; extra: Extra } | null> {
+  const authorization = request.headers.get("Authorization");
+  const cookie = request.headers.get("Cookie");
+  if (!authorization && !cookie) return null;
+  // Remix runs the root's and the page's loaders together, and each asks for the user: the second
+  // joins the first's lookup while it is in flight. Forgotten once answered, so no later request
+  // is ever answered from it.
+  const key = `${authorization ?? ""}\n${cookie ?? ""}\n${viewer ? `${viewer.withDownloads ?? false},${viewer.withLibraryStamp ?? false}` : "-"}`;
+  let lookup = lookupsInFlight.get(key);
+  if (!lookup) {
+    lookup = lookUpUser(request, viewer).finally(() => lookupsInFlight.delete(key));
+    lookupsInFlight.set(key, lookup);
+  }
+  const found = await lookup;
+  // Each caller gets its own objects: one loader changing its copy must not reach another's.
+  return found ? { user: { ...found.user }, extra: { ...found.extra } as Extra } : null;
+}
+
+/** Session lookups in flight, by the credentials' headers and the columns asked (see getCurrentUserWith). */
+const lookupsInFlight = new Map<string, Promise<{ user: User; extra: object } | null>>();
+
+async function lookUpUser(request: Request, viewer: ViewerColumnsRequest | null): Promise<{ user: User; extra: object } | null> {
   const flags = [viewer?.withDownloads ?? false, viewer?.withLibraryStamp ?? false];
   const authorization = request.headers.get("Authorization");
   // The scheme is case-insensitive (RFC 9110), as in the cross-site guard of server/security.ts.
@@ -92,18 +113,18 @@ export async function getCurrentUserWith<Extra extends object>(request: Request,
     if (!token) return null;
     const extraColumns = viewer ? `, ${VIEWER_COLUMNS.map((column) => `v.${column}`).join(", ")}` : "";
     const join = viewer ? "CROSS JOIN LATERAL viewer_context(u.id, $2, $3) v" : "";
-    const [row] = await queryRows<User & Extra>(
+    const [row] = await queryRows<User>(
       `SELECT ${USER_COLUMNS}${extraColumns} FROM api_tokens t JOIN users u ON u.id = t.user_id ${join} WHERE t.token_hash = $1`,
       [hashToken(token), ...(viewer ? flags : [])],
     );
-    return row ? splitRow<Extra>(row) : null;
+    return row ? splitRow(row) : null;
   }
   const id = await readSessionId(request);
   if (!id) return null;
   // One call of the database function `session_viewer` (migration 0005): its plan is kept per
   // server connection, which works through a transaction-mode pooler (docs/decisions/006).
   const extraColumns = viewer ? `, ${VIEWER_COLUMNS.map((column) => `r.${column}`).join(", ")}` : "";
-  const [row] = await queryRows<User & Extra & { sessionExpiresAt: Date }>(
+  const [row] = await queryRows<User & { sessionExpiresAt: Date }>(
     `SELECT ${SESSION_USER_COLUMNS}, r.session_expires_at AS "sessionExpiresAt"${extraColumns} FROM session_viewer($1, $2, $3, $4) r`,
     [id, viewer !== null, ...flags],
   );
@@ -112,17 +133,17 @@ export async function getCurrentUserWith<Extra extends object>(request: Request,
     await db.session.deleteMany({ where: { id } });
     return null;
   }
-  return splitRow<Extra>(row);
+  return splitRow(row);
 }
 
-function splitRow<Extra extends object>(row: object): { user: User; extra: Extra } {
+function splitRow(row: object): { user: User; extra: object } {
   const user: Record<string, unknown> = {};
   const extra: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(row)) {
     if (Object.hasOwn(USER_COLUMN_SQL, key)) user[key] = value;
     else if (key !== "sessionExpiresAt") extra[key] = value;
   }
-  return { user: user as User, extra: extra as Extra };
+  return { user: user as User, extra };
 }
 
 export const NOT_AUTHENTICATED_MESSAGE = "Not authenticated";
