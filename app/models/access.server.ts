@@ -4,9 +4,9 @@
 // viewer context the downloads load, so a card or an admin's check cannot disagree with them.
 import { db, queryRows } from "~/db.server";
 import { isSafeKey } from "~/integrations/storage.server";
-import { toEntitlementPost, toViewerContext, type ViewerRow } from "~/models/entitlement.server";
+import { loadViewerContext, toEntitlementPost, toViewerContext, type ViewerContext, type ViewerRow } from "~/models/entitlement.server";
 import { DomainError } from "~/models/errors";
-import type { LibraryPost } from "~/models/library-listing.server";
+import { LISTING_VIEWER, type LibraryPost } from "~/models/library-listing.server";
 import { describeAccess, type AccessSummary } from "~/utils/access-words";
 import {
   explainAccess,
@@ -24,13 +24,14 @@ const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 const PURCHASE_JSON = `json_build_object('code', p.kofi_item_code, 'email', p.email, 'purchasedAt', to_char(p.purchased_at, ${ISO})) ORDER BY p.purchased_at, p.id`;
 
 // One round trip, plain SQL (pooler-safe): the viewer context the downloads read (migration 0004)
-// beside the details, whose purchases use the same joins as viewer_context's.
+// beside the details, whose purchases use the same joins as viewer_context's. $2 and $3 ask for
+// the viewer's downloads and the library stamp (the library page's listing needs both).
 const DETAILS_SQL = `SELECT v.unlocked, v.purchases AS codes, v.pledges, v.downloads, v.stamp,
   (SELECT json_agg(${PURCHASE_JSON})::text FROM purchases p JOIN shop_emails se ON se.verified_email = p.email WHERE se.user_id = $1) AS purchases,
   (SELECT json_agg(${PURCHASE_JSON})::text FROM purchases p JOIN shop_emails se ON se.email = p.email AND se.verified_email IS NULL WHERE se.user_id = $1) AS unverified,
   (SELECT json_object_agg(uc.post_id, uc.source)::text FROM unlocked_content uc WHERE uc.user_id = $1) AS grants,
   (SELECT json_object_agg(t.id, t.title)::text FROM tiers t) AS tiers
-  FROM viewer_context($1, false, false) v`;
+  FROM viewer_context($1, $2, $3) v`;
 
 function parsePurchases(text: string | null): AccessPurchase[] {
   if (!text) return [];
@@ -54,9 +55,25 @@ type AccessUser = { id: string; isAdmin: boolean; restricted: boolean; currentTi
  */
 export async function loadExplainedViewer(user: AccessUser | null): Promise<EntitlementViewer | null> {
   if (!user) return null;
-  const [row] = await queryRows<DetailsRow & Omit<ViewerRow, "purchases"> & { codes: string | null }>(DETAILS_SQL, [user.id]);
-  const viewer = toViewerContext(user, row ? { ...row, purchases: row.codes } : undefined, false).viewer;
-  return viewer ? { ...viewer, details: toDetails(row) } : null;
+  return (await loadExplained(user, false)).explained;
+}
+
+async function loadExplained(user: AccessUser, forListing: boolean): Promise<{ context: ViewerContext; explained: EntitlementViewer | null }> {
+  const { withDownloads, withLibraryStamp } = forListing ? LISTING_VIEWER : { withDownloads: false, withLibraryStamp: false };
+  const [row] = await queryRows<DetailsRow & Omit<ViewerRow, "purchases"> & { codes: string | null }>(DETAILS_SQL, [user.id, withDownloads, withLibraryStamp]);
+  const context = toViewerContext(user, row ? { ...row, purchases: row.codes } : undefined, withDownloads);
+  const viewer = context.viewer;
+  return { context, explained: viewer ? { ...viewer, details: toDetails(row) } : null };
+}
+
+/**
+ * The library page's viewer in one round trip: the context its listing reads (downloads and the
+ * library stamp, as `LISTING_VIEWER` asks) and the explained viewer its cards' words need, which
+ * would otherwise read `viewer_context` a second time. A guest's context is the library stamp.
+ */
+export async function loadLibraryPageViewer(user: AccessUser | null): Promise<{ context: ViewerContext; explained: EntitlementViewer | null }> {
+  if (!user) return { context: await loadViewerContext(null, LISTING_VIEWER), explained: null };
+  return loadExplained(user, true);
 }
 
 /** A listed post as the entitlement rule sees it. */
@@ -78,8 +95,10 @@ export async function explainLibraryCards(
   user: AccessUser | null,
   posts: readonly LibraryPost[],
   tiers: readonly { tierId: string; title: string }[],
+  /** The viewer already loaded with `loadLibraryPageViewer`; loaded here when left out. */
+  preloaded?: EntitlementViewer | null,
 ): Promise<Record<string, AccessSummary>> {
-  const explained = await loadExplainedViewer(user);
+  const explained = preloaded === undefined ? await loadExplainedViewer(user) : preloaded;
   // A user sees no purchases of addresses they have not proved are theirs: linking someone
   // else's email must not reveal what was bought with it. Admins' checks do show them.
   const viewer = explained?.details ? { ...explained, details: { ...explained.details, unverifiedPurchases: [] } } : explained;

@@ -181,10 +181,11 @@ function viewPosts({ admin, context, library }: Awaited<ReturnType<typeof viewer
 
 /**
  * Every post the viewer may see, newest order date first: admins see disabled posts too and the
- * storage keys of files. Logged-in viewers get their download status per post.
+ * storage keys of files. Logged-in viewers get their download status per post. `preloaded`: the
+ * viewer's context as `LISTING_VIEWER` asks for it, when the caller loaded it already.
  */
-export async function listLibraryPosts(user: Viewer): Promise<LibraryPost[]> {
-  const view = await viewerAndLibrary(user);
+export async function listLibraryPosts(user: Viewer, preloaded?: ViewerContext): Promise<LibraryPost[]> {
+  const view = await viewerAndLibrary(user, preloaded);
   return viewPosts(view).map((item) => {
     const post: LibraryPost = { ...item.base, unlocked: item.unlocked };
     if (view.admin) post.drive_file_id = item.driveFileId;

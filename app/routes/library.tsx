@@ -14,7 +14,7 @@ import { CreatePostForm, PostAdminCard } from "~/components/post-admin-card";
 import { PostCard } from "~/components/post-card";
 import { useLibraryDownload, type DownloadAnswer } from "~/components/use-library-download";
 import { env } from "~/env.server";
-import { explainLibraryCards } from "~/models/access.server";
+import { explainLibraryCards, loadLibraryPageViewer } from "~/models/access.server";
 import { acceptTerms, authorizeDownload, signedDownloadUrl } from "~/models/download.server";
 import { filterLibraryPosts, keptLibraryStamp, listLibraryPosts } from "~/models/library-listing.server";
 import { createPost, deletePost, movePostToIndex, setPostEnabled, setPostImage, updatePost } from "~/models/post-admin.server";
@@ -67,7 +67,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const search = (url.searchParams.get("search") ?? "").slice(0, 200);
   const filter = parseLibraryFilter(url.searchParams.get("filter"), loggedIn);
   const perLine = parsePostsPerLine(url.searchParams.get("perLine"));
-  const [allPosts, tiers] = await Promise.all([listLibraryPosts(user), listTiers()]);
+  // One round trip for the viewer: the listing's context and the cards' explained viewer.
+  const [viewer, tiers] = await Promise.all([loadLibraryPageViewer(user), listTiers()]);
+  const allPosts = await listLibraryPosts(user, viewer.context);
   // Admins viewing as a user see what users see: enabled posts only.
   const visible = isAdmin && !adminView ? allPosts.filter((post) => post.enabled) : allPosts;
   const termsParam = url.searchParams.get("terms");
@@ -79,7 +81,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   if (termsPost && !shown.includes(termsPost)) shown.push(termsPost);
   return json({
     posts: shown,
-    access: await explainLibraryCards(user, shown, tiers),
+    access: await explainLibraryCards(user, shown, tiers, viewer.explained),
     versions: await versionHistories(
       shown.map((post) => post.postId),
       { admin: adminView, stamp: keptLibraryStamp() },
