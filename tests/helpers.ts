@@ -3,6 +3,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { spawn } from "node:child_process";
 import path from "node:path";
 import bcrypt from "bcryptjs";
+import pg from "pg";
 import { db } from "~/db.server";
 import type { Prisma, User } from "~/generated/prisma/client";
 import { createUserSession } from "~/models/session.server";
@@ -121,4 +122,23 @@ export async function runUntilExit(args: string[], env: NodeJS.ProcessEnv, timeo
   const code = await new Promise<number | null>((resolve) => child.once("exit", (exitCode) => resolve(exitCode)));
   clearTimeout(timer);
   return { code, output };
+}
+
+/**
+ * The SQL texts sent to PostgreSQL that contain `fragment`, while `run` runs (every pg client:
+ * Prisma's adapter and the plain-SQL lookups alike). For tests that count round trips.
+ */
+export async function queriesDuring<T>(fragment: string, run: () => Promise<T>): Promise<{ result: T; queries: string[] }> {
+  const queries: string[] = [];
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const text = typeof args[0] === "string" ? args[0] : (args[0] as { text?: string } | undefined)?.text;
+    if (text?.includes(fragment)) queries.push(text);
+    return (query as (...rest: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+  try {
+    return { result: await run(), queries };
+  } finally {
+    pg.Client.prototype.query = query;
+  }
 }

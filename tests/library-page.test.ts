@@ -1,11 +1,10 @@
 // The /library route module without a browser: its loader (URL parameters, what each viewer
 // gets) and its action (the no-JavaScript paths: 18+ cookie, terms then download, admin forms).
-import pg from "pg";
 import { getToast } from "~/toast.server";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db.server";
 import * as library from "~/routes/library";
-import { callRoute, createTestUser, sessionCookie } from "./helpers";
+import { callRoute, createTestUser, queriesDuring, sessionCookie } from "./helpers";
 import { createPost, createTiers, TIER_1, TIER_2 } from "./library-fixtures";
 
 type LoaderData = {
@@ -74,19 +73,8 @@ describe("loader", () => {
     const paid = await createPost({ paid: true, tiers: [TIER_2], title: "One-trip tier post" });
     const supporter = await createTestUser({ currentTierId: TIER_2 });
     const cookie = await sessionCookie(supporter.id);
-    const contexts: string[] = [];
-    const query = pg.Client.prototype.query;
-    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      const text = typeof args[0] === "string" ? args[0] : (args[0] as { text?: string } | undefined)?.text;
-      if (text?.includes("viewer_context(")) contexts.push(text);
-      return (query as (...rest: unknown[]) => unknown).apply(this, args);
-    } as typeof query;
-    let data: LoaderData & { access: Record<string, { state: string }>; posts: (LoaderData["posts"][number] & { downloadStatus?: string })[] };
-    try {
-      data = (await load("/library?search=One-trip", cookie)) as typeof data;
-    } finally {
-      pg.Client.prototype.query = query;
-    }
+    type Loaded = Omit<LoaderData, "posts"> & { access: Record<string, { state: string }>; posts: (LoaderData["posts"][number] & { downloadStatus?: string })[] };
+    const { result: data, queries: contexts } = await queriesDuring("viewer_context(", async () => (await load("/library?search=One-trip", cookie)) as Loaded);
     expect(contexts).toHaveLength(1);
     // The listing (unlocked, download status) and the card's words agree, from that one read.
     const card = data.posts.find((listed) => listed.postId === paid.id)!;

@@ -1,10 +1,9 @@
 // The per-request user lookup is raw SQL (see USER_COLUMNS in session.server.ts): it must answer
 // exactly what Prisma answers for the same user, field for field, for cookies and API tokens.
-import pg from "pg";
 import { db } from "~/db.server";
 import { loadRequestViewer, loadViewerContext } from "~/models/entitlement.server";
 import { getCurrentUser, hashToken } from "~/models/session.server";
-import { buildRequest, createTestUser, sessionCookie } from "./helpers";
+import { buildRequest, createTestUser, queriesDuring, sessionCookie } from "./helpers";
 
 describe("getCurrentUser", () => {
   it("answers the session's user with every field Prisma has, with the same values and types", async () => {
@@ -20,28 +19,20 @@ describe("getCurrentUser", () => {
   it("lets the loaders of one request share one lookup while it is in flight, and looks again for a later request", async () => {
     const user = await createTestUser({ fullName: "Shared Lookup" });
     const cookie = await sessionCookie(user.id);
-    const lookups: string[] = [];
-    const query = pg.Client.prototype.query;
-    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      const text = typeof args[0] === "string" ? args[0] : (args[0] as { text?: string } | undefined)?.text;
-      if (text?.includes("session_viewer(")) lookups.push(text);
-      return (query as (...rest: unknown[]) => unknown).apply(this, args);
-    } as typeof query;
-    try {
-      // As Remix runs the root's and the page's loaders: together, each with its own Request.
-      const [forRoot, forPage] = await Promise.all([getCurrentUser(buildRequest({ cookie })), getCurrentUser(buildRequest({ cookie }))]);
-      expect(lookups).toHaveLength(1);
-      expect(forRoot).toStrictEqual(forPage);
-      forRoot!.fullName = "Changed by one loader";
-      expect(forPage!.fullName).toBe("Shared Lookup");
+    // As Remix runs the root's and the page's loaders: together, each with its own Request.
+    const { result: [forRoot, forPage], queries: lookups } = await queriesDuring("session_viewer(", () =>
+      Promise.all([getCurrentUser(buildRequest({ cookie })), getCurrentUser(buildRequest({ cookie }))]),
+    );
+    expect(lookups).toHaveLength(1);
+    expect(forRoot).toStrictEqual(forPage);
+    forRoot!.fullName = "Changed by one loader";
+    expect(forPage!.fullName).toBe("Shared Lookup");
 
-      // A later request looks again: a session ended meanwhile is not answered from the first.
-      await db.session.deleteMany({ where: { userId: user.id } });
-      expect(await getCurrentUser(buildRequest({ cookie }))).toBeNull();
-      expect(lookups).toHaveLength(2);
-    } finally {
-      pg.Client.prototype.query = query;
-    }
+    // A later request looks again: a session ended meanwhile is not answered from the first.
+    await db.session.deleteMany({ where: { userId: user.id } });
+    const later = await queriesDuring("session_viewer(", () => getCurrentUser(buildRequest({ cookie })));
+    expect(later.result).toBeNull();
+    expect(later.queries).toHaveLength(1);
   });
 
   it("answers the token's user for a personal API token", async () => {
