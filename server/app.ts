@@ -16,12 +16,12 @@ export type AppOptions = SecurityOptions & {
   mode: string;
   /** One line per request on stdout. */
   log: boolean;
-  /** Called after a request that may have changed data was answered (the cluster tells the other workers). */
+  /** Called when a request that may change data starts, and again when it succeeds (the cluster tells the other workers). */
   onChange?: () => void;
 };
 
 /** What entry.server.tsx offers the HTTP server besides rendering (app/document-cache.server.ts). */
-type SharedPagesEntry = {
+export type SharedPagesEntry = {
   sharedPageAnswer?: typeof import("../app/document-cache.server.ts").sharedPageAnswer;
   forgetSharedPages?: () => void;
   sharedPagesSince?: () => number;
@@ -35,20 +35,23 @@ export function sharedPagesOf(build: ServerBuild): SharedPagesEntry {
 /**
  * A guest's GET of a page answered moments ago is answered from that copy, without running
  * Remix (app/document-cache.server.ts decides what is kept and for how long). Any other method
- * may change what such a page shows: once it is answered, the kept pages are forgotten.
+ * may change what such a page shows, so the kept pages are forgotten on every worker when it
+ * starts: the other workers have the word long before its answer reaches the client. They are
+ * forgotten again once it succeeds, for a copy whose loaders read the data just before the
+ * write landed; a refused change (4xx, 5xx) wrote nothing, as models write in one transaction.
  */
-function reuseSharedPages(build: ServerBuild, onChange?: () => void): express.RequestHandler {
-  const entry = sharedPagesOf(build);
+export function reuseSharedPages(entry: SharedPagesEntry, onChange?: () => void): express.RequestHandler {
+  const forget = () => {
+    entry.forgetSharedPages?.();
+    onChange?.();
+  };
   return (req, res, next) => {
     if (req.method !== "GET" && req.method !== "HEAD") {
-      // Forgotten when the change starts, so the other workers have the word long before its
-      // answer reaches the client, and again once it is answered, for a copy made meanwhile.
-      const forget = () => {
-        entry.forgetSharedPages?.();
-        onChange?.();
-      };
       forget();
-      res.once("finish", forget);
+      // "close" also comes when the client went away mid-way; the write may have landed then.
+      res.once("close", () => {
+        if (res.statusCode < 400) forget();
+      });
       return next();
     }
     const answer = entry.sharedPageAnswer?.(req.originalUrl, { cookie: req.headers.cookie, authorization: req.headers.authorization, ifNoneMatch: req.headers["if-none-match"] });
@@ -86,7 +89,8 @@ export function createApp(options: AppOptions): express.Express {
   app.use(limitBodySize(options));
   app.use(limitBodyTime(options));
   app.use(refuseCrossSiteRequests(options));
-  app.use(reuseSharedPages(options.build, options.onChange));
+  const sharedPages = sharedPagesOf(options.build);
+  app.use(reuseSharedPages(sharedPages, options.onChange));
   app.all(
     "*",
     createRequestHandler({
@@ -95,7 +99,7 @@ export function createApp(options: AppOptions): express.Express {
       // The connection's own address for per-address rate limits (trust proxy is off, so this is
       // never a forwarded header; CLIENT_IP_HEADER is read by the app itself when configured).
       // sharedPagesSince: when the request started, so a page read before a change is not kept after it.
-      getLoadContext: (req) => ({ clientAddress: req.socket.remoteAddress ?? null, sharedPagesSince: sharedPagesOf(options.build).sharedPagesSince?.() }),
+      getLoadContext: (req) => ({ clientAddress: req.socket.remoteAddress ?? null, sharedPagesSince: sharedPages.sharedPagesSince?.() }),
     }),
   );
   return app;
