@@ -77,14 +77,16 @@ describe("the support-platform API client", () => {
     expect(parseIdentity(document, "c-none").membership).toBeNull();
   });
 
-  it("gives no tier to members who are not active or whose charge failed", () => {
+  it("gives no tier to members who are not active or whose last charge is not Paid", () => {
     const member = parseMember(
       { type: "member", id: "m", attributes: { patron_status: "declined_patron" }, relationships: { currently_entitled_tiers: { data: [{ type: "tier", id: "t" }] } } },
       [],
     );
     expect(currentTierIdOf(member)).toBeNull();
     expect(currentTierIdOf({ ...member, patronStatus: "active_patron", lastChargeStatus: "Declined" })).toBeNull();
+    for (const status of ["Pending", "Refunded", "Fraud", "Other"]) expect(currentTierIdOf({ ...member, patronStatus: "active_patron", lastChargeStatus: status })).toBeNull();
     expect(currentTierIdOf({ ...member, patronStatus: "active_patron", lastChargeStatus: "Paid" })).toBe("t");
+    expect(currentTierIdOf({ ...member, patronStatus: "active_patron", lastChargeStatus: null })).toBe("t");
   });
 
   it("checks webhook signatures over the exact raw bytes", () => {

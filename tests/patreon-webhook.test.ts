@@ -151,4 +151,29 @@ describe("POST /api/webhooks/patreon", () => {
     expect(await readJsonBody(await deliver("members:create", undated))).toEqual({ ok: true, ignored: "stale" });
     expect(await tier()).toBeNull();
   });
+
+  it("a pending charge gives no tier until a delivery reports it paid; a late pending one cannot take it back", async () => {
+    const user = await createTestUser({ patreonId: "pu-pending" });
+    const at = { patreonUserId: "pu-pending", tierIds: ["21786318"], lastChargeDate: "2024-09-01T00:00:00Z" };
+    const pending = memberWebhookBody(member({ ...at, lastChargeStatus: "Pending" }), TIERS);
+    const paid = memberWebhookBody(member({ ...at, lastChargeStatus: "Paid" }), TIERS);
+    const declined = memberWebhookBody(member({ ...at, lastChargeStatus: "Declined" }), TIERS);
+    const tier = async () => (await db.user.findUniqueOrThrow({ where: { id: user.id } })).currentTierId;
+
+    expect(await readJsonBody(await deliver("members:pledge:create", pending))).toEqual({ ok: true, matched: true });
+    expect(await tier()).toBeNull();
+    // The same charge, now paid: the tier comes.
+    expect(await readJsonBody(await deliver("members:update", paid))).toEqual({ ok: true, matched: true });
+    expect(await tier()).toBe("21786318");
+    // The pending delivery retried late (or replayed) is older news.
+    expect(await readJsonBody(await deliver("members:pledge:create", pending))).toEqual({ ok: true, ignored: "stale" });
+    expect(await tier()).toBe("21786318");
+    expect(await db.patreonMemberState.findUniqueOrThrow({ where: { patreonUserId: "pu-pending" } })).toMatchObject({ active: true, chargePending: false });
+    // A charge declined after all ends it, and nothing of that instant brings it back.
+    expect(await readJsonBody(await deliver("members:update", declined))).toEqual({ ok: true, matched: true });
+    expect(await tier()).toBeNull();
+    expect(await readJsonBody(await deliver("members:update", paid))).toEqual({ ok: true, ignored: "stale" });
+    expect(await readJsonBody(await deliver("members:update", pending))).toEqual({ ok: true, ignored: "stale" });
+    expect(await tier()).toBeNull();
+  });
 });

@@ -17,14 +17,30 @@ import { toApiPledgeEvent } from "~/models/user.server";
 
 type Client = Prisma.TransactionClient | typeof db;
 
-/** Failed or declined charges do not keep a tier; a new patron whose charge is pending does. */
-const CHARGE_OK = new Set(["Paid", "Pending"]);
+/**
+ * Where a member's pledge stands. The platform counts only a `Paid` charge as success: a pending
+ * one gives no tier yet (the webhook that reports it paid does), and a declined, refunded or
+ * other one ends the tier like a pledge that is no longer active. No charge yet (null) is not a
+ * failure: the patron status alone decides.
+ */
+type PledgeStanding = "pending" | "paid" | "ended";
 
-/** The tier a member is entitled to now (their highest), or null when not an active patron. */
+function pledgeStandingOf(member: Pick<MemberData, "patronStatus" | "lastChargeStatus">): PledgeStanding {
+  if (member.patronStatus !== "active_patron") return "ended";
+  if (member.lastChargeStatus === "Pending") return "pending";
+  return member.lastChargeStatus === null || member.lastChargeStatus === "Paid" ? "paid" : "ended";
+}
+
+/**
+ * Two deliveries about the same instant (same last charge) are ordered by standing: a pending
+ * charge becomes paid, and either may end, never the other way round. So a late or replayed
+ * delivery cannot take a paid tier back to pending, nor revive an ended pledge.
+ */
+const STANDING_ORDER: Record<PledgeStanding, number> = { pending: 0, paid: 1, ended: 2 };
+
+/** The tier a member is entitled to now (their highest), or null when not a paid, active patron. */
 export function currentTierIdOf(member: Pick<MemberData, "patronStatus" | "lastChargeStatus" | "entitledTiers">): string | null {
-  if (member.patronStatus !== "active_patron") return null;
-  if (member.lastChargeStatus !== null && !CHARGE_OK.has(member.lastChargeStatus)) return null;
-  return member.entitledTiers[0]?.id ?? null;
+  return pledgeStandingOf(member) === "paid" ? (member.entitledTiers[0]?.id ?? null) : null;
 }
 
 /**
@@ -70,14 +86,23 @@ export function memberStateTime(member: Pick<MemberData, "lastChargeDate" | "ple
 }
 
 /** Remembers the freshest state applied for a platform user (never moves back in time). */
-async function recordMemberState(patreonUserId: string, at: Date | null, active: boolean, client: Client) {
+async function recordMemberState(patreonUserId: string, at: Date | null, standing: PledgeStanding, client: Client) {
   if (!at) return;
+  const active = standing !== "ended";
+  const chargePending = standing === "pending";
+  // The stored standing's order, as STANDING_ORDER gives it: pending 0, paid 1, ended 2.
   await client.$executeRaw`
-    INSERT INTO patreon_member_states (patreon_user_id, state_at, active, updated_at)
-    VALUES (${patreonUserId}, ${at}, ${active}, now())
-    ON CONFLICT (patreon_user_id) DO UPDATE SET state_at = EXCLUDED.state_at, active = EXCLUDED.active, updated_at = now()
+    INSERT INTO patreon_member_states (patreon_user_id, state_at, active, charge_pending, updated_at)
+    VALUES (${patreonUserId}, ${at}, ${active}, ${chargePending}, now())
+    ON CONFLICT (patreon_user_id) DO UPDATE SET state_at = EXCLUDED.state_at, active = EXCLUDED.active, charge_pending = EXCLUDED.charge_pending, updated_at = now()
     WHERE patreon_member_states.state_at < EXCLUDED.state_at
-       OR (patreon_member_states.state_at = EXCLUDED.state_at AND NOT EXCLUDED.active)`;
+       OR (patreon_member_states.state_at = EXCLUDED.state_at
+           AND ${STANDING_ORDER[standing]}::int >= CASE WHEN NOT patreon_member_states.active THEN 2 WHEN patreon_member_states.charge_pending THEN 0 ELSE 1 END)`;
+}
+
+function storedStanding(state: { active: boolean; chargePending: boolean }): PledgeStanding {
+  if (!state.active) return "ended";
+  return state.chargePending ? "pending" : "paid";
 }
 
 export type DeliveryOutcome = { matched: boolean; stale?: true };
@@ -133,11 +158,10 @@ export async function applyMemberDelivery(member: MemberData): Promise<DeliveryO
     await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext(${`patreon-member:${patreonUserId}`}))`;
     const stored = await tx.patreonMemberState.findUnique({ where: { patreonUserId } });
     const at = memberStateTime(member);
-    const active = currentTierIdOf(member) !== null;
     if (stored) {
       const older = at === null || at.getTime() < stored.stateAt.getTime();
-      const revives = at !== null && at.getTime() === stored.stateAt.getTime() && active && !stored.active;
-      if (older || revives) return { matched: false, stale: true };
+      const goesBack = at !== null && at.getTime() === stored.stateAt.getTime() && STANDING_ORDER[pledgeStandingOf(member)] < STANDING_ORDER[storedStanding(stored)];
+      if (older || goesBack) return { matched: false, stale: true };
     }
     const applied = await applyMember(member, tx);
     return { matched: applied !== null };
@@ -152,7 +176,7 @@ export async function applyMemberDelivery(member: MemberData): Promise<DeliveryO
 export async function applyMember(member: MemberData, client: Client = db): Promise<MemberApplied> {
   if (!member.patreonUserId) return null;
   // The members sync and the webhooks both move the stored state forward.
-  await recordMemberState(member.patreonUserId, memberStateTime(member), currentTierIdOf(member) !== null, client);
+  await recordMemberState(member.patreonUserId, memberStateTime(member), pledgeStandingOf(member), client);
   await saveTiers(member.entitledTiers, client);
   const user = await client.user.findUnique({ where: { patreonId: member.patreonUserId }, select: { id: true, currentTierId: true } });
   if (!user) return null;
