@@ -11,6 +11,7 @@ import { formatCents, formatDate, providerLabels } from "~/components/admin/form
 import { PostPicker } from "~/components/admin/post-picker";
 import { ShopEmailsFieldset } from "~/components/admin/shop-emails-fieldset";
 import { useIntentAnswer } from "~/components/admin/use-intent-answer";
+import { FoldingSection } from "~/components/folding-section";
 import { useUserDraft, type EditorPost, type EditorTier, type EditorUser } from "~/components/admin/use-user-draft";
 
 export function AdminUserEditor({
@@ -140,10 +141,8 @@ export function AdminUserEditor({
 const OPEN_UP_TO = 5;
 
 /**
- * A history table in a native disclosure (<details>): open while it is short, folded with its
- * row count when long. The summary is a button to the keyboard (Enter, Space), it works without
- * JavaScript, and React leaves the open state the admin chose alone (it never re-sets `open`
- * unless the row count crosses the limit).
+ * A history table that folds: open while it is short, folded with its row count when long
+ * (FoldingSection keeps what the admin opened across revalidations).
  */
 function CollapsibleSection({ title, count, empty, children }: { title: string; count: number; empty: string; children: ReactNode }) {
   if (count === 0) {
@@ -155,11 +154,8 @@ function CollapsibleSection({ title, count, empty, children }: { title: string; 
     );
   }
   return (
-    <details className="card-section card-collapsible" open={count <= OPEN_UP_TO}>
-      <summary>
-        <h3>{title}</h3> <span className="badge">{count}</span>
-      </summary>
+    <FoldingSection title={title} heading="h3" hint={<span className="badge">{count}</span>} initiallyOpen={count <= OPEN_UP_TO}>
       {children}
-    </details>
+    </FoldingSection>
   );
 }
