@@ -23,6 +23,8 @@ type Request = { method?: string; path: string; headers?: Record<string, string>
 
 /** The header the app is told carries the client's address, so the sign-in burst comes from many clients. */
 const BENCH_CLIENT_HEADER = "x-bench-client";
+/** Alone/beside pairs of the sign-in burst; the median growth counts. */
+const BURST_PAIRS = Number(process.env.BENCH_BURST_PAIRS ?? 3);
 type Autocannon = (options: { url: string; connections: number; duration: number; headers?: Record<string, string>; requests?: Request[] }) => Promise<Result>;
 
 /**
@@ -91,9 +93,10 @@ export async function runPagesBenchmark(): Promise<TargetLine[]> {
     // Sign-ins beside page views: 45 connections read /library as the supporter, alone and then
     // with 5 more connections signing in. Each sign-in is a new email from a new address, so no
     // rate limit answers it early: every one costs a full password check (an unknown email is
-    // checked against a stand-in hash) and ends in a 401.
+    // checked against a stand-in hash) and ends in a 401. A p99 over a few seconds swings widely
+    // on a shared 2-core machine (x0.9 to x1.8 between identical runs), so BURST_PAIRS pairs run
+    // back to back, each is printed, and the median growth is the figure.
     const library = { url: `${app.base}/library`, connections: 45, duration: SECONDS, headers: { Cookie: app.supporterCookie } };
-    const alone = await autocannon(library);
     let signInNumber = 0;
     const signIn: Request = {
       method: "POST",
@@ -107,11 +110,18 @@ export async function runPagesBenchmark(): Promise<TargetLine[]> {
         };
       },
     };
-    const [beside, signIns] = await Promise.all([autocannon(library), autocannon({ url: app.base, connections: 5, duration: SECONDS, requests: [signIn] })]);
-    const growth = beside.latency.p99 / Math.max(alone.latency.p99, 1);
-    const codes = Object.entries(signIns.statusCodeStats ?? {}).map(([code, stat]) => `${code}: ${stat.count}`).join(", ");
-    console.log(`sign-in burst: /library p99 ${alone.latency.p99} ms alone, ${beside.latency.p99} ms beside 5 signing-in connections (x${growth.toFixed(2)}); sign-ins ${signIns.requests.average.toFixed(0)}/s, p50 ${signIns.latency.p50} ms (${codes})`);
-    lines.push({ name: "sign-in burst", ok: growth <= 1.5, text: `sign-in burst: /library p99 grows x${growth.toFixed(2)} (target <= 1.5)` });
+    const growths: number[] = [];
+    for (let pair = 1; pair <= BURST_PAIRS; pair++) {
+      const alone = await autocannon(library);
+      const [beside, signIns] = await Promise.all([autocannon(library), autocannon({ url: app.base, connections: 5, duration: SECONDS, requests: [signIn] })]);
+      const growth = beside.latency.p99 / Math.max(alone.latency.p99, 1);
+      growths.push(growth);
+      const codes = Object.entries(signIns.statusCodeStats ?? {}).map(([code, stat]) => `${code}: ${stat.count}`).join(", ");
+      console.log(`sign-in burst ${pair}/${BURST_PAIRS}: /library p99 ${alone.latency.p99} ms alone, ${beside.latency.p99} ms beside 5 signing-in connections (x${growth.toFixed(2)}); sign-ins ${signIns.requests.average.toFixed(1)}/s, p50 ${signIns.latency.p50} ms (${codes})`);
+    }
+    const growth = [...growths].sort((a, b) => a - b)[Math.floor(growths.length / 2)]!;
+    console.log(`sign-in burst: median growth x${growth.toFixed(2)} of ${growths.length} pairs`);
+    lines.push({ name: "sign-in burst", ok: growth <= 1.5, text: `sign-in burst: /library p99 grows x${growth.toFixed(2)}, the median of ${growths.length} pairs (target <= 1.5)` });
     for (const line of lines) if (!line.ok || process.env.BENCH_VERBOSE) console.log(`${line.ok ? "PASS" : "MISS"}  ${line.text}`);
     console.log(`${lines.filter((line) => line.ok).length} of ${lines.length} page targets met`);
     return lines.map(({ name, ok }) => ({ name, ok }));
