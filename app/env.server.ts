@@ -41,6 +41,12 @@ const schema = z
       .enum(["true", "false", ""])
       .optional()
       .transform((value) => value !== "false"),
+    /**
+     * How the password-hashing threads yield to page views (app/integrations/password-worker.mjs):
+     * `idle` runs them only when the cores have nothing else to do (Linux SCHED_IDLE), `low` at
+     * nice 10, which leaves them about a tenth of a busy core.
+     */
+    PASSWORD_THREAD_PRIORITY: z.enum(["idle", "low"]).default("idle"),
     /** The request head must arrive within this (server/worker.ts). */
     HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1).default(15_000),
     /** A request body must arrive within this; post-file uploads get more (server/security.ts). */

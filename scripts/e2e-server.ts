@@ -62,6 +62,10 @@ function e2eEnvironment(databaseUrlValue: string, data: string): Record<string, 
     DATA_DIR: data,
     SESSION_SECRET: "e2e-session-secret-e2e-session-secret-0123",
     DISABLE_JOBS: "1",
+    // The browser, the server and PostgreSQL share two cores here: idle-only hashing threads
+    // would make each spec's sign-in wait for a quiet moment. tests/server-cluster.test.ts runs
+    // the production default (idle).
+    PASSWORD_THREAD_PRIORITY: "low",
     CALLBACK_ORIGINS: `http://127.0.0.1:${port}`,
     // Shared secrets of the shop and support-platform webhooks (e2e specs sign with them).
     KOFI_VERIFICATION_TOKEN: "e2e-kofi-token",

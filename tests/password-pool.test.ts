@@ -1,11 +1,12 @@
 // Issue 18, finding 4: bcrypt off the event loop. 120 sign-ins with made-up emails used to keep
 // the single event loop busy for seconds; now the hashing runs in worker threads, a full queue
 // answers 503 with Retry-After, and the event loop stays free for everyone else.
+import { readFileSync } from "node:fs";
 import { getPriority } from "node:os";
 import { performance } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
 import { afterEach, describe, expect, it } from "vitest";
-import { PASSWORD_WORKER_URL, PasswordPool, PasswordPoolBusyError, passwordPool } from "~/integrations/password-pool.server";
+import { PASSWORD_WORKER_URL, PasswordPool, PasswordPoolBusyError, passwordPool, type PasswordWorkerReady } from "~/integrations/password-pool.server";
 import { hashPassword, loginWithPassword } from "~/models/passwords.server";
 import { db } from "~/db.server";
 import * as loginRoute from "~/routes/api.auth.login";
@@ -28,19 +29,36 @@ describe("password worker pool", () => {
     expect(await pool.compare("Wrong1!", hash)).toBe(false);
   });
 
-  it("hashes at a lower priority than the event loop, which keeps its own (page views go first on a busy machine)", async () => {
-    const before = getPriority();
-    const worker = new Worker(PASSWORD_WORKER_URL);
+  async function readyOf(priority: "idle" | "low"): Promise<PasswordWorkerReady> {
+    const worker = new Worker(PASSWORD_WORKER_URL, { workerData: { priority } });
     try {
-      const ready = await new Promise<{ ready: true; nice: number }>((resolve, reject) => {
+      return await new Promise<PasswordWorkerReady>((resolve, reject) => {
         worker.once("message", resolve);
         worker.once("error", reject);
       });
-      // PASSWORD_THREAD_NICE in password-worker.mjs; Linux keeps nice values per thread.
-      expect(ready.nice).toBe(Math.min(19, before + 10));
-      expect(getPriority()).toBe(before);
     } finally {
       await worker.terminate();
+    }
+  }
+
+  it("hashes at a lower priority than the event loop, which keeps its own (page views go first on a busy machine)", async () => {
+    const before = getPriority();
+    const low = await readyOf("low");
+    // PASSWORD_THREAD_NICE in password-worker.mjs; Linux keeps nice values per thread.
+    expect(low).toMatchObject({ nice: Math.min(19, before + 10), policy: "normal" });
+    expect(getPriority()).toBe(before);
+  });
+
+  it("with the production default, hashes only when a core is idle (SCHED_IDLE), and the event loop keeps its policy", async () => {
+    expect(await readyOf("idle")).toMatchObject({ policy: "idle" });
+    const stat = readFileSync("/proc/thread-self/stat", "utf8");
+    expect(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[41 - 3]).toBe("0");
+    const pool = new PasswordPool(1, 4, PASSWORD_WORKER_URL, "idle");
+    try {
+      await pool.start();
+      expect(await pool.compare("Correct1!", await pool.hash("Correct1!", 4))).toBe(true);
+    } finally {
+      await pool.close();
     }
   });
 
@@ -62,6 +80,23 @@ describe("password worker pool", () => {
     expect(utilization).toBeLessThan(0.5);
     // bcrypt compares queue on one worker: seconds each when the machine is loaded.
   }, 180_000);
+
+  it("a job no worker takes within the wait limit is refused as busy instead of hanging", async () => {
+    // One worker, 40 ms of patience: a cost-12 hash (a few hundred ms anywhere) holds the worker.
+    const slow = new PasswordPool(1, 4, PASSWORD_WORKER_URL, "low", 40);
+    await slow.start();
+    try {
+      const running = slow.hash("holds-the-worker", 12);
+      const waiting = slow.compare("x", "y");
+      await expect(waiting).rejects.toBeInstanceOf(PasswordPoolBusyError);
+      expect(slow.waiting).toBe(0);
+      // The running job is not affected, and the pool takes new work once it is free.
+      expect(await running).toMatch(/^\$2[aby]\$12\$/);
+      expect(await slow.compare("holds-the-worker", await running)).toBe(true);
+    } finally {
+      await slow.close();
+    }
+  });
 
   it("a full queue refuses at once: the sign-in answers 503 with Retry-After", async () => {
     // In production the pool comes from the server bundle's copy of the module, not the app's:

@@ -3,7 +3,7 @@
 // the background jobs belong to one worker only, and SIGTERM stops them all. Needs a build (npm
 // test builds first; REMIX_BUILD_DIR picks another one).
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,6 +19,14 @@ let output = "";
 function workerPids(): number[] {
   const found = spawnSync("pgrep", ["-P", String(server.pid)], { encoding: "utf8" });
   return found.stdout.split("\n").filter(Boolean).map(Number).sort();
+}
+
+/** The scheduling policy of each thread of a process: 0 SCHED_OTHER, 5 SCHED_IDLE (field 41 of stat). */
+function threadPolicies(pid: number): { tid: number; policy: number }[] {
+  return readdirSync(`/proc/${pid}/task`).map((tid) => {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+    return { tid: Number(tid), policy: Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[41 - 3]) };
+  });
 }
 
 function environOf(pid: number): Record<string, string> {
@@ -49,7 +57,8 @@ async function until<T>(what: string, check: () => T | undefined | false, timeou
 beforeAll(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  const { DISABLE_JOBS: _jobs, ...inherited } = process.env;
+  // The production defaults for jobs and for the hashing threads' priority (idle).
+  const { DISABLE_JOBS: _jobs, PASSWORD_THREAD_PRIORITY: _priority, ...inherited } = process.env;
   server = spawn(process.execPath, appServerArgs(), {
     cwd: root,
     env: { ...inherited, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", APP_URL: base, REQUEST_LOG: "false", WEB_CONCURRENCY: "2", INTERVAL_MINUTES: "0" },
@@ -71,6 +80,22 @@ describe("production server cluster", () => {
     expect(workerPids()).toHaveLength(2);
     const answers = await Promise.all(Array.from({ length: 20 }, () => fetch(`${base}/healthz`).then((response) => response.status)));
     expect(answers.every((status) => status === 200)).toBe(true);
+  });
+
+  it("hashes passwords on threads that run only when a core is idle, and a sign-in is still answered", async () => {
+    for (const pid of workerPids()) {
+      const threads = threadPolicies(pid);
+      expect(threads.find((thread) => thread.tid === pid)?.policy).toBe(0);
+      // The pool's thread (one per worker on two cores): SCHED_IDLE, set through chrt.
+      expect(threads.filter((thread) => thread.policy === 5).length).toBeGreaterThanOrEqual(1);
+    }
+    const signIn = await fetch(`${base}/api/auth/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email: "nobody-cluster@example.com", password: "Wrong-password-1" }),
+    });
+    expect(signIn.status).toBe(401);
+    expect(await signIn.json()).toMatchObject({ error: "Invalid email or password." });
   });
 
   it("gives the background jobs to exactly one worker", () => {

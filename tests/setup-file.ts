@@ -24,6 +24,10 @@ process.env.DATA_DIR = dataDir;
 process.env.SESSION_SECRET = "test-session-secret-test-session-secret";
 process.env.APP_URL = "http://localhost:3999";
 process.env.DATABASE_POOL_SIZE = "4";
+// Two test files at once keep both cores busy: idle-only hashing threads (the production default)
+// would wait for a quiet moment on every sign-in. tests/password-pool.test.ts and
+// tests/server-cluster.test.ts check the idle policy itself.
+process.env.PASSWORD_THREAD_PRIORITY ??= "low";
 
 // Two files may copy the template at the same moment; PostgreSQL refuses the second one briefly.
 for (let attempt = 0; ; attempt++) {

@@ -4,6 +4,7 @@
 // refusal at once (503 + Retry-After) instead of waiting behind an attacker.
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
+import { env } from "../env.server.ts";
 
 /** The worker file: beside this module in the source tree, beside build/index.js after a build. */
 export const PASSWORD_WORKER_URL = new URL("./password-worker.mjs", import.meta.url);
@@ -13,6 +14,12 @@ export const DEFAULT_POOL_SIZE = Math.max(1, Math.min(4, availableParallelism() 
 /** Waiting jobs per worker: ~2 s of bcrypt work at most before a caller hears "busy". */
 export const QUEUE_PER_WORKER = 32;
 export const BUSY_RETRY_AFTER_SECONDS = 5;
+/**
+ * How long a job may wait for a worker before the caller hears "busy". The queue's length bounds
+ * the wait while the threads get CPU; on a saturated machine idle-priority threads may get almost
+ * none (PASSWORD_THREAD_PRIORITY), and a sign-in should then hear "try again" rather than hang.
+ */
+export const MAX_QUEUE_WAIT_MS = 10_000;
 
 export const PASSWORD_POOL_BUSY = "password_pool_busy";
 
@@ -34,7 +41,19 @@ export function isPasswordPoolBusy(error: unknown): error is { message: string; 
   return error instanceof Error && (error as { code?: unknown }).code === PASSWORD_POOL_BUSY;
 }
 
-type Job = { message: { op: "hash"; password: string; rounds: number } | { op: "compare"; password: string; hash: string }; resolve: (value: unknown) => void; reject: (error: Error) => void };
+/** PASSWORD_THREAD_PRIORITY: how the threads yield to the event loops (password-worker.mjs). */
+export type PasswordThreadPriority = "idle" | "low";
+
+/** What a worker says once it has loaded bcrypt: the nice value and scheduling policy it runs at. */
+export type PasswordWorkerReady = { ready: true; nice: number; policy: "idle" | "normal" | "other" };
+
+type Job = {
+  message: { op: "hash"; password: string; rounds: number } | { op: "compare"; password: string; hash: string };
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+  /** Refuses the job as busy if no worker took it within maxQueueWaitMs. */
+  expiry: ReturnType<typeof setTimeout>;
+};
 type Slot = { worker: Worker; job: Job | null };
 
 export class PasswordPool {
@@ -46,6 +65,8 @@ export class PasswordPool {
     readonly size: number = DEFAULT_POOL_SIZE,
     readonly maxQueue: number = size * QUEUE_PER_WORKER,
     private readonly workerUrl: URL = PASSWORD_WORKER_URL,
+    readonly priority: PasswordThreadPriority = "low",
+    readonly maxQueueWaitMs: number = MAX_QUEUE_WAIT_MS,
   ) {}
 
   /** Starts every worker and waits until each has loaded bcrypt; rejects when one cannot. */
@@ -57,7 +78,7 @@ export class PasswordPool {
     return new Promise((resolve, reject) => {
       let worker: Worker;
       try {
-        worker = new Worker(this.workerUrl);
+        worker = new Worker(this.workerUrl, { workerData: { priority: this.priority } });
       } catch (error) {
         reject(error instanceof Error ? error : new Error(String(error)));
         return;
@@ -103,6 +124,7 @@ export class PasswordPool {
       if (slot.job) continue;
       const job = this.queue.shift();
       if (!job) return;
+      clearTimeout(job.expiry);
       slot.job = job;
       slot.worker.postMessage(job.message);
     }
@@ -112,7 +134,20 @@ export class PasswordPool {
     if (this.closed) return Promise.reject(new Error("password pool is closed"));
     if (this.queue.length >= this.maxQueue) return Promise.reject(new PasswordPoolBusyError());
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ message, resolve: resolve as (value: unknown) => void, reject });
+      const job: Job = {
+        message,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        expiry: setTimeout(() => {
+          const index = this.queue.indexOf(job);
+          if (index < 0) return;
+          this.queue.splice(index, 1);
+          reject(new PasswordPoolBusyError());
+        }, this.maxQueueWaitMs),
+      };
+      // A waiting sign-in does not keep a finished script alive.
+      job.expiry.unref();
+      this.queue.push(job);
       this.dispatch();
     });
   }
@@ -132,7 +167,10 @@ export class PasswordPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.queue.splice(0)) job.reject(new Error("password pool is closed"));
+    for (const job of this.queue.splice(0)) {
+      clearTimeout(job.expiry);
+      job.reject(new Error("password pool is closed"));
+    }
     await Promise.all(this.slots.map((slot) => slot.worker.terminate()));
   }
 }
@@ -146,7 +184,7 @@ type PoolHolder = { [GLOBAL_KEY]?: Promise<PasswordPool> };
 export function passwordPool(): Promise<PasswordPool> {
   const holder = globalThis as PoolHolder;
   if (!holder[GLOBAL_KEY]) {
-    const pool = new PasswordPool();
+    const pool = new PasswordPool(DEFAULT_POOL_SIZE, undefined, PASSWORD_WORKER_URL, env().PASSWORD_THREAD_PRIORITY);
     const started = pool.start().then(() => pool);
     // A failed start is not cached: the next call tries again (and fails loudly again).
     started.catch(() => {

@@ -3,22 +3,46 @@
 // JavaScript on purpose: `npm run build` copies it next to build/index.js and build/server.js,
 // where no TypeScript loader runs. One job at a time: { op, password, hash?, rounds? }.
 import { getPriority, setPriority } from "node:os";
-import { parentPort } from "node:worker_threads";
+import { spawnSync } from "node:child_process";
+import { readFileSync, readlinkSync } from "node:fs";
+import { parentPort, workerData } from "node:worker_threads";
 import bcrypt from "bcryptjs";
 
 if (!parentPort) throw new Error("password-worker.mjs runs only as a worker thread");
 const port = parentPort;
 
-// Page views go first: when the cores are busy, a sign-in waits a little rather than slowing every
-// page (issue 14's burst rule). Linux keeps a nice value per thread, and this call (pid 0) sets
-// this thread's alone; the event loop's thread keeps its own. Nice 10 still leaves sign-ins about
-// a tenth of a busy core, so they never starve; on an idle machine it changes nothing. Relative to
-// the nice value the thread started with (the process's), within the highest, 19.
+// Page views go first: when the cores are busy, a sign-in waits rather than slowing every page
+// (issue 14's burst rule). Linux keeps a nice value and a scheduling policy per thread, and these
+// calls change this thread's alone; the event loop's thread keeps its own.
+// - "low": nice 10 (relative to the process's, at most 19). The thread still gets about a tenth
+//   of a busy core, and a waking event loop may wait for it to finish its time slice.
+// - "idle" (the default): SCHED_IDLE on top, set with util-linux's chrt, as Node has no call for
+//   it. The thread runs only when a core has nothing else to do, and any waking thread preempts
+//   it at once: page views keep their latency, and on a saturated machine sign-ins wait.
+// Where chrt is missing or refused, the thread stays at nice 10.
 const PASSWORD_THREAD_NICE = 10;
 try {
   setPriority(Math.min(19, getPriority() + PASSWORD_THREAD_NICE));
 } catch {
   // A platform that refuses it keeps the default priority.
+}
+
+/** This thread's id and scheduling policy, from Linux's /proc (null elsewhere). */
+function threadScheduling() {
+  try {
+    const tid = readlinkSync("/proc/thread-self").split("/").pop();
+    const stat = readFileSync("/proc/thread-self/stat", "utf8");
+    // Field 41 of stat is the policy: 0 SCHED_OTHER, 5 SCHED_IDLE. Fields after the command's ")" start at 3.
+    const policy = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[41 - 3]);
+    return { tid, policy: policy === 5 ? "idle" : policy === 0 ? "normal" : "other" };
+  } catch {
+    return null;
+  }
+}
+
+if (workerData?.priority === "idle") {
+  const thread = threadScheduling();
+  if (thread && thread.policy !== "idle") spawnSync("chrt", ["--idle", "--pid", "0", thread.tid], { stdio: "ignore", timeout: 5_000 });
 }
 
 port.on("message", (job) => {
@@ -29,5 +53,5 @@ port.on("message", (job) => {
     port.postMessage({ ok: false, error: error instanceof Error ? error.message : String(error) });
   }
 });
-// `nice`: what this thread runs at (tests/password-pool.test.ts checks it).
-port.postMessage({ ready: true, nice: getPriority() });
+// What this thread runs at (PasswordWorkerReady; tests/password-pool.test.ts checks it).
+port.postMessage({ ready: true, nice: getPriority(), policy: threadScheduling()?.policy ?? "other" });
