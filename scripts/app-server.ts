@@ -2,7 +2,7 @@
 // server: the bundled `<build>/server.js` (scripts/build-server.mjs) serving `<build>/index.js`.
 import { spawnSync } from "node:child_process";
 import { once } from "node:events";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -33,8 +33,42 @@ export function ensureAppBuilt(buildDir = process.env.REMIX_BUILD_DIR ?? "build"
   }
 }
 
-/** A TCP port on 127.0.0.1 that was free a moment ago (for servers started by tests and tools). */
+/** Ports below this are left to services a machine may run (databases, dev servers). */
+const LOWEST_CHOSEN_PORT = 10_000;
+
+/** The kernel's range for the local ports of outgoing connections (Linux; else a common default). */
+function ephemeralPortRange(): [number, number] {
+  try {
+    const [low, high] = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/).map(Number);
+    if (Number.isInteger(low) && Number.isInteger(high)) return [low!, high!];
+  } catch {
+    // Not Linux.
+  }
+  return [32_768, 60_999];
+}
+
+async function canListen(port: number): Promise<boolean> {
+  const probe = createServer();
+  probe.listen(port, "127.0.0.1");
+  const listened = await Promise.race([once(probe, "listening").then(() => true), once(probe, "error").then(() => false)]);
+  if (listened) await new Promise((resolve) => probe.close(resolve));
+  return listened;
+}
+
+/**
+ * A TCP port on 127.0.0.1 that was free a moment ago (for servers started by tests and tools).
+ * It is chosen below the ephemeral range on purpose: a port from listen(0) lies inside it, where
+ * any outgoing connection of a parallel test may take it as its local port before the server
+ * binds it (a CI run lost a first start to EADDRINUSE that way).
+ */
 export async function freePort(): Promise<number> {
+  const [ephemeralLow] = ephemeralPortRange();
+  const choices = ephemeralLow - LOWEST_CHOSEN_PORT;
+  for (let attempt = 0; choices >= 1_000 && attempt < 100; attempt++) {
+    const port = LOWEST_CHOSEN_PORT + Math.floor(Math.random() * choices);
+    if (await canListen(port)) return port;
+  }
+  // A machine whose ephemeral range starts low: fall back to whatever the kernel hands out.
   const probe = createServer();
   probe.listen(0, "127.0.0.1");
   await once(probe, "listening");

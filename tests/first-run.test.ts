@@ -215,10 +215,15 @@ describe("npm start on the embedded default", () => {
 
   it("refuses a second start on the same DATA_DIR with a clear message, and the first keeps working", async () => {
     const second = launch(newcomerEnv({ DATA_DIR: dataDir, PORT: String(await freePort()) }));
-    expect(await second.exited).toBe(1);
-    expect(second.output()).toMatch(/is in use by another running npm start \(its PostgreSQL has PID \d+\)/);
-    expect(second.output()).toContain("set DATABASE_URL");
-    expect((await fetch(`${site!.base}/healthz`)).status).toBe(200);
+    try {
+      expect(await second.exited).toBe(1);
+      expect(second.output()).toMatch(/is in use by another running npm start \(its PostgreSQL has PID \d+\)/);
+      expect(second.output()).toContain("set DATABASE_URL");
+      expect((await fetch(`${site!.base}/healthz`)).status).toBe(200);
+    } finally {
+      // Should it have started after all (the first did not), it must not outlive the test.
+      killGroup(second);
+    }
   }, START_TIMEOUT_MS);
 
   it("stops on Ctrl-C: the app first, then the database, leaving no server behind", async () => {
