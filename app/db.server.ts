@@ -18,6 +18,12 @@ const utcTimestamps = {
 
 function createClient() {
   const pool = new pg.Pool({ connectionString: env().DATABASE_URL, max: env().DATABASE_POOL_SIZE });
+  // An idle connection the server closes (a restart, a failover, a pooler or an admin ending it)
+  // is reported on the pool, and node-postgres throws it when no one listens. Prisma's adapter
+  // listens only once Prisma has connected, while queryRows uses the pool from the first request:
+  // without this a worker died when its database restarted before its first Prisma query. The
+  // pool has already dropped the connection; the next query opens a new one.
+  pool.on("error", (error) => console.warn(`database connection lost while idle: ${error.message}`));
   const adapter = new PrismaPg(pool, { disposeExternalPool: true });
   const client = new PrismaClient({ adapter, log: [{ emit: "event", level: "query" }] });
   client.$on("query", (event) => {
