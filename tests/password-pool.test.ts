@@ -1,7 +1,6 @@
 // Issue 18, finding 4: bcrypt off the event loop. 120 sign-ins with made-up emails used to keep
 // the single event loop busy for seconds; now the hashing runs in worker threads, a full queue
 // answers 503 with Retry-After, and the event loop stays free for everyone else.
-import { readFileSync } from "node:fs";
 import { getPriority } from "node:os";
 import { performance } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
@@ -12,6 +11,7 @@ import { db } from "~/db.server";
 import * as loginRoute from "~/routes/api.auth.login";
 import * as loginPage from "~/routes/login";
 import { callRoute, readJsonBody } from "./helpers";
+import { SCHED_OTHER, schedulingPolicy } from "./thread-policy";
 
 const GLOBAL_KEY = Symbol.for("creator-library.password-pool");
 const holder = globalThis as { [GLOBAL_KEY]?: Promise<PasswordPool> };
@@ -51,9 +51,8 @@ describe("password worker pool", () => {
 
   it("with the production default, hashes only when a core is idle (SCHED_IDLE), and the event loop keeps its policy", async () => {
     expect(await readyOf("idle")).toMatchObject({ policy: "idle" });
-    const stat = readFileSync("/proc/thread-self/stat", "utf8");
-    expect(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[41 - 3]).toBe("0");
-    const pool = new PasswordPool(1, 4, PASSWORD_WORKER_URL, "idle");
+    expect(schedulingPolicy("/proc/thread-self/stat")).toBe(SCHED_OTHER);
+    const pool = new PasswordPool({ size: 1, maxQueue: 4, priority: "idle" });
     try {
       await pool.start();
       expect(await pool.compare("Correct1!", await pool.hash("Correct1!", 4))).toBe(true);
@@ -83,7 +82,7 @@ describe("password worker pool", () => {
 
   it("a job no worker takes within the wait limit is refused as busy instead of hanging", async () => {
     // One worker, 40 ms of patience: a cost-12 hash (a few hundred ms anywhere) holds the worker.
-    const slow = new PasswordPool(1, 4, PASSWORD_WORKER_URL, "low", 40);
+    const slow = new PasswordPool({ size: 1, maxQueue: 4, priority: "low", maxQueueWaitMs: 40 });
     await slow.start();
     try {
       const running = slow.hash("holds-the-worker", 12);
@@ -104,7 +103,7 @@ describe("password worker pool", () => {
     const copy = "../app/integrations/password-pool.server.ts?second-copy";
     const other = (await import(/* @vite-ignore */ copy)) as typeof import("~/integrations/password-pool.server");
     expect(other.PasswordPool).not.toBe(PasswordPool);
-    const tiny = new other.PasswordPool(1, 1);
+    const tiny = new other.PasswordPool({ size: 1, maxQueue: 1 });
     await tiny.start();
     holder[GLOBAL_KEY] = Promise.resolve(tiny);
     // One job running and one waiting fill this pool.
@@ -131,7 +130,7 @@ describe("password worker pool", () => {
   });
 
   it("a worker file that cannot load makes start() fail", async () => {
-    const broken = new PasswordPool(1, 1, new URL("./no-such-worker.mjs", import.meta.url));
+    const broken = new PasswordPool({ size: 1, maxQueue: 1, workerUrl: new URL("./no-such-worker.mjs", import.meta.url) });
     await expect(broken.start()).rejects.toThrow();
   });
 });

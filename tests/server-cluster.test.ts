@@ -3,11 +3,12 @@
 // the background jobs belong to one worker only, and SIGTERM stops them all. Needs a build (npm
 // test builds first; REMIX_BUILD_DIR picks another one).
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appServerArgs, freePort } from "../scripts/app-server";
+import { SCHED_IDLE, SCHED_OTHER, threadPolicies } from "./thread-policy";
 
 const root = path.resolve(import.meta.dirname, "..");
 
@@ -19,14 +20,6 @@ let output = "";
 function workerPids(): number[] {
   const found = spawnSync("pgrep", ["-P", String(server.pid)], { encoding: "utf8" });
   return found.stdout.split("\n").filter(Boolean).map(Number).sort();
-}
-
-/** The scheduling policy of each thread of a process: 0 SCHED_OTHER, 5 SCHED_IDLE (field 41 of stat). */
-function threadPolicies(pid: number): { tid: number; policy: number }[] {
-  return readdirSync(`/proc/${pid}/task`).map((tid) => {
-    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-    return { tid: Number(tid), policy: Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[41 - 3]) };
-  });
 }
 
 function environOf(pid: number): Record<string, string> {
@@ -85,9 +78,9 @@ describe("production server cluster", () => {
   it("hashes passwords on threads that run only when a core is idle, and a sign-in is still answered", async () => {
     for (const pid of workerPids()) {
       const threads = threadPolicies(pid);
-      expect(threads.find((thread) => thread.tid === pid)?.policy).toBe(0);
+      expect(threads.find((thread) => thread.tid === pid)?.policy).toBe(SCHED_OTHER);
       // The pool's thread (one per worker on two cores): SCHED_IDLE, set through chrt.
-      expect(threads.filter((thread) => thread.policy === 5).length).toBeGreaterThanOrEqual(1);
+      expect(threads.filter((thread) => thread.policy === SCHED_IDLE).length).toBeGreaterThanOrEqual(1);
     }
     const signIn = await fetch(`${base}/api/auth/login`, {
       method: "POST",

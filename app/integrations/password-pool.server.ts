@@ -56,18 +56,36 @@ type Job = {
 };
 type Slot = { worker: Worker; job: Job | null };
 
+export type PasswordPoolOptions = {
+  /** Worker threads (default: one per core but one, at most 4). */
+  size?: number;
+  /** Jobs that may wait for a thread (default 32 per thread); more are refused as busy. */
+  maxQueue?: number;
+  /** How the threads yield to the event loop (decision 014; default "low", the server passes its setting). */
+  priority?: PasswordThreadPriority;
+  /** How long a job may wait for a thread before it is refused as busy. */
+  maxQueueWaitMs?: number;
+  workerUrl?: URL;
+};
+
 export class PasswordPool {
   private readonly slots: Slot[] = [];
   private readonly queue: Job[] = [];
   private closed = false;
 
-  constructor(
-    readonly size: number = DEFAULT_POOL_SIZE,
-    readonly maxQueue: number = size * QUEUE_PER_WORKER,
-    private readonly workerUrl: URL = PASSWORD_WORKER_URL,
-    readonly priority: PasswordThreadPriority = "low",
-    readonly maxQueueWaitMs: number = MAX_QUEUE_WAIT_MS,
-  ) {}
+  readonly size: number;
+  readonly maxQueue: number;
+  readonly priority: PasswordThreadPriority;
+  readonly maxQueueWaitMs: number;
+  private readonly workerUrl: URL;
+
+  constructor(options: PasswordPoolOptions = {}) {
+    this.size = options.size ?? DEFAULT_POOL_SIZE;
+    this.maxQueue = options.maxQueue ?? this.size * QUEUE_PER_WORKER;
+    this.priority = options.priority ?? "low";
+    this.maxQueueWaitMs = options.maxQueueWaitMs ?? MAX_QUEUE_WAIT_MS;
+    this.workerUrl = options.workerUrl ?? PASSWORD_WORKER_URL;
+  }
 
   /** Starts every worker and waits until each has loaded bcrypt; rejects when one cannot. */
   async start(): Promise<void> {
@@ -184,7 +202,7 @@ type PoolHolder = { [GLOBAL_KEY]?: Promise<PasswordPool> };
 export function passwordPool(): Promise<PasswordPool> {
   const holder = globalThis as PoolHolder;
   if (!holder[GLOBAL_KEY]) {
-    const pool = new PasswordPool(DEFAULT_POOL_SIZE, undefined, PASSWORD_WORKER_URL, env().PASSWORD_THREAD_PRIORITY);
+    const pool = new PasswordPool({ priority: env().PASSWORD_THREAD_PRIORITY });
     const started = pool.start().then(() => pool);
     // A failed start is not cached: the next call tries again (and fails loudly again).
     started.catch(() => {
