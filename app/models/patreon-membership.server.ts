@@ -85,24 +85,23 @@ export function memberStateTime(member: Pick<MemberData, "lastChargeDate" | "ple
   return times.length > 0 ? new Date(Math.max(...times)) : null;
 }
 
-/** Remembers the freshest state applied for a platform user (never moves back in time). */
-async function recordMemberState(patreonUserId: string, at: Date | null, standing: PledgeStanding, client: Client) {
-  if (!at) return;
-  const active = standing !== "ended";
-  const chargePending = standing === "pending";
-  // The stored standing's order, as STANDING_ORDER gives it: pending 0, paid 1, ended 2.
-  await client.$executeRaw`
+/**
+ * Moves the stored state of a platform user forward: to a later moment, or at the same moment to
+ * a standing no earlier in STANDING_ORDER. False when the document's moment is older, or when it
+ * would take the standing back; then nothing is written. This statement is the one place that
+ * decides, so a webhook and a members sync racing each other cannot both win.
+ */
+async function recordMemberState(patreonUserId: string, at: Date, standing: PledgeStanding, client: Client): Promise<boolean> {
+  const written = await client.$executeRaw`
     INSERT INTO patreon_member_states (patreon_user_id, state_at, active, charge_pending, updated_at)
-    VALUES (${patreonUserId}, ${at}, ${active}, ${chargePending}, now())
+    VALUES (${patreonUserId}, ${at}, ${standing !== "ended"}, ${standing === "pending"}, now())
     ON CONFLICT (patreon_user_id) DO UPDATE SET state_at = EXCLUDED.state_at, active = EXCLUDED.active, charge_pending = EXCLUDED.charge_pending, updated_at = now()
     WHERE patreon_member_states.state_at < EXCLUDED.state_at
        OR (patreon_member_states.state_at = EXCLUDED.state_at
-           AND ${STANDING_ORDER[standing]}::int >= CASE WHEN NOT patreon_member_states.active THEN 2 WHEN patreon_member_states.charge_pending THEN 0 ELSE 1 END)`;
-}
-
-function storedStanding(state: { active: boolean; chargePending: boolean }): PledgeStanding {
-  if (!state.active) return "ended";
-  return state.chargePending ? "pending" : "paid";
+           AND ${STANDING_ORDER[standing]}::int >= CASE WHEN NOT patreon_member_states.active THEN ${STANDING_ORDER.ended}::int
+                                                        WHEN patreon_member_states.charge_pending THEN ${STANDING_ORDER.pending}::int
+                                                        ELSE ${STANDING_ORDER.paid}::int END)`;
+  return written > 0;
 }
 
 export type DeliveryOutcome = { matched: boolean; stale?: true };
@@ -156,14 +155,12 @@ export async function applyMemberDelivery(member: MemberData): Promise<DeliveryO
   if (!patreonUserId) return { matched: false };
   return db.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext(${`patreon-member:${patreonUserId}`}))`;
-    const stored = await tx.patreonMemberState.findUnique({ where: { patreonUserId } });
     const at = memberStateTime(member);
-    if (stored) {
-      const older = at === null || at.getTime() < stored.stateAt.getTime();
-      const goesBack = at !== null && at.getTime() === stored.stateAt.getTime() && STANDING_ORDER[pledgeStandingOf(member)] < STANDING_ORDER[storedStanding(stored)];
-      if (older || goesBack) return { matched: false, stale: true };
-    }
-    const applied = await applyMember(member, tx);
+    // A document with no moment cannot be ordered: it is applied only to a member with no state yet.
+    const movesForward =
+      at === null ? (await tx.patreonMemberState.count({ where: { patreonUserId } })) === 0 : await recordMemberState(patreonUserId, at, pledgeStandingOf(member), tx);
+    if (!movesForward) return { matched: false, stale: true };
+    const applied = await applyMemberDocument(member, tx);
     return { matched: applied !== null };
   });
 }
@@ -175,8 +172,15 @@ export async function applyMemberDelivery(member: MemberData): Promise<DeliveryO
  */
 export async function applyMember(member: MemberData, client: Client = db): Promise<MemberApplied> {
   if (!member.patreonUserId) return null;
-  // The members sync and the webhooks both move the stored state forward.
-  await recordMemberState(member.patreonUserId, memberStateTime(member), pledgeStandingOf(member), client);
+  // The members sync moves the stored state forward too, so a replayed webhook cannot undo it.
+  const at = memberStateTime(member);
+  if (at) await recordMemberState(member.patreonUserId, at, pledgeStandingOf(member), client);
+  return applyMemberDocument(member, client);
+}
+
+/** The document's tiers, the linked account's current tier and its pledge history. */
+async function applyMemberDocument(member: MemberData, client: Client): Promise<MemberApplied> {
+  if (!member.patreonUserId) return null;
   await saveTiers(member.entitledTiers, client);
   const user = await client.user.findUnique({ where: { patreonId: member.patreonUserId }, select: { id: true, currentTierId: true } });
   if (!user) return null;
