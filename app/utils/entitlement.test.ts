@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { canDownload, isEffectiveAdmin, pledgedTierAt, unlockReason, type EntitlementPost, type EntitlementViewer } from "./entitlement";
+import { memberWithNothing } from "./entitlement.fixtures";
 
 const published = new Date("2026-03-01T00:00:00Z");
 
@@ -18,17 +19,7 @@ function post(overrides: Partial<EntitlementPost> = {}): EntitlementPost {
   };
 }
 
-function viewer(overrides: Partial<EntitlementViewer> = {}): EntitlementViewer {
-  return {
-    isAdmin: false,
-    restricted: false,
-    currentTierId: null,
-    unlockedPostIds: new Set(),
-    purchasedKofiCodes: new Set(),
-    pledges: [],
-    ...overrides,
-  };
-}
+const viewer = memberWithNothing;
 
 describe("canDownload: each rule", () => {
   it("1. free posts are open to everyone, guests included", () => {

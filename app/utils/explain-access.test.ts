@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { describeAccess } from "./access-words";
 import { canDownload, explainAccess, unlockReason, type EntitlementPost, type EntitlementViewer, type PledgeRecord } from "./entitlement";
+import { memberWithNothing } from "./entitlement.fixtures";
 
 const TIERS = ["T1", "T2", "T3", "T9"];
 const CODES = ["K1", "K2", "K3"];
@@ -124,16 +125,11 @@ describe("explainAccess", () => {
 
   it("words for the six reasons", () => {
     const base: EntitlementPost = { id: "p1", enabled: true, paidContent: true, isKofiOnly: false, kofiId: "K1", currentTierIds: ["T2"], firstTierIds: ["T1"], firstPublishedAt: new Date("2026-03-03T12:00:00Z") };
-    const viewer = (over: Partial<EntitlementViewer>): EntitlementViewer => ({
-      isAdmin: false,
-      restricted: false,
-      currentTierId: null,
-      unlockedPostIds: new Set(),
-      purchasedKofiCodes: new Set(),
-      pledges: [],
-      details: { purchases: [{ code: "K1", email: "a@b.c", purchasedAt: new Date("2026-05-12T10:00:00Z") }], unverifiedPurchases: [], grantSources: new Map([["p1", "ADMIN"]]), tierTitles: titles },
-      ...over,
-    });
+    const viewer = (over: Partial<EntitlementViewer>): EntitlementViewer =>
+      memberWithNothing({
+        details: { purchases: [{ code: "K1", email: "a@b.c", purchasedAt: new Date("2026-05-12T10:00:00Z") }], unverifiedPurchases: [], grantSources: new Map([["p1", "ADMIN"]]), tierTitles: titles },
+        ...over,
+      });
     const say = (post: EntitlementPost, v: EntitlementViewer | null) => describeAccess(explainAccess(post, v), titles).summary;
     expect(say({ ...base, paidContent: false }, null)).toBe("Free");
     expect(say(base, viewer({ currentTierId: "T2" }))).toBe("Your Tier 2 membership");
