@@ -66,7 +66,8 @@ export async function freePort(): Promise<number> {
   const choices = ephemeralLow - LOWEST_CHOSEN_PORT;
   for (let attempt = 0; choices >= 1_000 && attempt < 100; attempt++) {
     const port = LOWEST_CHOSEN_PORT + Math.floor(Math.random() * choices);
-    if (await canListen(port)) return port;
+    // 10080 is on Chromium's list of unsafe ports (ERR_UNSAFE_PORT), the only one in this range.
+    if (port !== 10_080 && (await canListen(port))) return port;
   }
   // A machine whose ephemeral range starts low: fall back to whatever the kernel hands out.
   const probe = createServer();
