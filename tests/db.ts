@@ -51,6 +51,22 @@ export async function createMigratedDatabase(name: string): Promise<string> {
   return url;
 }
 
-export async function dropDatabase(name: string): Promise<void> {
+/**
+ * Drops a database. With `graceMs`, it first gives the database's connections that long to close
+ * on their own: a forced drop ends each one with a FATAL error, and a connection of this very
+ * process that is still closing may then report it where no one listens (an uncaught 57P01 that
+ * fails the whole vitest run). Whatever is still connected after the grace is ended by force.
+ */
+export async function dropDatabase(name: string, graceMs = 0): Promise<void> {
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline) {
+    try {
+      await adminQuery(`DROP DATABASE IF EXISTS "${name}"`);
+      return;
+    } catch (error) {
+      if (!/being accessed by other users/.test(String(error))) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
   await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
 }

@@ -57,7 +57,13 @@ afterEach(() => {
 
 afterAll(async () => {
   const { db } = await import("~/db.server");
+  const { appDatabaseSettled } = await import("./helpers");
+  // Work the app started without awaiting it (a download record) finishes first: a query after
+  // the disconnect would open a new pool that nothing closes.
+  await appDatabaseSettled().catch(() => undefined);
   await db.$disconnect();
-  await dropDatabase(databaseName);
+  // The pool's connections close on their own in a moment; ending them by force raced their
+  // closing (through PgBouncer the server connections are the pooler's, so no grace there).
+  await dropDatabase(databaseName, poolerPort ? 0 : 3_000);
   rmSync(dataDir, { recursive: true, force: true });
 });
