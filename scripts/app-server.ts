@@ -36,23 +36,26 @@ export function ensureAppBuilt(buildDir = process.env.REMIX_BUILD_DIR ?? "build"
 /** Ports below this are left to services a machine may run (databases, dev servers). */
 const LOWEST_CHOSEN_PORT = 10_000;
 
-/** The kernel's range for the local ports of outgoing connections (Linux; else a common default). */
-function ephemeralPortRange(): [number, number] {
+/** Where the kernel's range for the local ports of outgoing connections starts (Linux; else a common default). */
+function ephemeralPortsStart(): number {
   try {
-    const [low, high] = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/).map(Number);
-    if (Number.isInteger(low) && Number.isInteger(high)) return [low!, high!];
+    const low = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]);
+    if (Number.isInteger(low)) return low;
   } catch {
     // Not Linux.
   }
-  return [32_768, 60_999];
+  return 32_768;
 }
 
-async function canListen(port: number): Promise<boolean> {
+/** Listens on `port` of 127.0.0.1 (0: any) and closes again: the port it got, or null when taken. */
+async function probePort(port: number): Promise<number | null> {
   const probe = createServer();
   probe.listen(port, "127.0.0.1");
   const listened = await Promise.race([once(probe, "listening").then(() => true), once(probe, "error").then(() => false)]);
-  if (listened) await new Promise((resolve) => probe.close(resolve));
-  return listened;
+  if (!listened) return null;
+  const { port: got } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return got;
 }
 
 /**
@@ -62,18 +65,14 @@ async function canListen(port: number): Promise<boolean> {
  * binds it (a CI run lost a first start to EADDRINUSE that way).
  */
 export async function freePort(): Promise<number> {
-  const [ephemeralLow] = ephemeralPortRange();
-  const choices = ephemeralLow - LOWEST_CHOSEN_PORT;
+  const choices = ephemeralPortsStart() - LOWEST_CHOSEN_PORT;
   for (let attempt = 0; choices >= 1_000 && attempt < 100; attempt++) {
     const port = LOWEST_CHOSEN_PORT + Math.floor(Math.random() * choices);
     // 10080 is on Chromium's list of unsafe ports (ERR_UNSAFE_PORT), the only one in this range.
-    if (port !== 10_080 && (await canListen(port))) return port;
+    if (port !== 10_080 && (await probePort(port)) !== null) return port;
   }
-  // A machine whose ephemeral range starts low: fall back to whatever the kernel hands out.
-  const probe = createServer();
-  probe.listen(0, "127.0.0.1");
-  await once(probe, "listening");
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
+  // A machine whose ephemeral range starts low: take whatever the kernel hands out.
+  const port = await probePort(0);
+  if (port === null) throw new Error("no free TCP port on 127.0.0.1");
   return port;
 }
