@@ -43,8 +43,9 @@ async function followSignedUrl(downloadUrl: string, headers: Record<string, stri
 }
 
 /**
- * The download records of (user, post) once the app's unawaited record write (made when a body
- * ends) has committed or was never started: an exact count, absence included, without sleeping.
+ * The download records of (user, post) once the app's database work has settled: a record is
+ * committed before a body's last chunk goes out, and settling first also makes absence exact
+ * (a write that was about to start would have started).
  */
 async function settledDownloadCount(userId: string, postId: string): Promise<number> {
   await appDatabaseSettled();
@@ -143,6 +144,24 @@ describe.each(backends)("downloads from %s", (_name, make) => {
     // Comparing ignores a leading V.
     await db.post.update({ where: { id: post.id }, data: { version: "1.0" } });
     expect((await statusOf(cookie, post.id))?.downloadStatus).toBe("current");
+  });
+
+  // Issue 13: the record was written in the background after the last byte was read, and the
+  // library's "Download all updates" revalidated as soon as it had the body, at times before the
+  // record had committed, so the post still showed as an update. The last chunk now waits for it.
+  it("the record is committed by the time the client has the whole body", async () => {
+    const post = await createPost({ tiers: [TIER_2], version: "V3.0", fileSize: 300_000 });
+    const user = await createTestUser({ currentTierId: TIER_2, tosAccepted: true });
+    const cookie = await sessionCookie(user.id);
+    for (const range of [undefined, "bytes=100000-"]) {
+      await db.download.deleteMany({ where: { userId: user.id } });
+      const response = await callRoute(paidRoute, { params: { postId: post.id }, cookie, headers: range ? { Range: range } : {} });
+      const bytes = await bodyBytes(response);
+      // No settling: the count is read the moment the body is complete.
+      const recorded = await db.download.findMany({ where: { userId: user.id, postId: post.id }, select: { version: true } });
+      expect(recorded).toEqual([{ version: "V3.0" }]);
+      expect(bytes.equals(range ? post.bytes.subarray(100_000) : post.bytes)).toBe(true);
+    }
   });
 
   it("a user without the tier gets 403 and no bytes, even with the terms accepted", async () => {

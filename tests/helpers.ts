@@ -87,8 +87,8 @@ export async function readJsonBody<T = Record<string, unknown>>(response: Respon
 
 /**
  * Resolves once the app's own connection pool has had no checked-out connection and no waiter
- * for several event-loop turns in a row. Work the app starts without awaiting it (the download
- * record written once a response body ends) takes its connection within a few microtasks of
+ * for several event-loop turns in a row. Work the app starts without awaiting it (a write
+ * started by a request whose response has already gone out) takes its connection within a few microtasks of
  * being started and holds it until it commits, so after this resolves such work has either
  * committed or never started: a test can then assert exact counts, absence included, instead
  * of sleeping and hoping the write was not slower than the sleep.

@@ -154,20 +154,24 @@ export async function acceptTerms(actor: Pick<User, "id" | "restricted">, userId
 }
 
 /** What serving a post's file needs: its storage key, the name it is saved as, and what to do once it completed. */
-export type PostDownload = { key: string; fileName: string; onComplete?: () => void };
+export type PostDownload = { key: string; fileName: string; onComplete?: () => Promise<void> };
 
 /**
- * A post's file as a download; a logged-in downloader gets a download record once the response
- * has sent the file's last byte (recorded in the background: the bytes are already out).
+ * A post's file as a download; a logged-in downloader gets a download record once the file's
+ * last byte has been read. The response's last chunk waits for the record, so a client that has
+ * the whole file (and revalidates its library) finds it. A failed record is logged, and the
+ * file still completes: the downloader paid for the bytes, not for our bookkeeping.
  */
 export function postDownload(post: DownloadablePost, userId: string | null): PostDownload {
   return {
     key: post.driveFileId,
     fileName: post.fileName ?? post.driveFileId.split("/").pop() ?? `${post.id}.bin`,
     onComplete: userId
-      ? () => {
-          recordDownload(userId, post.id, post.version, new Date(), post.unlockReason, post.versionId).catch((error: unknown) => console.error("Could not record a download", error));
-        }
+      ? () =>
+          recordDownload(userId, post.id, post.version, new Date(), post.unlockReason, post.versionId).then(
+            () => undefined,
+            (error: unknown) => console.error("Could not record a download", error),
+          )
       : undefined,
   };
 }

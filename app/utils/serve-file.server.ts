@@ -1,4 +1,5 @@
 // Streams a stored object as an HTTP response, with ETag/Range support.
+import { Readable } from "node:stream";
 import { createReadableStreamFromReadable } from "@remix-run/node";
 import parseRangeHeader from "range-parser";
 import { storage, type Storage } from "~/integrations/storage.server";
@@ -9,8 +10,12 @@ export type ServeOptions = {
   contentType: string;
   cacheControl: string;
   fileName?: string;
-  /** Called once the body has been handed over up to the file's last byte (not on aborts or HEAD). */
-  onComplete?: () => void;
+  /**
+   * Called once the file's last byte has been read, before that byte is sent (not on aborts or
+   * HEAD). The response's last chunk waits for its promise, so a client that has the whole body
+   * sees what completion wrote (the library's "up to date" list reads the download record).
+   */
+  onComplete?: () => Promise<void>;
 };
 
 type ByteRange = { start: number; end: number };
@@ -57,9 +62,24 @@ export async function serveStoredFile(request: Request, store: Storage, key: str
   const status = range ? 206 : 200;
   if (request.method === "HEAD") return new Response(null, { status, headers });
   const stream = await store.read(key, range ?? undefined);
-  // Completed = the last byte of the file went out (a resumed download completes with its last range).
-  if (options.onComplete && (!range || range.end === info.size - 1)) stream.once("end", options.onComplete);
-  return new Response(createReadableStreamFromReadable(stream), { status, headers });
+  // Completed = the last byte of the file was read (a resumed download completes with its last range).
+  const completes = options.onComplete && (!range || range.end === info.size - 1);
+  const body = completes ? Readable.from(holdLastChunkUntil(stream, options.onComplete!)) : stream;
+  return new Response(createReadableStreamFromReadable(body), { status, headers });
+}
+
+/**
+ * The stream's chunks, with the last one held back until `beforeLast` has settled. An aborted
+ * response ends the loop early (the generator is returned), so `beforeLast` never runs for it.
+ */
+async function* holdLastChunkUntil(stream: Readable, beforeLast: () => Promise<void>): AsyncGenerator<Buffer> {
+  let held: Buffer | undefined;
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    if (held) yield held;
+    held = chunk;
+  }
+  await beforeLast();
+  if (held) yield held;
 }
 
 /** How a download is served: `traceNumber` stamps a ZIP with the downloader's leak-trace number (docs/security-model.md). */
@@ -71,7 +91,7 @@ export type DownloadServing = { traceNumber?: number | null };
  * record whose comment holds the number), with its own size and ETag; a file that cannot be
  * stamped (not a ZIP, or a broken end) is served as stored.
  */
-export async function serveDownload(request: Request, file: { key: string; fileName: string; onComplete?: () => void }, serving: DownloadServing = {}): Promise<Response> {
+export async function serveDownload(request: Request, file: { key: string; fileName: string; onComplete?: () => Promise<void> }, serving: DownloadServing = {}): Promise<Response> {
   const store = await storage();
   const number = serving.traceNumber;
   const stamped = number === null || number === undefined ? null : await stampedView(store, file.key, traceComment(number), `t${number}`);
