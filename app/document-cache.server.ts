@@ -58,8 +58,8 @@ export function inlineScriptHashes(html: string): string[] {
 }
 
 /** A strong validator of the exact bytes: the same document, the same tag. */
-export function documentEtag(html: string): string {
-  return `"${createHash("sha256").update(html, "utf8").digest("base64url").slice(0, 27)}"`;
+export function documentEtag(bytes: Buffer): string {
+  return `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 27)}"`;
 }
 
 /** Does the request's If-None-Match name this tag (or `*`)? */
@@ -87,7 +87,11 @@ export function isKeepable(request: Request, status: number, state: RenderState)
   return !state.activeDeferreds || Object.keys(state.activeDeferreds).length === 0;
 }
 
-export type KeptDocument = { html: string; etag: string; scriptHashes: string[] };
+/**
+ * A rendered document. It is kept as its UTF-8 bytes, not as a string: every answer would
+ * otherwise encode the whole page again (a tenth of a signed-in library request's CPU).
+ */
+export type KeptDocument = { bytes: Buffer<ArrayBuffer>; etag: string; scriptHashes: string[] };
 
 /** About 4 MB of the largest pages (the library is ~70 KB) per server process. */
 const KEPT_DOCUMENTS = 64;
@@ -107,7 +111,7 @@ export function documentKey(url: string, data: string | Record<string, unknown>)
  * The rendered document for `key`, rendering it only when no copy is kept. The newest
  * KEPT_DOCUMENTS stay; a change of any loader's data makes a new key, so nothing is stale.
  */
-export async function keptDocument(key: string, render: () => Promise<string>): Promise<KeptDocument> {
+export async function keptDocument(key: string, render: () => Promise<Buffer<ArrayBuffer>>): Promise<KeptDocument> {
   const kept = keptDocuments.get(key);
   if (kept) {
     // Map order is insertion order: move a hit to the back so the oldest unused goes first.
@@ -115,8 +119,8 @@ export async function keptDocument(key: string, render: () => Promise<string>): 
     keptDocuments.set(key, kept);
     return kept;
   }
-  const html = await render();
-  const document = { html, etag: documentEtag(html), scriptHashes: inlineScriptHashes(html) };
+  const bytes = await render();
+  const document = { bytes, etag: documentEtag(bytes), scriptHashes: inlineScriptHashes(bytes.toString("utf8")) };
   keptDocuments.set(key, document);
   if (keptDocuments.size > KEPT_DOCUMENTS) keptDocuments.delete(keptDocuments.keys().next().value!);
   return document;
@@ -164,7 +168,7 @@ export function rememberSharedPage(url: string, cookie: string | null, document:
   if (sharedPages.size > KEPT_DOCUMENTS) sharedPages.delete(sharedPages.keys().next().value!);
 }
 
-export type SharedPageAnswer = { status: 200 | 304; headers: [string, string][]; body: string | null };
+export type SharedPageAnswer = { status: 200 | 304; headers: [string, string][]; body: Buffer | null };
 
 /**
  * The answer to a guest's GET of `pathAndQuery` from the page kept for it, or null when there is
@@ -175,7 +179,7 @@ export function sharedPageAnswer(pathAndQuery: string, headers: GuestHeaders & {
   const page = sharedPages.get(sharedPageKey(pathAndQuery, headers.cookie));
   if (!page || now - page.keptAt >= SHARED_PAGE_REUSE_MS) return null;
   if (etagListMatches(headers.ifNoneMatch, page.document.etag)) return { status: 304, headers: page.headers, body: null };
-  return { status: 200, headers: page.headers, body: page.document.html };
+  return { status: 200, headers: page.headers, body: page.document.bytes };
 }
 
 /** After a change: every guest page is made again on its next request. */

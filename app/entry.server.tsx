@@ -94,12 +94,12 @@ async function renderKeptDocument(request: Request, responseStatusCode: number, 
   setSecurityHeaders(responseHeaders, { hashes: document.scriptHashes });
   if (shared) rememberSharedPage(request.url, request.headers.get("Cookie"), document, responseHeaders, sharedSince);
   if (matchesEtag(request, document.etag)) return new Response(null, { status: 304, headers: responseHeaders });
-  return new Response(document.html, { status: responseStatusCode, headers: responseHeaders });
+  return new Response(document.bytes, { status: responseStatusCode, headers: responseHeaders });
 }
 
-/** The whole document as one string (React writes the doctype itself), once every part has rendered. */
-function renderWhole(request: Request, remixContext: EntryContext): Promise<string> {
-  return new Promise<string>((resolve, reject) => {
+/** The whole document's bytes (React writes the doctype itself), once every part has rendered. */
+function renderWhole(request: Request, remixContext: EntryContext): Promise<Buffer<ArrayBuffer>> {
+  return new Promise<Buffer<ArrayBuffer>>((resolve, reject) => {
     const chunks: Buffer[] = [];
     const sink = new Writable({
       write(chunk: Buffer, _encoding, done) {
@@ -107,7 +107,7 @@ function renderWhole(request: Request, remixContext: EntryContext): Promise<stri
         done();
       },
       final(done) {
-        resolve(Buffer.concat(chunks).toString("utf8"));
+        resolve(Buffer.concat(chunks));
         done();
       },
     });

@@ -62,7 +62,7 @@ export function reuseSharedPages(entry: SharedPagesEntry, onChange?: () => void)
       res.removeHeader("Content-Length");
       res.end();
     } else {
-      res.setHeader("Content-Length", Buffer.byteLength(answer.body));
+      res.setHeader("Content-Length", answer.body.length);
       res.end(answer.body);
     }
   };

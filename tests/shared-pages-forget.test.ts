@@ -18,7 +18,7 @@ describe("kept guest pages and changes", () => {
       reuseSharedPages(
         {
           forgetSharedPages: () => forgets.push(current),
-          sharedPageAnswer: (url) => (url === "/kept" ? { status: 200, headers: [["Content-Type", "text/html"]], body: "kept copy" } : null),
+          sharedPageAnswer: (url) => (url === "/kept" ? { status: 200, headers: [["Content-Type", "text/html"]], body: Buffer.from("kept copy") } : null),
         },
         () => relays.push(current),
       ),
