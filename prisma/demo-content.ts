@@ -13,7 +13,7 @@ export const DEMO_ADMIN = { email: "admin@example.com", password: "Admin1234!" }
 export const DEMO_SUPPORTER = { email: "supporter@example.com", password: "Supporter1234!" };
 export const DEMO_FAN = { email: "fan@example.com", password: "Fan12345!" };
 
-/** Tiers of spec section 9; which ones are paid, may vote or carry a Subscribe label is data. */
+/** The tiers of docs/product.md#constants; which ones are paid, may vote or carry a Subscribe label is data. */
 export const DEMO_TIERS = [
   { id: "8824971", title: "Tier 1", amountCents: 300, isPaid: true, canVote: false, subscribeLabel: "Tier 1" },
   { id: "8825009", title: "Tier 2", amountCents: 500, isPaid: true, canVote: true, subscribeLabel: "Tier 2" },

@@ -30,7 +30,7 @@ export async function grantAdminIfListed(user: User): Promise<User> {
 }
 
 /**
- * Whether choosing a username verifies this account (spec section 4): only an account created by
+ * Whether choosing a username verifies this account (docs/product.md#accounts): only an account created by
  * the general or chat-community provider, holding no email or the address that same provider
  * asserted as verified. An email account that merely linked a provider must still enter its code.
  */

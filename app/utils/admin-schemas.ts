@@ -1,5 +1,5 @@
 // Validation for the admin area, shared by the /admin forms, the /admin action and /api/admin.
-// Messages are the spec's words (sections 5 and 8).
+// Messages are docs/messages.md's, word for word.
 import { z } from "zod";
 import { boundedEmail, hasEmailShape } from "~/utils/email-shape";
 

@@ -1,4 +1,4 @@
-// The "basic email shape" of spec section 5 (something@something.tld, no spaces), checked in one
+// The "valid shape" of an email (docs/product.md#accounts: something@something.tld, no spaces), checked in one
 // pass over the string. A backtracking pattern such as ^[^\s@]+@[^\s@]+\.[^\s@]+$ takes
 // quadratic time on input like "a@....@" and froze the server; this never backtracks.
 import { z } from "zod";

@@ -1,5 +1,5 @@
-// Validation for the library (spec sections 4, 5, 7 and 8), shared by the page's forms, its
-// actions and the /api routes. Messages are the spec's words.
+// Validation for the library (docs/product.md#library-library, docs/api.md#library), shared by the page's forms, its
+// actions and the /api routes. Messages are docs/messages.md's, word for word.
 import { z } from "zod";
 
 export const LIBRARY_MESSAGES = {

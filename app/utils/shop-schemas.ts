@@ -1,5 +1,5 @@
 // Validation rules of the shop-email and support-platform flows, written once and shared by the
-// forms, the actions and the /api routes. Messages are the spec's words (section 8).
+// forms, the actions and the /api routes. Messages are docs/messages.md's, word for word.
 import { z } from "zod";
 import { boundedEmail } from "~/utils/email-shape";
 
