@@ -7,7 +7,7 @@ import type { AdminActionData } from "~/components/admin/action-data";
 import { adminHref } from "~/components/admin/admin-href";
 import { env } from "~/env.server";
 import { searchDownloadsByCode, searchDownloadsByLeakedFile } from "~/models/admin-search.server";
-import { addShopEmailAsAdmin, updateUserAsAdmin, verifyShopEmailAsAdmin } from "~/models/admin-users.server";
+import { addShopEmailAsAdmin, updateUserAsAdmin, verifyShopEmailAsAdmin } from "~/models/admin-user-edits.server";
 import { isDomainError } from "~/models/errors";
 import { forceIntervalSync } from "~/models/interval-sync.server";
 import { importPurchasesCsv } from "~/models/purchase.server";

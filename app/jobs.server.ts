@@ -4,7 +4,7 @@ import { env } from "~/env.server";
 import { refreshInsightsRollups } from "~/models/insights/rollup.server";
 import { runIntervalSync } from "~/models/interval-sync.server";
 import { pruneOldDownloads } from "~/models/my-library.server";
-import { backfillAllVersionHashes } from "~/models/post-version.server";
+import { backfillAllVersionHashes } from "~/models/post-version-backfill.server";
 import { deleteExpiredRateLimits } from "~/models/rate-limit.server";
 import { deleteExpiredSessions } from "~/models/session.server";
 import { runUpdateDigests } from "~/models/update-digest.server";

@@ -4,7 +4,7 @@ import sharp from "sharp";
 import { db } from "~/db.server";
 import { storage } from "~/integrations/storage.server";
 import { listZipEntries } from "~/integrations/zip.server";
-import { versionHistories } from "~/models/post-version.server";
+import { versionHistories } from "~/models/post-version-history.server";
 import { DEMO_ADMIN, demoImage, seedDemoContent } from "../prisma/demo-content";
 
 describe("demo content", () => {

@@ -10,7 +10,7 @@ import { FoldingSection } from "~/components/folding-section";
 import { PostBadges, PostImage, type CardTier } from "~/components/post-card";
 import { showToast } from "~/components/toaster";
 import type { LibraryPost } from "~/models/library-listing.server";
-import type { VersionView } from "~/models/post-version.server";
+import type { VersionView } from "~/models/post-version-history.server";
 import { formatFileSize } from "~/utils/file-size";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { nextVersionLabel } from "~/utils/version-schemas";

@@ -5,7 +5,7 @@ import { PostAccess } from "~/components/post-access";
 import { VerifyFile } from "~/components/verify-file";
 import { VersionHistory } from "~/components/version-history";
 import type { LibraryPost } from "~/models/library-listing.server";
-import type { VersionView } from "~/models/post-version.server";
+import type { VersionView } from "~/models/post-version-history.server";
 import type { AccessSummary } from "~/utils/access-words";
 import { badgesFor } from "~/utils/badges";
 import { formatFileSize } from "~/utils/file-size";

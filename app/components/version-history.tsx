@@ -4,7 +4,7 @@
 // the post card with their actions. `renderActions` adds per-version controls (download, hide,
 // make current); `verifySlot` is where a "Verify a file" control goes (not built here).
 import type { ReactNode } from "react";
-import type { VersionView } from "~/models/post-version.server";
+import type { VersionView } from "~/models/post-version-history.server";
 import { formatFileSize } from "~/utils/file-size";
 
 function formatDate(iso: string): string {

@@ -3,6 +3,8 @@
 // streams), content hash and, for ZIPs, the central directory's entries. The post mirrors its
 // current version (version label, file key, name, size); older versions stay downloadable unless
 // an admin hides them. Admin changes are audited in their transaction; refusals are DomainErrors.
+// Histories as cards show them: post-version-history.server.ts; the hashing of migrated files:
+// post-version-backfill.server.ts.
 import { randomBytes } from "node:crypto";
 import { pipeline, Readable } from "node:stream";
 import { db, Prisma } from "~/db.server";
@@ -20,8 +22,6 @@ import type { IncomingFile } from "~/utils/upload.server";
 import { SELECT_FILE_MESSAGE } from "~/utils/upload.server";
 import { VERSION_MESSAGES, versionUploadSchema, type VersionUploadInput } from "~/utils/version-schemas";
 import { displayVersion } from "~/utils/versions";
-import { renderVersionNotes } from "~/utils/version-notes.server";
-import { zipChangelog, type Changelog } from "~/utils/zip-changelog";
 
 type Admin = Pick<User, "id" | "isAdmin" | "restricted">;
 
@@ -242,86 +242,6 @@ export async function makeVersionCurrent(actor: Admin, postId: string, versionId
   });
 }
 
-/** A version as a card shows it: notes as safe HTML, and what changed inside a ZIP since the one before. */
-export type VersionView = {
-  id: string;
-  label: string;
-  notesHtml: string;
-  createdAt: string;
-  fileName: string;
-  size: number;
-  sha256: string | null;
-  hidden: boolean;
-  current: boolean;
-  zip: boolean;
-  /** Null for the first version, or when either side is no ZIP (or not read yet). */
-  changelog: Changelog | null;
-};
-
-function entriesOf(value: Prisma.JsonValue | null): ZipEntry[] | null {
-  return Array.isArray(value) ? (value as unknown as ZipEntry[]) : null;
-}
-
-type Histories = Record<string, VersionView[]>;
-
-/** Each post's history, newest first, from version rows in time order; a changelog compares with the row before. */
-function historiesOf(rows: (PostVersion & { currentOf: { id: string } | null })[]): Histories {
-  const histories: Histories = {};
-  const previous = new Map<string, ZipEntry[] | null>();
-  for (const row of rows) {
-    const entries = entriesOf(row.zipEntries);
-    const before = previous.get(row.postId);
-    const changelog = entries && before ? zipChangelog(before, entries) : null;
-    previous.set(row.postId, entries);
-    (histories[row.postId] ??= []).unshift({
-      id: row.id,
-      label: row.label,
-      notesHtml: renderVersionNotes(row.notes),
-      createdAt: row.createdAt.toISOString(),
-      fileName: row.fileName,
-      size: Number(row.size),
-      sha256: row.sha256,
-      hidden: row.hidden,
-      current: row.currentOf !== null,
-      zip: entries !== null,
-      changelog,
-    });
-  }
-  return histories;
-}
-
-/**
- * Every post's history as admins and as users see it, made once per library version (the
- * `post_versions` trigger of migration 0033 bumps it like a post change does): the library page
- * would otherwise query, render the Markdown and diff the ZIPs of its 48 cards on every request.
- */
-let keptHistories: { stamp: string; admin: Histories; visible: Histories } | undefined;
-
-async function allHistories(stamp: string | null) {
-  if (stamp !== null && keptHistories?.stamp === stamp) return keptHistories;
-  // Rows read after the stamp are at least as new as it; a change in between only means one
-  // more rebuild on the next request.
-  const rows = await db.postVersion.findMany({ orderBy: [{ createdAt: "asc" }, { id: "asc" }], include: { currentOf: { select: { id: true } } } });
-  const histories = { stamp: stamp ?? "", admin: historiesOf(rows), visible: historiesOf(rows.filter((row) => !row.hidden)) };
-  if (stamp !== null) keptHistories = histories;
-  return histories;
-}
-
-/**
- * The version history of each post, newest first: for admins every version, for users the
- * visible ones. Each changelog compares a version with the one listed right before it in time.
- * `stamp` is the library version the caller's listing was read at (`keptLibraryStamp`); without
- * one, the histories are read afresh.
- */
-export async function versionHistories(postIds: string[], { admin, stamp = null }: { admin: boolean; stamp?: string | null }): Promise<Histories> {
-  if (postIds.length === 0) return {};
-  const all = await allHistories(stamp);
-  const histories = admin ? all.admin : all.visible;
-  const chosen: Histories = {};
-  for (const id of postIds) if (histories[id]) chosen[id] = histories[id];
-  return chosen;
-}
-
 /** The version a download serves: the current one, or a named visible version of the same post. */
 export async function downloadableVersion(postId: string, versionId: string): Promise<PostVersion> {
   const version = await db.postVersion.findFirst({ where: { id: versionId, postId, hidden: false } });
@@ -329,75 +249,3 @@ export async function downloadableVersion(postId: string, versionId: string): Pr
   return version;
 }
 
-/** Versions whose hashes are not known yet (migrated files) and that did not fail in this process. */
-const failedBackfill = new Set<string>();
-
-/**
- * The background step for migrated files: reads each version whose SHA-256 is unknown once from
- * storage, through the same hashing stream as uploads, and for ZIPs reads the central directory.
- * Idempotent (only NULL hashes are filled, by a conditional update); a missing or unreadable
- * file is logged and skipped for the life of this process, never retried in a loop.
- */
-export async function backfillVersionHashes({ batch = 20 }: { batch?: number } = {}): Promise<{ filled: number; skipped: number }> {
-  const store = await storage();
-  const pending = await db.postVersion.findMany({
-    where: { sha256: null, id: { notIn: [...failedBackfill] } },
-    orderBy: { createdAt: "asc" },
-    take: batch,
-    select: { id: true, storageKey: true, fileName: true },
-  });
-  let filled = 0;
-  let skipped = 0;
-  for (const version of pending) {
-    try {
-      if (!(await store.stat(version.storageKey))) throw new Error(`the file ${version.storageKey} is missing from storage`);
-      const hashing = hashingStream();
-      let head = Buffer.alloc(0);
-      const source = await store.read(version.storageKey);
-      await new Promise<void>((resolve, reject) => {
-        hashing.stream.on("data", (chunk: Buffer) => {
-          if (head.length < 4) head = Buffer.concat([head, chunk.subarray(0, 4 - head.length)]);
-        });
-        hashing.stream.once("end", resolve);
-        pipeline(source, hashing.stream, (error) => (error ? reject(error) : undefined));
-      });
-      const digest = hashing.digest();
-      let zipEntries: ZipEntry[] | null = null;
-      if (looksLikeZip(version.fileName, head)) {
-        try {
-          zipEntries = await listZipEntries(store, version.storageKey);
-        } catch (error) {
-          // A stored file that is no readable ZIP still gets its hashes; it shows size and hash only.
-          if (!(error instanceof UnreadableZipError)) throw error;
-          console.warn(`versions job: ${version.storageKey} is not a readable ZIP (${error.message})`);
-        }
-      }
-      const { count } = await db.postVersion.updateMany({
-        where: { id: version.id, sha256: null },
-        data: { sha256: digest.sha256, contentHash: digest.contentHash, size: BigInt(digest.size), ...(zipEntries ? { zipEntries: zipEntries as unknown as Prisma.InputJsonValue } : {}) },
-      });
-      filled += count;
-    } catch (error) {
-      failedBackfill.add(version.id);
-      skipped += 1;
-      console.warn(`versions job: skipped version ${version.id} (${(error as Error).message}); it is not retried until the server restarts`);
-    }
-  }
-  return { filled, skipped };
-}
-
-/** Fills every pending version (the job runs this; tests too). */
-export async function backfillAllVersionHashes(): Promise<{ filled: number; skipped: number }> {
-  const total = { filled: 0, skipped: 0 };
-  for (;;) {
-    const step = await backfillVersionHashes();
-    total.filled += step.filled;
-    total.skipped += step.skipped;
-    if (step.filled + step.skipped === 0) return total;
-  }
-}
-
-/** For tests: forget the versions this process skipped. */
-export function resetBackfillSkips(): void {
-  failedBackfill.clear();
-}

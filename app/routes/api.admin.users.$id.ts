@@ -3,7 +3,8 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { apiError, handleApi, methodNotAllowed, readJson, requireIdParam } from "~/api.server";
-import { getAdminUser, updateUserAsAdmin } from "~/models/admin-users.server";
+import { updateUserAsAdmin } from "~/models/admin-user-edits.server";
+import { getAdminUser } from "~/models/admin-users.server";
 import { requireApiAdmin } from "~/models/session.server";
 import { ADMIN_MESSAGES, adminUserUpdateSchema, withoutNullFields } from "~/utils/admin-schemas";
 import { z } from "zod";

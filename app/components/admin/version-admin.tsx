@@ -4,7 +4,7 @@
 // only on the server), in place with JavaScript and as a plain post without.
 import { useFetcher } from "@remix-run/react";
 import { VersionHistoryList } from "~/components/version-history";
-import type { VersionView } from "~/models/post-version.server";
+import type { VersionView } from "~/models/post-version-history.server";
 
 function VersionAction({ postId, version, back, intent, label }: { postId: string; version: VersionView; back: string; intent: "version-hide" | "version-show" | "version-current"; label: string }) {
   const fetcher = useFetcher();

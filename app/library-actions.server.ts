@@ -1,0 +1,180 @@
+// The /library action, for every form of the page with or without JavaScript: the 18+ answer,
+// downloads (the terms first), and for admins the post editor's changes and uploads. Each calls
+// the same model function as its /api route and maps a refusal with formRefusal.
+import { json, redirect } from "@remix-run/node";
+import { firstIssue } from "~/api.server";
+import type { DownloadAnswer } from "~/components/use-library-download";
+import { env } from "~/env.server";
+import { acceptTerms, authorizeDownload, signedDownloadUrl } from "~/models/download.server";
+import { createPost, deletePost, movePostToIndex, setPostEnabled, setPostImage, updatePost } from "~/models/post-admin.server";
+import { addPostVersion, makeVersionCurrent, setVersionHidden, storePostVersionFile } from "~/models/post-version.server";
+import { getCurrentUser } from "~/models/session.server";
+import { redirectWithError, redirectWithSuccess } from "~/toast.server";
+import { isEffectiveAdmin } from "~/utils/entitlement";
+import { formRefusal } from "~/utils/form-failure.server";
+import { LIBRARY_MESSAGES, parseSetIndex, postCreateSchema, postFormToInput, postUpdateSchema } from "~/utils/library-schemas";
+import { readUploadedFile, receiveUploadedFile, SELECT_IMAGE_MESSAGE } from "~/utils/upload.server";
+import { withParam } from "~/utils/url";
+import { VERSION_MESSAGES, VERSION_UPLOAD_FIELDS, versionActionSchema } from "~/utils/version-schemas";
+import { nsfwCookie } from "~/utils/visitor-cookies.server";
+
+/** Where to go back to after an action: only library addresses. */
+function safeBack(value: unknown): string {
+  if (typeof value !== "string" || !/^\/library(\?[^#\s]*)?$/.test(value)) return "/library";
+  return value;
+}
+
+/** A refused change as the toast on the way back to the library. */
+function refused(back: string, error: unknown, failureMessage: string) {
+  return redirectWithError(back, formRefusal(error, failureMessage).message);
+}
+
+/** Runs one upload of the page: its success message, or the refusal's status and message. */
+async function runUpload(request: Request, user: NonNullable<Awaited<ReturnType<typeof getCurrentUser>>>, intent: string | null, postId: string) {
+  try {
+    if (intent === "upload-image") {
+      const file = await readUploadedFile(request, "image", { missingMessage: SELECT_IMAGE_MESSAGE });
+      await setPostImage(user, postId, file.bytes);
+      return { status: 200, message: "Image uploaded." };
+    }
+    if (intent === "upload-file") {
+      const stored = await receiveUploadedFile(request, "file", { maxBytes: env().POST_FILE_MAX_BYTES, textFields: VERSION_UPLOAD_FIELDS }, (file) => storePostVersionFile(postId, file));
+      await addPostVersion(user, stored);
+      return { status: 200, message: "File uploaded." };
+    }
+    return { status: 400, message: LIBRARY_MESSAGES.updateFailed };
+  } catch (error) {
+    return formRefusal(error, intent === "upload-image" ? LIBRARY_MESSAGES.imageFailed : LIBRARY_MESSAGES.fileUploadFailed);
+  }
+}
+
+/**
+ * File uploads are multipart and streamed: their intent travels in the address. The answer is a
+ * redirect with a toast, or JSON with `respond=json` (the post file's upload with a progress bar).
+ */
+async function uploadAction(request: Request, user: Awaited<ReturnType<typeof getCurrentUser>>) {
+  const url = new URL(request.url);
+  const back = safeBack(url.searchParams.get("back"));
+  const respondJson = url.searchParams.get("respond") === "json";
+  const outcome =
+    user && isEffectiveAdmin(user)
+      ? await runUpload(request, user, url.searchParams.get("intent"), url.searchParams.get("postId") ?? "")
+      : { status: 403, message: LIBRARY_MESSAGES.adminOnly };
+  const ok = outcome.status < 300;
+  if (respondJson) return json(ok ? { message: outcome.message } : { error: outcome.message }, { status: outcome.status });
+  return ok ? redirectWithSuccess(back, outcome.message) : redirectWithError(back, outcome.message);
+}
+
+/**
+ * A download: the terms first (unless accepted, or accepted with this request), then the file's
+ * address. Without JavaScript the answer is a redirect (to the terms popup, or to the file);
+ * with JavaScript (`respond=json`) it is the address, or the refusal, as JSON.
+ */
+async function downloadAction(form: FormData, user: Awaited<ReturnType<typeof getCurrentUser>>, back: string) {
+  const postId = String(form.get("postId") ?? "");
+  const respondJson = form.get("respond") === "json";
+  const accepted = form.get("acceptTos") === "true";
+  if (!accepted && !(user?.tosAccepted || isEffectiveAdmin(user))) {
+    if (respondJson) return json<DownloadAnswer>({ error: LIBRARY_MESSAGES.tosRequired }, { status: 403 });
+    return redirect(withParam(back, "terms", postId));
+  }
+  try {
+    if (accepted && user && !user.tosAccepted) await acceptTerms(user, user.id);
+    const versionId = String(form.get("versionId") ?? "") || null;
+    const post = await authorizeDownload(user ? { ...user, tosAccepted: true } : null, postId, versionId);
+    const versionQuery = versionId ? `?version=${encodeURIComponent(versionId)}` : "";
+    const downloadUrl = post.paidContent ? `/api/download/${encodeURIComponent(post.id)}${versionQuery}` : signedDownloadUrl(post.id, user?.id ?? null, Date.now(), versionId);
+    return respondJson ? json<DownloadAnswer>({ downloadUrl, paid: post.paidContent }) : redirect(downloadUrl);
+  } catch (error) {
+    const refusal = formRefusal(error, LIBRARY_MESSAGES.freeDownloadFailed);
+    if (respondJson) return json<DownloadAnswer>({ error: refusal.message }, { status: refusal.status });
+    return redirectWithError(withParam(back, "terms", null), refusal.message);
+  }
+}
+
+/** The /library action: uploads, downloads and the 18+ answer for everyone, post edits for admins. */
+export async function libraryAction(request: Request) {
+  const user = await getCurrentUser(request);
+  if (request.headers.get("Content-Type")?.startsWith("multipart/form-data")) return uploadAction(request, user);
+
+  const form = await request.formData();
+  const intent = String(form.get("intent") ?? "");
+  const back = safeBack(form.get("back"));
+  const postId = String(form.get("postId") ?? "");
+
+  if (intent === "accept-nsfw") {
+    const headers = { "Set-Cookie": await nsfwCookie.serialize(true) };
+    return form.get("respond") === "json" ? json({ ok: true }, { headers }) : redirect(back, { headers });
+  }
+  if (intent === "download") return downloadAction(form, user, back);
+
+  if (!user || !isEffectiveAdmin(user)) return redirectWithError(back, LIBRARY_MESSAGES.adminOnly);
+
+  switch (intent) {
+    case "save": {
+      const parsed = postUpdateSchema.safeParse(postFormToInput(form));
+      if (!parsed.success) return redirectWithError(back, firstIssue(parsed.error));
+      try {
+        await updatePost(user, postId, parsed.data);
+        return redirectWithSuccess(back, "Post updated.");
+      } catch (error) {
+        return refused(back, error, LIBRARY_MESSAGES.updateFailed);
+      }
+    }
+    case "toggle": {
+      try {
+        const post = await setPostEnabled(user, postId, form.get("enabled") === "true");
+        return redirectWithSuccess(back, post.enabled ? "Post enabled." : "Post disabled.");
+      } catch (error) {
+        return refused(back, error, LIBRARY_MESSAGES.toggleFailed);
+      }
+    }
+    case "set-index": {
+      const parsed = parseSetIndex(form.get("index"));
+      if (!parsed.success) return redirectWithError(back, LIBRARY_MESSAGES.invalidIndex);
+      try {
+        await movePostToIndex(user, postId, parsed.data.index);
+        return redirectWithSuccess(back, "Post order updated.");
+      } catch (error) {
+        return refused(back, error, LIBRARY_MESSAGES.orderFailed);
+      }
+    }
+    case "create": {
+      const parsed = postCreateSchema.safeParse({ title: form.get("title") ?? "", postId: form.get("postId") ?? "" });
+      if (!parsed.success) return redirectWithError(back, firstIssue(parsed.error));
+      try {
+        await createPost(user, parsed.data);
+        return redirectWithSuccess(back, "Post created.");
+      } catch (error) {
+        return refused(back, error, LIBRARY_MESSAGES.updateFailed);
+      }
+    }
+    case "version-hide":
+    case "version-show":
+    case "version-current": {
+      const parsed = versionActionSchema.safeParse({ postId, versionId: form.get("versionId") ?? "" });
+      if (!parsed.success) return redirectWithError(back, VERSION_MESSAGES.versionNotFound);
+      try {
+        if (intent === "version-current") {
+          await makeVersionCurrent(user, parsed.data.postId, parsed.data.versionId);
+          return redirectWithSuccess(back, VERSION_MESSAGES.versionMadeCurrent);
+        }
+        const hidden = intent === "version-hide";
+        await setVersionHidden(user, parsed.data.postId, parsed.data.versionId, hidden);
+        return redirectWithSuccess(back, hidden ? VERSION_MESSAGES.versionHidden : VERSION_MESSAGES.versionShown);
+      } catch (error) {
+        return refused(back, error, VERSION_MESSAGES.versionFailed);
+      }
+    }
+    case "delete": {
+      try {
+        await deletePost(user, postId);
+        return redirectWithSuccess(back, "Post deleted.");
+      } catch (error) {
+        return refused(back, error, LIBRARY_MESSAGES.updateFailed);
+      }
+    }
+    default:
+      return redirectWithError(back, LIBRARY_MESSAGES.updateFailed);
+  }
+}
