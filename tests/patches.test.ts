@@ -92,3 +92,61 @@ describe("@remix-run/node stream patch", () => {
     expect(cancelled).toBe(true);
   });
 });
+
+describe("@remix-run/node stream patch behind compression", () => {
+  // compression forwards a response's "drain" listeners to its zlib stream but not their removal,
+  // so a writer that adds and removes one per wait leaves one behind per wait, and each later
+  // drain calls them all. A long compressed response must keep one, however often it waits.
+  it("waits for drains many times without piling up listeners", async () => {
+    const { default: compression } = await import("compression");
+    const { createServer, get } = await import("node:http");
+    const { brotliDecompressSync } = await import("node:zlib");
+    const chunk = new TextEncoder().encode("A line of a large page that compresses well.\n".repeat(1_500));
+    const chunks = 120;
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on("warning", onWarning);
+    let drainListeners: (() => number) | undefined;
+    const server = createServer((req, res) => {
+      compression({ threshold: 0 })(req as never, res as never, () => {
+        // compression adds "drain" listeners to its zlib stream: count them through the same door.
+        const on = res.on.bind(res);
+        const added = new Set<unknown>();
+        res.on = ((type: string, listener: (...args: unknown[]) => void) => {
+          if (type === "drain") added.add(listener);
+          return on(type, listener);
+        }) as typeof res.on;
+        drainListeners = () => added.size;
+        let sent = 0;
+        const source = new ReadableStream<Uint8Array>({
+          pull(controller) {
+            controller.enqueue(chunk);
+            if (++sent === chunks) controller.close();
+          },
+        });
+        res.setHeader("Content-Type", "text/html");
+        void writeReadableStreamToWritable(source, res);
+      });
+    });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const { port } = server.address() as { port: number };
+    try {
+      const body = await new Promise<Buffer>((resolve, reject) => {
+        get({ port, host: "127.0.0.1", headers: { "accept-encoding": "br" } }, (response) => {
+          const parts: Buffer[] = [];
+          response.on("data", (part: Buffer) => parts.push(part));
+          response.on("end", () => resolve(Buffer.concat(parts)));
+          response.on("error", reject);
+        }).on("error", reject);
+      });
+      expect(brotliDecompressSync(body).length).toBe(chunk.length * chunks);
+      expect(drainListeners?.()).toBe(1);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((warning) => warning.includes("drain"))).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+      server.close();
+    }
+  });
+});
