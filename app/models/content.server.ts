@@ -17,7 +17,7 @@ function contentDir(): string {
 
 /** The HTML of one content page; cached in production (restart after editing), fresh in development. */
 export async function renderContent(page: ContentPage): Promise<string> {
-  const cached = process.env.NODE_ENV === "production" ? cache.get(page) : undefined;
+  const cached = env().NODE_ENV === "production" ? cache.get(page) : undefined;
   if (cached !== undefined) return cached;
   // The few configured figures a page states (the privacy page's retention) come from settings.
   const source = (await readFile(path.join(contentDir(), `${page}.md`), "utf8")).replaceAll("{downloadRetentionDays}", String(env().DOWNLOAD_RETENTION_DAYS));
