@@ -1,7 +1,7 @@
 // /library: the catalogue of posts with search, filters, posts per line, the 18+ warning, the
 // terms popup before downloads, and (for admins) the post editor. Every form posts here and
 // works without JavaScript; with JavaScript, downloads and admin edits happen in place. The
-// action, one function per kind of form, is app/library-actions.server.ts.
+// action itself is app/library-actions.server.ts.
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { Link, useLoaderData, useLocation, useRouteError, type ShouldRevalidateFunction } from "@remix-run/react";
