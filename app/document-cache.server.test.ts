@@ -1,9 +1,17 @@
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { documentEtag, forgetSharedPages, rememberSharedPage, sharedPageAnswer, sharedPagesSince } from "./document-cache.server";
+import {
+  forgetSharedPages,
+  newKeptDocument,
+  readyRepresentation,
+  rememberSharedPage,
+  representation,
+  sharedPageAnswer,
+  sharedPagesSince,
+} from "./document-cache.server";
 
 function page(html: string) {
-  const bytes = Buffer.from(html);
-  return { bytes, etag: documentEtag(bytes), scriptHashes: [] };
+  return newKeptDocument(Buffer.from(html));
 }
 
 /** The text of a kept answer's body. */
@@ -46,5 +54,46 @@ describe("guest pages kept for a second", () => {
     rememberSharedPage("http://site.test/infos", null, page("<p>infos</p>"), new Headers(), sharedPagesSince());
     expect(bodyText(sharedPageAnswer("/infos", {}, Date.now() + 999))).toBe("<p>infos</p>");
     expect(sharedPageAnswer("/infos", {}, Date.now() + 1_000)).toBeNull();
+  });
+
+  it("answers each coding once it is made, with that coding's validator, and leaves a coding not made yet to Remix", async () => {
+    forgetSharedPages();
+    const kept = page(`<p>${"shared ".repeat(500)}</p>`);
+    rememberSharedPage("http://site.test/", null, kept, new Headers({ "Cache-Control": "public" }), sharedPagesSince());
+    const chrome = { acceptEncoding: "gzip, deflate, br, zstd" };
+    expect(sharedPageAnswer("/", chrome)).toBeNull();
+    await representation(kept, "br");
+    const answer = sharedPageAnswer("/", chrome)!;
+    const headers = new Headers(answer.headers);
+    expect(headers.get("Content-Encoding")).toBe("br");
+    expect(headers.get("Vary")).toBe("Cookie, Authorization, Accept-Encoding");
+    expect(headers.get("Cache-Control")).toBe("public");
+    expect(brotliDecompressSync(answer.body!).toString("utf8")).toBe(kept.bytes.toString("utf8"));
+    // A revalidation with the Brotli copy's tag is a 304; the plain copy's tag is another representation's.
+    expect(sharedPageAnswer("/", { ...chrome, ifNoneMatch: headers.get("ETag") })!.status).toBe(304);
+    expect(sharedPageAnswer("/", { ...chrome, ifNoneMatch: kept.etag })!.status).toBe(200);
+    // A client that takes only gzip waits for Remix; one that asks for nothing gets the plain bytes.
+    expect(sharedPageAnswer("/", { acceptEncoding: "gzip" })).toBeNull();
+    const plain = sharedPageAnswer("/", {})!;
+    expect(new Headers(plain.headers).get("Content-Encoding")).toBeNull();
+    expect(new Headers(plain.headers).get("ETag")).toBe(kept.etag);
+  });
+});
+
+describe("a kept document's compressed bytes", () => {
+  it("makes each coding once, decoding to the very bytes, each with its own strong validator", async () => {
+    const kept = page(`<!DOCTYPE html><p>${"library ".repeat(2_000)}</p>`);
+    expect(readyRepresentation(kept, "gzip")).toBeNull();
+    const [first, concurrent] = await Promise.all([representation(kept, "gzip"), representation(kept, "gzip")]);
+    expect(concurrent.body).toBe(first.body);
+    expect((await representation(kept, "gzip")).body).toBe(first.body);
+    expect(gunzipSync(first.body).equals(kept.bytes)).toBe(true);
+    const br = await representation(kept, "br");
+    expect(brotliDecompressSync(br.body).equals(kept.bytes)).toBe(true);
+    expect(br.body.length).toBeLessThan(kept.bytes.length / 10);
+    const plain = await representation(kept, null);
+    expect(plain.body).toBe(kept.bytes);
+    expect(new Set([plain.etag, first.etag, br.etag]).size).toBe(3);
+    for (const etag of [plain.etag, first.etag, br.etag]) expect(etag).toMatch(/^"[^"]+"$/);
   });
 });

@@ -8,7 +8,11 @@
 // loader data (the build is fixed for the process, and inline scripts are allowed by hash rather
 // than a per-response nonce), so it is rendered once per change of that data and kept here: a
 // reload, a back navigation or a second reader with the same data costs no React render.
+// Browsers ask for compressed pages, so each kept document also keeps its Brotli and gzip bytes,
+// made once when first asked for: compressing a 95 KB page anew cost every answer about 0.5 ms
+// of CPU, as much as a guest page's whole answer.
 import { createHash } from "node:crypto";
+import { compress, contentCoding, type ContentCoding } from "~/content-coding.server";
 
 /** Browsers revalidate every time; shared caches keep a copy for a minute and may serve it stale while they refetch. */
 export const GUEST_CACHE_CONTROL = "public, max-age=0, s-maxage=60, stale-while-revalidate=300";
@@ -90,8 +94,53 @@ export function isKeepable(request: Request, status: number, state: RenderState)
 /**
  * A rendered document. It is kept as its UTF-8 bytes, not as a string: every answer would
  * otherwise encode the whole page again (a tenth of a signed-in library request's CPU).
+ * `encoded` holds the compressed bytes made so far, `encoding` those being made.
  */
-export type KeptDocument = { bytes: Buffer<ArrayBuffer>; etag: string; scriptHashes: string[] };
+export type KeptDocument = {
+  bytes: Buffer<ArrayBuffer>;
+  etag: string;
+  scriptHashes: string[];
+  encoded: Partial<Record<ContentCoding, Buffer<ArrayBuffer>>>;
+  encoding: Partial<Record<ContentCoding, Promise<Buffer<ArrayBuffer>>>>;
+};
+
+export function newKeptDocument(bytes: Buffer<ArrayBuffer>): KeptDocument {
+  return { bytes, etag: documentEtag(bytes), scriptHashes: inlineScriptHashes(bytes.toString("utf8")), encoded: {}, encoding: {} };
+}
+
+/** What one answer sends: the document's bytes in one coding, with that coding's own ETag. */
+export type Representation = { body: Buffer<ArrayBuffer>; coding: ContentCoding | null; etag: string };
+
+/**
+ * Made once per document, so Brotli runs at 6 rather than the per-answer 4: 10% smaller for
+ * 0.2 ms more, once (a 95 KB library page: 9.6 KB in 0.7 ms).
+ */
+const KEPT_BROTLI_QUALITY = 6;
+const ETAG_SUFFIXES: Record<ContentCoding, string> = { br: "-br", gzip: "-gz" };
+
+/** Each coding's bytes differ, so each gets its own strong validator: `"<tag>-br"`, `"<tag>-gz"`. */
+function representationEtag(document: KeptDocument, coding: ContentCoding | null): string {
+  return coding ? `${document.etag.slice(0, -1)}${ETAG_SUFFIXES[coding]}"` : document.etag;
+}
+
+/** The document in `coding` if its bytes are made already, else null. */
+export function readyRepresentation(document: KeptDocument, coding: ContentCoding | null): Representation | null {
+  const body = coding ? document.encoded[coding] : document.bytes;
+  return body ? { body, coding, etag: representationEtag(document, coding) } : null;
+}
+
+/** The document in `coding`, compressing it the first time that coding is asked for. */
+export async function representation(document: KeptDocument, coding: ContentCoding | null): Promise<Representation> {
+  const ready = readyRepresentation(document, coding);
+  if (ready || !coding) return ready!;
+  // Requests that arrive while the bytes are being made wait for the same work.
+  const pending = (document.encoding[coding] ??= compress(document.bytes, coding, KEPT_BROTLI_QUALITY).then((body) => {
+    document.encoded[coding] = body;
+    delete document.encoding[coding];
+    return body;
+  }));
+  return { body: await pending, coding, etag: representationEtag(document, coding) };
+}
 
 /** About 4 MB of the largest pages (the library is ~70 KB) per server process. */
 const KEPT_DOCUMENTS = 64;
@@ -119,8 +168,7 @@ export async function keptDocument(key: string, render: () => Promise<Buffer<Arr
     keptDocuments.set(key, kept);
     return kept;
   }
-  const bytes = await render();
-  const document = { bytes, etag: documentEtag(bytes), scriptHashes: inlineScriptHashes(bytes.toString("utf8")) };
+  const document = newKeptDocument(await render());
   keptDocuments.set(key, document);
   if (keptDocuments.size > KEPT_DOCUMENTS) keptDocuments.delete(keptDocuments.keys().next().value!);
   return document;
@@ -135,6 +183,7 @@ export async function keptDocument(key: string, render: () => Promise<Buffer<Arr
 /** How long a kept guest page is answered as is. */
 export const SHARED_PAGE_REUSE_MS = 1_000;
 
+/** `headers` are the answer's own, without the ETag, Content-Encoding and Vary of its representation. */
 type SharedPage = { document: KeptDocument; headers: [string, string][]; keptAt: number };
 
 /**
@@ -170,16 +219,32 @@ export function rememberSharedPage(url: string, cookie: string | null, document:
 
 export type SharedPageAnswer = { status: 200 | 304; headers: [string, string][]; body: Buffer | null };
 
+/** The headers that say which representation of a document an answer carries. */
+export function representationHeaders({ coding, etag }: Representation, vary: string): [string, string][] {
+  return [["ETag", etag], ["Vary", vary], ...(coding ? [["Content-Encoding", coding] as [string, string]] : [])];
+}
+
+/** A shared page differs by the guest's cookies (the 18+ answer) and by the coding asked for. */
+export const SHARED_PAGE_VARY = "Cookie, Authorization, Accept-Encoding";
+
 /**
  * The answer to a guest's GET of `pathAndQuery` from the page kept for it, or null when there is
- * none younger than SHARED_PAGE_REUSE_MS or the request is not a guest's.
+ * none younger than SHARED_PAGE_REUSE_MS, the request is not a guest's, or the coding it asks
+ * for is not made yet (Remix's answer makes it).
  */
-export function sharedPageAnswer(pathAndQuery: string, headers: GuestHeaders & { ifNoneMatch?: string | null }, now = Date.now()): SharedPageAnswer | null {
+export function sharedPageAnswer(
+  pathAndQuery: string,
+  headers: GuestHeaders & { ifNoneMatch?: string | null; acceptEncoding?: string | null },
+  now = Date.now(),
+): SharedPageAnswer | null {
   if (!isGuest(headers)) return null;
   const page = sharedPages.get(sharedPageKey(pathAndQuery, headers.cookie));
   if (!page || now - page.keptAt >= SHARED_PAGE_REUSE_MS) return null;
-  if (etagListMatches(headers.ifNoneMatch, page.document.etag)) return { status: 304, headers: page.headers, body: null };
-  return { status: 200, headers: page.headers, body: page.document.bytes };
+  const answer = readyRepresentation(page.document, contentCoding(headers.acceptEncoding));
+  if (!answer) return null;
+  const answerHeaders = [...page.headers, ...representationHeaders(answer, SHARED_PAGE_VARY)];
+  if (etagListMatches(headers.ifNoneMatch, answer.etag)) return { status: 304, headers: answerHeaders, body: null };
+  return { status: 200, headers: answerHeaders, body: answer.body };
 }
 
 /** After a change: every guest page is made again on its next request. */

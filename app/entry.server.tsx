@@ -7,7 +7,20 @@ import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { NonceContext } from "~/components/nonce";
 import { env } from "~/env.server";
-import { documentKey, GUEST_CACHE_CONTROL, isGuestCacheable, isKeepable, keptDocument, matchesEtag, rememberSharedPage, sharedPagesSince } from "~/document-cache.server";
+import { compressedJson, contentCoding } from "~/content-coding.server";
+import {
+  documentKey,
+  GUEST_CACHE_CONTROL,
+  isGuestCacheable,
+  isKeepable,
+  keptDocument,
+  matchesEtag,
+  rememberSharedPage,
+  representation,
+  representationHeaders,
+  SHARED_PAGE_VARY,
+  sharedPagesSince,
+} from "~/document-cache.server";
 import { securityHeaders } from "~/security.server";
 import { startBackgroundJobs } from "~/jobs.server";
 
@@ -74,27 +87,25 @@ function streamDocument(request: Request, responseStatusCode: number, responseHe
 
 /**
  * A plain GET document, rendered whole once per change of its loader data and kept
- * (app/document-cache.server.ts): its inline scripts are allowed by hash, and the bytes get an
- * ETag, so a matching If-None-Match answers 304 without a body. A guest page that opted in
- * (`sharedSince`: when its request started) may also be kept by shared caches; any other stays
- * private and is revalidated.
+ * (app/document-cache.server.ts) with its compressed bytes: its inline scripts are allowed by
+ * hash, and each coding's bytes get their own ETag, so a matching If-None-Match answers 304
+ * without a body. A guest page that opted in (`sharedSince`: when its request started) may also
+ * be kept by shared caches; any other stays private and is revalidated.
  */
 async function renderKeptDocument(request: Request, responseStatusCode: number, responseHeaders: Headers, remixContext: EntryContext, sharedSince: number | null) {
   const shared = sharedSince !== null;
   const key = documentKey(request.url, remixContext.serverHandoffString ?? remixContext.staticHandlerContext.loaderData);
   const document = await keptDocument(key, () => renderWhole(request, remixContext));
+  const answer = await representation(document, contentCoding(request.headers.get("Accept-Encoding")));
   responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-  if (shared) {
-    responseHeaders.set("Cache-Control", GUEST_CACHE_CONTROL);
-    responseHeaders.set("Vary", "Cookie, Authorization");
-  } else if (!responseHeaders.has("Cache-Control")) {
-    responseHeaders.set("Cache-Control", "private, no-cache");
-  }
-  responseHeaders.set("ETag", document.etag);
+  if (shared) responseHeaders.set("Cache-Control", GUEST_CACHE_CONTROL);
+  else if (!responseHeaders.has("Cache-Control")) responseHeaders.set("Cache-Control", "private, no-cache");
   setSecurityHeaders(responseHeaders, { hashes: document.scriptHashes });
+  // Kept before the coding's own headers: the next guest may ask for another coding.
   if (shared) rememberSharedPage(request.url, request.headers.get("Cookie"), document, responseHeaders, sharedSince);
-  if (matchesEtag(request, document.etag)) return new Response(null, { status: 304, headers: responseHeaders });
-  return new Response(document.bytes, { status: responseStatusCode, headers: responseHeaders });
+  for (const [name, value] of representationHeaders(answer, shared ? SHARED_PAGE_VARY : "Accept-Encoding")) responseHeaders.set(name, value);
+  if (matchesEtag(request, answer.etag)) return new Response(null, { status: 304, headers: responseHeaders });
+  return new Response(answer.body, { status: responseStatusCode, headers: responseHeaders });
 }
 
 /** The whole document's bytes (React writes the doctype itself), once every part has rendered. */
@@ -131,9 +142,10 @@ function setSecurityHeaders(headers: Headers, inline: { nonce: string } | { hash
 // For the HTTP server (server/app.ts), which answers guests' repeat requests before Remix runs.
 export { forgetSharedPages, sharedPageAnswer, sharedPagesSince } from "~/document-cache.server";
 
-export function handleDataRequest(response: Response) {
+/** Loader and action data: the security headers, and the JSON compressed whole as the client asks. */
+export function handleDataRequest(response: Response, { request }: { request: Request }) {
   for (const [name, value] of Object.entries(securityHeaders({ html: false, site: site() }))) {
     if (!response.headers.has(name)) response.headers.set(name, value);
   }
-  return response;
+  return compressedJson(request, response);
 }

@@ -54,7 +54,8 @@ export function reuseSharedPages(entry: SharedPagesEntry, onChange?: () => void)
       });
       return next();
     }
-    const answer = entry.sharedPageAnswer?.(req.originalUrl, { cookie: req.headers.cookie, authorization: req.headers.authorization, ifNoneMatch: req.headers["if-none-match"] });
+    const { cookie, authorization, "if-none-match": ifNoneMatch, "accept-encoding": acceptEncoding } = req.headers;
+    const answer = entry.sharedPageAnswer?.(req.originalUrl, { cookie, authorization, ifNoneMatch, acceptEncoding });
     if (!answer) return next();
     res.status(answer.status);
     for (const [name, value] of answer.headers) res.setHeader(name, value);

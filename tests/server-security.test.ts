@@ -8,6 +8,7 @@ import { copyFileSync, existsSync, mkdirSync, rmSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import path from "node:path";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db.server";
 import { hashToken } from "~/models/session.server";
@@ -73,6 +74,19 @@ afterAll(async () => {
 /** The ETag the server gives these exact bytes (app/document-cache.server.ts). */
 function documentEtagOf(html: string): string {
   return `"${createHash("sha256").update(html).digest("base64url").slice(0, 27)}"`;
+}
+
+/** GET `page` on a connection of its own, its body as sent (not decoded). */
+function rawGet(page: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(`${base}${page}`, { agent: false, headers }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }));
+      })
+      .on("error", reject);
+  });
 }
 
 /** GET / as a guest on a connection of its own (fetch would reuse one, always the same worker). */
@@ -238,6 +252,40 @@ describe("security headers", () => {
     const reader = await createTestUser({ fullName: "Library Reader" });
     const signedIn = await fetch(`${base}/library`, { headers: { Cookie: `${await sessionCookie(reader.id)}; ${accepted}` } });
     expect(signedIn.headers.get("cache-control")).toBe("private, no-cache");
+  });
+
+  it("pages go out in the coding the browser asks for, each coding with its own validator, and decode to the same page", async () => {
+    const reader = await createTestUser({ fullName: "Compressed Reader" });
+    const readerCookie = await sessionCookie(reader.id);
+    for (const [page, cookie] of [["/infos", undefined], ["/library", readerCookie]] as const) {
+      const plain = await rawGet(page, { ...(cookie ? { Cookie: cookie } : {}) });
+      expect(plain.headers["content-encoding"], page).toBeUndefined();
+      const decoders = { br: brotliDecompressSync, gzip: gunzipSync };
+      const etags = new Set([plain.headers.etag]);
+      for (const [acceptEncoding, coding] of [["gzip, deflate, br, zstd", "br"], ["gzip, deflate", "gzip"]] as const) {
+        const asked = { "Accept-Encoding": acceptEncoding, ...(cookie ? { Cookie: cookie } : {}) };
+        const compressed = await rawGet(page, asked);
+        expect(compressed.status, page).toBe(200);
+        expect(compressed.headers["content-encoding"], page).toBe(coding);
+        expect(compressed.headers.vary, page).toContain("Accept-Encoding");
+        expect(compressed.headers["cache-control"], page).toBe(cookie ? "private, no-cache" : "public, max-age=0, s-maxage=60, stale-while-revalidate=300");
+        expect(decoders[coding](compressed.body).toString("utf8"), page).toBe(plain.body.toString("utf8"));
+        etags.add(compressed.headers.etag);
+        // Revalidating with this coding's tag, as a browser that kept it does: a bodiless 304.
+        const revalidated = await rawGet(page, { ...asked, "If-None-Match": String(compressed.headers.etag) });
+        expect(revalidated.status, page).toBe(304);
+        expect(revalidated.body.length, page).toBe(0);
+        expect(revalidated.headers["content-encoding"], page).toBe(coding);
+      }
+      expect(etags.size, page).toBe(3);
+    }
+    // The library's data for client navigations: compressed whole too, the same JSON.
+    const data = "/library?_data=routes%2Flibrary";
+    const plainData = await rawGet(data, { Cookie: readerCookie });
+    const brData = await rawGet(data, { Cookie: readerCookie, "Accept-Encoding": "gzip, deflate, br, zstd" });
+    expect(brData.headers["content-encoding"]).toBe("br");
+    expect(brData.headers.vary).toContain("Accept-Encoding");
+    expect(JSON.parse(brotliDecompressSync(brData.body).toString("utf8"))).toEqual(JSON.parse(plainData.body.toString("utf8")));
   });
 
   it("pages that are not for sharing, or requests that carry a session or an API token, are never marked public or answered from a guest copy", async () => {
