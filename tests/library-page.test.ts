@@ -84,6 +84,30 @@ describe("loader", () => {
     expect(JSON.stringify(data.access[paid.id])).toContain("Tier 2");
   });
 
+  it("reads the tiers again only after they changed, and then shows the change", async () => {
+    // A column only the tier list reads (the viewer's own query has the titles too).
+    const TIER_LIST_QUERY = 'subscribe_label AS "subscribeLabel"';
+    type WithTiers = LoaderData & { tiers: { tierId: string; title: string }[] };
+    const cookie = await sessionCookie((await createTestUser({ currentTierId: TIER_2 })).id);
+    const first = (await load("/library", cookie)) as WithTiers;
+    expect(first.tiers.find((tier) => tier.tierId === TIER_2)?.title).toBe("Tier 2");
+    // Nothing changed: the tiers read at this library version serve again, without a query.
+    const unchanged = await queriesDuring(TIER_LIST_QUERY, () => load("/library", cookie));
+    expect(unchanged.queries).toHaveLength(0);
+    expect((unchanged.result as WithTiers).tiers).toEqual(first.tiers);
+    // A tier renamed (by an admin, a platform sync, or straight in the database) bumps the library
+    // version, so the very next page reads the tiers again.
+    await db.tier.update({ where: { id: TIER_2 }, data: { title: "Tier 2 renamed" } });
+    try {
+      const renamed = await queriesDuring(TIER_LIST_QUERY, () => load("/library", cookie));
+      expect(renamed.queries).toHaveLength(1);
+      expect((renamed.result as WithTiers).tiers.find((tier) => tier.tierId === TIER_2)?.title).toBe("Tier 2 renamed");
+    } finally {
+      await db.tier.update({ where: { id: TIER_2 }, data: { title: "Tier 2" } });
+    }
+    expect(((await load("/library", cookie)) as WithTiers).tiers.find((tier) => tier.tierId === TIER_2)?.title).toBe("Tier 2");
+  });
+
   it("admins viewing as users see enabled posts only", async () => {
     const hidden = await createPost({ enabled: false, title: "Hidden draft" });
     expect((await load("/library", adminCookie)).posts.some((item) => item.postId === hidden.id)).toBe(true);

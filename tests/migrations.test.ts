@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import pg from "pg";
 import { createMigratedDatabase, adminQuery, databaseUrl, dropDatabase, prismaCli, uniqueName } from "./db";
 
-/** Hand-written in the migrations because Prisma does not model them (0002_library_version, 0004_viewer_context, 0005_session_viewer, 0031_insights_speed). */
+/** Hand-written in the migrations because Prisma does not model them (0002_library_version, 0004_viewer_context, 0005_session_viewer, 0031_insights_speed, 0033 and 0035's triggers). */
 const HAND_WRITTEN = [
   "FUNCTION bump_library_version()",
   "FUNCTION insights_mark_changes()",
@@ -24,6 +24,8 @@ const HAND_WRITTEN = [
   "TRIGGER post_tiers post_tiers_truncate_bump_library_version",
   "TRIGGER posts posts_bump_library_version",
   "TRIGGER posts posts_truncate_bump_library_version",
+  "TRIGGER tiers tiers_bump_library_version",
+  "TRIGGER tiers tiers_truncate_bump_library_version",
 ];
 
 /** The schema dump, without the hand-written objects, and the names of those it had. */

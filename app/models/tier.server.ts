@@ -14,3 +14,19 @@ export async function listTiers(): Promise<ApiTier[]> {
     [],
   );
 }
+
+/** The tiers as of one library version. */
+let keptTiers: { stamp: string; tiers: readonly ApiTier[] } | undefined;
+
+/**
+ * Every tier, read again only when the library version (`stamp`, read with the viewer) has
+ * changed since the last read: a change to the tiers bumps it (migration 0035), so every app
+ * server rereads them on its next page view. Tiers read after the stamp are at least as new as
+ * it. Shared by every request, so frozen.
+ */
+export async function listTiersAt(stamp: string): Promise<readonly ApiTier[]> {
+  if (stamp && keptTiers?.stamp === stamp) return keptTiers.tiers;
+  const tiers = Object.freeze((await listTiers()).map((tier) => Object.freeze(tier)));
+  if (stamp) keptTiers = { stamp, tiers };
+  return tiers;
+}

@@ -19,7 +19,7 @@ import { explainLibraryCards, loadLibraryPageViewer } from "~/models/access.serv
 import { filterLibraryPosts, keptLibraryStamp, listLibraryPosts } from "~/models/library-listing.server";
 import { versionHistories } from "~/models/post-version-history.server";
 import { getCurrentUser } from "~/models/session.server";
-import { listTiers } from "~/models/tier.server";
+import { listTiersAt } from "~/models/tier.server";
 import libraryStyles from "~/styles/library.css";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 import { LIBRARY_MESSAGES, parseLibraryFilter, parsePostsPerLine } from "~/utils/library-schemas";
@@ -54,8 +54,10 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const search = (url.searchParams.get("search") ?? "").slice(0, 200);
   const filter = parseLibraryFilter(url.searchParams.get("filter"), loggedIn);
   const perLine = parsePostsPerLine(url.searchParams.get("perLine"));
-  // One round trip for the viewer: the listing's context and the cards' explained viewer.
-  const [viewer, tiers] = await Promise.all([loadLibraryPageViewer(user), listTiers()]);
+  // One round trip for the viewer: the listing's context and the cards' explained viewer. Its
+  // library version says whether the tiers kept from an earlier request are still current.
+  const viewer = await loadLibraryPageViewer(user);
+  const tiers = await listTiersAt(viewer.context.libraryStamp);
   const allPosts = await listLibraryPosts(user, viewer.context);
   // Admins viewing as a user see what users see: enabled posts only.
   const visible = isAdmin && !adminView ? allPosts.filter((post) => post.enabled) : allPosts;
