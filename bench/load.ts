@@ -23,6 +23,8 @@ export type SeededApp = {
   cookie: string;
   /** A session of the demo supporter (Tier 2). */
   supporterCookie: string;
+  /** Sessions of `readers` more supporters of the demo supporter's tier, one each. */
+  readerCookies: string[];
   freePostId: string;
   pid: number;
   serverLog: { slowQueries: number; tail: string };
@@ -34,7 +36,12 @@ export type SeededApp = {
  * file, and the built app on server/index.ts. Seeding runs in a child process: the database
  * client of this process may already belong to another benchmark's database.
  */
-export async function startSeededApp({ extraPosts = 0, workers = 1, clientIpHeader }: { extraPosts?: number; workers?: number; clientIpHeader?: string } = {}): Promise<SeededApp> {
+export async function startSeededApp({
+  extraPosts = 0,
+  workers = 1,
+  clientIpHeader,
+  readers = 0,
+}: { extraPosts?: number; workers?: number; clientIpHeader?: string; readers?: number } = {}): Promise<SeededApp> {
   const buildDir = process.env.REMIX_BUILD_DIR ?? "build";
   ensureAppBuilt(buildDir);
   const databaseName = uniqueName("clib_load");
@@ -56,6 +63,7 @@ export async function startSeededApp({ extraPosts = 0, workers = 1, clientIpHead
     STORAGE_DRIVER: "local",
     REQUEST_LOG: "false",
     BENCH_EXTRA_POSTS: String(extraPosts),
+    BENCH_READERS: String(readers),
     // Lets a benchmark speak for many clients (each its own per-address rate limit).
     ...(clientIpHeader ? { CLIENT_IP_HEADER: clientIpHeader } : {}),
   };
@@ -73,7 +81,8 @@ export async function startSeededApp({ extraPosts = 0, workers = 1, clientIpHead
   try {
     const seeded = spawnSync(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--seed"], { cwd: root, env, encoding: "utf8", timeout: 120_000 });
     if (seeded.status !== 0) throw new Error(`seeding failed: ${seeded.stderr}`);
-    const { cookie, supporterCookie, freePostId } = JSON.parse(seeded.stdout.trim().split("\n").pop()!) as { cookie: string; supporterCookie: string; freePostId: string };
+    const seededApp = JSON.parse(seeded.stdout.trim().split("\n").pop()!) as { cookie: string; supporterCookie: string; readerCookies: string[]; freePostId: string };
+    const { cookie, supporterCookie, readerCookies, freePostId } = seededApp;
     const child = spawn(process.execPath, appServerArgs(buildDir), { cwd: root, env, stdio: ["ignore", "ignore", "pipe"] });
     server = child;
     // Under this load the app warns about slow queries on stderr: count them, keep the tail.
@@ -83,14 +92,14 @@ export async function startSeededApp({ extraPosts = 0, workers = 1, clientIpHead
       serverLog.tail = (serverLog.tail + text).slice(-2000);
     });
     await waitForHealth(`${base}/healthz`, child);
-    return { base, cookie, supporterCookie, freePostId, pid: child.pid!, serverLog, stop };
+    return { base, cookie, supporterCookie, readerCookies, freePostId, pid: child.pid!, serverLog, stop };
   } catch (error) {
     await stop();
     throw error;
   }
 }
 
-/** Child-process half of startSeededApp: writes the data and prints {cookie, supporterCookie, freePostId}. */
+/** Child-process half of startSeededApp: writes the data and prints {cookie, supporterCookie, readerCookies, freePostId}. */
 async function seed() {
   const { db } = await import("../app/db.server.ts");
   const { storage } = await import("../app/integrations/storage.server.ts");
@@ -127,8 +136,13 @@ async function seed() {
   const { DEMO_SUPPORTER } = await import("../prisma/demo-content.ts");
   const supporter = await db.user.findUniqueOrThrow({ where: { email: DEMO_SUPPORTER.email } });
   const supporterCookie = (await createUserSession(supporter.id)).split(";")[0]!;
+  const readerCookies: string[] = [];
+  for (let index = 0; index < Number(process.env.BENCH_READERS ?? 0); index++) {
+    const reader = await db.user.create({ data: { email: `reader-${index}@example.com`, fullName: `Reader ${index}`, mailVerified: true, tosAccepted: true, currentTierId: supporter.currentTierId } });
+    readerCookies.push((await createUserSession(reader.id)).split(";")[0]!);
+  }
   await db.$disconnect();
-  console.log(JSON.stringify({ cookie, supporterCookie, freePostId: post.id }));
+  console.log(JSON.stringify({ cookie, supporterCookie, readerCookies, freePostId: post.id }));
 }
 
 type AutocannonResult = {

@@ -35,6 +35,12 @@ type Request = { method?: string; path: string; headers?: Record<string, string>
 const BENCH_CLIENT_HEADER = "x-bench-client";
 /** Alone/beside pairs of the sign-in burst; the median growth counts. */
 const BURST_PAIRS = Number(process.env.BENCH_BURST_PAIRS ?? 3);
+/**
+ * Supporters who read /library in turn, one request each, for a figure without a target: more
+ * readers than a worker keeps rendered documents (64), so every view renders its page, as on a
+ * site with many readers. The tables above repeat one reader, whose page stays rendered.
+ */
+const READERS = Number(process.env.BENCH_READERS ?? 150);
 type Autocannon = (options: { url: string; connections: number; duration: number; headers?: Record<string, string>; requests?: Request[] }) => Promise<Result>;
 
 /**
@@ -72,7 +78,7 @@ function bytesAsSent(url: string, headers: Record<string, string>): Promise<{ bo
 export async function runPagesBenchmark(): Promise<TargetLine[]> {
   const workers = os.availableParallelism();
   console.log(`\nPages: ${CONNECTIONS} connections, ${SECONDS} s per side, app with ${workers} workers against a bare server answering the same bytes`);
-  const app = await startSeededApp({ workers, clientIpHeader: BENCH_CLIENT_HEADER });
+  const app = await startSeededApp({ workers, clientIpHeader: BENCH_CLIENT_HEADER, readers: READERS });
   const { default: autocannon } = (await import("autocannon" as string)) as { default: Autocannon };
   const lines: (TargetLine & { text: string })[] = [];
   let bare: http.Server | undefined;
@@ -116,6 +122,18 @@ export async function runPagesBenchmark(): Promise<TargetLine[]> {
           lines.push({ name: `${name} p99`, ok: measured.latency.p99 <= P99_TARGET_MS && failures === 0, text: `${name}: p99 ${measured.latency.p99} ms, ${failures} failures (target <= ${P99_TARGET_MS} ms, none)` });
         }
       }
+    }
+
+    if (READERS > 0) {
+      let turn = 0;
+      const reader: Request = { method: "GET", path: "/library", setupRequest: (request) => ({ ...request, headers: { "Accept-Encoding": BROWSER_ACCEPT_ENCODING, Cookie: app.readerCookies[turn++ % READERS]! } }) };
+      await autocannon({ url: app.base, connections: 10, duration: 1, requests: [reader] }); // warm-up
+      const cpuBefore = processTreeCpuMs(app.pid);
+      const readers = await autocannon({ url: app.base, connections: CONNECTIONS, duration: SECONDS, requests: [reader] });
+      const cpuAfter = processTreeCpuMs(app.pid);
+      const cpu = cpuBefore !== null && cpuAfter !== null ? ((cpuAfter - cpuBefore) / Math.max(readers.requests.total, 1)).toFixed(2) : "-";
+      const failures = readers.non2xx + readers.errors;
+      console.log(`/library, ${READERS} Tier 2 readers in turn (compressed): ${readers.requests.average.toFixed(0)} req/s, p50 ${readers.latency.p50} ms, p99 ${readers.latency.p99} ms, ${cpu} CPU ms/req${failures ? ` (${failures} non-2xx/errors)` : ""}; no target`);
     }
 
     // Sign-ins beside page views: 45 connections read /library as the supporter (compressed, as a
