@@ -1,7 +1,9 @@
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
+import { createHash } from "node:crypto";
 import {
   forgetSharedPages,
+  inlineScriptHashes,
   newKeptDocument,
   readyRepresentation,
   rememberSharedPage,
@@ -95,5 +97,19 @@ describe("a kept document's compressed bytes", () => {
     expect(plain.body).toBe(kept.bytes);
     expect(new Set([plain.etag, first.etag, br.etag]).size).toBe(3);
     for (const etag of [plain.etag, first.etag, br.etag]) expect(etag).toMatch(/^"[^"]+"$/);
+  });
+});
+
+describe("the CSP hashes of a kept document's inline scripts", () => {
+  it("hashes each inline script's text once, and no script with a src or an empty body", () => {
+    const boot = "document.documentElement.dataset.theme = 'dark';";
+    const context = `window.__remixContext = ${JSON.stringify({ title: "Café – 5 € «ok»", notes: "<b>x</b>" }).replace(/</g, "\\u003c")};`;
+    const html = Buffer.from(
+      `<!DOCTYPE html><html><head><script>${boot}</script><script src="/build/entry.js"></script><script type="module" async="" src="/build/x.js"></script>` +
+        `<scripts-not-a-tag></scripts-not-a-tag></head><body><p>text</p><script>${context}</script><script></script><script>${boot}</script>` +
+        `<script type="module">import "/build/root.js";</script></body></html>`,
+    );
+    const sha = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
+    expect(inlineScriptHashes(html).sort()).toEqual([sha(boot), sha(context), sha('import "/build/root.js";')].sort());
   });
 });
