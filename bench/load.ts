@@ -81,8 +81,7 @@ export async function startSeededApp({
   try {
     const seeded = spawnSync(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--seed"], { cwd: root, env, encoding: "utf8", timeout: 120_000 });
     if (seeded.status !== 0) throw new Error(`seeding failed: ${seeded.stderr}`);
-    const seededApp = JSON.parse(seeded.stdout.trim().split("\n").pop()!) as { cookie: string; supporterCookie: string; readerCookies: string[]; freePostId: string };
-    const { cookie, supporterCookie, readerCookies, freePostId } = seededApp;
+    const { cookie, supporterCookie, readerCookies, freePostId } = JSON.parse(seeded.stdout.trim().split("\n").pop()!) as Pick<SeededApp, "cookie" | "supporterCookie" | "readerCookies" | "freePostId">;
     const child = spawn(process.execPath, appServerArgs(buildDir), { cwd: root, env, stdio: ["ignore", "ignore", "pipe"] });
     server = child;
     // Under this load the app warns about slow queries on stderr: count them, keep the tail.

@@ -62,6 +62,14 @@ function processTreeCpuMs(pid: number): number | null {
   }
 }
 
+/** A load run and the app's CPU milliseconds per request it answered (null where /proc is missing). */
+async function withCpuPerRequest(pid: number, run: () => Promise<Result>): Promise<{ result: Result; cpuPerRequest: number | null }> {
+  const before = processTreeCpuMs(pid);
+  const result = await run();
+  const after = processTreeCpuMs(pid);
+  return { result, cpuPerRequest: before !== null && after !== null ? (after - before) / Math.max(result.requests.total, 1) : null };
+}
+
 /** A page's body as the server sent it (fetch would decode it), with its type and coding. */
 function bytesAsSent(url: string, headers: Record<string, string>): Promise<{ body: Buffer; contentType?: string; contentEncoding?: string }> {
   return new Promise((resolve, reject) => {
@@ -105,10 +113,7 @@ export async function runPagesBenchmark(): Promise<TargetLine[]> {
           ({ body, contentEncoding } = first);
           contentType = first.contentType ?? "text/html";
           await autocannon({ url: app.base + page, connections: 10, duration: 1, headers }); // warm-up
-          const cpuBefore = processTreeCpuMs(app.pid);
-          const measured = await autocannon({ url: app.base + page, connections: CONNECTIONS, duration: SECONDS, headers });
-          const cpuAfter = processTreeCpuMs(app.pid);
-          const cpuPerRequest = cpuBefore !== null && cpuAfter !== null ? (cpuAfter - cpuBefore) / Math.max(measured.requests.total, 1) : null;
+          const { result: measured, cpuPerRequest } = await withCpuPerRequest(app.pid, () => autocannon({ url: app.base + page, connections: CONNECTIONS, duration: SECONDS, headers }));
           const plain = await autocannon({ url: bareUrl, connections: CONNECTIONS, duration: SECONDS });
           const ratio = measured.requests.average / plain.requests.average;
           const label = `${page} ${viewer}`;
@@ -128,19 +133,15 @@ export async function runPagesBenchmark(): Promise<TargetLine[]> {
       let turn = 0;
       const reader: Request = { method: "GET", path: "/library", setupRequest: (request) => ({ ...request, headers: { "Accept-Encoding": BROWSER_ACCEPT_ENCODING, Cookie: app.readerCookies[turn++ % READERS]! } }) };
       await autocannon({ url: app.base, connections: 10, duration: 1, requests: [reader] }); // warm-up
-      const cpuBefore = processTreeCpuMs(app.pid);
-      const readers = await autocannon({ url: app.base, connections: CONNECTIONS, duration: SECONDS, requests: [reader] });
-      const cpuAfter = processTreeCpuMs(app.pid);
-      const cpu = cpuBefore !== null && cpuAfter !== null ? ((cpuAfter - cpuBefore) / Math.max(readers.requests.total, 1)).toFixed(2) : "-";
+      const { result: readers, cpuPerRequest } = await withCpuPerRequest(app.pid, () => autocannon({ url: app.base, connections: CONNECTIONS, duration: SECONDS, requests: [reader] }));
       const failures = readers.non2xx + readers.errors;
-      console.log(`/library, ${READERS} Tier 2 readers in turn (compressed): ${readers.requests.average.toFixed(0)} req/s, p50 ${readers.latency.p50} ms, p99 ${readers.latency.p99} ms, ${cpu} CPU ms/req${failures ? ` (${failures} non-2xx/errors)` : ""}; no target`);
+      console.log(`/library, ${READERS} Tier 2 readers in turn (compressed): ${readers.requests.average.toFixed(0)} req/s, p50 ${readers.latency.p50} ms, p99 ${readers.latency.p99} ms, ${cpuPerRequest?.toFixed(2) ?? "-"} CPU ms/req${failures ? ` (${failures} non-2xx/errors)` : ""}; no target`);
     }
 
     // Sign-ins beside page views: 45 connections read /library as the supporter (compressed, as a
-    // browser asks), alone and then
-    // with 5 more connections signing in. Each sign-in is a new email from a new address, so no
-    // rate limit answers it early: every one costs a full password check (an unknown email is
-    // checked against a stand-in hash) and ends in a 401. A p99 over a few seconds swings widely
+    // browser asks), alone and then with 5 more connections signing in. Each sign-in is a new
+    // email from a new address, so no rate limit answers it early: every one costs a full password
+    // check (an unknown email is checked against a stand-in hash) and ends in a 401. A p99 over a few seconds swings widely
     // on a shared 2-core machine (x0.9 to x1.8 between identical runs), so BURST_PAIRS pairs run
     // back to back, each is printed, and the median growth is the figure.
     const library = { url: `${app.base}/library`, connections: 45, duration: SECONDS, headers: { Cookie: app.supporterCookie, "Accept-Encoding": BROWSER_ACCEPT_ENCODING } };
