@@ -7,6 +7,7 @@ import { checkAccess, explainLibraryCards } from "~/models/access.server";
 import { listLibraryPosts } from "~/models/library-listing.server";
 import { listTiers } from "~/models/tier.server";
 import * as paidRoute from "~/routes/api.download.$postId";
+import * as libraryRoute from "~/routes/library";
 import { callRoute, createTestUser, sessionCookie } from "./helpers";
 import { createPost, createTiers, TIER_1, TIER_2, TIER_3 } from "./library-fixtures";
 
@@ -104,6 +105,10 @@ describe("one decision for downloads, cards and the admins' check", () => {
           expect(cards[post.id]!.allowed).toBe(listed.unlocked);
           expect(cards[post.id]!.allowed).toBe(check.access.allowed);
           expect(cards[post.id]!.summary).toBe(check.access.summary);
+          // The library page reads its viewer with the session (another statement): the same words.
+          const page = await callRoute(libraryRoute, { path: `/library?search=${encodeURIComponent(post.title)}&terms=${post.id}`, cookie: await sessionCookie(user.id) });
+          const { access } = (await page.json()) as { access: Record<string, unknown> };
+          expect(access[post.id]).toEqual(cards[post.id]);
         }
       }),
       { numRuns: 40 },

@@ -4,7 +4,8 @@ import { getToast } from "~/toast.server";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db.server";
 import * as library from "~/routes/library";
-import { callRoute, createTestUser, queriesDuring, sessionCookie } from "./helpers";
+import * as root from "~/root";
+import { buildRequest, callRoute, createTestUser, queriesDuring, sessionCookie } from "./helpers";
 import { createPost, createTiers, TIER_1, TIER_2 } from "./library-fixtures";
 
 type LoaderData = {
@@ -69,19 +70,41 @@ describe("loader", () => {
     expect((await load("/library", await sessionCookie(user.id))).adminView).toBe(false);
   });
 
-  it("reads a signed-in viewer's context once, for the listing and the cards' words alike", async () => {
+  it("reads a signed-in viewer's context with the session, for the listing and the cards' words alike", async () => {
     const paid = await createPost({ paid: true, tiers: [TIER_2], title: "One-trip tier post" });
     const supporter = await createTestUser({ currentTierId: TIER_2 });
     const cookie = await sessionCookie(supporter.id);
     type Loaded = Omit<LoaderData, "posts"> & { access: Record<string, { state: string }>; posts: (LoaderData["posts"][number] & { downloadStatus?: string })[] };
-    const { result: data, queries: contexts } = await queriesDuring("viewer_context(", async () => (await load("/library?search=One-trip", cookie)) as Loaded);
-    expect(contexts).toHaveLength(1);
+    const { result: data, queries } = await queriesDuring("", async () => (await load("/library?search=One-trip", cookie)) as Loaded);
+    // One statement reads the user, their viewer context and the details of the cards' words.
+    const viewerReads = queries.filter((sql) => /session_viewer\(|viewer_context\(|viewer_access_details\(/.test(sql));
+    expect(viewerReads).toHaveLength(1);
+    expect(viewerReads[0]).toMatch(/session_viewer\(.*viewer_access_details\(/s);
     // The listing (unlocked, download status) and the card's words agree, from that one read.
     const card = data.posts.find((listed) => listed.postId === paid.id)!;
     expect(card.unlocked).toBe(true);
     expect(card.downloadStatus).toBeDefined();
     expect(data.access[paid.id]).toBeDefined();
     expect(JSON.stringify(data.access[paid.id])).toContain("Tier 2");
+  });
+
+  it("answers a signed-in page view, root and page loaders together as Remix runs them, with one query", async () => {
+    const cookie = await sessionCookie((await createTestUser({ currentTierId: TIER_2, fullName: "One Query Reader" })).id);
+    // As Remix runs them: both loaders start at once, each with its own Request.
+    const view = () =>
+      Promise.all([
+        root.loader({ request: buildRequest({ path: "/library", cookie }), params: {}, context: {} }),
+        library.loader({ request: buildRequest({ path: "/library", cookie }), params: {}, context: {} }),
+      ]);
+    await view(); // the first view after a change reads the library and the tiers
+    const { result: [rootAnswer, pageAnswer], queries } = await queriesDuring("", view);
+    expect(queries).toHaveLength(1);
+    expect(queries[0]).toMatch(/session_viewer\(.*viewer_access_details\(/s);
+    // Each loader got what it needs from that one statement.
+    expect(((await rootAnswer.json()) as { account: { name: string } }).account.name).toBe("One Query Reader");
+    const page = (await pageAnswer.json()) as LoaderData & { access: Record<string, unknown> };
+    expect(page.posts.length).toBeGreaterThan(0);
+    expect(Object.keys(page.access).sort()).toEqual(page.posts.map((post) => post.postId).sort());
   });
 
   it("reads the tiers again only after they changed, and then shows the change", async () => {

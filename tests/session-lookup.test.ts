@@ -2,7 +2,7 @@
 // exactly what Prisma answers for the same user, field for field, for cookies and API tokens.
 import { db } from "~/db.server";
 import { loadRequestViewer, loadViewerContext } from "~/models/entitlement.server";
-import { getCurrentUser, hashToken } from "~/models/session.server";
+import { getCurrentUser, getCurrentUserWith, hashToken } from "~/models/session.server";
 import { buildRequest, createTestUser, queriesDuring, sessionCookie } from "./helpers";
 
 describe("getCurrentUser", () => {
@@ -33,6 +33,31 @@ describe("getCurrentUser", () => {
     const later = await queriesDuring("session_viewer(", () => getCurrentUser(buildRequest({ cookie })));
     expect(later.result).toBeNull();
     expect(later.queries).toHaveLength(1);
+  });
+
+  it("widens a lookup that has not been sent for a later ask, and gives each caller only what it asked", async () => {
+    const user = await createTestUser({ currentTierId: "t-2" });
+    const cookie = await sessionCookie(user.id);
+    const wide = { withDownloads: true, withLibraryStamp: true, withAccessDetails: true };
+    // The root's plain ask first, the library page's wide ask next, as Remix starts them.
+    const { result: [narrow, widened], queries } = await queriesDuring("session_viewer(", () =>
+      Promise.all([getCurrentUserWith(buildRequest({ cookie }), null), getCurrentUserWith<Record<string, unknown>>(buildRequest({ cookie }), wide)]),
+    );
+    expect(queries).toHaveLength(1);
+    expect(queries[0]).toContain("viewer_access_details(");
+    expect(narrow!.extra).toEqual({});
+    expect(widened!.user).toStrictEqual(narrow!.user);
+    expect(Object.keys(widened!.extra).sort()).toEqual(["downloads", "grantSources", "pledges", "purchaseDetails", "purchases", "stamp", "tierTitles", "unlocked", "unverifiedPurchases"]);
+    expect(widened!.extra.stamp).toMatch(/^\d+$/);
+
+    // An ask for more after the lookup was sent reads on its own; the earlier caller is unchanged.
+    const plainAsk = getCurrentUserWith(buildRequest({ cookie }), null);
+    await new Promise((resolve) => setImmediate(resolve));
+    const later = await queriesDuring("session_viewer(", () => getCurrentUserWith<Record<string, unknown>>(buildRequest({ cookie }), { withDownloads: false, withLibraryStamp: true }));
+    expect((await plainAsk)!.extra).toEqual({});
+    expect(later.queries).toHaveLength(1);
+    expect(later.result!.extra).toMatchObject({ downloads: null, stamp: expect.stringMatching(/^\d+$/) });
+    expect(later.result!.extra).not.toHaveProperty("tierTitles");
   });
 
   it("answers the token's user for a personal API token", async () => {

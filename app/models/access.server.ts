@@ -6,6 +6,8 @@ import { db, queryRows } from "~/db.server";
 import { isSafeKey } from "~/integrations/storage.server";
 import { loadViewerContext, toEntitlementPost, toViewerContext, type ViewerContext, type ViewerRow } from "~/models/entitlement.server";
 import { DomainError } from "~/models/errors";
+import { ACCESS_DETAIL_COLUMNS, getCurrentUserWith, type AccessDetailsRow } from "~/models/session.server";
+import type { User } from "~/generated/prisma/client";
 import { LISTING_VIEWER, type LibraryPost } from "~/models/library-listing.server";
 import { describeAccess, type AccessSummary } from "~/utils/access-words";
 import {
@@ -17,33 +19,25 @@ import {
   type ViewerAccessDetails,
 } from "~/utils/entitlement";
 
-type DetailsRow = { purchases: string | null; unverified: string | null; grants: string | null; tiers: string | null };
 type PurchaseJson = { code: string; email: string; purchasedAt: string };
 
-const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
-const PURCHASE_JSON = `json_build_object('code', p.kofi_item_code, 'email', p.email, 'purchasedAt', to_char(p.purchased_at, ${ISO})) ORDER BY p.purchased_at, p.id`;
-
-// One round trip, plain SQL (pooler-safe): the viewer context the downloads read (migration 0004)
-// beside the details, whose purchases use the same joins as viewer_context's. $2 and $3 ask for
-// the viewer's downloads and the library stamp (the library page's listing needs both).
-const DETAILS_SQL = `SELECT v.unlocked, v.purchases AS codes, v.pledges, v.downloads, v.stamp,
-  (SELECT json_agg(${PURCHASE_JSON})::text FROM purchases p JOIN shop_emails se ON se.verified_email = p.email WHERE se.user_id = $1) AS purchases,
-  (SELECT json_agg(${PURCHASE_JSON})::text FROM purchases p JOIN shop_emails se ON se.email = p.email AND se.verified_email IS NULL WHERE se.user_id = $1) AS unverified,
-  (SELECT json_object_agg(uc.post_id, uc.source)::text FROM unlocked_content uc WHERE uc.user_id = $1) AS grants,
-  (SELECT json_object_agg(t.id, t.title)::text FROM tiers t) AS tiers
-  FROM viewer_context($1, $2, $3) v`;
+// One round trip (pooler-safe): the viewer context the downloads read (migration 0004) beside
+// the details the words need (migration 0036), both planned once per database connection. $2
+// and $3 ask for the viewer's downloads and the library stamp.
+const DETAILS_SQL = `SELECT v.unlocked, v.purchases, v.pledges, v.downloads, v.stamp, ${ACCESS_DETAIL_COLUMNS}
+  FROM viewer_context($1, $2, $3) v CROSS JOIN viewer_access_details($1) d`;
 
 function parsePurchases(text: string | null): AccessPurchase[] {
   if (!text) return [];
   return (JSON.parse(text) as PurchaseJson[]).map((row) => ({ code: row.code, email: row.email, purchasedAt: new Date(row.purchasedAt) }));
 }
 
-function toDetails(row: DetailsRow | undefined): ViewerAccessDetails {
+function toDetails(row: AccessDetailsRow | undefined): ViewerAccessDetails {
   return {
-    purchases: parsePurchases(row?.purchases ?? null),
-    unverifiedPurchases: parsePurchases(row?.unverified ?? null),
-    grantSources: new Map(Object.entries(row?.grants ? (JSON.parse(row.grants) as Record<string, "ADMIN" | "SYNC">) : {})),
-    tierTitles: new Map(Object.entries(row?.tiers ? (JSON.parse(row.tiers) as Record<string, string>) : {})),
+    purchases: parsePurchases(row?.purchaseDetails ?? null),
+    unverifiedPurchases: parsePurchases(row?.unverifiedPurchases ?? null),
+    grantSources: new Map(Object.entries(row?.grantSources ? (JSON.parse(row.grantSources) as Record<string, "ADMIN" | "SYNC">) : {})),
+    tierTitles: new Map(Object.entries(row?.tierTitles ? (JSON.parse(row.tierTitles) as Record<string, string>) : {})),
   };
 }
 
@@ -55,25 +49,30 @@ type AccessUser = { id: string; isAdmin: boolean; restricted: boolean; currentTi
  */
 export async function loadExplainedViewer(user: AccessUser | null): Promise<EntitlementViewer | null> {
   if (!user) return null;
-  return (await loadExplained(user, false)).explained;
+  return (await loadExplained(user)).explained;
 }
 
-async function loadExplained(user: AccessUser, forListing: boolean): Promise<{ context: ViewerContext; explained: EntitlementViewer | null }> {
-  const { withDownloads, withLibraryStamp } = forListing ? LISTING_VIEWER : { withDownloads: false, withLibraryStamp: false };
-  const [row] = await queryRows<DetailsRow & Omit<ViewerRow, "purchases"> & { codes: string | null }>(DETAILS_SQL, [user.id, withDownloads, withLibraryStamp]);
-  const context = toViewerContext(user, row ? { ...row, purchases: row.codes } : undefined, withDownloads);
+async function loadExplained(user: AccessUser): Promise<{ context: ViewerContext; explained: EntitlementViewer | null }> {
+  const [row] = await queryRows<ViewerRow & AccessDetailsRow>(DETAILS_SQL, [user.id, false, false]);
+  return explainedViewer(user, row, false);
+}
+
+function explainedViewer(user: AccessUser, row: (ViewerRow & AccessDetailsRow) | undefined, withDownloads: boolean): { context: ViewerContext; explained: EntitlementViewer | null } {
+  const context = toViewerContext(user, row, withDownloads);
   const viewer = context.viewer;
   return { context, explained: viewer ? { ...viewer, details: toDetails(row) } : null };
 }
 
 /**
- * The library page's viewer in one round trip: the context its listing reads (downloads and the
- * library stamp, as `LISTING_VIEWER` asks) and the explained viewer its cards' words need, which
- * would otherwise read `viewer_context` a second time. A guest's context is the library stamp.
+ * The library page's viewer, read with the request's user in one round trip (which the root
+ * loader's ask for the user joins, see `getCurrentUserWith`): the context its listing reads
+ * (downloads and the library stamp, as `LISTING_VIEWER` asks) and the explained viewer its cards'
+ * words need. A guest's context is the library stamp.
  */
-export async function loadLibraryPageViewer(user: AccessUser | null): Promise<{ context: ViewerContext; explained: EntitlementViewer | null }> {
-  if (!user) return { context: await loadViewerContext(null, LISTING_VIEWER), explained: null };
-  return loadExplained(user, true);
+export async function loadLibraryPageViewer(request: Request): Promise<{ user: User | null; context: ViewerContext; explained: EntitlementViewer | null }> {
+  const found = await getCurrentUserWith<ViewerRow & AccessDetailsRow>(request, { ...LISTING_VIEWER, withAccessDetails: true });
+  if (!found) return { user: null, context: await loadViewerContext(null, LISTING_VIEWER), explained: null };
+  return { user: found.user, ...explainedViewer(found.user, found.extra, LISTING_VIEWER.withDownloads) };
 }
 
 /** A listed post as the entitlement rule sees it. */

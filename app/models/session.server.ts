@@ -69,9 +69,35 @@ function userColumns(row: string): string {
 const USER_COLUMNS = userColumns("u");
 const SESSION_USER_COLUMNS = userColumns("(r.account)");
 
-/** The viewer context (migration 0004) read in the same round trip as the request's user. */
-export type ViewerColumnsRequest = { withDownloads: boolean; withLibraryStamp: boolean };
-const VIEWER_COLUMNS = ["unlocked", "purchases", "pledges", "downloads", "stamp"];
+/**
+ * What a caller may ask to read beside the request's user, in the same round trip: the viewer
+ * context (`viewer_context`, migration 0004), with the viewer's downloads and the library stamp
+ * when asked, and the details of access explained (`viewer_access_details`, migration 0036).
+ */
+export type ViewerColumnsRequest = { withDownloads: boolean; withLibraryStamp: boolean; withAccessDetails?: boolean };
+const VIEWER_COLUMNS = ["unlocked", "purchases", "pledges", "downloads", "stamp"] as const;
+
+/**
+ * The columns of `viewer_access_details` (migration 0036), named apart from the viewer context's
+ * (whose `purchases` are item codes). app/models/access.server.ts reads them under these names.
+ */
+export const ACCESS_DETAIL_COLUMNS = `d.purchases AS "purchaseDetails", d.unverified AS "unverifiedPurchases", d.grants AS "grantSources", d.tiers AS "tierTitles"`;
+export type AccessDetailsRow = { purchaseDetails: string | null; unverifiedPurchases: string | null; grantSources: string | null; tierTitles: string | null };
+const ACCESS_DETAIL_FIELDS = ["purchaseDetails", "unverifiedPurchases", "grantSources", "tierTitles"] as const;
+
+/** The columns a lookup reads: the union of what its callers asked before it was sent. */
+type Asked = { viewer: boolean; downloads: boolean; stamp: boolean; details: boolean };
+
+function asked(request: ViewerColumnsRequest | null): Asked {
+  return { viewer: request !== null, downloads: request?.withDownloads ?? false, stamp: request?.withLibraryStamp ?? false, details: request?.withAccessDetails ?? false };
+}
+
+function covers(have: Asked, want: Asked): boolean {
+  return (Object.keys(want) as (keyof Asked)[]).every((column) => have[column] || !want[column]);
+}
+
+type Found = { user: User; extra: Record<string, unknown> };
+type Lookup = { asked: Asked; sent: boolean; found: Promise<Found | null> };
 
 /** The logged-in user of a request (session cookie or personal API token), or null. */
 export async function getCurrentUser(request: Request): Promise<User | null> {
@@ -79,54 +105,81 @@ export async function getCurrentUser(request: Request): Promise<User | null> {
 }
 
 /**
- * The request's user and, when asked, their viewer context (the columns of `viewer_context`) in
- * one round trip: the listing reads the viewer's entitlements this way.
+ * The request's user and, when asked, their viewer context (and the details of access
+ * explained) in one round trip: the listing reads the viewer's entitlements this way.
  */
 export async function getCurrentUserWith<Extra extends object>(request: Request, viewer: ViewerColumnsRequest | null): Promise<{ user: User; extra: Extra } | null> {
   const authorization = request.headers.get("Authorization");
   const cookie = request.headers.get("Cookie");
   if (!authorization && !cookie) return null;
-  // Remix runs the root's and the page's loaders together, and each asks for the user: the second
-  // joins the first's lookup while it is in flight. Forgotten once answered, so no later request
-  // is ever answered from it.
-  const key = `${authorization ?? ""}\n${cookie ?? ""}\n${viewer ? `${viewer.withDownloads ?? false},${viewer.withLibraryStamp ?? false}` : "-"}`;
+  // Remix runs the root's and the page's loaders together, and each asks for the user. The later
+  // ask joins the lookup in flight: it widens the columns while the lookup is still reading the
+  // cookie (so the library page's viewer comes with the root's user, one round trip), or shares
+  // its answer when that has the columns. Forgotten once answered, so no later request is ever
+  // answered from it.
+  const key = `${authorization ?? ""}\n${cookie ?? ""}`;
+  const want = asked(viewer);
   let lookup = lookupsInFlight.get(key);
-  if (!lookup) {
-    lookup = lookUpUser(request, viewer).finally(() => lookupsInFlight.delete(key));
-    lookupsInFlight.set(key, lookup);
+  if (lookup && !lookup.sent) {
+    for (const column of Object.keys(want) as (keyof Asked)[]) lookup.asked[column] ||= want[column];
+  } else if (!lookup || !covers(lookup.asked, want)) {
+    const started: Lookup = { asked: { ...want }, sent: false, found: Promise.resolve(null) };
+    started.found = lookUpUser(request, started).finally(() => {
+      if (lookupsInFlight.get(key) === started) lookupsInFlight.delete(key);
+    });
+    lookupsInFlight.set(key, started);
+    lookup = started;
   }
-  const found = await lookup;
-  // Each caller gets its own objects: one loader changing its copy must not reach another's.
-  return found ? { user: { ...found.user }, extra: { ...found.extra } as Extra } : null;
+  const found = await lookup.found;
+  // Each caller gets its own objects, with only the columns it asked for: one loader changing its
+  // copy must not reach another's, and a wider lookup must not change what a caller sees.
+  return found ? { user: { ...found.user }, extra: columnsAsked(found.extra, want) as Extra } : null;
 }
 
-/** Session lookups in flight, by the credentials' headers and the columns asked (see getCurrentUserWith). */
-const lookupsInFlight = new Map<string, Promise<{ user: User; extra: object } | null>>();
+function columnsAsked(extra: Record<string, unknown>, want: Asked): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
+  if (want.viewer) {
+    for (const column of VIEWER_COLUMNS) kept[column] = extra[column];
+    // Columns the function leaves empty when not asked, as it would have for this caller.
+    if (!want.downloads) kept.downloads = null;
+    if (!want.stamp) kept.stamp = "";
+  }
+  if (want.details) for (const column of ACCESS_DETAIL_FIELDS) kept[column] = extra[column];
+  return kept;
+}
 
-async function lookUpUser(request: Request, viewer: ViewerColumnsRequest | null): Promise<{ user: User; extra: object } | null> {
-  const flags = [viewer?.withDownloads ?? false, viewer?.withLibraryStamp ?? false];
+/** Session lookups in flight, by the credentials' headers (see getCurrentUserWith). */
+const lookupsInFlight = new Map<string, Lookup>();
+
+/** Reads the user with the columns `lookup` asks for when its query is sent (later asks may widen them until then). */
+async function lookUpUser(request: Request, lookup: Lookup): Promise<Found | null> {
   const authorization = request.headers.get("Authorization");
   // The scheme is case-insensitive (RFC 9110), as in the cross-site guard of server/security.ts.
   const bearer = authorization ? /^bearer\s+(.*)$/is.exec(authorization) : null;
   if (bearer) {
     const token = bearer[1]!.trim();
     if (!token) return null;
-    const extraColumns = viewer ? `, ${VIEWER_COLUMNS.map((column) => `v.${column}`).join(", ")}` : "";
-    const join = viewer ? "CROSS JOIN LATERAL viewer_context(u.id, $2, $3) v" : "";
+    lookup.sent = true;
+    const { viewer, downloads, stamp, details } = lookup.asked;
+    const extraColumns = `${viewer ? `, ${VIEWER_COLUMNS.map((column) => `v.${column}`).join(", ")}` : ""}${details ? `, ${ACCESS_DETAIL_COLUMNS}` : ""}`;
+    const joins = `${viewer ? " CROSS JOIN LATERAL viewer_context(u.id, $2, $3) v" : ""}${details ? " CROSS JOIN LATERAL viewer_access_details(u.id) d" : ""}`;
     const [row] = await queryRows<User>(
-      `SELECT ${USER_COLUMNS}${extraColumns} FROM api_tokens t JOIN users u ON u.id = t.user_id ${join} WHERE t.token_hash = $1`,
-      [hashToken(token), ...(viewer ? flags : [])],
+      `SELECT ${USER_COLUMNS}${extraColumns} FROM api_tokens t JOIN users u ON u.id = t.user_id${joins} WHERE t.token_hash = $1`,
+      [hashToken(token), ...(viewer ? [downloads, stamp] : [])],
     );
     return row ? splitRow(row) : null;
   }
   const id = await readSessionId(request);
   if (!id) return null;
+  lookup.sent = true;
+  const { viewer, downloads, stamp, details } = lookup.asked;
   // One call of the database function `session_viewer` (migration 0005): its plan is kept per
   // server connection, which works through a transaction-mode pooler (docs/decisions/006).
-  const extraColumns = viewer ? `, ${VIEWER_COLUMNS.map((column) => `r.${column}`).join(", ")}` : "";
+  const extraColumns = `${viewer ? `, ${VIEWER_COLUMNS.map((column) => `r.${column}`).join(", ")}` : ""}${details ? `, ${ACCESS_DETAIL_COLUMNS}` : ""}`;
+  const join = details ? " CROSS JOIN LATERAL viewer_access_details((r.account).id) d" : "";
   const [row] = await queryRows<User & { sessionExpiresAt: Date }>(
-    `SELECT ${SESSION_USER_COLUMNS}, r.session_expires_at AS "sessionExpiresAt"${extraColumns} FROM session_viewer($1, $2, $3, $4) r`,
-    [id, viewer !== null, ...flags],
+    `SELECT ${SESSION_USER_COLUMNS}, r.session_expires_at AS "sessionExpiresAt"${extraColumns} FROM session_viewer($1, $2, $3, $4) r${join}`,
+    [id, viewer, downloads, stamp],
   );
   if (!row) return null;
   if (row.sessionExpiresAt.getTime() <= Date.now()) {
@@ -136,7 +189,7 @@ async function lookUpUser(request: Request, viewer: ViewerColumnsRequest | null)
   return splitRow(row);
 }
 
-function splitRow(row: object): { user: User; extra: object } {
+function splitRow(row: object): Found {
   const user: Record<string, unknown> = {};
   const extra: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(row)) {

@@ -18,7 +18,6 @@ import { libraryAction } from "~/library-actions.server";
 import { explainLibraryCards, loadLibraryPageViewer } from "~/models/access.server";
 import { filterLibraryPosts, keptLibraryStamp, listLibraryPosts } from "~/models/library-listing.server";
 import { versionHistories } from "~/models/post-version-history.server";
-import { getCurrentUser } from "~/models/session.server";
 import { listTiersAt } from "~/models/tier.server";
 import libraryStyles from "~/styles/library.css";
 import { isEffectiveAdmin } from "~/utils/entitlement";
@@ -47,16 +46,17 @@ function parseShown(value: string | null): number {
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const url = new URL(request.url);
-  const user = await getCurrentUser(request);
+  // First, before any other wait: the root loader's lookup of the user is still reading the
+  // cookie then, and this page's viewer joins it (one round trip for both).
+  const viewer = await loadLibraryPageViewer(request);
+  const { user } = viewer;
   const loggedIn = user !== null;
   const isAdmin = isEffectiveAdmin(user);
   const adminView = isAdmin && url.searchParams.get("view") !== "user";
   const search = (url.searchParams.get("search") ?? "").slice(0, 200);
   const filter = parseLibraryFilter(url.searchParams.get("filter"), loggedIn);
   const perLine = parsePostsPerLine(url.searchParams.get("perLine"));
-  // One round trip for the viewer: the listing's context and the cards' explained viewer. Its
-  // library version says whether the tiers kept from an earlier request are still current.
-  const viewer = await loadLibraryPageViewer(user);
+  // The viewer's library version says whether the tiers kept from an earlier request are current.
   const tiers = await listTiersAt(viewer.context.libraryStamp);
   const allPosts = await listLibraryPosts(user, viewer.context);
   // Admins viewing as a user see what users see: enabled posts only.
