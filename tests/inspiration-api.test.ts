@@ -126,6 +126,9 @@ describe("liking", () => {
     const both = await patreonLike(id, patronCookie);
     expect(both.status).toBe(200);
     expect(await readJsonBody(both)).toMatchObject({ likes: 2, userHasLiked: true, userHasPatreonLiked: true });
+    // The listing agrees: both kinds counted together, each of the patron's own likes marked.
+    expect((await list(patronCookie)).panels.find((panel) => panel.id === id)).toMatchObject({ likes: 2, userHasLiked: true, userHasPatreonLiked: true });
+    expect((await list()).panels.find((panel) => panel.id === id)).toMatchObject({ likes: 2, userHasLiked: false, userHasPatreonLiked: false });
     const removed = await readJsonBody<PanelJson>(await patreonLike(id, patronCookie));
     expect(removed).toMatchObject({ likes: 1, userHasLiked: true, userHasPatreonLiked: false });
   });

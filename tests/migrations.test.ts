@@ -9,6 +9,7 @@ import { createMigratedDatabase, adminQuery, databaseUrl, dropDatabase, prismaCl
 const HAND_WRITTEN = [
   "FUNCTION bump_library_version()",
   "FUNCTION insights_mark_changes()",
+  "FUNCTION inspiration_panel_views(text)",
   "TRIGGER downloads downloads_delete_insights_changes",
   "TRIGGER downloads downloads_truncate_insights_changes",
   "TRIGGER downloads downloads_update_insights_changes",

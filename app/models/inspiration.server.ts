@@ -100,19 +100,14 @@ export async function listInspirationPanels(
   viewer: Pick<User, "id"> | null,
   now = new Date(),
 ): Promise<{ config: InspirationConfig; panels: InspirationPanelView[] }> {
-  const config = await getInspirationConfig();
+  // Plain SQL over a database function (migration 0037) whose plan is kept per connection: the
+  // page reads this on every view (docs/decisions/006 on why hot reads skip Prisma's query
+  // compiler). Counts are both kinds together. The config is read beside it.
+  const [config, rows] = await Promise.all([
+    getInspirationConfig(),
+    queryRows<Omit<InspirationPanelView, "likes"> & { likes: number }>(`SELECT * FROM inspiration_panel_views($1)`, [viewer?.id ?? null]),
+  ]);
   const hidden = likesHidden(config, now);
-  // One round trip in plain SQL: the page reads this on every request (docs/decisions/006 on why
-  // hot reads skip Prisma's query compiler). Counts are both kinds together.
-  const rows = await queryRows<Omit<InspirationPanelView, "likes"> & { likes: number }>(
-    `SELECT p.id, p.image_url AS "imageUrl", p.title,
-       (SELECT count(*)::int FROM inspiration_likes l WHERE l.panel_id = p.id) AS likes,
-       EXISTS (SELECT 1 FROM inspiration_likes l WHERE l.panel_id = p.id AND l.user_id = $1 AND l.kind = 'LIKE') AS "userHasLiked",
-       EXISTS (SELECT 1 FROM inspiration_likes l WHERE l.panel_id = p.id AND l.user_id = $1 AND l.kind = 'PATREON') AS "userHasPatreonLiked"
-     FROM inspiration_panels p
-     ORDER BY p.created_at ASC, p.id ASC`,
-    [viewer?.id ?? null],
-  );
   const views: InspirationPanelView[] = rows.map((row) => ({ ...row, likes: hidden ? null : row.likes }));
   return { config, panels: hidden ? shuffleForVisitor(views, orderSeed(viewer)) : views };
 }

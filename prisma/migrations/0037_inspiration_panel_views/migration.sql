@@ -1,0 +1,21 @@
+-- Hand-written (Prisma does not model functions): the inspiration vote's panels as a visitor
+-- sees them, in their order, with the count of likes (both kinds together) and whether the
+-- visitor (NULL: a guest) liked each one, either kind (app/models/inspiration.server.ts).
+--
+-- Why a PL/pgSQL function: every view of /inspiration-vote reads this. Sent as plain SQL, its
+-- three subqueries per panel were parsed and planned on each view. A function's statement is
+-- planned once per server connection, and works through a transaction-mode pooler
+-- (docs/decisions/006).
+CREATE FUNCTION "inspiration_panel_views"(p_user_id TEXT)
+RETURNS TABLE ("id" TEXT, "imageUrl" TEXT, "title" TEXT, "likes" INTEGER, "userHasLiked" BOOLEAN, "userHasPatreonLiked" BOOLEAN)
+LANGUAGE plpgsql STABLE AS $$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY SELECT p.id, p.image_url, p.title,
+    (SELECT count(*)::int FROM inspiration_likes l WHERE l.panel_id = p.id),
+    EXISTS (SELECT 1 FROM inspiration_likes l WHERE l.panel_id = p.id AND l.user_id = p_user_id AND l.kind = 'LIKE'),
+    EXISTS (SELECT 1 FROM inspiration_likes l WHERE l.panel_id = p.id AND l.user_id = p_user_id AND l.kind = 'PATREON')
+    FROM inspiration_panels p
+   ORDER BY p.created_at ASC, p.id ASC;
+END
+$$;
