@@ -153,7 +153,18 @@ type AutocannonResult = {
   statusCodeStats: Record<string, { count: number }>;
 };
 type AutocannonRequest = { method?: string; path: string; headers?: Record<string, string>; body?: string };
-type Autocannon = (options: { url: string; connections: number; duration: number; timeout?: number; requests: AutocannonRequest[] }) => Promise<AutocannonResult>;
+/** The run: a promise of the result that also reports each response as it comes. */
+type AutocannonRun = Promise<AutocannonResult> & {
+  on(event: "response", listener: (client: { requestIterator?: { currentRequest?: AutocannonRequest } }, statusCode: number, bytes: number, milliseconds: number) => void): void;
+};
+type Autocannon = (options: { url: string; connections: number; duration: number; timeout?: number; requests: AutocannonRequest[] }) => AutocannonRun;
+
+/** The issue's target for page views (not sign-ins or downloads) under the mixed load. */
+const PAGE_VIEW_P99_TARGET_MS = 1_000;
+
+function percentile(sorted: readonly number[], fraction: number): number {
+  return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!;
+}
 
 export async function runLoadBenchmark(): Promise<TargetLine[]> {
   console.log(`\nMixed load: ${CONNECTIONS} connections for ${SECONDS} s (home, library, inspiration vote, login, ${FILE_BYTES / 1024} KiB download)`);
@@ -172,9 +183,18 @@ export async function runLoadBenchmark(): Promise<TargetLine[]> {
     const startRss = rssMb(app.pid, "VmRSS");
     const samples: number[] = [];
     const sampler = setInterval(() => samples.push(rssMb(app.pid, "VmRSS")), 5_000);
+    // Page views' own latencies: a client sends its requests one at a time, so when a response
+    // arrives its request iterator still points at the request answered.
+    const pagePaths = new Set(requests.filter((request) => (request.method ?? "GET") === "GET" && !request.path.startsWith("/api/")).map((request) => request.path));
+    const pageViewMs: number[] = [];
     let result: AutocannonResult;
     try {
-      result = await autocannon({ url: app.base, connections: CONNECTIONS, duration: SECONDS, timeout: 30, requests });
+      const run = autocannon({ url: app.base, connections: CONNECTIONS, duration: SECONDS, timeout: 30, requests });
+      run.on("response", (client, _status, _bytes, milliseconds) => {
+        const answered = client.requestIterator?.currentRequest;
+        if (answered && (answered.method ?? "GET") === "GET" && pagePaths.has(answered.path)) pageViewMs.push(milliseconds);
+      });
+      result = await run;
     } finally {
       clearInterval(sampler);
     }
@@ -189,7 +209,15 @@ export async function runLoadBenchmark(): Promise<TargetLine[]> {
     // Memory is stable when the second half of the run does not keep growing.
     const midRss = samples[Math.floor(samples.length / 2)] ?? startRss;
     const growth = endRss - midRss;
+    pageViewMs.sort((a, b) => a - b);
+    const pageP50 = percentile(pageViewMs, 0.5);
+    const pageP99 = percentile(pageViewMs, 0.99);
     const lines: (TargetLine & { text: string })[] = [
+      {
+        name: "mixed load page views p99",
+        ok: pageViewMs.length > 0 && pageP99 < PAGE_VIEW_P99_TARGET_MS,
+        text: `page views (${[...pagePaths].join(", ")}): ${pageViewMs.length} answered, p50 ${pageP50.toFixed(0)} ms, p99 ${pageP99.toFixed(0)} ms (target p99 < ${PAGE_VIEW_P99_TARGET_MS} ms)`,
+      },
       { name: "mixed load 5xx", ok: server5xx === 0 && result.errors === 0, text: `server errors: ${server5xx} 5xx, ${result.errors} connection errors, ${result.timeouts} timeouts (target 0)` },
       { name: "mixed load memory", ok: growth < 64, text: `server RSS: ${startRss.toFixed(0)} MB after warm-up, ${midRss.toFixed(0)} MB at half time, ${endRss.toFixed(0)} MB at the end, peak ${peakRss.toFixed(0)} MB (target: < 64 MB growth over the second half)` },
     ];

@@ -18,6 +18,8 @@ await build({
   format: "esm",
   target: "node20",
   packages: "external",
+  // The app's own `~/` imports (tsconfig paths) are bundled, not taken for a package.
+  alias: { "~": path.join(root, "app") },
   logLevel: "warning",
 });
 

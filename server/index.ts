@@ -10,6 +10,7 @@
 import cluster, { type Worker } from "node:cluster";
 import os from "node:os";
 import { env, type Env } from "../app/env.server.ts";
+import { missingMailTransportWarning } from "../app/integrations/mail.server.ts";
 import { FORGET_SHARED_PAGES } from "./cluster-messages.ts";
 
 // The production server runs in production mode unless told otherwise; workers inherit it.
@@ -26,6 +27,10 @@ function startConfig(): Env {
 }
 
 const config = startConfig();
+if (cluster.isPrimary) {
+  const warning = missingMailTransportWarning();
+  if (warning) console.warn(`[server] ${warning}`);
+}
 const workerCount = config.WEB_CONCURRENCY ?? os.availableParallelism();
 
 if (!cluster.isPrimary || workerCount === 1) {

@@ -1,6 +1,9 @@
 // Configuration is read only through env(): the modules that used to read process.env
 // themselves (the mail, the jobs, the production server and its workers) now get their values
 // from its schema, so a malformed value is refused with a message that names it.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseEnv } from "~/env.server";
 import { codeMail, sendMail } from "~/integrations/mail.server";
@@ -8,6 +11,33 @@ import { startBackgroundJobs } from "~/jobs.server";
 import { appServerArgs } from "../scripts/app-server";
 import { setEnv } from "./env";
 import { productionServerEnv, runUntilExit } from "./helpers";
+
+/** The output of a production server until it says where it listens (then it is stopped). */
+async function startedServerOutput(environment: NodeJS.ProcessEnv): Promise<string> {
+  const child = spawn(process.execPath, appServerArgs(), { cwd: path.resolve(import.meta.dirname, ".."), env: environment, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the server did not start: ${output}`)), 30_000);
+      const read = (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes("[server] http://")) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      child.stdout!.on("data", read);
+      child.stderr!.on("data", read);
+      child.once("exit", () => reject(new Error(`the server exited: ${output}`)));
+    });
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGTERM");
+      await once(child, "exit");
+    }
+  }
+  return output;
+}
 
 const base = { DATABASE_URL: "postgresql://postgres@127.0.0.1:5432/x" };
 
@@ -50,6 +80,22 @@ describe("modules read their values through env()", () => {
     setEnv("DISABLE_JOBS", "yes");
     expect(() => startBackgroundJobs()).toThrow(/DISABLE_JOBS/);
   });
+
+  it("the production server says at start, once, that it cannot send mail without SMTP_URL", async () => {
+    const said = async (extra: Record<string, string>) => {
+      const environment = await productionServerEnv({ WEB_CONCURRENCY: "2", ...extra });
+      delete environment.SMTP_URL;
+      delete environment.MAIL_TO_FILES;
+      Object.assign(environment, extra);
+      return startedServerOutput(environment);
+    };
+    const without = await said({});
+    expect(without).toContain("[server] http://");
+    expect(without.split("No mail transport: set SMTP_URL").length - 1).toBe(1);
+    expect(without).toContain("email sign-ups, password resets, shop-email links and update digests");
+    expect(await said({ MAIL_TO_FILES: "true" })).not.toContain("No mail transport");
+    expect(await said({ SMTP_URL: "smtp://127.0.0.1:2525" })).not.toContain("No mail transport");
+  }, 60_000);
 
   it("the production server stops at start, before any worker, on a malformed setting", async () => {
     const { code, output } = await runUntilExit(appServerArgs(), await productionServerEnv({ WEB_CONCURRENCY: "lots" }));

@@ -34,6 +34,16 @@ function mailToFiles(): boolean {
   return config.MAIL_TO_FILES === undefined ? config.NODE_ENV !== "production" : config.MAIL_TO_FILES === "true";
 }
 
+/**
+ * What the server says at start when it can send no mail (production without SMTP_URL or
+ * MAIL_TO_FILES=true): it still serves every page, but each mailed code fails, so a newcomer
+ * would otherwise first learn of it from a refused sign-up.
+ */
+export function missingMailTransportWarning(): string | null {
+  if (env().SMTP_URL || mailToFiles()) return null;
+  return "No mail transport: set SMTP_URL (or MAIL_TO_FILES=true to write mail to DATA_DIR/mail). Until then every mail fails: email sign-ups, password resets, shop-email links and update digests.";
+}
+
 /** Sends one mail; throws when the SMTP server refuses it or no transport is configured. */
 export async function sendMail(mail: OutgoingMail): Promise<void> {
   const config = env();
