@@ -10,11 +10,16 @@ import { fileURLToPath } from "node:url";
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 /**
- * V8 flags of the app server (the Dockerfile's CMD passes the same). A 4 MB young generation
- * (V8's default grows to 16 MB per semi-space) collects request garbage sooner: under the
- * listing benchmark the peak RSS drops by about 25 MB for a throughput cost within the noise.
+ * V8 flags of the app server (the Dockerfile's CMD passes the same).
+ * - A 4 MB young generation (V8's default grows to 16 MB per semi-space) collects request
+ *   garbage sooner: under the listing benchmark the peak RSS drops by about 25 MB for a
+ *   throughput cost within the noise.
+ * - The old generation may grow to twice its live size before a full collection (V8 chose
+ *   about four times here): under the listing benchmark about 32 MB stay live, and the heap
+ *   used to reach 140 MB between collections. Peak RSS 237-255 -> 189-200 MB, listing
+ *   throughput unchanged.
  */
-export const APP_SERVER_NODE_FLAGS = ["--max-semi-space-size=4"];
+export const APP_SERVER_NODE_FLAGS = ["--max-semi-space-size=4", "--heap-growing-percent=100"];
 
 /** Node arguments that start the app server on the given build folder (default REMIX_BUILD_DIR or build). */
 export function appServerArgs(buildDir = process.env.REMIX_BUILD_DIR ?? "build"): string[] {
