@@ -538,7 +538,7 @@ describe("sign-in workers and per-address limit", () => {
     const broken = path.join(root, `.tmp-build-${process.pid}`);
     mkdirSync(broken, { recursive: true });
     try {
-      const [, serverJs, indexJs] = serverArgs;
+      const [serverJs, indexJs] = serverArgs.slice(-2);
       copyFileSync(serverJs!, path.join(broken, "server.js"));
       copyFileSync(indexJs!, path.join(broken, "index.js"));
       const { code, output } = await runUntilExit(
