@@ -18,7 +18,7 @@ const HAND_WRITTEN = [
   "TRIGGER pledge_events pledge_events_truncate_insights_changes",
   "TRIGGER pledge_events pledge_events_update_insights_changes",
   "FUNCTION session_viewer(text, boolean, boolean, boolean)",
-  "FUNCTION viewer_access_details(text)",
+  "FUNCTION viewer_access_details(text, boolean)",
   "FUNCTION viewer_context(text, boolean, boolean)",
   "TRIGGER post_tiers post_tiers_bump_library_version",
   "TRIGGER post_versions post_versions_bump_library_version",

@@ -49,6 +49,8 @@ describe("getCurrentUser", () => {
     expect(widened!.user).toStrictEqual(narrow!.user);
     expect(Object.keys(widened!.extra).sort()).toEqual(["downloads", "grantSources", "pledges", "purchaseDetails", "purchases", "stamp", "tierTitles", "unlocked", "unverifiedPurchases"]);
     expect(widened!.extra.stamp).toMatch(/^\d+$/);
+    // What only the admins' check reads is left out of a page's lookup.
+    expect(widened!.extra).toMatchObject({ unverifiedPurchases: null, tierTitles: null });
 
     // An ask for more after the lookup was sent reads on its own; the earlier caller is unchanged.
     const plainAsk = getCurrentUserWith(buildRequest({ cookie }), null);

@@ -22,10 +22,10 @@ import {
 type PurchaseJson = { code: string; email: string; purchasedAt: string };
 
 // One round trip (pooler-safe): the viewer context the downloads read (migration 0004) beside
-// the details the words need (migration 0036), both planned once per database connection. $2
-// and $3 ask for the viewer's downloads and the library stamp.
+// every detail the words may need (migration 0036, for the admins' check too), both planned
+// once per database connection.
 const DETAILS_SQL = `SELECT v.unlocked, v.purchases, v.pledges, v.downloads, v.stamp, ${ACCESS_DETAIL_COLUMNS}
-  FROM viewer_context($1, $2, $3) v CROSS JOIN viewer_access_details($1) d`;
+  FROM viewer_context($1, false, false) v CROSS JOIN viewer_access_details($1, true) d`;
 
 function parsePurchases(text: string | null): AccessPurchase[] {
   if (!text) return [];
@@ -53,7 +53,7 @@ export async function loadExplainedViewer(user: AccessUser | null): Promise<Enti
 }
 
 async function loadExplained(user: AccessUser): Promise<{ context: ViewerContext; explained: EntitlementViewer | null }> {
-  const [row] = await queryRows<ViewerRow & AccessDetailsRow>(DETAILS_SQL, [user.id, false, false]);
+  const [row] = await queryRows<ViewerRow & AccessDetailsRow>(DETAILS_SQL, [user.id]);
   return explainedViewer(user, row, false);
 }
 
@@ -67,7 +67,9 @@ function explainedViewer(user: AccessUser, row: (ViewerRow & AccessDetailsRow) |
  * The library page's viewer, read with the request's user in one round trip (which the root
  * loader's ask for the user joins, see `getCurrentUserWith`): the context its listing reads
  * (downloads and the library stamp, as `LISTING_VIEWER` asks) and the explained viewer its cards'
- * words need. A guest's context is the library stamp.
+ * words need. Its details leave out what cards never use: unverified purchases (a user never
+ * sees them) and tier titles (`explainLibraryCards` takes them from the listing's tiers). A
+ * guest's context is the library stamp.
  */
 export async function loadLibraryPageViewer(request: Request): Promise<{ user: User | null; context: ViewerContext; explained: EntitlementViewer | null }> {
   const found = await getCurrentUserWith<ViewerRow & AccessDetailsRow>(request, { ...LISTING_VIEWER, withAccessDetails: true });

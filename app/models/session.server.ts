@@ -78,8 +78,10 @@ export type ViewerColumnsRequest = { withDownloads: boolean; withLibraryStamp: b
 const VIEWER_COLUMNS = ["unlocked", "purchases", "pledges", "downloads", "stamp"] as const;
 
 /**
- * The columns of `viewer_access_details` (migration 0036), named apart from the viewer context's
- * (whose `purchases` are item codes). app/models/access.server.ts reads them under these names.
+ * The columns of `viewer_access_details` (migration 0036, joined as `d`), named apart from the
+ * viewer context's (whose `purchases` are item codes). app/models/access.server.ts reads them
+ * under these names. Read with the session, the last two are null: they serve only the admins'
+ * check (`withAccessDetails` asks for what a library card shows).
  */
 export const ACCESS_DETAIL_COLUMNS = `d.purchases AS "purchaseDetails", d.unverified AS "unverifiedPurchases", d.grants AS "grantSources", d.tiers AS "tierTitles"`;
 export type AccessDetailsRow = { purchaseDetails: string | null; unverifiedPurchases: string | null; grantSources: string | null; tierTitles: string | null };
@@ -161,10 +163,9 @@ async function lookUpUser(request: Request, lookup: Lookup): Promise<Found | nul
     if (!token) return null;
     lookup.sent = true;
     const { viewer, downloads, stamp, details } = lookup.asked;
-    const extraColumns = `${viewer ? `, ${VIEWER_COLUMNS.map((column) => `v.${column}`).join(", ")}` : ""}${details ? `, ${ACCESS_DETAIL_COLUMNS}` : ""}`;
-    const joins = `${viewer ? " CROSS JOIN LATERAL viewer_context(u.id, $2, $3) v" : ""}${details ? " CROSS JOIN LATERAL viewer_access_details(u.id) d" : ""}`;
+    const joins = `${viewer ? " CROSS JOIN LATERAL viewer_context(u.id, $2, $3) v" : ""}${details ? " CROSS JOIN LATERAL viewer_access_details(u.id, false) d" : ""}`;
     const [row] = await queryRows<User>(
-      `SELECT ${USER_COLUMNS}${extraColumns} FROM api_tokens t JOIN users u ON u.id = t.user_id${joins} WHERE t.token_hash = $1`,
+      `SELECT ${USER_COLUMNS}${extraColumns(lookup.asked, "v")} FROM api_tokens t JOIN users u ON u.id = t.user_id${joins} WHERE t.token_hash = $1`,
       [hashToken(token), ...(viewer ? [downloads, stamp] : [])],
     );
     return row ? splitRow(row) : null;
@@ -175,10 +176,9 @@ async function lookUpUser(request: Request, lookup: Lookup): Promise<Found | nul
   const { viewer, downloads, stamp, details } = lookup.asked;
   // One call of the database function `session_viewer` (migration 0005): its plan is kept per
   // server connection, which works through a transaction-mode pooler (docs/decisions/006).
-  const extraColumns = `${viewer ? `, ${VIEWER_COLUMNS.map((column) => `r.${column}`).join(", ")}` : ""}${details ? `, ${ACCESS_DETAIL_COLUMNS}` : ""}`;
-  const join = details ? " CROSS JOIN LATERAL viewer_access_details((r.account).id) d" : "";
+  const join = details ? " CROSS JOIN LATERAL viewer_access_details((r.account).id, false) d" : "";
   const [row] = await queryRows<User & { sessionExpiresAt: Date }>(
-    `SELECT ${SESSION_USER_COLUMNS}, r.session_expires_at AS "sessionExpiresAt"${extraColumns} FROM session_viewer($1, $2, $3, $4) r${join}`,
+    `SELECT ${SESSION_USER_COLUMNS}, r.session_expires_at AS "sessionExpiresAt"${extraColumns(lookup.asked, "r")} FROM session_viewer($1, $2, $3, $4) r${join}`,
     [id, viewer, downloads, stamp],
   );
   if (!row) return null;
@@ -187,6 +187,12 @@ async function lookUpUser(request: Request, lookup: Lookup): Promise<Found | nul
     return null;
   }
   return splitRow(row);
+}
+
+/** The asked columns beyond the user's: the viewer context's (read from `viewerRow`) and the access details (`d`). */
+function extraColumns(asked: Asked, viewerRow: string): string {
+  const columns = [...(asked.viewer ? VIEWER_COLUMNS.map((column) => `${viewerRow}.${column}`) : []), ...(asked.details ? [ACCESS_DETAIL_COLUMNS] : [])];
+  return columns.map((column) => `, ${column}`).join("");
 }
 
 function splitRow(row: object): Found {

@@ -1,13 +1,14 @@
 -- Hand-written (Prisma does not model functions): what the words of "access explained" need
 -- beside the viewer context of migration 0004 (app/models/access.server.ts): the viewer's
--- purchases with their dates and shop emails, purchases made with shop emails not yet verified,
--- the source of each unlocked post, and the tier titles.
+-- purchases with their dates and shop emails and the source of each unlocked post; with
+-- p_for_check (the admins' access check) also the purchases made with shop emails not yet
+-- verified and every tier's title, which a library card never shows or takes from its own list.
 --
 -- Why a PL/pgSQL function: every signed-in library page asks for this. Sent as plain SQL, its
 -- four subqueries were parsed and planned on each view, which cost the database about as much
 -- CPU as the app spent on the whole page. A function's statement is planned once per server
 -- connection, and works through a transaction-mode pooler (docs/decisions/006).
-CREATE FUNCTION "viewer_access_details"(p_user_id TEXT)
+CREATE FUNCTION "viewer_access_details"(p_user_id TEXT, p_for_check BOOLEAN)
 RETURNS TABLE ("purchases" TEXT, "unverified" TEXT, "grants" TEXT, "tiers" TEXT)
 LANGUAGE plpgsql STABLE AS $$
 #variable_conflict use_column
@@ -18,12 +19,14 @@ BEGIN
        FROM purchases p JOIN shop_emails se ON se.verified_email = p.email
       WHERE se.user_id = p_user_id),
     -- purchases made with a shop email the viewer linked but has not verified
-    (SELECT json_agg(json_build_object('code', p.kofi_item_code, 'email', p.email, 'purchasedAt', to_char(p.purchased_at, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) ORDER BY p.purchased_at, p.id)::text
-       FROM purchases p JOIN shop_emails se ON se.email = p.email AND se.verified_email IS NULL
-      WHERE se.user_id = p_user_id),
+    CASE WHEN p_for_check THEN
+      (SELECT json_agg(json_build_object('code', p.kofi_item_code, 'email', p.email, 'purchasedAt', to_char(p.purchased_at, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) ORDER BY p.purchased_at, p.id)::text
+         FROM purchases p JOIN shop_emails se ON se.email = p.email AND se.verified_email IS NULL
+        WHERE se.user_id = p_user_id)
+    END,
     -- who unlocked each post for the viewer: an admin or the sync
     (SELECT json_object_agg(uc.post_id, uc.source)::text FROM unlocked_content uc WHERE uc.user_id = p_user_id),
     -- every tier's title, by id
-    (SELECT json_object_agg(t.id, t.title)::text FROM tiers t);
+    CASE WHEN p_for_check THEN (SELECT json_object_agg(t.id, t.title)::text FROM tiers t) END;
 END
 $$;
