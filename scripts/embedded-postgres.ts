@@ -8,7 +8,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { closeSync, existsSync, openSync, readFileSync, statSync } from "node:fs";
-import { chown, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { chmod, chown, cp, lstat, mkdir, mkdtemp, readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -36,6 +36,74 @@ async function binaries(): Promise<Binaries> {
   } catch {
     throw new EmbeddedDatabaseError(`no PostgreSQL binaries for ${process.platform}-${process.arch} (npm package ${name} is missing; run npm install)`);
   }
+}
+
+/**
+ * Where root keeps a copy of the PostgreSQL distribution for the `postgres` OS user, one folder
+ * per package version: root-owned and readable by everyone, outside any person's home.
+ */
+const SHARED_DISTRIBUTION_ROOT = "/var/lib/creator-library/postgresql";
+
+/** Whether `user` may execute `file`, tested with access(2) as initdb tests it (no capabilities). */
+function canExecute(file: string, user: NonNullable<OsUser>): boolean {
+  return spawnSync("test", ["-x", file], { uid: user.uid, gid: user.gid }).status === 0;
+}
+
+/** A folder root owns and nobody else may write: made if missing, refused if someone else's. */
+async function rootOwnedFolder(folder: string): Promise<void> {
+  await mkdir(folder, { recursive: true, mode: 0o755 });
+  const info = await lstat(folder);
+  if (!info.isDirectory() || info.uid !== 0 || (info.mode & 0o022) !== 0) {
+    throw new EmbeddedDatabaseError(`${folder} must be a folder owned by root that only root may write`);
+  }
+}
+
+/** Makes every folder of a copied tree enterable and every file readable by others (modes a umask of 077 may have narrowed). */
+async function openToOthers(folder: string): Promise<void> {
+  await chmod(folder, 0o755);
+  for (const entry of await readdir(folder, { withFileTypes: true })) {
+    const file = path.join(folder, entry.name);
+    if (entry.isDirectory()) await openToOthers(file);
+    else if (entry.isFile()) {
+      const { mode } = await lstat(file);
+      await chmod(file, (mode & 0o777) | 0o444 | (mode & 0o100 ? 0o111 : 0));
+    }
+  }
+}
+
+/**
+ * The binaries the `postgres` OS user can start. initdb looks for `postgres` beside itself with
+ * access(2), which checks every folder above it as that user, without capabilities: binaries in
+ * a private folder (a project under /root, a mktemp -d folder) cannot be found. Then the
+ * distribution (bin, lib, share) is copied once per version into SHARED_DISTRIBUTION_ROOT, and
+ * the server runs from that copy; the person's own folders keep their permissions.
+ */
+async function binariesFor(user: OsUser, bin: Binaries): Promise<Binaries> {
+  if (!user || (canExecute(bin.initdb, user) && canExecute(bin.postgres, user))) return bin;
+  const distribution = path.resolve(path.dirname(bin.postgres), "..");
+  const { version } = JSON.parse(await readFile(path.resolve(distribution, "..", "package.json"), "utf8")) as { version: string };
+  const target = path.join(SHARED_DISTRIBUTION_ROOT, `${process.platform}-${process.arch}-${version}`);
+  const copied: Binaries = { initdb: path.join(target, "bin", "initdb"), postgres: path.join(target, "bin", "postgres") };
+  if (!existsSync(target)) {
+    await rootOwnedFolder(path.dirname(SHARED_DISTRIBUTION_ROOT));
+    await rootOwnedFolder(SHARED_DISTRIBUTION_ROOT);
+    // Copied beside the target and renamed into place, so a start never sees half a copy; when
+    // two starts copy at once, the first rename wins and the other copy is dropped.
+    const partial = `${target}.partial-${process.pid}-${randomBytes(4).toString("hex")}`;
+    try {
+      await cp(distribution, partial, { recursive: true, verbatimSymlinks: true });
+      await openToOthers(partial);
+      await rename(partial, target).catch((error: NodeJS.ErrnoException) => {
+        if (!existsSync(copied.postgres)) throw error;
+      });
+    } finally {
+      await rm(partial, { recursive: true, force: true });
+    }
+  }
+  if (!canExecute(copied.initdb, user) || !canExecute(copied.postgres, user)) {
+    throw new EmbeddedDatabaseError(`the OS user "postgres" that runs the database cannot execute ${copied.postgres}`);
+  }
+  return copied;
 }
 
 /**
@@ -107,6 +175,12 @@ function inUseError(dataDir: string, pid: number): EmbeddedDatabaseError {
   );
 }
 
+/** Throws the "in use" error when another `npm start` runs its database on this DATA_DIR. */
+export function assertDataDirFree(dataDir: string): void {
+  const pid = runningServerPid(path.join(dataDir, "postgres"));
+  if (pid) throw inUseError(dataDir, pid);
+}
+
 /** initdb as the server's user, with a generated password (the server takes TCP logins only). */
 async function initialiseCluster(bin: Binaries, clusterDir: string, password: string, user: OsUser, runner: Runner) {
   await mkdir(clusterDir, { recursive: true, mode: 0o700 });
@@ -157,11 +231,10 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   const passwordPath = path.join(dataDir, "postgres-password");
   const logFile = path.join(dataDir, "postgres.log");
 
-  const runningPid = runningServerPid(clusterDir);
-  if (runningPid) throw inUseError(dataDir, runningPid);
+  assertDataDirFree(dataDir);
 
-  const bin = await binaries();
   const user = serverUser();
+  const bin = await binariesFor(user, await binaries());
   await mkdir(dataDir, { recursive: true });
 
   if (existsSync(clusterDir) && !statSync(clusterDir).isDirectory()) throw new EmbeddedDatabaseError(`${clusterDir} is not a folder`);
