@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { builtFingerprint, sourceFingerprint } from "./build-fingerprint.mjs";
 
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -27,15 +28,23 @@ export function appServerArgs(buildDir = process.env.REMIX_BUILD_DIR ?? "build")
   return [...APP_SERVER_NODE_FLAGS, path.join(dir, "server.js"), path.join(dir, "index.js")];
 }
 
-/** Builds the app and its server into the build folder when either is missing (benchmarks, fault tests). */
-export function ensureAppBuilt(buildDir = process.env.REMIX_BUILD_DIR ?? "build"): void {
-  if (appServerArgs(buildDir).every((arg) => arg.startsWith("--") || existsSync(arg))) return;
-  console.log(`Building the app into ${buildDir}/ ...`);
+/**
+ * Builds the app and its server into the build folder unless it holds a build of the current
+ * sources (scripts/build-fingerprint.mjs): `npm start`, benchmarks and server tests never run a
+ * stale build, and a restart with unchanged sources starts at once. Answers whether it built.
+ */
+export function ensureAppBuilt(buildDir = process.env.REMIX_BUILD_DIR ?? "build", log: (line: string) => void = console.log): boolean {
+  const dir = path.resolve(projectRoot, buildDir);
+  const complete = appServerArgs(buildDir).every((arg) => arg.startsWith("--") || existsSync(arg));
+  if (complete && builtFingerprint(dir) === sourceFingerprint(projectRoot)) return false;
+  log(`Building the app into ${buildDir}/ (the first start, or the sources changed) ...`);
   const env = { ...process.env, REMIX_BUILD_DIR: buildDir };
   for (const step of [[path.join(projectRoot, "node_modules/@remix-run/dev/dist/cli.js"), "build"], [path.join(projectRoot, "scripts/build-server.mjs")]]) {
-    const result = spawnSync(process.execPath, step, { cwd: projectRoot, env, stdio: ["ignore", "ignore", "inherit"] });
-    if (result.status !== 0) throw new Error(`building the app failed (${path.basename(step[0]!)})`);
+    // The builders' output is shown only when they fail.
+    const result = spawnSync(process.execPath, step, { cwd: projectRoot, env, stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
+    if (result.status !== 0) throw new Error(`building the app failed (${path.basename(step[0]!)}):\n${result.stdout}${result.stderr}`);
   }
+  return true;
 }
 
 /** Ports below this are left to services a machine may run (databases, dev servers). */

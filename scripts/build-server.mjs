@@ -2,13 +2,16 @@
 // Bundles the production server (server/index.ts and what it imports from app/) into plain
 // JavaScript next to the Remix build, so production runs `node <build>/server.js` without a
 // TypeScript loader in memory. Packages stay external (node_modules at run time).
-import { copyFileSync } from "node:fs";
+import { copyFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { FINGERPRINT_FILE, sourceFingerprint } from "./build-fingerprint.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const buildDir = process.env.REMIX_BUILD_DIR ?? "build";
+// Taken before bundling: a source edited while the build runs makes the next start build again.
+const fingerprint = sourceFingerprint(root);
 
 await build({
   entryPoints: [path.join(root, "server/index.ts")],
@@ -26,3 +29,6 @@ await build({
 // The password pool's worker thread runs as its own file, beside build/index.js and server.js
 // (both resolve it as `./password-worker.mjs` from their own address).
 copyFileSync(path.join(root, "app/integrations/password-worker.mjs"), path.join(root, buildDir, "password-worker.mjs"));
+
+// The last step of `npm run build` (after `remix build`): the build is complete and current.
+writeFileSync(path.join(root, buildDir, FINGERPRINT_FILE), `${fingerprint}\n`);

@@ -1,12 +1,14 @@
-// `npm start`: runs the site. With no DATABASE_URL it starts an embedded PostgreSQL kept in
-// DATA_DIR/postgres; either way it applies migrations, seeds demo content once, then serves the
-// built app with server/index.ts. Ctrl-C (or SIGTERM) stops the app first, once the requests in
+// `npm start`: runs the site. It builds the app when the sources changed since the last build.
+// With no DATABASE_URL it starts an embedded PostgreSQL kept in DATA_DIR/postgres; either way it
+// applies pending migrations, seeds demo content once, then serves the built app with
+// server/index.ts. Ctrl-C (or SIGTERM) stops the app first, once the requests in
 // flight are answered, and the embedded database after it.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { appServerArgs } from "./app-server.ts";
+import { appServerArgs, ensureAppBuilt } from "./app-server.ts";
+import { migrationsUpToDate } from "./migration-state.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 if (existsSync(path.join(root, ".env"))) process.loadEnvFile(path.join(root, ".env"));
@@ -58,6 +60,24 @@ const shown = (file: string) => {
   return relative && !relative.startsWith("..") ? relative : file;
 };
 
+// A second start on the same data is refused before it touches anything (the build included).
+if (!process.env.DATABASE_URL) {
+  const { assertDataDirFree } = await import("./embedded-postgres.ts");
+  try {
+    assertDataDirFree(dataDir);
+  } catch (error) {
+    console.error(`Could not start the embedded PostgreSQL: ${(error as Error).message}. To use a PostgreSQL server of your own instead, set DATABASE_URL.`);
+    process.exit(1);
+  }
+}
+
+try {
+  ensureAppBuilt(process.env.REMIX_BUILD_DIR, (line) => console.log(line));
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(1);
+}
+
 if (!process.env.DATABASE_URL) {
   const { startEmbeddedPostgres } = await import("./embedded-postgres.ts");
   if (existsSync(path.join(dataDir, "pglite"))) {
@@ -90,6 +110,10 @@ if (!process.env.DATABASE_URL) {
 {
   const missing = (["PATREON", "GOOGLE", "DISCORD"] as const).filter((name) => !process.env[`${name}_CLIENT_ID`]);
   const flag = process.env.FAKE_PROVIDERS;
+  if (flag === "true" && requestedNodeEnv === "production") {
+    console.error("FAKE_PROVIDERS=true is refused with NODE_ENV=production: the fake providers sign anyone in as any email.");
+    await shutdown(1);
+  }
   const localDemo = flag === "true" || (flag !== "false" && requestedNodeEnv !== "production" && (embedded !== undefined || requestedNodeEnv !== undefined));
   if (missing.length > 0 && localDemo) {
     const { startFakeProviders, fakeProviderEnv } = await import("./fake-providers.ts");
@@ -116,8 +140,11 @@ try {
   await shutdown(1);
 }
 
-// Asynchronous on purpose: this process keeps answering signals while the CLI runs.
-const migrated = await new Promise<boolean>((resolve) => {
+// The CLI runs only when a migration is missing or differs; it takes about ten seconds even with
+// nothing to do. Asynchronous on purpose: this process keeps answering signals while it runs.
+const upToDate = await migrationsUpToDate(process.env.DIRECT_DATABASE_URL ?? process.env.DATABASE_URL!, path.join(root, "prisma/migrations"));
+if (upToDate) console.log("Database is up to date.");
+const migrated = upToDate || await new Promise<boolean>((resolve) => {
   const migrate = spawn(process.execPath, [path.join(root, "scripts/prisma.mjs"), "migrate", "deploy"], {
     stdio: ["ignore", "pipe", "pipe"],
     env: process.env,
