@@ -12,6 +12,7 @@
 // made once when first asked for: compressing a 95 KB page anew cost every answer about 0.5 ms
 // of CPU, as much as a guest page's whole answer.
 import { createHash } from "node:crypto";
+import { parse as parseCookies } from "cookie";
 import { compress, contentCoding, type ContentCoding } from "~/content-coding.server";
 
 /** Browsers revalidate every time; shared caches keep a copy for a minute and may serve it stale while they refetch. */
@@ -22,14 +23,18 @@ const PERSONAL_COOKIES = ["__session", "toast-session"];
 
 export type CacheableHandle = { guestCacheable?: boolean };
 
-const PERSONAL_COOKIE_PATTERNS = PERSONAL_COOKIES.map((name) => new RegExp(`(?:^|;\\s*)${name}=`));
-
 type GuestHeaders = { cookie?: string | null; authorization?: string | null };
 
-/** A guest: no session or flash cookie, and no API token (a Bearer request is a user's too). */
-function isGuest({ cookie, authorization }: GuestHeaders): boolean {
+/**
+ * A guest: no session or flash cookie, and no API token (a Bearer request is a user's too). The
+ * Cookie header is read with the parser Remix's cookies use, so any spelling that reaches the
+ * session (`__session =…`, quotes) counts as one here too.
+ */
+export function isGuest({ cookie, authorization }: GuestHeaders): boolean {
   if (authorization) return false;
-  return !cookie || !PERSONAL_COOKIE_PATTERNS.some((pattern) => pattern.test(cookie));
+  if (!cookie) return true;
+  const names = parseCookies(cookie);
+  return !PERSONAL_COOKIES.some((name) => name in names);
 }
 
 type Match = { route: { id: string } };

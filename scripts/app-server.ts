@@ -38,7 +38,9 @@ export function ensureAppBuilt(buildDir = process.env.REMIX_BUILD_DIR ?? "build"
   const complete = appServerArgs(buildDir).every((arg) => arg.startsWith("--") || existsSync(arg));
   if (complete && builtFingerprint(dir) === sourceFingerprint(projectRoot)) return false;
   log(`Building the app into ${buildDir}/ (the first start, or the sources changed) ...`);
-  const env = { ...process.env, REMIX_BUILD_DIR: buildDir };
+  // A production build whatever the caller runs as (tests run with NODE_ENV=test, whose React
+  // build the production server cannot render with).
+  const env = { ...process.env, REMIX_BUILD_DIR: buildDir, NODE_ENV: "production" };
   for (const step of [[path.join(projectRoot, "node_modules/@remix-run/dev/dist/cli.js"), "build"], [path.join(projectRoot, "scripts/build-server.mjs")]]) {
     // The builders' output is shown only when they fail.
     const result = spawnSync(process.execPath, step, { cwd: projectRoot, env, stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });

@@ -6,7 +6,8 @@ import { createRequestHandler } from "@remix-run/express";
 import type { ServerBuild } from "@remix-run/node";
 import compression from "compression";
 import express from "express";
-import { limitBodySize, limitBodyTime, refuseCrossSiteRequests, securityHeaders, type SecurityOptions } from "./security.ts";
+import { routePolicies } from "./route-policy.ts";
+import { findRoutePolicy, limitBody, refuseCrossSiteRequests, requireHost, securityHeaders, useAppOrigin, type SecurityOptions } from "./security.ts";
 
 export type AppOptions = SecurityOptions & {
   build: ServerBuild;
@@ -79,6 +80,7 @@ export function createApp(options: AppOptions): express.Express {
   app.set("query parser", false);
 
   app.use(securityHeaders(options));
+  app.use(requireHost());
   app.use(compression());
   app.use(options.build.publicPath, express.static(options.assetsDir, { immutable: true, maxAge: "1y" }));
   // The few files of public/ (favicon, logo) are listed once: every other request skips the
@@ -87,9 +89,10 @@ export function createApp(options: AppOptions): express.Express {
   const servePublic = express.static(options.publicDir, { maxAge: "1h", index: false });
   app.use((req, res, next) => (publicFiles.has(req.path) ? servePublic(req, res, next) : next()));
   if (options.log) app.use(requestLog);
-  app.use(limitBodySize(options));
-  app.use(limitBodyTime(options));
+  app.use(findRoutePolicy(routePolicies(options.build)));
+  app.use(limitBody(options));
   app.use(refuseCrossSiteRequests(options));
+  app.use(useAppOrigin(options));
   const sharedPages = sharedPagesOf(options.build);
   app.use(reuseSharedPages(sharedPages, options.onChange));
   app.all(

@@ -1,17 +1,19 @@
-// HTTP-level protections that apply to every request, whatever route answers it: security
-// headers on every response, refusal of cross-site state changes, and body size caps. Business rules stay in app/models; this file only looks at HTTP.
+// HTTP-level protections that apply to every request, whatever route answers it: a Host that
+// is a host, security headers on every response, refusal of cross-site state changes, and body
+// size and time caps. What differs by route (uploads, framing, cross-site exemptions) comes from
+// the policy of the route that will run (server/route-policy.ts), which `policyOf` reads.
+// Business rules stay in app/models; this file only looks at HTTP.
 import type { NextFunction, Request, RequestHandler, Response } from "express";
+import type { RequestPolicy } from "../app/request-policy.server.ts";
 import { baseSecurityHeaders, resourceCsp } from "../app/security.server.ts";
-import { bodyLimitFor as routeBodyLimit, DEFAULT_BODY_LIMIT, uploadKindFor } from "../app/utils/body-limits.ts";
+import { DEFAULT_BODY_LIMIT, maxFileBytes, MULTIPART_OVERHEAD } from "../app/utils/body-limits.ts";
 
 const KIB = 1024;
 
 const UNSAFE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
-/** Download addresses open inside the library page's hidden frame. */
-const FRAMED_BY_SELF = [/^\/download\//, /^\/api\/download\//];
 
 export type SecurityOptions = {
-  /** Time a request body may take to arrive (post-file uploads: more, by their size). */
+  /** Time a request body may take to arrive (admitted uploads: more, by their size). */
   bodyTimeoutMs?: number;
   /** The public address of the site (APP_URL): its origin may post, https turns on HSTS. */
   appUrl: string;
@@ -19,15 +21,66 @@ export type SecurityOptions = {
   postFileMaxBytes: number;
 };
 
+/** The policy the route that will answer this request declared (set by `findRoutePolicy`). */
+export function policyOf(res: Response): RequestPolicy {
+  return (res.locals.policy as RequestPolicy | undefined) ?? {};
+}
+
+/** Looks up the route's policy once per request, for the checks below. */
+export function findRoutePolicy(policyFor: (pathname: string) => RequestPolicy): RequestHandler {
+  return (req, res, next) => {
+    res.locals.policy = policyFor(req.path);
+    next();
+  };
+}
+
 function jsonError(res: Response, status: number, error: string) {
   res.status(status).set("Cache-Control", "no-store").json({ error });
 }
 
-/** Answers before the body was read, then drops the connection instead of reading the body. */
-function refuseBody(req: Request, res: Response, status: number, error: string) {
-  res.set("Connection", "close");
-  res.on("finish", () => req.socket.destroySoon());
+/** Answers before the body was read; the connection closes instead of reading the rest (see securityHeaders). */
+function refuseBody(res: Response, status: number, error: string) {
   jsonError(res, status, error);
+}
+
+/** Does the request carry a body (a declared length above 0, or chunks)? */
+function hasBody(req: Request): boolean {
+  const declared = req.headers["content-length"];
+  return req.headers["transfer-encoding"] !== undefined || (declared !== undefined && declared !== "0");
+}
+
+/** A Host header that is a host name or address with an optional port, and nothing else. */
+const HOST_PATTERN = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+/**
+ * Refuses a Host header that is not a host (a path, a fragment, spaces): Express matches routes
+ * by the request line while URLs built from Host would name another path. X-Forwarded-Host is
+ * dropped: no proxy we run sets it here, and the Remix adapter would take its port.
+ */
+export function requireHost(): RequestHandler {
+  return (req, res, next) => {
+    const host = req.headers.host;
+    if (host !== undefined && !HOST_PATTERN.test(host)) return jsonError(res, 400, "Invalid Host header.");
+    delete req.headers["x-forwarded-host"];
+    next();
+  };
+}
+
+/**
+ * The address handed to Remix is APP_URL's origin plus the request's path: never the Host header,
+ * so nothing a client sends decides which origin the app believes it serves. Runs after the
+ * cross-site check, which has judged Origin; Remix's own Origin check (which compares it with
+ * Host) then has nothing left to compare.
+ */
+export function useAppOrigin({ appUrl }: SecurityOptions): RequestHandler {
+  const { host, protocol } = new URL(appUrl);
+  const scheme = protocol.slice(0, -1);
+  return (req, _res, next) => {
+    req.headers.host = host;
+    Object.defineProperty(req, "protocol", { value: scheme, configurable: true });
+    delete req.headers.origin;
+    next();
+  };
 }
 
 /**
@@ -43,16 +96,18 @@ export function hardenCookie(cookie: string, secure: boolean): string {
 
 /**
  * Sets the security headers just before the response head is written, so headers the app set
- * itself (the documents' nonce CSP from entry.server.tsx) are kept and never doubled.
+ * itself (the documents' nonce CSP from entry.server.tsx) are kept and never doubled. An answer
+ * given before the request's body has arrived closes the connection: the rest of the body is
+ * never read (a refused upload, a redirect to sign in).
  */
 export function securityHeaders({ appUrl }: SecurityOptions): RequestHandler {
   const base = baseSecurityHeaders(appUrl);
   const secureCookies = appUrl.startsWith("https://");
   return (req, res, next) => {
     const writeHead = res.writeHead;
-    const framedBySelf = FRAMED_BY_SELF.some((pattern) => pattern.test(req.path));
     res.writeHead = function (this: Response, ...args: unknown[]) {
       if (!res.headersSent) {
+        const framedBySelf = policyOf(res).framedBySelf === true;
         for (const [name, value] of Object.entries(base)) if (!res.hasHeader(name)) res.setHeader(name, value);
         if (!res.hasHeader("Content-Security-Policy")) res.setHeader("Content-Security-Policy", resourceCsp(framedBySelf));
         if (!res.hasHeader("X-Frame-Options")) res.setHeader("X-Frame-Options", framedBySelf ? "SAMEORIGIN" : "DENY");
@@ -60,6 +115,10 @@ export function securityHeaders({ appUrl }: SecurityOptions): RequestHandler {
         if (cookies !== undefined) {
           const list = Array.isArray(cookies) ? cookies : [String(cookies)];
           res.setHeader("Set-Cookie", list.map((cookie) => hardenCookie(cookie, secureCookies)));
+        }
+        if (!req.complete && hasBody(req)) {
+          res.setHeader("Connection", "close");
+          res.once("finish", () => req.socket.destroySoon());
         }
       }
       return (writeHead as (...a: unknown[]) => Response).apply(this, args);
@@ -86,23 +145,16 @@ export function hasBearerToken(authorization: string | undefined): boolean {
  * Refuses a state-changing request from another site (CSRF), with or without a session cookie:
  * a forged sign-in (login CSRF) is as bad as a forged action. Browsers say where a request comes
  * from with Sec-Fetch-Site; older ones only with Origin (or Referer). A request with neither is
- * not from a browser page, so it carries nobody's cookies but its sender's. Webhooks are signed
- * and Bearer-token requests are never sent by browsers on their own. Same-origin means the
- * APP_URL origin or the origin the request was sent to (its Host), never a forwarded header.
+ * not from a browser page, so it carries nobody's cookies but its sender's. Routes that other
+ * sites post to on purpose say so in their policy (signed webhooks, one-click unsubscribe), and
+ * Bearer-token requests are never sent by browsers on their own. Same-origin means the APP_URL
+ * origin or the origin the request was sent to (its Host), never a forwarded header.
  */
 export function refuseCrossSiteRequests({ appUrl }: SecurityOptions): RequestHandler {
   const appOrigin = new URL(appUrl).origin;
   return (req, res, next) => {
     if (!UNSAFE_METHODS.has(req.method)) return next();
-    if (req.path.startsWith("/api/webhooks/")) return next();
-    // RFC 8058 one-click unsubscribe: mail providers post from their own systems. The token in
-    // the address is the only credential; the action reads no session, so nothing can be forged.
-    // Remix refuses an action whose Origin is not its Host on its own (a 500), so the foreign
-    // Origin is dropped here, for this path only.
-    if (/^\/unsubscribe\/[A-Za-z0-9_-]+\/?$/.test(req.path)) {
-      delete req.headers.origin;
-      return next();
-    }
+    if (policyOf(res).crossSiteAllowed) return next();
     if (hasBearerToken(req.headers.authorization)) return next();
 
     const fetchSite = req.headers["sec-fetch-site"];
@@ -118,30 +170,50 @@ export function refuseCrossSiteRequests({ appUrl }: SecurityOptions): RequestHan
   };
 }
 
-/** The largest body a request takes (app/utils/body-limits.ts, shared with the routes). */
-export function bodyLimitFor(path: string, { postFileMaxBytes }: SecurityOptions, query = new URLSearchParams()): number {
-  return routeBodyLimit(path, postFileMaxBytes, query);
-}
-
-/** Slowest upload rate a post file may take before its connection is dropped (64 KiB/s). */
+/** Slowest upload rate an admitted upload may take before its connection is dropped (64 KiB/s). */
 const SLOWEST_UPLOAD_BYTES_PER_SECOND = 64 * KIB;
 
+function isMultipart(req: Request): boolean {
+  return /^multipart\/form-data\s*;/i.test(req.headers["content-type"] ?? "");
+}
+
+/** The request as the route's `allowed` check sees it: its address and headers, never its body. */
+function headersOnly(req: Request, appOrigin: string): globalThis.Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (typeof value === "string") headers.set(name, value);
+    else if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+  }
+  return new Request(appOrigin + req.originalUrl, { headers });
+}
+
 /**
- * Drops the connection of a request whose body has not fully arrived in time: a client
- * trickling a byte now and then must not hold a connection (and a request slot) for minutes.
- * Post-file uploads get the base time plus what their size takes at 64 KiB/s.
+ * Caps every request body before a byte of it is read: 1 MiB, declared up front (Content-Length).
+ * Only a multipart upload to a route whose policy takes uploads, from someone its `allowed`
+ * admits (asked from the headers alone), may be larger (up to that kind's largest file) or come
+ * in chunks; the route counts those bytes as they stream. A body must also arrive in time: the
+ * base time for everyone, and for an admitted upload what its size takes at 64 KiB/s on top.
  */
-export function limitBodyTime(options: SecurityOptions): RequestHandler {
+export function limitBody(options: SecurityOptions): RequestHandler {
   const base = options.bodyTimeoutMs ?? 30_000;
-  return (req, _res, next) => {
-    const declared = req.headers["content-length"] === undefined ? null : Number(req.headers["content-length"]);
-    const chunked = req.headers["transfer-encoding"] !== undefined;
-    if (!chunked && !declared) return next();
-    const query = new URLSearchParams(req.url.split("?")[1] ?? "");
-    const limit = bodyLimitFor(req.path, options, query);
-    const fileUpload = uploadKindFor(req.path, query) === "post-file";
-    const expected = declared ?? limit;
-    const ms = fileUpload ? base + Math.ceil((expected / SLOWEST_UPLOAD_BYTES_PER_SECOND) * 1000) : base;
+  const appOrigin = new URL(options.appUrl).origin;
+  return async (req: Request, res: Response, next: NextFunction) => {
+    if (!hasBody(req)) return next();
+    const header = req.headers["content-length"];
+    const declared = header === undefined ? null : Number(header);
+    if (declared !== null && (!Number.isSafeInteger(declared) || declared < 0)) return jsonError(res, 400, "Invalid Content-Length.");
+
+    const upload = policyOf(res).upload;
+    let limit = DEFAULT_BODY_LIMIT;
+    let admitted = false;
+    if (upload && (declared === null || declared > DEFAULT_BODY_LIMIT) && isMultipart(req)) {
+      admitted = await upload.allowed(headersOnly(req, appOrigin)).catch(() => false);
+      if (admitted) limit = maxFileBytes(upload.kind, options.postFileMaxBytes) + MULTIPART_OVERHEAD;
+    }
+    if (declared !== null && declared > limit) return refuseBody(res, 413, "Request body is too large.");
+    if (declared === null && !admitted) return refuseBody(res, 411, "Request body must declare its length.");
+
+    const ms = admitted ? base + Math.ceil(((declared ?? limit) / SLOWEST_UPLOAD_BYTES_PER_SECOND) * 1000) : base;
     const timer = setTimeout(() => {
       if (!req.complete) req.socket.destroy();
     }, ms);
@@ -153,28 +225,6 @@ export function limitBodyTime(options: SecurityOptions): RequestHandler {
     };
     req.once("end", clear);
     req.socket.once("close", clear);
-    next();
-  };
-}
-
-/**
- * Refuses bodies above the path's limit from their declared length, before a byte is read.
- * A body without a declared length (chunked) is only taken by the upload routes, which count
- * the bytes as they stream; elsewhere it is refused with 411.
- */
-export function limitBodySize(options: SecurityOptions): RequestHandler {
-  return (req: Request, res: Response, next: NextFunction) => {
-    const limit = bodyLimitFor(req.path, options, new URLSearchParams(req.url.split("?")[1] ?? ""));
-    const declared = req.headers["content-length"];
-    if (declared !== undefined) {
-      const length = Number(declared);
-      if (!Number.isFinite(length) || length < 0) return jsonError(res, 400, "Invalid Content-Length.");
-      if (length > limit) return refuseBody(req, res, 413, "Request body is too large.");
-      return next();
-    }
-    if (req.headers["transfer-encoding"] !== undefined && limit === DEFAULT_BODY_LIMIT) {
-      return refuseBody(req, res, 411, "Request body must declare its length.");
-    }
     next();
   };
 }

@@ -1,6 +1,7 @@
-// Issue 13: the per-route body limits live in one module (app/utils/body-limits.ts). The Express
-// layer refuses bodies above them from their declared length; the routes cap the files they read
-// with the same numbers. These tests pin both sides to the module, at the exact byte.
+// The body limits live in one module (app/utils/body-limits.ts): the upload routes declare which
+// kind they take and from whom (their `requestPolicy`, applied by server/security.ts before a
+// byte is read; tests/server-security.test.ts drives that through the built server), and cap the
+// files they read with the same numbers, at the exact byte.
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db.server";
 import { getToast } from "~/toast.server";
@@ -8,8 +9,14 @@ import * as frontUpload from "~/routes/api.upload.front.$id";
 import * as panelUpload from "~/routes/api.panelsupload.$id.image";
 import * as panelsApi from "~/routes/api.panels";
 import * as home from "~/routes/_index";
-import { bodyLimitFor as routeBodyLimit, DEFAULT_BODY_LIMIT, MAX_CSV_BYTES, MAX_IMAGE_BYTES, maxFileBytes, MULTIPART_OVERHEAD, uploadKindFor } from "~/utils/body-limits";
-import { bodyLimitFor } from "../server/security";
+import * as fileUpload from "~/routes/api.upload.file.$id";
+import * as importPurchases from "~/routes/api.admin.import-purchases";
+import * as library from "~/routes/library";
+import * as admin from "~/routes/admin";
+import * as login from "~/routes/api.auth.login";
+import type { RequestPolicy } from "~/request-policy.server";
+import { DEFAULT_BODY_LIMIT, MAX_IMAGE_BYTES } from "~/utils/body-limits";
+import { buildRequest } from "./helpers";
 import { callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
 import { createPost } from "./library-fixtures";
 
@@ -29,27 +36,32 @@ function imageForm(field: string, size: number): FormData {
   return form;
 }
 
-describe("the Express layer reads its limits from the module", () => {
-  it("answers each route's file limit plus the multipart framing, and 1 MiB elsewhere", () => {
-    const routes: [string, string, number][] = [
-      ["/api/upload/file/abc", "", POST_FILE_MAX],
-      ["/library", "intent=upload-file&postId=a", POST_FILE_MAX],
-      ["/library", "intent=upload-image", MAX_IMAGE_BYTES],
-      ["/api/upload/front/abc", "", MAX_IMAGE_BYTES],
-      ["/api/panelsupload/abc/image", "", MAX_IMAGE_BYTES],
-      ["/", "index", MAX_IMAGE_BYTES],
-      ["/admin", "", MAX_CSV_BYTES],
-      ["/admin", "intent=trace-zip", POST_FILE_MAX],
-      ["/api/admin/import-purchases", "", MAX_CSV_BYTES],
+describe("the upload routes declare what they take, and from whom", () => {
+  const policyOf = (module: object) => (module as { requestPolicy?: RequestPolicy }).requestPolicy ?? {};
+
+  it("names each upload route's largest file kind; other routes take no uploads", () => {
+    const kinds: [object, string][] = [
+      [fileUpload, "post-file"],
+      [library, "post-file"],
+      [admin, "post-file"],
+      [frontUpload, "image"],
+      [panelUpload, "image"],
+      [home, "image"],
+      [importPurchases, "csv"],
     ];
-    for (const [path, query, fileBytes] of routes) {
-      const search = new URLSearchParams(query);
-      expect(bodyLimitFor(path, serverOptions, search), path).toBe(fileBytes + MULTIPART_OVERHEAD);
-      expect(routeBodyLimit(path, POST_FILE_MAX, search), path).toBe(maxFileBytes(uploadKindFor(path, search)!, POST_FILE_MAX) + MULTIPART_OVERHEAD);
-    }
-    for (const path of ["/library", "/api/auth/login", "/api/panels", "/inspiration-vote", "/api/upload/file/a/../../auth/login"]) {
-      expect(bodyLimitFor(path, serverOptions), path).toBe(DEFAULT_BODY_LIMIT);
-    }
+    for (const [module, kind] of kinds) expect(policyOf(module).upload?.kind).toBe(kind);
+    for (const module of [panelsApi, login]) expect(policyOf(module).upload).toBeUndefined();
+  });
+
+  it("admits an admin's upload only, judged from the headers alone", async () => {
+    const allowed = policyOf(library).upload!.allowed;
+    const ask = (headers: Record<string, string>) => allowed(buildRequest({ method: "POST", path: "/library?intent=upload-file", headers }));
+    const fan = await sessionCookie((await createTestUser()).id);
+    const restricted = await sessionCookie((await createTestUser({ isAdmin: true, canBeAdmin: true, restricted: true })).id);
+    expect(await ask({ Cookie: adminCookie })).toBe(true);
+    expect(await ask({})).toBe(false);
+    expect(await ask({ Cookie: fan })).toBe(false);
+    expect(await ask({ Cookie: restricted })).toBe(false);
   });
 });
 

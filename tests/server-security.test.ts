@@ -16,7 +16,7 @@ import { nsfwCookie } from "~/utils/visitor-cookies.server";
 import { baseSecurityHeaders } from "~/security.server";
 import { kofiPayload } from "./fakes/kofi";
 import { createTestUser, productionServerEnv, runUntilExit, sessionCookie } from "./helpers";
-import { bodyLimitFor, hardenCookie } from "../server/security";
+import { hardenCookie } from "../server/security";
 import { appServerArgs, freePort } from "../scripts/app-server";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -304,6 +304,18 @@ describe("security headers", () => {
     expect(withToken.status).toBe(200);
     expect(withToken.headers.get("cache-control")).toBe("private, no-cache");
     expect(await withToken.text()).toContain("Token Reader");
+  });
+
+  it("a session cookie spelled with spaces around its name still makes the page personal", async () => {
+    const reader = await createTestUser({ fullName: "Spaced Cookie Reader", tosAccepted: true });
+    const sid = (await sessionCookie(reader.id)).slice("__session=".length);
+    await fetch(`${base}/library`, { headers: { Cookie: "nsfwAccepted=true" } });
+    for (const cookie of [`__session =${sid}`, ` __session=${sid}`, `other=1;  __session = ${sid}`]) {
+      const page = await fetch(`${base}/library`, { headers: { Cookie: cookie } });
+      expect(page.status, cookie).toBe(200);
+      expect(page.headers.get("cache-control"), cookie).toBe("private, no-cache");
+      expect(await page.text(), cookie).toContain("Spaced Cookie Reader");
+    }
   });
 
   it("an /api JSON answer gets the strict resource CSP and the same headers", async () => {
@@ -667,20 +679,83 @@ describe("body size limits", () => {
     expect(refused.status).toBe(413);
   });
 
-  it("knows each upload route's limit", () => {
-    const options = { appUrl: "http://x", postFileMaxBytes: 100 * 1024 * 1024 };
-    expect(bodyLimitFor("/api/auth/login", options)).toBe(1024 * 1024);
-    expect(bodyLimitFor("/api/upload/file/abc", options)).toBeGreaterThan(100 * 1024 * 1024);
-    expect(bodyLimitFor("/api/panelsupload/abc/image", options)).toBeGreaterThan(10 * 1024 * 1024);
-    expect(bodyLimitFor("/api/admin/import-purchases", options)).toBeGreaterThan(20 * 1024 * 1024);
-    expect(bodyLimitFor("/api/upload/file/abc/../../auth/login", options)).toBe(1024 * 1024);
-    // The library page takes a post file only for its upload intent; its other forms are small.
-    expect(bodyLimitFor("/library", options, new URLSearchParams("intent=upload-file&postId=a"))).toBeGreaterThan(100 * 1024 * 1024);
-    expect(bodyLimitFor("/library", options, new URLSearchParams("intent=upload-image"))).toBeGreaterThan(10 * 1024 * 1024);
-    expect(bodyLimitFor("/library", options, new URLSearchParams("intent=upload-image"))).toBeLessThan(11 * 1024 * 1024);
-    expect(bodyLimitFor("/library", options)).toBe(1024 * 1024);
+  it("asks who sends a large body before reading it: only an admin's multipart upload gets the upload limit", async () => {
+    const admin = await createTestUser({ isAdmin: true, canBeAdmin: true });
+    const adminCookie = await sessionCookie(admin.id);
+    const fan = await sessionCookie((await createTestUser()).id);
+    const multipart = { "Content-Type": "multipart/form-data; boundary=x", Origin: base };
+    const MiB = 1024 * 1024;
+    // A guest's url-encoded 400 MB "upload": refused from the headers, nothing read.
+    const urlEncoded = await declaredBody("/library?intent=upload-file&postId=a", 400 * MiB, { "Content-Type": "application/x-www-form-urlencoded", Origin: base });
+    expect(urlEncoded.status).toBe(413);
+    // Multipart above 1 MiB from a guest, a signed-in fan, or an admin sending another kind of body.
+    expect((await declaredBody("/library?intent=upload-file&postId=a", 3 * MiB, multipart)).status).toBe(413);
+    expect((await declaredBody("/library?intent=upload-file&postId=a", 3 * MiB, { ...multipart, Cookie: fan })).status).toBe(413);
+    expect((await declaredBody("/admin?intent=trace-zip", 3 * MiB, { "Content-Type": "application/x-www-form-urlencoded", Origin: base, Cookie: adminCookie })).status).toBe(413);
+    // The admin's multipart upload passes the edge (the route then reads and answers it).
+    const admitted = await sendMultipart("/api/upload/front/no-such-post", 3 * MiB, adminCookie);
+    expect(admitted.status).not.toBe(413);
+    expect(admitted.status).toBeLessThan(500);
+    // Each upload route's own kind caps the admin too (images: 10 MiB).
+    expect((await declaredBody("/api/upload/front/no-such-post", 11 * MiB, { ...multipart, Cookie: adminCookie })).status).toBe(413);
+    expect((await declaredBody("/api/upload/file/no-such-post", 9 * MiB, { ...multipart, Cookie: adminCookie })).status).toBe(413);
+  });
+
+  it("takes no chunked body from someone who may not upload, and closes the connection", async () => {
+    const answer = await rawExchange(
+      "POST /library?intent=upload-file&postId=a HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=x\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n",
+    );
+    expect(answer.head).toMatch(/^HTTP\/1\.1 411 /);
+    expect(answer.head).toMatch(/\r\nConnection: close\r\n/i);
+    expect(answer.closedAfterMs).toBeLessThan(2_000);
+  });
+
+  it("closes the connection when it answers before the body has arrived, without reading the rest", async () => {
+    // A guest's small multipart post to the library's upload: redirected away at once.
+    const answer = await rawExchange(
+      `POST /library?intent=upload-file&postId=a HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: ${512 * 1024}\r\n\r\n--x\r\n`,
+    );
+    expect(answer.head).toMatch(/^HTTP\/1\.1 (302|303|403) /);
+    expect(answer.head).toMatch(/\r\nConnection: close\r\n/i);
+    expect(answer.closedAfterMs).toBeLessThan(2_000);
+  });
+
+  it("refuses a Host header that carries a path, so the edge and the app always see the same route", async () => {
+    const answer = await rawExchange("GET /library HTTP/1.1\r\nHost: example.com/login#\r\nConnection: close\r\n\r\n");
+    expect(answer.head).toMatch(/^HTTP\/1\.1 400 /);
+    const upload = await rawExchange(
+      `POST /library?intent=upload-file&postId=a HTTP/1.1\r\nHost: example.com/login#\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: ${400 * 1024 * 1024}\r\n\r\n`,
+    );
+    expect(upload.head).toMatch(/^HTTP\/1\.1 400 /);
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
   });
 });
+
+/** A multipart POST of `size` zero bytes as `image`, with the session cookie. */
+async function sendMultipart(pathname: string, size: number, cookie: string): Promise<Response> {
+  const form = new FormData();
+  form.append("image", new Blob([new Uint8Array(size)], { type: "image/png" }), "big.png");
+  return fetch(`${base}${pathname}`, { method: "POST", headers: { Cookie: cookie, Origin: base }, body: form });
+}
+
+/** Writes `request` on a raw connection and sends nothing more: the answer's head and when the server closed the connection. */
+function rawExchange(request: string): Promise<{ head: string; closedAfterMs: number }> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    let received = "";
+    const socket = net.connect(Number(new URL(base).port), "127.0.0.1", () => socket.write(request));
+    socket.on("data", (chunk: Buffer) => (received += chunk.toString("latin1")));
+    socket.on("error", () => undefined);
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`the server kept the connection open; received:\n${received}`));
+    }, 10_000);
+    socket.on("close", () => {
+      clearTimeout(timer);
+      resolve({ head: received.split("\r\n\r\n")[0] + "\r\n", closedAfterMs: Date.now() - started });
+    });
+  });
+}
 
 describe("graceful stop", () => {
   it("exits with 0 on SIGTERM", async () => {

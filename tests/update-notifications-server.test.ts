@@ -72,5 +72,15 @@ describe("update feed and unsubscribe on the built server", () => {
     const row = await db.updateSubscription.findUniqueOrThrow({ where: { userId: user.id } });
     expect(row).toMatchObject({ notifyNewVersions: false, notifyNewPosts: false });
     expect(row.unsubscribedAt).toBeInstanceOf(Date);
+
+    // Only the unsubscribe route takes such a post: the same request elsewhere is refused.
+    for (const pathname of ["/account/notifications", `/unsubscribe/${unsubscribeToken}/x`]) {
+      const refused = await fetch(`${base}${pathname}`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: "https://mail.example", "Sec-Fetch-Site": "cross-site" },
+        body: "List-Unsubscribe=One-Click",
+      });
+      expect(refused.status, pathname).toBe(403);
+    }
   });
 });

@@ -17,6 +17,10 @@ import { GRID_IMAGE_SIZES, imageSrcSet } from "~/utils/responsive-images";
 import homeStyles from "~/styles/home.css";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 import type { CacheableHandle } from "~/document-cache.server";
+import { adminUploads } from "~/request-policy.server";
+
+// Admins upload panel images from the home page.
+export const requestPolicy = adminUploads("image");
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: homeStyles }];
 

@@ -20,6 +20,10 @@ import { requireAdmin } from "~/session-guards.server";
 import { listTiers } from "~/models/tier.server";
 import { ADMIN_MESSAGES, parseUserSearch } from "~/utils/admin-schemas";
 import adminStyles from "~/styles/admin.css";
+import { adminUploads } from "~/request-policy.server";
+
+// Admins drop a leaked ZIP (as large as a post file) or a purchases CSV here.
+export const requestPolicy = adminUploads("post-file");
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: adminStyles }];
 

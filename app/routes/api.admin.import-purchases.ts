@@ -8,6 +8,9 @@ import { requireApiAdmin } from "~/models/session.server";
 import { ADMIN_MESSAGES } from "~/utils/admin-schemas";
 import { MAX_CSV_BYTES } from "~/utils/body-limits";
 import { readUploadedFile } from "~/utils/upload.server";
+import { adminUploads } from "~/request-policy.server";
+
+export const requestPolicy = adminUploads("csv");
 
 export async function action({ request }: ActionFunctionArgs) {
   if (request.method !== "POST") return methodNotAllowed();

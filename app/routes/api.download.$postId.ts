@@ -4,6 +4,10 @@ import { authorizeDownload, postDownload } from "~/models/download.server";
 import { getCurrentUser } from "~/models/session.server";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { serveDownload } from "~/utils/serve-file.server";
+import { FRAMED_BY_SELF } from "~/request-policy.server";
+
+// Opened in the library's hidden download frame.
+export const requestPolicy = FRAMED_BY_SELF;
 
 /**
  * GET /api/download/{postId}[?version={versionId}]: streams the current (or named visible)

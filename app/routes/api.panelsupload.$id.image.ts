@@ -4,6 +4,9 @@ import { apiError, handleApi, methodNotAllowed, requireIdParam } from "~/api.ser
 import { getPanel, PANEL_NOT_FOUND_MESSAGE, setPanelImage, toApiPanel } from "~/models/panel.server";
 import { requireApiAdmin } from "~/models/session.server";
 import { readUploadedFile, SELECT_IMAGE_MESSAGE } from "~/utils/upload.server";
+import { adminUploads } from "~/request-policy.server";
+
+export const requestPolicy = adminUploads("image");
 
 /** POST /api/panelsupload/{id}/image: multipart field `image` (png, jpg, jpeg), admins only. */
 export async function action({ request, params }: ActionFunctionArgs) {

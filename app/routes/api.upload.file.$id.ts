@@ -7,6 +7,9 @@ import { requireApiAdmin } from "~/models/session.server";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { receiveUploadedFile } from "~/utils/upload.server";
 import { VERSION_UPLOAD_FIELDS } from "~/utils/version-schemas";
+import { adminUploads } from "~/request-policy.server";
+
+export const requestPolicy = adminUploads("post-file");
 
 /**
  * POST /api/upload/file/{id}: multipart `file` (optionally preceded by `label` and `notes`),

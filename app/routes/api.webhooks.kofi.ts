@@ -6,6 +6,10 @@ import { json } from "@remix-run/node";
 import { apiError, handleApi, methodNotAllowed } from "~/api.server";
 import { env } from "~/env.server";
 import { receiveKofiWebhook } from "~/models/purchase.server";
+import { CROSS_SITE_ALLOWED } from "~/request-policy.server";
+
+// Sent by the shop, proven by its verification token.
+export const requestPolicy = CROSS_SITE_ALLOWED;
 
 const MAX_BODY_BYTES = 256 * 1024;
 

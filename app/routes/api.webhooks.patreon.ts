@@ -6,6 +6,10 @@ import { json } from "@remix-run/node";
 import { apiError, handleApi, methodNotAllowed } from "~/api.server";
 import { env } from "~/env.server";
 import { receivePatreonWebhook } from "~/models/patreon-membership.server";
+import { CROSS_SITE_ALLOWED } from "~/request-policy.server";
+
+// Sent by the support platform, proven by its signature.
+export const requestPolicy = CROSS_SITE_ALLOWED;
 
 const MAX_BODY_BYTES = 1024 * 1024;
 

@@ -3,6 +3,10 @@ import { apiError, handleApi, requireIdParam } from "~/api.server";
 import { getDownloadablePost, postDownload, verifySignedDownload } from "~/models/download.server";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { serveDownload } from "~/utils/serve-file.server";
+import { FRAMED_BY_SELF } from "~/request-policy.server";
+
+// Opened in the library's hidden download frame.
+export const requestPolicy = FRAMED_BY_SELF;
 
 /** GET /download/{postId}?expires&sig[&u][&version]: the signed address handed out for free downloads. */
 export async function loader({ request, params }: LoaderFunctionArgs) {

@@ -24,6 +24,10 @@ import { isEffectiveAdmin } from "~/utils/entitlement";
 import { LIBRARY_MESSAGES, parseLibraryFilter, parsePostsPerLine } from "~/utils/library-schemas";
 import { withParam } from "~/utils/url";
 import { hasAcceptedNsfw } from "~/utils/visitor-cookies.server";
+import { adminUploads } from "~/request-policy.server";
+
+// Admins upload post files and images from the library (the largest: a post file).
+export const requestPolicy = adminUploads("post-file");
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: libraryStyles }];
 

@@ -1,0 +1,31 @@
+// The request policy of the route that will answer a path (app/request-policy.server.ts), found
+// with Remix's own route matching over the build's routes, so the edge and the app can never
+// disagree about which route runs.
+import type { ServerBuild } from "@remix-run/node";
+import { matchRoutes, type AgnosticRouteObject } from "@remix-run/router";
+import type { RequestPolicy } from "../app/request-policy.server.ts";
+
+const DEFAULT_POLICY: RequestPolicy = {};
+
+/** The build's routes as the nested route objects Remix matches (ids kept for the lookup). */
+function routeTree(build: ServerBuild, parentId: string | undefined): AgnosticRouteObject[] {
+  return Object.values(build.routes)
+    .filter((route) => route.parentId === parentId)
+    .map((route) =>
+      route.index
+        ? { id: route.id, index: true, path: route.path, caseSensitive: route.caseSensitive }
+        : { id: route.id, path: route.path, caseSensitive: route.caseSensitive, children: routeTree(build, route.id) },
+    );
+}
+
+/** Answers the policy of the route that answers a path: the deepest match's `requestPolicy`, else the default. */
+export function routePolicies(build: ServerBuild): (pathname: string) => RequestPolicy {
+  const tree = routeTree(build, undefined);
+  return (pathname) => {
+    const matches = matchRoutes(tree, pathname);
+    const leaf = matches?.at(-1);
+    if (!leaf) return DEFAULT_POLICY;
+    const module = build.routes[leaf.route.id!]?.module as { requestPolicy?: RequestPolicy } | undefined;
+    return module?.requestPolicy ?? DEFAULT_POLICY;
+  };
+}
