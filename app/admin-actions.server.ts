@@ -12,8 +12,9 @@ import { isDomainError } from "~/models/errors";
 import { forceIntervalSync } from "~/models/interval-sync.server";
 import { importPurchasesCsv } from "~/models/purchase.server";
 import { recomputeUnlocksForUser } from "~/models/unlocks.server";
+import { sendUpdateDigestsNow } from "~/models/update-digest.server";
 import { redirectWithError, redirectWithSuccess } from "~/toast.server";
-import { ADMIN_MESSAGES, codeSearchSchema, shopEmailSchema, userUpdateFromForm, type UserSearch } from "~/utils/admin-schemas";
+import { ADMIN_MESSAGES, codeSearchSchema, digestsSentMessage, shopEmailSchema, userUpdateFromForm, type UserSearch } from "~/utils/admin-schemas";
 import { MAX_CSV_BYTES } from "~/utils/body-limits";
 import { formRefusal } from "~/utils/form-failure.server";
 import { streamTail } from "~/utils/stream-tail.server";
@@ -59,7 +60,8 @@ export async function searchByCode(form: FormData) {
 /**
  * A leaked ZIP dropped on the code search (multipart, `/admin?intent=trace-zip`): the file streams
  * through and only its last MAX_TAIL_BYTES are kept; nothing is stored. Answers the number in its
- * comment and that number's code search (the user and all their downloads).
+ * comment, what its tag shows, and unless the stamp is forged that number's code search (the user
+ * and all their downloads).
  */
 export async function traceLeakedZip(request: Request) {
   const intent = "trace-zip";
@@ -68,8 +70,9 @@ export async function traceLeakedZip(request: Request) {
       fileName,
       ...(await streamTail(data, MAX_TAIL_BYTES)),
     }));
-    const { number, result } = await searchDownloadsByLeakedFile(file.tail, file.size);
-    const traced = { fileName: file.fileName, number };
+    const { number, stamp, result } = await searchDownloadsByLeakedFile(file.tail, file.size);
+    const traced = { fileName: file.fileName, number, stamp };
+    if (stamp === "forged") return answer({ intent, error: ADMIN_MESSAGES.forgedTrace, traced }, 422);
     if (!result) return answer({ intent, error: ADMIN_MESSAGES.userNotFound, traced }, 404);
     return answer({ intent, result, traced });
   } catch (error) {
@@ -84,6 +87,17 @@ export async function forceInterval(actorId: string) {
     return answer({ intent, message: ADMIN_MESSAGES.intervalCompleted, summary });
   } catch (error) {
     return refused(intent, error, ADMIN_MESSAGES.forceIntervalFailed);
+  }
+}
+
+/** "Send update digests now": the digest run at once; its count, or the refusal, comes back as a toast. */
+export async function sendDigests(actorId: string, back: UserSearch) {
+  try {
+    const run = await sendUpdateDigestsNow(actorId);
+    const message = digestsSentMessage(run);
+    return run.failed > 0 ? redirectWithError(adminHref(back), message) : redirectWithSuccess(adminHref(back), message);
+  } catch (error) {
+    return redirectWithError(adminHref(back), formRefusal(error, ADMIN_MESSAGES.digestsFailed).message);
   }
 }
 

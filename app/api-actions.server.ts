@@ -3,22 +3,22 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { handleApi, methodNotAllowed, readJson, requireIdParam } from "~/api.server";
-import type { LikeKind } from "~/generated/prisma/client";
+import type { LikeKind, User } from "~/generated/prisma/client";
 import { setUsername } from "~/models/account.server";
 import { INSPIRATION_PANEL_NOT_FOUND_MESSAGE, setLike } from "~/models/inspiration.server";
 import { getCurrentUser, requireApiUser } from "~/models/session.server";
 import { usernameSchema } from "~/utils/auth-schemas";
 import { likeRequestSchema } from "~/utils/inspiration-schemas";
 
-/** POST: sets the signed-in user's username; `message` is what this address answers on success. */
-export function setUsernameAction(message: string) {
+/** POST: sets the signed-in user's username; `message` is what this address answers on success (or makes it from the updated account). */
+export function setUsernameAction(message: string | ((updated: User) => string)) {
   return function action({ request }: ActionFunctionArgs) {
     if (request.method !== "POST") return methodNotAllowed();
     return handleApi("Failed to set username.", async () => {
       const user = await requireApiUser(request);
       const { username } = await readJson(request, usernameSchema);
       const updated = await setUsername(user, username);
-      return json({ message, fullName: updated.fullName, mailVerified: updated.mailVerified });
+      return json({ message: typeof message === "string" ? message : message(updated), fullName: updated.fullName, mailVerified: updated.mailVerified });
     });
   };
 }

@@ -1,6 +1,7 @@
 // Background jobs of this app server. Each job guards itself against running on several
 // servers at once (advisory locks); this module only schedules them.
 import { env } from "~/env.server";
+import { deleteExpiredApiTokens } from "~/models/api-token.server";
 import { refreshInsightsRollups } from "~/models/insights/rollup.server";
 import { runIntervalSync } from "~/models/interval-sync.server";
 import { pruneOldDownloads } from "~/models/my-library.server";
@@ -16,8 +17,9 @@ type Job = { name: string; everyMs: number; run: () => Promise<unknown> };
 
 function jobs(): Job[] {
   return [
-    // Housekeeping: expired sessions, emailed codes and rate-limit windows are removed hourly.
+    // Housekeeping: expired sessions, API tokens, emailed codes and rate-limit windows are removed hourly.
     { name: "expired-sessions", everyMs: HOUR_MS, run: () => deleteExpiredSessions() },
+    { name: "expired-api-tokens", everyMs: HOUR_MS, run: () => deleteExpiredApiTokens() },
     { name: "expired-codes", everyMs: HOUR_MS, run: () => deleteExpiredCodes() },
     { name: "expired-rate-limits", everyMs: HOUR_MS, run: () => deleteExpiredRateLimits() },
     // Insights: yesterday's downloads and the pledge history so far join the rollups (and a daily full rebuild).

@@ -13,6 +13,7 @@ import { redirectWithError, redirectWithSuccess } from "~/toast.server";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 import { formRefusal } from "~/utils/form-failure.server";
 import { LIBRARY_MESSAGES, parseSetIndex, postCreateSchema, postFormToInput, postUpdateSchema } from "~/utils/library-schemas";
+import { readPageForm } from "~/utils/page-form.server";
 import { readUploadedFile, receiveUploadedFile, SELECT_IMAGE_MESSAGE } from "~/utils/upload.server";
 import { withParam } from "~/utils/url";
 import { VERSION_MESSAGES, VERSION_UPLOAD_FIELDS, versionActionSchema } from "~/utils/version-schemas";
@@ -97,7 +98,7 @@ export async function libraryAction(request: Request) {
   const user = await getCurrentUser(request);
   if (request.headers.get("Content-Type")?.startsWith("multipart/form-data")) return uploadAction(request, user);
 
-  const form = await request.formData();
+  const form = await readPageForm(request);
   const intent = String(form.get("intent") ?? "");
   const back = safeBack(form.get("back"));
   const postId = String(form.get("postId") ?? "");

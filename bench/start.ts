@@ -23,9 +23,11 @@ async function timeToFirstPage(project: string, port: number): Promise<{ seconds
   const { PATH, HOME, LANG, TMPDIR } = process.env;
   const npm = process.env.npm_execpath;
   const started = performance.now();
-  const child = spawn(npm ? process.execPath : "npm", npm ? [npm, "start"] : ["start"], {
+  const [program, args] = npm ? [process.execPath, [npm, "start"]] : ["npm", ["start"]];
+  const env: Record<string, string | undefined> = { PATH, HOME, LANG, TMPDIR, PORT: String(port) };
+  const child = spawn(program, args, {
     cwd: project,
-    env: { PATH, HOME, LANG, TMPDIR, PORT: String(port) },
+    env: env as NodeJS.ProcessEnv,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -76,4 +78,4 @@ export async function benchStart(): Promise<TargetLine[]> {
   }
 }
 
-await runAsScript(import.meta.url, benchStart, benchStart);
+await runAsScript(import.meta.url, async () => void (await benchStart()), benchStart);

@@ -5,7 +5,7 @@ import { db, expect, loginAs, test, type Mailbox } from "./fixtures";
 
 async function newUser(label: string) {
   const stamp = `${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
-  return db.user.create({ data: { email: `${label}-${stamp}@example.com`, fullName: `Shop ${label}`, mailVerified: true } });
+  return db.user.create({ data: { email: `${label}-${stamp}@example.com`, fullName: `Shop ${label}`, mailVerified: true, emailVerifiedBy: "CODE" } });
 }
 
 async function linkAndVerify(page: Page, mailbox: Mailbox, shopEmail: string) {

@@ -29,7 +29,7 @@ test("a guest purchase is owned once its email is linked and verified", async ({
   expect((await sendKofiWebhook(webhook, delivery)).status).toBe(200); // resent: stored once
   expect(await db.purchase.count({ where: { email: buyer } })).toBe(1);
 
-  const user = await db.user.create({ data: { email: `account-${Date.now()}@example.com`, fullName: "Late Linker", mailVerified: true, tosAccepted: true } });
+  const user = await db.user.create({ data: { email: `account-${Date.now()}@example.com`, fullName: "Late Linker", mailVerified: true, emailVerifiedBy: "CODE", tosAccepted: true } });
   await acceptAdultWarning(page);
   await loginAs(page, user.id);
   const card = page.locator(`[data-post-id="${post.id}"]`);

@@ -135,6 +135,7 @@ async function traceAsAdmin(page: Page, file: string, number: number) {
   await search.getByRole("button", { name: "Find its downloader" }).click();
   await expect(search.getByTestId("trace-number")).toHaveText(`${path.basename(file)} carries leak-trace number ${number}.`);
   await expect(search.getByTestId("code-search-result")).toContainText(`Number ${number}:`);
+  await expect(search.getByTestId("trace-verdict")).toHaveText("Signed stamp, verified: this site wrote this number's tag.");
   await expect(search.getByTestId("code-search-result")).toContainText(title);
 }
 

@@ -322,8 +322,10 @@ describe("POST /api/admin/search-by-code", () => {
       cookie: adminCookie,
     });
     expect(response.status).toBe(200);
+    // A bare number is a plain lookup: nothing about it is verified (a stamp's tag would be).
     expect(await readJsonBody(response)).toEqual({
       number: leaker.number,
+      stamp: "untagged",
       downloads: [
         { _id: newer.id, postId: "p-castle", postTitle: "Castle Walls Mod", username: "Leaky Larry", date: "2024-02-01T00:00:00.000Z" },
         { _id: older.id, postId: "p-castle", postTitle: "Castle Walls Mod", username: "Leaky Larry", date: "2024-01-01T00:00:00.000Z" },
@@ -331,7 +333,7 @@ describe("POST /api/admin/search-by-code", () => {
     });
 
     const numeric = await callRoute(searchByCode, { method: "POST", path: "/x", json: { code: leaker.number, keyword: "zzz" }, cookie: adminCookie });
-    expect(await readJsonBody(numeric)).toEqual({ number: leaker.number, downloads: [] });
+    expect(await readJsonBody(numeric)).toEqual({ number: leaker.number, stamp: "untagged", downloads: [] });
   });
 
   it("requires both code and keyword, and answers 404 for an unknown code", async () => {

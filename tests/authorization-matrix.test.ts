@@ -43,6 +43,12 @@ const user = (cell: Cell, guest: Cell = no(401)): Record<Role, Cell> => ({ ...al
  * securing the password (issue 18, finding 9), with 403 "Your account is restricted.".
  */
 const active = (cell: Cell, restricted: Cell = no(403)): Record<Role, Cell> => ({ ...user(cell), restricted });
+/**
+ * Attaching a way into the account (a shop email, the feed link): also refused while the account's
+ * email is unproven (the "unverified" fixture), 403 "Please verify your email address before
+ * linking anything to your account.".
+ */
+const proven = (cell: Cell, unproven: Cell = no(403), restricted: Cell = no(403)): Record<Role, Cell> => ({ ...active(cell, restricted), unverified: unproven });
 /** Admins only: guests 401, everyone else 403 (the /api convention). */
 const adminApi = (cell: Cell): Record<Role, Cell> => ({ ...all(no(403)), guest: no(401), admin: cell });
 /** Admin-only UI actions: everyone else gets `refused`. */
@@ -70,10 +76,12 @@ const MATRIX: Record<string, Case[]> = {
   ],
   "account.downloads.tsx": [{ method: "GET", expect: user(ok(200), no("302 /login")) }],
   "account.updates.tsx": [{ method: "GET", expect: user(ok(200), no("302 /login")) }],
-  // Feed link and mail choices concern only the account's own data: restricted accounts too.
+  // Feed link and mail choices concern only the account's own data: restricted accounts too. The
+  // feed link is a way in, so not while the account's email is unproven.
   "account.notifications.tsx": [
     { method: "GET", expect: user(ok(200), no("302 /login")) },
     { method: "POST", form: () => ({ intent: "preferences", newPosts: "on" }), expect: user(ok(200), no("302 /login")) },
+    { method: "POST", form: () => ({ intent: "feed" }), expect: { ...user(ok(200), no("302 /login")), unverified: no(403) } },
   ],
   // The token in the address is the credential, never the session: unknown tokens are 404 for all.
   "feeds.$token[.]atom.ts": [{ method: "GET", params: () => ({ token: "A".repeat(43) }), expect: all(no(404)) }],
@@ -84,13 +92,15 @@ const MATRIX: Record<string, Case[]> = {
   "admin_.access-check.tsx": [{ method: "GET", expect: adminUi(ok(400), no("302 /")) }],
   "account.shop-email.tsx": [
     { method: "GET", expect: user(ok("302 /login"), no("302 /login")) },
-    { method: "POST", form: () => ({ intent: "link", email: "matrix-shop@example.com" }), expect: { ...active(ok("302 /login"), no("302 /login")), guest: no("302 /login") } },
+    { method: "POST", form: () => ({ intent: "link", email: "matrix-shop@example.com" }), expect: { ...proven(ok("302 /login"), no("302 /login"), no("302 /login")), guest: no("302 /login") } },
   ],
   "admin.tsx": [
     { method: "GET", expect: adminUi(ok(200), no("302 /")) },
     { method: "POST", form: () => ({ intent: "search-by-code", code: "1", keyword: "x" }), expect: adminUi(ok(200), no("302 /")) },
     // A leaked ZIP for the code search (issue 16); not multipart here, so the admin is asked for the file.
     { method: "POST", query: "intent=trace-zip", form: () => ({ file: "not a file" }), expect: adminUi(ok(400), no("302 /")) },
+    // Send update digests now: a run of the digest job (job_runs, audit), answered with a toast.
+    { method: "POST", form: () => ({ intent: "send-digests" }), expect: adminUi(ok("302 /admin"), no("302 /")) },
   ],
   // Insights (issue 17): 403 for everyone but effective admins, guests included, page and export.
   "admin_.insights.tsx": [{ method: "GET", query: "?range=7", expect: { ...all(no(403)), admin: ok(200) } }],
@@ -160,9 +170,9 @@ const MATRIX: Record<string, Case[]> = {
   "api.inspiration.reset-likes.ts": [{ method: "POST", expect: adminApi(ok(200)) }],
   "api.inspiration.title.ts": [{ method: "GET", expect: all(ok(200)) }, { method: "POST", json: { title: "New title" }, expect: adminApi(ok(200)) }],
   "api.kofi.cancel-verification.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: { email: "nobody@example.com" }, expect: active(ok(404)) }],
-  "api.kofi.link.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: { email: "nobody@example.com" }, expect: active(ok(200)) }],
-  "api.kofi.resend-verification.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: { email: "nobody@example.com" }, expect: active(ok(404)) }],
-  "api.kofi.verify-email.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: { email: "nobody@example.com", code: "123456" }, expect: active(ok(404)) }],
+  "api.kofi.link.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: { email: "nobody@example.com" }, expect: proven(ok(200)) }],
+  "api.kofi.resend-verification.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: { email: "nobody@example.com" }, expect: proven(ok(404)) }],
+  "api.kofi.verify-email.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: { email: "nobody@example.com", code: "123456" }, expect: proven(ok(404)) }],
   "api.library.accept-tos.$id.ts": [
     // Acceptance belongs to the account: another user's id is refused, even for admins.
     { method: "POST", params: (f) => ({ id: f.targetUserId }), json: { tosAccepted: true }, expect: user(no(403)) },
@@ -419,9 +429,20 @@ describe("email verification rules", () => {
 
   it("linking a provider to a signed-in account never changes which email is verified", async () => {
     const { signInWithProvider } = await import("~/models/provider-account.server");
-    const account = await createTestUser({ email: "rule-link@example.com", mailVerified: false });
+    // Created by Discord with Discord's verified address; Google vouching for it changes no proof.
+    const account = await createTestUser({ email: "rule-link@example.com", mailVerified: false, password: null, signUpMethod: "DISCORD", emailVerifiedBy: "DISCORD", discordId: "rule-link-d" });
     const linked = await signInWithProvider(google("rule-link-g", "rule-link@example.com"), account);
-    expect(linked).toMatchObject({ id: account.id, googleId: "rule-link-g", email: "rule-link@example.com", mailVerified: false, emailVerifiedBy: null });
+    expect(linked).toMatchObject({ id: account.id, googleId: "rule-link-g", email: "rule-link@example.com", mailVerified: false, emailVerifiedBy: "DISCORD" });
+  });
+
+  it("nothing links to an account whose email is unproven, and the refusal writes nothing", async () => {
+    const { signInWithProvider } = await import("~/models/provider-account.server");
+    for (const flags of [{ mailVerified: false }, { mailVerified: true, emailVerifiedBy: null }]) {
+      const account = await createTestUser({ ...flags });
+      const before = await databaseChecksum();
+      await expect(signInWithProvider(google(`rule-unproven-${account.id}`, account.email), account)).rejects.toMatchObject({ status: 403, code: "email_unproven" });
+      expect(changedTables(before, await databaseChecksum())).toEqual([]);
+    }
   });
 
   it("a provider's verified email beats an unverified holder: address taken back, sessions ended, nothing merged", async () => {

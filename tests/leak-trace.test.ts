@@ -10,8 +10,12 @@ import { db } from "~/db.server";
 import { LocalStorage, setStorageForTests, storage } from "~/integrations/storage.server";
 import * as adminRoute from "~/routes/admin";
 import * as paidRoute from "~/routes/api.download.$postId";
+import * as searchApiRoute from "~/routes/api.admin.search-by-code";
+import { ADMIN_MESSAGES } from "~/utils/admin-schemas";
 import { streamTail } from "~/utils/stream-tail.server";
-import { MAX_TAIL_BYTES } from "~/utils/zip-eocd";
+import { traceTag, verifyTraceTag } from "~/utils/trace-stamp.server";
+import { eocdWithComment, findEocd, MAX_TAIL_BYTES } from "~/utils/zip-eocd";
+import { setEnv } from "./env";
 import { appDatabaseSettled, callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
 import { createPost, createTiers, TIER_2 } from "./library-fixtures";
 import { writeZip } from "./zip-files";
@@ -73,12 +77,12 @@ describe("leaked ZIP lookup in the code search", () => {
     expect(response.status).toBe(200);
     expect(await readJsonBody(response)).toEqual({
       intent: "trace-zip",
-      traced: { fileName: "ship (1).zip", number: leaker.number },
-      result: { number: leaker.number, downloads: [expect.objectContaining({ postId: post.id, postTitle: "Pirate Ship", username: "Leaky Larry" })] },
+      traced: { fileName: "ship (1).zip", number: leaker.number, stamp: "verified" },
+      result: { number: leaker.number, stamp: "verified", downloads: [expect.objectContaining({ postId: post.id, postTitle: "Pirate Ship", username: "Leaky Larry" })] },
     });
     // The same answer as searching by that number (no keyword: every download).
     const bySearch = await callRoute(adminRoute, { method: "POST", path: "/admin", form: { intent: "search-by-code", code: String(leaker.number), keyword: "pirate" }, cookie: adminCookie });
-    expect((await readJsonBody<{ result: unknown }>(bySearch)).result).toEqual({ number: leaker.number, downloads: [expect.objectContaining({ postId: post.id })] });
+    expect((await readJsonBody<{ result: unknown }>(bySearch)).result).toEqual({ number: leaker.number, stamp: "untagged", downloads: [expect.objectContaining({ postId: post.id })] });
     expect(storedFiles()).toEqual(before);
   });
 
@@ -104,7 +108,7 @@ describe("leaked ZIP lookup in the code search", () => {
     await db.user.delete({ where: { id: leaker.id } });
     const response = await callRoute(adminRoute, { method: "POST", path: tracePath, form: zipForm(stamped), cookie: adminCookie });
     expect(response.status).toBe(404);
-    expect(await readJsonBody(response)).toEqual({ intent: "trace-zip", error: "User not found.", traced: { fileName: "leaked.zip", number: leaker.number } });
+    expect(await readJsonBody(response)).toEqual({ intent: "trace-zip", error: "User not found.", traced: { fileName: "leaked.zip", number: leaker.number, stamp: "verified" } });
   });
 
   it("is for admins only: others are sent away before the file is read", async () => {
@@ -166,6 +170,93 @@ describe("leaked ZIP lookup in the code search", () => {
     console.info(`leaked-file lookup: 192 MiB upload, peak heap+buffers growth ${(peak / 1024 / 1024).toFixed(1)} MiB`);
     expect(peak).toBeLessThan(64 * 1024 * 1024);
   }, 120_000);
+});
+
+/** The archive comment of a ZIP's bytes. */
+function commentOf(bytes: Uint8Array): string {
+  return new TextDecoder().decode(findEocd(bytes.subarray(-MAX_TAIL_BYTES), bytes.length)!.comment);
+}
+
+/** The same archive with its comment replaced, as any ZIP tool can do. */
+function withComment(bytes: Uint8Array, comment: string): Uint8Array {
+  const tail = bytes.subarray(-MAX_TAIL_BYTES);
+  const info = findEocd(tail, bytes.length)!;
+  return Buffer.concat([bytes.subarray(0, info.offset), eocdWithComment(tail, info, bytes.length, new TextEncoder().encode(comment))]);
+}
+
+describe("signed stamps", () => {
+  it("a paid download's comment is its number and a tag that only this site can write", async () => {
+    const { leaker, stamped } = await leakedCopy("Signed Sam", "Lighthouse");
+    const comment = commentOf(stamped);
+    expect(comment).toMatch(new RegExp(`^Leak trace ${leaker.number}-[0-9a-f]{16}$`));
+    expect(comment).toBe(`Leak trace ${leaker.number}-${traceTag(leaker.number)}`);
+    expect(verifyTraceTag(leaker.number, traceTag(leaker.number))).toBe("verified");
+    expect(verifyTraceTag(leaker.number + 1, traceTag(leaker.number))).toBe("forged");
+  });
+
+  it("a stamp rewritten to another account's number is reported as forged and names no one", async () => {
+    const { leaker, stamped } = await leakedCopy("Framing Fred", "Windmill");
+    const framed = await createTestUser({ currentTierId: TIER_2, tosAccepted: true, fullName: "Innocent Ida" });
+    const tag = commentOf(stamped).split("-")[1]!;
+    for (const [comment, number] of [
+      [`Leak trace ${framed.number}-${tag}`, framed.number],
+      [`Leak trace ${leaker.number}-0123456789abcdef`, leaker.number],
+      [`Leak trace ${framed.number}-x`, framed.number],
+    ] as const) {
+      const response = await callRoute(adminRoute, { method: "POST", path: tracePath, form: zipForm(withComment(stamped, comment), "forged.zip"), cookie: adminCookie });
+      expect(response.status, comment).toBe(422);
+      const body = await readJsonBody(response);
+      expect(body, comment).toEqual({ intent: "trace-zip", error: ADMIN_MESSAGES.forgedTrace, traced: { fileName: "forged.zip", number, stamp: "forged" } });
+      expect(JSON.stringify(body)).not.toContain("Innocent Ida");
+    }
+  });
+
+  it("an older stamp without a tag is still read, and labelled untagged", async () => {
+    const { post, leaker, stamped } = await leakedCopy("Old Olga", "Mill");
+    const response = await callRoute(adminRoute, { method: "POST", path: tracePath, form: zipForm(withComment(stamped, `Leak trace ${leaker.number}`), "old.zip"), cookie: adminCookie });
+    expect(response.status).toBe(200);
+    expect(await readJsonBody(response)).toEqual({
+      intent: "trace-zip",
+      traced: { fileName: "old.zip", number: leaker.number, stamp: "untagged" },
+      result: { number: leaker.number, stamp: "untagged", downloads: [expect.objectContaining({ postId: post.id })] },
+    });
+  });
+
+  it("the code search takes the stamp as written: number-tag verifies, a wrong tag is refused, a bare number is untagged", async () => {
+    const { post, leaker } = await leakedCopy("Typed Tom", "Harbour");
+    const tag = traceTag(leaker.number);
+    const search = async (code: string) => {
+      const page = await callRoute(adminRoute, { method: "POST", path: "/admin", form: { intent: "search-by-code", code, keyword: "harbour" }, cookie: adminCookie });
+      const api = await callRoute(searchApiRoute, { method: "POST", path: "/api/admin/search-by-code", json: { code, keyword: "harbour" }, cookie: adminCookie });
+      return { page: { status: page.status, body: await readJsonBody(page) }, api: { status: api.status, body: await readJsonBody(api) } };
+    };
+    for (const code of [`${leaker.number}-${tag}`, `${leaker.number}-${tag.toUpperCase()}`, ` ${leaker.number}-${tag} `]) {
+      const { page, api } = await search(code);
+      expect(page.status, code).toBe(200);
+      expect(page.body.result).toEqual({ number: leaker.number, stamp: "verified", downloads: [expect.objectContaining({ postId: post.id })] });
+      expect(api).toEqual({ status: 200, body: page.body.result });
+    }
+    const wrong = await search(`${leaker.number + 1}-${tag}`);
+    expect(wrong.page.status).toBe(422);
+    expect(wrong.page.body).toMatchObject({ intent: "search-by-code", error: ADMIN_MESSAGES.forgedTrace });
+    expect(wrong.api).toEqual({ status: 422, body: { error: ADMIN_MESSAGES.forgedTrace } });
+    const bare = await search(String(leaker.number));
+    expect(bare.api).toEqual({ status: 200, body: { number: leaker.number, stamp: "untagged", downloads: [expect.objectContaining({ postId: post.id })] } });
+  });
+
+  it("a stamp stays verified while its secret is listed in SESSION_SECRET, and no longer once it is removed", async () => {
+    const old = process.env.SESSION_SECRET!;
+    const oldTag = traceTag(77);
+    try {
+      setEnv("SESSION_SECRET", `rotated-secret-rotated-secret-0123456789,${old}`);
+      expect(traceTag(77)).not.toBe(oldTag);
+      expect(verifyTraceTag(77, oldTag)).toBe("verified");
+      setEnv("SESSION_SECRET", "rotated-secret-rotated-secret-0123456789");
+      expect(verifyTraceTag(77, oldTag)).toBe("forged");
+    } finally {
+      setEnv("SESSION_SECRET", old);
+    }
+  });
 });
 
 describe("streamTail", () => {

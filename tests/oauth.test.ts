@@ -248,10 +248,10 @@ describe("email verification cannot be skipped", () => {
     const squatterCookie = await register("owner@example.com");
     const squatter = await db.user.findUniqueOrThrow({ where: { email: "owner@example.com" } });
 
-    // Signed in, the squatter links their own Google identity (its verified email is theirs).
+    // Signed in, the squatter tries to link their own Google identity: refused while the address is unproven.
     const { callback } = await runProviderFlow("google", { id: "g-squatter", email: "squatter@example.com", emailVerified: true, name: "Squatter" }, { cookie: squatterCookie });
-    expectLinkedInPlace(callback);
-    expect(await db.user.findUniqueOrThrow({ where: { id: squatter.id } })).toMatchObject({ googleId: "g-squatter", mailVerified: false, emailVerifiedBy: null });
+    expect(callback.headers.get("Location")).toBe("/auth/callback?error=email_unproven");
+    expect(await db.user.findUniqueOrThrow({ where: { id: squatter.id } })).toMatchObject({ googleId: null, mailVerified: false, emailVerifiedBy: null });
 
     const renamed = await callRoute(updateUsernameRoute, { method: "POST", path: "/api/auth/update-username", json: { username: "Owner" }, cookie: squatterCookie });
     expect(await readJsonBody(renamed)).toMatchObject({ mailVerified: false });
@@ -264,7 +264,7 @@ describe("email verification cannot be skipped", () => {
     expect(me.id).not.toBe(squatter.id);
     expect(me).toMatchObject({ email: "owner@example.com", hasDiscord: true, hasGoogle: false, hasPassword: false, canBeAdmin: false });
     // The squatter lost the address and every session; nothing of theirs was merged.
-    expect(await db.user.findUniqueOrThrow({ where: { id: squatter.id } })).toMatchObject({ email: null, mailVerified: false, googleId: "g-squatter", discordId: null });
+    expect(await db.user.findUniqueOrThrow({ where: { id: squatter.id } })).toMatchObject({ email: null, mailVerified: false, googleId: null, discordId: null });
     expect(await db.session.count({ where: { userId: squatter.id } })).toBe(0);
     expect((await callRoute(userRoute, { path: "/api/auth/user", cookie: squatterCookie })).status).toBe(401);
     // The owner's username step verifies (Discord created the account with its verified email).
@@ -274,15 +274,21 @@ describe("email verification cannot be skipped", () => {
     expect(await db.user.findUniqueOrThrow({ where: { id: String(me.id) } })).toMatchObject({ mailVerified: true, emailVerifiedBy: "DISCORD", canBeAdmin: true });
   });
 
-  it("linking a provider that asserts the account's own unverified email still needs the code", async () => {
+  it("a provider asserting the account's own unverified email neither links nor verifies: the code does", async () => {
     const cookie = await register("linker@example.com");
-    const { callback } = await runProviderFlow("patreon", { id: "p-linker", email: "linker@example.com", emailVerified: true, name: "Linker", tierId: null }, { cookie });
-    expectLinkedInPlace(callback);
-    const linked = await db.user.findUniqueOrThrow({ where: { email: "linker@example.com" } });
-    expect(linked).toMatchObject({ patreonId: "p-linker", mailVerified: false, emailVerifiedBy: null });
+    const patreon = { id: "p-linker", email: "linker@example.com", emailVerified: true, name: "Linker", tierId: null };
+    const refused = await runProviderFlow("patreon", patreon, { cookie });
+    expect(refused.callback.headers.get("Location")).toBe("/auth/callback?error=email_unproven");
+    const account = await db.user.findUniqueOrThrow({ where: { email: "linker@example.com" } });
+    expect(account).toMatchObject({ patreonId: null, mailVerified: false, emailVerifiedBy: null });
     const code = await mail().nextCodeFor("linker@example.com");
-    expect((await callRoute(verifyRoute, { method: "POST", path: "/api/auth/verify-email", json: { email: "linker@example.com", code } })).status).toBe(200);
-    expect(await db.user.findUniqueOrThrow({ where: { id: linked.id } })).toMatchObject({ mailVerified: true, emailVerifiedBy: "CODE" });
+    const verified = await callRoute(verifyRoute, { method: "POST", path: "/api/auth/verify-email", json: { email: "linker@example.com", code }, cookie });
+    expect(verified.status).toBe(200);
+    expect(await db.user.findUniqueOrThrow({ where: { id: account.id } })).toMatchObject({ mailVerified: true, emailVerifiedBy: "CODE" });
+    // The proof renewed this browser's session; linking now works and keeps the code's proof.
+    const renewed = cookiePairs(verified).find((pair) => pair.startsWith("__session="))!;
+    expectLinkedInPlace((await runProviderFlow("patreon", patreon, { cookie: renewed })).callback);
+    expect(await db.user.findUniqueOrThrow({ where: { id: account.id } })).toMatchObject({ patreonId: "p-linker", mailVerified: true, emailVerifiedBy: "CODE" });
   });
 
   it("a provider sign-in links into an account whose address is proven, never into an unproven one", async () => {

@@ -1,6 +1,6 @@
-// The admin's tools beside the user list: code search, the CSV purchase import and the interval
-// job. Each is a form posting to the /admin action: through a fetcher with JavaScript, as a plain
-// post without.
+// The admin's tools beside the user list: code search, the CSV purchase import, the interval
+// job and sending the update digests. Each is a form posting to the /admin action: through a
+// fetcher with JavaScript, as a plain post without.
 import { useFetcher } from "@remix-run/react";
 import { useEffect, useId, useRef, useState } from "react";
 import type { AdminActionData, CodeSearchData } from "~/components/admin/action-data";
@@ -24,13 +24,16 @@ function Refusal({ error, details }: { error?: string | null; details?: string }
   );
 }
 
-/** A code search's answer: the number and that user's matching downloads. */
+/** A code search's answer: the number, whether its stamp verified, and that user's matching downloads. */
 function CodeSearchResultView({ result }: { result: CodeSearchData }) {
   return (
     <div data-testid="code-search-result">
       <p>
         Number <strong>{result.number}</strong>: {result.downloads.length} matching download
         {result.downloads.length === 1 ? "" : "s"}.
+      </p>
+      <p data-testid="trace-verdict" className="muted">
+        {result.stamp === "verified" ? ADMIN_MESSAGES.stampVerified : ADMIN_MESSAGES.stampUntagged}
       </p>
       {result.downloads.length > 0 ? (
         <DataTable
@@ -89,7 +92,9 @@ export function CodeSearch({ actionUrl, fallback }: ToolProps) {
         <Refusal error={answer?.error ?? traceAnswer?.error} />
         {traceAnswer?.traced ? (
           <p data-testid="trace-number">
-            {traceAnswer.traced.fileName} carries leak-trace number <strong>{traceAnswer.traced.number}</strong>.
+            {traceAnswer.traced.fileName} {traceAnswer.traced.stamp === "forged" ? "claims" : "carries"} leak-trace number{" "}
+            <strong>{traceAnswer.traced.number}</strong>
+            {traceAnswer.traced.stamp === "forged" ? ", but its stamp does not verify." : "."}
           </p>
         ) : null}
         {result ? <CodeSearchResultView result={result} /> : null}
@@ -245,6 +250,30 @@ export function ForceInterval({ actionUrl, runs, fallback }: ToolProps & { runs:
           />
         </>
       ) : null}
+    </section>
+  );
+}
+
+/**
+ * Send update digests now: the digest job at once instead of at its next hourly check. The
+ * action answers with a redirect whose toast says how many went out (also without JavaScript).
+ */
+export function SendDigests({ actionUrl }: { actionUrl: string }) {
+  const fetcher = useFetcher<AdminActionData>();
+  const id = useId();
+  const busy = fetcher.state !== "idle";
+  return (
+    <section className="card admin-digests" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>Update digests</h2>
+      <p className="muted">
+        Mails every account that asked for update mails what is new for it, now rather than at the job&apos;s next run. Nobody gets an item twice.
+      </p>
+      <fetcher.Form method="post" action={actionUrl} preventScrollReset>
+        <input type="hidden" name="intent" value="send-digests" />
+        <button type="submit" className="button" disabled={busy} aria-busy={busy || undefined}>
+          {busy ? "Sending..." : "Send update digests now"}
+        </button>
+      </fetcher.Form>
     </section>
   );
 }

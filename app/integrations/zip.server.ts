@@ -10,6 +10,16 @@ export type ZipEntry = { path: string; size: number; crc32: number };
 /** The archive cannot be read: corrupt, truncated or not a ZIP. The message says so plainly. */
 export class UnreadableZipError extends Error {}
 
+/** The archive lists more entries than the caller allows; none of them was read. */
+export class TooManyZipEntriesError extends Error {
+  constructor(
+    readonly entryCount: number,
+    readonly maxEntries: number,
+  ) {
+    super(`The archive lists ${entryCount} entries, more than ${maxEntries}.`);
+  }
+}
+
 /** yauzl's source of bytes: ranges of one stored object. */
 class StoredObjectReader extends yauzl.RandomAccessReader {
   constructor(
@@ -58,16 +68,22 @@ function readEntries(zip: yauzl.ZipFile): Promise<ZipEntry[]> {
   });
 }
 
-/** The files of a stored ZIP, in central-directory order; UnreadableZipError when it is not one. */
-export async function listZipEntries(store: Storage, key: string): Promise<ZipEntry[]> {
+/**
+ * The files of a stored ZIP, in central-directory order; UnreadableZipError when it is not one.
+ * With `maxEntries`, an archive whose end record counts more entries (folders included) is
+ * refused with TooManyZipEntriesError before any entry is read.
+ */
+export async function listZipEntries(store: Storage, key: string, { maxEntries = Infinity }: { maxEntries?: number } = {}): Promise<ZipEntry[]> {
   const info = await store.stat(key);
   if (!info) throw new UnreadableZipError("The archive is missing from storage.");
   const reader = new StoredObjectReader(store, key);
   let zip: yauzl.ZipFile | undefined;
   try {
     zip = await openArchive(reader, info.size);
+    if (zip.entryCount > maxEntries) throw new TooManyZipEntriesError(zip.entryCount, maxEntries);
     return await readEntries(zip);
   } catch (error) {
+    if (error instanceof TooManyZipEntriesError) throw error;
     throw new UnreadableZipError(`This ZIP archive is corrupt or truncated and cannot be read (${(error as Error).message}).`);
   } finally {
     zip?.close();

@@ -32,7 +32,7 @@ export async function exportAccountData(userId: string, now = new Date()) {
     where: { id: userId },
     include: {
       sessions: { select: { createdAt: true, expiresAt: true }, orderBy: { createdAt: "asc" } },
-      apiTokens: { select: { label: true, createdAt: true, lastUsedAt: true }, orderBy: { createdAt: "asc" } },
+      apiTokens: { select: { label: true, createdAt: true, lastUsedAt: true, expiresAt: true }, orderBy: { createdAt: "asc" } },
       shopEmails: { select: { email: true, verifiedEmail: true, verifiedAt: true, createdAt: true }, orderBy: { createdAt: "asc" } },
       unlockedContent: { select: { postId: true, source: true, createdAt: true, post: { select: { title: true } } }, orderBy: { createdAt: "asc" } },
       downloads: { select: { postId: true, version: true, createdAt: true, post: { select: { title: true } } }, orderBy: { createdAt: "asc" } },

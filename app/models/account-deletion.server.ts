@@ -6,9 +6,9 @@ import { db } from "~/db.server";
 import { codeMail, sendMail } from "~/integrations/mail.server";
 import { passwordPool } from "~/integrations/password-pool.server";
 import { provenEmailsOf } from "~/models/account-data.server";
-import { recordAudit } from "~/models/audit.server";
+import { recordAudit, redactAuditOf } from "~/models/audit.server";
 import { DomainError } from "~/models/errors";
-import { enforceRateLimit } from "~/models/rate-limit.server";
+import { deleteRateLimitsOf, enforceRateLimit } from "~/models/rate-limit.server";
 import { checkCode, checkFailureMessage, cooldownMessage, issueCode } from "~/models/verification.server";
 
 export const DELETE_MESSAGES = {
@@ -66,9 +66,9 @@ export type DeletionSummary = { purchasesAnonymised: number; pledgesAnonymised: 
 /**
  * Deletes the account after re-authentication. In one transaction: refuses the last admin, keeps
  * purchases (under a placeholder buyer address) and pledges (copied without the account or the
- * platform's event id), redacts audit entries about the account, removes codes, rate-limit
- * windows and platform state that name it, deletes the user (sessions, shop emails, downloads,
- * likes, grants and pledge events go with it) and records the deletion.
+ * platform's event id), redacts audit entries about the account or naming its id or proven
+ * emails, removes its codes, rate-limit windows and platform state, deletes the user (sessions,
+ * shop emails, downloads, likes, grants and pledge events go with it) and records the deletion.
  */
 export async function deleteOwnAccount(userId: string, proof: Proof): Promise<DeletionSummary> {
   const user = await db.user.findUnique({ where: { id: userId } });
@@ -98,11 +98,11 @@ export async function deleteOwnAccount(userId: string, proof: Proof): Promise<De
     await tx.verification.deleteMany({
       where: { OR: [{ userId: user.id }, { target: { in: names } }, { target: { startsWith: `${user.id}:` } }, { target: user.id }] },
     });
-    await tx.rateLimit.deleteMany({ where: { OR: [...names.map((name) => ({ key: { contains: name } })), { key: { contains: user.id } }] } });
+    // Only proven addresses: anyone can sign up with an address, and deleting that account must
+    // neither lift the address's limits nor wipe other people's audit entries that name it.
+    await deleteRateLimitsOf(tx, user.id, emails);
     // What admins changed about the account stays as "something changed", not what it was.
-    await tx.$executeRaw`UPDATE audit_log SET before = NULL, after = NULL
-      WHERE (target_type = 'user' AND target_id = ${user.id}) OR before::text LIKE ${`%${user.id}%`} OR after::text LIKE ${`%${user.id}%`}
-         OR EXISTS (SELECT 1 FROM unnest(${names}::text[]) AS n WHERE lower(before::text) LIKE '%' || n || '%' OR lower(after::text) LIKE '%' || n || '%')`;
+    await redactAuditOf(tx, user.id, emails);
     await tx.user.delete({ where: { id: user.id } });
     const summary = { purchasesAnonymised: purchases.count, pledgesAnonymised: pledges.length };
     await recordAudit({ actorId: null, action: "account.delete", targetType: "user", targetId: user.id, after: summary }, tx);

@@ -1,12 +1,13 @@
 // Rules every way of signing in shares: who counts as having proven their email, who may be an
 // admin, the username step, admin mode, and where /login?callback= may send sign-in data.
-import { db } from "~/db.server";
+import { db, type Prisma } from "~/db.server";
 import { env } from "~/env.server";
 import type { User } from "~/generated/prisma/client";
 import { recordAudit } from "~/models/audit.server";
 import { DomainError } from "~/models/errors";
 import { enforceRateLimit } from "~/models/rate-limit.server";
 import { isRestricted, RESTRICTED_MESSAGE } from "~/models/restriction.server";
+import { CALLBACK_ERRORS } from "~/utils/auth-callback-errors";
 
 export const MINUTE = 60 * 1000;
 
@@ -21,6 +22,72 @@ export function isListedAdmin(email: string | null): boolean {
  */
 export function hasProvenEmail(user: Pick<User, "email" | "emailVerifiedBy">): boolean {
   return user.email !== null && user.emailVerifiedBy !== null;
+}
+
+export const UNPROVEN_EMAIL_MESSAGE = CALLBACK_ERRORS.email_unproven;
+
+/**
+ * Whether the account holds an address nobody has proven yet. An account without an address
+ * (a provider account that came without one) holds nothing a stranger could later prove.
+ */
+export function hasUnprovenEmail(user: Pick<User, "email" | "emailVerifiedBy">): boolean {
+  return user.email !== null && user.emailVerifiedBy === null;
+}
+
+/**
+ * Refuses (403) to attach a way into the account (a shop email, the feed link; provider
+ * identities are refused in provider-account.server.ts) while its address is unproven: whoever
+ * proves the address later owns the account and must find nobody else's way in on it.
+ */
+export async function requireProvenEmailToAttach(userId: string): Promise<void> {
+  const user = await db.user.findUnique({ where: { id: userId }, select: { email: true, emailVerifiedBy: true } });
+  if (user && hasUnprovenEmail(user)) throw new DomainError(403, UNPROVEN_EMAIL_MESSAGE);
+}
+
+/**
+ * The first proof of the account's address (its sign-up code, or a password reset by code): what
+ * was attached while the address was unproven may be a stranger's way in, so it ends here, in the
+ * caller's transaction. Linked provider identities (with the tiers that only they kept up to
+ * date), shop emails and their pending codes, the feed link, personal API tokens, unused login
+ * codes and every session. Audited when more than sessions went.
+ */
+export async function dropUnprovenAttachments(tx: Prisma.TransactionClient, userId: string): Promise<void> {
+  const user = await tx.user.findUniqueOrThrow({ where: { id: userId } });
+  const shopEmails = await tx.shopEmail.findMany({ where: { userId }, select: { email: true, verifiedAt: true } });
+  const feed = await tx.updateSubscription.findUnique({ where: { userId }, select: { feedTokenHash: true } });
+  const apiTokens = await tx.apiToken.count({ where: { userId } });
+  // The support-platform tier follows the linked identity, the shop tier the verified shop emails.
+  const tierFromIdentity = user.patreonId !== null;
+  const tierFromShop = shopEmails.some((row) => row.verifiedAt !== null);
+  await tx.user.update({
+    where: { id: userId },
+    data: {
+      googleId: null,
+      discordId: null,
+      discordTag: null,
+      patreonId: null,
+      ...(tierFromIdentity ? { currentTierId: null } : {}),
+      ...(tierFromShop ? { kofiCurrentTier: null } : {}),
+    },
+  });
+  await tx.shopEmail.deleteMany({ where: { userId } });
+  await tx.verification.deleteMany({ where: { userId, purpose: { in: ["SHOP_EMAIL", "LOGIN_CODE"] } } });
+  await tx.updateSubscription.updateMany({ where: { userId }, data: { feedTokenHash: null, feedTokenCreatedAt: null } });
+  await tx.apiToken.deleteMany({ where: { userId } });
+  await tx.session.deleteMany({ where: { userId } });
+
+  const before = {
+    googleId: user.googleId,
+    discordId: user.discordId,
+    patreonId: user.patreonId,
+    ...(tierFromIdentity ? { current_tier: user.currentTierId } : {}),
+    ...(tierFromShop ? { kofi_current_tier: user.kofiCurrentTier } : {}),
+    kofiEmails: shopEmails.map((row) => ({ email: row.email, emailVerified: row.verifiedAt !== null })),
+    feedLink: Boolean(feed?.feedTokenHash),
+    apiTokens,
+  };
+  const dropped = user.googleId !== null || user.discordId !== null || tierFromIdentity || shopEmails.length > 0 || before.feedLink || apiTokens > 0;
+  if (dropped) await recordAudit({ actorId: null, action: "user.email.proven", targetType: "user", targetId: userId, before, after: null }, tx);
 }
 
 /** Accounts whose proven email is in ADMIN_EMAILS may switch admin mode on. */
@@ -38,6 +105,17 @@ export function verifiesByUsername(user: Pick<User, "signUpMethod" | "email" | "
   if (user.mailVerified) return false;
   if (user.signUpMethod !== "GOOGLE" && user.signUpMethod !== "DISCORD") return false;
   return user.email === null || user.emailVerifiedBy === user.signUpMethod;
+}
+
+/** What the Google/Discord username step answers (docs/messages.md). */
+export const USERNAME_STEP_MESSAGES = {
+  verified: "Username set successfully! Your account is now verified.",
+  set: "Username set successfully.",
+} as const;
+
+/** The username step's answer for the account as the step left it: "now verified" only when it is. */
+export function usernameStepMessage(user: Pick<User, "mailVerified">): string {
+  return user.mailVerified ? USERNAME_STEP_MESSAGES.verified : USERNAME_STEP_MESSAGES.set;
 }
 
 /** Sets the display name; for the accounts of `verifiesByUsername` it is the verifying step. */

@@ -32,6 +32,21 @@ export async function recordAudit(entry: AuditInput, client: AuditClient = db): 
   });
 }
 
+/**
+ * Clears before and after of the entries about a user, and of every entry whose before or after
+ * holds the user's id or one of `emails` (any case) as a whole string value, at any depth. Values
+ * are compared whole, never as patterns, so an entry naming another account keeps its details.
+ */
+export async function redactAuditOf(client: Pick<Prisma.TransactionClient, "$executeRaw">, userId: string, emails: string[]): Promise<number> {
+  const addresses = emails.map((email) => email.toLowerCase());
+  return client.$executeRaw`UPDATE audit_log a SET before = NULL, after = NULL
+    WHERE (a.target_type = 'user' AND a.target_id = ${userId})
+       OR EXISTS (
+         SELECT 1 FROM (SELECT jsonb_path_query(a.before, 'strict $.**') UNION ALL SELECT jsonb_path_query(a.after, 'strict $.**')) AS found(value)
+          WHERE jsonb_typeof(found.value) = 'string'
+            AND (found.value #>> '{}' = ${userId} OR lower(found.value #>> '{}') = ANY (${addresses}::text[])))`;
+}
+
 export async function listAuditEntries({ take = 50, cursor }: { take?: number; cursor?: string } = {}) {
   return db.auditEntry.findMany({
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],

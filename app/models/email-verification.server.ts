@@ -3,7 +3,7 @@
 import { db } from "~/db.server";
 import type { User } from "~/generated/prisma/client";
 import { codeMail, sendMail } from "~/integrations/mail.server";
-import { grantAdminIfListed, MINUTE } from "~/models/account.server";
+import { dropUnprovenAttachments, grantAdminIfListed, hasProvenEmail, MINUTE } from "~/models/account.server";
 import { DomainError } from "~/models/errors";
 import { enforceAddressLimit, enforceRateLimit } from "~/models/rate-limit.server";
 import { cancelCode, checkCode, checkRefusal, cooldownRefusal, issueCode, mailOrWithdraw, pendingCode } from "~/models/verification.server";
@@ -22,7 +22,11 @@ export async function sendVerificationMail(email: string, code: string): Promise
   );
 }
 
-/** Verifies an email account with its code; optionally sets the username in the same step. */
+/**
+ * Verifies an email account with its code; optionally sets the username in the same step. The
+ * first proof of the address ends what was attached before it, every session included: a caller
+ * that keeps its user signed in starts a new session (`renewUserSession`).
+ */
 export async function verifyEmail({ email, code, username, client }: { email: string; code: string; username?: string; client?: string | null }): Promise<User> {
   await enforceAddressLimit("verify", client, 50, 15 * MINUTE);
   await enforceRateLimit(`verify:email:${email}`, 10, 15 * MINUTE);
@@ -32,9 +36,12 @@ export async function verifyEmail({ email, code, username, client }: { email: st
   await enforceRateLimit(`verify:user:${user.id}`, 10, 15 * MINUTE);
   const result = await checkCode({ purpose: "EMAIL_VERIFY", target: email, code });
   if (!result.ok) throw checkRefusal(result.reason);
-  const verified = await db.user.update({
-    where: { id: user.id },
-    data: { mailVerified: true, emailVerifiedBy: "CODE", ...(username !== undefined ? { fullName: username } : {}) },
+  const verified = await db.$transaction(async (tx) => {
+    if (!hasProvenEmail(user)) await dropUnprovenAttachments(tx, user.id);
+    return tx.user.update({
+      where: { id: user.id },
+      data: { mailVerified: true, emailVerifiedBy: "CODE", ...(username !== undefined ? { fullName: username } : {}) },
+    });
   });
   return grantAdminIfListed(verified);
 }

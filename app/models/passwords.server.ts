@@ -7,7 +7,8 @@ import { db, Prisma } from "~/db.server";
 import type { User } from "~/generated/prisma/client";
 import { codeMail, sendMail } from "~/integrations/mail.server";
 import { isPasswordPoolBusy, PASSWORD_POOL_BUSY, passwordPool, type PasswordPool } from "~/integrations/password-pool.server";
-import { grantAdminIfListed, MINUTE } from "~/models/account.server";
+import { revokeApiTokens } from "~/models/api-token.server";
+import { dropUnprovenAttachments, grantAdminIfListed, hasProvenEmail, MINUTE } from "~/models/account.server";
 import { sendVerificationMail } from "~/models/email-verification.server";
 import { DomainError } from "~/models/errors";
 import { enforceAddressLimit, enforceRateLimit, resetRateLimit } from "~/models/rate-limit.server";
@@ -132,6 +133,7 @@ export async function changePassword(
   await db.$transaction([
     db.user.update({ where: { id: user.id }, data: { passwordHash } }),
     db.session.deleteMany({ where: { userId: user.id, ...(keepSessionId ? { id: { not: keepSessionId } } : {}) } }),
+    revokeApiTokens(user.id),
   ]);
 }
 
@@ -141,6 +143,7 @@ export async function setPassword(user: User, newPassword: string): Promise<void
   // Only the first password: a concurrent request cannot overwrite one set a moment ago.
   const { count } = await db.user.updateMany({ where: { id: user.id, passwordHash: null }, data: { passwordHash: await hashPassword(newPassword) } });
   if (count === 0) throw new DomainError(409, HAS_PASSWORD_MESSAGE);
+  await revokeApiTokens(user.id);
 }
 
 /** Step 1 of the reset: answers the same whether or not the account exists. */
@@ -168,7 +171,10 @@ export async function requestPasswordReset(email: string, client?: string | null
   return FORGOT_PASSWORD_ANSWER;
 }
 
-/** Step 2: a valid code sets the new password and ends every session of the account. */
+/**
+ * Step 2: a valid code sets the new password and ends every session of the account. When it is
+ * the first proof of the address, what was attached before it ends too.
+ */
 export async function resetPassword({ email, code, newPassword, client }: { email: string; code: string; newPassword: string; client?: string | null }): Promise<void> {
   await enforceAddressLimit("reset", client, 50, 15 * MINUTE);
   await enforceRateLimit(`reset:email:${email}`, 10, 15 * MINUTE);
@@ -176,10 +182,13 @@ export async function resetPassword({ email, code, newPassword, client }: { emai
   if (!result.ok) throw checkRefusal(result.reason);
   const user = await db.user.findUnique({ where: { email } });
   if (!user) throw checkRefusal("missing");
+  const passwordHash = await hashPassword(newPassword);
   // The code proved the address, so the account counts as verified from now on.
-  await db.$transaction([
-    db.user.update({ where: { id: user.id }, data: { passwordHash: await hashPassword(newPassword), mailVerified: true, emailVerifiedBy: "CODE" } }),
-    db.session.deleteMany({ where: { userId: user.id } }),
-  ]);
+  await db.$transaction(async (tx) => {
+    if (!hasProvenEmail(user)) await dropUnprovenAttachments(tx, user.id);
+    await tx.user.update({ where: { id: user.id }, data: { passwordHash, mailVerified: true, emailVerifiedBy: "CODE" } });
+    await tx.session.deleteMany({ where: { userId: user.id } });
+    await revokeApiTokens(user.id, tx);
+  });
   await resetRateLimit(`login:email:${email}`);
 }

@@ -4,8 +4,9 @@
 import { pipeline } from "node:stream";
 import { db, Prisma } from "~/db.server";
 import { storage } from "~/integrations/storage.server";
-import { listZipEntries, looksLikeZip, UnreadableZipError, type ZipEntry } from "~/integrations/zip.server";
+import { listZipEntries, looksLikeZip, TooManyZipEntriesError, UnreadableZipError, type ZipEntry } from "~/integrations/zip.server";
 import { hashingStream } from "~/utils/upload-hash.server";
+import { MAX_ZIP_ENTRIES } from "~/utils/version-schemas";
 
 /** Versions whose hashes are not known yet (migrated files) and that did not fail in this process. */
 const failedBackfill = new Set<string>();
@@ -43,11 +44,12 @@ export async function backfillVersionHashes({ batch = 20 }: { batch?: number } =
       let zipEntries: ZipEntry[] | null = null;
       if (looksLikeZip(version.fileName, head)) {
         try {
-          zipEntries = await listZipEntries(store, version.storageKey);
+          zipEntries = await listZipEntries(store, version.storageKey, { maxEntries: MAX_ZIP_ENTRIES });
         } catch (error) {
-          // A stored file that is no readable ZIP still gets its hashes; it shows size and hash only.
-          if (!(error instanceof UnreadableZipError)) throw error;
-          console.warn(`versions job: ${version.storageKey} is not a readable ZIP (${error.message})`);
+          // A stored file that is no readable ZIP, or lists more entries than an upload may, still
+          // gets its hashes; it shows size and hash only.
+          if (!(error instanceof UnreadableZipError || error instanceof TooManyZipEntriesError)) throw error;
+          console.warn(`versions job: no entry list for ${version.storageKey} (${error.message})`);
         }
       }
       const { count } = await db.postVersion.updateMany({

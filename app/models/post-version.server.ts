@@ -10,7 +10,7 @@ import { pipeline, Readable } from "node:stream";
 import { db, Prisma } from "~/db.server";
 import type { PostVersion, User } from "~/generated/prisma/client";
 import { storage, type Storage } from "~/integrations/storage.server";
-import { listZipEntries, looksLikeZip, UnreadableZipError, type ZipEntry } from "~/integrations/zip.server";
+import { listZipEntries, looksLikeZip, TooManyZipEntriesError, UnreadableZipError, type ZipEntry } from "~/integrations/zip.server";
 import { recordAudit } from "~/models/audit.server";
 import { DomainError } from "~/models/errors";
 import { toLibraryPost, withTiers, type LibraryPost } from "~/models/library-listing.server";
@@ -20,7 +20,7 @@ import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { hashingStream } from "~/utils/upload-hash.server";
 import type { IncomingFile } from "~/utils/upload.server";
 import { SELECT_FILE_MESSAGE } from "~/utils/upload.server";
-import { VERSION_MESSAGES, versionUploadSchema, type VersionUploadInput } from "~/utils/version-schemas";
+import { MAX_ZIP_ENTRIES, VERSION_MESSAGES, versionUploadSchema, type VersionUploadInput } from "~/utils/version-schemas";
 import { displayVersion } from "~/utils/versions";
 
 type Admin = Pick<User, "id" | "isAdmin" | "restricted">;
@@ -65,13 +65,17 @@ async function freeVersionKey(store: Storage, postId: string, fileName: string):
   }
 }
 
-/** Reads a stored ZIP's central directory; a corrupt one is deleted and refused. */
+/**
+ * Reads a stored ZIP's central directory; a corrupt one, or one with more than MAX_ZIP_ENTRIES
+ * entries (refused before they are read), is deleted and refused.
+ */
 async function zipEntriesOrRefuse(store: Storage, key: string): Promise<ZipEntry[]> {
   try {
-    return await listZipEntries(store, key);
+    return await listZipEntries(store, key, { maxEntries: MAX_ZIP_ENTRIES });
   } catch (error) {
     await store.delete(key);
     if (error instanceof UnreadableZipError) throw new DomainError(400, VERSION_MESSAGES.unreadableZip, { code: "unreadable-zip" });
+    if (error instanceof TooManyZipEntriesError) throw new DomainError(400, VERSION_MESSAGES.tooManyZipEntries, { code: "too-many-zip-entries" });
     throw error;
   }
 }

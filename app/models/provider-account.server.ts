@@ -4,7 +4,7 @@
 import { db, type Prisma } from "~/db.server";
 import type { User } from "~/generated/prisma/client";
 import type { ProviderName, ProviderProfile } from "~/integrations/oauth.server";
-import { grantAdminIfListed, hasProvenEmail, isListedAdmin } from "~/models/account.server";
+import { grantAdminIfListed, hasProvenEmail, hasUnprovenEmail, isListedAdmin } from "~/models/account.server";
 import { recordAudit } from "~/models/audit.server";
 import { DomainError } from "~/models/errors";
 import { isRestricted } from "~/models/restriction.server";
@@ -51,8 +51,9 @@ async function evictUnprovenHolder(holder: User, email: string, tx: Prisma.Trans
 
 /**
  * Finds or creates the account of a provider identity: keyed on the provider's id; linked to
- * the logged-in account (which changes no email or its proof), or to the account that has proven
- * the same verified email; never duplicated. An account holding that email unproven loses it.
+ * the logged-in account (which changes no email or its proof, and is refused while that account's
+ * email is unproven), or to the account that has proven the same verified email; never
+ * duplicated. An account holding that email unproven loses it.
  */
 export async function signInWithProvider(profile: ProviderProfile, currentUser: User | null): Promise<User> {
   const column = PROVIDER_COLUMN[profile.provider];
@@ -60,6 +61,8 @@ export async function signInWithProvider(profile: ProviderProfile, currentUser: 
 
   if (currentUser) {
     if (isRestricted(currentUser)) throw signInRefusal(403, "restricted");
+    // Whoever later proves the address owns the account: no identity may wait on it until then.
+    if (hasUnprovenEmail(currentUser)) throw signInRefusal(403, "email_unproven");
     if (byProviderId && byProviderId.id !== currentUser.id) throw signInRefusal(409, "already_linked");
     return db.user.update({ where: { id: currentUser.id }, data: providerData(profile) });
   }

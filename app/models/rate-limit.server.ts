@@ -1,5 +1,6 @@
 // Fixed-window rate limits kept in PostgreSQL, so every app server counts the same attempts.
-import { db } from "~/db.server";
+// A key is `<action>:<kind>:<subject>` (kind `email`, `user` or `ip`) or `<action>:<user id>`.
+import { db, type Prisma } from "~/db.server";
 import { DomainError } from "~/models/errors";
 
 export type RateLimitResult = { allowed: boolean; count: number; retryAfterSeconds: number };
@@ -52,6 +53,19 @@ export async function enforceAddressLimit(action: string, client: string | null 
 /** Forgets the attempts of a key (e.g. after a successful login). */
 export async function resetRateLimit(key: string): Promise<void> {
   await db.rateLimit.deleteMany({ where: { key } });
+}
+
+/**
+ * Forgets the windows whose subject is exactly this account or one of these addresses (any
+ * case): `<action>:user:<id>`, `<action>:<id>` and `<action>:email:<address>`, whatever the
+ * action. Keys are compared whole, never as patterns, so no other account's window is touched.
+ */
+export async function deleteRateLimitsOf(client: Pick<Prisma.TransactionClient, "$executeRaw">, userId: string, emails: string[]): Promise<number> {
+  const addresses = emails.map((email) => email.toLowerCase());
+  return client.$executeRaw`DELETE FROM rate_limits
+    WHERE key = split_part(key, ':', 1) || ':user:' || ${userId}
+       OR key = split_part(key, ':', 1) || ':' || ${userId}
+       OR lower(key) = ANY (SELECT lower(split_part(key, ':', 1)) || ':email:' || address FROM unnest(${addresses}::text[]) AS address)`;
 }
 
 /** Removes finished windows; run by housekeeping. */

@@ -29,6 +29,25 @@ export function readSessionId(request: Request): Promise<string | null> {
   return readCookieValue(sessionCookie(), request);
 }
 
+/** The account of the request's cookie session (never a personal API token), or null. */
+export async function sessionUserId(request: Request): Promise<string | null> {
+  const id = await readSessionId(request);
+  if (!id) return null;
+  const session = await db.session.findUnique({ where: { id }, select: { userId: true, expiresAt: true } });
+  return session && session.expiresAt.getTime() > Date.now() ? session.userId : null;
+}
+
+/**
+ * Ends the request's session (if the account's sessions have not all ended already) and starts a
+ * new one for the user; answers its Set-Cookie header value. For a browser that stays signed in
+ * across a change that ends every session of the account.
+ */
+export async function renewUserSession(request: Request, userId: string): Promise<string> {
+  const id = await readSessionId(request);
+  if (id) await db.session.deleteMany({ where: { id } });
+  return createUserSession(userId);
+}
+
 export function hashToken(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
@@ -165,7 +184,7 @@ async function lookUpUser(request: Request, lookup: Lookup): Promise<Found | nul
     const { viewer, downloads, stamp, details } = lookup.asked;
     const joins = `${viewer ? " CROSS JOIN LATERAL viewer_context(u.id, $2, $3) v" : ""}${details ? " CROSS JOIN LATERAL viewer_access_details(u.id, false) d" : ""}`;
     const [row] = await queryRows<User>(
-      `SELECT ${USER_COLUMNS}${extraColumns(lookup.asked, "v")} FROM api_tokens t JOIN users u ON u.id = t.user_id${joins} WHERE t.token_hash = $1`,
+      `SELECT ${USER_COLUMNS}${extraColumns(lookup.asked, "v")} FROM api_tokens t JOIN users u ON u.id = t.user_id${joins} WHERE t.token_hash = $1 AND t.expires_at > timezone('UTC', now())`,
       [hashToken(token), ...(viewer ? [downloads, stamp] : [])],
     );
     return row ? splitRow(row) : null;

@@ -4,6 +4,7 @@
 // user at a time.
 import { db, Prisma } from "~/db.server";
 import { codeMail, sendMail } from "~/integrations/mail.server";
+import { requireProvenEmailToAttach } from "~/models/account.server";
 import { DomainError } from "~/models/errors";
 import { enforceRateLimit } from "~/models/rate-limit.server";
 import { cancelCode, checkCode, checkRefusal, cooldownRefusal, issueCode, pendingCode } from "~/models/verification.server";
@@ -53,6 +54,7 @@ async function findOwnedElsewhere(userId: string, email: string) {
 
 /** Starts linking `email`: stores it as pending and mails a code. */
 export async function linkShopEmail(userId: string, email: string, client: string | null = null): Promise<{ message: string }> {
+  await requireProvenEmailToAttach(userId);
   // Answers say whether an address is taken by another account: no probing address lists.
   await enforceRateLimit(`shop-email-link:${userId}`, 20, HOUR);
   const existing = await db.shopEmail.findMany({ where: { userId } });
@@ -84,6 +86,7 @@ export async function linkShopEmail(userId: string, email: string, client: strin
 
 /** Checks the mailed code; on success the address is verified and owned by this user. */
 export async function verifyShopEmail(userId: string, email: string, code: string): Promise<{ message: string }> {
+  await requireProvenEmailToAttach(userId);
   // Each code allows a few attempts; this caps guesses across resent codes too.
   await enforceRateLimit(`shop-email-verify:${userId}`, 10, 15 * 60 * 1000);
   const pending = await db.shopEmail.findUnique({ where: { userId_email: { userId, email } } });
@@ -106,6 +109,7 @@ export async function verifyShopEmail(userId: string, email: string, code: strin
 
 /** Mails a new code for the pending address (60 s cooldown, enforced here). */
 export async function resendShopEmailCode(userId: string, email: string, client: string | null = null): Promise<{ message: string }> {
+  await requireProvenEmailToAttach(userId);
   const pending = await db.shopEmail.findUnique({ where: { userId_email: { userId, email } } });
   if (!pending || pending.verifiedAt) throw new DomainError(404, SHOP_MESSAGES.noPending);
   await countMail(userId, email, client);
@@ -115,7 +119,7 @@ export async function resendShopEmailCode(userId: string, email: string, client:
   return { message: SHOP_MESSAGES.resent };
 }
 
-/** Drops the pending address and its code. Verified addresses are not touched. */
+/** Drops the pending address and its code (allowed whatever the account's proof). Verified addresses are not touched. */
 export async function cancelShopEmailVerification(userId: string, email: string): Promise<{ message: string }> {
   const { count } = await db.shopEmail.deleteMany({ where: { userId, email, verifiedAt: null } });
   await cancelCode("SHOP_EMAIL", codeTarget(userId, email));

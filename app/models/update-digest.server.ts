@@ -3,7 +3,10 @@
 import { db } from "~/db.server";
 import { env } from "~/env.server";
 import { escapeHtml, sendMail, type OutgoingMail } from "~/integrations/mail.server";
+import { recordAudit } from "~/models/audit.server";
+import { DomainError } from "~/models/errors";
 import { listUpdatesFor, postLink, type UpdateItem } from "~/models/update-notifications.server";
+import { ADMIN_MESSAGES } from "~/utils/admin-schemas";
 
 export const DIGEST_JOB = "update-digest";
 export const DIGEST_SUBJECT = "New in the Creator Library";
@@ -165,4 +168,17 @@ export async function runUpdateDigests({ now = new Date(), ignorePeriod = false 
     },
     { timeout: 30 * 60_000, maxWait: 10_000 },
   );
+}
+
+/**
+ * An admin's "Send update digests now": one run at once, whatever the last run's time (the
+ * ledger still mails each item to each account once), recorded in the audit log. Refused when
+ * the site has update mails switched off, or while another run holds the lock.
+ */
+export async function sendUpdateDigestsNow(actorId: string, now = new Date()): Promise<DigestRun> {
+  if (env().UPDATE_DIGEST_HOURS <= 0) throw new DomainError(409, ADMIN_MESSAGES.digestsOff);
+  const run = await runUpdateDigests({ now, ignorePeriod: true });
+  if (run.skipped === "locked") throw new DomainError(409, ADMIN_MESSAGES.digestsBusy);
+  await recordAudit({ actorId, action: "digests.send", targetType: "job", targetId: DIGEST_JOB, after: run });
+  return run;
 }

@@ -6,6 +6,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { db } from "~/db.server";
 import { env } from "~/env.server";
 import type { User } from "~/generated/prisma/client";
+import { requireProvenEmailToAttach } from "~/models/account.server";
 import { DomainError } from "~/models/errors";
 import { listLibraryPosts } from "~/models/library-listing.server";
 import { atomXml } from "~/utils/atom";
@@ -110,9 +111,11 @@ async function ensureSubscription(userId: string) {
 
 /**
  * A new private feed address; the previous one answers 404 from now on. Only a hash of the token
- * is stored, so the address is returned here once and never shown again.
+ * is stored, so the address is returned here once and never shown again. Refused while the
+ * account's email is unproven (the address lets its holder read the account's updates).
  */
 export async function regenerateFeedToken(userId: string): Promise<{ url: string }> {
+  await requireProvenEmailToAttach(userId);
   const token = newToken();
   await ensureSubscription(userId);
   await db.updateSubscription.update({ where: { userId }, data: { feedTokenHash: hashToken(token), feedTokenCreatedAt: new Date() } });

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json } from "@remix-run/node";
-import { isRouteErrorResponse, Link, useActionData, useLoaderData, useRouteError, useSearchParams } from "@remix-run/react";
-import { ErrorPage } from "~/components/error-page";
+import { Link, useActionData, useLoaderData, useRouteError, useSearchParams } from "@remix-run/react";
+import { ErrorPage, refusedRequestPage } from "~/components/error-page";
 import { useSavedKey } from "~/components/form";
 import { ConfirmDialog } from "~/components/confirm-dialog";
 import { PanelForm, type PanelFormValues } from "~/components/panel-form";
@@ -93,7 +93,8 @@ export async function action({ request }: ActionFunctionArgs) {
 
 export function ErrorBoundary() {
   const error = useRouteError();
-  if (isRouteErrorResponse(error) && error.status === 404) return <ErrorPage status={404} title="Page not found" />;
+  const refused = refusedRequestPage(error);
+  if (refused) return refused;
   console.error(error);
   return <ErrorPage status={500} title="Something went wrong" message="Failed to fetch panels or user data." />;
 }

@@ -11,10 +11,14 @@ import { destroyUserSession } from "~/models/session.server";
 import { requireUser } from "~/session-guards.server";
 import { redirectWithSuccess } from "~/toast.server";
 import { formRefusal } from "~/utils/form-failure.server";
+import { readPageForm } from "~/utils/page-form.server";
+import { personalPageHeaders } from "~/utils/page-headers";
 
 export const links: LinksFunction = () => accountPanelLinks();
 
 export const meta: MetaFunction = () => [{ title: "Delete my account · Creator Library" }];
+
+export const headers = personalPageHeaders;
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
@@ -25,7 +29,7 @@ type ActionData = { intent: "send-code" | "delete"; ok: boolean; message: string
 
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
-  const form = await request.formData();
+  const form = await readPageForm(request);
   const intent = form.get("intent") === "send-code" ? "send-code" : "delete";
   try {
     if (intent === "send-code") {

@@ -8,10 +8,13 @@ import { accountPanelLinks } from "~/components/account/shop-email-panel";
 import { downloadRetentionDays, listMyDownloads } from "~/models/my-library.server";
 import { requireUser } from "~/session-guards.server";
 import { formatAccessDate } from "~/utils/access-words";
+import { personalPageHeaders } from "~/utils/page-headers";
 
 export const links: LinksFunction = () => accountPanelLinks();
 
 export const meta: MetaFunction = () => [{ title: "My downloads · Creator Library" }];
+
+export const headers = personalPageHeaders;
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);

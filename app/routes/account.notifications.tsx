@@ -12,11 +12,15 @@ import { env } from "~/env.server";
 import { requireUser } from "~/session-guards.server";
 import { formatAccessDate } from "~/utils/access-words";
 import { formRefusal } from "~/utils/form-failure.server";
+import { readPageForm } from "~/utils/page-form.server";
+import { personalPageHeaders } from "~/utils/page-headers";
 import { UPDATE_MESSAGES } from "~/utils/update-schemas";
 
 export const links: LinksFunction = () => accountPanelLinks();
 
 export const meta: MetaFunction = () => [{ title: "Updates by feed and mail · Creator Library" }];
+
+export const headers = personalPageHeaders;
 
 const NO_STORE = { "Cache-Control": "private, no-store" };
 
@@ -30,7 +34,7 @@ type ActionData = { intent: "feed" | "preferences"; ok: boolean; message: string
 
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
-  const form = await request.formData();
+  const form = await readPageForm(request);
   const intent = form.get("intent") === "feed" ? "feed" : "preferences";
   try {
     if (intent === "feed") {

@@ -9,6 +9,7 @@ import { requireUser } from "~/session-guards.server";
 import { redirectWithError, redirectWithSuccess } from "~/toast.server";
 import { clientAddress } from "~/utils/client-address.server";
 import { formRefusal } from "~/utils/form-failure.server";
+import { readPageForm } from "~/utils/page-form.server";
 import { SHOP_INTENTS, SHOP_MESSAGES, shopEmailCodeSchema, shopEmailSchema, type ShopIntent } from "~/utils/shop-schemas";
 
 const FAILURE: Record<ShopIntent, string> = {
@@ -26,7 +27,7 @@ function safeReturnPath(value: FormDataEntryValue | null): string {
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireUser(request);
-  const form = await request.formData();
+  const form = await readPageForm(request);
   const back = safeReturnPath(form.get("redirectTo"));
   const intent = String(form.get("intent") ?? "") as ShopIntent;
   if (!SHOP_INTENTS.includes(intent)) return redirectWithError(back, "Unknown action.");

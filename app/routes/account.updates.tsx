@@ -11,10 +11,13 @@ import { requireUser } from "~/session-guards.server";
 import { formatAccessDate } from "~/utils/access-words";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 import { formatFileSize } from "~/utils/file-size";
+import { personalPageHeaders } from "~/utils/page-headers";
 
 export const links: LinksFunction = () => accountPanelLinks();
 
 export const meta: MetaFunction = () => [{ title: "Updates for you · Creator Library" }];
+
+export const headers = personalPageHeaders;
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);

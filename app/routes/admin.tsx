@@ -1,12 +1,13 @@
-// /admin: user search and list, the user editor, code search, purchase import and the audit log.
+// /admin: user search and list, the user editor, code search, purchase import, the interval job,
+// sending the update digests now, and the audit log.
 // Admins only; everyone else is redirected to /. Every form posts to this route's action, with
 // or without JavaScript (app/admin-actions.server.ts has one function per intent).
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { isRouteErrorResponse, Link, useActionData, useLoaderData, useLocation, useRouteError } from "@remix-run/react";
-import { editUser, forceInterval, importPurchases, searchByCode, traceLeakedZip, unlockObjects } from "~/admin-actions.server";
+import { editUser, forceInterval, importPurchases, searchByCode, sendDigests, traceLeakedZip, unlockObjects } from "~/admin-actions.server";
 import { AuditLog } from "~/components/admin-audit-log";
-import { CodeSearch, ForceInterval, PurchaseImport } from "~/components/admin-tools";
+import { CodeSearch, ForceInterval, PurchaseImport, SendDigests } from "~/components/admin-tools";
 import { AdminUserEditor } from "~/components/admin-user-editor";
 import type { AdminActionData } from "~/components/admin/action-data";
 import { adminHref } from "~/components/admin/admin-href";
@@ -19,6 +20,8 @@ import { recentSyncRuns } from "~/models/interval-sync.server";
 import { requireAdmin } from "~/session-guards.server";
 import { listTiers } from "~/models/tier.server";
 import { ADMIN_MESSAGES, parseUserSearch } from "~/utils/admin-schemas";
+import { readPageForm } from "~/utils/page-form.server";
+import { personalPageHeaders } from "~/utils/page-headers";
 import adminStyles from "~/styles/admin.css";
 import { adminUploads } from "~/request-policy.server";
 
@@ -28,6 +31,8 @@ export const requestPolicy = adminUploads("post-file");
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: adminStyles }];
 
 export const meta: MetaFunction = () => [{ title: "Admin · Creator Library" }];
+
+export const headers = personalPageHeaders;
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireAdmin(request);
@@ -54,7 +59,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
         )
       : Promise.resolve(null),
   ]);
-  return json({ query, list, audit, runs, editing });
+  return json({ query, list, audit, runs, editing }, { headers: { "Cache-Control": "private, no-store" } });
 }
 
 export async function action({ request }: ActionFunctionArgs) {
@@ -66,7 +71,7 @@ export async function action({ request }: ActionFunctionArgs) {
   // The CSV import is the other multipart post: its file streams in, so it is told by its type.
   if (request.headers.get("Content-Type")?.startsWith("multipart/form-data")) return importPurchases(admin.id, request);
 
-  const form = await request.formData();
+  const form = await readPageForm(request);
   // Without JavaScript "Mark verified" is a submit button of the editor's form, named for its email.
   const intent = form.get("verifyShopEmail") ? "verify-shop-email" : String(form.get("intent") ?? "");
   switch (intent) {
@@ -74,6 +79,8 @@ export async function action({ request }: ActionFunctionArgs) {
       return searchByCode(form);
     case "force-interval":
       return forceInterval(admin.id);
+    case "send-digests":
+      return sendDigests(admin.id, back);
     case "unlock-objects":
       return unlockObjects(admin.id, form, back);
     case "save-user":
@@ -128,6 +135,7 @@ export default function AdminPage() {
         <CodeSearch actionUrl={actionUrl} fallback={actionData ?? null} />
         <PurchaseImport actionUrl={actionUrl} fallback={actionData ?? null} />
         <ForceInterval actionUrl={actionUrl} runs={runs} fallback={actionData ?? null} />
+        <SendDigests actionUrl={actionUrl} />
       </div>
 
       <InsightsEntry />

@@ -8,10 +8,13 @@ import { ACCESS_CHECK_MESSAGES, checkAccess } from "~/models/access.server";
 import { requireAdmin } from "~/session-guards.server";
 import adminStyles from "~/styles/admin.css";
 import { formRefusal } from "~/utils/form-failure.server";
+import { personalPageHeaders } from "~/utils/page-headers";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: adminStyles }];
 
 export const meta: MetaFunction = () => [{ title: "Check access · Creator Library" }];
+
+export const headers = personalPageHeaders;
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireAdmin(request);

@@ -11,11 +11,15 @@ import { exchangeProviderLoginCode } from "~/provider-sign-in.server";
 import { redirectWithSuccess } from "~/toast.server";
 import { callbackErrorMessage } from "~/utils/auth-callback-errors";
 import { formRefusal } from "~/utils/form-failure.server";
+import { readPageForm } from "~/utils/page-form.server";
+import { personalPageHeaders } from "~/utils/page-headers";
 import stylesheet from "~/styles/login.css";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: stylesheet }];
 
 export const meta: MetaFunction = () => [{ title: "Signing in · Creator Library" }];
+
+export const headers = personalPageHeaders;
 
 const NO_CODE = "No authorization code found. Please try logging in again.";
 const NO_RESPONSE = "No response from the server. Please check your network connection and try again.";
@@ -24,15 +28,17 @@ const COOKIE_HELP =
 
 export function loader({ request }: LoaderFunctionArgs) {
   const url = new URL(request.url);
-  // Only our own words: a crafted ?error= shows the generic failure, never its text.
-  return json({ code: url.searchParams.get("code"), error: callbackErrorMessage(url.searchParams.get("error")) });
+  const code = url.searchParams.get("code");
+  // Only our own words: a crafted ?error= shows the generic failure, never its text. A page
+  // holding a sign-in code is never stored.
+  return json({ code, error: callbackErrorMessage(url.searchParams.get("error")) }, code ? { headers: { "Cache-Control": "private, no-store" } } : undefined);
 }
 
 type Failure = { status: number; error: string };
 
 /** The no-JavaScript path: the same exchange as POST /api/auth/callback. */
 export async function action({ request, context }: ActionFunctionArgs) {
-  const form = await request.formData();
+  const form = await readPageForm(request);
   const code = String(form.get("code") ?? "");
   if (!code) return json<Failure>({ status: 400, error: NO_CODE }, { status: 400 });
   try {

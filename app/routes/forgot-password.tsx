@@ -8,22 +8,28 @@ import { redirectWithSuccess } from "~/toast.server";
 import { fieldErrors, forgotPasswordSchema, resetPasswordSchema } from "~/utils/auth-schemas";
 import { clientAddress } from "~/utils/client-address.server";
 import { formRefusal } from "~/utils/form-failure.server";
+import { readPageForm } from "~/utils/page-form.server";
+import { personalPageHeaders } from "~/utils/page-headers";
 import stylesheet from "~/styles/login.css";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: stylesheet }];
 
 export const meta: MetaFunction = () => [{ title: "Forgot password · Creator Library" }];
 
+export const headers = personalPageHeaders;
+
 export function loader({ request }: LoaderFunctionArgs) {
   const url = new URL(request.url);
-  return json({ step: url.searchParams.get("step") === "2" ? (2 as const) : (1 as const), email: url.searchParams.get("email") ?? "" });
+  const email = url.searchParams.get("email") ?? "";
+  // The reset step names the address: never stored.
+  return json({ step: url.searchParams.get("step") === "2" ? (2 as const) : (1 as const), email }, email ? { headers: { "Cache-Control": "private, no-store" } } : undefined);
 }
 
 type ActionResult = { intent: string; errors: Record<string, string> };
 
 // Every refusal shows inline (the email field or the form's alert): plain JSON, no toast as well.
 export async function action({ request, context }: ActionFunctionArgs) {
-  const form = await request.formData();
+  const form = await readPageForm(request);
   const intent = String(form.get("intent") ?? "");
   const failure = intent === "reset" ? "Failed to reset password." : "Failed to send reset code. Please try again.";
   try {

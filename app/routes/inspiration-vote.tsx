@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
-import { isRouteErrorResponse, Link, useActionData, useLoaderData, useRevalidator, useRouteError } from "@remix-run/react";
-import { ErrorPage } from "~/components/error-page";
+import { Link, useActionData, useLoaderData, useRevalidator, useRouteError } from "@remix-run/react";
+import { ErrorPage, refusedRequestPage } from "~/components/error-page";
 import { useState } from "react";
 import { firstIssue } from "~/api.server";
 import { Countdown } from "~/components/countdown";
@@ -25,6 +25,7 @@ import { redirectWithError, redirectWithSuccess } from "~/toast.server";
 import { isVotingOpen } from "~/utils/countdown";
 import { formRefusal } from "~/utils/form-failure.server";
 import { inspirationConfigSchema, inspirationPanelSchema } from "~/utils/inspiration-schemas";
+import { readPageForm } from "~/utils/page-form.server";
 import inspirationStyles from "~/styles/inspiration.css";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 import type { CacheableHandle } from "~/document-cache.server";
@@ -80,7 +81,7 @@ function refuse(refused: RefusedForm) {
 
 export async function action({ request }: ActionFunctionArgs) {
   const user = await getCurrentUser(request);
-  const form = await request.formData();
+  const form = await readPageForm(request);
   const intent = field(form, "intent");
   try {
     if (intent === "like" || intent === "patreon-like") {
@@ -162,7 +163,8 @@ export async function action({ request }: ActionFunctionArgs) {
 
 export function ErrorBoundary() {
   const error = useRouteError();
-  if (isRouteErrorResponse(error) && error.status === 404) return <ErrorPage status={404} title="Page not found" />;
+  const refused = refusedRequestPage(error);
+  if (refused) return refused;
   console.error(error);
   return <ErrorPage status={500} title="Something went wrong" message="Failed to fetch inspiration data." />;
 }

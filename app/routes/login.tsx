@@ -9,11 +9,11 @@ import { AccountView } from "~/components/account/account-view";
 import type { AccountActionResult } from "~/components/account/form-errors";
 import { GuestView } from "~/components/account/guest-view";
 import { accountPanelLinks } from "~/components/account/shop-email-panel";
-import { allowedCallback, setUsername, toggleAdmin, verifiesByUsername } from "~/models/account.server";
+import { allowedCallback, setUsername, toggleAdmin, usernameStepMessage, verifiesByUsername } from "~/models/account.server";
 import { cancelEmailVerification, ownEmail, resendVerification, verificationResendWait, verifyEmail } from "~/models/email-verification.server";
 import { DomainError } from "~/models/errors";
 import { changePassword, formRequest, passwordAuthenticator, setPassword } from "~/models/passwords.server";
-import { createUserSession, destroyUserSession, getCurrentUser, readSessionId } from "~/models/session.server";
+import { createUserSession, destroyUserSession, getCurrentUser, readSessionId, renewUserSession } from "~/models/session.server";
 import { shopEmailPanelData } from "~/models/shop-email.server";
 import { listTiers } from "~/models/tier.server";
 import { getUserWithShopEmails, toUserData } from "~/models/user.server";
@@ -22,12 +22,16 @@ import { jsonWithError, redirectWithError, redirectWithSuccess } from "~/toast.s
 import { changePasswordFormSchema, parseFormFields, setPasswordFormSchema, usernameSchema, verifyEmailFormSchema } from "~/utils/auth-schemas";
 import { clientAddress } from "~/utils/client-address.server";
 import { formRefusal } from "~/utils/form-failure.server";
+import { readPageForm } from "~/utils/page-form.server";
+import { personalPageHeaders } from "~/utils/page-headers";
 import { withQueryParam } from "~/utils/url";
 import stylesheet from "~/styles/login.css";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: stylesheet }, ...accountPanelLinks()];
 
 export const meta: MetaFunction = () => [{ title: "Login · Creator Library" }];
+
+export const headers = personalPageHeaders;
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const url = new URL(request.url);
@@ -60,14 +64,18 @@ export async function loader({ request }: LoaderFunctionArgs) {
     shopEmailPanelData(current.id),
   ]);
   if (!user) return json({ view: "guest" as const, tab });
-  return json({
-    view: "account" as const,
-    user: { ...toUserData(user), providerAccount: verifiesByUsername(user) },
-    tiers: tiers.map((tier) => ({ tierId: tier.tierId, title: tier.title })),
-    resendWait,
-    shopEmailResendWait: shopEmails.pending?.resendInSeconds ?? 0,
-    loadedAt: Date.now(),
-  });
+  // The account view shows the email and linked accounts: never stored.
+  return json(
+    {
+      view: "account" as const,
+      user: { ...toUserData(user), providerAccount: verifiesByUsername(user) },
+      tiers: tiers.map((tier) => ({ tierId: tier.tierId, title: tier.title })),
+      resendWait,
+      shopEmailResendWait: shopEmails.pending?.resendInSeconds ?? 0,
+      loadedAt: Date.now(),
+    },
+    { headers: { "Cache-Control": "private, no-store" } },
+  );
 }
 
 const FAILURES: Record<string, string> = {
@@ -89,7 +97,7 @@ const INLINE_ERRORS = new Set(["login", "signup", "set-username", "verify-email"
 export async function action({ request, context }: ActionFunctionArgs) {
   const client = clientAddress(request, context);
   // Read once: the login and sign-up strategies get this same form (`formRequest`).
-  const form = await request.formData();
+  const form = await readPageForm(request);
   const intent = String(form.get("intent") ?? "");
   try {
     return await runIntent(intent, form, request, client);
@@ -124,14 +132,15 @@ async function runIntent(intent: string, form: FormData, request: Request, clien
     case "set-username": {
       const user = await requireFormUser(request);
       const { username } = parseFormFields(usernameSchema, { username: form.get("username") });
-      await setUsername(user, username);
-      return redirectWithSuccess("/login", "Username set successfully! Your account is now verified.");
+      const updated = await setUsername(user, username);
+      return redirectWithSuccess("/login", usernameStepMessage(updated));
     }
     case "verify-email": {
       const user = await requireFormUser(request);
       const input = parseFormFields(verifyEmailFormSchema, { username: form.get("username"), code: form.get("code") });
       await verifyEmail({ email: ownEmail(user), code: input.code, username: input.username, client });
-      return redirectWithSuccess("/login", "Email verified and username set successfully.");
+      // The proof ends every session of the account; this browser goes on in a fresh one.
+      return redirectWithSuccess("/login", "Email verified and username set successfully.", { headers: { "Set-Cookie": await renewUserSession(request, user.id) } });
     }
     case "resend": {
       const user = await requireFormUser(request);

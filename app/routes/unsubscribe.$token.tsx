@@ -9,6 +9,7 @@ import { accountPanelLinks } from "~/components/account/shop-email-panel";
 import { SubmitButton } from "~/components/form";
 import { unsubscribeByToken, unsubscribeState } from "~/models/update-notifications.server";
 import { formRefusal } from "~/utils/form-failure.server";
+import { personalPageHeaders } from "~/utils/page-headers";
 import { UPDATE_MESSAGES } from "~/utils/update-schemas";
 import { CROSS_SITE_ALLOWED } from "~/request-policy.server";
 
@@ -19,11 +20,13 @@ export const links: LinksFunction = () => accountPanelLinks();
 
 export const meta: MetaFunction = () => [{ title: "Unsubscribe · Creator Library" }, { name: "robots", content: "noindex" }];
 
-const headers = { "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" };
+export const headers = personalPageHeaders;
+
+const TOKEN_PAGE_HEADERS = { "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" };
 
 export async function loader({ params }: LoaderFunctionArgs) {
   const state = await unsubscribeState(params.token ?? "");
-  return json({ state }, { status: state === "unknown" ? 404 : 200, headers });
+  return json({ state }, { status: state === "unknown" ? 404 : 200, headers: TOKEN_PAGE_HEADERS });
 }
 
 type ActionData = { ok: boolean; message: string };
@@ -31,10 +34,10 @@ type ActionData = { ok: boolean; message: string };
 export async function action({ params }: ActionFunctionArgs) {
   try {
     const { message } = await unsubscribeByToken(params.token ?? "");
-    return json<ActionData>({ ok: true, message }, { headers });
+    return json<ActionData>({ ok: true, message }, { headers: TOKEN_PAGE_HEADERS });
   } catch (error) {
     const refusal = formRefusal(error, UPDATE_MESSAGES.unsubscribeFailed);
-    return json<ActionData>({ ok: false, message: refusal.message }, { status: refusal.status, headers });
+    return json<ActionData>({ ok: false, message: refusal.message }, { status: refusal.status, headers: TOKEN_PAGE_HEADERS });
   }
 }
 

@@ -28,7 +28,19 @@ export const ADMIN_MESSAGES = {
   selfLockout: "You cannot restrict yourself or remove your own admin rights here.",
   selectLeakedZip: "Please choose the leaked ZIP file.",
   noTraceComment: "This file carries no leak-trace number: it is not a ZIP from a paid download, or its comment was removed or changed.",
+  stampVerified: "Signed stamp, verified: this site wrote this number's tag.",
+  stampUntagged: "Not verified: no signature tag (stamps from before tags carry none, and anyone can write a number).",
+  forgedTrace:
+    "This leak-trace stamp does not verify: its tag was not written by this site for that number (the stamp was forged or changed, or signed with a secret no longer in SESSION_SECRET). It is not attributed to any account.",
+  digestsOff: "Update mails are switched off on this site (UPDATE_DIGEST_HOURS is 0).",
+  digestsBusy: "Update digests are being sent right now. Try again in a minute.",
+  digestsFailed: "Error sending update digests.",
 } as const;
+
+/** The toast after "Send update digests now": how many went out, and how many failed. */
+export function digestsSentMessage({ mailed, failed }: { mailed: number; failed: number }): string {
+  return `Update digests sent: ${mailed}.${failed > 0 ? ` Not sent: ${failed} (see the server log).` : ""}`;
+}
 
 /** Checked by the page before uploading and by the import itself. */
 export function isPurchaseCsvName(fileName: string): boolean {

@@ -11,6 +11,7 @@ export const CALLBACK_ERRORS = {
   email_linked: "An account with this email is already linked to another account of this provider.",
   email_taken: "An account with this email already exists. Please sign in to it first.",
   restricted: "Your account is restricted.",
+  email_unproven: "Please verify your email address before linking anything to your account.",
   failed: "Could not sign in. Please try again.",
 } as const;
 

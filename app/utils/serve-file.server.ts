@@ -4,6 +4,7 @@ import { createReadableStreamFromReadable } from "@remix-run/node";
 import parseRangeHeader from "range-parser";
 import { storage, type Storage } from "~/integrations/storage.server";
 import { stampedView } from "~/integrations/zip-stamp.server";
+import { traceTag } from "~/utils/trace-stamp.server";
 import { traceComment } from "~/utils/zip-eocd";
 
 export type ServeOptions = {
@@ -88,13 +89,18 @@ export type DownloadServing = { traceNumber?: number | null };
 /**
  * A file handed out as a download: never cached, saved under its own name. With a trace number,
  * a ZIP is served as its stamped copy (the stored bytes up to the end record, then a new end
- * record whose comment holds the number), with its own size and ETag; a file that cannot be
- * stamped (not a ZIP, or a broken end) is served as stored.
+ * record whose comment holds the number and its tag), with its own size and ETag; a file that
+ * cannot be stamped (not a ZIP, or a broken end) is served as stored.
  */
 export async function serveDownload(request: Request, file: { key: string; fileName: string; onComplete?: () => Promise<void> }, serving: DownloadServing = {}): Promise<Response> {
   const store = await storage();
   const number = serving.traceNumber;
-  const stamped = number === null || number === undefined ? null : await stampedView(store, file.key, traceComment(number), `t${number}`);
+  let stamped: Storage | null = null;
+  if (number !== null && number !== undefined) {
+    // The tag is in the ETag too: a copy stamped under another secret is another copy.
+    const tag = traceTag(number);
+    stamped = await stampedView(store, file.key, traceComment(number, tag), `t${number}-${tag}`);
+  }
   return serveStoredFile(request, stamped ?? store, file.key, {
     contentType: "application/octet-stream",
     cacheControl: "private, no-store",

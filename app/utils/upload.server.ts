@@ -4,6 +4,7 @@
 import { MaxPartSizeExceededError, unstable_createMemoryUploadHandler, unstable_parseMultipartFormData } from "@remix-run/node";
 import { DomainError } from "~/models/errors";
 import { MAX_IMAGE_BYTES, MULTIPART_OVERHEAD } from "~/utils/body-limits";
+import { readPageForm, unreadableForm } from "~/utils/page-form.server";
 
 export const FILE_TOO_LARGE_MESSAGE = "The file is too large.";
 export const SELECT_FILE_MESSAGE = "Please select a file first.";
@@ -90,14 +91,14 @@ export async function readUploadedFile(request: Request, field: string, limits: 
 /**
  * A whole form, multipart or not, with each file held in memory up to `maxBytes` (forms that
  * carry small text fields and an optional image). A larger file is refused with 413 and
- * `tooLargeMessage`.
+ * `tooLargeMessage`; a body that is no readable form as `readPageForm` refuses it.
  */
 export async function readFormWithFiles(request: Request, { maxBytes = MAX_IMAGE_BYTES, tooLargeMessage = FILE_TOO_LARGE_MESSAGE } = {}): Promise<FormData> {
-  if (!request.headers.get("Content-Type")?.startsWith("multipart/form-data")) return request.formData();
+  if (!request.headers.get("Content-Type")?.startsWith("multipart/form-data")) return readPageForm(request);
   try {
     return await unstable_parseMultipartFormData(request, unstable_createMemoryUploadHandler({ maxPartSize: maxBytes }));
   } catch (error) {
     if (error instanceof MaxPartSizeExceededError) throw new DomainError(413, tooLargeMessage);
-    throw error;
+    throw unreadableForm(400);
   }
 }

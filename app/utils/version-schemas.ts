@@ -2,8 +2,15 @@
 // forms, the library action and /api/upload/file/{id}.
 import { z } from "zod";
 
+/**
+ * The most entries (files and folders) a post file's ZIP may list: each costs storage reads at
+ * upload, and the list is stored with the version and compared with the one before.
+ */
+export const MAX_ZIP_ENTRIES = 10_000;
+
 export const VERSION_MESSAGES = {
   unreadableZip: "This ZIP archive is corrupt or truncated, so it was not stored. Check the file and upload it again.",
+  tooManyZipEntries: `This ZIP archive has more than ${MAX_ZIP_ENTRIES.toLocaleString("en-US")} entries (files and folders), the most a post file may have, so it was not stored. Pack it with fewer entries and upload it again.`,
   versionNotFound: "This version of the post does not exist or is no longer available.",
   cannotHideCurrent: "The current version cannot be hidden. Make another version current first.",
   cannotMakeHiddenCurrent: "A hidden version cannot be made current. Show it first.",

@@ -75,15 +75,27 @@ export function canonicalTail(tail: Uint8Array, fileSize: number): Uint8Array {
 
 const TRACE_PREFIX = "Leak trace ";
 
-/** The comment a paid download carries: the downloader's leak-trace number, readable by anyone. */
-export function traceComment(number: number): Uint8Array {
-  return new TextEncoder().encode(`${TRACE_PREFIX}${number}`);
+/**
+ * The comment a paid download carries, readable by anyone: the downloader's leak-trace number,
+ * then `-` and the tag the server computed for it (app/utils/trace-stamp.server.ts). Without a
+ * tag it is the older, unsigned form, which is still read.
+ */
+export function traceComment(number: number, tag?: string): Uint8Array {
+  return new TextEncoder().encode(`${TRACE_PREFIX}${number}${tag ? `-${tag}` : ""}`);
 }
 
-/** The leak-trace number in a ZIP's tail, or null when it carries none. */
-export function traceNumberOf(tail: Uint8Array, fileSize: number): number | null {
+/** A stamp as written in a comment or typed into the code search: the number and its tag, if any. */
+export type TraceStamp = { number: number; tag: string | null };
+
+/** The leak-trace stamp in a ZIP's tail (the tag unchecked), or null when it carries none. */
+export function traceStampOf(tail: Uint8Array, fileSize: number): TraceStamp | null {
   const info = findEocd(tail, fileSize);
   if (!info) return null;
-  const match = /Leak trace (\d{1,10})/.exec(new TextDecoder().decode(info.comment));
-  return match ? Number(match[1]) : null;
+  const match = /Leak trace (\d{1,10})(?:-([0-9A-Za-z]{1,64}))?/.exec(new TextDecoder().decode(info.comment));
+  return match ? { number: Number(match[1]), tag: match[2] ?? null } : null;
+}
+
+/** The leak-trace number in a ZIP's tail, or null when it carries none (its tag is not checked). */
+export function traceNumberOf(tail: Uint8Array, fileSize: number): number | null {
+  return traceStampOf(tail, fileSize)?.number ?? null;
 }

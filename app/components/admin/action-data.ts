@@ -1,6 +1,10 @@
 // What the /admin action answers to each of its forms; the page's tools read their own intent.
+/** What a leak-trace stamp's tag shows (app/utils/trace-stamp.server.ts). */
+export type TraceStampVerdict = "verified" | "untagged" | "forged";
+
 export type CodeSearchData = {
   number: number;
+  stamp: Exclude<TraceStampVerdict, "forged">;
   downloads: { _id: string; postId: string; postTitle: string; username: string; date: string }[];
 };
 
@@ -8,8 +12,8 @@ export type ImportReportData = { imported: number; duplicates: number; rejected:
 
 export type CodeSearchValues = { code: string; keyword: string };
 
-/** A leaked ZIP dropped on the code search: its name and the leak-trace number read from its comment. */
-export type TracedFile = { fileName: string; number: number };
+/** A leaked ZIP dropped on the code search: its name, the leak-trace number read from its comment and what its tag shows. */
+export type TracedFile = { fileName: string; number: number; stamp: TraceStampVerdict };
 
 export type AdminActionData =
   | { intent: "search-by-code"; error: string; result?: undefined; values?: CodeSearchValues }

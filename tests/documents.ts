@@ -1,0 +1,86 @@
+// Whole pages as a browser gets them: Remix's own request handler with app/entry.server.tsx and
+// the page route modules as vitest loads them, so route `headers` exports, the document cache and
+// error boundaries all take part, without a build. Resource routes (.ts) are not included.
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import { createRequestHandler, type ServerBuild } from "@remix-run/node";
+import * as entry from "~/entry.server";
+import * as root from "~/root";
+import { buildRequest } from "./helpers";
+
+type PageModule = ServerBuild["routes"][string]["module"];
+
+const routesDir = path.resolve(import.meta.dirname, "../app/routes");
+
+/** The page route files' names without `.tsx` (`account.delete`), each with its module. */
+const pageModules: Promise<[string, PageModule][]> = Promise.all(
+  readdirSync(routesDir)
+    .filter((file) => file.endsWith(".tsx") && !file.includes(".test."))
+    .map(async (file) => [file.slice(0, -".tsx".length), (await import(path.join(routesDir, file))) as PageModule] as [string, PageModule]),
+);
+
+/** The address pattern of a flat-routes page file: `unsubscribe.$token` is `unsubscribe/:token`. */
+function pagePath(name: string): { path?: string; index?: true } {
+  if (name === "_index") return { index: true };
+  const segments = name.split(".").map((segment) => {
+    const plain = segment.replace(/_$/, "");
+    if (plain === "$") return "*";
+    return plain.startsWith("$") ? `:${plain.slice(1)}` : plain;
+  });
+  return { path: segments.join("/") };
+}
+
+async function pageBuild(): Promise<ServerBuild> {
+  const routes: ServerBuild["routes"] = { root: { id: "root", path: "", module: root as PageModule } };
+  for (const [name, module] of await pageModules) {
+    const id = `routes/${name}`;
+    routes[id] = { id, parentId: "root", ...pagePath(name), module };
+  }
+  const manifestRoutes = Object.fromEntries(
+    Object.values(routes).map((route) => [
+      route.id,
+      {
+        id: route.id,
+        parentId: route.parentId,
+        path: route.path,
+        index: route.index,
+        hasAction: Boolean(route.module.action),
+        hasLoader: Boolean(route.module.loader),
+        hasClientAction: false,
+        hasClientLoader: false,
+        hasErrorBoundary: Boolean(route.module.ErrorBoundary),
+        module: `/build/${route.id}.js`,
+        imports: [],
+        css: [],
+      },
+    ]),
+  );
+  return {
+    mode: "production",
+    entry: { module: entry },
+    routes,
+    assets: { entry: { imports: [], module: "/build/entry.client.js" }, routes: manifestRoutes, url: "/build/manifest.js", version: "test" },
+    publicPath: "/build/",
+    assetsBuildDirectory: "public/build",
+    future: { v3_fetcherPersist: true, v3_relativeSplatPath: true, v3_throwAbortReason: true, v3_lazyRouteDiscovery: true, v3_singleFetch: false } as ServerBuild["future"],
+    isSpaMode: false,
+  };
+}
+
+let handler: Promise<ReturnType<typeof createRequestHandler>> | undefined;
+
+/** Requests a page (GET) or posts to its action, as the HTTP server would hand it to Remix. */
+export async function requestDocument(options: Parameters<typeof buildRequest>[0]): Promise<Response> {
+  handler ??= pageBuild().then((build) => createRequestHandler(build, "production"));
+  return (await handler)(buildRequest(options), { clientAddress: "127.0.0.1" });
+}
+
+/** Every page route file that exports an action, as `[file name, address pattern]` (an index route's posts carry `?index`). */
+export async function pagesWithActions(): Promise<[string, string][]> {
+  return (await pageModules)
+    .filter(([, module]) => Boolean(module.action))
+    .map(([name]) => {
+      const { path: pattern, index } = pagePath(name);
+      return [`${name}.tsx`, index ? "/?index" : `/${pattern}`];
+    });
+}
