@@ -53,6 +53,10 @@ async function seedInsights() {
       currency: index % 4 === 0 ? null : "EUR",
     })),
   });
+  // The demo seed already ran the insights job, and download charts read its rollups for past
+  // days: roll these rows in as the job's next run would (jobs are off in this server).
+  const { refreshInsightsRollups } = await import("../app/models/insights/rollup.server");
+  await refreshInsightsRollups(new Date(), { full: true });
 }
 
 async function loginAsAdmin(page: Page) {

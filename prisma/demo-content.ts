@@ -1,6 +1,7 @@
 // Demo content for a fresh site: the support-platform tiers of the spec, posts of every kind
-// with preview images and small downloadable files, home panels, an inspiration vote and
-// demo accounts. Runs once: it does nothing when tiers already exist.
+// with preview images and small downloadable files, home panels, an inspiration vote, demo
+// accounts and a generated past for the admin's insights (demo-history.ts). Runs once: it does
+// nothing when posts or accounts already exist.
 import { createHash } from "node:crypto";
 import { crc32 } from "node:zlib";
 import bcrypt from "bcryptjs";
@@ -8,6 +9,7 @@ import sharp from "sharp";
 import type { Prisma, PrismaClient } from "~/generated/prisma/client";
 import type { Storage } from "~/integrations/storage.server";
 import { contentHashFeed } from "~/utils/content-hash";
+import { buildDemoHistory, type HistoryPost } from "./demo-history";
 
 export const DEMO_ADMIN = { email: "admin@example.com", password: "Admin1234!" };
 export const DEMO_SUPPORTER = { email: "supporter@example.com", password: "Supporter1234!" };
@@ -25,6 +27,9 @@ export const DEMO_TIERS = [
   { id: "23507184", title: "Collector Plus", amountCents: 2500, isPaid: false, canVote: true, subscribeLabel: null },
   { id: "8825088", title: "Founder", amountCents: 5000, isPaid: false, canVote: true, subscribeLabel: null },
 ] as const;
+
+/** The seed of the generated past: the same day of seeding always gives the same history. */
+const HISTORY_SEED = 2025;
 
 /** A deterministic pseudo-random sequence (mulberry32), so a seed always draws the same cover. */
 function randomFrom(seed: number) {
@@ -395,6 +400,7 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
     bcrypt.hash(DEMO_FAN.password, 10),
   ]);
 
+  const history: HistoryPost[] = [];
   await db.$transaction(async (tx) => {
     // The migrations already hold these tiers by id (0030); the demo gives them titles and prices.
     for (const tier of DEMO_TIERS) await tx.tier.upsert({ where: { id: tier.id }, create: { ...tier }, update: { ...tier } });
@@ -425,6 +431,7 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
         },
       });
       let currentVersionId = "";
+      const versionRows: HistoryPost["versions"] = [];
       for (const demo of versions) {
         const created = await tx.postVersion.create({
           data: {
@@ -441,8 +448,19 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
           },
         });
         currentVersionId = created.id;
+        versionRows.push({ id: created.id, label: demo.label, createdAt: demo.createdAt });
       }
       await tx.post.update({ where: { id }, data: { currentVersionId } });
+      history.push({
+        id,
+        paidContent: post.kind !== "free",
+        isKofiOnly: post.kind === "shop",
+        kofiId: post.kind === "shop" || post.kind === "both" ? `D${id}` : null,
+        currentTierIds: post.tiers ?? [],
+        firstTierIds: post.firstTiers ?? [],
+        published,
+        versions: versionRows,
+      });
     }
     for (const [index, panel] of PANELS.entries()) {
       const created = await tx.panel.create({
@@ -453,8 +471,10 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
     await tx.inspirationConfig.create({
       data: { id: 1, title: "Inspiration Vote", mode: "NORMAL", votingOpen: true, votingEndTime: new Date(now.getTime() + 7 * DAY) },
     });
-    await tx.inspirationPanel.createMany({
-      data: inspirationImages.map((imageUrl, position) => ({ imageUrl, title: `Idea #${position + 1}` })),
+    const ideaTitles = inspirationImages.map((_imageUrl, position) => `Idea #${position + 1}`);
+    const ideas = await tx.inspirationPanel.createManyAndReturn({
+      data: inspirationImages.map((imageUrl, position) => ({ imageUrl, title: ideaTitles[position]! })),
+      select: { id: true, title: true },
     });
     await tx.user.create({
       data: {
@@ -482,8 +502,30 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
     await tx.user.create({
       data: { email: DEMO_FAN.email, fullName: "Demo Fan", passwordHash: fanHash, mailVerified: true, emailVerifiedBy: "CODE" },
     });
+    // The generated past, after the demo accounts: their leak-trace numbers do not change, and
+    // they stay first in the admin's newest-first user list (the generated ones are older).
+    const past = buildDemoHistory({
+      random: randomFrom(HISTORY_SEED),
+      now,
+      tiers: DEMO_TIERS,
+      posts: history,
+      ideaIds: ideaTitles.map((title) => ideas.find((idea) => idea.title === title)!.id),
+    });
+    await tx.user.createMany({ data: past.users });
+    await tx.pledgeEvent.createMany({ data: past.pledgeEvents });
+    await tx.shopEmail.createMany({ data: past.shopEmails });
+    await tx.unlockedContent.createMany({ data: past.unlocks });
+    await tx.purchase.createMany({ data: past.purchases });
+    // In parts, so no single statement runs long on a slow first start.
+    for (let start = 0; start < past.downloads.length; start += 500) await tx.download.createMany({ data: past.downloads.slice(start, start + 500) });
+    await tx.inspirationLike.createMany({ data: past.likes });
+    await tx.updateSubscription.createMany({ data: past.subscriptions });
     // All or nothing, however slow the machine: Prisma's default 5 s limit was exceeded by a
     // first start on a loaded 2-core machine, which then failed and seeded nothing.
   }, { timeout: 120_000, maxWait: 30_000 });
+  // What the hourly insights job does, once now: the charts read its rollups from the first visit.
+  // Imported here: the module opens the app's database, which importing the demo's constants must not.
+  const { refreshInsightsRollups } = await import("~/models/insights/rollup.server");
+  await refreshInsightsRollups(now);
   return true;
 }

@@ -4,8 +4,11 @@ import sharp from "sharp";
 import { db } from "~/db.server";
 import { storage } from "~/integrations/storage.server";
 import { listZipEntries } from "~/integrations/zip.server";
+import { loadInsights } from "~/models/insights/charts.server";
 import { versionHistories } from "~/models/post-version-history.server";
-import { DEMO_ADMIN, demoImage, seedDemoContent } from "../prisma/demo-content";
+import { runUpdateDigests } from "~/models/update-digest.server";
+import { parseInsightsRange } from "~/utils/insights-schemas";
+import { DEMO_ADMIN, DEMO_FAN, DEMO_SUPPORTER, demoImage, seedDemoContent } from "../prisma/demo-content";
 
 describe("demo content", () => {
   it("seeds tiers, posts with files and images, panels, an inspiration vote and a demo admin, once", async () => {
@@ -56,6 +59,72 @@ describe("demo content", () => {
 
     expect(await seedDemoContent(db, store)).toBe(false);
     expect(await db.post.count()).toBe(24);
+  }, 60_000);
+
+  it("seeds a generated past that every insights chart shows on the first visit, without touching the demo accounts", async () => {
+    // The demo is already seeded by the test above (same database): only its history is read here.
+    const day = (date: Date) => date.toISOString().slice(0, 10);
+    const today = day(new Date());
+    const demoAccounts = await db.user.findMany({ where: { email: { in: [DEMO_ADMIN.email, DEMO_SUPPORTER.email, DEMO_FAN.email] } } });
+    const generated = await db.user.findMany({ where: { email: { notIn: [DEMO_ADMIN.email, DEMO_SUPPORTER.email, DEMO_FAN.email] } } });
+    expect(generated.length).toBeGreaterThanOrEqual(40);
+    expect(generated.every((user) => user.email!.endsWith("@example.com") && user.passwordHash === null && !user.isAdmin && !user.canBeAdmin)).toBe(true);
+    // The demo accounts keep their leak-trace numbers and come first in the newest-first user list.
+    expect(Math.max(...demoAccounts.map((user) => user.number))).toBeLessThan(Math.min(...generated.map((user) => user.number)));
+    expect(Math.min(...demoAccounts.map((user) => user.createdAt.getTime()))).toBeGreaterThan(Math.max(...generated.map((user) => user.createdAt.getTime())));
+    for (const account of demoAccounts) {
+      const counts = await Promise.all([
+        db.download.count({ where: { userId: account.id } }),
+        db.pledgeEvent.count({ where: { userId: account.id } }),
+        db.inspirationLike.count({ where: { userId: account.id } }),
+        db.unlockedContent.count({ where: { userId: account.id } }),
+        db.updateSubscription.count({ where: { userId: account.id } }),
+        db.purchase.count({ where: { email: account.email! } }),
+      ]);
+      expect(counts, account.email!).toEqual([0, 0, 0, 0, 0, 0]);
+    }
+
+    // 90 days of downloads before today, by members and by accounts without a tier.
+    const downloads = await db.download.findMany({ select: { createdAt: true, accessSource: true, user: { select: { currentTierId: true, pledgeEvents: { select: { id: true }, take: 1 } } } } });
+    const days = new Set(downloads.map((download) => day(download.createdAt)));
+    expect(days.size).toBeGreaterThanOrEqual(80);
+    expect([...days].every((date) => date < today)).toBe(true);
+    expect(new Set(downloads.map((download) => download.accessSource))).toEqual(new Set(["FREE", "TIER", "EARLY_SUPPORTER", "PURCHASE", "GRANT"]));
+    expect(downloads.some((download) => download.user.pledgeEvents.length === 0)).toBe(true);
+    // Pledges moving between tiers, orders with and without an amount, a vote round.
+    const events = await db.pledgeEvent.findMany();
+    expect(new Set(events.map((event) => event.type))).toEqual(new Set(["pledge_start", "pledge_upgrade", "pledge_downgrade", "pledge_delete"]));
+    expect(new Set(events.map((event) => event.tierId).filter(Boolean)).size).toBeGreaterThanOrEqual(4);
+    expect(await db.purchase.count({ where: { amountCents: { not: null } } })).toBeGreaterThan(20);
+    expect(await db.inspirationLike.count({ where: { kind: "LIKE" } })).toBeGreaterThan(10);
+    expect(await db.inspirationLike.count({ where: { kind: "PATREON" } })).toBeGreaterThan(0);
+
+    // The insights job ran once at the end of the seed: past days come from its rollups.
+    expect(day((await db.insightsRollupState.findUniqueOrThrow({ where: { id: 1 } })).completeThrough!)).toBe(today);
+    expect(await db.downloadDaySource.count()).toBeGreaterThan(0);
+    const parsed = parseInsightsRange(new URLSearchParams({ range: "90" }));
+    if (!parsed.success) throw new Error(parsed.error);
+    const insights = await loadInsights(parsed.range);
+    expect(insights.downloads.reduce((sum, entry) => sum + entry.total, 0)).toBe(downloads.filter((download) => day(download.createdAt) >= parsed.range.from).length);
+    expect(insights.downloads.filter((entry) => entry.total > 0).length).toBeGreaterThanOrEqual(80);
+    expect(insights.topPosts.posts).toHaveLength(10);
+    expect(insights.topPosts.posts.some((post) => post.ownersOnCurrentVersion < post.owners)).toBe(true);
+    // Members per tier now agree with the accounts' current tiers (the demo supporter included).
+    const withTier = await db.user.groupBy({ by: ["currentTierId"], where: { currentTierId: { not: null } }, _count: true });
+    expect(insights.members.total).toBe(withTier.reduce((sum, row) => sum + row._count, 0));
+    expect(insights.members.tiers.filter((tier) => tier.members > 0).length).toBeGreaterThanOrEqual(2);
+    expect(insights.members.tiers.find((tier) => tier.tierId === "8825009")!.members).toBeGreaterThan(1);
+    const lastMonth = insights.supporters.months[insights.supporters.months.length - 1]!;
+    expect(lastMonth.total).toBeGreaterThan(0);
+    expect(insights.supporters.tiers.length).toBeGreaterThanOrEqual(3);
+    expect(insights.supporters.months.some((month) => month.gained > 0) && insights.supporters.months.some((month) => month.lost > 0)).toBe(true);
+    expect(insights.shop.months.reduce((sum, month) => sum + month.purchases, 0)).toBeGreaterThan(0);
+    expect(insights.inspiration.ideas.filter((idea) => idea.total > 0).length).toBeGreaterThanOrEqual(4);
+    // Accounts that asked for update mails, so "Send update digests now" has something to send:
+    // each of them gets a digest (written to DATA_DIR/mail here).
+    const subscribers = await db.updateSubscription.count({ where: { notifyNewPosts: true } });
+    expect(subscribers).toBeGreaterThan(0);
+    expect(await runUpdateDigests({ ignorePeriod: true })).toMatchObject({ skipped: null, mailed: subscribers, failed: 0 });
   }, 60_000);
 });
 

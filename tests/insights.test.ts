@@ -10,7 +10,7 @@ import { downloadsPerDay, topPosts } from "~/models/insights/downloads.server";
 import { likesPerIdea } from "~/models/insights/inspiration.server";
 import { refreshInsightsRollups } from "~/models/insights/rollup.server";
 import { shopByMonth } from "~/models/insights/shop.server";
-import { supportersByMonth } from "~/models/insights/supporters.server";
+import { currentMembersByTier, supportersByMonth } from "~/models/insights/supporters.server";
 import { importPurchasesCsv, recordKofiWebhook } from "~/models/purchase.server";
 import { parseInsightsRange, type InsightsRange } from "~/utils/insights-schemas";
 import { kofiPayload } from "./fakes/kofi";
@@ -178,6 +178,23 @@ describe("supporters by tier", () => {
       ["2024-02", [1, 1], 0, 0],
       ["2024-03", [0, 1], 0, 1],
     ]);
+  });
+
+  it("counts the members per tier now from each account's current tier, whether or not its pledge history is known", async () => {
+    await db.tier.createMany({ data: [{ id: "t-cheap", title: "Cheap", amountCents: 100 }, { id: "t-dear", title: "Dear", amountCents: 900 }] });
+    const before = await currentMembersByTier();
+    // No pledge events at all: the history chart cannot see these, the figure must.
+    for (const currentTierId of ["t-dear", "t-cheap", "t-dear", "t-unlisted", null]) await createTestUser({ currentTierId });
+    const after = await currentMembersByTier();
+    const members = (result: typeof after, tierId: string) => result.tiers.find((tier) => tier.tierId === tierId)?.members ?? 0;
+    expect(after.total - before.total).toBe(4);
+    expect(["t-cheap", "t-dear", "t-unlisted"].map((tierId) => members(after, tierId) - members(before, tierId))).toEqual([1, 2, 1]);
+    expect(after.tiers.find((tier) => tier.tierId === "t-unlisted")?.title).toBe("Unknown Tier (t-unlisted)");
+    // Cheapest first; a tier the site does not list comes last.
+    const order = after.tiers.map((tier) => tier.tierId);
+    expect(order.indexOf("t-cheap")).toBeLessThan(order.indexOf("t-dear"));
+    expect(order[order.length - 1]).toBe("t-unlisted");
+    expect(after.total).toBe(after.tiers.reduce((sum, tier) => sum + tier.members, 0));
   });
 });
 
@@ -510,6 +527,11 @@ describe("pages and exports", () => {
     expect(bad.status).toBe(400);
     const page = await callRoute(await import("~/routes/admin_.insights"), { path: "/admin/insights?range=custom&from=2025-03-01&to=2025-03-03", cookie: await sessionCookie(admin.id) });
     expect(page.status).toBe(200);
+    // "Members now" is the supporters figure of a range that reaches today; an earlier range keeps the history's count.
+    type View = { view: { supporters: { members: { total: number } | null } } };
+    expect(((await page.json()) as View).view.supporters.members).toBeNull();
+    const recent = await callRoute(await import("~/routes/admin_.insights"), { path: "/admin/insights?range=7", cookie: await sessionCookie(admin.id) });
+    expect(((await recent.json()) as View).view.supporters.members).toEqual(await currentMembersByTier());
   });
 
   it("refuses everyone but effective admins with 403, page and every export", async () => {

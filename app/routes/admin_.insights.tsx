@@ -16,7 +16,8 @@ import { shopTable } from "~/models/insights/shop.server";
 import { supportersTable } from "~/models/insights/supporters.server";
 import { isDomainError } from "~/models/errors";
 import { getCurrentUser } from "~/models/session.server";
-import { parseInsightsRange, rangeQuery, type InsightsRange } from "~/utils/insights-schemas";
+import { dayString, parseInsightsRange, rangeQuery, type InsightsRange } from "~/utils/insights-schemas";
+import { personalPageHeaders } from "~/utils/page-headers";
 import adminStyles from "~/styles/admin.css";
 import insightsStyles from "~/styles/insights.css";
 
@@ -26,6 +27,10 @@ export const links: LinksFunction = () => [
 ];
 
 export const meta: MetaFunction = () => [{ title: "Insights · Admin · Creator Library" }];
+
+export const headers = personalPageHeaders;
+
+const NO_STORE = { "Cache-Control": "private, no-store" };
 
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
 const count = (value: number, one: string, many = `${one}s`) => `${value.toLocaleString("en-US")} ${value === 1 ? one : many}`;
@@ -58,6 +63,8 @@ async function buildView(range: InsightsRange) {
     },
     supporters: {
       csv: csv("supporters"),
+      // "Now" belongs to a range that reaches today; an earlier range ends where only the pledge history tells.
+      members: range.to > dayString(new Date()) ? data.members : null,
       current: lastMonth?.total ?? 0,
       gained: sum(data.supporters.months.map((month) => month.gained)),
       lost: sum(data.supporters.months.map((month) => month.lost)),
@@ -105,10 +112,10 @@ export async function loader({ request }: LoaderFunctionArgs) {
   type Page = { form: RangeFormValues; error: string | null; field: string | null; view: Awaited<ReturnType<typeof buildView>> | null };
   if (!parsed.success) {
     const { range = "30", from = "", to = "" } = parsed.values;
-    return json<Page>({ form: { range, from, to }, error: parsed.error, field: parsed.field, view: null }, { status: 400 });
+    return json<Page>({ form: { range, from, to }, error: parsed.error, field: parsed.field, view: null }, { status: 400, headers: NO_STORE });
   }
   const { range } = parsed;
-  return json<Page>({ form: { range: range.preset, from: range.from, to: range.lastDay }, error: null, field: null, view: await buildView(range) });
+  return json<Page>({ form: { range: range.preset, from: range.from, to: range.lastDay }, error: null, field: null, view: await buildView(range) }, { headers: NO_STORE });
 }
 
 export default function InsightsPage() {
@@ -140,7 +147,22 @@ export default function InsightsPage() {
               </a>
             </p>
           </ChartSection>
-          <ChartSection id="supporters" title="Supporters by tier" csvHref={view.supporters.csv} summary={`${count(view.supporters.current, "supporter")} at the end of the range; ${view.supporters.gained} new, ${view.supporters.lost} lost.`}>
+          <ChartSection
+            id="supporters"
+            title="Supporters by tier"
+            csvHref={view.supporters.csv}
+            summary={
+              view.supporters.members
+                ? `${count(view.supporters.members.total, "member")} with a current tier now${view.supporters.members.tiers.length ? ` (${view.supporters.members.tiers.map((tier) => `${tier.title}: ${tier.members.toLocaleString("en-US")}`).join(", ")})` : ""}.`
+                : `${count(view.supporters.current, "supporter")} at the end of the range; ${view.supporters.gained} new, ${view.supporters.lost} lost.`
+            }
+          >
+            {view.supporters.members ? (
+              <p className="muted" data-testid="insights-supporters-source">
+                Members now: each account&apos;s current tier, as the members sync and the support platform&apos;s webhook set it. The bars: the pledge history,{" "}
+                {count(view.supporters.current, "supporter")} at the end of the range; {view.supporters.gained} new, {view.supporters.lost} lost.
+              </p>
+            ) : null}
             <ChartSvg id="supporters" title="Supporters by tier at the end of each month" description="Stacked bars: active supporters per tier at each month's end (or the range's end)." geometry={view.supporters.geometry} />
             <Legend geometry={view.supporters.geometry} />
             <ChartSvg id="supporter-changes" title="New and lost supporters per month" description="Side-by-side bars: supporters who started and who stopped supporting in each month." geometry={view.supporters.changes} />

@@ -5,7 +5,7 @@ import { DomainError } from "~/models/errors";
 import { downloadsPerDay, downloadsTable, postDownloadsTable, topPosts, topPostsTable } from "~/models/insights/downloads.server";
 import { inspirationTable, likesPerIdea } from "~/models/insights/inspiration.server";
 import { shopByMonth, shopTable } from "~/models/insights/shop.server";
-import { supportersByMonth, supportersTable } from "~/models/insights/supporters.server";
+import { currentMembersByTier, supportersByMonth, supportersTable } from "~/models/insights/supporters.server";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 import { INSIGHTS_MESSAGES, type DataTable, type InsightsChart, type InsightsRange } from "~/utils/insights-schemas";
 
@@ -13,6 +13,8 @@ export type InsightsData = {
   downloads: Awaited<ReturnType<typeof downloadsPerDay>>;
   topPosts: Awaited<ReturnType<typeof topPosts>>;
   supporters: Awaited<ReturnType<typeof supportersByMonth>>;
+  /** Members per tier now, whatever the range (the figure above the supporters chart). */
+  members: Awaited<ReturnType<typeof currentMembersByTier>>;
   shop: Awaited<ReturnType<typeof shopByMonth>>;
   inspiration: Awaited<ReturnType<typeof likesPerIdea>>;
 };
@@ -24,14 +26,15 @@ export function assertInsightsViewer(user: Pick<User, "isAdmin" | "restricted"> 
 
 /** Every chart of the page, loaded together. */
 export async function loadInsights(range: InsightsRange): Promise<InsightsData> {
-  const [downloads, top, supporters, shop, inspiration] = await Promise.all([
+  const [downloads, top, supporters, members, shop, inspiration] = await Promise.all([
     downloadsPerDay(range),
     topPosts(range),
     supportersByMonth(range),
+    currentMembersByTier(),
     shopByMonth(range),
     likesPerIdea(),
   ]);
-  return { downloads, topPosts: top, supporters, shop, inspiration };
+  return { downloads, topPosts: top, supporters, members, shop, inspiration };
 }
 
 /** One chart's data as the table its CSV export holds, loaded by the chart's own model function. */

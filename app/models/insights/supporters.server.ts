@@ -1,6 +1,6 @@
 // Supporters by tier over time, from the support platform's pledge history: how many accounts
 // were actively pledged to each tier at the end of each month, and how many started or stopped
-// supporting during it. "Active" is the entitlement rule's (pledgedTierAt): the latest event is
+// supporting during it; and the members per tier now, from each account's current tier. "Active" is the entitlement rule's (pledgedTierAt): the latest event is
 // not a deletion and its payment, if any, is paid.
 import { queryRows } from "~/db.server";
 import { monthsOf } from "~/models/insights/months";
@@ -105,6 +105,28 @@ export async function supportersByMonth(range: InsightsRange): Promise<Supporter
     tiers: tiers.filter((_, tier) => shown[tier]),
     months: months.map((month) => ({ ...month, byTier: month.byTier.filter((_, tier) => shown[tier]) })),
   };
+}
+
+export type TierMembers = { tierId: string; title: string; members: number };
+export type CurrentMembers = { total: number; tiers: TierMembers[] };
+
+/**
+ * Accounts with a current tier now, per tier: the tier each account's entitlement reads
+ * (`users.current_tier_id`, kept by the members sync and the support platform's webhook), which
+ * may hold members whose pledge history has not been imported. Cheapest tier first; an id the
+ * site has no tier row for is listed as "Unknown Tier (id)".
+ */
+export async function currentMembersByTier(): Promise<CurrentMembers> {
+  const rows = await queryRows<{ tier_id: string; title: string | null; members: number }>(
+    `SELECT u.current_tier_id AS tier_id, t.title, count(*)::int AS members
+       FROM users u LEFT JOIN tiers t ON t.id = u.current_tier_id
+      WHERE u.current_tier_id IS NOT NULL
+      GROUP BY u.current_tier_id, t.title, t.amount_cents
+      ORDER BY t.amount_cents ASC NULLS LAST, t.title, u.current_tier_id`,
+    [],
+  );
+  const tiers = rows.map((row) => ({ tierId: row.tier_id, title: row.title ?? `Unknown Tier (${row.tier_id})`, members: row.members }));
+  return { total: tiers.reduce((sum, tier) => sum + tier.members, 0), tiers };
 }
 
 export function supportersTable({ tiers, months }: SupportersByMonth): DataTable {
