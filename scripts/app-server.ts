@@ -40,7 +40,7 @@ export function ensureAppBuilt(buildDir = process.env.REMIX_BUILD_DIR ?? "build"
   log(`Building the app into ${buildDir}/ (the first start, or the sources changed) ...`);
   // A production build whatever the caller runs as (tests run with NODE_ENV=test, whose React
   // build the production server cannot render with).
-  const env = { ...process.env, REMIX_BUILD_DIR: buildDir, NODE_ENV: "production" };
+  const env: NodeJS.ProcessEnv = { ...process.env, REMIX_BUILD_DIR: buildDir, NODE_ENV: "production" };
   for (const step of [[path.join(projectRoot, "node_modules/@remix-run/dev/dist/cli.js"), "build"], [path.join(projectRoot, "scripts/build-server.mjs")]]) {
     // The builders' output is shown only when they fail.
     const result = spawnSync(process.execPath, step, { cwd: projectRoot, env, stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
