@@ -1,6 +1,7 @@
 // What the HTTP edge (server/) must know about a route before Remix runs it. A route module that
-// differs from the default exports `requestPolicy`; the edge finds the route that will run with
-// Remix's own matching over the build's routes and applies it. By default a route takes bodies up
+// differs from the default exports `function requestPolicy()` answering one of these (a function,
+// so the browser build drops it with the server code it names); the edge finds the route that
+// will run with Remix's own matching over the build's routes and applies its policy. By default a route takes bodies up
 // to DEFAULT_BODY_LIMIT (1 MiB) that declare their length, may not be framed, and refuses
 // state changes sent from other sites.
 import { getCurrentUser } from "~/models/session.server";

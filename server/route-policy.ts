@@ -18,14 +18,20 @@ function routeTree(build: ServerBuild, parentId: string | undefined): AgnosticRo
     );
 }
 
-/** Answers the policy of the route that answers a path: the deepest match's `requestPolicy`, else the default. */
+/**
+ * Answers the policy of the route that answers a path: the deepest match's `requestPolicy()`,
+ * else the default. A route exports its policy as a function so that the browser build, which
+ * keeps only a route's client exports, drops it together with the server code it names.
+ */
 export function routePolicies(build: ServerBuild): (pathname: string) => RequestPolicy {
   const tree = routeTree(build, undefined);
+  const policies = new Map<string, RequestPolicy>();
+  for (const [id, route] of Object.entries(build.routes)) {
+    const declared = (route.module as { requestPolicy?: () => RequestPolicy }).requestPolicy;
+    if (declared) policies.set(id, declared());
+  }
   return (pathname) => {
-    const matches = matchRoutes(tree, pathname);
-    const leaf = matches?.at(-1);
-    if (!leaf) return DEFAULT_POLICY;
-    const module = build.routes[leaf.route.id!]?.module as { requestPolicy?: RequestPolicy } | undefined;
-    return module?.requestPolicy ?? DEFAULT_POLICY;
+    const leaf = matchRoutes(tree, pathname)?.at(-1);
+    return (leaf && policies.get(leaf.route.id!)) ?? DEFAULT_POLICY;
   };
 }

@@ -20,7 +20,9 @@ import type { CacheableHandle } from "~/document-cache.server";
 import { adminUploads } from "~/request-policy.server";
 
 // Admins upload panel images from the home page.
-export const requestPolicy = adminUploads("image");
+export function requestPolicy() {
+  return adminUploads("image");
+}
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: homeStyles }];
 

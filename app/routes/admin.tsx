@@ -26,7 +26,9 @@ import adminStyles from "~/styles/admin.css";
 import { adminUploads } from "~/request-policy.server";
 
 // Admins drop a leaked ZIP (as large as a post file) or a purchases CSV here.
-export const requestPolicy = adminUploads("post-file");
+export function requestPolicy() {
+  return adminUploads("post-file");
+}
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: adminStyles }];
 

@@ -10,7 +10,9 @@ import { MAX_CSV_BYTES } from "~/utils/body-limits";
 import { readUploadedFile } from "~/utils/upload.server";
 import { adminUploads } from "~/request-policy.server";
 
-export const requestPolicy = adminUploads("csv");
+export function requestPolicy() {
+  return adminUploads("csv");
+}
 
 export async function action({ request }: ActionFunctionArgs) {
   if (request.method !== "POST") return methodNotAllowed();

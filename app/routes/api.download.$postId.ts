@@ -7,7 +7,9 @@ import { serveDownload } from "~/utils/serve-file.server";
 import { FRAMED_BY_SELF } from "~/request-policy.server";
 
 // Opened in the library's hidden download frame.
-export const requestPolicy = FRAMED_BY_SELF;
+export function requestPolicy() {
+  return FRAMED_BY_SELF;
+}
 
 /**
  * GET /api/download/{postId}[?version={versionId}]: streams the current (or named visible)

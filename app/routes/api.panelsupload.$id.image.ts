@@ -6,7 +6,9 @@ import { requireApiAdmin } from "~/models/session.server";
 import { readUploadedFile, SELECT_IMAGE_MESSAGE } from "~/utils/upload.server";
 import { adminUploads } from "~/request-policy.server";
 
-export const requestPolicy = adminUploads("image");
+export function requestPolicy() {
+  return adminUploads("image");
+}
 
 /** POST /api/panelsupload/{id}/image: multipart field `image` (png, jpg, jpeg), admins only. */
 export async function action({ request, params }: ActionFunctionArgs) {

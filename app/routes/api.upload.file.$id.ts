@@ -9,7 +9,9 @@ import { receiveUploadedFile } from "~/utils/upload.server";
 import { VERSION_UPLOAD_FIELDS } from "~/utils/version-schemas";
 import { adminUploads } from "~/request-policy.server";
 
-export const requestPolicy = adminUploads("post-file");
+export function requestPolicy() {
+  return adminUploads("post-file");
+}
 
 /**
  * POST /api/upload/file/{id}: multipart `file` (optionally preceded by `label` and `notes`),

@@ -7,7 +7,9 @@ import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { readUploadedFile, SELECT_IMAGE_MESSAGE } from "~/utils/upload.server";
 import { adminUploads } from "~/request-policy.server";
 
-export const requestPolicy = adminUploads("image");
+export function requestPolicy() {
+  return adminUploads("image");
+}
 
 /** POST /api/upload/front/{id}: multipart `image` (png, jpg, jpeg) for a post; admins only. */
 export async function action({ request, params }: ActionFunctionArgs) {

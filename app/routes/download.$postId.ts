@@ -6,7 +6,9 @@ import { serveDownload } from "~/utils/serve-file.server";
 import { FRAMED_BY_SELF } from "~/request-policy.server";
 
 // Opened in the library's hidden download frame.
-export const requestPolicy = FRAMED_BY_SELF;
+export function requestPolicy() {
+  return FRAMED_BY_SELF;
+}
 
 /** GET /download/{postId}?expires&sig[&u][&version]: the signed address handed out for free downloads. */
 export async function loader({ request, params }: LoaderFunctionArgs) {

@@ -27,7 +27,9 @@ import { hasAcceptedNsfw } from "~/utils/visitor-cookies.server";
 import { adminUploads } from "~/request-policy.server";
 
 // Admins upload post files and images from the library (the largest: a post file).
-export const requestPolicy = adminUploads("post-file");
+export function requestPolicy() {
+  return adminUploads("post-file");
+}
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: libraryStyles }];
 

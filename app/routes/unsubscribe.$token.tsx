@@ -14,7 +14,9 @@ import { UPDATE_MESSAGES } from "~/utils/update-schemas";
 import { CROSS_SITE_ALLOWED } from "~/request-policy.server";
 
 // Mail providers post the one-click unsubscribe (RFC 8058); the token in the address is its only credential.
-export const requestPolicy = CROSS_SITE_ALLOWED;
+export function requestPolicy() {
+  return CROSS_SITE_ALLOWED;
+}
 
 export const links: LinksFunction = () => accountPanelLinks();
 
