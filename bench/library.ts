@@ -18,7 +18,6 @@ import { startPgbouncer, type Pooler } from "../tests/pgbouncer.ts";
 import { startEmbeddedPostgres, type EmbeddedPostgres } from "../scripts/embedded-postgres.ts";
 import { appServerArgs, ensureAppBuilt, freePort } from "../scripts/app-server.ts";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const POSTS = 1000;
 const UNLOCKED_BY_PURCHASE = 50;
 const DOWNLOAD_BYTES = 512 * 1024 * 1024;

@@ -4,11 +4,9 @@ import { spawn } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { createMigratedDatabase, databaseUrl, dropDatabase } from "../tests/db.ts";
 import { appServerArgs } from "./app-server.ts";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const port = process.env.E2E_PORT ?? "3100";
 const databaseName = process.env.E2E_DATABASE ?? "clib_e2e";
 // Named after the database, so e2e specs can read the mail written to DATA_DIR/mail.

@@ -1,6 +1,6 @@
 // The /login, /forgot-password and /auth/callback route modules as a browser without JavaScript
 // uses them: plain form POSTs answered by a redirect with a flash toast, or the form's errors.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "~/db.server";
 import { env } from "~/env.server";
 import * as authCallbackPage from "~/routes/auth.callback";

@@ -1,6 +1,6 @@
 // Email accounts end to end through the `/api` routes, the real database and a real SMTP
 // capture server: the codes are read from the received mails.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "~/db.server";
 import * as changePasswordRoute from "~/routes/api.auth.change-password";
 import * as forgotRoute from "~/routes/api.auth.forgot-password";

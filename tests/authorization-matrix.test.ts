@@ -10,13 +10,11 @@ import { callRoute, createTestUser, sessionCookie } from "./helpers";
 
 globalThis.__allowConsoleError = true;
 declare global {
-  // eslint-disable-next-line no-var
   var __allowConsoleError: boolean | undefined;
 }
 
 const ROLES = ["guest", "unverified", "verified", "restricted", "canBeAdmin", "admin"] as const;
 type Role = (typeof ROLES)[number];
-const NON_ADMINS: Role[] = ["guest", "unverified", "verified", "restricted", "canBeAdmin"];
 
 /** A status, or "302 /where" for a redirect (the address without its query). */
 type Outcome = string;
@@ -240,6 +238,7 @@ function routePath(file: string): string {
   const segments = name
     .split(".")
     .filter((segment) => segment !== "_index")
+    // eslint-disable-next-line no-control-regex -- NUL stands for an escaped dot in the file name (see above)
     .map((segment) => segment.replace(/_$/, "").replace(/\u0000/g, "."));
   return (
     "/" +

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "~/db.server";
 import * as accountShopEmail from "~/routes/account.shop-email";
 import { callRoute, createTestUser, sessionCookie } from "./helpers";

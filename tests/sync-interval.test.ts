@@ -295,6 +295,5 @@ describe("admin endpoints of the sync", () => {
 });
 
 declare global {
-  // eslint-disable-next-line no-var
   var __allowConsoleError: boolean | undefined;
 }

@@ -114,8 +114,8 @@ describe("content hash", () => {
       const chunks = [];
       for (let at = 0; at < bytes.length; at += chunkSize) chunks.push(bytes.subarray(at, at + chunkSize));
       const out: Buffer[] = [];
-      await pipeline(Readable.from(chunks), hashing.stream, async function* (source) {
-        for await (const chunk of source) out.push(chunk as Buffer);
+      await pipeline(Readable.from(chunks), hashing.stream, async (source: AsyncIterable<Buffer>) => {
+        for await (const chunk of source) out.push(chunk);
       });
       expect(Buffer.concat(out).equals(bytes)).toBe(true);
       expect(hashing.digest()).toEqual({ sha256: createHash("sha256").update(bytes).digest("hex"), contentHash: oneShot(bytes), size: bytes.length });

@@ -37,6 +37,7 @@ function CodeSearchResultView({ result }: { result: CodeSearchData }) {
       </p>
       {result.downloads.length > 0 ? (
         <DataTable
+          label="Downloads with this code"
           rows={result.downloads}
           rowKey={(download) => download._id}
           columns={[
@@ -162,6 +163,7 @@ export function PurchaseImport({ actionUrl, fallback }: ToolProps) {
             </p>
             {shown.report.rejected.length > 0 ? (
               <DataTable
+                label="Rejected rows"
                 rows={shown.report.rejected}
                 rowKey={(rejected) => rejected.row}
                 columns={[

@@ -56,7 +56,7 @@ export function PanelForm({ values, error }: { values: PanelFormValues; error: s
         </div>
         {shownImage ? (
           <figure className="panel-form-preview">
-            <img src={shownImage} alt="Preview of the panel image" data-testid="panel-image-preview" />
+            <img src={shownImage} alt="Preview of the panel" data-testid="panel-image-preview" />
             <figcaption className="muted">{preview ? "New image (not saved yet)" : "Current image"}</figcaption>
           </figure>
         ) : null}

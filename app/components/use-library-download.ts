@@ -87,6 +87,7 @@ export function useLibraryDownload({ loggedIn, tosAcceptedOnServer }: { loggedIn
       if (started) window.setTimeout(() => showToast({ type: "success", message: LIBRARY_MESSAGES.downloadStarted }), DOWNLOAD_MESSAGE_DELAY_MS);
     });
     // Only a new answer starts a download; the server's terms state is read as of that answer.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [answer]);
 
   /** The Download button: the terms first unless accepted (this account, or this guest visit). */

@@ -202,10 +202,6 @@ export async function fetchDiscordProfile(accessToken: string): Promise<Provider
 
 type JsonApiResource = { type?: string; id?: string; attributes?: Record<string, unknown>; relationships?: Record<string, { data?: unknown }> };
 
-function related(resource: JsonApiResource | undefined, name: string): { type: string; id: string }[] {
-  const data = resource?.relationships?.[name]?.data;
-  return Array.isArray(data) ? (data as { type: string; id: string }[]) : [];
-}
 
 /** The Patreon user and the tier they are entitled to now (an active membership's first tier). */
 export async function fetchPatreonProfile(accessToken: string): Promise<ProviderProfile> {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canDownload, isEffectiveAdmin, pledgedTierAt, unlockReason, type EntitlementPost, type EntitlementViewer } from "./entitlement";
+import { canDownload, isEffectiveAdmin, pledgedTierAt, unlockReason, type EntitlementPost } from "./entitlement";
 import { memberWithNothing } from "./entitlement.fixtures";
 
 const published = new Date("2026-03-01T00:00:00Z");

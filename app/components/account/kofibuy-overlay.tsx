@@ -59,7 +59,7 @@ export function LoginKofibuyOverlay({ loggedIn }: { loggedIn: boolean }) {
               Close
             </button>
           ) : (
-            <a href="#">Close</a>
+            <a href={`${location.pathname}${location.search}`}>Close</a>
           )}
         </p>
       </div>

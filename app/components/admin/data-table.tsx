@@ -13,11 +13,11 @@ export function DataTable<Row>({
   rows: Row[];
   columns: Column<Row>[];
   rowKey: (row: Row) => string | number;
-  /** Names the scrolling box, which takes keyboard focus so the keys scroll it (axe scrollable-region-focusable). */
-  label?: string;
+  /** Names the scrolling box, a region that takes keyboard focus so the keys scroll it (axe scrollable-region-focusable). */
+  label: string;
 }) {
   return (
-    <div className="table-scroll" tabIndex={0} role={label ? "region" : undefined} aria-label={label}>
+    <div className="table-scroll" tabIndex={0} role="region" aria-label={label}>
       <table>
         <thead>
           <tr>
