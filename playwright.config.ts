@@ -15,7 +15,9 @@ const baseURL = `http://127.0.0.1:${port}`;
 // project per file, projects run in the order listed) to show that no spec relies on another
 // having run before it; every spec must also pass alone (`npx playwright test e2e/FILE`).
 const chromium = { ...devices["Desktop Chrome"] };
-const specFiles = readdirSync(new URL("./e2e", import.meta.url)).filter((file) => file.endsWith(".spec.ts")).sort();
+const specFiles = readdirSync(new URL("./e2e", import.meta.url))
+  .filter((file) => file.endsWith(".spec.ts"))
+  .sort();
 const projects =
   process.env.E2E_ORDER === "reverse"
     ? specFiles.reverse().map((file) => ({ name: `chromium ${file}`, testMatch: new RegExp(`/${file.replace(/\./g, "\\.")}$`), use: chromium }))

@@ -66,10 +66,15 @@ export async function searchByCode(form: FormData) {
 export async function traceLeakedZip(request: Request) {
   const intent = "trace-zip";
   try {
-    const file = await receiveUploadedFile(request, "file", { maxBytes: env().POST_FILE_MAX_BYTES, missingMessage: ADMIN_MESSAGES.selectLeakedZip }, async ({ fileName, data }) => ({
-      fileName,
-      ...(await streamTail(data, MAX_TAIL_BYTES)),
-    }));
+    const file = await receiveUploadedFile(
+      request,
+      "file",
+      { maxBytes: env().POST_FILE_MAX_BYTES, missingMessage: ADMIN_MESSAGES.selectLeakedZip },
+      async ({ fileName, data }) => ({
+        fileName,
+        ...(await streamTail(data, MAX_TAIL_BYTES)),
+      }),
+    );
     const { number, stamp, result } = await searchDownloadsByLeakedFile(file.tail, file.size);
     const traced = { fileName: file.fileName, number, stamp };
     if (stamp === "forged") return answer({ intent, error: ADMIN_MESSAGES.forgedTrace, traced }, 422);

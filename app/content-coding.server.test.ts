@@ -36,7 +36,10 @@ describe("content codings", () => {
 describe("loader data compressed whole", () => {
   it("compresses JSON as the client asks and keeps status and headers", async () => {
     const text = JSON.stringify(listing);
-    for (const [accept, coding, decode] of [[chrome, "br", brotliDecompressSync], ["gzip", "gzip", gunzipSync]] as const) {
+    for (const [accept, coding, decode] of [
+      [chrome, "br", brotliDecompressSync],
+      ["gzip", "gzip", gunzipSync],
+    ] as const) {
       const response = await compressedJson(dataRequest(accept), Response.json(listing, { status: 200, headers: { "X-Remix-Response": "yes" } }));
       expect(response.headers.get("Content-Encoding")).toBe(coding);
       expect(response.headers.get("Vary")).toBe("Accept-Encoding");

@@ -73,7 +73,12 @@ export function inlineScriptHashes(html: Buffer): string[] {
     // Its text runs to the first </script> (HTML raw-text rules).
     const close = html.indexOf(SCRIPT_CLOSE, tagEnd + 1);
     if (close === -1) break;
-    if (close > tagEnd + 1) hashes.add(`'sha256-${createHash("sha256").update(html.subarray(tagEnd + 1, close)).digest("base64")}'`);
+    if (close > tagEnd + 1)
+      hashes.add(
+        `'sha256-${createHash("sha256")
+          .update(html.subarray(tagEnd + 1, close))
+          .digest("base64")}'`,
+      );
     at = close;
   }
   return [...hashes];

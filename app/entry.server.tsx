@@ -92,7 +92,13 @@ function streamDocument(request: Request, responseStatusCode: number, responseHe
  * without a body. A guest page that opted in (`sharedSince`: when its request started) may also
  * be kept by shared caches; any other stays private and is revalidated.
  */
-async function renderKeptDocument(request: Request, responseStatusCode: number, responseHeaders: Headers, remixContext: EntryContext, sharedSince: number | null) {
+async function renderKeptDocument(
+  request: Request,
+  responseStatusCode: number,
+  responseHeaders: Headers,
+  remixContext: EntryContext,
+  sharedSince: number | null,
+) {
   const shared = sharedSince !== null;
   const key = documentKey(request.url, remixContext.serverHandoffString ?? remixContext.staticHandlerContext.loaderData);
   const document = await keptDocument(key, () => renderWhole(request, remixContext));

@@ -25,9 +25,7 @@ describe("parseEnv", () => {
   it("requires strong session secrets and refuses fake providers in production", () => {
     expect(() => parseEnv({ ...base, NODE_ENV: "production" })).toThrow(/SESSION_SECRET/);
     const secret = "x".repeat(32);
-    expect(() => parseEnv({ ...base, NODE_ENV: "production", SESSION_SECRET: secret, FAKE_PROVIDERS_URL: "http://127.0.0.1:9" })).toThrow(
-      /FAKE_PROVIDERS_URL/,
-    );
+    expect(() => parseEnv({ ...base, NODE_ENV: "production", SESSION_SECRET: secret, FAKE_PROVIDERS_URL: "http://127.0.0.1:9" })).toThrow(/FAKE_PROVIDERS_URL/);
     expect(parseEnv({ ...base, NODE_ENV: "production", SESSION_SECRET: `${secret},${"y".repeat(40)}` }).SESSION_SECRET).toHaveLength(2);
   });
 

@@ -91,7 +91,10 @@ const schema = z
       .string()
       .optional()
       .transform((value, ctx) => {
-        const items = (value ?? "").split(",").map((item) => item.trim()).filter(Boolean);
+        const items = (value ?? "")
+          .split(",")
+          .map((item) => item.trim())
+          .filter(Boolean);
         const parsed = z.array(origin).safeParse(items);
         if (!parsed.success) {
           ctx.addIssue({ code: z.ZodIssueCode.custom, message: parsed.error.issues[0]?.message ?? "invalid" });
@@ -132,7 +135,11 @@ const schema = z
     S3_SECRET_ACCESS_KEY: z.string().optional(),
     S3_FORCE_PATH_STYLE: boolFlag,
     /** Largest post file an admin may upload (bytes); uploads stream to storage, never into memory. */
-    POST_FILE_MAX_BYTES: z.coerce.number().int().min(1).default(4 * 1024 * 1024 * 1024),
+    POST_FILE_MAX_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(4 * 1024 * 1024 * 1024),
 
     INTERVAL_MINUTES: z.coerce.number().min(0).default(60),
     // Download records older than this are deleted by the daily housekeeping job.

@@ -39,7 +39,9 @@ async function runUpload(request: Request, user: NonNullable<Awaited<ReturnType<
       return { status: 200, message: "Image uploaded." };
     }
     if (intent === "upload-file") {
-      const stored = await receiveUploadedFile(request, "file", { maxBytes: env().POST_FILE_MAX_BYTES, textFields: VERSION_UPLOAD_FIELDS }, (file) => storePostVersionFile(postId, file));
+      const stored = await receiveUploadedFile(request, "file", { maxBytes: env().POST_FILE_MAX_BYTES, textFields: VERSION_UPLOAD_FIELDS }, (file) =>
+        storePostVersionFile(postId, file),
+      );
       await addPostVersion(user, stored);
       return { status: 200, message: "File uploaded." };
     }
@@ -84,7 +86,9 @@ async function downloadAction(form: FormData, user: Awaited<ReturnType<typeof ge
     const versionId = String(form.get("versionId") ?? "") || null;
     const post = await authorizeDownload(user ? { ...user, tosAccepted: true } : null, postId, versionId);
     const versionQuery = versionId ? `?version=${encodeURIComponent(versionId)}` : "";
-    const downloadUrl = post.paidContent ? `/api/download/${encodeURIComponent(post.id)}${versionQuery}` : signedDownloadUrl(post.id, user?.id ?? null, Date.now(), versionId);
+    const downloadUrl = post.paidContent
+      ? `/api/download/${encodeURIComponent(post.id)}${versionQuery}`
+      : signedDownloadUrl(post.id, user?.id ?? null, Date.now(), versionId);
     return respondJson ? json<DownloadAnswer>({ downloadUrl, paid: post.paidContent }) : redirect(downloadUrl);
   } catch (error) {
     const refusal = formRefusal(error, LIBRARY_MESSAGES.freeDownloadFailed);

@@ -1,16 +1,6 @@
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json } from "@remix-run/node";
-import {
-  Links,
-  Meta,
-  Outlet,
-  Scripts,
-  ScrollRestoration,
-  isRouteErrorResponse,
-  useLoaderData,
-  useRouteError,
-  useRouteLoaderData,
-} from "@remix-run/react";
+import { Links, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, useLoaderData, useRouteError, useRouteLoaderData } from "@remix-run/react";
 import { NavBar } from "~/components/nav-bar";
 import { useNonce } from "~/components/nonce";
 import { Toaster } from "~/components/toaster";
@@ -29,10 +19,7 @@ export const links: LinksFunction = () => [
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
 ];
 
-export const meta: MetaFunction = () => [
-  { title: "Creator Library" },
-  { name: "description", content: "3D mods, downloads and news for supporters." },
-];
+export const meta: MetaFunction = () => [{ title: "Creator Library" }, { name: "description", content: "3D mods, downloads and news for supporters." }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
   configureToasts();

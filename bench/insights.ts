@@ -22,7 +22,10 @@ export type TargetLine = { name: string; ok: boolean };
 
 export function benchInsights(): Promise<TargetLine[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(here, "insights.ts"), "--child"], { stdio: ["ignore", "pipe", "inherit"], env: process.env });
+    const child = spawn(process.execPath, ["--import", "tsx", path.join(here, "insights.ts"), "--child"], {
+      stdio: ["ignore", "pipe", "inherit"],
+      env: process.env,
+    });
     let targets: TargetLine[] = [];
     let pending = "";
     child.stdout.on("data", (chunk: Buffer) => {
@@ -82,8 +85,19 @@ async function runChild() {
   // BENCH_INSIGHTS_DATABASE=name keeps the seeded database for the next run (for tuning).
   const keep = process.env.BENCH_INSIGHTS_DATABASE;
   const name = keep ?? uniqueName("clib_bench_insights");
-  const exists = keep ? await createMigratedDatabase(name).then(() => false, () => true) : await createMigratedDatabase(name).then(() => false);
-  Object.assign(process.env, { DATABASE_URL: databaseUrl(name), NODE_ENV: "test", SESSION_SECRET: "bench-session-secret-bench-session-secret", APP_URL: "http://127.0.0.1:3999", DATABASE_POOL_SIZE: "4" });
+  const exists = keep
+    ? await createMigratedDatabase(name).then(
+        () => false,
+        () => true,
+      )
+    : await createMigratedDatabase(name).then(() => false);
+  Object.assign(process.env, {
+    DATABASE_URL: databaseUrl(name),
+    NODE_ENV: "test",
+    SESSION_SECRET: "bench-session-secret-bench-session-secret",
+    APP_URL: "http://127.0.0.1:3999",
+    DATABASE_POOL_SIZE: "4",
+  });
   const { db } = await import("../app/db.server.ts");
   const { downloadsPerDay, topPosts } = await import("../app/models/insights/downloads.server.ts");
   const { supportersByMonth } = await import("../app/models/insights/supporters.server.ts");
@@ -98,7 +112,9 @@ async function runChild() {
     const [counts] = await db.$queryRawUnsafe<{ downloads: number; users: number; pledges: number }[]>(
       "SELECT (SELECT count(*) FROM downloads)::int AS downloads, (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM pledge_events)::int AS pledges",
     );
-    console.log(`insights: seeded ${counts!.downloads} downloads, ${counts!.users} users, ${counts!.pledges} pledge events in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
+    console.log(
+      `insights: seeded ${counts!.downloads} downloads, ${counts!.users} users, ${counts!.pledges} pledge events in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`,
+    );
 
     const ranges = ["7", "30", "90", "365"].map((days) => {
       const parsed = parseInsightsRange(new URLSearchParams({ range: days }));
@@ -116,7 +132,9 @@ async function runChild() {
 
     const rollStart = performance.now();
     await refreshInsightsRollups(new Date(), { full: true });
-    console.log(`  rollup job, full rebuild of ${counts!.downloads} downloads and ${counts!.pledges} pledge events: ${((performance.now() - rollStart) / 1000).toFixed(1)} s`);
+    console.log(
+      `  rollup job, full rebuild of ${counts!.downloads} downloads and ${counts!.pledges} pledge events: ${((performance.now() - rollStart) / 1000).toFixed(1)} s`,
+    );
     const incrementalStart = performance.now();
     await refreshInsightsRollups(new Date(Date.now() + 60_000));
     console.log(`  rollup job, hourly run (last ${2} days again): ${(performance.now() - incrementalStart).toFixed(0)} ms`);
@@ -140,7 +158,13 @@ async function runChild() {
       }
       console.log(`  ${label.padEnd(26)} ${cells.join("   ")}`);
     }
-    const targets = [{ name: "insights chart latency", ok: slowest <= TARGET_P95_MS, text: `insights: slowest chart p95 ${slowest.toFixed(1)} ms over ${counts!.downloads} downloads (target <= ${TARGET_P95_MS} ms)` }];
+    const targets = [
+      {
+        name: "insights chart latency",
+        ok: slowest <= TARGET_P95_MS,
+        text: `insights: slowest chart p95 ${slowest.toFixed(1)} ms over ${counts!.downloads} downloads (target <= ${TARGET_P95_MS} ms)`,
+      },
+    ];
     for (const target of targets) console.log(`${target.ok ? "PASS" : "MISS"}  ${target.text}`);
     console.log(`TARGETS ${JSON.stringify(targets.map(({ name, ok }) => ({ name, ok })))}`);
   } finally {

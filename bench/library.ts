@@ -35,7 +35,13 @@ function median<T>(items: T[], value: (item: T) => number): T {
 
 export type TargetLine = { name: string; ok: boolean };
 
-type AutocannonResult = { requests: { average: number }; throughput: { average: number }; latency: { p99: number; average: number }; non2xx: number; errors: number };
+type AutocannonResult = {
+  requests: { average: number };
+  throughput: { average: number };
+  latency: { p99: number; average: number };
+  non2xx: number;
+  errors: number;
+};
 type Autocannon = (options: { url: string; connections: number; duration: number; headers?: Record<string, string> }) => Promise<AutocannonResult>;
 
 export async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 60_000) {
@@ -110,7 +116,9 @@ export async function runLibraryBenchmark(kind: BenchDatabase = "direct"): Promi
   let bare: http.Server | undefined;
   let database: { url: string; stop: () => Promise<void> } | undefined;
   try {
-    console.log(`Library benchmark on the ${kind} database: ${POSTS} posts, ${UNLOCKED_BY_PURCHASE} unlocked by purchases, ${DOWNLOAD_BYTES / 1024 / 1024} MiB download`);
+    console.log(
+      `Library benchmark on the ${kind} database: ${POSTS} posts, ${UNLOCKED_BY_PURCHASE} unlocked by purchases, ${DOWNLOAD_BYTES / 1024 / 1024} MiB download`,
+    );
     database = await benchDatabase(kind, databaseName, dataDir);
     const databaseUrl = database.url;
     const port = await freePort();
@@ -157,16 +165,44 @@ export async function runLibraryBenchmark(kind: BenchDatabase = "direct"): Promi
     });
     await db.post.createMany({ data: posts });
     await db.postTier.createMany({
-      data: posts.flatMap((post, index) => (index % 4 === 1 || index % 4 === 2 ? [{ postId: post.id, tierId: "8825009", kind: "CURRENT" as const }, { postId: post.id, tierId: "21786318", kind: "CURRENT" as const }] : [])),
+      data: posts.flatMap((post, index) =>
+        index % 4 === 1 || index % 4 === 2
+          ? [
+              { postId: post.id, tierId: "8825009", kind: "CURRENT" as const },
+              { postId: post.id, tierId: "21786318", kind: "CURRENT" as const },
+            ]
+          : [],
+      ),
     });
-    const user = await db.user.create({ data: { email: "bench@example.com", fullName: "Bench User", mailVerified: true, tosAccepted: true, currentTierId: "8824971" } });
+    const user = await db.user.create({
+      data: { email: "bench@example.com", fullName: "Bench User", mailVerified: true, tosAccepted: true, currentTierId: "8824971" },
+    });
     await db.shopEmail.create({ data: { userId: user.id, email: "buyer@example.com", verifiedEmail: "buyer@example.com", verifiedAt: new Date() } });
-    const bought = posts.filter((_, index) => index % 4 !== 0).filter((_, index) => index % 15 === 0).slice(0, UNLOCKED_BY_PURCHASE);
+    const bought = posts
+      .filter((_, index) => index % 4 !== 0)
+      .filter((_, index) => index % 15 === 0)
+      .slice(0, UNLOCKED_BY_PURCHASE);
     await db.purchase.createMany({
-      data: bought.map((post, index) => ({ email: "buyer@example.com", kofiItemCode: post.kofiId, transactionId: `bench-${index}`, source: "CSV" as const, purchasedAt: new Date() })),
+      data: bought.map((post, index) => ({
+        email: "buyer@example.com",
+        kofiItemCode: post.kofiId,
+        transactionId: `bench-${index}`,
+        source: "CSV" as const,
+        purchasedAt: new Date(),
+      })),
     });
     const bigKey = "posts/bench/big-download.bin";
-    await db.post.create({ data: { id: "299999", title: "Big download", paidContent: false, driveFileId: bigKey, fileName: "big-download.bin", fileSize: BigInt(DOWNLOAD_BYTES), orderDate: new Date(0) } });
+    await db.post.create({
+      data: {
+        id: "299999",
+        title: "Big download",
+        paidContent: false,
+        driveFileId: bigKey,
+        fileName: "big-download.bin",
+        fileSize: BigInt(DOWNLOAD_BYTES),
+        orderDate: new Date(0),
+      },
+    });
     const cookie = (await createUserSession(user.id)).split(";")[0]!;
     await db.$disconnect();
 
@@ -183,10 +219,14 @@ export async function runLibraryBenchmark(kind: BenchDatabase = "direct"): Promi
     }
 
     // The production server (server/index.ts), as `npm start` runs it.
-    server = spawn(process.execPath, [...(process.env.BENCH_PROFILE ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_PROFILE] : []), ...appServerArgs(buildDir)], {
-      env: process.env,
-      stdio: ["ignore", "ignore", "inherit"],
-    });
+    server = spawn(
+      process.execPath,
+      [...(process.env.BENCH_PROFILE ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_PROFILE] : []), ...appServerArgs(buildDir)],
+      {
+        env: process.env,
+        stdio: ["ignore", "ignore", "inherit"],
+      },
+    );
     const base = `http://127.0.0.1:${port}`;
     await waitForHealth(`${base}/healthz`, server);
 
@@ -214,7 +254,11 @@ export async function runLibraryBenchmark(kind: BenchDatabase = "direct"): Promi
 
     if (process.env.BENCH_SEQUENTIAL) {
       // Diagnostic: one request at a time shows the per-request cost without queueing.
-      for (const [label, url, headers] of [["app", listingUrl, { Cookie: cookie }], ["guest", listingUrl, {}], ["health", `${base}/healthz`, {}]] as const) {
+      for (const [label, url, headers] of [
+        ["app", listingUrl, { Cookie: cookie }],
+        ["guest", listingUrl, {}],
+        ["health", `${base}/healthz`, {}],
+      ] as const) {
         const started = process.hrtime.bigint();
         for (let index = 0; index < 50; index++) await (await fetch(url, { headers })).arrayBuffer();
         console.log(`sequential ${label}: ${(Number(process.hrtime.bigint() - started) / 1e6 / 50).toFixed(2)} ms per request`);
@@ -251,18 +295,34 @@ export async function runLibraryBenchmark(kind: BenchDatabase = "direct"): Promi
     const listingRatio = app.requests.average / plain.requests.average;
     const downloadRatio = appDownload.mbPerSecond / bareDownload.mbPerSecond;
     const lines: (TargetLine & { text: string })[] = [
-      { name: `listing throughput (${kind})`, ok: listingRatio >= 0.5, text: `listing: app ${app.requests.average.toFixed(0)} req/s vs bare ${plain.requests.average.toFixed(0)} req/s, ratio ${listingRatio.toFixed(2)} (target >= 0.50)` },
-      { name: `download throughput (${kind})`, ok: downloadRatio >= 0.8, text: `download: app ${appDownload.mbPerSecond.toFixed(0)} MB/s vs bare fs stream ${bareDownload.mbPerSecond.toFixed(0)} MB/s, ratio ${downloadRatio.toFixed(2)} (target >= 0.80)` },
+      {
+        name: `listing throughput (${kind})`,
+        ok: listingRatio >= 0.5,
+        text: `listing: app ${app.requests.average.toFixed(0)} req/s vs bare ${plain.requests.average.toFixed(0)} req/s, ratio ${listingRatio.toFixed(2)} (target >= 0.50)`,
+      },
+      {
+        name: `download throughput (${kind})`,
+        ok: downloadRatio >= 0.8,
+        text: `download: app ${appDownload.mbPerSecond.toFixed(0)} MB/s vs bare fs stream ${bareDownload.mbPerSecond.toFixed(0)} MB/s, ratio ${downloadRatio.toFixed(2)} (target >= 0.80)`,
+      },
       { name: `peak RSS (${kind})`, ok: rss < 250, text: `app server peak RSS: ${rss.toFixed(0)} MB (target < 250 MB)` },
     ];
     console.log("");
     const rounds = (values: number[]) => values.map((value) => value.toFixed(0)).join(", ");
-    console.log(`${pad("rounds (median counts)", 22)} listing app ${rounds(appRounds.map((r) => r.requests.average))} req/s; bare ${rounds(bareRounds.map((r) => r.requests.average))} req/s`);
-    console.log(`${pad("", 22)} download app ${rounds(appDownloads.map((d) => d.mbPerSecond))} MB/s; bare ${rounds(bareDownloads.map((d) => d.mbPerSecond))} MB/s`);
-    console.log(`${pad("listing latency", 22)} app avg ${app.latency.average.toFixed(1)} ms, p99 ${app.latency.p99} ms; bare avg ${plain.latency.average.toFixed(1)} ms`);
+    console.log(
+      `${pad("rounds (median counts)", 22)} listing app ${rounds(appRounds.map((r) => r.requests.average))} req/s; bare ${rounds(bareRounds.map((r) => r.requests.average))} req/s`,
+    );
+    console.log(
+      `${pad("", 22)} download app ${rounds(appDownloads.map((d) => d.mbPerSecond))} MB/s; bare ${rounds(bareDownloads.map((d) => d.mbPerSecond))} MB/s`,
+    );
+    console.log(
+      `${pad("listing latency", 22)} app avg ${app.latency.average.toFixed(1)} ms, p99 ${app.latency.p99} ms; bare avg ${plain.latency.average.toFixed(1)} ms`,
+    );
     console.log(`${pad("app /healthz", 22)} ${floor.requests.average.toFixed(0)} req/s (the framework's own ceiling here, for comparison)`);
     console.log(`${pad("listing errors", 22)} app non-2xx ${app.non2xx}, errors ${app.errors}; bare non-2xx ${plain.non2xx}`);
-    console.log(`${pad("app server RSS (peak)", 22)} after start ${startedRss.toFixed(0)} MB, after the listing load ${listingRss.toFixed(0)} MB, after the download ${rss.toFixed(0)} MB`);
+    console.log(
+      `${pad("app server RSS (peak)", 22)} after start ${startedRss.toFixed(0)} MB, after the listing load ${listingRss.toFixed(0)} MB, after the download ${rss.toFixed(0)} MB`,
+    );
     for (const line of lines) console.log(`${line.ok ? "PASS" : "MISS"}  ${line.text}`);
     return lines.map(({ name, ok }) => ({ name, ok }));
   } finally {

@@ -13,7 +13,16 @@ const PAGES = process.env.LIGHTHOUSE_PAGES?.split(",") ?? ["/", "/library", "/lo
 // The library is measured at catalogue size: the demo's posts plus this many.
 const EXTRA_POSTS = 1000;
 // The same flags as playwright.config.ts: without them Chromium's calls to the outside hang here.
-const CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic", "--headless=new"];
+const CHROMIUM_FLAGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--disable-quic",
+  "--headless=new",
+];
 
 export async function runLighthouseBenchmark(): Promise<TargetLine[]> {
   console.log(`\nLighthouse (mobile emulation, simulated throttling) on ${PAGES.join(", ")}, demo content plus ${EXTRA_POSTS} posts`);
@@ -47,8 +56,16 @@ export async function runLighthouseBenchmark(): Promise<TargetLine[]> {
         `${pathname.padEnd(11)} ${String(score("performance")).padStart(4)}  ${String(score("accessibility")).padStart(4)}  ${String(score("best-practices")).padStart(7)}  ${String(score("seo")).padStart(3)}  ${`${(scriptBytes / 1024).toFixed(1)} KiB`.padStart(14)}  ${audit("largest-contentful-paint").padEnd(7)}  ${audit("total-blocking-time").padEnd(6)}  ${audit("cumulative-layout-shift")}`,
       );
       if (failedA11y.length > 0) console.log(`            accessibility audits failed: ${failedA11y.join(", ")}`);
-      lines.push({ name: `lighthouse performance ${pathname}`, ok: score("performance") >= 90, text: `${pathname} performance ${score("performance")} (target >= 90)` });
-      lines.push({ name: `lighthouse accessibility ${pathname}`, ok: score("accessibility") === 100, text: `${pathname} accessibility ${score("accessibility")} (target 100)` });
+      lines.push({
+        name: `lighthouse performance ${pathname}`,
+        ok: score("performance") >= 90,
+        text: `${pathname} performance ${score("performance")} (target >= 90)`,
+      });
+      lines.push({
+        name: `lighthouse accessibility ${pathname}`,
+        ok: score("accessibility") === 100,
+        text: `${pathname} accessibility ${score("accessibility")} (target 100)`,
+      });
     }
   } finally {
     await browser.close();

@@ -79,9 +79,17 @@ export async function startSeededApp({
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    const seeded = spawnSync(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--seed"], { cwd: root, env, encoding: "utf8", timeout: 120_000 });
+    const seeded = spawnSync(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--seed"], {
+      cwd: root,
+      env,
+      encoding: "utf8",
+      timeout: 120_000,
+    });
     if (seeded.status !== 0) throw new Error(`seeding failed: ${seeded.stderr}`);
-    const { cookie, supporterCookie, readerCookies, freePostId } = JSON.parse(seeded.stdout.trim().split("\n").pop()!) as Pick<SeededApp, "cookie" | "supporterCookie" | "readerCookies" | "freePostId">;
+    const { cookie, supporterCookie, readerCookies, freePostId } = JSON.parse(seeded.stdout.trim().split("\n").pop()!) as Pick<
+      SeededApp,
+      "cookie" | "supporterCookie" | "readerCookies" | "freePostId"
+    >;
     const child = spawn(process.execPath, appServerArgs(buildDir), { cwd: root, env, stdio: ["ignore", "ignore", "pipe"] });
     server = child;
     // Under this load the app warns about slow queries on stderr: count them, keep the tail.
@@ -107,10 +115,22 @@ async function seed() {
   const { hashPassword } = await import("../app/models/passwords.server.ts");
   const store = await storage();
   await seedDemoContent(db, store);
-  const user = await db.user.create({ data: { email: LOGIN.email, fullName: "Load Test", passwordHash: await hashPassword(LOGIN.password), mailVerified: true, tosAccepted: true } });
+  const user = await db.user.create({
+    data: { email: LOGIN.email, fullName: "Load Test", passwordHash: await hashPassword(LOGIN.password), mailVerified: true, tosAccepted: true },
+  });
   const key = "posts/load/free-file.package";
   await store.put(key, Buffer.alloc(FILE_BYTES, 0x41));
-  const post = await db.post.create({ data: { id: "399999", title: "Load test free post", paidContent: false, driveFileId: key, fileName: "free-file.package", fileSize: BigInt(FILE_BYTES), orderDate: new Date(0) } });
+  const post = await db.post.create({
+    data: {
+      id: "399999",
+      title: "Load test free post",
+      paidContent: false,
+      driveFileId: key,
+      fileName: "free-file.package",
+      fileSize: BigInt(FILE_BYTES),
+      orderDate: new Date(0),
+    },
+  });
   // Optional bulk of posts (with the demo images) to see the library page at catalogue size.
   const extra = Number(process.env.BENCH_EXTRA_POSTS ?? 0);
   if (extra > 0) {
@@ -137,7 +157,15 @@ async function seed() {
   const supporterCookie = (await createUserSession(supporter.id)).split(";")[0]!;
   const readerCookies: string[] = [];
   for (let index = 0; index < Number(process.env.BENCH_READERS ?? 0); index++) {
-    const reader = await db.user.create({ data: { email: `reader-${index}@example.com`, fullName: `Reader ${index}`, mailVerified: true, tosAccepted: true, currentTierId: supporter.currentTierId } });
+    const reader = await db.user.create({
+      data: {
+        email: `reader-${index}@example.com`,
+        fullName: `Reader ${index}`,
+        mailVerified: true,
+        tosAccepted: true,
+        currentTierId: supporter.currentTierId,
+      },
+    });
     readerCookies.push((await createUserSession(reader.id)).split(";")[0]!);
   }
   await db.$disconnect();
@@ -155,7 +183,10 @@ type AutocannonResult = {
 type AutocannonRequest = { method?: string; path: string; headers?: Record<string, string>; body?: string };
 /** The run: a promise of the result that also reports each response as it comes. */
 type AutocannonRun = Promise<AutocannonResult> & {
-  on(event: "response", listener: (client: { requestIterator?: { currentRequest?: AutocannonRequest } }, statusCode: number, bytes: number, milliseconds: number) => void): void;
+  on(
+    event: "response",
+    listener: (client: { requestIterator?: { currentRequest?: AutocannonRequest } }, statusCode: number, bytes: number, milliseconds: number) => void,
+  ): void;
 };
 type Autocannon = (options: { url: string; connections: number; duration: number; timeout?: number; requests: AutocannonRequest[] }) => AutocannonRun;
 
@@ -185,7 +216,9 @@ export async function runLoadBenchmark(): Promise<TargetLine[]> {
     const sampler = setInterval(() => samples.push(rssMb(app.pid, "VmRSS")), 5_000);
     // Page views' own latencies: a client sends its requests one at a time, so when a response
     // arrives its request iterator still points at the request answered.
-    const pagePaths = new Set(requests.filter((request) => (request.method ?? "GET") === "GET" && !request.path.startsWith("/api/")).map((request) => request.path));
+    const pagePaths = new Set(
+      requests.filter((request) => (request.method ?? "GET") === "GET" && !request.path.startsWith("/api/")).map((request) => request.path),
+    );
     const pageViewMs: number[] = [];
     let result: AutocannonResult;
     try {
@@ -201,7 +234,9 @@ export async function runLoadBenchmark(): Promise<TargetLine[]> {
     const endRss = rssMb(app.pid, "VmRSS");
     const peakRss = rssMb(app.pid, "VmHWM");
 
-    const byStatus = Object.entries(result.statusCodeStats ?? {}).map(([code, stat]) => [Number(code), stat.count] as const).sort((a, b) => a[0] - b[0]);
+    const byStatus = Object.entries(result.statusCodeStats ?? {})
+      .map(([code, stat]) => [Number(code), stat.count] as const)
+      .sort((a, b) => a[0] - b[0]);
     const count = (test: (code: number) => boolean) => byStatus.filter(([code]) => test(code)).reduce((sum, [, n]) => sum + n, 0);
     const server5xx = count((code) => code >= 500);
     const limited = count((code) => code === 429);
@@ -218,12 +253,24 @@ export async function runLoadBenchmark(): Promise<TargetLine[]> {
         ok: pageViewMs.length > 0 && pageP99 < PAGE_VIEW_P99_TARGET_MS,
         text: `page views (${[...pagePaths].join(", ")}): ${pageViewMs.length} answered, p50 ${pageP50.toFixed(0)} ms, p99 ${pageP99.toFixed(0)} ms (target p99 < ${PAGE_VIEW_P99_TARGET_MS} ms)`,
       },
-      { name: "mixed load 5xx", ok: server5xx === 0 && result.errors === 0, text: `server errors: ${server5xx} 5xx, ${result.errors} connection errors, ${result.timeouts} timeouts (target 0)` },
-      { name: "mixed load memory", ok: growth < 64, text: `server RSS: ${startRss.toFixed(0)} MB after warm-up, ${midRss.toFixed(0)} MB at half time, ${endRss.toFixed(0)} MB at the end, peak ${peakRss.toFixed(0)} MB (target: < 64 MB growth over the second half)` },
+      {
+        name: "mixed load 5xx",
+        ok: server5xx === 0 && result.errors === 0,
+        text: `server errors: ${server5xx} 5xx, ${result.errors} connection errors, ${result.timeouts} timeouts (target 0)`,
+      },
+      {
+        name: "mixed load memory",
+        ok: growth < 64,
+        text: `server RSS: ${startRss.toFixed(0)} MB after warm-up, ${midRss.toFixed(0)} MB at half time, ${endRss.toFixed(0)} MB at the end, peak ${peakRss.toFixed(0)} MB (target: < 64 MB growth over the second half)`,
+      },
     ];
-    console.log(`requests               ${result.requests.total} in ${SECONDS} s: ${result.requests.average.toFixed(0)} req/s, ${(result.throughput.average / 1024 / 1024).toFixed(1)} MB/s`);
+    console.log(
+      `requests               ${result.requests.total} in ${SECONDS} s: ${result.requests.average.toFixed(0)} req/s, ${(result.throughput.average / 1024 / 1024).toFixed(1)} MB/s`,
+    );
     console.log(`latency                p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms`);
-    console.log(`status counts          ${byStatus.map(([code, n]) => `${code}: ${n}`).join(", ")} (429 = login rate limit: ${limited}; other 4xx: ${other4xx})`);
+    console.log(
+      `status counts          ${byStatus.map(([code, n]) => `${code}: ${n}`).join(", ")} (429 = login rate limit: ${limited}; other 4xx: ${other4xx})`,
+    );
     console.log(`server stderr          ${app.serverLog.slowQueries} slow-query warnings (>= 200 ms)`);
     if (server5xx > 0) console.log(`server stderr tail:\n${app.serverLog.tail}`);
     console.log(`RSS samples (MB)       ${samples.map((value) => value.toFixed(0)).join(" ")}`);
@@ -239,6 +286,5 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     await seed();
     // The password-hashing worker threads would keep this child alive.
     process.exit(0);
-  }
-  else await runLoadBenchmark();
+  } else await runLoadBenchmark();
 }

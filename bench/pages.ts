@@ -28,7 +28,13 @@ const PASSES = [
 ] as const;
 const BROWSER_ACCEPT_ENCODING = PASSES[1].acceptEncoding;
 
-type Result = { requests: { average: number; total: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number; statusCodeStats?: Record<string, { count: number }> };
+type Result = {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+  statusCodeStats?: Record<string, { count: number }>;
+};
 type Request = { method?: string; path: string; headers?: Record<string, string>; body?: string; setupRequest?: (request: Request) => Request };
 
 /** The header the app is told carries the client's address, so the sign-in burst comes from many clients. */
@@ -77,7 +83,9 @@ function bytesAsSent(url: string, headers: Record<string, string>): Promise<{ bo
       .get(url, { headers }, (response) => {
         const chunks: Buffer[] = [];
         response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("end", () => resolve({ body: Buffer.concat(chunks), contentType: response.headers["content-type"], contentEncoding: response.headers["content-encoding"] }));
+        response.on("end", () =>
+          resolve({ body: Buffer.concat(chunks), contentType: response.headers["content-type"], contentEncoding: response.headers["content-encoding"] }),
+        );
       })
       .on("error", reject);
   });
@@ -96,7 +104,11 @@ export async function runPagesBenchmark(): Promise<TargetLine[]> {
     let contentType = "text/html";
     let contentEncoding: string | undefined;
     bare = http.createServer((_request, response) => {
-      response.writeHead(200, { "Content-Type": contentType, "Content-Length": body.length, ...(contentEncoding ? { "Content-Encoding": contentEncoding } : {}) });
+      response.writeHead(200, {
+        "Content-Type": contentType,
+        "Content-Length": body.length,
+        ...(contentEncoding ? { "Content-Encoding": contentEncoding } : {}),
+      });
       response.end(body);
     });
     bare.listen(0, "127.0.0.1");
@@ -105,15 +117,22 @@ export async function runPagesBenchmark(): Promise<TargetLine[]> {
 
     for (const pass of PASSES) {
       console.log(`${pass.name === "plain" ? "Plain answers (no Accept-Encoding)" : `Compressed answers (Accept-Encoding: ${pass.acceptEncoding})`}:`);
-      console.log(`${"page".padEnd(44)} ${"app req/s".padStart(9)} ${"bare req/s".padStart(10)} ${"ratio".padStart(6)} ${"p50".padStart(5)} ${"p99".padStart(5)} ${"CPU ms/req".padStart(10)}`);
+      console.log(
+        `${"page".padEnd(44)} ${"app req/s".padStart(9)} ${"bare req/s".padStart(10)} ${"ratio".padStart(6)} ${"p50".padStart(5)} ${"p99".padStart(5)} ${"CPU ms/req".padStart(10)}`,
+      );
       for (const viewer of ["guest", "supporter"] as const) {
-        const headers: Record<string, string> = { ...(pass.acceptEncoding ? { "Accept-Encoding": pass.acceptEncoding } : {}), ...(viewer === "supporter" ? { Cookie: app.supporterCookie } : {}) };
+        const headers: Record<string, string> = {
+          ...(pass.acceptEncoding ? { "Accept-Encoding": pass.acceptEncoding } : {}),
+          ...(viewer === "supporter" ? { Cookie: app.supporterCookie } : {}),
+        };
         for (const page of PAGES) {
           const first = await bytesAsSent(app.base + page, headers);
           ({ body, contentEncoding } = first);
           contentType = first.contentType ?? "text/html";
           await autocannon({ url: app.base + page, connections: 10, duration: 1, headers }); // warm-up
-          const { result: measured, cpuPerRequest } = await withCpuPerRequest(app.pid, () => autocannon({ url: app.base + page, connections: CONNECTIONS, duration: SECONDS, headers }));
+          const { result: measured, cpuPerRequest } = await withCpuPerRequest(app.pid, () =>
+            autocannon({ url: app.base + page, connections: CONNECTIONS, duration: SECONDS, headers }),
+          );
           const plain = await autocannon({ url: bareUrl, connections: CONNECTIONS, duration: SECONDS });
           const ratio = measured.requests.average / plain.requests.average;
           const label = `${page} ${viewer}`;
@@ -122,20 +141,33 @@ export async function runPagesBenchmark(): Promise<TargetLine[]> {
             `${`${label} (${(body.length / 1024).toFixed(0)} KiB${contentEncoding ? ` ${contentEncoding}` : ""})`.padEnd(44)} ${measured.requests.average.toFixed(0).padStart(9)} ${plain.requests.average.toFixed(0).padStart(10)} ${ratio.toFixed(3).padStart(6)} ${String(measured.latency.p50).padStart(5)} ${String(measured.latency.p99).padStart(5)} ${(cpuPerRequest?.toFixed(2) ?? "-").padStart(10)}${failures ? `  (${failures} non-2xx/errors)` : ""}`,
           );
           const target = pass.ratioTargets ? RATIO_TARGETS[label] : undefined;
-          if (target !== undefined) lines.push({ name: `${label} ratio`, ok: ratio >= target, text: `${label}: ratio ${ratio.toFixed(3)} (target >= ${target})` });
+          if (target !== undefined)
+            lines.push({ name: `${label} ratio`, ok: ratio >= target, text: `${label}: ratio ${ratio.toFixed(3)} (target >= ${target})` });
           const name = `${label}${pass.name === "plain" ? "" : ` ${pass.name}`}`;
-          lines.push({ name: `${name} p99`, ok: measured.latency.p99 <= P99_TARGET_MS && failures === 0, text: `${name}: p99 ${measured.latency.p99} ms, ${failures} failures (target <= ${P99_TARGET_MS} ms, none)` });
+          lines.push({
+            name: `${name} p99`,
+            ok: measured.latency.p99 <= P99_TARGET_MS && failures === 0,
+            text: `${name}: p99 ${measured.latency.p99} ms, ${failures} failures (target <= ${P99_TARGET_MS} ms, none)`,
+          });
         }
       }
     }
 
     if (READERS > 0) {
       let turn = 0;
-      const reader: Request = { method: "GET", path: "/library", setupRequest: (request) => ({ ...request, headers: { "Accept-Encoding": BROWSER_ACCEPT_ENCODING, Cookie: app.readerCookies[turn++ % READERS]! } }) };
+      const reader: Request = {
+        method: "GET",
+        path: "/library",
+        setupRequest: (request) => ({ ...request, headers: { "Accept-Encoding": BROWSER_ACCEPT_ENCODING, Cookie: app.readerCookies[turn++ % READERS]! } }),
+      };
       await autocannon({ url: app.base, connections: 10, duration: 1, requests: [reader] }); // warm-up
-      const { result: readers, cpuPerRequest } = await withCpuPerRequest(app.pid, () => autocannon({ url: app.base, connections: CONNECTIONS, duration: SECONDS, requests: [reader] }));
+      const { result: readers, cpuPerRequest } = await withCpuPerRequest(app.pid, () =>
+        autocannon({ url: app.base, connections: CONNECTIONS, duration: SECONDS, requests: [reader] }),
+      );
       const failures = readers.non2xx + readers.errors;
-      console.log(`/library, ${READERS} Tier 2 readers in turn (compressed): ${readers.requests.average.toFixed(0)} req/s, p50 ${readers.latency.p50} ms, p99 ${readers.latency.p99} ms, ${cpuPerRequest?.toFixed(2) ?? "-"} CPU ms/req${failures ? ` (${failures} non-2xx/errors)` : ""}; no target`);
+      console.log(
+        `/library, ${READERS} Tier 2 readers in turn (compressed): ${readers.requests.average.toFixed(0)} req/s, p50 ${readers.latency.p50} ms, p99 ${readers.latency.p99} ms, ${cpuPerRequest?.toFixed(2) ?? "-"} CPU ms/req${failures ? ` (${failures} non-2xx/errors)` : ""}; no target`,
+      );
     }
 
     // Sign-ins beside page views: 45 connections read /library as the supporter (compressed, as a
@@ -144,7 +176,12 @@ export async function runPagesBenchmark(): Promise<TargetLine[]> {
     // check (an unknown email is checked against a stand-in hash) and ends in a 401. A p99 over a few seconds swings widely
     // on a shared 2-core machine (x0.9 to x1.8 between identical runs), so BURST_PAIRS pairs run
     // back to back, each is printed, and the median growth is the figure.
-    const library = { url: `${app.base}/library`, connections: 45, duration: SECONDS, headers: { Cookie: app.supporterCookie, "Accept-Encoding": BROWSER_ACCEPT_ENCODING } };
+    const library = {
+      url: `${app.base}/library`,
+      connections: 45,
+      duration: SECONDS,
+      headers: { Cookie: app.supporterCookie, "Accept-Encoding": BROWSER_ACCEPT_ENCODING },
+    };
     let signInNumber = 0;
     const signIn: Request = {
       method: "POST",
@@ -153,7 +190,10 @@ export async function runPagesBenchmark(): Promise<TargetLine[]> {
         signInNumber += 1;
         return {
           ...request,
-          headers: { "Content-Type": "application/json", [BENCH_CLIENT_HEADER]: `10.${(signInNumber >> 16) & 255}.${(signInNumber >> 8) & 255}.${signInNumber & 255}` },
+          headers: {
+            "Content-Type": "application/json",
+            [BENCH_CLIENT_HEADER]: `10.${(signInNumber >> 16) & 255}.${(signInNumber >> 8) & 255}.${signInNumber & 255}`,
+          },
           body: JSON.stringify({ email: `burst-${signInNumber}@example.com`, password: "Wrong-password-1" }),
         };
       },
@@ -164,12 +204,20 @@ export async function runPagesBenchmark(): Promise<TargetLine[]> {
       const [beside, signIns] = await Promise.all([autocannon(library), autocannon({ url: app.base, connections: 5, duration: SECONDS, requests: [signIn] })]);
       const growth = beside.latency.p99 / Math.max(alone.latency.p99, 1);
       growths.push(growth);
-      const codes = Object.entries(signIns.statusCodeStats ?? {}).map(([code, stat]) => `${code}: ${stat.count}`).join(", ");
-      console.log(`sign-in burst ${pair}/${BURST_PAIRS}: /library p99 ${alone.latency.p99} ms alone, ${beside.latency.p99} ms beside 5 signing-in connections (x${growth.toFixed(2)}); sign-ins ${signIns.requests.average.toFixed(1)}/s, p50 ${signIns.latency.p50} ms (${codes})`);
+      const codes = Object.entries(signIns.statusCodeStats ?? {})
+        .map(([code, stat]) => `${code}: ${stat.count}`)
+        .join(", ");
+      console.log(
+        `sign-in burst ${pair}/${BURST_PAIRS}: /library p99 ${alone.latency.p99} ms alone, ${beside.latency.p99} ms beside 5 signing-in connections (x${growth.toFixed(2)}); sign-ins ${signIns.requests.average.toFixed(1)}/s, p50 ${signIns.latency.p50} ms (${codes})`,
+      );
     }
     const growth = [...growths].sort((a, b) => a - b)[Math.floor(growths.length / 2)]!;
     console.log(`sign-in burst: median growth x${growth.toFixed(2)} of ${growths.length} pairs`);
-    lines.push({ name: "sign-in burst", ok: growth <= 1.5, text: `sign-in burst: /library p99 grows x${growth.toFixed(2)}, the median of ${growths.length} pairs (target <= 1.5)` });
+    lines.push({
+      name: "sign-in burst",
+      ok: growth <= 1.5,
+      text: `sign-in burst: /library p99 grows x${growth.toFixed(2)}, the median of ${growths.length} pairs (target <= 1.5)`,
+    });
     for (const line of lines) if (!line.ok || process.env.BENCH_VERBOSE) console.log(`${line.ok ? "PASS" : "MISS"}  ${line.text}`);
     console.log(`${lines.filter((line) => line.ok).length} of ${lines.length} page targets met`);
     return lines.map(({ name, ok }) => ({ name, ok }));

@@ -13,6 +13,17 @@ import { benchStart } from "./start.ts";
 // `npm start`, and PostgreSQL behind PgBouncer in transaction mode.
 const library = [];
 for (const database of ["direct", "embedded", "pgbouncer"] as const) library.push(await runLibraryBenchmarkApart(database));
-const results = [await benchStart(), ...library, await benchAdminSearch(), await benchUpdates(), await benchStampedDownload(), await runPagesBenchmark(), await runLoadBenchmark(), await runLighthouseBenchmark()];
+const results = [
+  await benchStart(),
+  ...library,
+  await benchAdminSearch(),
+  await benchUpdates(),
+  await benchStampedDownload(),
+  await runPagesBenchmark(),
+  await runLoadBenchmark(),
+  await runLighthouseBenchmark(),
+];
 const failed = results.flat().filter((line) => !line.ok);
-console.log(failed.length === 0 ? "\nAll benchmark targets met." : `\n${failed.length} benchmark target(s) missed: ${failed.map((line) => line.name).join(", ")}`);
+console.log(
+  failed.length === 0 ? "\nAll benchmark targets met." : `\n${failed.length} benchmark target(s) missed: ${failed.map((line) => line.name).join(", ")}`,
+);

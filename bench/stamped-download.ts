@@ -68,13 +68,24 @@ async function runChild() {
     // A stored (uncompressed) archive of MIB MiB in 8 entries, written by Python's zipfile.
     const zipPath = path.join(folder, "bench.zip");
     const entryText = "0123456789abcdef".repeat(64 * 1024);
-    writeZip(zipPath, Array.from({ length: 8 }, (_, index) => ({ name: `mod/part-${index}.bin`, text: entryText, repeat: Math.max(1, Math.round(MIB / 8)) })));
+    writeZip(
+      zipPath,
+      Array.from({ length: 8 }, (_, index) => ({ name: `mod/part-${index}.bin`, text: entryText, repeat: Math.max(1, Math.round(MIB / 8)) })),
+    );
     const key = "posts/bench-stamp/bench.zip";
     await store.put(key, readFileSync(zipPath));
     rmSync(zipPath);
     const size = (await store.stat(key))!.size;
     await db.post.create({
-      data: { id: "bench-stamp", title: "Bench stamp", paidContent: true, driveFileId: key, fileName: "bench.zip", fileSize: BigInt(size), tiers: { create: [{ tierId: TIER_2, kind: "CURRENT" }] } },
+      data: {
+        id: "bench-stamp",
+        title: "Bench stamp",
+        paidContent: true,
+        driveFileId: key,
+        fileName: "bench.zip",
+        fileSize: BigInt(size),
+        tiers: { create: [{ tierId: TIER_2, kind: "CURRENT" }] },
+      },
     });
     const user = await db.user.create({ data: { email: "bench-stamp@example.com", currentTierId: TIER_2, tosAccepted: true, mailVerified: true } });
     const cookie = (await createUserSession(user.id)).split(";")[0]!;
@@ -108,11 +119,21 @@ async function runChild() {
     const stampedMedian = median(stampedRates);
     const plainMedian = median(plainRates);
     const ratio = stampedMedian / plainMedian;
-    console.log(`stamped paid ZIP download: ${(size / 1024 / 1024).toFixed(1)} MiB stored (${stampedSize - plainSize >= 0 ? "+" : ""}${stampedSize - plainSize} bytes stamped), ${ROUNDS} rounds each, local storage:`);
+    console.log(
+      `stamped paid ZIP download: ${(size / 1024 / 1024).toFixed(1)} MiB stored (${stampedSize - plainSize >= 0 ? "+" : ""}${stampedSize - plainSize} bytes stamped), ${ROUNDS} rounds each, local storage:`,
+    );
     console.log(`  unstamped stream (serveDownload)     median ${plainMedian.toFixed(0).padStart(6)} MB/s`);
     console.log(`  stamped stream (serveDownload)       median ${stampedMedian.toFixed(0).padStart(6)} MB/s   ratio ${ratio.toFixed(2)}`);
-    console.log(`  whole download route, stamped        median ${median(routeRates).toFixed(0).padStart(6)} MB/s   (session, entitlement, record: fixed per request)`);
-    reportTargets([{ name: "stamped download throughput", ok: ratio >= TARGET_RATIO, text: `stamped paid ZIP throughput: ${ratio.toFixed(2)} of the unstamped stream (target >= ${TARGET_RATIO})` }]);
+    console.log(
+      `  whole download route, stamped        median ${median(routeRates).toFixed(0).padStart(6)} MB/s   (session, entitlement, record: fixed per request)`,
+    );
+    reportTargets([
+      {
+        name: "stamped download throughput",
+        ok: ratio >= TARGET_RATIO,
+        text: `stamped paid ZIP throughput: ${ratio.toFixed(2)} of the unstamped stream (target >= ${TARGET_RATIO})`,
+      },
+    ]);
   } finally {
     setStorageForTests(undefined);
     await db.$disconnect();

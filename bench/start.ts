@@ -68,7 +68,11 @@ export async function benchStart(): Promise<TargetLine[]> {
     console.log(`  first start (build, initdb, migrations, demo seed)  ${first.seconds.toFixed(1).padStart(6)} s to the first page`);
     console.log(`  restart (sources and data unchanged)                ${restart.seconds.toFixed(1).padStart(6)} s to the first page`);
     const targets = [
-      { name: "first start", ok: first.seconds <= FIRST_START_TARGET_S, text: `first start: ${first.seconds.toFixed(1)} s (target <= ${FIRST_START_TARGET_S} s)` },
+      {
+        name: "first start",
+        ok: first.seconds <= FIRST_START_TARGET_S,
+        text: `first start: ${first.seconds.toFixed(1)} s (target <= ${FIRST_START_TARGET_S} s)`,
+      },
       { name: "restart", ok: restart.seconds <= RESTART_TARGET_S, text: `restart: ${restart.seconds.toFixed(1)} s (target <= ${RESTART_TARGET_S} s)` },
     ];
     reportTargets(targets);

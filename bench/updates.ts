@@ -25,7 +25,13 @@ async function runChild() {
   const { createMigratedDatabase, dropDatabase, uniqueName, databaseUrl } = await import("../tests/db.ts");
   const name = uniqueName("clib_bench_updates");
   await createMigratedDatabase(name);
-  Object.assign(process.env, { DATABASE_URL: databaseUrl(name), NODE_ENV: "test", SESSION_SECRET: "bench-session-secret-bench-session-secret", APP_URL: "http://127.0.0.1:3999", DATABASE_POOL_SIZE: "2" });
+  Object.assign(process.env, {
+    DATABASE_URL: databaseUrl(name),
+    NODE_ENV: "test",
+    SESSION_SECRET: "bench-session-secret-bench-session-secret",
+    APP_URL: "http://127.0.0.1:3999",
+    DATABASE_POOL_SIZE: "2",
+  });
   const { db } = await import("../app/db.server.ts");
   const { listMyUpdates } = await import("../app/models/my-library.server.ts");
   const { createUserSession } = await import("../app/models/session.server.ts");
@@ -49,7 +55,13 @@ async function runChild() {
     console.log(`updates for you: 1000 posts, 10000 download records, ${count} updates listed, ${ROUNDS} rounds:`);
     console.log(`  listMyUpdates                 median ${model.median.toFixed(1).padStart(7)} ms   p95 ${model.p95.toFixed(1).padStart(7)} ms`);
     console.log(`  session + updates (page)      median ${page.median.toFixed(1).padStart(7)} ms   p95 ${page.p95.toFixed(1).padStart(7)} ms`);
-    const targets = [{ name: "updates view latency", ok: page.median < TARGET_MEDIAN_MS, text: `updates view: median ${page.median.toFixed(1)} ms (target < ${TARGET_MEDIAN_MS} ms)` }];
+    const targets = [
+      {
+        name: "updates view latency",
+        ok: page.median < TARGET_MEDIAN_MS,
+        text: `updates view: median ${page.median.toFixed(1)} ms (target < ${TARGET_MEDIAN_MS} ms)`,
+      },
+    ];
     reportTargets(targets);
   } finally {
     await db.$disconnect();

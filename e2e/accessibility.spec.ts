@@ -55,7 +55,10 @@ const USERS: Record<Exclude<Role, "guest">, string> = { fan: "fan@example.com", 
 
 function describeViolations(violations: { id: string; help: string; nodes: { target: unknown; failureSummary?: string }[] }[]) {
   return violations
-    .map((violation) => `${violation.id}: ${violation.help}\n${violation.nodes.map((node) => `  ${JSON.stringify(node.target)} ${node.failureSummary?.replace(/\n/g, " ") ?? ""}`).join("\n")}`)
+    .map(
+      (violation) =>
+        `${violation.id}: ${violation.help}\n${violation.nodes.map((node) => `  ${JSON.stringify(node.target)} ${node.failureSummary?.replace(/\n/g, " ") ?? ""}`).join("\n")}`,
+    )
     .join("\n");
 }
 

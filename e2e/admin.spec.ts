@@ -96,7 +96,16 @@ test("an admin finds a user, grants a post through the picker, saves, and the us
 test("Unlock objects adds the early-supporter posts without losing the editor's unsaved picks", async ({ page }) => {
   const early = await db.user.create({ data: { email: `early-bird-${Date.now()}@example.com`, fullName: "Early Bird", mailVerified: true } });
   await db.pledgeEvent.create({
-    data: { id: `pledge_start:e2e-${early.id}`, userId: early.id, type: "pledge_start", amountCents: 1000, date: new Date(Date.now() - 365 * 24 * 3600 * 1000), tierId: "21786318", tierTitle: "Tier 3", paymentStatus: "Paid" },
+    data: {
+      id: `pledge_start:e2e-${early.id}`,
+      userId: early.id,
+      type: "pledge_start",
+      amountCents: 1000,
+      date: new Date(Date.now() - 365 * 24 * 3600 * 1000),
+      tierId: "21786318",
+      tierTitle: "Tier 3",
+      paymentStatus: "Paid",
+    },
   });
   await loginAsAdmin(page);
   await page.goto(`/admin?user=${early.id}`);
@@ -234,7 +243,9 @@ test("on a phone the admin page does not scroll sideways; wide tables scroll ins
   const overflow = await page.evaluate(() => {
     const width = document.documentElement.clientWidth;
     const wide = [...document.querySelectorAll("body *")]
-      .filter((element) => element.getBoundingClientRect().right > width + 1 && !element.parentElement?.closest(".table-scroll") && !element.closest(".skip-link"))
+      .filter(
+        (element) => element.getBoundingClientRect().right > width + 1 && !element.parentElement?.closest(".table-scroll") && !element.closest(".skip-link"),
+      )
       .map((element) => `${element.tagName.toLowerCase()}.${element.className}`);
     return { extra: document.documentElement.scrollWidth - width, wide: wide.slice(0, 5) };
   });

@@ -193,7 +193,14 @@ test("resend: enabled once the cooldown is over, then counts down again from 60"
   const user = await db.user.create({ data: { email, mailVerified: false, passwordHash: "x" } });
   // A code mailed two minutes ago: the cooldown is over.
   await db.verification.create({
-    data: { purpose: "EMAIL_VERIFY", target: email, userId: user.id, codeHash: "0", expiresAt: new Date(Date.now() + 600_000), lastSentAt: new Date(Date.now() - 120_000) },
+    data: {
+      purpose: "EMAIL_VERIFY",
+      target: email,
+      userId: user.id,
+      codeHash: "0",
+      expiresAt: new Date(Date.now() + 600_000),
+      lastSentAt: new Date(Date.now() - 120_000),
+    },
   });
   // The page's clock stands still unless the test moves it: the countdown shows exactly what the
   // server said, however slow a loaded machine is.

@@ -4,7 +4,13 @@ import { db, expect, loadedImageWidth, loginAs, test } from "./fixtures";
 // Script and console errors in the page fail a test: the failOnPageErrors fixture (fixtures.ts).
 async function createAdmin() {
   return db.user.create({
-    data: { email: `home-admin-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`, fullName: "Home Admin", isAdmin: true, canBeAdmin: true, mailVerified: true },
+    data: {
+      email: `home-admin-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`,
+      fullName: "Home Admin",
+      isAdmin: true,
+      canBeAdmin: true,
+      mailVerified: true,
+    },
   });
 }
 
@@ -20,7 +26,9 @@ test("an admin creates, edits and deletes a panel with an image", async ({ page 
   await form.getByLabel("Description").fill("Screenshots from players");
   await form.getByLabel("Link").fill("https://example.com/gallery");
   await form.getByLabel("Index").fill("1");
-  const png = await sharp({ create: { width: 64, height: 36, channels: 3, background: "#22aa66" } }).png().toBuffer();
+  const png = await sharp({ create: { width: 64, height: 36, channels: 3, background: "#22aa66" } })
+    .png()
+    .toBuffer();
   await form.getByLabel("Image (png, jpg, jpeg)").setInputFiles({ name: "gallery.png", mimeType: "image/png", buffer: png });
   await expect(page.getByTestId("panel-image-preview")).toBeVisible();
   await form.getByRole("button", { name: "Create Panel" }).click();
@@ -39,7 +47,9 @@ test("an admin creates, edits and deletes a panel with an image", async ({ page 
   await expect(form.getByLabel("Title")).toHaveValue("E2E Gallery");
   await expect(form.getByLabel("Index")).toHaveValue("1");
   await form.getByLabel("Title").fill("E2E Gallery Renamed");
-  const jpeg = await sharp({ create: { width: 80, height: 45, channels: 3, background: "#aa2266" } }).jpeg().toBuffer();
+  const jpeg = await sharp({ create: { width: 80, height: 45, channels: 3, background: "#aa2266" } })
+    .jpeg()
+    .toBuffer();
   await form.getByLabel("Image (png, jpg, jpeg)").setInputFiles({ name: "gallery.jpg", mimeType: "image/jpeg", buffer: jpeg });
   await form.getByRole("button", { name: "Save Changes" }).click();
   await expect(page.getByTestId("toast").filter({ hasText: "Panel updated successfully." })).toBeVisible();
@@ -73,7 +83,9 @@ test("after a panel is created the form is empty again, so a second click cannot
   await form.getByLabel("Description").fill("Only one of me");
   await form.getByLabel("Link").fill("/library");
   await form.getByLabel("Index").fill("7");
-  const png = await sharp({ create: { width: 32, height: 18, channels: 3, background: "#2266aa" } }).png().toBuffer();
+  const png = await sharp({ create: { width: 32, height: 18, channels: 3, background: "#2266aa" } })
+    .png()
+    .toBuffer();
   await form.getByLabel("Image (png, jpg, jpeg)").setInputFiles({ name: "once.png", mimeType: "image/png", buffer: png });
   await expect(page.getByTestId("panel-image-preview")).toBeVisible();
   await form.getByRole("button", { name: "Create Panel" }).click();

@@ -16,7 +16,12 @@ async function seedInsights() {
   await db.purchase.deleteMany({ where: { id: { startsWith: PREFIX } } });
   await db.user.deleteMany({ where: { id: { startsWith: PREFIX } } });
   const posts = await db.post.findMany({ orderBy: { id: "asc" }, take: 4, select: { id: true, version: true } });
-  const users = Array.from({ length: 12 }, (_, index) => ({ id: `${PREFIX}u${index}`, email: `${PREFIX}${index}@example.com`, fullName: `Insights ${index}`, mailVerified: true }));
+  const users = Array.from({ length: 12 }, (_, index) => ({
+    id: `${PREFIX}u${index}`,
+    email: `${PREFIX}${index}@example.com`,
+    fullName: `Insights ${index}`,
+    mailVerified: true,
+  }));
   await db.user.createMany({ data: users });
   const sources = ["FREE", "TIER", "TIER", "EARLY_SUPPORTER", "PURCHASE", "GRANT"] as const;
   const downloads = [];
@@ -37,8 +42,28 @@ async function seedInsights() {
   await db.download.createMany({ data: downloads });
   await db.pledgeEvent.createMany({
     data: users.slice(0, 8).flatMap((user, index) => [
-      { id: `${PREFIX}start-${index}`, userId: user.id, type: "pledge_start", amountCents: 500, date: new Date(Date.UTC(2022, 2 + (index % 3), 5 + index)), tierId: ["8824971", "8825009", "21786318"][index % 3]!, paymentStatus: "Paid" },
-      ...(index % 4 === 0 ? [{ id: `${PREFIX}stop-${index}`, userId: user.id, type: "pledge_delete", amountCents: 0, date: new Date(Date.UTC(2022, 5, 10 + index)), tierId: null, paymentStatus: null }] : []),
+      {
+        id: `${PREFIX}start-${index}`,
+        userId: user.id,
+        type: "pledge_start",
+        amountCents: 500,
+        date: new Date(Date.UTC(2022, 2 + (index % 3), 5 + index)),
+        tierId: ["8824971", "8825009", "21786318"][index % 3]!,
+        paymentStatus: "Paid",
+      },
+      ...(index % 4 === 0
+        ? [
+            {
+              id: `${PREFIX}stop-${index}`,
+              userId: user.id,
+              type: "pledge_delete",
+              amountCents: 0,
+              date: new Date(Date.UTC(2022, 5, 10 + index)),
+              tierId: null,
+              paymentStatus: null,
+            },
+          ]
+        : []),
     ]),
   });
   await db.purchase.createMany({
@@ -79,7 +104,11 @@ for (const [name, viewport, theme] of [
     await expect(page.getByTestId("insights-range")).toHaveText("2022-04-01 to 2022-06-30, whole days in UTC.");
     await page.waitForLoadState("networkidle");
     // The vote round is not bound to the range (other specs like ideas today): masked.
-    await expect(page).toHaveScreenshot(`insights-${name}-${theme}.png`, { fullPage: true, mask: [page.getByTestId("insights-inspiration")], maxDiffPixelRatio: 0.01 });
+    await expect(page).toHaveScreenshot(`insights-${name}-${theme}.png`, {
+      fullPage: true,
+      mask: [page.getByTestId("insights-inspiration")],
+      maxDiffPixelRatio: 0.01,
+    });
   });
 }
 

@@ -26,7 +26,12 @@ test("a voting-tier user likes and unlikes a panel", async ({ page }) => {
   await page.goto("/inspiration-vote");
   await expect(page.getByTestId("voting-status")).toHaveText("Voting is open");
   const card = page.getByTestId("inspiration-panel").filter({ hasText: "Idea #2" });
-  const before = Number(await card.getByTestId("like-count").innerText().then((text) => text.replace(/\D/g, "")));
+  const before = Number(
+    await card
+      .getByTestId("like-count")
+      .innerText()
+      .then((text) => text.replace(/\D/g, "")),
+  );
 
   await card.getByRole("button", { name: "Like: Idea #2", exact: true }).click();
   await expect(card.getByRole("button", { name: "Unlike: Idea #2", exact: true })).toHaveAttribute("aria-pressed", "true");
@@ -171,7 +176,9 @@ test("a card says its title once, and a broken image shows a placeholder instead
 });
 
 test("after an inspiration panel is created the New panel form is empty again", async ({ page }) => {
-  const admin = await db.user.create({ data: { email: `insp-admin-${Date.now()}-new@example.com`, fullName: "Insp Admin", isAdmin: true, mailVerified: true } });
+  const admin = await db.user.create({
+    data: { email: `insp-admin-${Date.now()}-new@example.com`, fullName: "Insp Admin", isAdmin: true, mailVerified: true },
+  });
   await loginAs(page, admin.id);
   await page.goto("/inspiration-vote");
   const create = page.getByRole("form", { name: "New inspiration panel" });
@@ -195,7 +202,9 @@ test.describe("without JavaScript", () => {
   test.use({ javaScriptEnabled: false });
 
   test("the admin forms keep what was typed when the server refuses it", async ({ page }) => {
-    const admin = await db.user.create({ data: { email: `insp-admin-${Date.now()}-nojs@example.com`, fullName: "Insp Admin", isAdmin: true, mailVerified: true } });
+    const admin = await db.user.create({
+      data: { email: `insp-admin-${Date.now()}-nojs@example.com`, fullName: "Insp Admin", isAdmin: true, mailVerified: true },
+    });
     await loginAs(page, admin.id);
     await page.goto("/inspiration-vote");
 

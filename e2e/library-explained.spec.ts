@@ -11,7 +11,10 @@ const ids: string[] = [];
 const userIds: string[] = [];
 const shopEmail = `buyer-${tag}@shop.example`;
 
-async function post(suffix: string, data: { paid?: boolean; kofiId?: string | null; kofiOnly?: boolean; tiers?: string[]; firstTiers?: string[]; firstPublishedAt?: Date }) {
+async function post(
+  suffix: string,
+  data: { paid?: boolean; kofiId?: string | null; kofiOnly?: boolean; tiers?: string[]; firstTiers?: string[]; firstPublishedAt?: Date },
+) {
   const id = `ex${tag}${suffix}`;
   ids.push(id);
   await db.post.create({
@@ -24,7 +27,10 @@ async function post(suffix: string, data: { paid?: boolean; kofiId?: string | nu
       firstPublishedAt: data.firstPublishedAt ?? new Date("2026-01-10T12:00:00Z"),
       orderDate: new Date("2000-01-01T00:00:00Z"),
       tiers: {
-        create: [...(data.tiers ?? []).map((tierId) => ({ tierId, kind: "CURRENT" as const })), ...(data.firstTiers ?? []).map((tierId) => ({ tierId, kind: "FIRST" as const }))],
+        create: [
+          ...(data.tiers ?? []).map((tierId) => ({ tierId, kind: "CURRENT" as const })),
+          ...(data.firstTiers ?? []).map((tierId) => ({ tierId, kind: "FIRST" as const })),
+        ],
       },
     },
   });
@@ -41,14 +47,37 @@ test.beforeAll(async () => {
   await post("bought", { kofiId: `KX${tag}`, kofiOnly: true });
   const granted = await post("granted", { tiers: [TIER_3] });
   await post("locked", { tiers: [TIER_3], kofiId: `KL${tag}` });
-  const supporter = await db.user.create({ data: { email: `explained-${tag}@example.com`, fullName: "Explained Supporter", mailVerified: true, emailVerifiedBy: "CODE", currentTierId: TIER_2 } });
-  const admin = await db.user.create({ data: { email: `explained-admin-${tag}@example.com`, fullName: "Explained Admin", mailVerified: true, emailVerifiedBy: "CODE", isAdmin: true, canBeAdmin: true } });
+  const supporter = await db.user.create({
+    data: { email: `explained-${tag}@example.com`, fullName: "Explained Supporter", mailVerified: true, emailVerifiedBy: "CODE", currentTierId: TIER_2 },
+  });
+  const admin = await db.user.create({
+    data: {
+      email: `explained-admin-${tag}@example.com`,
+      fullName: "Explained Admin",
+      mailVerified: true,
+      emailVerifiedBy: "CODE",
+      isAdmin: true,
+      canBeAdmin: true,
+    },
+  });
   supporterId = supporter.id;
   adminId = admin.id;
   userIds.push(supporter.id, admin.id);
-  await db.pledgeEvent.create({ data: { id: `pledge_start:ex${tag}`, userId: supporter.id, type: "pledge_start", amountCents: 300, date: new Date("2026-02-01T00:00:00Z"), tierId: TIER_1, paymentStatus: "Paid" } });
+  await db.pledgeEvent.create({
+    data: {
+      id: `pledge_start:ex${tag}`,
+      userId: supporter.id,
+      type: "pledge_start",
+      amountCents: 300,
+      date: new Date("2026-02-01T00:00:00Z"),
+      tierId: TIER_1,
+      paymentStatus: "Paid",
+    },
+  });
   await db.shopEmail.create({ data: { userId: supporter.id, email: shopEmail, verifiedEmail: shopEmail, verifiedAt: new Date() } });
-  await db.purchase.create({ data: { email: shopEmail, kofiItemCode: `KX${tag}`, transactionId: `tx-${tag}`, source: "ADMIN", purchasedAt: new Date("2026-05-12T09:00:00Z") } });
+  await db.purchase.create({
+    data: { email: shopEmail, kofiItemCode: `KX${tag}`, transactionId: `tx-${tag}`, source: "ADMIN", purchasedAt: new Date("2026-05-12T09:00:00Z") },
+  });
   await db.unlockedContent.create({ data: { userId: supporter.id, postId: granted, source: "ADMIN" } });
 });
 
@@ -65,7 +94,9 @@ function card(page: Page, suffix: string) {
 async function openLibrary(page: Page, query = "") {
   // The 18+ warning is remembered in a cookie too, which is what a page without scripts reads
   // (Remix's cookie encoding of `true`: base64 of its JSON, URL-encoded).
-  await page.context().addCookies([{ name: "nsfwAccepted", value: encodeURIComponent(Buffer.from(JSON.stringify(true)).toString("base64")), url: process.env.APP_URL! }]);
+  await page
+    .context()
+    .addCookies([{ name: "nsfwAccepted", value: encodeURIComponent(Buffer.from(JSON.stringify(true)).toString("base64")), url: process.env.APP_URL! }]);
   await page.goto(`/library?search=Explained${query}`);
 }
 
@@ -81,7 +112,9 @@ for (const javaScriptEnabled of [true, false]) {
       await expect(card(page, "free").getByTestId("access-reason")).toHaveText(/Free$/);
       await expect(card(page, "tier").getByTestId("access-reason")).toHaveText(/Your Tier 2 membership$/);
       await expect(card(page, "early").getByTestId("access-reason")).toHaveText(/Early supporter: you were on Tier 1 when this was published on 3 March 2026$/);
-      await expect(card(page, "bought").getByTestId("access-reason")).toHaveText(new RegExp(`Bought on 12 May 2026 with shop email ${shopEmail.replace(/\./g, "\\.")}$`));
+      await expect(card(page, "bought").getByTestId("access-reason")).toHaveText(
+        new RegExp(`Bought on 12 May 2026 with shop email ${shopEmail.replace(/\./g, "\\.")}$`),
+      );
       await expect(card(page, "granted").getByTestId("access-reason")).toHaveText(/Granted by the creator$/);
 
       const locked = card(page, "locked");
@@ -111,7 +144,9 @@ for (const javaScriptEnabled of [true, false]) {
 }
 
 test("Download all updates fetches each behind post in turn, then the list is up to date", async ({ page }) => {
-  const user = await db.user.create({ data: { email: `updates-${tag}@example.com`, mailVerified: true, emailVerifiedBy: "CODE", currentTierId: TIER_2, tosAccepted: true } });
+  const user = await db.user.create({
+    data: { email: `updates-${tag}@example.com`, mailVerified: true, emailVerifiedBy: "CODE", currentTierId: TIER_2, tosAccepted: true },
+  });
   userIds.push(user.id);
   const owned = await db.post.findMany({ where: { title: { in: ["Cozy Cabin Lot", "Minimalist Kitchen"] } }, select: { id: true, title: true } });
   expect(owned).toHaveLength(2);

@@ -20,7 +20,14 @@ async function createE2ePost(title: string) {
   const id = `e2e${Date.now().toString(36)}${createdPostIds.length}`;
   createdPostIds.push(id);
   return db.post.create({
-    data: { id, title, paidContent: true, version: "V1.0", orderDate: new Date("2000-01-01T00:00:00Z"), tiers: { create: [{ tierId: "8825009", kind: "CURRENT" }] } },
+    data: {
+      id,
+      title,
+      paidContent: true,
+      version: "V1.0",
+      orderDate: new Date("2000-01-01T00:00:00Z"),
+      tiers: { create: [{ tierId: "8825009", kind: "CURRENT" }] },
+    },
   });
 }
 
@@ -158,7 +165,11 @@ test("a guest accepts the terms and downloads a free post", async ({ page, conte
   await expect(page.getByText("Download initiated.")).toBeVisible({ timeout: 6000 });
 
   // Accepted for this visit: the next download goes straight on.
-  const second = await downloadInNewTab(page, context, () => card(page, "Retro Diner Counter").getByRole("button", { name: /^Download/ }).click());
+  const second = await downloadInNewTab(page, context, () =>
+    card(page, "Retro Diner Counter")
+      .getByRole("button", { name: /^Download/ })
+      .click(),
+  );
   await expect(page.getByTestId("terms-modal")).toBeHidden();
   expect(second.suggestedFilename()).toBe("retro-diner-counter-v1.0.package");
 });
@@ -197,7 +208,9 @@ test("a supporter accepts the terms once and downloads a paid post; it is record
   await expect(card(page, "Cozy Cabin Lot")).toHaveCount(0);
   await page.goto("/library?search=Minimalist");
   const second = page.waitForEvent("download");
-  await card(page, "Minimalist Kitchen").getByRole("button", { name: /^Download/ }).click();
+  await card(page, "Minimalist Kitchen")
+    .getByRole("button", { name: /^Download/ })
+    .click();
   await expect(page.getByTestId("terms-modal")).toBeHidden();
   await second;
 });
@@ -254,7 +267,9 @@ test.describe("without JavaScript", () => {
     await page.getByRole("button", { name: "Apply" }).click();
     await expect(page).toHaveURL(/search=pack/);
     await expect(page.getByTestId("post-card")).toHaveCount(1);
-    await card(page, "Starter Furniture Pack").getByRole("button", { name: /^Download/ }).click();
+    await card(page, "Starter Furniture Pack")
+      .getByRole("button", { name: /^Download/ })
+      .click();
     await expect(page.getByTestId("terms-modal")).toBeVisible();
     const download = page.waitForEvent("download");
     await page.getByRole("button", { name: "I Accept" }).click();
@@ -273,11 +288,16 @@ test("an admin uploads a front image and a post file from the card", async ({ pa
   await expect(cat.getByText("No preview picture found")).toBeVisible();
 
   const sharp = (await import("sharp")).default;
-  const png = await sharp({ create: { width: 640, height: 360, channels: 3, background: "#cc5500" } }).png().toBuffer();
+  const png = await sharp({ create: { width: 640, height: 360, channels: 3, background: "#cc5500" } })
+    .png()
+    .toBuffer();
   await cat.getByLabel("Image (png, jpg, jpeg)").setInputFiles({ name: "cat.png", mimeType: "image/png", buffer: png });
   await cat.getByRole("button", { name: "Upload image" }).click();
   await expect(page.getByText("Image uploaded.")).toBeVisible();
-  await expect(cat.locator("img.post-image")).toHaveAttribute("src", `/media/posts/${created.id}.jpg?v=${(await db.post.findUniqueOrThrow({ where: { id: created.id } })).updatedAt.getTime().toString(36)}`);
+  await expect(cat.locator("img.post-image")).toHaveAttribute(
+    "src",
+    `/media/posts/${created.id}.jpg?v=${(await db.post.findUniqueOrThrow({ where: { id: created.id } })).updatedAt.getTime().toString(36)}`,
+  );
 
   // The re-encoded image is really served (decoded by the browser).
   await expect.poll(() => loadedImageWidth(cat.locator("img.post-image"))).toBe(640);
@@ -312,7 +332,9 @@ test("a download that became locked after the page loaded shows the server's err
   await page.goto("/library?search=Royal");
   await expect(card(page, "Royal Ballroom").getByText("You own this item")).toBeVisible();
   await db.unlockedContent.delete({ where: { userId_postId: { userId: fan.id, postId: post.id } } });
-  await card(page, "Royal Ballroom").getByRole("button", { name: /^Download/ }).click();
+  await card(page, "Royal Ballroom")
+    .getByRole("button", { name: /^Download/ })
+    .click();
   await expect(page.getByText("You do not have access to this post.")).toBeVisible();
   // Past the 3 s after which a started download would announce itself.
   await page.clock.runFor(3500);

@@ -60,7 +60,9 @@ test("a long email on a phone wraps only at its dots, dashes and @, not inside a
 });
 
 test("the account page's card headings share one size, below the page heading", async ({ page }) => {
-  const user = await db.user.create({ data: { email: `headings-${Date.now()}@example.com`, fullName: "Heading Person", mailVerified: true, passwordHash: "x" } });
+  const user = await db.user.create({
+    data: { email: `headings-${Date.now()}@example.com`, fullName: "Heading Person", mailVerified: true, passwordHash: "x" },
+  });
   await loginAs(page, user.id);
   await page.goto("/login");
   await expect(page.getByRole("heading", { name: "Change Your Password" })).toBeVisible();
@@ -89,7 +91,8 @@ for (const card of ["Verify your email", "Welcome"] as const) {
         ? await db.user.create({ data: { googleId: `layout-${stamp}`, signUpMethod: "GOOGLE", mailVerified: false } })
         : await db.user.create({ data: { email: `layout-verify-${stamp}@example.com`, mailVerified: false, passwordHash: "x" } });
     await loginAs(page, user.id);
-    const expected = card === "Welcome" ? ["Set My Username", "Logout"] : ["Verify my mail and set my username", "Resend verification code", "Cancel Verification", "Logout"];
+    const expected =
+      card === "Welcome" ? ["Set My Username", "Logout"] : ["Verify my mail and set my username", "Resend verification code", "Cancel Verification", "Logout"];
     for (const width of [375, 1280]) {
       await page.setViewportSize({ width, height: 800 });
       await page.goto("/login");

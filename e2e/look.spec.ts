@@ -20,7 +20,9 @@ async function loginAsAdmin(page: Page) {
 }
 
 function pixelPng() {
-  return sharp({ create: { width: 32, height: 18, channels: 3, background: "#3366cc" } }).png().toBuffer();
+  return sharp({ create: { width: 32, height: 18, channels: 3, background: "#3366cc" } })
+    .png()
+    .toBuffer();
 }
 
 /** Fills the rest of the Create Panel form, sends it, and checks the panel got its image. */
@@ -60,11 +62,14 @@ test.describe("the file picker", () => {
     const form = page.locator("section.panel-form");
     const zone = form.getByTestId("file-drop");
     const png = await pixelPng();
-    const dataTransfer = await page.evaluateHandle((bytes) => {
-      const transfer = new DataTransfer();
-      transfer.items.add(new File([new Uint8Array(bytes)], "dropped.png", { type: "image/png" }));
-      return transfer;
-    }, [...png]);
+    const dataTransfer = await page.evaluateHandle(
+      (bytes) => {
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([new Uint8Array(bytes)], "dropped.png", { type: "image/png" }));
+        return transfer;
+      },
+      [...png],
+    );
     await zone.dispatchEvent("dragenter", { dataTransfer });
     await expect(zone).toHaveClass(/is-dragging/);
     await zone.dispatchEvent("drop", { dataTransfer });
@@ -265,7 +270,10 @@ test.describe("the user editor", () => {
       const user = await userWithDownloads("Look Folded NoJS", 6);
       await loginAsAdmin(page);
       await page.goto(`/admin?user=${user.id}`);
-      const downloads = page.getByTestId("user-editor").locator("details").filter({ has: page.getByRole("heading", { name: "Downloads" }) });
+      const downloads = page
+        .getByTestId("user-editor")
+        .locator("details")
+        .filter({ has: page.getByRole("heading", { name: "Downloads" }) });
       await expect(downloads.getByRole("table")).toBeHidden();
       await downloads.locator(":scope > summary").click();
       await expect(downloads.locator("tbody tr")).toHaveCount(6);
@@ -311,7 +319,14 @@ test.describe("the user editor", () => {
             return controls
               .filter((control) => {
                 const other = visibleRect(control);
-                return other.right > other.left && other.bottom > other.top && other.left < box.right && other.right > box.left && other.top < box.bottom && other.bottom > box.top;
+                return (
+                  other.right > other.left &&
+                  other.bottom > other.top &&
+                  other.left < box.right &&
+                  other.right > box.left &&
+                  other.top < box.bottom &&
+                  other.bottom > box.top
+                );
               })
               .map((control) => control.outerHTML.slice(0, 80));
           });
@@ -357,7 +372,9 @@ test.describe("admin tools", () => {
         finishedAt: new Date(Date.now() + 70_000),
       },
     });
-    await db.auditEntry.create({ data: { action: "purchases.import", targetType: "look-e2e", targetId: "x", after: { rows: 3 }, createdAt: new Date(Date.now() + 60_000) } });
+    await db.auditEntry.create({
+      data: { action: "purchases.import", targetType: "look-e2e", targetId: "x", after: { rows: 3 }, createdAt: new Date(Date.now() + 60_000) },
+    });
     await loginAsAdmin(page);
     for (const viewport of [
       { width: 1366, height: 900 },
@@ -386,7 +403,9 @@ test.describe("admin tools", () => {
 
 // ------------------------------------------------------------ cards, pickers, brands
 
-test("a post card leads with its cover, then title and version, then one access line; secondary actions are quieter; hover and focus show", async ({ page }) => {
+test("a post card leads with its cover, then title and version, then one access line; secondary actions are quieter; hover and focus show", async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 1366, height: 900 });
   await acceptAdultWarning(page);
   await page.goto("/library?search=Cozy%20Cabin");
@@ -422,7 +441,17 @@ test("the admin post card folds the files and details of a post that has its fil
   const id = `look${Date.now().toString(36)}f`;
   createdPostIds.push(id);
   await db.post.create({
-    data: { id, title: "Look Folded Post", paidContent: true, version: "V3.2", fileName: "folded.zip", fileSize: 2048n, driveFileId: `posts/${id}/folded.zip`, orderDate: new Date("2000-01-01T00:00:00Z"), tiers: { create: [{ tierId: "8825009", kind: "CURRENT" }] } },
+    data: {
+      id,
+      title: "Look Folded Post",
+      paidContent: true,
+      version: "V3.2",
+      fileName: "folded.zip",
+      fileSize: 2048n,
+      driveFileId: `posts/${id}/folded.zip`,
+      orderDate: new Date("2000-01-01T00:00:00Z"),
+      tiers: { create: [{ tierId: "8825009", kind: "CURRENT" }] },
+    },
   });
   await loginAsAdmin(page);
   await acceptAdultWarning(page);
@@ -463,7 +492,9 @@ test("the admin post card's file picker shows the chosen file and keeps a real i
   const zones = card.getByTestId("file-drop");
   await expect(zones).toHaveCount(2);
   await expect(zones.first()).toContainText("No file chosen");
-  await card.getByLabel("File", { exact: true }).setInputFiles({ name: "update.zip", mimeType: "application/zip", buffer: Buffer.from("PK\u0005\u0006" + "\0".repeat(18)) });
+  await card
+    .getByLabel("File", { exact: true })
+    .setInputFiles({ name: "update.zip", mimeType: "application/zip", buffer: Buffer.from("PK\u0005\u0006" + "\0".repeat(18)) });
   await expect(card.getByTestId("file-drop-chosen").first()).toContainText("update.zip");
 });
 

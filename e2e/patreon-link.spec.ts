@@ -16,7 +16,9 @@ async function linkThroughFakeProvider(page: import("@playwright/test").Page, pa
 
 test.describe("support-platform linking", () => {
   test("links the account and shows the current tier title", async ({ page }) => {
-    const user = await db.user.create({ data: { email: `patreon-link-${Date.now()}@example.com`, fullName: "Link Tester", mailVerified: true, emailVerifiedBy: "CODE" } });
+    const user = await db.user.create({
+      data: { email: `patreon-link-${Date.now()}@example.com`, fullName: "Link Tester", mailVerified: true, emailVerifiedBy: "CODE" },
+    });
     const patreonUserId = `e2e-patron-${user.number}`;
     await loginAs(page, user.id);
     await page.goto("/login");
@@ -34,7 +36,9 @@ test.describe("support-platform linking", () => {
   });
 
   test("a tier this site does not know shows as Unknown Tier", async ({ page }) => {
-    const user = await db.user.create({ data: { email: `patreon-unknown-${Date.now()}@example.com`, fullName: "Unknown Tier", mailVerified: true, emailVerifiedBy: "CODE" } });
+    const user = await db.user.create({
+      data: { email: `patreon-unknown-${Date.now()}@example.com`, fullName: "Unknown Tier", mailVerified: true, emailVerifiedBy: "CODE" },
+    });
     await loginAs(page, user.id);
     await page.goto("/login");
     await linkThroughFakeProvider(page, `e2e-patron-u-${user.number}`, "99999999");
@@ -43,7 +47,13 @@ test.describe("support-platform linking", () => {
 
   test("a linked account without a tier shows None", async ({ page }) => {
     const user = await db.user.create({
-      data: { email: `patreon-none-${Date.now()}@example.com`, fullName: "No Tier", mailVerified: true, emailVerifiedBy: "CODE", patreonId: `e2e-none-${Date.now()}` },
+      data: {
+        email: `patreon-none-${Date.now()}@example.com`,
+        fullName: "No Tier",
+        mailVerified: true,
+        emailVerifiedBy: "CODE",
+        patreonId: `e2e-none-${Date.now()}`,
+      },
     });
     await loginAs(page, user.id);
     await page.goto("/login");

@@ -26,7 +26,14 @@ test("an admin uploads a new version with notes; the card's version history show
   await loginAs(page, admin.id);
   await acceptAdultWarning(page);
   await db.post.create({
-    data: { id: postId, title: "E2E Versioned Mod", paidContent: true, version: "V1.0", orderDate: new Date("2000-01-01T00:00:00Z"), tiers: { create: [{ tierId: "8825009", kind: "CURRENT" }] } },
+    data: {
+      id: postId,
+      title: "E2E Versioned Mod",
+      paidContent: true,
+      version: "V1.0",
+      orderDate: new Date("2000-01-01T00:00:00Z"),
+      tiers: { create: [{ tierId: "8825009", kind: "CURRENT" }] },
+    },
   });
   const first = zip("v1.zip", [
     { name: "mod/readme.txt", text: "one" },

@@ -88,7 +88,10 @@ const SCREENS: Screen[] = [
     ready: async (page) => {
       await expect(page.getByTestId("user-editor")).toBeVisible();
       // The editor takes focus when it opens; the shot is of the page, not the focus ring.
-      await page.getByTestId("user-editor").getByRole("heading", { level: 2 }).evaluate((heading: HTMLElement) => heading.blur());
+      await page
+        .getByTestId("user-editor")
+        .getByRole("heading", { level: 2 })
+        .evaluate((heading: HTMLElement) => heading.blur());
       // Scrolled to the editor as an anchor would: its heading lands below the sticky header.
       await page.getByTestId("user-editor").evaluate((editor) => editor.scrollIntoView({ block: "start" }));
     },
@@ -99,7 +102,11 @@ const SCREENS: Screen[] = [
 
 /** A user of this spec alone, always in the same state: no downloads, pledges or unlocks. */
 async function editorUser() {
-  const user = await db.user.upsert({ where: { email: EDITOR_USER.email }, create: { ...EDITOR_USER, mailVerified: true }, update: { fullName: EDITOR_USER.fullName } });
+  const user = await db.user.upsert({
+    where: { email: EDITOR_USER.email },
+    create: { ...EDITOR_USER, mailVerified: true },
+    update: { fullName: EDITOR_USER.fullName },
+  });
   await db.unlockedContent.deleteMany({ where: { userId: user.id } });
   await db.shopEmail.deleteMany({ where: { userId: user.id } });
   return user;

@@ -28,7 +28,13 @@ test.describe("shop email linking", () => {
     const shopEmail = `buyer-${user.id}@example.com`;
     // Bought as a guest before linking.
     await db.purchase.create({
-      data: { email: shopEmail, kofiItemCode: "e2e-guest-item", transactionId: `e2e-${user.id}`, source: "WEBHOOK", purchasedAt: new Date("2024-01-01T00:00:00Z") },
+      data: {
+        email: shopEmail,
+        kofiItemCode: "e2e-guest-item",
+        transactionId: `e2e-${user.id}`,
+        source: "WEBHOOK",
+        purchasedAt: new Date("2024-01-01T00:00:00Z"),
+      },
     });
     await loginAs(page, user.id);
     await page.goto("/login");

@@ -13,7 +13,11 @@ for (const theme of ["dark", "light"] as const) {
         currentTierId: "8825009",
         shopEmails: {
           create: [
-            { email: `verified-${theme}-a-very-long-address-for-wrapping@example.com`, verifiedEmail: `verified-${theme}-a-very-long-address-for-wrapping@example.com`, verifiedAt: new Date() },
+            {
+              email: `verified-${theme}-a-very-long-address-for-wrapping@example.com`,
+              verifiedEmail: `verified-${theme}-a-very-long-address-for-wrapping@example.com`,
+              verifiedAt: new Date(),
+            },
             { email: `pending-${theme}@example.com` },
           ],
         },

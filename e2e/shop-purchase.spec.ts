@@ -14,13 +14,24 @@ test("a guest purchase is owned once its email is linked and verified", async ({
   // Removed afterwards, so the specs that count the demo library's cards see it intact.
   const stamp = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
   const post = await db.post.create({
-    data: { id: `e2eshop${stamp}`, title: `E2E Shop Item ${stamp}`, paidContent: true, isKofiOnly: true, kofiId: `E2EKOFI${stamp}`, version: "V1.0", orderDate: new Date() },
+    data: {
+      id: `e2eshop${stamp}`,
+      title: `E2E Shop Item ${stamp}`,
+      paidContent: true,
+      isKofiOnly: true,
+      kofiId: `E2EKOFI${stamp}`,
+      version: "V1.0",
+      orderDate: new Date(),
+    },
   });
   createdPostIds.push(post.id);
   const buyer = `guest-buyer-${Date.now()}@example.com`;
   const webhook = `${baseURL}/api/webhooks/kofi`;
 
-  const forged = await sendKofiWebhook(webhook, kofiPayload({ verification_token: "guess", email: buyer, shop_items: [{ direct_link_code: post.kofiId!, quantity: 1 }] }));
+  const forged = await sendKofiWebhook(
+    webhook,
+    kofiPayload({ verification_token: "guess", email: buyer, shop_items: [{ direct_link_code: post.kofiId!, quantity: 1 }] }),
+  );
   expect(forged.status).toBe(401);
   expect(await db.purchase.count({ where: { email: buyer } })).toBe(0);
 
@@ -29,7 +40,9 @@ test("a guest purchase is owned once its email is linked and verified", async ({
   expect((await sendKofiWebhook(webhook, delivery)).status).toBe(200); // resent: stored once
   expect(await db.purchase.count({ where: { email: buyer } })).toBe(1);
 
-  const user = await db.user.create({ data: { email: `account-${Date.now()}@example.com`, fullName: "Late Linker", mailVerified: true, emailVerifiedBy: "CODE", tosAccepted: true } });
+  const user = await db.user.create({
+    data: { email: `account-${Date.now()}@example.com`, fullName: "Late Linker", mailVerified: true, emailVerifiedBy: "CODE", tosAccepted: true },
+  });
   await acceptAdultWarning(page);
   await loginAs(page, user.id);
   const card = page.locator(`[data-post-id="${post.id}"]`);

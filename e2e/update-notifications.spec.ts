@@ -6,7 +6,13 @@ import { db, expect, loginAs, test } from "./fixtures";
 
 async function person(label: string) {
   return db.user.create({
-    data: { email: `${label}-${Date.now().toString(36)}@example.com`, fullName: `Person ${label}`, mailVerified: true, emailVerifiedBy: "CODE", passwordHash: await bcrypt.hash("Password1!", 4) },
+    data: {
+      email: `${label}-${Date.now().toString(36)}@example.com`,
+      fullName: `Person ${label}`,
+      mailVerified: true,
+      emailVerifiedBy: "CODE",
+      passwordHash: await bcrypt.hash("Password1!", 4),
+    },
   });
 }
 

@@ -30,7 +30,14 @@ function contentHash(bytes: Buffer): string {
 
 function zipFile(name: string, text: string): Buffer {
   const file = path.join(folder, name);
-  writeZip(file, [{ name: "lighthouse/readme.txt", text }, { name: "lighthouse/model.obj", text: `v 1 2 3 # ${text}\n`, repeat: 4000 }], { deflate: true });
+  writeZip(
+    file,
+    [
+      { name: "lighthouse/readme.txt", text },
+      { name: "lighthouse/model.obj", text: `v 1 2 3 # ${text}\n`, repeat: 4000 },
+    ],
+    { deflate: true },
+  );
   return readFileSync(file);
 }
 
@@ -40,7 +47,14 @@ test.beforeAll(async () => {
   older = zipFile("v1.zip", "first release");
   const current = zipFile("v2.zip", "second release");
   await db.post.create({
-    data: { id: postId, title, paidContent: true, version: "V2.1", orderDate: new Date("2000-01-02T00:00:00Z"), tiers: { create: [{ tierId: "8825009", kind: "CURRENT" }] } },
+    data: {
+      id: postId,
+      title,
+      paidContent: true,
+      version: "V2.1",
+      orderDate: new Date("2000-01-02T00:00:00Z"),
+      tiers: { create: [{ tierId: "8825009", kind: "CURRENT" }] },
+    },
   });
   const version = async (label: string, bytes: Buffer, createdAt: Date) => {
     const key = `posts/${postId}/lighthouse-${label.toLowerCase()}.zip`;
@@ -60,7 +74,10 @@ test.beforeAll(async () => {
   };
   await version("V1.0", older, new Date("2024-01-01T00:00:00Z"));
   const latest = await version("V2.1", current, new Date("2024-06-01T00:00:00Z"));
-  await db.post.update({ where: { id: postId }, data: { currentVersionId: latest.id, driveFileId: latest.storageKey, fileName: latest.fileName, fileSize: latest.size } });
+  await db.post.update({
+    where: { id: postId },
+    data: { currentVersionId: latest.id, driveFileId: latest.storageKey, fileName: latest.fileName, fileSize: latest.size },
+  });
 });
 
 test.afterAll(async () => {

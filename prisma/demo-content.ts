@@ -143,7 +143,10 @@ export async function demoImage(caption: string | null, seed: number, title: str
     const opacity = (0.08 + random() * 0.2).toFixed(2);
     const kind = Math.floor(random() * 3);
     if (kind === 0) shapes.push(`<circle cx="${x}" cy="${y}" r="${radius}" fill="none" stroke="${accent}" stroke-width="6" opacity="${opacity}"/>`);
-    else if (kind === 1) shapes.push(`<rect x="${x}" y="${y}" width="${radius}" height="${radius}" rx="8" fill="${accent}" opacity="${opacity}" transform="rotate(${Math.round(random() * 90)} ${x} ${y})"/>`);
+    else if (kind === 1)
+      shapes.push(
+        `<rect x="${x}" y="${y}" width="${radius}" height="${radius}" rx="8" fill="${accent}" opacity="${opacity}" transform="rotate(${Math.round(random() * 90)} ${x} ${y})"/>`,
+      );
     else shapes.push(`<path d="M${x} ${y - radius}l${radius} ${radius * 1.7}h${-radius * 2}Z" fill="#fff" opacity="${(Number(opacity) / 2).toFixed(2)}"/>`);
   }
   const pattern =
@@ -373,7 +376,16 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
         const fileKey = `posts/${id}/${fileName}`;
         await store.put(fileKey, zip.bytes);
         const createdAt = index === ZIP_DEMO_VERSIONS.length - 1 ? updated : published;
-        versions.push({ label: demo.label, notes: demo.notes, fileKey, fileName, size: zip.bytes.length, ...demoDigest(zip.bytes), zipEntries: zip.entries, createdAt });
+        versions.push({
+          label: demo.label,
+          notes: demo.notes,
+          fileKey,
+          fileName,
+          size: zip.bytes.length,
+          ...demoDigest(zip.bytes),
+          zipEntries: zip.entries,
+          createdAt,
+        });
       }
     } else {
       const fileName = `${slugify(post.title)}-${version.toLowerCase()}.package`;
@@ -401,128 +413,131 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
   ]);
 
   const history: HistoryPost[] = [];
-  await db.$transaction(async (tx) => {
-    // The migrations already hold these tiers by id (0030); the demo gives them titles and prices.
-    for (const tier of DEMO_TIERS) await tx.tier.upsert({ where: { id: tier.id }, create: { ...tier }, update: { ...tier } });
-    for (const { id, post, version, published, imageKey, fileKey, fileName, size, versions } of posts) {
-      await tx.post.create({
-        data: {
-          id,
-          title: post.title,
-          imageKey,
-          paidContent: post.kind !== "free",
-          url: `${slugify(post.title)}-${id}`,
-          kofiId: post.kind === "shop" || post.kind === "both" ? `D${id}` : null,
-          isKofiOnly: post.kind === "shop",
-          driveFileId: fileKey,
-          fileName,
-          fileSize: BigInt(size),
-          version,
-          firstPublishedAt: published,
-          publishedAt: published,
-          lastUpdated: post.updatedDaysAgo === undefined ? published : new Date(now.getTime() - post.updatedDaysAgo * DAY),
-          orderDate: published,
-          tiers: {
-            create: [
-              ...(post.tiers ?? []).map((tierId) => ({ tierId, kind: "CURRENT" as const })),
-              ...(post.firstTiers ?? []).map((tierId) => ({ tierId, kind: "FIRST" as const })),
-            ],
-          },
-        },
-      });
-      let currentVersionId = "";
-      const versionRows: HistoryPost["versions"] = [];
-      for (const demo of versions) {
-        const created = await tx.postVersion.create({
+  await db.$transaction(
+    async (tx) => {
+      // The migrations already hold these tiers by id (0030); the demo gives them titles and prices.
+      for (const tier of DEMO_TIERS) await tx.tier.upsert({ where: { id: tier.id }, create: { ...tier }, update: { ...tier } });
+      for (const { id, post, version, published, imageKey, fileKey, fileName, size, versions } of posts) {
+        await tx.post.create({
           data: {
-            postId: id,
-            label: demo.label,
-            notes: demo.notes,
-            storageKey: demo.fileKey,
-            fileName: demo.fileName,
-            size: BigInt(demo.size),
-            sha256: demo.sha256,
-            contentHash: demo.contentHash,
-            ...(demo.zipEntries ? { zipEntries: demo.zipEntries as Prisma.InputJsonValue } : {}),
-            createdAt: demo.createdAt,
+            id,
+            title: post.title,
+            imageKey,
+            paidContent: post.kind !== "free",
+            url: `${slugify(post.title)}-${id}`,
+            kofiId: post.kind === "shop" || post.kind === "both" ? `D${id}` : null,
+            isKofiOnly: post.kind === "shop",
+            driveFileId: fileKey,
+            fileName,
+            fileSize: BigInt(size),
+            version,
+            firstPublishedAt: published,
+            publishedAt: published,
+            lastUpdated: post.updatedDaysAgo === undefined ? published : new Date(now.getTime() - post.updatedDaysAgo * DAY),
+            orderDate: published,
+            tiers: {
+              create: [
+                ...(post.tiers ?? []).map((tierId) => ({ tierId, kind: "CURRENT" as const })),
+                ...(post.firstTiers ?? []).map((tierId) => ({ tierId, kind: "FIRST" as const })),
+              ],
+            },
           },
         });
-        currentVersionId = created.id;
-        versionRows.push({ id: created.id, label: demo.label, createdAt: demo.createdAt });
+        let currentVersionId = "";
+        const versionRows: HistoryPost["versions"] = [];
+        for (const demo of versions) {
+          const created = await tx.postVersion.create({
+            data: {
+              postId: id,
+              label: demo.label,
+              notes: demo.notes,
+              storageKey: demo.fileKey,
+              fileName: demo.fileName,
+              size: BigInt(demo.size),
+              sha256: demo.sha256,
+              contentHash: demo.contentHash,
+              ...(demo.zipEntries ? { zipEntries: demo.zipEntries as Prisma.InputJsonValue } : {}),
+              createdAt: demo.createdAt,
+            },
+          });
+          currentVersionId = created.id;
+          versionRows.push({ id: created.id, label: demo.label, createdAt: demo.createdAt });
+        }
+        await tx.post.update({ where: { id }, data: { currentVersionId } });
+        history.push({
+          id,
+          paidContent: post.kind !== "free",
+          isKofiOnly: post.kind === "shop",
+          kofiId: post.kind === "shop" || post.kind === "both" ? `D${id}` : null,
+          currentTierIds: post.tiers ?? [],
+          firstTierIds: post.firstTiers ?? [],
+          published,
+          versions: versionRows,
+        });
       }
-      await tx.post.update({ where: { id }, data: { currentVersionId } });
-      history.push({
-        id,
-        paidContent: post.kind !== "free",
-        isKofiOnly: post.kind === "shop",
-        kofiId: post.kind === "shop" || post.kind === "both" ? `D${id}` : null,
-        currentTierIds: post.tiers ?? [],
-        firstTierIds: post.firstTiers ?? [],
-        published,
-        versions: versionRows,
+      for (const [index, panel] of PANELS.entries()) {
+        const created = await tx.panel.create({
+          data: { ...panel, index, imageVersion: createHash("sha256").update(panelImages[index]!).digest("hex").slice(0, 12) },
+        });
+        await store.put(`panels/${created.id}.jpg`, panelImages[index]!);
+      }
+      await tx.inspirationConfig.create({
+        data: { id: 1, title: "Inspiration Vote", mode: "NORMAL", votingOpen: true, votingEndTime: new Date(now.getTime() + 7 * DAY) },
       });
-    }
-    for (const [index, panel] of PANELS.entries()) {
-      const created = await tx.panel.create({
-        data: { ...panel, index, imageVersion: createHash("sha256").update(panelImages[index]!).digest("hex").slice(0, 12) },
+      const ideaTitles = inspirationImages.map((_imageUrl, position) => `Idea #${position + 1}`);
+      const ideas = await tx.inspirationPanel.createManyAndReturn({
+        data: inspirationImages.map((imageUrl, position) => ({ imageUrl, title: ideaTitles[position]! })),
+        select: { id: true, title: true },
       });
-      await store.put(`panels/${created.id}.jpg`, panelImages[index]!);
-    }
-    await tx.inspirationConfig.create({
-      data: { id: 1, title: "Inspiration Vote", mode: "NORMAL", votingOpen: true, votingEndTime: new Date(now.getTime() + 7 * DAY) },
-    });
-    const ideaTitles = inspirationImages.map((_imageUrl, position) => `Idea #${position + 1}`);
-    const ideas = await tx.inspirationPanel.createManyAndReturn({
-      data: inspirationImages.map((imageUrl, position) => ({ imageUrl, title: ideaTitles[position]! })),
-      select: { id: true, title: true },
-    });
-    await tx.user.create({
-      data: {
-        email: DEMO_ADMIN.email,
-        fullName: "Demo Admin",
-        passwordHash: adminHash,
-        isAdmin: true,
-        canBeAdmin: true,
-        mailVerified: true,
-        emailVerifiedBy: "CODE",
-        tosAccepted: true,
-      },
-    });
-    await tx.user.create({
-      data: {
-        email: DEMO_SUPPORTER.email,
-        fullName: "Demo Supporter",
-        passwordHash: supporterHash,
-        mailVerified: true,
-        emailVerifiedBy: "CODE",
-        patreonId: "demo-patron-1",
-        currentTierId: "8825009",
-      },
-    });
-    await tx.user.create({
-      data: { email: DEMO_FAN.email, fullName: "Demo Fan", passwordHash: fanHash, mailVerified: true, emailVerifiedBy: "CODE" },
-    });
-    // The generated past, after the demo accounts: their leak-trace numbers do not change, and
-    // they stay first in the admin's newest-first user list (the generated ones are older).
-    const past = buildDemoHistory({
-      random: randomFrom(HISTORY_SEED),
-      now,
-      tiers: DEMO_TIERS,
-      posts: history,
-      ideaIds: ideaTitles.map((title) => ideas.find((idea) => idea.title === title)!.id),
-    });
-    await tx.user.createMany({ data: past.users });
-    await tx.pledgeEvent.createMany({ data: past.pledgeEvents });
-    await tx.shopEmail.createMany({ data: past.shopEmails });
-    await tx.unlockedContent.createMany({ data: past.unlocks });
-    await tx.purchase.createMany({ data: past.purchases });
-    // In parts, so no single statement runs long on a slow first start.
-    for (let start = 0; start < past.downloads.length; start += 500) await tx.download.createMany({ data: past.downloads.slice(start, start + 500) });
-    await tx.inspirationLike.createMany({ data: past.likes });
-    await tx.updateSubscription.createMany({ data: past.subscriptions });
-    // All or nothing, however slow the machine: Prisma's default 5 s limit was exceeded by a
-    // first start on a loaded 2-core machine, which then failed and seeded nothing.
-  }, { timeout: 120_000, maxWait: 30_000 });
+      await tx.user.create({
+        data: {
+          email: DEMO_ADMIN.email,
+          fullName: "Demo Admin",
+          passwordHash: adminHash,
+          isAdmin: true,
+          canBeAdmin: true,
+          mailVerified: true,
+          emailVerifiedBy: "CODE",
+          tosAccepted: true,
+        },
+      });
+      await tx.user.create({
+        data: {
+          email: DEMO_SUPPORTER.email,
+          fullName: "Demo Supporter",
+          passwordHash: supporterHash,
+          mailVerified: true,
+          emailVerifiedBy: "CODE",
+          patreonId: "demo-patron-1",
+          currentTierId: "8825009",
+        },
+      });
+      await tx.user.create({
+        data: { email: DEMO_FAN.email, fullName: "Demo Fan", passwordHash: fanHash, mailVerified: true, emailVerifiedBy: "CODE" },
+      });
+      // The generated past, after the demo accounts: their leak-trace numbers do not change, and
+      // they stay first in the admin's newest-first user list (the generated ones are older).
+      const past = buildDemoHistory({
+        random: randomFrom(HISTORY_SEED),
+        now,
+        tiers: DEMO_TIERS,
+        posts: history,
+        ideaIds: ideaTitles.map((title) => ideas.find((idea) => idea.title === title)!.id),
+      });
+      await tx.user.createMany({ data: past.users });
+      await tx.pledgeEvent.createMany({ data: past.pledgeEvents });
+      await tx.shopEmail.createMany({ data: past.shopEmails });
+      await tx.unlockedContent.createMany({ data: past.unlocks });
+      await tx.purchase.createMany({ data: past.purchases });
+      // In parts, so no single statement runs long on a slow first start.
+      for (let start = 0; start < past.downloads.length; start += 500) await tx.download.createMany({ data: past.downloads.slice(start, start + 500) });
+      await tx.inspirationLike.createMany({ data: past.likes });
+      await tx.updateSubscription.createMany({ data: past.subscriptions });
+      // All or nothing, however slow the machine: Prisma's default 5 s limit was exceeded by a
+      // first start on a loaded 2-core machine, which then failed and seeded nothing.
+    },
+    { timeout: 120_000, maxWait: 30_000 },
+  );
   // What the hourly insights job does, once now: the charts read its rollups from the first visit.
   // Imported here: the module opens the app's database, which importing the demo's constants must not.
   const { refreshInsightsRollups } = await import("~/models/insights/rollup.server");

@@ -29,8 +29,58 @@ const BUYERS = 8;
 const SUBSCRIBERS = 4;
 const OPTED_IN_DAYS_AGO = 20;
 
-const FIRST_NAMES = ["Ava", "Ben", "Chloe", "Daniel", "Elena", "Felix", "Grace", "Hugo", "Iris", "Jonas", "Kira", "Leo", "Maya", "Nils", "Olivia", "Pablo", "Rosa", "Sami", "Tara", "Umar", "Vera", "Wes", "Yuki", "Zoe"];
-const LAST_NAMES = ["Adler", "Brooks", "Costa", "Dubois", "Evans", "Fischer", "Garcia", "Hansen", "Ito", "Jensen", "Kowalski", "Laurent", "Moreau", "Nakamura", "Okafor", "Petrov", "Quinn", "Rossi", "Silva", "Tanaka", "Ueda", "Varga", "Weber", "Young"];
+const FIRST_NAMES = [
+  "Ava",
+  "Ben",
+  "Chloe",
+  "Daniel",
+  "Elena",
+  "Felix",
+  "Grace",
+  "Hugo",
+  "Iris",
+  "Jonas",
+  "Kira",
+  "Leo",
+  "Maya",
+  "Nils",
+  "Olivia",
+  "Pablo",
+  "Rosa",
+  "Sami",
+  "Tara",
+  "Umar",
+  "Vera",
+  "Wes",
+  "Yuki",
+  "Zoe",
+];
+const LAST_NAMES = [
+  "Adler",
+  "Brooks",
+  "Costa",
+  "Dubois",
+  "Evans",
+  "Fischer",
+  "Garcia",
+  "Hansen",
+  "Ito",
+  "Jensen",
+  "Kowalski",
+  "Laurent",
+  "Moreau",
+  "Nakamura",
+  "Okafor",
+  "Petrov",
+  "Quinn",
+  "Rossi",
+  "Silva",
+  "Tanaka",
+  "Ueda",
+  "Varga",
+  "Weber",
+  "Young",
+];
 
 export type HistoryTier = { id: string; title: string; amountCents: number; canVote: boolean };
 
@@ -199,7 +249,11 @@ export function buildDemoHistory({
       tosAccepted: true,
       currentTierId,
       createdAt: person.createdAt,
-      ...(provider === "PATREON" ? { patreonId: `demo-patron-${number}` } : provider === "GOOGLE" ? { googleId: `demo-google-${number}` } : { discordId: `demo-discord-${number}`, discordTag: `${first.toLowerCase()}${number}` }),
+      ...(provider === "PATREON"
+        ? { patreonId: `demo-patron-${number}` }
+        : provider === "GOOGLE"
+          ? { googleId: `demo-google-${number}` }
+          : { discordId: `demo-discord-${number}`, discordTag: `${first.toLowerCase()}${number}` }),
     });
   }
 
@@ -330,7 +384,12 @@ export function buildDemoHistory({
   };
   /** The last moment of that day the account's standing changed (joined, pledged, bought, was given a post). */
   const lastChangeOn = (person: Person, dayStart: number, dayEnd: number) => {
-    const moments = [person.createdAt, ...person.pledges.map((event) => event.date), ...person.purchases.map((purchase) => purchase.at), ...person.unlocks.map((unlock) => unlock.at)];
+    const moments = [
+      person.createdAt,
+      ...person.pledges.map((event) => event.date),
+      ...person.purchases.map((purchase) => purchase.at),
+      ...person.unlocks.map((unlock) => unlock.at),
+    ];
     return Math.max(0, ...moments.map((date) => date.getTime()).filter((time) => time >= dayStart && time < dayEnd));
   };
 
@@ -339,7 +398,14 @@ export function buildDemoHistory({
   const appeal = new Map(posts.map((post) => [post.id, (post.paidContent ? (post.isKofiOnly ? 1 : 1.8) : 2.6) * (0.6 + 0.8 * random())]));
   const record = (person: Person, post: HistoryPost, version: { label: string; versionId: string | null }, time: number, source: DownloadAccess) => {
     owned.add(`${person.id}:${post.id}`);
-    downloads.push({ userId: person.id, postId: post.id, version: version.label, versionId: version.versionId, createdAt: new Date(time), accessSource: source });
+    downloads.push({
+      userId: person.id,
+      postId: post.id,
+      version: version.label,
+      versionId: version.versionId,
+      createdAt: new Date(time),
+      accessSource: source,
+    });
   };
   for (let daysAgo = HISTORY_DAYS; daysAgo >= 1; daysAgo--) {
     const dayStart = today - daysAgo * DAY;
@@ -383,7 +449,9 @@ export function buildDemoHistory({
   for (const person of people) {
     const fresh = [
       ...person.purchases.map((purchase) => ({ at: purchase.at, post: shopPosts.find((post) => post.kofiId === purchase.code)! })),
-      ...person.unlocks.filter((unlock) => unlock.source === "ADMIN").map((unlock) => ({ at: unlock.at, post: posts.find((post) => post.id === unlock.postId)! })),
+      ...person.unlocks
+        .filter((unlock) => unlock.source === "ADMIN")
+        .map((unlock) => ({ at: unlock.at, post: posts.find((post) => post.id === unlock.postId)! })),
     ];
     for (const { at: since, post } of fresh) {
       const time = new Date(since.getTime() + Math.floor(random() * 4 * 60 * 60 * 1000));

@@ -115,7 +115,8 @@ function serverUser(): OsUser {
   const id = (flag: string) => spawnSync("id", [flag, "postgres"], { encoding: "utf8" });
   if (id("-u").status !== 0) {
     const created = spawnSync("useradd", ["--system", "--user-group", "--no-create-home", "postgres"], { encoding: "utf8" });
-    if (created.status !== 0) throw new EmbeddedDatabaseError(`running as root, and the OS user "postgres" that PostgreSQL needs could not be created: ${created.stderr.trim()}`);
+    if (created.status !== 0)
+      throw new EmbeddedDatabaseError(`running as root, and the OS user "postgres" that PostgreSQL needs could not be created: ${created.stderr.trim()}`);
   }
   return { uid: Number(id("-u").stdout), gid: Number(id("-g").stdout), name: "postgres" };
 }
@@ -145,7 +146,10 @@ async function serverRunner(user: OsUser, clusterDir: string): Promise<Runner> {
 
 /** The last line of a PostgreSQL or initdb output that says what went wrong. */
 function causeIn(output: string): string {
-  const lines = output.split("\n").map((line) => line.trim()).filter(Boolean);
+  const lines = output
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean);
   const telling = lines.filter((line) => /FATAL|PANIC|ERROR|error|could not|No space|Permission denied|already exists/.test(line));
   return (telling.at(-1) ?? lines.at(-1) ?? "no output").replace(/^(\S+ )*?(FATAL|PANIC|ERROR):\s*/, "");
 }
@@ -190,8 +194,18 @@ async function initialiseCluster(bin: Binaries, clusterDir: string, password: st
   try {
     if (user) for (const file of [passwordDir, passwordFile]) await chown(file, user.uid, user.gid);
     const [program, args] = runner.command(bin.initdb, [
-      "-D", clusterDir, "-U", "postgres", "--pwfile", passwordFile, "--auth=scram-sha-256",
-      "-E", "UTF8", "--locale=C", "--locale-provider=builtin", "--builtin-locale=C.UTF-8",
+      "-D",
+      clusterDir,
+      "-U",
+      "postgres",
+      "--pwfile",
+      passwordFile,
+      "--auth=scram-sha-256",
+      "-E",
+      "UTF8",
+      "--locale=C",
+      "--locale-provider=builtin",
+      "--builtin-locale=C.UTF-8",
     ]);
     const result = spawnSync(program, args, { encoding: "utf8", ...runner.ids, env: { ...process.env, LC_ALL: "C" } });
     if (result.error) throw new EmbeddedDatabaseError(`initdb could not run: ${result.error.message}`);
@@ -243,7 +257,10 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
     throw new EmbeddedDatabaseError(`${clusterDir} holds files but no database (an interrupted first start?); move it away and start again`);
   }
   const runner = await serverRunner(user, clusterDir);
-  let password = await readFile(passwordPath, "utf8").then((text) => text.trim(), () => "");
+  let password = await readFile(passwordPath, "utf8").then(
+    (text) => text.trim(),
+    () => "",
+  );
   if (!initialised) {
     password = randomBytes(24).toString("hex");
     await writeFile(passwordPath, password, { mode: 0o600 });
@@ -256,7 +273,16 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   const log = openSync(logFile, "a", 0o600);
   if (user) await chown(logFile, user.uid, user.gid);
   const [program, args] = runner.command(bin.postgres, [
-    "-D", clusterDir, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=200",
+    "-D",
+    clusterDir,
+    "-p",
+    String(port),
+    "-c",
+    "listen_addresses=127.0.0.1",
+    "-c",
+    "unix_socket_directories=",
+    "-c",
+    "max_connections=200",
   ]);
   // A process group of its own: a Ctrl-C in the terminal reaches the app, not the database.
   // (setpriv, when used, becomes postgres itself: the PID stays the server's.)

@@ -135,7 +135,9 @@ export async function startFakeProviders({ port = 0 }: { port?: number } = {}): 
       if (grant.redirectUri !== body.get("redirect_uri")) return send(res, 400, { error: "invalid_grant", error_description: "redirect_uri mismatch" });
       const verifier = body.get("code_verifier");
       if (grant.challenge) {
-        const expected = createHash("sha256").update(verifier ?? "").digest("base64url");
+        const expected = createHash("sha256")
+          .update(verifier ?? "")
+          .digest("base64url");
         if (expected !== grant.challenge) return send(res, 400, { error: "invalid_grant", error_description: "PKCE verification failed" });
       }
       tokenRequests.push({ provider, clientAuth, usedPkce: Boolean(grant.challenge) });
@@ -193,7 +195,14 @@ function profileOf(provider: FakeProvider, user: FakeUser): unknown {
     case "google":
       return { sub: user.id, email: user.email, email_verified: user.emailVerified ?? false, name: user.name, picture: null };
     case "discord":
-      return { id: user.id, username: user.name.toLowerCase().replace(/\s+/g, ""), global_name: user.name, discriminator: "0", email: user.email, verified: user.emailVerified ?? false };
+      return {
+        id: user.id,
+        username: user.name.toLowerCase().replace(/\s+/g, ""),
+        global_name: user.name,
+        discriminator: "0",
+        email: user.email,
+        verified: user.emailVerified ?? false,
+      };
     case "patreon": {
       const memberId = `member-${user.id}`;
       return {

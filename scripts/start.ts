@@ -144,21 +144,23 @@ try {
 // nothing to do. Asynchronous on purpose: this process keeps answering signals while it runs.
 const upToDate = await migrationsUpToDate(process.env.DIRECT_DATABASE_URL ?? process.env.DATABASE_URL!, path.join(root, "prisma/migrations"));
 if (upToDate) console.log("Database is up to date.");
-const migrated = upToDate || await new Promise<boolean>((resolve) => {
-  const migrate = spawn(process.execPath, [path.join(root, "scripts/prisma.mjs"), "migrate", "deploy"], {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: process.env,
-  });
-  // The CLI's output is shown only when it fails.
-  let output = "";
-  migrate.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  migrate.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  migrate.on("exit", (code) => {
-    if (code !== 0) process.stdout.write(output);
-    else console.log(/No pending migrations/.test(output) ? "Database is up to date." : "Database migrations applied.");
-    resolve(code === 0);
-  });
-});
+const migrated =
+  upToDate ||
+  (await new Promise<boolean>((resolve) => {
+    const migrate = spawn(process.execPath, [path.join(root, "scripts/prisma.mjs"), "migrate", "deploy"], {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: process.env,
+    });
+    // The CLI's output is shown only when it fails.
+    let output = "";
+    migrate.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    migrate.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    migrate.on("exit", (code) => {
+      if (code !== 0) process.stdout.write(output);
+      else console.log(/No pending migrations/.test(output) ? "Database is up to date." : "Database migrations applied.");
+      resolve(code === 0);
+    });
+  }));
 if (!migrated) {
   console.error("Database migrations failed.");
   await shutdown(1);

@@ -7,7 +7,7 @@ import type { ServerBuild } from "@remix-run/node";
 import compression from "compression";
 import express from "express";
 import { routePolicies } from "./route-policy.ts";
-import { findRoutePolicy, limitBody, refuseCrossSiteRequests, requireHost, securityHeaders, useAppOrigin, type SecurityOptions } from "./security.ts";
+import { findRoutePolicy, limitBody, refuseCrossSiteRequests, requireHost, securityHeaders, pinAppOrigin, type SecurityOptions } from "./security.ts";
 
 export type AppOptions = SecurityOptions & {
   build: ServerBuild;
@@ -92,7 +92,7 @@ export function createApp(options: AppOptions): express.Express {
   app.use(findRoutePolicy(routePolicies(options.build)));
   app.use(limitBody(options));
   app.use(refuseCrossSiteRequests(options));
-  app.use(useAppOrigin(options));
+  app.use(pinAppOrigin(options));
   const sharedPages = sharedPagesOf(options.build);
   app.use(reuseSharedPages(sharedPages, options.onChange));
   app.all(

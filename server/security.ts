@@ -72,7 +72,7 @@ export function requireHost(): RequestHandler {
  * cross-site check, which has judged Origin; Remix's own Origin check (which compares it with
  * Host) then has nothing left to compare.
  */
-export function useAppOrigin({ appUrl }: SecurityOptions): RequestHandler {
+export function pinAppOrigin({ appUrl }: SecurityOptions): RequestHandler {
   const { host, protocol } = new URL(appUrl);
   const scheme = protocol.slice(0, -1);
   return (req, _res, next) => {
@@ -114,7 +114,10 @@ export function securityHeaders({ appUrl }: SecurityOptions): RequestHandler {
         const cookies = res.getHeader("Set-Cookie");
         if (cookies !== undefined) {
           const list = Array.isArray(cookies) ? cookies : [String(cookies)];
-          res.setHeader("Set-Cookie", list.map((cookie) => hardenCookie(cookie, secureCookies)));
+          res.setHeader(
+            "Set-Cookie",
+            list.map((cookie) => hardenCookie(cookie, secureCookies)),
+          );
         }
         if (!req.complete && hasBody(req)) {
           res.setHeader("Connection", "close");

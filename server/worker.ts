@@ -66,10 +66,7 @@ const onListen = () => {
 // their size, see limitBodyTime). Node's own whole-request limit (300 s by default) is replaced
 // by that per-route deadline, so a large upload is not cut off. Expired connections are looked
 // for every second.
-const server = http.createServer(
-  { headersTimeout: config.HEADERS_TIMEOUT_MS, requestTimeout: 0, connectionsCheckingInterval: 1_000 },
-  app,
-);
+const server = http.createServer({ headersTimeout: config.HEADERS_TIMEOUT_MS, requestTimeout: 0, connectionsCheckingInterval: 1_000 }, app);
 if (host) server.listen(port, host, onListen);
 else server.listen(port, onListen);
 

@@ -69,7 +69,15 @@ async function arrange({ post: p, user: u }: Scenario) {
   for (const pledge of u.pledges) {
     index += 1;
     await db.pledgeEvent.create({
-      data: { id: `ag${run}:${index}`, userId: user.id, type: pledge.type, amountCents: 500, date: day(pledge.day), tierId: pledge.tier, paymentStatus: pledge.status },
+      data: {
+        id: `ag${run}:${index}`,
+        userId: user.id,
+        type: pledge.type,
+        amountCents: 500,
+        date: day(pledge.day),
+        tierId: pledge.tier,
+        paymentStatus: pledge.status,
+      },
     });
   }
   index = 0;
@@ -95,7 +103,12 @@ describe("one decision for downloads, cards and the admins' check", () => {
       fc.asyncProperty(scenario, async (value) => {
         const { post, user } = await arrange(value);
         const check = await checkAccess(user.id, post.id);
-        const response = await callRoute(paidRoute, { method: "HEAD", path: `/api/download/${post.id}`, params: { postId: post.id }, cookie: await sessionCookie(user.id) });
+        const response = await callRoute(paidRoute, {
+          method: "HEAD",
+          path: `/api/download/${post.id}`,
+          params: { postId: post.id },
+          cookie: await sessionCookie(user.id),
+        });
         expect(response.status === 200, `endpoint ${response.status}, check ${JSON.stringify(check)}`).toBe(check.downloadable);
         // A refusal by the rule itself is never blamed on the terms or the file.
         if (!check.access.allowed) expect([403, 404]).toContain(response.status);
@@ -106,7 +119,10 @@ describe("one decision for downloads, cards and the admins' check", () => {
           expect(cards[post.id]!.allowed).toBe(check.access.allowed);
           expect(cards[post.id]!.summary).toBe(check.access.summary);
           // The library page reads its viewer with the session (another statement): the same words.
-          const page = await callRoute(libraryRoute, { path: `/library?search=${encodeURIComponent(post.title)}&terms=${post.id}`, cookie: await sessionCookie(user.id) });
+          const page = await callRoute(libraryRoute, {
+            path: `/library?search=${encodeURIComponent(post.title)}&terms=${post.id}`,
+            cookie: await sessionCookie(user.id),
+          });
           const { access } = (await page.json()) as { access: Record<string, unknown> };
           expect(access[post.id]).toEqual(cards[post.id]);
         }

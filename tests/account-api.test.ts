@@ -9,7 +9,16 @@ describe("GET /api/auth/user", () => {
     await db.unlockedContent.create({ data: { userId: user.id, postId: post.id, source: "ADMIN" } });
     await db.download.create({ data: { userId: user.id, postId: post.id, version: "V1.0" } });
     await db.pledgeEvent.create({
-      data: { id: "pledge_start:1", userId: user.id, type: "pledge_start", amountCents: 500, date: new Date("2025-01-02T00:00:00Z"), tierId: "8825009", tierTitle: "Tier 2", paymentStatus: "Paid" },
+      data: {
+        id: "pledge_start:1",
+        userId: user.id,
+        type: "pledge_start",
+        amountCents: 500,
+        date: new Date("2025-01-02T00:00:00Z"),
+        tierId: "8825009",
+        tierTitle: "Tier 2",
+        paymentStatus: "Paid",
+      },
     });
     await db.shopEmail.create({ data: { userId: user.id, email: "buyer@example.com" } });
 

@@ -30,7 +30,14 @@ async function signUpAndDelete(email: string) {
 async function otherPerson(email: string) {
   const admin = await createTestUser({ isAdmin: true, canBeAdmin: true });
   const other = await createTestUser({ email, password: PASSWORD });
-  await recordAudit({ actorId: admin.id, action: "user.update", targetType: "user", targetId: other.id, before: { email, fullName: "Before" }, after: { email, fullName: "After" } });
+  await recordAudit({
+    actorId: admin.id,
+    action: "user.update",
+    targetType: "user",
+    targetId: other.id,
+    before: { email, fullName: "Before" },
+    after: { email, fullName: "After" },
+  });
   for (let attempt = 1; attempt <= 10; attempt++) expect((await login(email, "Wrong1234")).status).toBe(401);
   expect((await login(email, "Wrong1234")).status).toBe(429);
   return other;
@@ -67,11 +74,32 @@ describe("account deletion forgets exactly the account's own rows", () => {
     await db.rateLimit.create({ data: { key: `like:user:${user.id}`, count: 1, resetAt: new Date(Date.now() + 60_000) } });
     await db.rateLimit.create({ data: { key: `shop-email-link:${user.id}`, count: 1, resetAt: new Date(Date.now() + 60_000) } });
     // An entry about someone else that names this address (the address was taken from them) loses its details.
-    await recordAudit({ actorId: null, action: "user.email.reclaimed", targetType: "user", targetId: bystander.id, before: { email: "Leaving_Person@example.com", mailVerified: false }, after: { email: null } });
+    await recordAudit({
+      actorId: null,
+      action: "user.email.reclaimed",
+      targetType: "user",
+      targetId: bystander.id,
+      before: { email: "Leaving_Person@example.com", mailVerified: false },
+      after: { email: null },
+    });
     // One that names the account in a nested field, and one that names another address only.
-    await recordAudit({ actorId: admin.id, action: "user.update", targetType: "user", targetId: bystander.id, before: { kofiEmails: [] }, after: { kofiEmails: [{ email, emailVerified: false }] } });
+    await recordAudit({
+      actorId: admin.id,
+      action: "user.update",
+      targetType: "user",
+      targetId: bystander.id,
+      before: { kofiEmails: [] },
+      after: { kofiEmails: [{ email, emailVerified: false }] },
+    });
     await recordAudit({ actorId: admin.id, action: "unlocks.recompute", targetType: "job", targetId: null, after: { userId: user.id, added: 1 } });
-    await recordAudit({ actorId: admin.id, action: "user.update", targetType: "user", targetId: bystander.id, before: { email: "bystander@example.com" }, after: { email: "bystander@other.example" } });
+    await recordAudit({
+      actorId: admin.id,
+      action: "user.update",
+      targetType: "user",
+      targetId: bystander.id,
+      before: { email: "bystander@example.com" },
+      after: { email: "bystander@other.example" },
+    });
 
     await deleteOwnAccount(user.id, { password: PASSWORD });
     const keys = (await db.rateLimit.findMany({ select: { key: true } })).map((row) => row.key);
@@ -92,7 +120,14 @@ describe("account deletion forgets exactly the account's own rows", () => {
   it("an unproven address reaches nothing: signing up with an address someone used before wipes none of their entries or limits", async () => {
     const admin = await createTestUser({ isAdmin: true, canBeAdmin: true });
     const owner = await createTestUser({ email: "owner-new@example.com" });
-    await recordAudit({ actorId: admin.id, action: "user.update", targetType: "user", targetId: owner.id, before: { email: "owner-old@example.com" }, after: { email: "owner-new@example.com" } });
+    await recordAudit({
+      actorId: admin.id,
+      action: "user.update",
+      targetType: "user",
+      targetId: owner.id,
+      before: { email: "owner-old@example.com" },
+      after: { email: "owner-new@example.com" },
+    });
     await db.rateLimit.create({ data: { key: "shop-email-mail:email:owner-old@example.com", count: 5, resetAt: new Date(Date.now() + 60_000) } });
     await signUpAndDelete("owner-old@example.com");
     const audit = await db.auditEntry.findFirstOrThrow({ where: { targetId: owner.id, action: "user.update" } });

@@ -67,19 +67,50 @@ async function personWithEverything(tag: string) {
   const post = await createPost({ tiers: [TIER_2] });
   await sessionCookie(user.id);
   await db.apiToken.create({ data: { userId: user.id, tokenHash: `hash-${tag}`, label: "phone" } });
-  await db.shopEmail.create({ data: { userId: user.id, email: `${tag}-shop@buyer.example`, verifiedEmail: `${tag}-shop@buyer.example`, verifiedAt: new Date() } });
+  await db.shopEmail.create({
+    data: { userId: user.id, email: `${tag}-shop@buyer.example`, verifiedEmail: `${tag}-shop@buyer.example`, verifiedAt: new Date() },
+  });
   await db.shopEmail.create({ data: { userId: user.id, email: `${tag}-pending@buyer.example` } });
-  await db.purchase.create({ data: { email: `${tag}-shop@buyer.example`, kofiItemCode: post.kofiId!, transactionId: `tx-${tag}`, source: "WEBHOOK", purchasedAt: new Date() } });
-  await db.pledgeEvent.create({ data: { id: `pledge_start:${tag}`, userId: user.id, type: "pledge_start", amountCents: 500, date: new Date("2026-01-02"), tierId: TIER_2, tierTitle: "Tier 2", paymentStatus: "Paid" } });
+  await db.purchase.create({
+    data: { email: `${tag}-shop@buyer.example`, kofiItemCode: post.kofiId!, transactionId: `tx-${tag}`, source: "WEBHOOK", purchasedAt: new Date() },
+  });
+  await db.pledgeEvent.create({
+    data: {
+      id: `pledge_start:${tag}`,
+      userId: user.id,
+      type: "pledge_start",
+      amountCents: 500,
+      date: new Date("2026-01-02"),
+      tierId: TIER_2,
+      tierTitle: "Tier 2",
+      paymentStatus: "Paid",
+    },
+  });
   await db.unlockedContent.create({ data: { userId: user.id, postId: post.id, source: "ADMIN" } });
   await db.download.create({ data: { userId: user.id, postId: post.id, version: "V1.0" } });
   const panel = await db.inspirationPanel.create({ data: { imageUrl: "/x.jpg", title: "Idea" } });
   await db.inspirationLike.create({ data: { userId: user.id, panelId: panel.id, kind: "LIKE" } });
   await recordAudit({ actorId: user.id, action: "post.update", targetType: "post", targetId: post.id });
-  await recordAudit({ actorId: null, action: "user.update", targetType: "user", targetId: user.id, before: { email: user.email, fullName: user.fullName }, after: { discordTag: `tag-${tag}` } });
+  await recordAudit({
+    actorId: null,
+    action: "user.update",
+    targetType: "user",
+    targetId: user.id,
+    before: { email: user.email, fullName: user.fullName },
+    after: { discordTag: `tag-${tag}` },
+  });
   await db.rateLimit.create({ data: { key: `login:email:${tag}@person.example`, count: 1, resetAt: new Date(Date.now() + 60_000) } });
   await db.patreonMemberState.create({ data: { patreonUserId: `pat-${tag}`, stateAt: new Date(), active: true } });
-  await db.updateSubscription.create({ data: { userId: user.id, feedTokenHash: `hash-feed-${tag}`, feedTokenCreatedAt: new Date(), notifyNewPosts: true, newPostsSince: new Date(), unsubscribeToken: `unsub-${tag}` } });
+  await db.updateSubscription.create({
+    data: {
+      userId: user.id,
+      feedTokenHash: `hash-feed-${tag}`,
+      feedTokenCreatedAt: new Date(),
+      notifyNewPosts: true,
+      newPostsSince: new Date(),
+      unsubscribeToken: `unsub-${tag}`,
+    },
+  });
   await db.updateMailed.create({ data: { userId: user.id, kind: "NEW_POST", subjectId: post.id } });
   return { user, post };
 }
@@ -107,7 +138,9 @@ describe("Download my data", () => {
 
   it("never shows purchases of a linked but unverified email: not in the export, not on a card; admins see the near miss", async () => {
     const { user, post } = await personWithEverything("unproven");
-    await db.purchase.create({ data: { email: "unproven-pending@buyer.example", kofiItemCode: "SOMEONE-ELSES", transactionId: "tx-someone", source: "WEBHOOK", purchasedAt: new Date() } });
+    await db.purchase.create({
+      data: { email: "unproven-pending@buyer.example", kofiItemCode: "SOMEONE-ELSES", transactionId: "tx-someone", source: "WEBHOOK", purchasedAt: new Date() },
+    });
     const locked = await createPost({ tiers: [], kofiId: "SOMEONE-ELSES" });
     const text = JSON.stringify(await exportAccountData(user.id));
     expect(text).not.toContain("tx-someone");
@@ -116,7 +149,9 @@ describe("Download my data", () => {
     const cards = await explainLibraryCards(user, listed, await listTiers());
     expect(cards[locked.id]!.misses).toEqual(["Not bought in the shop (item SOMEONE-ELSES)"]);
     const check = await checkAccess(user.id, locked.id);
-    expect(check.access.misses).toEqual(["Bought on " + formatAccessDate(new Date()) + " with unproven-pending@buyer.example, which is linked to this account but not verified"]);
+    expect(check.access.misses).toEqual([
+      "Bought on " + formatAccessDate(new Date()) + " with unproven-pending@buyer.example, which is linked to this account but not verified",
+    ]);
   });
 
   it("answers the account page's button with a JSON attachment", async () => {
@@ -142,12 +177,34 @@ describe("Delete my account", () => {
     expect(response.headers.get("Location")).toBe("/");
     expect(await db.user.count({ where: { id: user.id } })).toBe(0);
     expect(await db.session.count({ where: { userId: user.id } })).toBe(0);
-    for (const needle of ["gone@person.example", "gone-shop@buyer.example", "gone-pending@buyer.example", "Person gone", "pat-gone", "goo-gone", "dis-gone", "tag-gone", "hash-feed-gone", "unsub-gone", user.id]) {
+    for (const needle of [
+      "gone@person.example",
+      "gone-shop@buyer.example",
+      "gone-pending@buyer.example",
+      "Person gone",
+      "pat-gone",
+      "goo-gone",
+      "dis-gone",
+      "tag-gone",
+      "hash-feed-gone",
+      "unsub-gone",
+      user.id,
+    ]) {
       const hits = await rowsContaining(needle);
       // The deletion's own audit entry names the removed account id, nothing else may.
-      expect(hits.filter((hit) => !(needle === user.id && hit === "audit_log.target_id")), needle).toEqual([]);
+      expect(
+        hits.filter((hit) => !(needle === user.id && hit === "audit_log.target_id")),
+        needle,
+      ).toEqual([]);
     }
-    const purchase = await db.purchase.findUniqueOrThrow({ where: { transactionId_kofiItemCode: { transactionId: "tx-gone", kofiItemCode: (await db.purchase.findFirstOrThrow({ where: { transactionId: "tx-gone" } })).kofiItemCode } } });
+    const purchase = await db.purchase.findUniqueOrThrow({
+      where: {
+        transactionId_kofiItemCode: {
+          transactionId: "tx-gone",
+          kofiItemCode: (await db.purchase.findFirstOrThrow({ where: { transactionId: "tx-gone" } })).kofiItemCode,
+        },
+      },
+    });
     expect(purchase.email).toMatch(/^deleted-[0-9a-f]{16}@anonymised\.invalid$/);
     expect(await db.anonymisedPledge.count({ where: { amountCents: 500, tierTitle: "Tier 2", date: new Date("2026-01-02") } })).toBe(1);
     const audit = await db.auditEntry.findFirstOrThrow({ where: { action: "account.delete", targetId: user.id } });
@@ -157,7 +214,15 @@ describe("Delete my account", () => {
     const delivered = await callRoute(kofiWebhook, {
       method: "POST",
       path: "/api/webhooks/kofi",
-      form: { data: JSON.stringify(kofiPayload({ email: "gone-shop@buyer.example", kofi_transaction_id: "tx-after", shop_items: [{ direct_link_code: "item-after", variation_name: null, quantity: 1 }] })) },
+      form: {
+        data: JSON.stringify(
+          kofiPayload({
+            email: "gone-shop@buyer.example",
+            kofi_transaction_id: "tx-after",
+            shop_items: [{ direct_link_code: "item-after", variation_name: null, quantity: 1 }],
+          }),
+        ),
+      },
     });
     expect(delivered.status).toBe(200);
     expect(await db.purchase.count({ where: { email: "gone-shop@buyer.example" } })).toBe(1);

@@ -84,7 +84,10 @@ describe("GET /api/admin/users", () => {
 
     for (const term of ["ZOE.SE", "zoe.search@example.org", "zoe q", "Zoe", "ZOE-BUYS@shop", "PAT-998877", String(zoe.number)]) {
       const result = await search(term);
-      expect(result.users.map((user) => user.id), term).toEqual([zoe.id]);
+      expect(
+        result.users.map((user) => user.id),
+        term,
+      ).toEqual([zoe.id]);
     }
     const [found] = (await search("zoe")).users;
     expect(found).toMatchObject({
@@ -128,7 +131,16 @@ describe("GET /api/admin/users/{id}", () => {
     await db.unlockedContent.create({ data: { userId: user.id, postId: "p-castle", source: "ADMIN" } });
     await db.download.create({ data: { userId: user.id, postId: "p-bridge", version: "V1.2" } });
     await db.pledgeEvent.create({
-      data: { id: "pledge_start:1", userId: user.id, type: "pledge_start", amountCents: 500, date: new Date("2024-05-01T00:00:00Z"), tierId: "8825009", tierTitle: "Tier 2", paymentStatus: "Paid" },
+      data: {
+        id: "pledge_start:1",
+        userId: user.id,
+        type: "pledge_start",
+        amountCents: 500,
+        date: new Date("2024-05-01T00:00:00Z"),
+        tierId: "8825009",
+        tierTitle: "Tier 2",
+        paymentStatus: "Paid",
+      },
     });
     const response = await callRoute(adminUser, { path: `/api/admin/users/${user.id}`, params: { id: user.id }, cookie: adminCookie });
     expect(response.status).toBe(200);
@@ -178,7 +190,15 @@ describe("PUT /api/admin/users/{id}", () => {
     expect(await readJsonBody(response)).toEqual({ message: "User updated successfully." });
 
     const saved = await db.user.findUniqueOrThrow({ where: { id: user.id }, include: { unlockedContent: true, shopEmails: true } });
-    expect(saved).toMatchObject({ fullName: "After Name", email: "after@example.com", restricted: true, canBeAdmin: true, currentTierId: "8824971", number: user.number, patreonId: null });
+    expect(saved).toMatchObject({
+      fullName: "After Name",
+      email: "after@example.com",
+      restricted: true,
+      canBeAdmin: true,
+      currentTierId: "8824971",
+      number: user.number,
+      patreonId: null,
+    });
     expect(saved.unlockedContent.map((unlock) => [unlock.postId, unlock.source])).toEqual([["p-castle", "ADMIN"]]);
     expect(saved.shopEmails.map((shopEmail) => [shopEmail.email, shopEmail.verifiedEmail])).toEqual([["shop@buyer.example", null]]);
 
@@ -187,7 +207,15 @@ describe("PUT /api/admin/users/{id}", () => {
     expect(audit[0]).toMatchObject({
       actorId: adminId,
       action: "user.update",
-      before: { fullName: "Before Name", email: "before@example.com", restricted: false, canBeAdmin: false, current_tier: null, unlocked_content: ["p-bridge"], kofiEmails: [] },
+      before: {
+        fullName: "Before Name",
+        email: "before@example.com",
+        restricted: false,
+        canBeAdmin: false,
+        current_tier: null,
+        unlocked_content: ["p-bridge"],
+        kofiEmails: [],
+      },
       after: {
         fullName: "After Name",
         email: "after@example.com",

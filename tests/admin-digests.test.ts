@@ -91,9 +91,20 @@ describe("Send update digests now", () => {
     expect(toMember.text).not.toContain("Update post 2 V2.0");
 
     const ledger = await db.updateMailed.findMany({ where: { userId: { in: [reader.id, member.id] } } });
-    expect(ledger.map((row) => `${row.userId === reader.id ? "reader" : "member"} ${row.kind}`).sort()).toEqual(["member NEW_POST", "reader NEW_POST", "reader NEW_VERSION"]);
-    expect(await db.jobRun.findFirstOrThrow({ where: { job: "update-digest" }, orderBy: { startedAt: "desc" } })).toMatchObject({ trigger: "manual", status: "done" });
-    expect(await db.auditEntry.findFirstOrThrow({ where: { action: "digests.send" } })).toMatchObject({ actorId: admin.id, targetType: "job", after: { mailed: 2, failed: 0 } });
+    expect(ledger.map((row) => `${row.userId === reader.id ? "reader" : "member"} ${row.kind}`).sort()).toEqual([
+      "member NEW_POST",
+      "reader NEW_POST",
+      "reader NEW_VERSION",
+    ]);
+    expect(await db.jobRun.findFirstOrThrow({ where: { job: "update-digest" }, orderBy: { startedAt: "desc" } })).toMatchObject({
+      trigger: "manual",
+      status: "done",
+    });
+    expect(await db.auditEntry.findFirstOrThrow({ where: { action: "digests.send" } })).toMatchObject({
+      actorId: admin.id,
+      targetType: "job",
+      after: { mailed: 2, failed: 0 },
+    });
 
     // Pressed again: the ledger has every item, so nothing goes out.
     const mailsBefore = mail().messages.length;

@@ -71,7 +71,11 @@ describe("force interval: one model function behind the page action and the API"
       expect(body.details).toEqual((body.summary as Json).error);
       expect(entries.map((entry) => entry.action)).toEqual(["interval.force"]);
     }
-    expect(page.body).toEqual({ intent: "force-interval", ...api.body, summary: { ...(api.body.summary as Json), jobRunId: (page.body.summary as Json).jobRunId } });
+    expect(page.body).toEqual({
+      intent: "force-interval",
+      ...api.body,
+      summary: { ...(api.body.summary as Json), jobRunId: (page.body.summary as Json).jobRunId },
+    });
   });
 
   it("answers 409 on both paths while another server holds the job's lock, still auditing the attempt", async () => {
@@ -83,7 +87,11 @@ describe("force interval: one model function behind the page action and the API"
       for (const call of [forceViaPage, forceViaApi]) {
         const { response, body, entries } = await withNewAuditEntries(call);
         expect(response.status).toBe(409);
-        expect(body).toMatchObject({ error: "Error forcing interval.", details: "The interval job is already running.", summary: { status: "skipped", jobRunId: null } });
+        expect(body).toMatchObject({
+          error: "Error forcing interval.",
+          details: "The interval job is already running.",
+          summary: { status: "skipped", jobRunId: null },
+        });
         expect(entries).toHaveLength(1);
       }
     } finally {
@@ -144,7 +152,13 @@ describe("admin editor refusals keep their status on both paths", () => {
     expect(page.status).toBe(400);
     expect(await readJsonBody(page)).toEqual({ intent: "save-user", error: "You cannot restrict yourself or remove your own admin rights here." });
     const usersApi = await import("~/routes/api.admin.users.$id");
-    const api = await callRoute(usersApi, { method: "PUT", path: `/api/admin/users/${admin.id}`, params: { id: admin.id }, json: { restricted: true }, cookie: admin.cookie });
+    const api = await callRoute(usersApi, {
+      method: "PUT",
+      path: `/api/admin/users/${admin.id}`,
+      params: { id: admin.id },
+      json: { restricted: true },
+      cookie: admin.cookie,
+    });
     expect(api.status).toBe(400);
     expect(await readJsonBody(api)).toEqual({ error: "You cannot restrict yourself or remove your own admin rights here." });
   });

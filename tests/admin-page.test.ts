@@ -31,7 +31,12 @@ describe("/admin loader", () => {
     const refused = await callRoute(adminRoute, { path: "/admin", cookie: await sessionCookie(fan.id) });
     expect(refused.status).toBe(302);
     expect(refused.headers.get("Location")).toBe("/");
-    const post = await callRoute(adminRoute, { method: "POST", path: "/admin", form: { intent: "search-by-code", code: "1", keyword: "x" }, cookie: await sessionCookie(fan.id) });
+    const post = await callRoute(adminRoute, {
+      method: "POST",
+      path: "/admin",
+      form: { intent: "search-by-code", code: "1", keyword: "x" },
+      cookie: await sessionCookie(fan.id),
+    });
     expect(post.status).toBe(302);
     expect(post.headers.get("Location")).toBe("/");
   });
@@ -97,13 +102,28 @@ describe("/admin action without JavaScript", () => {
   it("adds a shop email as unverified and marks it verified, each audited", async () => {
     const target = await createTestUser();
     const base = { userId: target.id, fullName: "x", email: target.email! };
-    const empty = await callRoute(adminRoute, { method: "POST", path: "/admin", form: { ...base, intent: "add-shop-email", newShopEmail: " " }, cookie: adminCookie });
+    const empty = await callRoute(adminRoute, {
+      method: "POST",
+      path: "/admin",
+      form: { ...base, intent: "add-shop-email", newShopEmail: " " },
+      cookie: adminCookie,
+    });
     expect(empty.status).toBe(400);
     expect(await readJsonBody(empty)).toEqual({ intent: "add-shop-email", error: "Ko-fi email cannot be empty." });
-    const invalid = await callRoute(adminRoute, { method: "POST", path: "/admin", form: { ...base, intent: "add-shop-email", newShopEmail: "nope@" }, cookie: adminCookie });
+    const invalid = await callRoute(adminRoute, {
+      method: "POST",
+      path: "/admin",
+      form: { ...base, intent: "add-shop-email", newShopEmail: "nope@" },
+      cookie: adminCookie,
+    });
     expect(await readJsonBody(invalid)).toEqual({ intent: "add-shop-email", error: "Invalid email format." });
 
-    const added = await callRoute(adminRoute, { method: "POST", path: "/admin", form: { ...base, intent: "add-shop-email", newShopEmail: "Buyer@Shop.example" }, cookie: adminCookie });
+    const added = await callRoute(adminRoute, {
+      method: "POST",
+      path: "/admin",
+      form: { ...base, intent: "add-shop-email", newShopEmail: "Buyer@Shop.example" },
+      cookie: adminCookie,
+    });
     expect(added.status).toBe(302);
     expect(added.headers.get("Location")).toBe(`/admin?user=${target.id}`);
     let shopEmail = await db.shopEmail.findFirstOrThrow({ where: { userId: target.id } });
@@ -111,7 +131,12 @@ describe("/admin action without JavaScript", () => {
     // The fullName field of the same form is not saved by this button.
     expect((await db.user.findUniqueOrThrow({ where: { id: target.id } })).fullName).not.toBe("x");
 
-    const verified = await callRoute(adminRoute, { method: "POST", path: "/admin", form: { ...base, verifyShopEmail: "Buyer@Shop.example" }, cookie: adminCookie });
+    const verified = await callRoute(adminRoute, {
+      method: "POST",
+      path: "/admin",
+      form: { ...base, verifyShopEmail: "Buyer@Shop.example" },
+      cookie: adminCookie,
+    });
     expect(verified.status).toBe(302);
     shopEmail = await db.shopEmail.findFirstOrThrow({ where: { userId: target.id } });
     expect(shopEmail.verifiedEmail).toBe("Buyer@Shop.example");
@@ -134,7 +159,12 @@ describe("/admin action without JavaScript", () => {
   it("runs the code search from a plain form", async () => {
     const leaker = await createTestUser({ fullName: "Form Leaker" });
     await db.download.create({ data: { userId: leaker.id, postId: "p-ship", version: "V1.0" } });
-    const missing = await callRoute(adminRoute, { method: "POST", path: "/admin", form: { intent: "search-by-code", code: "", keyword: "ship" }, cookie: adminCookie });
+    const missing = await callRoute(adminRoute, {
+      method: "POST",
+      path: "/admin",
+      form: { intent: "search-by-code", code: "", keyword: "ship" },
+      cookie: adminCookie,
+    });
     expect(missing.status).toBe(400);
     expect(await readJsonBody(missing)).toMatchObject({ error: "Please enter both code and keyword" });
     const found = await callRoute(adminRoute, {
@@ -165,7 +195,12 @@ describe("/admin action without JavaScript", () => {
 
   it("unlocks objects for a user (audited) and refuses a form without a user", async () => {
     const target = await createTestUser();
-    const response = await callRoute(adminRoute, { method: "POST", path: "/admin?search=x", form: { intent: "unlock-objects", userId: target.id }, cookie: adminCookie });
+    const response = await callRoute(adminRoute, {
+      method: "POST",
+      path: "/admin?search=x",
+      form: { intent: "unlock-objects", userId: target.id },
+      cookie: adminCookie,
+    });
     expect(response.status).toBe(302);
     expect(response.headers.get("Location")).toBe(`/admin?search=x&user=${target.id}`);
     const entry = await db.auditEntry.findFirstOrThrow({ where: { targetId: target.id, action: "unlocks.recompute" } });

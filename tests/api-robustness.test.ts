@@ -47,7 +47,7 @@ const HOSTILE_STRINGS = [
   "..%2F..%2Fetc%2Fpasswd",
   "' OR '1'='1",
   "1; DROP TABLE users; --",
-  "\"; SELECT pg_sleep(1); --",
+  '"; SELECT pg_sleep(1); --',
   "<script>alert(1)</script>",
   "\u0000",
   "%00",
@@ -72,10 +72,41 @@ const hostileString = fc.oneof(
 
 /** Keys the routes read, so values of the wrong type land where they are used. */
 const FIELD_NAMES = [
-  "email", "password", "newPassword", "currentPassword", "code", "username", "title", "link", "description", "index",
-  "enabled", "orderDate", "like", "tosAccepted", "postIds", "userId", "keyword", "votingOpen", "votingEndTime", "mode",
-  "imageUrl", "isAdmin", "canBeAdmin", "restricted", "unlocked_content", "kofiEmails", "kofi_id", "tiers", "first_tiers",
-  "paid_content", "drive_file_id", "data", "id", "fullName", "__proto__",
+  "email",
+  "password",
+  "newPassword",
+  "currentPassword",
+  "code",
+  "username",
+  "title",
+  "link",
+  "description",
+  "index",
+  "enabled",
+  "orderDate",
+  "like",
+  "tosAccepted",
+  "postIds",
+  "userId",
+  "keyword",
+  "votingOpen",
+  "votingEndTime",
+  "mode",
+  "imageUrl",
+  "isAdmin",
+  "canBeAdmin",
+  "restricted",
+  "unlocked_content",
+  "kofiEmails",
+  "kofi_id",
+  "tiers",
+  "first_tiers",
+  "paid_content",
+  "drive_file_id",
+  "data",
+  "id",
+  "fullName",
+  "__proto__",
 ];
 
 const anyValue: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
@@ -104,10 +135,17 @@ const bodyArb: fc.Arbitrary<Body> = fc.oneof(
   fc.record({ kind: fc.constant("json" as const), value: anyValue }),
   fc.record({
     kind: fc.constant("raw" as const),
-    text: fc.oneof(fc.constantFrom("{", "{\"email\":", "[1,2", "null", "\"str\"", "{}}", "\u0000"), fc.string({ maxLength: 50 })),
+    text: fc.oneof(fc.constantFrom("{", '{"email":', "[1,2", "null", '"str"', "{}}", "\u0000"), fc.string({ maxLength: 50 })),
     contentType: fc.constantFrom("application/json", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", ""),
   }),
-  fc.record({ kind: fc.constant("form" as const), fields: fc.dictionary(fc.constantFrom(...FIELD_NAMES, "intent"), hostileString.filter((s) => s.length < 5000), { maxKeys: 4 }) }),
+  fc.record({
+    kind: fc.constant("form" as const),
+    fields: fc.dictionary(
+      fc.constantFrom(...FIELD_NAMES, "intent"),
+      hostileString.filter((s) => s.length < 5000),
+      { maxKeys: 4 },
+    ),
+  }),
   fc.record({
     kind: fc.constant("multipart" as const),
     field: fc.constantFrom("image", "file", "other"),
@@ -136,7 +174,18 @@ function requestFor(method: string, url: string, body: Body, cookie: string | un
 
 // ---------------------------------------------------------------- checks
 
-const LEAKS = [/\n\s+at\s/, /node_modules/, /\/work\//, /\bprisma\b.*invocation/i, /\bSELECT\s.+\sFROM\b/i, /\bINSERT INTO\b/i, /syntax error at/i, /invalid input syntax/i, /PrismaClient/, /TypeError|ReferenceError|SyntaxError/];
+const LEAKS = [
+  /\n\s+at\s/,
+  /node_modules/,
+  /\/work\//,
+  /\bprisma\b.*invocation/i,
+  /\bSELECT\s.+\sFROM\b/i,
+  /\bINSERT INTO\b/i,
+  /syntax error at/i,
+  /invalid input syntax/i,
+  /PrismaClient/,
+  /TypeError|ReferenceError|SyntaxError/,
+];
 
 async function call(module: RouteModule, method: string, request: Request, params: Record<string, string>): Promise<Response> {
   const handler = method === "GET" ? module.loader : module.action;
@@ -164,7 +213,8 @@ async function problemsOf(response: Response): Promise<string[]> {
     } catch {
       problems.push(`status ${response.status} without JSON: ${text.slice(0, 200)}`);
     }
-    if (parsed !== undefined && typeof (parsed as { error?: unknown })?.error !== "string") problems.push(`status ${response.status} without an error string: ${text.slice(0, 200)}`);
+    if (parsed !== undefined && typeof (parsed as { error?: unknown })?.error !== "string")
+      problems.push(`status ${response.status} without an error string: ${text.slice(0, 200)}`);
   }
   return problems;
 }
@@ -216,7 +266,13 @@ describe("every /api route survives hostile input", () => {
           fc.constantFrom("guest", "user", "admin" as const),
           fc.tuple(...names.map(() => paramArb)),
           bodyArb,
-          fc.option(fc.dictionary(fc.constantFrom("q", "page", "limit", "sort", "search", "intent", "callback"), hostileString.filter((s) => s.length < 500), { maxKeys: 3 })),
+          fc.option(
+            fc.dictionary(
+              fc.constantFrom("q", "page", "limit", "sort", "search", "intent", "callback"),
+              hostileString.filter((s) => s.length < 500),
+              { maxKeys: 3 },
+            ),
+          ),
           async (method, role, paramValues, body, query) => {
             // Logout would end the session the next runs need.
             const cookie = file === "api.auth.logout.ts" ? undefined : cookies[role as keyof typeof cookies];
@@ -242,7 +298,13 @@ describe("every /api route refuses oversized bodies", () => {
       const params = Object.fromEntries(routeParams(file).map((name) => [name, "robust-post"]));
       for (const method of methods.filter((m) => m !== "GET" && !SKIP[`${file} ${m}`])) {
         for (const cookie of [cookies.user, cookies.admin]) {
-          const request = buildRequest({ method, path: routePath(file, params), cookie: file === "api.auth.logout.ts" ? undefined : cookie, body: huge, headers: { "Content-Type": "application/json" } });
+          const request = buildRequest({
+            method,
+            path: routePath(file, params),
+            cookie: file === "api.auth.logout.ts" ? undefined : cookie,
+            body: huge,
+            headers: { "Content-Type": "application/json" },
+          });
           const response = await call(module, method, request, params);
           // Routes that read the body answer 413 (readJson's cap); the server refuses it earlier.
           expect(await problemsOf(response), `${method} ${file}`).toEqual([]);

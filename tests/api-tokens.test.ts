@@ -66,7 +66,12 @@ describe("revoked with the password", () => {
     const user = await createTestUser({ password: "Current123!" });
     const other = await createTestUser();
     const [first, second, theirs] = [await tokenOf(user.id), await tokenOf(user.id), await tokenOf(other.id)];
-    const changed = await postJson(changePasswordRoute, "/api/auth/change-password", { currentPassword: "Current123!", newPassword: "Changed123!" }, { token: first });
+    const changed = await postJson(
+      changePasswordRoute,
+      "/api/auth/change-password",
+      { currentPassword: "Current123!", newPassword: "Changed123!" },
+      { token: first },
+    );
     expect(changed.status).toBe(200);
     expect((await asBearer(first)).status).toBe(401);
     expect((await asBearer(second)).status).toBe(401);
@@ -85,7 +90,9 @@ describe("revoked with the password", () => {
   it("a reset ends every token; the feed link, read-only, stays", async () => {
     const user = await createTestUser({ password: "Forgotten1!" });
     const token = await tokenOf(user.id);
-    await db.updateSubscription.create({ data: { userId: user.id, feedTokenHash: "feed-hash-reset", feedTokenCreatedAt: new Date(), unsubscribeToken: "unsub-reset" } });
+    await db.updateSubscription.create({
+      data: { userId: user.id, feedTokenHash: "feed-hash-reset", feedTokenCreatedAt: new Date(), unsubscribeToken: "unsub-reset" },
+    });
     expect((await postJson(forgotRoute, "/api/auth/forgot-password", { email: user.email })).status).toBe(200);
     const code = await mail().nextCodeFor(user.email!);
     const reset = await postJson(resetRoute, "/api/auth/reset-password", { email: user.email, code, newPassword: "Remembered1!" });

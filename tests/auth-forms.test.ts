@@ -15,7 +15,10 @@ const mail = useMailCapture();
 /** The toast a redirect or answer carries in its flash cookie (remix-toast's signed session). */
 async function flashToast(response: Response): Promise<string | null> {
   const { getToast } = await import("~/toast.server");
-  const cookies = response.headers.getSetCookie().map((value) => value.split(";")[0]!).join("; ");
+  const cookies = response.headers
+    .getSetCookie()
+    .map((value) => value.split(";")[0]!)
+    .join("; ");
   const { toast } = await getToast(new Request("http://localhost:3999/", { headers: { Cookie: cookies } }));
   return toast?.message ?? null;
 }
@@ -52,12 +55,21 @@ describe("schemas carry the spec's words", () => {
 
 describe("/login forms", () => {
   it("sign-up redirects with the toast and a session; the page then shows the verification view", async () => {
-    const response = await submit({ intent: "signup", email: "form@example.com", password: "Secret123", confirmPassword: "Secret123" }, undefined, "/login?tab=signup");
+    const response = await submit(
+      { intent: "signup", email: "form@example.com", password: "Secret123", confirmPassword: "Secret123" },
+      undefined,
+      "/login?tab=signup",
+    );
     expect(response.status).toBe(302);
     expect(response.headers.get("Location")).toBe("/login");
     expect(await flashToast(response)).toBe("Account created and logged in successfully.");
-    const session = response.headers.getSetCookie().find((value) => value.startsWith("__session="))!.split(";")[0]!;
-    const page = await readJsonBody<{ view: string; user: { mailVerified: boolean }; resendWait: number }>(await callRoute(loginPage, { path: "/login", cookie: session }));
+    const session = response.headers
+      .getSetCookie()
+      .find((value) => value.startsWith("__session="))!
+      .split(";")[0]!;
+    const page = await readJsonBody<{ view: string; user: { mailVerified: boolean }; resendWait: number }>(
+      await callRoute(loginPage, { path: "/login", cookie: session }),
+    );
     expect(page).toMatchObject({ view: "account", user: { mailVerified: false } });
     expect(page.resendWait).toBeGreaterThan(55);
 
@@ -87,7 +99,10 @@ describe("/login forms", () => {
 
   it("resend within the cooldown is refused; cancel removes the unverified account and logs out", async () => {
     const signup = await submit({ intent: "signup", email: "quitter@example.com", password: "Secret123", confirmPassword: "Secret123" });
-    const session = signup.headers.getSetCookie().find((value) => value.startsWith("__session="))!.split(";")[0]!;
+    const session = signup.headers
+      .getSetCookie()
+      .find((value) => value.startsWith("__session="))!
+      .split(";")[0]!;
     await mail().nextMailTo("quitter@example.com");
     const resend = await submit({ intent: "resend" }, session);
     expect(resend.status).toBe(429);
@@ -101,10 +116,16 @@ describe("/login forms", () => {
   it("change and set password forms", async () => {
     const user = await createTestUser({ password: "Current123" });
     const cookie = await sessionCookie(user.id);
-    const mismatch = await submit({ intent: "change-password", currentPassword: "Current123", newPassword: "Newpass123", confirmPassword: "Newpass124" }, cookie);
+    const mismatch = await submit(
+      { intent: "change-password", currentPassword: "Current123", newPassword: "Newpass123", confirmPassword: "Newpass124" },
+      cookie,
+    );
     expect(await readJsonBody(mismatch)).toMatchObject({ errors: { confirmPassword: "Passwords do not match." } });
     expect(await flashToast(mismatch)).toBeNull();
-    const changed = await submit({ intent: "change-password", currentPassword: "Current123", newPassword: "Newpass123", confirmPassword: "Newpass123" }, cookie);
+    const changed = await submit(
+      { intent: "change-password", currentPassword: "Current123", newPassword: "Newpass123", confirmPassword: "Newpass123" },
+      cookie,
+    );
     expect(await flashToast(changed)).toBe("Password changed successfully.");
 
     const provider = await createTestUser({ password: null, discordId: "d-form" });
@@ -147,10 +168,27 @@ describe("/login?callback=", () => {
     expect(guestUrl.searchParams.get("x")).toBe("1");
 
     const user = await createTestUser({ canBeAdmin: true });
-    const ok = await callRoute(loginPage, { path: `/login?callback=${encodeURIComponent("https://tools.example.com/back")}`, cookie: await sessionCookie(user.id) });
+    const ok = await callRoute(loginPage, {
+      path: `/login?callback=${encodeURIComponent("https://tools.example.com/back")}`,
+      cookie: await sessionCookie(user.id),
+    });
     const userData = JSON.parse(new URL(ok.headers.get("Location")!).searchParams.get("userData")!);
     expect(Object.keys(userData).sort()).toEqual(
-      ["id", "email", "fullName", "isAdmin", "mailVerified", "hasPatreon", "hasGoogle", "hasDiscord", "current_tier", "kofiEmails", "hasPassword", "canBeAdmin", "tosAccepted"].sort(),
+      [
+        "id",
+        "email",
+        "fullName",
+        "isAdmin",
+        "mailVerified",
+        "hasPatreon",
+        "hasGoogle",
+        "hasDiscord",
+        "current_tier",
+        "kofiEmails",
+        "hasPassword",
+        "canBeAdmin",
+        "tosAccepted",
+      ].sort(),
     );
     expect(userData).toMatchObject({ id: user.id, canBeAdmin: true, hasPassword: true });
   });
@@ -160,7 +198,10 @@ describe("/login?callback= encoding", () => {
   it("encodes userData like encodeURIComponent (spaces as %20), so decodeURIComponent reads the right name", async () => {
     env().CALLBACK_ORIGINS.push("https://tools.example.com");
     const user = await createTestUser({ fullName: "Demo Fan & Co+Friends" });
-    const ok = await callRoute(loginPage, { path: `/login?callback=${encodeURIComponent("https://tools.example.com/back?keep=a+b")}`, cookie: await sessionCookie(user.id) });
+    const ok = await callRoute(loginPage, {
+      path: `/login?callback=${encodeURIComponent("https://tools.example.com/back?keep=a+b")}`,
+      cookie: await sessionCookie(user.id),
+    });
     const location = ok.headers.get("Location")!;
     // The callback's own query is left exactly as it was given.
     expect(location.startsWith("https://tools.example.com/back?keep=a+b&userData=")).toBe(true);
@@ -179,14 +220,22 @@ describe("/forgot-password and /auth/callback without JavaScript", () => {
     const empty = await callRoute(forgotPage, { method: "POST", path: "/forgot-password", form: { intent: "request", email: "" } });
     expect(await readJsonBody(empty)).toMatchObject({ errors: { email: "Please enter your email." } });
     expect(await flashToast(empty)).toBeNull();
-    const badCode = await callRoute(forgotPage, { method: "POST", path: "/forgot-password", form: { intent: "reset", email: user.email!, code: "", newPassword: "Fresh!123" } });
+    const badCode = await callRoute(forgotPage, {
+      method: "POST",
+      path: "/forgot-password",
+      form: { intent: "reset", email: user.email!, code: "", newPassword: "Fresh!123" },
+    });
     expect(badCode.status).toBe(400);
     expect(await flashToast(badCode)).toBeNull();
     const step1 = await callRoute(forgotPage, { method: "POST", path: "/forgot-password", form: { intent: "request", email: user.email! } });
     expect(step1.headers.get("Location")).toBe(`/forgot-password?step=2&email=${encodeURIComponent(user.email!)}`);
     expect(await flashToast(step1)).toBe("If an account exists with that email, a reset code has been sent.");
     const code = await mail().nextCodeFor(user.email!);
-    const step2 = await callRoute(forgotPage, { method: "POST", path: "/forgot-password", form: { intent: "reset", email: user.email!, code, newPassword: "Fresh!123" } });
+    const step2 = await callRoute(forgotPage, {
+      method: "POST",
+      path: "/forgot-password",
+      form: { intent: "reset", email: user.email!, code, newPassword: "Fresh!123" },
+    });
     expect(step2.headers.get("Location")).toBe("/login");
   });
 

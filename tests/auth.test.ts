@@ -198,7 +198,14 @@ describe("admin mode and usernames", () => {
   });
 
   it("a provider account becomes verified by setting a username; blank is refused", async () => {
-    const user = await createTestUser({ googleId: "g-user-1", mailVerified: false, fullName: null, password: null, signUpMethod: "GOOGLE", emailVerifiedBy: "GOOGLE" });
+    const user = await createTestUser({
+      googleId: "g-user-1",
+      mailVerified: false,
+      fullName: null,
+      password: null,
+      signUpMethod: "GOOGLE",
+      emailVerifiedBy: "GOOGLE",
+    });
     const cookie = await sessionCookie(user.id);
     expect(await post(setUsernameGoogleRoute, "/api/google/set-username-google", { username: "   " }, cookie)).toMatchObject({
       status: 400,

@@ -46,7 +46,10 @@ const active = (cell: Cell, restricted: Cell = no(403)): Record<Role, Cell> => (
  * email is unproven (the "unverified" fixture), 403 "Please verify your email address before
  * linking anything to your account.".
  */
-const proven = (cell: Cell, unproven: Cell = no(403), restricted: Cell = no(403)): Record<Role, Cell> => ({ ...active(cell, restricted), unverified: unproven });
+const proven = (cell: Cell, unproven: Cell = no(403), restricted: Cell = no(403)): Record<Role, Cell> => ({
+  ...active(cell, restricted),
+  unverified: unproven,
+});
 /** Admins only: guests 401, everyone else 403 (the /api convention). */
 const adminApi = (cell: Cell): Record<Role, Cell> => ({ ...all(no(403)), guest: no(401), admin: cell });
 /** Admin-only UI actions: everyone else gets `refused`. */
@@ -90,7 +93,11 @@ const MATRIX: Record<string, Case[]> = {
   "admin_.access-check.tsx": [{ method: "GET", expect: adminUi(ok(400), no("302 /")) }],
   "account.shop-email.tsx": [
     { method: "GET", expect: user(ok("302 /login"), no("302 /login")) },
-    { method: "POST", form: () => ({ intent: "link", email: "matrix-shop@example.com" }), expect: { ...proven(ok("302 /login"), no("302 /login"), no("302 /login")), guest: no("302 /login") } },
+    {
+      method: "POST",
+      form: () => ({ intent: "link", email: "matrix-shop@example.com" }),
+      expect: { ...proven(ok("302 /login"), no("302 /login"), no("302 /login")), guest: no("302 /login") },
+    },
   ],
   "admin.tsx": [
     { method: "GET", expect: adminUi(ok(200), no("302 /")) },
@@ -104,20 +111,46 @@ const MATRIX: Record<string, Case[]> = {
   "admin_.insights.tsx": [{ method: "GET", query: "?range=7", expect: { ...all(no(403)), admin: ok(200) } }],
   "admin_.insights.$chart[.]csv.ts": [
     { method: "GET", params: () => ({ chart: "downloads" }), expect: { ...all(no(403)), admin: ok(200) } },
-    { method: "GET", params: () => ({ chart: "supporters" }), query: "?range=custom&from=2024-01-01&to=2024-12-31", expect: { ...all(no(403)), admin: ok(200) } },
+    {
+      method: "GET",
+      params: () => ({ chart: "supporters" }),
+      query: "?range=custom&from=2024-01-01&to=2024-12-31",
+      expect: { ...all(no(403)), admin: ok(200) },
+    },
   ],
   // 502: no support platform is configured in tests; the run itself is recorded (job_runs, audit).
-  "api.admin.force-interval.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", expect: adminApi(ok(502)) }],
-  "api.admin.import-purchases.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", expect: adminApi(ok(400)) }],
-  "api.admin.posts.getByIds.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: { postIds: [] }, expect: adminApi(ok(200)) }],
-  "api.admin.posts.ts": [{ method: "GET", expect: adminApi(ok(200)) }, { method: "POST", expect: METHOD_NOT_ALLOWED }],
-  "api.admin.search-by-code.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: { code: "1", keyword: "x" }, expect: adminApi(ok(200)) }],
-  "api.admin.unlock-objects-user.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: {}, expect: adminApi(ok(400)) }],
+  "api.admin.force-interval.ts": [
+    { method: "GET", expect: METHOD_NOT_ALLOWED },
+    { method: "POST", expect: adminApi(ok(502)) },
+  ],
+  "api.admin.import-purchases.ts": [
+    { method: "GET", expect: METHOD_NOT_ALLOWED },
+    { method: "POST", expect: adminApi(ok(400)) },
+  ],
+  "api.admin.posts.getByIds.ts": [
+    { method: "GET", expect: METHOD_NOT_ALLOWED },
+    { method: "POST", json: { postIds: [] }, expect: adminApi(ok(200)) },
+  ],
+  "api.admin.posts.ts": [
+    { method: "GET", expect: adminApi(ok(200)) },
+    { method: "POST", expect: METHOD_NOT_ALLOWED },
+  ],
+  "api.admin.search-by-code.ts": [
+    { method: "GET", expect: METHOD_NOT_ALLOWED },
+    { method: "POST", json: { code: "1", keyword: "x" }, expect: adminApi(ok(200)) },
+  ],
+  "api.admin.unlock-objects-user.ts": [
+    { method: "GET", expect: METHOD_NOT_ALLOWED },
+    { method: "POST", json: {}, expect: adminApi(ok(400)) },
+  ],
   "api.admin.users.$id.ts": [
     { method: "GET", params: (f) => ({ id: f.targetUserId }), expect: adminApi(ok(200)) },
     { method: "PUT", params: (f) => ({ id: f.targetUserId }), json: { restricted: true }, expect: adminApi(ok(200)) },
   ],
-  "api.admin.users.ts": [{ method: "GET", expect: adminApi(ok(200)) }, { method: "POST", expect: METHOD_NOT_ALLOWED }],
+  "api.admin.users.ts": [
+    { method: "GET", expect: adminApi(ok(200)) },
+    { method: "POST", expect: METHOD_NOT_ALLOWED },
+  ],
   // An unknown one-time code is refused for everyone.
   "api.auth.callback.ts": [{ method: "POST", json: { code: "nope" }, expect: all(no(403)) }],
   "api.auth.change-password.ts": [{ method: "POST", json: { currentPassword: "Password1!", newPassword: "Password2!" }, expect: user(ok(200)) }],
@@ -150,13 +183,20 @@ const MATRIX: Record<string, Case[]> = {
     // Naming a version does not change who may download (issue 16): an unknown one is 404 for those who may.
     { method: "GET", params: (f) => ({ postId: f.postId }), query: "?version=no-such-version", expect: { ...all(no(403)), guest: ok(404), admin: ok(404) } },
   ],
-  "api.download.freedownload.$postId.ts": [{ method: "GET", params: (f) => ({ postId: f.postId }), expect: { ...all(no(403)), guest: ok(404), admin: ok(404) } }],
+  "api.download.freedownload.$postId.ts": [
+    { method: "GET", params: (f) => ({ postId: f.postId }), expect: { ...all(no(403)), guest: ok(404), admin: ok(404) } },
+  ],
   "api.google.auth.ts": [{ method: "GET", expect: all(ok("302 /login")) }],
   "api.google.callback.ts": [{ method: "GET", expect: all(no("302 /auth/callback")) }],
   "api.google.set-username-google.ts": [{ method: "POST", json: { username: "New Name" }, expect: active(ok(200)) }],
-  "api.inspiration.config.ts": [{ method: "GET", expect: all(ok(200)) }, { method: "POST", json: { votingOpen: true }, expect: adminApi(ok(200)) }],
+  "api.inspiration.config.ts": [
+    { method: "GET", expect: all(ok(200)) },
+    { method: "POST", json: { votingOpen: true }, expect: adminApi(ok(200)) },
+  ],
   "api.inspiration.panels.$id.like.ts": [{ method: "POST", params: (f) => ({ id: f.inspirationPanelId }), json: { like: true }, expect: active(ok(200)) }],
-  "api.inspiration.panels.$id.patreon-like.ts": [{ method: "POST", params: (f) => ({ id: f.inspirationPanelId }), json: { like: true }, expect: active(ok(200)) }],
+  "api.inspiration.panels.$id.patreon-like.ts": [
+    { method: "POST", params: (f) => ({ id: f.inspirationPanelId }), json: { like: true }, expect: active(ok(200)) },
+  ],
   "api.inspiration.panels.$id.ts": [
     { method: "PUT", params: (f) => ({ id: f.inspirationPanelId }), json: { title: "Changed", imageUrl: "/media/changed.jpg" }, expect: adminApi(ok(200)) },
     { method: "DELETE", params: (f) => ({ id: f.inspirationPanelId }), expect: adminApi(ok(200)) },
@@ -166,11 +206,26 @@ const MATRIX: Record<string, Case[]> = {
     { method: "POST", json: { title: "New", imageUrl: "/media/new.jpg" }, expect: adminApi(ok(201)) },
   ],
   "api.inspiration.reset-likes.ts": [{ method: "POST", expect: adminApi(ok(200)) }],
-  "api.inspiration.title.ts": [{ method: "GET", expect: all(ok(200)) }, { method: "POST", json: { title: "New title" }, expect: adminApi(ok(200)) }],
-  "api.kofi.cancel-verification.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: { email: "nobody@example.com" }, expect: active(ok(404)) }],
-  "api.kofi.link.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: { email: "nobody@example.com" }, expect: proven(ok(200)) }],
-  "api.kofi.resend-verification.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: { email: "nobody@example.com" }, expect: proven(ok(404)) }],
-  "api.kofi.verify-email.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: { email: "nobody@example.com", code: "123456" }, expect: proven(ok(404)) }],
+  "api.inspiration.title.ts": [
+    { method: "GET", expect: all(ok(200)) },
+    { method: "POST", json: { title: "New title" }, expect: adminApi(ok(200)) },
+  ],
+  "api.kofi.cancel-verification.ts": [
+    { method: "GET", expect: METHOD_NOT_ALLOWED },
+    { method: "POST", json: { email: "nobody@example.com" }, expect: active(ok(404)) },
+  ],
+  "api.kofi.link.ts": [
+    { method: "GET", expect: METHOD_NOT_ALLOWED },
+    { method: "POST", json: { email: "nobody@example.com" }, expect: proven(ok(200)) },
+  ],
+  "api.kofi.resend-verification.ts": [
+    { method: "GET", expect: METHOD_NOT_ALLOWED },
+    { method: "POST", json: { email: "nobody@example.com" }, expect: proven(ok(404)) },
+  ],
+  "api.kofi.verify-email.ts": [
+    { method: "GET", expect: METHOD_NOT_ALLOWED },
+    { method: "POST", json: { email: "nobody@example.com", code: "123456" }, expect: proven(ok(404)) },
+  ],
   "api.library.accept-tos.$id.ts": [
     // Acceptance belongs to the account: another user's id is refused, even for admins.
     { method: "POST", params: (f) => ({ id: f.targetUserId }), json: { tosAccepted: true }, expect: user(no(403)) },
@@ -181,7 +236,10 @@ const MATRIX: Record<string, Case[]> = {
     { method: "PUT", params: postParams, json: { title: "Changed" }, expect: adminApi(ok(200)) },
     { method: "DELETE", params: postParams, expect: adminApi(ok(200)) },
   ],
-  "api.library.posts.ts": [{ method: "GET", expect: all(ok(200)) }, { method: "POST", json: {}, expect: adminApi(ok(400)) }],
+  "api.library.posts.ts": [
+    { method: "GET", expect: all(ok(200)) },
+    { method: "POST", json: {}, expect: adminApi(ok(400)) },
+  ],
   "api.library.tiers.ts": [{ method: "GET", expect: all(ok(200)) }],
   "api.panels.$id.expanded.ts": [{ method: "GET", params: (f) => ({ id: f.panelId }), expect: all(ok(200)) }],
   "api.panels.$id.ts": [
@@ -197,11 +255,23 @@ const MATRIX: Record<string, Case[]> = {
   "api.upload.file.$id.ts": [{ method: "POST", params: postParams, expect: adminApi(ok(400)) }],
   "api.upload.front.$id.ts": [{ method: "POST", params: postParams, expect: adminApi(ok(400)) }],
   // Signed, not cookie-authenticated: without the signature every role is refused alike.
-  "api.webhooks.kofi.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: {}, expect: all(no(400)) }],
-  "api.webhooks.patreon.ts": [{ method: "GET", expect: METHOD_NOT_ALLOWED }, { method: "POST", json: {}, expect: all(no(401)) }],
-  "auth.callback.tsx": [{ method: "GET", expect: all(ok(200)) }, { method: "POST", form: () => ({}), expect: all(ok(400)) }],
+  "api.webhooks.kofi.ts": [
+    { method: "GET", expect: METHOD_NOT_ALLOWED },
+    { method: "POST", json: {}, expect: all(no(400)) },
+  ],
+  "api.webhooks.patreon.ts": [
+    { method: "GET", expect: METHOD_NOT_ALLOWED },
+    { method: "POST", json: {}, expect: all(no(401)) },
+  ],
+  "auth.callback.tsx": [
+    { method: "GET", expect: all(ok(200)) },
+    { method: "POST", form: () => ({}), expect: all(ok(400)) },
+  ],
   "download.$postId.ts": [{ method: "GET", params: (f) => ({ postId: f.postId }), expect: all(no(403)) }],
-  "forgot-password.tsx": [{ method: "GET", expect: all(ok(200)) }, { method: "POST", form: () => ({ intent: "request", email: "nobody@example.com" }), expect: all(ok("302 /forgot-password")) }],
+  "forgot-password.tsx": [
+    { method: "GET", expect: all(ok(200)) },
+    { method: "POST", form: () => ({ intent: "request", email: "nobody@example.com" }), expect: all(ok("302 /forgot-password")) },
+  ],
   "healthz.ts": [{ method: "GET", expect: all(ok(200)) }],
   "infos.tsx": [{ method: "GET", expect: all(ok(200)) }],
   "inspiration-vote.tsx": [
@@ -212,7 +282,11 @@ const MATRIX: Record<string, Case[]> = {
     { method: "GET", expect: all(ok(200)) },
     { method: "POST", form: (f) => ({ intent: "toggle", postId: f.postId, enabled: "false" }), expect: adminUi(ok("302 /library"), no("302 /library")) },
     // Version actions (issue 16) are admin-only on the server; an unknown version changes nothing for anyone.
-    { method: "POST", form: (f) => ({ intent: "version-hide", postId: f.postId, versionId: "no-such-version" }), expect: adminUi(ok("302 /library"), no("302 /library")) },
+    {
+      method: "POST",
+      form: (f) => ({ intent: "version-hide", postId: f.postId, versionId: "no-such-version" }),
+      expect: adminUi(ok("302 /library"), no("302 /library")),
+    },
   ],
   // Public like the library: the versions a picked file is compared with (no file here: none).
   "library.$postId.versions.ts": [{ method: "GET", params: (f) => ({ postId: f.postId }), expect: all(ok(200)) }],
@@ -240,12 +314,7 @@ function routePath(file: string): string {
     .filter((segment) => segment !== "_index")
     // eslint-disable-next-line no-control-regex -- NUL stands for an escaped dot in the file name (see above)
     .map((segment) => segment.replace(/_$/, "").replace(/\u0000/g, "."));
-  return (
-    "/" +
-    segments
-      .map((segment) => (segment === "$" ? "*" : segment.startsWith("$") ? `:${segment.slice(1)}` : segment))
-      .join("/")
-  );
+  return "/" + segments.map((segment) => (segment === "$" ? "*" : segment.startsWith("$") ? `:${segment.slice(1)}` : segment)).join("/");
 }
 
 function fillPath(pattern: string, params: Record<string, string>): string {
@@ -412,7 +481,13 @@ describe("email verification rules", () => {
     expect(await setName(created)).toMatchObject({ mailVerified: true });
     const typedIn = await createTestUser({ mailVerified: false, password: null, discordId: "rule-typed", signUpMethod: "DISCORD", emailVerifiedBy: null });
     expect(await setName(typedIn)).toMatchObject({ mailVerified: false });
-    const otherProvider = await createTestUser({ mailVerified: false, password: null, discordId: "rule-other", signUpMethod: "DISCORD", emailVerifiedBy: "GOOGLE" });
+    const otherProvider = await createTestUser({
+      mailVerified: false,
+      password: null,
+      discordId: "rule-other",
+      signUpMethod: "DISCORD",
+      emailVerifiedBy: "GOOGLE",
+    });
     expect(await setName(otherProvider)).toMatchObject({ mailVerified: false });
   });
 
@@ -429,7 +504,14 @@ describe("email verification rules", () => {
   it("linking a provider to a signed-in account never changes which email is verified", async () => {
     const { signInWithProvider } = await import("~/models/provider-account.server");
     // Created by Discord with Discord's verified address; Google vouching for it changes no proof.
-    const account = await createTestUser({ email: "rule-link@example.com", mailVerified: false, password: null, signUpMethod: "DISCORD", emailVerifiedBy: "DISCORD", discordId: "rule-link-d" });
+    const account = await createTestUser({
+      email: "rule-link@example.com",
+      mailVerified: false,
+      password: null,
+      signUpMethod: "DISCORD",
+      emailVerifiedBy: "DISCORD",
+      discordId: "rule-link-d",
+    });
     const linked = await signInWithProvider(google("rule-link-g", "rule-link@example.com"), account);
     expect(linked).toMatchObject({ id: account.id, googleId: "rule-link-g", email: "rule-link@example.com", mailVerified: false, emailVerifiedBy: "DISCORD" });
   });
@@ -439,7 +521,10 @@ describe("email verification rules", () => {
     for (const flags of [{ mailVerified: false }, { mailVerified: true, emailVerifiedBy: null }]) {
       const account = await createTestUser({ ...flags });
       const before = await databaseChecksum();
-      await expect(signInWithProvider(google(`rule-unproven-${account.id}`, account.email), account)).rejects.toMatchObject({ status: 403, code: "email_unproven" });
+      await expect(signInWithProvider(google(`rule-unproven-${account.id}`, account.email), account)).rejects.toMatchObject({
+        status: 403,
+        code: "email_unproven",
+      });
       expect(changedTables(before, await databaseChecksum())).toEqual([]);
     }
   });

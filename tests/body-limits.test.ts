@@ -20,7 +20,6 @@ import { buildRequest } from "./helpers";
 import { callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
 import { createPost } from "./library-fixtures";
 
-
 let adminCookie: string;
 
 beforeAll(async () => {

@@ -49,7 +49,13 @@ afterEach(() => {
 describe("the server's own settings are part of the schema", () => {
   it("has the documented defaults, including the one 4 GiB post-file limit", () => {
     const config = parseEnv(base);
-    expect(config).toMatchObject({ REQUEST_LOG: true, HEADERS_TIMEOUT_MS: 15_000, REQUEST_BODY_TIMEOUT_MS: 30_000, DISABLE_JOBS: false, REMIX_BUILD_DIR: "build" });
+    expect(config).toMatchObject({
+      REQUEST_LOG: true,
+      HEADERS_TIMEOUT_MS: 15_000,
+      REQUEST_BODY_TIMEOUT_MS: 30_000,
+      DISABLE_JOBS: false,
+      REMIX_BUILD_DIR: "build",
+    });
     expect(config.POST_FILE_MAX_BYTES).toBe(4 * 1024 * 1024 * 1024);
     expect(config.WEB_CONCURRENCY).toBeUndefined();
     expect(parseEnv({ ...base, WEB_CONCURRENCY: "3", REQUEST_LOG: "false", DISABLE_JOBS: "1", HOST: "127.0.0.1" })).toMatchObject({

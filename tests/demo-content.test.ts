@@ -16,12 +16,18 @@ describe("demo content", () => {
     expect(await seedDemoContent(db, store)).toBe(true);
 
     const tiers = await db.tier.findMany();
-    expect(tiers.filter((tier) => tier.isPaid).map((tier) => tier.id).sort()).toEqual(
-      ["10477032", "21786318", "8652254", "8824971", "8825009"].sort(),
-    );
-    expect(tiers.filter((tier) => tier.canVote).map((tier) => tier.id).sort()).toEqual(
-      ["21786318", "23507144", "23507184", "8658988", "8825009", "8825088"].sort(),
-    );
+    expect(
+      tiers
+        .filter((tier) => tier.isPaid)
+        .map((tier) => tier.id)
+        .sort(),
+    ).toEqual(["10477032", "21786318", "8652254", "8824971", "8825009"].sort());
+    expect(
+      tiers
+        .filter((tier) => tier.canVote)
+        .map((tier) => tier.id)
+        .sort(),
+    ).toEqual(["21786318", "23507144", "23507184", "8658988", "8825009", "8825088"].sort());
 
     const posts = await db.post.findMany();
     expect(posts).toHaveLength(24);
@@ -38,12 +44,18 @@ describe("demo content", () => {
     for (const post of posts) {
       const current = await db.postVersion.findUniqueOrThrow({ where: { id: post.currentVersionId! } });
       expect(current).toMatchObject({ storageKey: post.driveFileId, label: post.version, size: post.fileSize });
-      expect(current.sha256).toBe(createHash("sha256").update(await streamToBuffer(await store.read(post.driveFileId!))).digest("hex"));
+      expect(current.sha256).toBe(
+        createHash("sha256")
+          .update(await streamToBuffer(await store.read(post.driveFileId!)))
+          .digest("hex"),
+      );
     }
     const zipPost = posts.find((post) => post.fileName?.endsWith(".zip"))!;
     const history = (await versionHistories([zipPost.id], { admin: false }))[zipPost.id]!;
     expect(history.map((version) => version.label)).toEqual(["V2.1", "V2.0"]);
-    expect(await listZipEntries(store, zipPost.driveFileId!)).toEqual(history[0]!.zip ? (await db.postVersion.findUniqueOrThrow({ where: { id: history[0]!.id } })).zipEntries : null);
+    expect(await listZipEntries(store, zipPost.driveFileId!)).toEqual(
+      history[0]!.zip ? (await db.postVersion.findUniqueOrThrow({ where: { id: history[0]!.id } })).zipEntries : null,
+    );
     const changelog = history[0]!.changelog!;
     expect([changelog.added.length, changelog.removed.length, changelog.changed.length].every((count) => count > 0)).toBe(true);
 
@@ -85,7 +97,9 @@ describe("demo content", () => {
     }
 
     // 90 days of downloads before today, by members and by accounts without a tier.
-    const downloads = await db.download.findMany({ select: { createdAt: true, accessSource: true, user: { select: { currentTierId: true, pledgeEvents: { select: { id: true }, take: 1 } } } } });
+    const downloads = await db.download.findMany({
+      select: { createdAt: true, accessSource: true, user: { select: { currentTierId: true, pledgeEvents: { select: { id: true }, take: 1 } } } },
+    });
     const days = new Set(downloads.map((download) => day(download.createdAt)));
     expect(days.size).toBeGreaterThanOrEqual(80);
     expect([...days].every((date) => date < today)).toBe(true);
@@ -105,7 +119,9 @@ describe("demo content", () => {
     const parsed = parseInsightsRange(new URLSearchParams({ range: "90" }));
     if (!parsed.success) throw new Error(parsed.error);
     const insights = await loadInsights(parsed.range);
-    expect(insights.downloads.reduce((sum, entry) => sum + entry.total, 0)).toBe(downloads.filter((download) => day(download.createdAt) >= parsed.range.from).length);
+    expect(insights.downloads.reduce((sum, entry) => sum + entry.total, 0)).toBe(
+      downloads.filter((download) => day(download.createdAt) >= parsed.range.from).length,
+    );
     expect(insights.downloads.filter((entry) => entry.total > 0).length).toBeGreaterThanOrEqual(80);
     expect(insights.topPosts.posts).toHaveLength(10);
     expect(insights.topPosts.posts.some((post) => post.ownersOnCurrentVersion < post.owners)).toBe(true);

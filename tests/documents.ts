@@ -62,7 +62,13 @@ async function pageBuild(): Promise<ServerBuild> {
     assets: { entry: { imports: [], module: "/build/entry.client.js" }, routes: manifestRoutes, url: "/build/manifest.js", version: "test" },
     publicPath: "/build/",
     assetsBuildDirectory: "public/build",
-    future: { v3_fetcherPersist: true, v3_relativeSplatPath: true, v3_throwAbortReason: true, v3_lazyRouteDiscovery: true, v3_singleFetch: false } as ServerBuild["future"],
+    future: {
+      v3_fetcherPersist: true,
+      v3_relativeSplatPath: true,
+      v3_throwAbortReason: true,
+      v3_lazyRouteDiscovery: true,
+      v3_singleFetch: false,
+    } as ServerBuild["future"],
     isSpaMode: false,
   };
 }

@@ -259,7 +259,10 @@ describe.each(backends)("downloads from %s", (_name, make) => {
     await db.post.update({ where: { id: post.id }, data: { version: "V2.1" } });
     await bodyBytes(await callRoute(paidRoute, { params: { postId: post.id }, cookie }));
     expect(await settledDownloadCount(user.id, post.id)).toBe(2);
-    expect((await db.download.findMany({ where: { userId: user.id, postId: post.id }, orderBy: { createdAt: "asc" } })).map((row) => row.version)).toEqual(["V2.0", "V2.1"]);
+    expect((await db.download.findMany({ where: { userId: user.id, postId: post.id }, orderBy: { createdAt: "asc" } })).map((row) => row.version)).toEqual([
+      "V2.0",
+      "V2.1",
+    ]);
   });
 
   // Issue 18, finding 8: an entitled supporter could turn a paid post into a signed address

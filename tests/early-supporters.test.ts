@@ -19,10 +19,26 @@ async function earlySupporter(paymentStatus: string | null) {
   const post = await createPost({ tiers: [TIER_3], firstTiers: [TIER_1], firstPublishedAt: published });
   const user = await createTestUser({ currentTierId: null });
   await db.pledgeEvent.create({
-    data: { id: `pledge_start:${user.id}`, userId: user.id, type: "pledge_start", amountCents: 300, date: new Date(published.getTime() - DAY), tierId: TIER_1, paymentStatus },
+    data: {
+      id: `pledge_start:${user.id}`,
+      userId: user.id,
+      type: "pledge_start",
+      amountCents: 300,
+      date: new Date(published.getTime() - DAY),
+      tierId: TIER_1,
+      paymentStatus,
+    },
   });
   await db.pledgeEvent.create({
-    data: { id: `pledge_delete:${user.id}`, userId: user.id, type: "pledge_delete", amountCents: 0, date: new Date(published.getTime() + 10 * DAY), tierId: TIER_1, paymentStatus: null },
+    data: {
+      id: `pledge_delete:${user.id}`,
+      userId: user.id,
+      type: "pledge_delete",
+      amountCents: 0,
+      date: new Date(published.getTime() + 10 * DAY),
+      tierId: TIER_1,
+      paymentStatus: null,
+    },
   });
   return { post, user };
 }
@@ -39,7 +55,9 @@ describe("rule 5, early supporters", () => {
     expect(await liveCheck(post.id, user.id)).toBe(true);
     const result = await recomputeUnlocks(user.id);
     expect(result.added).toBe(1);
-    expect(await db.unlockedContent.findMany({ where: { userId: user.id }, select: { postId: true, source: true } })).toEqual([{ postId: post.id, source: "SYNC" }]);
+    expect(await db.unlockedContent.findMany({ where: { userId: user.id }, select: { postId: true, source: true } })).toEqual([
+      { postId: post.id, source: "SYNC" },
+    ]);
   });
 
   it("a Pending charge at first publication unlocks nothing, neither live nor by the sync", async () => {

@@ -57,7 +57,18 @@ function pgTool(tool: string, args: string[]) {
 }
 
 function startCluster() {
-  pgTool("pg_ctl", ["-D", clusterDir, "-l", path.join(clusterDir, "server.log"), "-o", `-p ${pgPort} -k ${clusterDir} -c listen_addresses=127.0.0.1`, "-w", "-t", "30", "start"]);
+  pgTool("pg_ctl", [
+    "-D",
+    clusterDir,
+    "-l",
+    path.join(clusterDir, "server.log"),
+    "-o",
+    `-p ${pgPort} -k ${clusterDir} -c listen_addresses=127.0.0.1`,
+    "-w",
+    "-t",
+    "30",
+    "start",
+  ]);
 }
 
 function stopCluster() {

@@ -88,7 +88,12 @@ describe("the mail server is down", () => {
     expect(await db.verification.count({ where: { target: user.email!, purpose: "PASSWORD_RESET" } })).toBe(0);
 
     const unverified = await createTestUser({ email: "down-resend@example.com", password: "Secret1234!", mailVerified: false });
-    const resend = await callRoute(resendRoute, { method: "POST", path: "/api/auth/resend-verification", json: { email: unverified.email }, cookie: await sessionCookie(unverified.id) });
+    const resend = await callRoute(resendRoute, {
+      method: "POST",
+      path: "/api/auth/resend-verification",
+      json: { email: unverified.email },
+      cookie: await sessionCookie(unverified.id),
+    });
     expect(resend.status).toBe(500);
     expect(JSON.stringify(await readJsonBody(resend))).not.toMatch(STACK_TRACE);
     expect(await db.verification.count({ where: { target: unverified.email!, purpose: "EMAIL_VERIFY" } })).toBe(0);
@@ -114,7 +119,14 @@ describe("object storage is down", () => {
 
     // The same files now live on an S3 endpoint that refuses every connection.
     setStorageForTests(
-      await S3Storage.create({ endpoint: `http://127.0.0.1:${await closedPort()}`, region: "us-east-1", bucket: "files", accessKeyId: "x", secretAccessKey: "y", forcePathStyle: true }),
+      await S3Storage.create({
+        endpoint: `http://127.0.0.1:${await closedPort()}`,
+        region: "us-east-1",
+        bucket: "files",
+        accessKeyId: "x",
+        secretAccessKey: "y",
+        forcePathStyle: true,
+      }),
     );
     const started = Date.now();
     const direct = await callRoute(paidRoute, { params: { postId: paid.id }, cookie });
@@ -139,7 +151,10 @@ describe("a crash in the middle of a CSV import", () => {
   it("leaves no purchase and no audit entry when the database fails after the rows are written", async () => {
     await createPost({ paid: true, kofiId: "crash1", fileSize: null });
     const admin = await createTestUser({ isAdmin: true, canBeAdmin: true });
-    const rows = Array.from({ length: 50 }, (_, index) => `03/15/2025 14:05,Ann,,https://ko-fi.com/s/crash1,1,1,USD,Shop Order,TX-CRASH-${index},,0,buyer${index}@example.com`);
+    const rows = Array.from(
+      { length: 50 },
+      (_, index) => `03/15/2025 14:05,Ann,,https://ko-fi.com/s/crash1,1,1,USD,Shop Order,TX-CRASH-${index},,0,buyer${index}@example.com`,
+    );
     const before = { purchases: await db.purchase.count(), audits: await db.auditEntry.count() };
     // The audit insert comes after the purchases, inside the import's transaction: failing it is
     // a crash at the last step.

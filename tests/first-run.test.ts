@@ -132,10 +132,12 @@ async function walk(base: string): Promise<string[]> {
     }
     // A burst of parallel requests, as a browser opening several tabs.
     const burst = await Promise.all(
-      Array.from({ length: 20 }, (_, index) => get(["/library", "/api/library/posts", "/api/auth/user", "/"][index % 4]!, cookie).then(async (response) => {
-        await response.arrayBuffer();
-        return response.status;
-      })),
+      Array.from({ length: 20 }, (_, index) =>
+        get(["/library", "/api/library/posts", "/api/auth/user", "/"][index % 4]!, cookie).then(async (response) => {
+          await response.arrayBuffer();
+          return response.status;
+        }),
+      ),
     );
     expect(burst.every((status) => status === 200)).toBe(true);
 
@@ -197,105 +199,131 @@ describe("npm start on the embedded default", () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it("starts on a fresh DATA_DIR and serves every page to guests and every demo account without a 5xx", async () => {
-    port = await freePort();
-    site = await startSite(newcomerEnv({ DATA_DIR: dataDir, PORT: String(port) }));
-    expect(site.output()).toContain("Embedded PostgreSQL in");
-    expect(site.output()).toContain("Demo content seeded.");
-    expect(existsSync(path.join(dataDir, "postgres", "PG_VERSION"))).toBe(true);
-    expect(await walk(site.base)).toEqual([]);
-    firstCount = await postCount(site.base);
-    expect(firstCount).toBeGreaterThan(20);
+  it(
+    "starts on a fresh DATA_DIR and serves every page to guests and every demo account without a 5xx",
+    async () => {
+      port = await freePort();
+      site = await startSite(newcomerEnv({ DATA_DIR: dataDir, PORT: String(port) }));
+      expect(site.output()).toContain("Embedded PostgreSQL in");
+      expect(site.output()).toContain("Demo content seeded.");
+      expect(existsSync(path.join(dataDir, "postgres", "PG_VERSION"))).toBe(true);
+      expect(await walk(site.base)).toEqual([]);
+      firstCount = await postCount(site.base);
+      expect(firstCount).toBeGreaterThan(20);
 
-    // A newcomer signs up: with no mail server the code is written to DATA_DIR/mail.
-    const signUp = await fetch(`${site.base}/api/auth/register`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ email: "newcomer@example.com", password: "Newcomer1234!" }),
-    });
-    expect(signUp.status).toBe(201);
-    const mailFolder = path.join(dataDir, "mail");
-    const mails = readdirSync(mailFolder).filter((file) => file.endsWith(".txt")).map((file) => readFileSync(path.join(mailFolder, file), "utf8"));
-    expect(mails.some((mail) => mail.startsWith("To: newcomer@example.com"))).toBe(true);
-    expect(errorLines(site.output())).toEqual([]);
-  }, START_TIMEOUT_MS);
-
-  it("refuses a second start on the same DATA_DIR with a clear message, and the first keeps working", async () => {
-    const second = launch(newcomerEnv({ DATA_DIR: dataDir, PORT: String(await freePort()) }));
-    try {
-      expect(await second.exited).toBe(1);
-      expect(second.output()).toMatch(/is in use by another running npm start \(its PostgreSQL has PID \d+\)/);
-      expect(second.output()).toContain("set DATABASE_URL");
-      expect((await fetch(`${site!.base}/healthz`)).status).toBe(200);
-    } finally {
-      // Should it have started after all (the first did not), it must not outlive the test.
-      killGroup(second);
-    }
-  }, START_TIMEOUT_MS);
-
-  it("stops on Ctrl-C: the app first, then the database, leaving no server behind", async () => {
-    pressCtrlC(site!);
-    expect(await site!.exited).toBe(0);
-    expect(existsSync(path.join(dataDir, "postgres", "postmaster.pid"))).toBe(false);
-    expect(errorLines(site!.output())).toEqual([]);
-  }, START_TIMEOUT_MS);
-
-  it("starts again on the same data: nothing seeded twice, accounts still sign in, an old PGlite folder is pointed out", async () => {
-    mkdirSync(path.join(dataDir, "pglite"));
-    site = await startSite(newcomerEnv({ DATA_DIR: dataDir, PORT: String(port) }));
-    expect(site.output()).not.toContain("Demo content seeded.");
-    expect(site.output()).toMatch(/pglite is the database of an earlier version \(PGlite\) and is no longer read/);
-    expect(await walk(site.base)).toEqual([]);
-    expect(await postCount(site.base)).toBe(firstCount);
-    expect(errorLines(site.output())).toEqual([]);
-  }, START_TIMEOUT_MS);
-
-  it("finishes a request in flight on Ctrl-C before the database stops, and keeps what it wrote", async () => {
-    const body = JSON.stringify({ email: DEMO_FAN.email, password: DEMO_FAN.password });
-    const answered = new Promise<{ status: number; cookie: string }>((resolve, reject) => {
-      const request = http.request(`${site!.base}/api/auth/login`, {
+      // A newcomer signs up: with no mail server the code is written to DATA_DIR/mail.
+      const signUp = await fetch(`${site.base}/api/auth/register`, {
         method: "POST",
-        headers: { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) },
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ email: "newcomer@example.com", password: "Newcomer1234!" }),
       });
-      request.on("response", (response) => {
-        response.resume();
-        resolve({ status: response.statusCode!, cookie: String(response.headers["set-cookie"]?.[0] ?? "").split(";")[0]! });
+      expect(signUp.status).toBe(201);
+      const mailFolder = path.join(dataDir, "mail");
+      const mails = readdirSync(mailFolder)
+        .filter((file) => file.endsWith(".txt"))
+        .map((file) => readFileSync(path.join(mailFolder, file), "utf8"));
+      expect(mails.some((mail) => mail.startsWith("To: newcomer@example.com"))).toBe(true);
+      expect(errorLines(site.output())).toEqual([]);
+    },
+    START_TIMEOUT_MS,
+  );
+
+  it(
+    "refuses a second start on the same DATA_DIR with a clear message, and the first keeps working",
+    async () => {
+      const second = launch(newcomerEnv({ DATA_DIR: dataDir, PORT: String(await freePort()) }));
+      try {
+        expect(await second.exited).toBe(1);
+        expect(second.output()).toMatch(/is in use by another running npm start \(its PostgreSQL has PID \d+\)/);
+        expect(second.output()).toContain("set DATABASE_URL");
+        expect((await fetch(`${site!.base}/healthz`)).status).toBe(200);
+      } finally {
+        // Should it have started after all (the first did not), it must not outlive the test.
+        killGroup(second);
+      }
+    },
+    START_TIMEOUT_MS,
+  );
+
+  it(
+    "stops on Ctrl-C: the app first, then the database, leaving no server behind",
+    async () => {
+      pressCtrlC(site!);
+      expect(await site!.exited).toBe(0);
+      expect(existsSync(path.join(dataDir, "postgres", "postmaster.pid"))).toBe(false);
+      expect(errorLines(site!.output())).toEqual([]);
+    },
+    START_TIMEOUT_MS,
+  );
+
+  it(
+    "starts again on the same data: nothing seeded twice, accounts still sign in, an old PGlite folder is pointed out",
+    async () => {
+      mkdirSync(path.join(dataDir, "pglite"));
+      site = await startSite(newcomerEnv({ DATA_DIR: dataDir, PORT: String(port) }));
+      expect(site.output()).not.toContain("Demo content seeded.");
+      expect(site.output()).toMatch(/pglite is the database of an earlier version \(PGlite\) and is no longer read/);
+      expect(await walk(site.base)).toEqual([]);
+      expect(await postCount(site.base)).toBe(firstCount);
+      expect(errorLines(site.output())).toEqual([]);
+    },
+    START_TIMEOUT_MS,
+  );
+
+  it(
+    "finishes a request in flight on Ctrl-C before the database stops, and keeps what it wrote",
+    async () => {
+      const body = JSON.stringify({ email: DEMO_FAN.email, password: DEMO_FAN.password });
+      const answered = new Promise<{ status: number; cookie: string }>((resolve, reject) => {
+        const request = http.request(`${site!.base}/api/auth/login`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) },
+        });
+        request.on("response", (response) => {
+          response.resume();
+          resolve({ status: response.statusCode!, cookie: String(response.headers["set-cookie"]?.[0] ?? "").split(";")[0]! });
+        });
+        request.on("error", reject);
+        // Half the body now; the rest after Ctrl-C has reached every process of the group.
+        request.write(body.slice(0, 10));
+        setTimeout(() => {
+          pressCtrlC(site!);
+          setTimeout(() => request.end(body.slice(10)), 500);
+        }, 300);
       });
-      request.on("error", reject);
-      // Half the body now; the rest after Ctrl-C has reached every process of the group.
-      request.write(body.slice(0, 10));
-      setTimeout(() => {
-        pressCtrlC(site!);
-        setTimeout(() => request.end(body.slice(10)), 500);
-      }, 300);
-    });
-    const { status, cookie } = await answered;
-    expect(status).toBe(200);
-    expect(await site!.exited).toBe(0);
+      const { status, cookie } = await answered;
+      expect(status).toBe(200);
+      expect(await site!.exited).toBe(0);
 
-    // The session it created was committed: it still signs the fan in after a restart.
-    site = await startSite(newcomerEnv({ DATA_DIR: dataDir, PORT: String(port) }));
-    const user = await fetch(`${site.base}/api/auth/user`, { headers: { Cookie: cookie } });
-    expect(user.status).toBe(200);
-    pressCtrlC(site);
-    expect(await site.exited).toBe(0);
-    expect(errorLines(site.output())).toEqual([]);
-  }, START_TIMEOUT_MS);
+      // The session it created was committed: it still signs the fan in after a restart.
+      site = await startSite(newcomerEnv({ DATA_DIR: dataDir, PORT: String(port) }));
+      const user = await fetch(`${site.base}/api/auth/user`, { headers: { Cookie: cookie } });
+      expect(user.status).toBe(200);
+      pressCtrlC(site);
+      expect(await site.exited).toBe(0);
+      expect(errorLines(site.output())).toEqual([]);
+    },
+    START_TIMEOUT_MS,
+  );
 
-  it("stops with one clear message when the embedded database cannot start", async () => {
-    const broken = mkdtempSync(path.join(os.tmpdir(), "clib-broken-"));
-    try {
-      // A file where the database folder belongs.
-      writeFileSync(path.join(broken, "postgres"), "not a folder");
-      const run = launch(newcomerEnv({ DATA_DIR: broken, PORT: String(await freePort()) }));
-      expect(await run.exited).toBe(1);
-      const lines = run.output().trim().split("\n");
-      expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(/^Could not start the embedded PostgreSQL: .*postgres is not a folder.*set DATABASE_URL\.$/);
-    } finally {
-      rmSync(broken, { recursive: true, force: true });
-    }
-  }, START_TIMEOUT_MS);
+  it(
+    "stops with one clear message when the embedded database cannot start",
+    async () => {
+      const broken = mkdtempSync(path.join(os.tmpdir(), "clib-broken-"));
+      try {
+        // A file where the database folder belongs.
+        writeFileSync(path.join(broken, "postgres"), "not a folder");
+        const run = launch(newcomerEnv({ DATA_DIR: broken, PORT: String(await freePort()) }));
+        expect(await run.exited).toBe(1);
+        const lines = run.output().trim().split("\n");
+        expect(lines).toHaveLength(1);
+        expect(lines[0]).toMatch(/^Could not start the embedded PostgreSQL: .*postgres is not a folder.*set DATABASE_URL\.$/);
+      } finally {
+        rmSync(broken, { recursive: true, force: true });
+      }
+    },
+    START_TIMEOUT_MS,
+  );
 });
 
 /**
@@ -333,44 +361,48 @@ describe.each(runners)("npm start in a copy of the project in a private folder, 
     rmSync(privateFolder, { recursive: true, force: true });
   });
 
-  it("builds, starts on the embedded database and serves every page to guests and every demo account", async () => {
-    copyProject(project, user);
-    mkdirSync(home);
-    if (user) {
-      chownSync(privateFolder, user.uid, user.gid);
-      chownSync(home, user.uid, user.gid);
-    }
-    expect(statSync(privateFolder).mode & 0o777).toBe(0o700);
-    const port = await freePort();
-    const npm = process.env.npm_execpath;
-    const command: [string, string[]] = npm ? [process.execPath, [npm, "start"]] : ["npm", ["start"]];
-    const env = newcomerEnv({ PORT: String(port), HOME: home, REMIX_BUILD_DIR: undefined });
-    site = await startSite(env, { cwd: project, command, user });
-    expect(site.output()).toContain("Building the app into build/");
-    expect(site.output()).toContain("Demo content seeded.");
-    expect(existsSync(path.join(project, "data", "postgres", "PG_VERSION"))).toBe(true);
-    expect(await walk(site.base)).toEqual([]);
-    expect(errorLines(site.output())).toEqual([]);
+  it(
+    "builds, starts on the embedded database and serves every page to guests and every demo account",
+    async () => {
+      copyProject(project, user);
+      mkdirSync(home);
+      if (user) {
+        chownSync(privateFolder, user.uid, user.gid);
+        chownSync(home, user.uid, user.gid);
+      }
+      expect(statSync(privateFolder).mode & 0o777).toBe(0o700);
+      const port = await freePort();
+      const npm = process.env.npm_execpath;
+      const command: [string, string[]] = npm ? [process.execPath, [npm, "start"]] : ["npm", ["start"]];
+      const env = newcomerEnv({ PORT: String(port), HOME: home, REMIX_BUILD_DIR: undefined });
+      site = await startSite(env, { cwd: project, command, user });
+      expect(site.output()).toContain("Building the app into build/");
+      expect(site.output()).toContain("Demo content seeded.");
+      expect(existsSync(path.join(project, "data", "postgres", "PG_VERSION"))).toBe(true);
+      expect(await walk(site.base)).toEqual([]);
+      expect(errorLines(site.output())).toEqual([]);
 
-    // A restart with unchanged sources neither builds nor migrates again.
-    await stopNpmStart(site, project);
-    site = await startSite(env, { cwd: project, command, user });
-    expect(site.output()).not.toContain("Building the app");
-    expect(site.output()).toContain("Database is up to date.");
-    expect((await fetch(`${site.base}/library`)).status).toBe(200);
+      // A restart with unchanged sources neither builds nor migrates again.
+      await stopNpmStart(site, project);
+      site = await startSite(env, { cwd: project, command, user });
+      expect(site.output()).not.toContain("Building the app");
+      expect(site.output()).toContain("Database is up to date.");
+      expect((await fetch(`${site.base}/library`)).status).toBe(200);
 
-    // A second start on the same data is refused before it builds anything.
-    writeFileSync(path.join(project, "app", "touched.ts"), "export {};\n");
-    const second = launch({ ...env, PORT: String(await freePort()) }, { cwd: project, command, user });
-    try {
-      expect(await second.exited).toBe(1);
-      expect(second.output()).toMatch(/is in use by another running npm start/);
-      expect(second.output()).not.toContain("Building the app");
-    } finally {
-      killGroup(second);
-    }
-    await stopNpmStart(site, project);
-  }, 4 * START_TIMEOUT_MS);
+      // A second start on the same data is refused before it builds anything.
+      writeFileSync(path.join(project, "app", "touched.ts"), "export {};\n");
+      const second = launch({ ...env, PORT: String(await freePort()) }, { cwd: project, command, user });
+      try {
+        expect(await second.exited).toBe(1);
+        expect(second.output()).toMatch(/is in use by another running npm start/);
+        expect(second.output()).not.toContain("Building the app");
+      } finally {
+        killGroup(second);
+      }
+      await stopNpmStart(site, project);
+    },
+    4 * START_TIMEOUT_MS,
+  );
 });
 
 describe("npm start with DATABASE_URL through PgBouncer in transaction mode", () => {
@@ -386,26 +418,30 @@ describe("npm start with DATABASE_URL through PgBouncer in transaction mode", ()
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it("migrates over the direct URL, then serves every page and account through the pooler without a 5xx", async () => {
-    pooler = await startPgbouncer();
-    await adminQuery(`CREATE DATABASE "${database}"`);
-    const port = await freePort();
-    site = await startSite(
-      newcomerEnv({
-        DATA_DIR: dataDir,
-        PORT: String(port),
-        DATABASE_URL: pooler.url(database),
-        DIRECT_DATABASE_URL: databaseUrl(database),
-        SESSION_SECRET: "pooled-first-run-secret-0123456789abcdef",
-        APP_URL: `http://127.0.0.1:${port}`,
-      }),
-    );
-    expect(site.output()).toContain("Demo content seeded.");
-    expect(site.output()).not.toContain("LOCAL DEMO");
-    expect(await walk(site.base)).toEqual([]);
-    expect(await walk(site.base)).toEqual([]);
-    pressCtrlC(site);
-    expect(await site.exited).toBe(0);
-    expect(errorLines(site.output())).toEqual([]);
-  }, START_TIMEOUT_MS);
+  it(
+    "migrates over the direct URL, then serves every page and account through the pooler without a 5xx",
+    async () => {
+      pooler = await startPgbouncer();
+      await adminQuery(`CREATE DATABASE "${database}"`);
+      const port = await freePort();
+      site = await startSite(
+        newcomerEnv({
+          DATA_DIR: dataDir,
+          PORT: String(port),
+          DATABASE_URL: pooler.url(database),
+          DIRECT_DATABASE_URL: databaseUrl(database),
+          SESSION_SECRET: "pooled-first-run-secret-0123456789abcdef",
+          APP_URL: `http://127.0.0.1:${port}`,
+        }),
+      );
+      expect(site.output()).toContain("Demo content seeded.");
+      expect(site.output()).not.toContain("LOCAL DEMO");
+      expect(await walk(site.base)).toEqual([]);
+      expect(await walk(site.base)).toEqual([]);
+      pressCtrlC(site);
+      expect(await site.exited).toBe(0);
+      expect(errorLines(site.output())).toEqual([]);
+    },
+    START_TIMEOUT_MS,
+  );
 });

@@ -98,7 +98,7 @@ export async function appDatabaseSettled(timeoutMs = 15_000): Promise<void> {
   const pool = shared?.pool;
   if (!pool) throw new Error("appDatabaseSettled: the app's pool is not on globalThis.__db (app/db.server.ts changed?)");
   const deadline = Date.now() + timeoutMs;
-  for (let quietTurns = 0; quietTurns < 5; ) {
+  for (let quietTurns = 0; quietTurns < 5;) {
     await new Promise((resolve) => setImmediate(resolve));
     const busy = pool.totalCount !== pool.idleCount || pool.waitingCount > 0;
     quietTurns = busy ? 0 : quietTurns + 1;

@@ -6,7 +6,13 @@ type Section = { anchor: string; title: string; html: string };
 describe("infos loader", () => {
   it("renders every section from its Markdown file, with the spec's anchors", async () => {
     const { sections } = (await (await loader()).json()) as { sections: Section[] };
-    expect(sections.map((section) => section.title)).toEqual(["About Me", "Permissions & Terms of Service", "Privacy Policy", "Commissions", "Kofi Commissions"]);
+    expect(sections.map((section) => section.title)).toEqual([
+      "About Me",
+      "Permissions & Terms of Service",
+      "Privacy Policy",
+      "Commissions",
+      "Kofi Commissions",
+    ]);
     expect(sections.map((section) => section.anchor)).toEqual(["about", "tos", "privacy", "commissions", "kofi-commissions"]);
     for (const section of sections) expect(section.html).toMatch(/^<(p|h3|ul)/);
   });

@@ -112,7 +112,13 @@ describe("access source", () => {
     await recordDownload(alice, "p-paid", "V3", at("2025-04-01T00:00:00Z"), "purchase");
     await recordDownload(carol, "p-paid", "V3", at("2025-04-01T00:00:00Z"));
     const rows = await db.download.findMany({ where: { createdAt: at("2025-04-01T00:00:00Z") }, orderBy: { postId: "asc" } });
-    expect(rows.map((row) => [row.userId, row.accessSource])).toEqual(expect.arrayContaining([[bob, "EARLY_SUPPORTER"], [alice, "PURCHASE"], [carol, "UNKNOWN"]]));
+    expect(rows.map((row) => [row.userId, row.accessSource])).toEqual(
+      expect.arrayContaining([
+        [bob, "EARLY_SUPPORTER"],
+        [alice, "PURCHASE"],
+        [carol, "UNKNOWN"],
+      ]),
+    );
   });
 
   it("is classified for rows recorded before it existed (migration 0007)", async () => {
@@ -122,7 +128,17 @@ describe("access source", () => {
     const supporter = await createTestUser();
     await db.tier.create({ data: { id: "t-gold", title: "Gold" } });
     await db.post.create({ data: { id: "p-tier", title: "Tier post", tiers: { create: [{ tierId: "t-gold", kind: "CURRENT" }] } } });
-    await db.pledgeEvent.create({ data: { id: "ev-1", userId: supporter.id, type: "pledge_start", amountCents: 500, date: at("2025-05-01T00:00:00Z"), tierId: "t-gold", paymentStatus: "Paid" } });
+    await db.pledgeEvent.create({
+      data: {
+        id: "ev-1",
+        userId: supporter.id,
+        type: "pledge_start",
+        amountCents: 500,
+        date: at("2025-05-01T00:00:00Z"),
+        tierId: "t-gold",
+        paymentStatus: "Paid",
+      },
+    });
     const old = [
       { id: "old-admin", userId: admin.id, postId: "p-tier" },
       { id: "old-free", userId: supporter.id, postId: "p-free" },
@@ -160,8 +176,21 @@ describe("access source", () => {
 describe("supporters by tier", () => {
   it("counts active pledges at each month's end, with new and lost supporters", async () => {
     const [u1, u2, u3] = [await createTestUser(), await createTestUser(), await createTestUser()];
-    await db.tier.createMany({ data: [{ id: "t-bronze", title: "Bronze" }, { id: "t-silver", title: "Silver" }] });
-    const event = (id: string, userId: string, type: string, date: string, tierId: string | null, paymentStatus: string | null = "Paid") => ({ id, userId, type, amountCents: 300, date: at(date), tierId, paymentStatus });
+    await db.tier.createMany({
+      data: [
+        { id: "t-bronze", title: "Bronze" },
+        { id: "t-silver", title: "Silver" },
+      ],
+    });
+    const event = (id: string, userId: string, type: string, date: string, tierId: string | null, paymentStatus: string | null = "Paid") => ({
+      id,
+      userId,
+      type,
+      amountCents: 300,
+      date: at(date),
+      tierId,
+      paymentStatus,
+    });
     await db.pledgeEvent.createMany({
       data: [
         event("s1", u1.id, "pledge_start", "2024-01-10T00:00:00Z", "t-bronze"),
@@ -181,7 +210,12 @@ describe("supporters by tier", () => {
   });
 
   it("counts the members per tier now from each account's current tier, whether or not its pledge history is known", async () => {
-    await db.tier.createMany({ data: [{ id: "t-cheap", title: "Cheap", amountCents: 100 }, { id: "t-dear", title: "Dear", amountCents: 900 }] });
+    await db.tier.createMany({
+      data: [
+        { id: "t-cheap", title: "Cheap", amountCents: 100 },
+        { id: "t-dear", title: "Dear", amountCents: 900 },
+      ],
+    });
     const before = await currentMembersByTier();
     // No pledge events at all: the history chart cannot see these, the figure must.
     for (const currentTierId of ["t-dear", "t-cheap", "t-dear", "t-unlisted", null]) await createTestUser({ currentTierId });
@@ -228,7 +262,7 @@ describe("rollups against the raw rows, on a generated data set", () => {
       return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
     };
   })();
-  const pick = <T,>(values: readonly T[]): T => values[Math.floor(random() * values.length)]!;
+  const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)]!;
   const START = at("2023-01-01T00:00:00Z").getTime();
   const END = at("2023-06-22T00:00:00Z").getTime();
   /** A random instant; one in five is a UTC midnight or the millisecond before one. */
@@ -241,7 +275,16 @@ describe("rollups against the raw rows, on a generated data set", () => {
   const users = Array.from({ length: 24 }, (_, index) => `g-u${String(index).padStart(2, "0")}`);
   let eventNumber = 0;
   const eventId = () => `g-e${String(eventNumber++).padStart(5, "0")}`;
-  type NewEvent = { id: string; userId: string; type: string; amountCents: number; date: Date; tierId: string | null; tierTitle: string | null; paymentStatus: string | null };
+  type NewEvent = {
+    id: string;
+    userId: string;
+    type: string;
+    amountCents: number;
+    date: Date;
+    tierId: string | null;
+    tierTitle: string | null;
+    paymentStatus: string | null;
+  };
   const pledge = (userId: string, type: string, date: Date, tierId: string | null, paymentStatus: string | null = "Paid", id = eventId()): NewEvent => ({
     id,
     userId,
@@ -300,7 +343,13 @@ describe("rollups against the raw rows, on a generated data set", () => {
       tiers,
       months: buckets.map((bucket, index) => {
         const byTier = tiers.map(({ tierId }) => counts.get(tierId)![index]!);
-        return { ...bucket, byTier, total: byTier.reduce((sum, value) => sum + value, 0), gained: changes.get(bucket.month)?.gained ?? 0, lost: changes.get(bucket.month)?.lost ?? 0 };
+        return {
+          ...bucket,
+          byTier,
+          total: byTier.reduce((sum, value) => sum + value, 0),
+          gained: changes.get(bucket.month)?.gained ?? 0,
+          lost: changes.get(bucket.month)?.lost ?? 0,
+        };
       }),
     };
   }
@@ -321,7 +370,9 @@ describe("rollups against the raw rows, on a generated data set", () => {
     const ranked = posts
       .map((post) => ({ post, mine: inRange.filter((row) => row.postId === post.id) }))
       .filter(({ mine }) => mine.length > 0)
-      .sort((a, b) => b.mine.length - a.mine.length || (a.post.title < b.post.title ? -1 : a.post.title > b.post.title ? 1 : 0) || (a.post.id < b.post.id ? -1 : 1));
+      .sort(
+        (a, b) => b.mine.length - a.mine.length || (a.post.title < b.post.title ? -1 : a.post.title > b.post.title ? 1 : 0) || (a.post.id < b.post.id ? -1 : 1),
+      );
     const top = ranked.map(({ post, mine }, index) => {
       const ever = rows.filter((row) => row.postId === post.id);
       return {
@@ -371,7 +422,12 @@ describe("rollups against the raw rows, on a generated data set", () => {
 
   it("gives the raw rows' answers before the job, after a full run, after changes, an incremental run and a rebuild", async () => {
     await db.user.createMany({ data: [...users, "g-gone-user"].map((id) => ({ id, email: `${id}@generated.example`, fullName: id, mailVerified: true })) });
-    await db.tier.createMany({ data: [{ id: "g-alpha", title: "G Alpha" }, { id: "g-beta", title: "G Beta" }] });
+    await db.tier.createMany({
+      data: [
+        { id: "g-alpha", title: "G Alpha" },
+        { id: "g-beta", title: "G Beta" },
+      ],
+    });
     await db.post.createMany({
       data: [1, 2, 3, 4, 5, 6].map((n) => ({ id: `g-p${n}`, title: `G post ${n}`, version: "V2", enabled: n !== 6 })),
     });
@@ -394,13 +450,27 @@ describe("rollups against the raw rows, on a generated data set", () => {
     for (const userId of users) {
       for (let count = Math.floor(random() * 5), index = 0; index < count; index++) {
         const type = index === 0 ? "pledge_start" : pick(["pledge_upgrade", "pledge_downgrade", "pledge_delete", "pledge_start"]);
-        events.push(pledge(userId, type, someTime(), pick(["g-alpha", "g-beta", "g-gone", null]), type === "pledge_delete" ? null : pick(["Paid", "Paid", "Paid", "Declined", null, "Pending"])));
+        events.push(
+          pledge(
+            userId,
+            type,
+            someTime(),
+            pick(["g-alpha", "g-beta", "g-gone", null]),
+            type === "pledge_delete" ? null : pick(["Paid", "Paid", "Paid", "Declined", null, "Pending"]),
+          ),
+        );
       }
     }
     await db.pledgeEvent.createMany({ data: events });
     const sources = ["FREE", "TIER", "EARLY_SUPPORTER", "PURCHASE", "GRANT", "UNKNOWN"] as const;
     await db.download.createMany({
-      data: Array.from({ length: 400 }, () => ({ userId: pick(users), postId: `g-p${1 + Math.floor(6 * random() ** 2)}`, version: pick(["V1", "V2"]), createdAt: someTime(), accessSource: pick(sources) })),
+      data: Array.from({ length: 400 }, () => ({
+        userId: pick(users),
+        postId: `g-p${1 + Math.floor(6 * random() ** 2)}`,
+        version: pick(["V1", "V2"]),
+        createdAt: someTime(),
+        accessSource: pick(sources),
+      })),
     });
 
     // No rollups yet: everything raw.
@@ -419,7 +489,9 @@ describe("rollups against the raw rows, on a generated data set", () => {
     await db.pledgeEvent.update({ where: { id: firstId }, data: { tierId: "g-gone", tierTitle: "G Gone" } }); // changed in place
     await db.pledgeEvent.create({ data: pledge("g-u05", "pledge_start", at("2023-02-10T08:00:00Z"), "g-beta") }); // late history
     await db.user.delete({ where: { id: "g-gone-user" } });
-    await db.pledgeEvent.createMany({ data: [pledge("g-u06", "pledge_delete", at("2023-06-20T15:00:00Z"), null, null), pledge("g-u07", "pledge_start", at("2023-06-21T01:00:00Z"), "g-alpha")] });
+    await db.pledgeEvent.createMany({
+      data: [pledge("g-u06", "pledge_delete", at("2023-06-20T15:00:00Z"), null, null), pledge("g-u07", "pledge_start", at("2023-06-21T01:00:00Z"), "g-alpha")],
+    });
     await db.download.createMany({
       data: [
         { userId: "g-u08", postId: "g-p4", version: "V2", createdAt: at("2023-06-20T13:00:00Z"), accessSource: "FREE" },
@@ -470,7 +542,13 @@ describe("rollups against the raw rows, on a generated data set", () => {
 
 describe("shop", () => {
   it("stores the order amount from the webhook and the CSV, and counts each order's revenue once", async () => {
-    const payload = kofiPayload({ timestamp: "2025-03-31T23:59:59Z", amount: "12.50", currency: "eur", kofi_transaction_id: "TX-W", shop_items: [{ direct_link_code: "a1" }, { direct_link_code: "a2" }] });
+    const payload = kofiPayload({
+      timestamp: "2025-03-31T23:59:59Z",
+      amount: "12.50",
+      currency: "eur",
+      kofi_transaction_id: "TX-W",
+      shop_items: [{ direct_link_code: "a1" }, { direct_link_code: "a2" }],
+    });
     await recordKofiWebhook(parseKofiWebhook(JSON.stringify(payload)));
     expect(await db.purchase.findMany({ where: { transactionId: "TX-W" }, select: { amountCents: true, currency: true } })).toEqual([
       { amountCents: 1250, currency: "EUR" },
@@ -478,7 +556,9 @@ describe("shop", () => {
     ]);
     const header = "DateTime (UTC),From,Message,Item,Received,Given,Currency,TransactionType,TransactionId,Reference,SalesTax,BuyerEmail";
     await importPurchasesCsv(null, `${header}\n04/01/2025 00:00,Bob,,shop-table,5.00,5.00,USD,Shop Order,TX-C,,0,bob@example.com\n`, "export.csv");
-    await db.purchase.create({ data: { email: "old@example.com", kofiItemCode: "x", transactionId: "TX-OLD", source: "ADMIN", purchasedAt: at("2025-04-02T00:00:00Z") } });
+    await db.purchase.create({
+      data: { email: "old@example.com", kofiItemCode: "x", transactionId: "TX-OLD", source: "ADMIN", purchasedAt: at("2025-04-02T00:00:00Z") },
+    });
     const { currencies, months } = await shopByMonth(custom("2025-03-01", "2025-04-30"));
     expect(currencies).toEqual(["EUR", "USD"]);
     expect(months).toEqual([
@@ -520,12 +600,22 @@ describe("pages and exports", () => {
     });
     expect(response.status).toBe(200);
     expect(response.headers.get("Content-Type")).toContain("text/csv");
-    const lines = (await response.text()).replace(/^\uFEFF/, "").trim().split("\n");
+    const lines = (await response.text())
+      .replace(/^\uFEFF/, "")
+      .trim()
+      .split("\n");
     expect(lines[0]).toBe("Day (UTC),Free,Tier,Early supporter,Purchase,Grant,Admin,Unknown (before sources were recorded),Total downloads,Unique users");
     expect(lines.slice(1)).toEqual(["2025-03-01,1,0,0,0,0,0,0,1,1", "2025-03-02,1,1,0,1,0,0,0,3,2"]);
-    const bad = await callRoute(route, { path: "/admin/insights/downloads.csv?range=custom&from=2025-03-05&to=2025-03-01", params: { chart: "downloads" }, cookie: await sessionCookie(admin.id) });
+    const bad = await callRoute(route, {
+      path: "/admin/insights/downloads.csv?range=custom&from=2025-03-05&to=2025-03-01",
+      params: { chart: "downloads" },
+      cookie: await sessionCookie(admin.id),
+    });
     expect(bad.status).toBe(400);
-    const page = await callRoute(await import("~/routes/admin_.insights"), { path: "/admin/insights?range=custom&from=2025-03-01&to=2025-03-03", cookie: await sessionCookie(admin.id) });
+    const page = await callRoute(await import("~/routes/admin_.insights"), {
+      path: "/admin/insights?range=custom&from=2025-03-01&to=2025-03-03",
+      cookie: await sessionCookie(admin.id),
+    });
     expect(page.status).toBe(200);
     // "Members now" is the supporters figure of a range that reaches today; an earlier range keeps the history's count.
     type View = { view: { supporters: { members: { total: number } | null } } };
@@ -542,7 +632,8 @@ describe("pages and exports", () => {
     const pageRoute = await import("~/routes/admin_.insights");
     for (const cookie of [undefined, await sessionCookie(fan.id), await sessionCookie(restrictedAdmin.id)]) {
       expect((await callRoute(pageRoute, { path: "/admin/insights", cookie })).status).toBe(403);
-      for (const chart of INSIGHTS_CHARTS) expect((await callRoute(csvRoute, { path: `/admin/insights/${chart}.csv`, params: { chart }, cookie })).status).toBe(403);
+      for (const chart of INSIGHTS_CHARTS)
+        expect((await callRoute(csvRoute, { path: `/admin/insights/${chart}.csv`, params: { chart }, cookie })).status).toBe(403);
     }
   });
 });

@@ -190,7 +190,14 @@ describe("admin endpoints", () => {
     () => callRoute(configRoute, { method: "POST", path: "/api/inspiration/config", json: { mode: "randomized" }, cookie: "" }),
     () => callRoute(resetRoute, { method: "POST", path: "/api/inspiration/reset-likes", cookie: "" }),
     () => callRoute(panelsRoute, { method: "POST", path: "/api/inspiration/panels", json: { imageUrl: "/x.jpg" }, cookie: "" }),
-    () => callRoute(panelRoute, { method: "PUT", path: `/api/inspiration/panels/${panelIds[0]}`, params: { id: panelIds[0]! }, json: { imageUrl: "/y.jpg" }, cookie: "" }),
+    () =>
+      callRoute(panelRoute, {
+        method: "PUT",
+        path: `/api/inspiration/panels/${panelIds[0]}`,
+        params: { id: panelIds[0]! },
+        json: { imageUrl: "/y.jpg" },
+        cookie: "",
+      }),
     () => callRoute(panelRoute, { method: "DELETE", path: `/api/inspiration/panels/${panelIds[0]}`, params: { id: panelIds[0]! }, cookie: "" }),
   ];
 
@@ -230,10 +237,21 @@ describe("admin endpoints", () => {
     const missing = await callRoute(panelsRoute, { method: "POST", path: "/api/inspiration/panels", json: { imageUrl: "  " }, cookie: adminCookie });
     expect(missing.status).toBe(400);
     expect(await readJsonBody(missing)).toEqual({ error: "Image URL is required." });
-    const created = await callRoute(panelsRoute, { method: "POST", path: "/api/inspiration/panels", json: { imageUrl: "https://img.test/a.jpg", title: "New" }, cookie: adminCookie });
+    const created = await callRoute(panelsRoute, {
+      method: "POST",
+      path: "/api/inspiration/panels",
+      json: { imageUrl: "https://img.test/a.jpg", title: "New" },
+      cookie: adminCookie,
+    });
     expect(created.status).toBe(201);
     const newId = (await readJsonBody<PanelJson>(created)).id;
-    const edited = await callRoute(panelRoute, { method: "PUT", path: `/api/inspiration/panels/${newId}`, params: { id: newId }, json: { imageUrl: "/media/b.jpg" }, cookie: adminCookie });
+    const edited = await callRoute(panelRoute, {
+      method: "PUT",
+      path: `/api/inspiration/panels/${newId}`,
+      params: { id: newId },
+      json: { imageUrl: "/media/b.jpg" },
+      cookie: adminCookie,
+    });
     expect(await readJsonBody(edited)).toMatchObject({ id: newId, imageUrl: "/media/b.jpg", title: "New" });
     const deleted = await callRoute(panelRoute, { method: "DELETE", path: `/api/inspiration/panels/${newId}`, params: { id: newId }, cookie: adminCookie });
     expect(deleted.status).toBe(200);
@@ -248,7 +266,14 @@ describe("admin endpoints", () => {
 
     const actions = (await db.auditEntry.findMany({ where: { action: { startsWith: "inspiration." } } })).map((entry) => entry.action).sort();
     expect(actions).toEqual(
-      ["inspiration.config", "inspiration.config", "inspiration.panel.create", "inspiration.panel.delete", "inspiration.panel.update", "inspiration.reset_likes"].sort(),
+      [
+        "inspiration.config",
+        "inspiration.config",
+        "inspiration.panel.create",
+        "inspiration.panel.delete",
+        "inspiration.panel.update",
+        "inspiration.reset_likes",
+      ].sort(),
     );
   });
 

@@ -21,7 +21,10 @@ describe("inspiration page", () => {
     const response = await callRoute(page, { method: "POST", path: "/inspiration-vote", form: { intent: "like", panelId, like: "true" }, cookie: voterCookie });
     expect(response.status).toBe(302);
     expect(response.headers.get("Location")).toBe("/inspiration-vote");
-    const data = (await (await callRoute(page, { path: "/inspiration-vote", cookie: voterCookie })).json()) as { panels: { likes: number; userHasLiked: boolean }[]; rights: { canLike: boolean } };
+    const data = (await (await callRoute(page, { path: "/inspiration-vote", cookie: voterCookie })).json()) as {
+      panels: { likes: number; userHasLiked: boolean }[];
+      rights: { canLike: boolean };
+    };
     expect(data.panels[0]).toMatchObject({ likes: 1, userHasLiked: true });
     expect(data.rights.canLike).toBe(true);
   });
@@ -33,7 +36,11 @@ describe("inspiration page", () => {
   });
 
   it("refuses admin changes from non-admins on the server", async () => {
-    const forms: Record<string, string>[] = [{ intent: "reset-likes" }, { intent: "update-config", title: "Hacked", mode: "randomized" }, { intent: "delete-panel", id: panelId }];
+    const forms: Record<string, string>[] = [
+      { intent: "reset-likes" },
+      { intent: "update-config", title: "Hacked", mode: "randomized" },
+      { intent: "delete-panel", id: panelId },
+    ];
     for (const form of forms) {
       const response = await callRoute(page, { method: "POST", path: "/inspiration-vote", form, cookie: voterCookie });
       expect(response.status).toBe(302);
@@ -44,10 +51,18 @@ describe("inspiration page", () => {
   });
 
   it("answers a refused admin form with its message and values inline, without a toast as well", async () => {
-    const response = await callRoute(page, { method: "POST", path: "/inspiration-vote", form: { intent: "create-panel", imageUrl: "", title: "Typed" }, cookie: adminCookie });
+    const response = await callRoute(page, {
+      method: "POST",
+      path: "/inspiration-vote",
+      form: { intent: "create-panel", imageUrl: "", title: "Typed" },
+      cookie: adminCookie,
+    });
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ intent: "create-panel", values: { title: "Typed" } });
-    const cookies = response.headers.getSetCookie().map((value) => value.split(";")[0]!).join("; ");
+    const cookies = response.headers
+      .getSetCookie()
+      .map((value) => value.split(";")[0]!)
+      .join("; ");
     const { getToast } = await import("~/toast.server");
     expect((await getToast(new Request("http://localhost:3999/inspiration-vote", { headers: { Cookie: cookies } }))).toast).toBeUndefined();
   });
@@ -61,7 +76,13 @@ describe("inspiration page", () => {
       ["votingOpen", "false"],
       ["votingOpen", "true"],
     ]);
-    await callRoute(page, { method: "POST", path: "/inspiration-vote", body: form, headers: { "Content-Type": "application/x-www-form-urlencoded" }, cookie: adminCookie });
+    await callRoute(page, {
+      method: "POST",
+      path: "/inspiration-vote",
+      body: form,
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      cookie: adminCookie,
+    });
     expect(await db.inspirationConfig.findUniqueOrThrow({ where: { id: 1 } })).toMatchObject({
       title: "Winter",
       mode: "RANDOMIZED",

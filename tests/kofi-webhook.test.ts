@@ -81,7 +81,10 @@ describe("POST /api/webhooks/kofi", () => {
 
   it("records the usable items of an order that also holds a broken one", async () => {
     const response = await deliver(
-      kofiPayload({ kofi_transaction_id: "tx-mixed", shop_items: [{ direct_link_code: "", quantity: 1 }, { quantity: 1 }, { direct_link_code: "good-item", quantity: 1 }] }),
+      kofiPayload({
+        kofi_transaction_id: "tx-mixed",
+        shop_items: [{ direct_link_code: "", quantity: 1 }, { quantity: 1 }, { direct_link_code: "good-item", quantity: 1 }],
+      }),
     );
     expect(response.status).toBe(200);
     expect((await db.purchase.findMany({ where: { transactionId: "tx-mixed" } })).map((p) => p.kofiItemCode)).toEqual(["good-item"]);

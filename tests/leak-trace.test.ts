@@ -48,7 +48,14 @@ function storedFiles(): string[] {
 async function leakedCopy(name: string, title: string) {
   const slug = name.toLowerCase().replace(/\W+/g, "-");
   const zipPath = path.join(folder, `${slug}.zip`);
-  writeZip(zipPath, [{ name: "mod/readme.txt", text: `${title}\n` }, { name: "mod/data.bin", text: "0123456789", repeat: 3000 }], { deflate: true });
+  writeZip(
+    zipPath,
+    [
+      { name: "mod/readme.txt", text: `${title}\n` },
+      { name: "mod/data.bin", text: "0123456789", repeat: 3000 },
+    ],
+    { deflate: true },
+  );
   const stored = readFileSync(zipPath);
   const post = await createPost({ tiers: [TIER_2], title, fileSize: null });
   const key = `posts/${post.id}/${slug}.zip`;
@@ -78,11 +85,24 @@ describe("leaked ZIP lookup in the code search", () => {
     expect(await readJsonBody(response)).toEqual({
       intent: "trace-zip",
       traced: { fileName: "ship (1).zip", number: leaker.number, stamp: "verified" },
-      result: { number: leaker.number, stamp: "verified", downloads: [expect.objectContaining({ postId: post.id, postTitle: "Pirate Ship", username: "Leaky Larry" })] },
+      result: {
+        number: leaker.number,
+        stamp: "verified",
+        downloads: [expect.objectContaining({ postId: post.id, postTitle: "Pirate Ship", username: "Leaky Larry" })],
+      },
     });
     // The same answer as searching by that number (no keyword: every download).
-    const bySearch = await callRoute(adminRoute, { method: "POST", path: "/admin", form: { intent: "search-by-code", code: String(leaker.number), keyword: "pirate" }, cookie: adminCookie });
-    expect((await readJsonBody<{ result: unknown }>(bySearch)).result).toEqual({ number: leaker.number, stamp: "untagged", downloads: [expect.objectContaining({ postId: post.id })] });
+    const bySearch = await callRoute(adminRoute, {
+      method: "POST",
+      path: "/admin",
+      form: { intent: "search-by-code", code: String(leaker.number), keyword: "pirate" },
+      cookie: adminCookie,
+    });
+    expect((await readJsonBody<{ result: unknown }>(bySearch)).result).toEqual({
+      number: leaker.number,
+      stamp: "untagged",
+      downloads: [expect.objectContaining({ postId: post.id })],
+    });
     expect(storedFiles()).toEqual(before);
   });
 
@@ -94,7 +114,12 @@ describe("leaked ZIP lookup in the code search", () => {
       intent: "trace-zip",
       error: "This file carries no leak-trace number: it is not a ZIP from a paid download, or its comment was removed or changed.",
     });
-    const notZip = await callRoute(adminRoute, { method: "POST", path: tracePath, form: zipForm(new Uint8Array(5000).fill(80), "notes.txt"), cookie: adminCookie });
+    const notZip = await callRoute(adminRoute, {
+      method: "POST",
+      path: tracePath,
+      form: zipForm(new Uint8Array(5000).fill(80), "notes.txt"),
+      cookie: adminCookie,
+    });
     expect(notZip.status).toBe(422);
     const empty = new FormData();
     empty.append("other", "x");
@@ -108,7 +133,11 @@ describe("leaked ZIP lookup in the code search", () => {
     await db.user.delete({ where: { id: leaker.id } });
     const response = await callRoute(adminRoute, { method: "POST", path: tracePath, form: zipForm(stamped), cookie: adminCookie });
     expect(response.status).toBe(404);
-    expect(await readJsonBody(response)).toEqual({ intent: "trace-zip", error: "User not found.", traced: { fileName: "leaked.zip", number: leaker.number, stamp: "verified" } });
+    expect(await readJsonBody(response)).toEqual({
+      intent: "trace-zip",
+      error: "User not found.",
+      traced: { fileName: "leaked.zip", number: leaker.number, stamp: "verified" },
+    });
   });
 
   it("is for admins only: others are sent away before the file is read", async () => {
@@ -120,7 +149,12 @@ describe("leaked ZIP lookup in the code search", () => {
       expect(await refused.text()).not.toContain("trace");
     }
     const restrictedAdmin = await createTestUser({ isAdmin: true, canBeAdmin: true, restricted: true });
-    const restricted = await callRoute(adminRoute, { method: "POST", path: tracePath, form: zipForm(stamped), cookie: await sessionCookie(restrictedAdmin.id) });
+    const restricted = await callRoute(adminRoute, {
+      method: "POST",
+      path: tracePath,
+      form: zipForm(stamped),
+      cookie: await sessionCookie(restrictedAdmin.id),
+    });
     expect(restricted.status).toBe(302);
   });
 
@@ -128,7 +162,9 @@ describe("leaked ZIP lookup in the code search", () => {
     const { leaker, stamped } = await leakedCopy("Bulky Bob", "Fortress");
     const fillerBytes = 192 * 1024 * 1024;
     const boundary = "----leak-trace-boundary";
-    const head = new TextEncoder().encode(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.zip"\r\nContent-Type: application/zip\r\n\r\n`);
+    const head = new TextEncoder().encode(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.zip"\r\nContent-Type: application/zip\r\n\r\n`,
+    );
     const foot = new TextEncoder().encode(`\r\n--${boundary}--\r\n`);
     const slice = new Uint8Array(1024 * 1024).fill(0x41);
     let sent = 0;
@@ -203,7 +239,12 @@ describe("signed stamps", () => {
       [`Leak trace ${leaker.number}-0123456789abcdef`, leaker.number],
       [`Leak trace ${framed.number}-x`, framed.number],
     ] as const) {
-      const response = await callRoute(adminRoute, { method: "POST", path: tracePath, form: zipForm(withComment(stamped, comment), "forged.zip"), cookie: adminCookie });
+      const response = await callRoute(adminRoute, {
+        method: "POST",
+        path: tracePath,
+        form: zipForm(withComment(stamped, comment), "forged.zip"),
+        cookie: adminCookie,
+      });
       expect(response.status, comment).toBe(422);
       const body = await readJsonBody(response);
       expect(body, comment).toEqual({ intent: "trace-zip", error: ADMIN_MESSAGES.forgedTrace, traced: { fileName: "forged.zip", number, stamp: "forged" } });
@@ -213,7 +254,12 @@ describe("signed stamps", () => {
 
   it("an older stamp without a tag is still read, and labelled untagged", async () => {
     const { post, leaker, stamped } = await leakedCopy("Old Olga", "Mill");
-    const response = await callRoute(adminRoute, { method: "POST", path: tracePath, form: zipForm(withComment(stamped, `Leak trace ${leaker.number}`), "old.zip"), cookie: adminCookie });
+    const response = await callRoute(adminRoute, {
+      method: "POST",
+      path: tracePath,
+      form: zipForm(withComment(stamped, `Leak trace ${leaker.number}`), "old.zip"),
+      cookie: adminCookie,
+    });
     expect(response.status).toBe(200);
     expect(await readJsonBody(response)).toEqual({
       intent: "trace-zip",
@@ -226,8 +272,18 @@ describe("signed stamps", () => {
     const { post, leaker } = await leakedCopy("Typed Tom", "Harbour");
     const tag = traceTag(leaker.number);
     const search = async (code: string) => {
-      const page = await callRoute(adminRoute, { method: "POST", path: "/admin", form: { intent: "search-by-code", code, keyword: "harbour" }, cookie: adminCookie });
-      const api = await callRoute(searchApiRoute, { method: "POST", path: "/api/admin/search-by-code", json: { code, keyword: "harbour" }, cookie: adminCookie });
+      const page = await callRoute(adminRoute, {
+        method: "POST",
+        path: "/admin",
+        form: { intent: "search-by-code", code, keyword: "harbour" },
+        cookie: adminCookie,
+      });
+      const api = await callRoute(searchApiRoute, {
+        method: "POST",
+        path: "/api/admin/search-by-code",
+        json: { code, keyword: "harbour" },
+        cookie: adminCookie,
+      });
       return { page: { status: page.status, body: await readJsonBody(page) }, api: { status: api.status, body: await readJsonBody(api) } };
     };
     for (const code of [`${leaker.number}-${tag}`, `${leaker.number}-${tag.toUpperCase()}`, ` ${leaker.number}-${tag} `]) {
@@ -270,10 +326,13 @@ describe("streamTail", () => {
       expect(total).toBe(bytes.length);
       expect(Buffer.from(tail).equals(Buffer.from(bytes.subarray(bytes.length - MAX_TAIL_BYTES)))).toBe(true);
     }
-    const short = await streamTail((async function* () {
-      yield new Uint8Array([1, 2]);
-      yield new Uint8Array([3]);
-    })(), 10);
+    const short = await streamTail(
+      (async function* () {
+        yield new Uint8Array([1, 2]);
+        yield new Uint8Array([3]);
+      })(),
+      10,
+    );
     expect([...short.tail]).toEqual([1, 2, 3]);
   });
 });

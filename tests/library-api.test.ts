@@ -93,9 +93,29 @@ describe("GET /api/library/posts: entitlement per viewer", () => {
     const published = new Date("2025-06-01T00:00:00Z");
     const early = await createPost({ tiers: [TIER_3], firstTiers: [TIER_1], firstPublishedAt: published });
     const user = await createTestUser({ currentTierId: null });
-    await db.pledgeEvent.create({ data: { id: `pledge_start:${user.id}`, userId: user.id, type: "pledge_start", amountCents: 300, date: new Date("2025-05-01T00:00:00Z"), tierId: TIER_1, paymentStatus: "Paid" } });
+    await db.pledgeEvent.create({
+      data: {
+        id: `pledge_start:${user.id}`,
+        userId: user.id,
+        type: "pledge_start",
+        amountCents: 300,
+        date: new Date("2025-05-01T00:00:00Z"),
+        tierId: TIER_1,
+        paymentStatus: "Paid",
+      },
+    });
     const late = await createTestUser();
-    await db.pledgeEvent.create({ data: { id: `pledge_start:${late.id}`, userId: late.id, type: "pledge_start", amountCents: 300, date: new Date("2025-07-01T00:00:00Z"), tierId: TIER_1, paymentStatus: "Paid" } });
+    await db.pledgeEvent.create({
+      data: {
+        id: `pledge_start:${late.id}`,
+        userId: late.id,
+        type: "pledge_start",
+        amountCents: 300,
+        date: new Date("2025-07-01T00:00:00Z"),
+        tierId: TIER_1,
+        paymentStatus: "Paid",
+      },
+    });
     expect(byId(await listAs(await sessionCookie(user.id))).get(early.id)?.unlocked).toBe(true);
     expect(byId(await listAs(await sessionCookie(late.id))).get(early.id)?.unlocked).toBe(false);
   });
@@ -105,7 +125,9 @@ describe("GET /api/library/posts: entitlement per viewer", () => {
     const notBought = await createPost({ kofiOnly: true, kofiId: "ITEM-B" });
     const user = await createTestUser();
     // Bought as a guest before the email was linked.
-    await db.purchase.create({ data: { email: "Buyer@Example.com", kofiItemCode: "ITEM-A", transactionId: "tx-1", source: "WEBHOOK", purchasedAt: new Date("2024-01-01") } });
+    await db.purchase.create({
+      data: { email: "Buyer@Example.com", kofiItemCode: "ITEM-A", transactionId: "tx-1", source: "WEBHOOK", purchasedAt: new Date("2024-01-01") },
+    });
     await db.purchase.create({ data: { email: "pending@example.com", kofiItemCode: "ITEM-B", transactionId: "tx-2", source: "CSV", purchasedAt: new Date() } });
     await db.shopEmail.create({ data: { userId: user.id, email: "buyer@example.com", verifiedEmail: "buyer@example.com", verifiedAt: new Date() } });
     await db.shopEmail.create({ data: { userId: user.id, email: "pending@example.com" } });
@@ -146,11 +168,28 @@ describe("admin post operations", () => {
       path: `/api/library/posts/${post.id}`,
       params: { id: post.id },
       cookie: adminCookie,
-      json: { title: "Renamed", version: "2.0", kofi_id: "NEWKOFI", is_kofiOnly: true, tiers: [TIER_2, TIER_3], first_tiers: [TIER_1], first_published_at: "2025-01-02T00:00:00.000Z", last_updated: "2025-02-03T00:00:00.000Z" },
+      json: {
+        title: "Renamed",
+        version: "2.0",
+        kofi_id: "NEWKOFI",
+        is_kofiOnly: true,
+        tiers: [TIER_2, TIER_3],
+        first_tiers: [TIER_1],
+        first_published_at: "2025-01-02T00:00:00.000Z",
+        last_updated: "2025-02-03T00:00:00.000Z",
+      },
     });
     expect(response.status).toBe(200);
     const { post: updated } = await readJsonBody<{ post: LibraryPost }>(response);
-    expect(updated).toMatchObject({ title: "Renamed", version: "2.0", kofi_id: "NEWKOFI", is_kofiOnly: true, first_tiers: [TIER_1], first_published_at: "2025-01-02T00:00:00.000Z", last_updated: "2025-02-03T00:00:00.000Z" });
+    expect(updated).toMatchObject({
+      title: "Renamed",
+      version: "2.0",
+      kofi_id: "NEWKOFI",
+      is_kofiOnly: true,
+      first_tiers: [TIER_1],
+      first_published_at: "2025-01-02T00:00:00.000Z",
+      last_updated: "2025-02-03T00:00:00.000Z",
+    });
     expect([...updated.tiers].sort()).toEqual([TIER_3, TIER_2].sort());
     const row = await db.post.findUniqueOrThrow({ where: { id: post.id } });
     expect(row.title).toBe("Renamed");
@@ -162,7 +201,11 @@ describe("admin post operations", () => {
     const post = await createPost({ fileSize: null });
     await (await storage()).put("uploads/manual/mod.zip", Buffer.alloc(3000, 1));
     const ok = await callRoute(postRoute, { method: "PUT", params: { id: post.id }, cookie: adminCookie, json: { drive_file_id: "uploads/manual/mod.zip" } });
-    expect((await readJsonBody<{ post: LibraryPost }>(ok)).post).toMatchObject({ drive_file_id: "uploads/manual/mod.zip", fileSize: 3000, fileName: "mod.zip" });
+    expect((await readJsonBody<{ post: LibraryPost }>(ok)).post).toMatchObject({
+      drive_file_id: "uploads/manual/mod.zip",
+      fileSize: 3000,
+      fileName: "mod.zip",
+    });
     const bad = await callRoute(postRoute, { method: "PUT", params: { id: post.id }, cookie: adminCookie, json: { drive_file_id: "../../etc/passwd" } });
     expect(bad.status).toBe(400);
     expect(await readJsonBody(bad)).toEqual({ error: "The drive file ID is not a valid storage key." });
@@ -170,7 +213,10 @@ describe("admin post operations", () => {
 
   it("refuses guests (401) and non-admins (403) with the spec's message, and changes nothing", async () => {
     const post = await createPost();
-    for (const [cookie, status] of [[undefined, 401], [userCookie, 403]] as const) {
+    for (const [cookie, status] of [
+      [undefined, 401],
+      [userCookie, 403],
+    ] as const) {
       const calls = [
         callRoute(postRoute, { method: "PUT", params: { id: post.id }, cookie, json: { title: "Hacked" } }),
         callRoute(postRoute, { method: "DELETE", params: { id: post.id }, cookie }),
@@ -220,7 +266,12 @@ describe("admin post operations", () => {
 
   it("PUT order sets the order date; Set Index moves a post between its neighbours", async () => {
     const post = await createPost();
-    const response = await callRoute(orderRoute, { method: "PUT", params: { id: post.id }, cookie: adminCookie, json: { orderDate: "2099-01-01T00:00:00.000Z" } });
+    const response = await callRoute(orderRoute, {
+      method: "PUT",
+      params: { id: post.id },
+      cookie: adminCookie,
+      json: { orderDate: "2099-01-01T00:00:00.000Z" },
+    });
     expect((await readJsonBody<{ post: LibraryPost }>(response)).post.order_date).toBe("2099-01-01T00:00:00.000Z");
     expect((await listAs(adminCookie))[0]?.postId).toBe(post.id);
 
@@ -245,7 +296,13 @@ describe("admin post operations", () => {
   it("creates and deletes posts", async () => {
     const created = await callRoute(postsRoute, { method: "POST", cookie: adminCookie, json: { postId: "777001", title: "Brand new", tiers: [TIER_1] } });
     expect(created.status).toBe(201);
-    expect((await readJsonBody<{ post: LibraryPost }>(created)).post).toMatchObject({ postId: "777001", title: "Brand new", version: "V1.0", tiers: [TIER_1], enabled: true });
+    expect((await readJsonBody<{ post: LibraryPost }>(created)).post).toMatchObject({
+      postId: "777001",
+      title: "Brand new",
+      version: "V1.0",
+      tiers: [TIER_1],
+      enabled: true,
+    });
     const again = await callRoute(postsRoute, { method: "POST", cookie: adminCookie, json: { postId: "777001", title: "Again" } });
     expect(again.status).toBe(409);
     const deleted = await callRoute(postRoute, { method: "DELETE", params: { id: "777001" }, cookie: adminCookie });
@@ -264,7 +321,9 @@ describe("POST /api/upload/front/{id}", () => {
 
   it("re-encodes a png to a resized JPEG served under /media", async () => {
     const post = await createPost();
-    const png = await sharp({ create: { width: 2400, height: 1200, channels: 3, background: "#336699" } }).png().toBuffer();
+    const png = await sharp({ create: { width: 2400, height: 1200, channels: 3, background: "#336699" } })
+      .png()
+      .toBuffer();
     const response = await callRoute(frontRoute, { method: "POST", params: { id: post.id }, cookie: adminCookie, form: imageForm(png) });
     expect(response.status).toBe(200);
     const { post: updated } = await readJsonBody<{ post: LibraryPost }>(response);
@@ -278,7 +337,12 @@ describe("POST /api/upload/front/{id}", () => {
 
   it("refuses files that are not images by content, whatever their name", async () => {
     const post = await createPost();
-    const response = await callRoute(frontRoute, { method: "POST", params: { id: post.id }, cookie: adminCookie, form: imageForm(Buffer.from("<svg>not really</svg>"), "evil.png") });
+    const response = await callRoute(frontRoute, {
+      method: "POST",
+      params: { id: post.id },
+      cookie: adminCookie,
+      form: imageForm(Buffer.from("<svg>not really</svg>"), "evil.png"),
+    });
     expect(response.status).toBe(400);
     expect(await readJsonBody(response)).toEqual({ error: "The file is not a valid image." });
   });
@@ -302,7 +366,11 @@ describe("POST /api/upload/file/{id}", () => {
     form.append("file", new Blob([new Uint8Array(bytes)]), "My Mod v2.zip");
     const response = await callRoute(fileRoute, { method: "POST", params: { id: post.id }, cookie: adminCookie, form });
     expect(response.status).toBe(200);
-    expect((await readJsonBody<{ post: LibraryPost }>(response)).post).toMatchObject({ drive_file_id: `posts/${post.id}/My-Mod-v2.zip`, fileSize: bytes.length, fileName: "My-Mod-v2.zip" });
+    expect((await readJsonBody<{ post: LibraryPost }>(response)).post).toMatchObject({
+      drive_file_id: `posts/${post.id}/My-Mod-v2.zip`,
+      fileSize: bytes.length,
+      fileName: "My-Mod-v2.zip",
+    });
     expect((await (await storage()).stat(`posts/${post.id}/My-Mod-v2.zip`))?.size).toBe(bytes.length);
   });
 
@@ -355,7 +423,9 @@ describe("the listing stays exact while it is cached", () => {
     await callRoute(postRoute, { method: "PUT", params: { id: post.id }, cookie: adminCookie, json: { tiers: [TIER_3] } });
     expect(byId(await listAs(cookie)).get(post.id)?.unlocked).toBe(false);
 
-    await db.purchase.create({ data: { email: "late@example.com", kofiItemCode: "LATE-ITEM", transactionId: "tx-late", source: "WEBHOOK", purchasedAt: new Date() } });
+    await db.purchase.create({
+      data: { email: "late@example.com", kofiItemCode: "LATE-ITEM", transactionId: "tx-late", source: "WEBHOOK", purchasedAt: new Date() },
+    });
     await db.shopEmail.create({ data: { userId: user.id, email: "late@example.com", verifiedEmail: "late@example.com", verifiedAt: new Date() } });
     expect(byId(await listAs(cookie)).get(post.id)?.unlocked).toBe(true);
 

@@ -74,7 +74,10 @@ describe("loader", () => {
     const paid = await createPost({ paid: true, tiers: [TIER_2], title: "One-trip tier post" });
     const supporter = await createTestUser({ currentTierId: TIER_2 });
     const cookie = await sessionCookie(supporter.id);
-    type Loaded = Omit<LoaderData, "posts"> & { access: Record<string, { state: string }>; posts: (LoaderData["posts"][number] & { downloadStatus?: string })[] };
+    type Loaded = Omit<LoaderData, "posts"> & {
+      access: Record<string, { state: string }>;
+      posts: (LoaderData["posts"][number] & { downloadStatus?: string })[];
+    };
     const { result: data, queries } = await queriesDuring("", async () => (await load("/library?search=One-trip", cookie)) as Loaded);
     // One statement reads the user, their viewer context and the details of the cards' words.
     const viewerReads = queries.filter((sql) => /session_viewer\(|viewer_context\(|viewer_access_details\(/.test(sql));
@@ -97,7 +100,10 @@ describe("loader", () => {
         library.loader({ request: buildRequest({ path: "/library", cookie }), params: {}, context: {} }),
       ]);
     await view(); // the first view after a change reads the library and the tiers
-    const { result: [rootAnswer, pageAnswer], queries } = await queriesDuring("", view);
+    const {
+      result: [rootAnswer, pageAnswer],
+      queries,
+    } = await queriesDuring("", view);
     expect(queries).toHaveLength(1);
     expect(queries[0]).toMatch(/session_viewer\(.*viewer_access_details\(/s);
     // Each loader got what it needs from that one statement.
@@ -199,7 +205,25 @@ describe("action without JavaScript", () => {
 
   it("admin forms save, toggle, set the index and validate it", async () => {
     const target = await createPost({ title: "Editable", tiers: [TIER_1] });
-    const saved = await post({ intent: "save", postId: target.id, back: "/library", title: "Edited", version: "V2.0", kofi_id: "", drive_file_id: "", first_published_at: "2025-03-04", last_updated: "2025-04-05", has_tiers: "1", has_flags: "1", tiers: TIER_2, is_kofiOnly: "on", paid_content: "on" }, adminCookie);
+    const saved = await post(
+      {
+        intent: "save",
+        postId: target.id,
+        back: "/library",
+        title: "Edited",
+        version: "V2.0",
+        kofi_id: "",
+        drive_file_id: "",
+        first_published_at: "2025-03-04",
+        last_updated: "2025-04-05",
+        has_tiers: "1",
+        has_flags: "1",
+        tiers: TIER_2,
+        is_kofiOnly: "on",
+        paid_content: "on",
+      },
+      adminCookie,
+    );
     expect(saved.status).toBe(302);
     const row = await db.post.findUniqueOrThrow({ where: { id: target.id }, include: { tiers: true } });
     expect(row).toMatchObject({ title: "Edited", version: "V2.0", kofiId: null, driveFileId: null, isKofiOnly: true, paidContent: true });
@@ -276,11 +300,19 @@ describe("action with JavaScript (respond=json)", () => {
     });
     expect(response.headers.get("Location")).toBe("/library");
     expect(await toastOf(response)).toMatchObject({ type: "success", message: "File uploaded." });
-    expect(await db.post.findUniqueOrThrow({ where: { id: target.id } })).toMatchObject({ driveFileId: `posts/${target.id}/page-file.zip`, fileSize: BigInt(17) });
+    expect(await db.post.findUniqueOrThrow({ where: { id: target.id } })).toMatchObject({
+      driveFileId: `posts/${target.id}/page-file.zip`,
+      fileSize: BigInt(17),
+    });
     // An empty file is refused and the post keeps pointing where it did.
     const empty = new FormData();
     empty.append("file", new Blob([]), "empty.zip");
-    const refused = await callRoute(library, { method: "POST", path: `/library?intent=upload-file&postId=${target.id}&back=%2Flibrary`, form: empty, cookie: adminCookie });
+    const refused = await callRoute(library, {
+      method: "POST",
+      path: `/library?intent=upload-file&postId=${target.id}&back=%2Flibrary`,
+      form: empty,
+      cookie: adminCookie,
+    });
     expect(await toastOf(refused)).toMatchObject({ type: "error", message: "Please select a file first." });
     expect((await db.post.findUniqueOrThrow({ where: { id: target.id } })).driveFileId).toBe(`posts/${target.id}/page-file.zip`);
 

@@ -10,7 +10,10 @@ import { startFakeProviders } from "../scripts/fake-providers";
 import { setEnv } from "./env";
 
 const mailDir = () => path.join(process.env.DATA_DIR!, "mail");
-const files = () => readdirSync(mailDir(), { withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => path.join(mailDir(), entry.name));
+const files = () =>
+  readdirSync(mailDir(), { withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.join(mailDir(), entry.name));
 const mail = (to: string) => codeMail({ to, subject: "Code", intro: "Your code:", code: "123456", outro: "Bye" });
 
 afterEach(() => {

@@ -32,7 +32,9 @@ const HAND_WRITTEN = [
 
 /** The schema dump, without the hand-written objects, and the names of those it had. */
 function schemaDump(url: string): { sql: string; handWritten: string[] } {
-  const dump = execFileSync("pg_dump", ["--schema-only", "--no-owner", "--no-privileges", "--exclude-table=public._prisma_migrations", url], { encoding: "utf8" });
+  const dump = execFileSync("pg_dump", ["--schema-only", "--no-owner", "--no-privileges", "--exclude-table=public._prisma_migrations", url], {
+    encoding: "utf8",
+  });
   const handWritten: string[] = [];
   // pg_dump heads every object with "-- Name: <name>; Type: <type>; ...".
   const objects = dump.split(/\n(?=--\n-- Name: )/).filter((object) => {
@@ -72,10 +74,7 @@ describe("migrations", () => {
     const migratedUrl = await createMigratedDatabase(fromMigrations);
     await adminQuery(`CREATE DATABASE "${fromSchema}"`);
     const schemaUrl = databaseUrl(fromSchema);
-    const sql = await prismaCli(
-      ["migrate", "diff", "--from-empty", "--to-schema-datamodel", "prisma/schema.prisma", "--script"],
-      schemaUrl,
-    );
+    const sql = await prismaCli(["migrate", "diff", "--from-empty", "--to-schema-datamodel", "prisma/schema.prisma", "--script"], schemaUrl);
     const client = new pg.Client({ connectionString: schemaUrl });
     await client.connect();
     await client.query(sql.slice(sql.indexOf("-- CreateSchema")));

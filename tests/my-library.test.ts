@@ -33,7 +33,13 @@ describe("My downloads", () => {
     const post = await createPost({ paid: false });
     const now = new Date();
     await db.download.createMany({
-      data: [731, 729, 1].map((days, index) => ({ id: `prune-${index}`, userId: user.id, postId: post.id, version: "V1.0", createdAt: new Date(now.getTime() - days * DAY) })),
+      data: [731, 729, 1].map((days, index) => ({
+        id: `prune-${index}`,
+        userId: user.id,
+        postId: post.id,
+        version: "V1.0",
+        createdAt: new Date(now.getTime() - days * DAY),
+      })),
     });
     expect(await pruneOldDownloads(now, 730)).toBe(1);
     expect((await db.download.findMany({ where: { userId: user.id }, orderBy: { id: "asc" } })).map((row) => row.id)).toEqual(["prune-1", "prune-2"]);

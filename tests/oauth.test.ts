@@ -117,17 +117,29 @@ async function currentUser(response: Response) {
 
 describe.each(["google", "discord"] as const)("%s sign-in", (provider) => {
   it("creates an unverified account that a username verifies", async () => {
-    const { callback } = await runProviderFlow(provider, { id: `${provider}-new-1`, email: `${provider}new@example.com`, emailVerified: true, name: "New Person" });
+    const { callback } = await runProviderFlow(provider, {
+      id: `${provider}-new-1`,
+      email: `${provider}new@example.com`,
+      emailVerified: true,
+      name: "New Person",
+    });
     const { response } = await exchange(callback);
     expect(response.status).toBe(200);
     expect(await response.clone().json()).toEqual({ message: "Logged in successfully." });
     const me = await currentUser(response);
-    expect(me).toMatchObject({ email: `${provider}new@example.com`, mailVerified: false, hasPassword: false, [provider === "google" ? "hasGoogle" : "hasDiscord"]: true });
+    expect(me).toMatchObject({
+      email: `${provider}new@example.com`,
+      mailVerified: false,
+      hasPassword: false,
+      [provider === "google" ? "hasGoogle" : "hasDiscord"]: true,
+    });
     const column = provider === "google" ? "googleId" : "discordId";
     expect(await db.user.count({ where: { [column]: `${provider}-new-1` } })).toBe(1);
 
     // Signing in again finds the same account, keyed on the provider's id.
-    const again = await exchange((await runProviderFlow(provider, { id: `${provider}-new-1`, email: `${provider}new@example.com`, emailVerified: true, name: "New Person" })).callback);
+    const again = await exchange(
+      (await runProviderFlow(provider, { id: `${provider}-new-1`, email: `${provider}new@example.com`, emailVerified: true, name: "New Person" })).callback,
+    );
     expect((await currentUser(again.response)).id).toBe(me.id);
     expect(await db.user.count({ where: { [column]: `${provider}-new-1` } })).toBe(1);
   });
@@ -143,7 +155,13 @@ describe.each(["google", "discord"] as const)("%s sign-in", (provider) => {
 
 describe("support platform sign-in", () => {
   it("sends credentials in the body, stores patreonId and the entitled tier", async () => {
-    const { callback } = await runProviderFlow("patreon", { id: "patreon-77", email: "patron@example.com", emailVerified: true, name: "Pat Ron", tierId: "8825009" });
+    const { callback } = await runProviderFlow("patreon", {
+      id: "patreon-77",
+      email: "patron@example.com",
+      emailVerified: true,
+      name: "Pat Ron",
+      tierId: "8825009",
+    });
     const { response } = await exchange(callback);
     const me = await currentUser(response);
     expect(me).toMatchObject({ hasPatreon: true, current_tier: "8825009", fullName: "Pat Ron", mailVerified: true });
@@ -154,7 +172,11 @@ describe("support platform sign-in", () => {
   it("a logged-in user who goes through the flow gets the provider linked", async () => {
     const user = await createTestUser();
     const cookie = await sessionCookie(user.id);
-    const { callback } = await runProviderFlow("patreon", { id: "patreon-88", email: "other@example.com", emailVerified: true, name: "Other", tierId: null }, { cookie });
+    const { callback } = await runProviderFlow(
+      "patreon",
+      { id: "patreon-88", email: "other@example.com", emailVerified: true, name: "Other", tierId: null },
+      { cookie },
+    );
     // The session stays; no login code is left to exchange, and the toast says what happened.
     expect(callback.status).toBe(302);
     expect(callback.headers.get("Location")).toBe("/login");
@@ -207,7 +229,9 @@ describe("login codes and failures", () => {
 
   it("a failure of our own in the callback is thrown (a logged 500), never shown as a sign-in error", async () => {
     // PostgreSQL text cannot hold NUL: looking up this verified email fails in the database.
-    await expect(runProviderFlow("google", { id: "g-nul", email: "nul\u0000@example.com", emailVerified: true, name: "Nul" })).rejects.toThrow(/invalid byte sequence/);
+    await expect(runProviderFlow("google", { id: "g-nul", email: "nul\u0000@example.com", emailVerified: true, name: "Nul" })).rejects.toThrow(
+      /invalid byte sequence/,
+    );
     expect(await db.user.count({ where: { googleId: "g-nul" } })).toBe(0);
   });
 
@@ -218,7 +242,12 @@ describe("login codes and failures", () => {
     expect(providerFailureCode(new ArcticFetchError(new TypeError("fetch failed")))).toBe("provider_error");
     expect(providerFailureCode(new UnexpectedResponseError(502))).toBe("provider_error");
     expect(providerFailureCode(new ProviderError("profile has no sub"))).toBe("provider_error");
-    for (const bug of [new ReferenceError("profile is not defined"), new RangeError("Invalid time value"), new TypeError("x is undefined"), new Error("boom")]) {
+    for (const bug of [
+      new ReferenceError("profile is not defined"),
+      new RangeError("Invalid time value"),
+      new TypeError("x is undefined"),
+      new Error("boom"),
+    ]) {
       expect(providerFailureCode(bug)).toBeNull();
     }
   });
@@ -227,7 +256,12 @@ describe("login codes and failures", () => {
     const { callback } = await runProviderFlow("discord", { id: "d-name", email: null, name: "Nameless" });
     const { response } = await exchange(callback);
     const session = cookiePairs(response).find((pair) => pair.startsWith("__session="))!;
-    const set = await callRoute(setUsernameDiscord, { method: "POST", path: "/api/discord/set-username-discord", json: { username: "Gamer" }, cookie: session });
+    const set = await callRoute(setUsernameDiscord, {
+      method: "POST",
+      path: "/api/discord/set-username-discord",
+      json: { username: "Gamer" },
+      cookie: session,
+    });
     expect(await readJsonBody(set)).toMatchObject({ message: "Username set successfully! Your account is now verified.", mailVerified: true });
     expect(await db.user.findFirstOrThrow({ where: { discordId: "d-name" } })).toMatchObject({ fullName: "Gamer", mailVerified: true, discordTag: "nameless" });
   });
@@ -249,29 +283,54 @@ describe("email verification cannot be skipped", () => {
     const squatter = await db.user.findUniqueOrThrow({ where: { email: "owner@example.com" } });
 
     // Signed in, the squatter tries to link their own Google identity: refused while the address is unproven.
-    const { callback } = await runProviderFlow("google", { id: "g-squatter", email: "squatter@example.com", emailVerified: true, name: "Squatter" }, { cookie: squatterCookie });
+    const { callback } = await runProviderFlow(
+      "google",
+      { id: "g-squatter", email: "squatter@example.com", emailVerified: true, name: "Squatter" },
+      { cookie: squatterCookie },
+    );
     expect(callback.headers.get("Location")).toBe("/auth/callback?error=email_unproven");
     expect(await db.user.findUniqueOrThrow({ where: { id: squatter.id } })).toMatchObject({ googleId: null, mailVerified: false, emailVerifiedBy: null });
 
-    const renamed = await callRoute(updateUsernameRoute, { method: "POST", path: "/api/auth/update-username", json: { username: "Owner" }, cookie: squatterCookie });
+    const renamed = await callRoute(updateUsernameRoute, {
+      method: "POST",
+      path: "/api/auth/update-username",
+      json: { username: "Owner" },
+      cookie: squatterCookie,
+    });
     expect(await readJsonBody(renamed)).toMatchObject({ mailVerified: false });
     expect(await db.user.findUniqueOrThrow({ where: { id: squatter.id } })).toMatchObject({ mailVerified: false, canBeAdmin: false });
     expect((await callRoute(toggleAdminRoute, { method: "POST", path: "/api/auth/toggle-admin", cookie: squatterCookie })).status).toBe(403);
 
     // The real owner signs in with Discord, which asserts owner@example.com as verified.
-    const owner = await exchange((await runProviderFlow("discord", { id: "d-owner", email: "owner@example.com", emailVerified: true, name: "Real Owner" })).callback);
+    const owner = await exchange(
+      (await runProviderFlow("discord", { id: "d-owner", email: "owner@example.com", emailVerified: true, name: "Real Owner" })).callback,
+    );
     const me = await currentUser(owner.response);
     expect(me.id).not.toBe(squatter.id);
     expect(me).toMatchObject({ email: "owner@example.com", hasDiscord: true, hasGoogle: false, hasPassword: false, canBeAdmin: false });
     // The squatter lost the address and every session; nothing of theirs was merged.
-    expect(await db.user.findUniqueOrThrow({ where: { id: squatter.id } })).toMatchObject({ email: null, mailVerified: false, googleId: null, discordId: null });
+    expect(await db.user.findUniqueOrThrow({ where: { id: squatter.id } })).toMatchObject({
+      email: null,
+      mailVerified: false,
+      googleId: null,
+      discordId: null,
+    });
     expect(await db.session.count({ where: { userId: squatter.id } })).toBe(0);
     expect((await callRoute(userRoute, { path: "/api/auth/user", cookie: squatterCookie })).status).toBe(401);
     // The owner's username step verifies (Discord created the account with its verified email).
     const ownerSession = cookiePairs(owner.response).find((pair) => pair.startsWith("__session="))!;
-    const set = await callRoute(setUsernameDiscord, { method: "POST", path: "/api/discord/set-username-discord", json: { username: "Owner" }, cookie: ownerSession });
+    const set = await callRoute(setUsernameDiscord, {
+      method: "POST",
+      path: "/api/discord/set-username-discord",
+      json: { username: "Owner" },
+      cookie: ownerSession,
+    });
     expect(await readJsonBody(set)).toMatchObject({ mailVerified: true });
-    expect(await db.user.findUniqueOrThrow({ where: { id: String(me.id) } })).toMatchObject({ mailVerified: true, emailVerifiedBy: "DISCORD", canBeAdmin: true });
+    expect(await db.user.findUniqueOrThrow({ where: { id: String(me.id) } })).toMatchObject({
+      mailVerified: true,
+      emailVerifiedBy: "DISCORD",
+      canBeAdmin: true,
+    });
   });
 
   it("a provider asserting the account's own unverified email neither links nor verifies: the code does", async () => {
@@ -288,16 +347,24 @@ describe("email verification cannot be skipped", () => {
     // The proof renewed this browser's session; linking now works and keeps the code's proof.
     const renewed = cookiePairs(verified).find((pair) => pair.startsWith("__session="))!;
     expectLinkedInPlace((await runProviderFlow("patreon", patreon, { cookie: renewed })).callback);
-    expect(await db.user.findUniqueOrThrow({ where: { id: account.id } })).toMatchObject({ patreonId: "p-linker", mailVerified: true, emailVerifiedBy: "CODE" });
+    expect(await db.user.findUniqueOrThrow({ where: { id: account.id } })).toMatchObject({
+      patreonId: "p-linker",
+      mailVerified: true,
+      emailVerifiedBy: "CODE",
+    });
   });
 
   it("a provider sign-in links into an account whose address is proven, never into an unproven one", async () => {
     const proven = await createTestUser({ email: "proven@example.com" });
-    const signedIn = await exchange((await runProviderFlow("google", { id: "g-proven", email: "proven@example.com", emailVerified: true, name: "P" })).callback);
+    const signedIn = await exchange(
+      (await runProviderFlow("google", { id: "g-proven", email: "proven@example.com", emailVerified: true, name: "P" })).callback,
+    );
     expect((await currentUser(signedIn.response)).id).toBe(proven.id);
     // An address the provider does not vouch for neither links nor evicts.
     const unproven = await createTestUser({ email: "unproven@example.com", mailVerified: false });
-    const other = await exchange((await runProviderFlow("google", { id: "g-unproven", email: "unproven@example.com", emailVerified: false, name: "U" })).callback);
+    const other = await exchange(
+      (await runProviderFlow("google", { id: "g-unproven", email: "unproven@example.com", emailVerified: false, name: "U" })).callback,
+    );
     expect(await currentUser(other.response)).toMatchObject({ email: null });
     expect(await db.user.findUniqueOrThrow({ where: { id: unproven.id } })).toMatchObject({ email: "unproven@example.com", googleId: null });
   });

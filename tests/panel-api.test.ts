@@ -36,8 +36,14 @@ async function imageForm(bytes: Buffer, fileName: string, type: string): Promise
   return form;
 }
 
-const png = () => sharp({ create: { width: 40, height: 30, channels: 3, background: "#3366ff" } }).png().toBuffer();
-const jpeg = () => sharp({ create: { width: 50, height: 20, channels: 3, background: "#ff6633" } }).jpeg().toBuffer();
+const png = () =>
+  sharp({ create: { width: 40, height: 30, channels: 3, background: "#3366ff" } })
+    .png()
+    .toBuffer();
+const jpeg = () =>
+  sharp({ create: { width: 50, height: 20, channels: 3, background: "#ff6633" } })
+    .jpeg()
+    .toBuffer();
 
 describe("/api/panels", () => {
   it("creates, lists in ascending index, updates and deletes a panel, each audited", async () => {
@@ -105,11 +111,23 @@ describe("/api/panels", () => {
     expect(forbidden.status).toBe(403);
     expect(await readJsonBody(forbidden)).toEqual({ error: "You need to be logged in as an admin to perform this action." });
     const panel = await db.panel.create({ data: { title: "Keep", link: "https://x.test" } });
-    const put = await callRoute(panelRoute, { method: "PUT", path: `/api/panels/${panel.id}`, params: { id: panel.id }, json: { title: "X", link: "/x" }, cookie: userCookie });
+    const put = await callRoute(panelRoute, {
+      method: "PUT",
+      path: `/api/panels/${panel.id}`,
+      params: { id: panel.id },
+      json: { title: "X", link: "/x" },
+      cookie: userCookie,
+    });
     expect(put.status).toBe(403);
     const del = await callRoute(panelRoute, { method: "DELETE", path: `/api/panels/${panel.id}`, params: { id: panel.id }, cookie: userCookie });
     expect(del.status).toBe(403);
-    const upload = await callRoute(uploadRoute, { method: "POST", path: `/api/panelsupload/${panel.id}/image`, params: { id: panel.id }, form: await imageForm(await png(), "a.png", "image/png"), cookie: userCookie });
+    const upload = await callRoute(uploadRoute, {
+      method: "POST",
+      path: `/api/panelsupload/${panel.id}/image`,
+      params: { id: panel.id },
+      form: await imageForm(await png(), "a.png", "image/png"),
+      cookie: userCookie,
+    });
     expect(upload.status).toBe(403);
     expect(await db.panel.findUnique({ where: { id: panel.id } })).toMatchObject({ title: "Keep", imageVersion: null });
   });
@@ -127,7 +145,13 @@ describe("panel images", () => {
   it("uploads a real PNG and JPEG, re-encodes them to JPEG and serves them with versioned caching", async () => {
     const panel = await db.panel.create({ data: { title: "Pic", link: "https://x.test" } });
     const upload = async (bytes: Buffer, name: string, type: string) =>
-      callRoute(uploadRoute, { method: "POST", path: `/api/panelsupload/${panel.id}/image`, params: { id: panel.id }, form: await imageForm(bytes, name, type), cookie: adminCookie });
+      callRoute(uploadRoute, {
+        method: "POST",
+        path: `/api/panelsupload/${panel.id}/image`,
+        params: { id: panel.id },
+        form: await imageForm(bytes, name, type),
+        cookie: adminCookie,
+      });
 
     const first = await upload(await png(), "front.png", "image/png");
     expect(first.status).toBe(200);
@@ -181,10 +205,22 @@ describe("panel images", () => {
     const panel = await db.panel.create({ data: { title: "Pic", link: "https://x.test" } });
     const empty = new FormData();
     empty.append("other", "x");
-    const missing = await callRoute(uploadRoute, { method: "POST", path: `/api/panelsupload/${panel.id}/image`, params: { id: panel.id }, form: empty, cookie: adminCookie });
+    const missing = await callRoute(uploadRoute, {
+      method: "POST",
+      path: `/api/panelsupload/${panel.id}/image`,
+      params: { id: panel.id },
+      form: empty,
+      cookie: adminCookie,
+    });
     expect(missing.status).toBe(400);
 
-    await callRoute(uploadRoute, { method: "POST", path: `/api/panelsupload/${panel.id}/image`, params: { id: panel.id }, form: await imageForm(await png(), "a.png", "image/png"), cookie: adminCookie });
+    await callRoute(uploadRoute, {
+      method: "POST",
+      path: `/api/panelsupload/${panel.id}/image`,
+      params: { id: panel.id },
+      form: await imageForm(await png(), "a.png", "image/png"),
+      cookie: adminCookie,
+    });
     await callRoute(panelRoute, { method: "DELETE", path: `/api/panels/${panel.id}`, params: { id: panel.id }, cookie: adminCookie });
     const served = await callRoute(imageRoute, { path: `/panel_images/${panel.id}.jpg`, params: { file: `${panel.id}.jpg` } });
     expect(served.status).toBe(404);

@@ -26,11 +26,16 @@ beforeEach(async () => {
 
 describe("home action", () => {
   it("creates a panel with its image from one multipart form and redirects with the success toast", async () => {
-    const png = await sharp({ create: { width: 20, height: 10, channels: 3, background: "#123456" } }).png().toBuffer();
+    const png = await sharp({ create: { width: 20, height: 10, channels: 3, background: "#123456" } })
+      .png()
+      .toBuffer();
     const response = await callRoute(home, {
       method: "POST",
       path: "/?index",
-      form: panelForm({ intent: "save", title: "Shop", link: "https://shop.test", description: "", index: "4" }, { bytes: png, name: "a.png", type: "image/png" }),
+      form: panelForm(
+        { intent: "save", title: "Shop", link: "https://shop.test", description: "", index: "4" },
+        { bytes: png, name: "a.png", type: "image/png" },
+      ),
       cookie: adminCookie,
     });
     expect(response.status).toBe(302);
@@ -42,7 +47,12 @@ describe("home action", () => {
   });
 
   it("re-renders with 'Title and Link are required.' and keeps what was typed", async () => {
-    const response = await callRoute(home, { method: "POST", path: "/?index", form: panelForm({ intent: "save", title: "Kept", link: " " }), cookie: adminCookie });
+    const response = await callRoute(home, {
+      method: "POST",
+      path: "/?index",
+      form: panelForm({ intent: "save", title: "Kept", link: " " }),
+      cookie: adminCookie,
+    });
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ error: "Title and Link are required.", values: { title: "Kept" } });
     expect(await db.panel.count()).toBe(0);
@@ -73,7 +83,12 @@ describe("home action", () => {
 
   it("updates and deletes a panel", async () => {
     const panel = await db.panel.create({ data: { title: "Old", link: "/x", description: "d", index: 2 } });
-    await callRoute(home, { method: "POST", path: "/?index", form: panelForm({ intent: "save", id: panel.id, title: "New", link: "/y", description: "", index: "" }), cookie: adminCookie });
+    await callRoute(home, {
+      method: "POST",
+      path: "/?index",
+      form: panelForm({ intent: "save", id: panel.id, title: "New", link: "/y", description: "", index: "" }),
+      cookie: adminCookie,
+    });
     expect(await db.panel.findUniqueOrThrow({ where: { id: panel.id } })).toMatchObject({ title: "New", link: "/y", description: null, index: 2 });
     const removed = await callRoute(home, { method: "POST", path: "/?index", form: { intent: "delete", id: panel.id }, cookie: adminCookie });
     expect(removed.status).toBe(302);
@@ -83,7 +98,13 @@ describe("home action", () => {
 
 describe("home loader", () => {
   it("lists panels by ascending index and gives the admin view only to admins", async () => {
-    await db.panel.createMany({ data: [{ title: "B", link: "/b", index: 2 }, { title: "A", link: "/a", index: 0 }, { title: "C", link: "/c", index: 7 }] });
+    await db.panel.createMany({
+      data: [
+        { title: "B", link: "/b", index: 2 },
+        { title: "A", link: "/a", index: 0 },
+        { title: "C", link: "/c", index: 7 },
+      ],
+    });
     const guest = (await (await callRoute(home, { path: "/" })).json()) as { panels: { title: string }[]; isAdmin: boolean; adminView: boolean };
     expect(guest.panels.map((panel) => panel.title)).toEqual(["A", "B", "C"]);
     expect(guest).toMatchObject({ isAdmin: false, adminView: false });

@@ -1,14 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createPatreonClient,
-  parseIdentity,
-  parseMember,
-  patreonSignatureValid,
-  signPatreonBody,
-  type JsonApiDocument,
-} from "~/integrations/patreon.server";
+import { createPatreonClient, parseIdentity, parseMember, patreonSignatureValid, signPatreonBody, type JsonApiDocument } from "~/integrations/patreon.server";
 import { currentTierIdOf } from "~/models/patreon-membership.server";
 import { pledgedTierAt } from "~/utils/entitlement";
 
@@ -21,7 +14,9 @@ const server = createServer((request, response) => {
   seen.push({ path: `${url.pathname}${url.search}`, auth: request.headers.authorization });
   const page = url.searchParams.get("page") ?? "1";
   const body: JsonApiDocument = {
-    data: [{ type: "member", id: `m${page}`, attributes: { patron_status: "active_patron" }, relationships: { user: { data: { type: "user", id: `u${page}` } } } }],
+    data: [
+      { type: "member", id: `m${page}`, attributes: { patron_status: "active_patron" }, relationships: { user: { data: { type: "user", id: `u${page}` } } } },
+    ],
     links: page === "1" ? { next: `${base}/campaigns/c1/members?page=2` } : page === "2" ? { next: "http://evil.example/steal?page=3" } : {},
   };
   response.writeHead(200, { "Content-Type": "application/json" });
@@ -53,17 +48,34 @@ describe("the support-platform API client", () => {
         type: "user",
         id: "42",
         attributes: { full_name: "Pat Ron", email: "pat@example.com" },
-        relationships: { memberships: { data: [{ type: "member", id: "other" }, { type: "member", id: "mine" }] } },
+        relationships: {
+          memberships: {
+            data: [
+              { type: "member", id: "other" },
+              { type: "member", id: "mine" },
+            ],
+          },
+        },
       },
       included: [
-        { type: "member", id: "other", attributes: { patron_status: "active_patron" }, relationships: { campaign: { data: { type: "campaign", id: "c-other" } }, currently_entitled_tiers: { data: [{ type: "tier", id: "t-other" }] } } },
+        {
+          type: "member",
+          id: "other",
+          attributes: { patron_status: "active_patron" },
+          relationships: { campaign: { data: { type: "campaign", id: "c-other" } }, currently_entitled_tiers: { data: [{ type: "tier", id: "t-other" }] } },
+        },
         {
           type: "member",
           id: "mine",
           attributes: { patron_status: "active_patron", last_charge_status: "Paid" },
           relationships: {
             campaign: { data: { type: "campaign", id: "c1" } },
-            currently_entitled_tiers: { data: [{ type: "tier", id: "low" }, { type: "tier", id: "high" }] },
+            currently_entitled_tiers: {
+              data: [
+                { type: "tier", id: "low" },
+                { type: "tier", id: "high" },
+              ],
+            },
           },
         },
         { type: "tier", id: "low", attributes: { title: "Low", amount_cents: 300 } },
@@ -79,12 +91,18 @@ describe("the support-platform API client", () => {
 
   it("gives no tier to members who are not active or whose last charge is not Paid", () => {
     const member = parseMember(
-      { type: "member", id: "m", attributes: { patron_status: "declined_patron" }, relationships: { currently_entitled_tiers: { data: [{ type: "tier", id: "t" }] } } },
+      {
+        type: "member",
+        id: "m",
+        attributes: { patron_status: "declined_patron" },
+        relationships: { currently_entitled_tiers: { data: [{ type: "tier", id: "t" }] } },
+      },
       [],
     );
     expect(currentTierIdOf(member)).toBeNull();
     expect(currentTierIdOf({ ...member, patronStatus: "active_patron", lastChargeStatus: "Declined" })).toBeNull();
-    for (const status of ["Pending", "Refunded", "Fraud", "Other"]) expect(currentTierIdOf({ ...member, patronStatus: "active_patron", lastChargeStatus: status })).toBeNull();
+    for (const status of ["Pending", "Refunded", "Fraud", "Other"])
+      expect(currentTierIdOf({ ...member, patronStatus: "active_patron", lastChargeStatus: status })).toBeNull();
     expect(currentTierIdOf({ ...member, patronStatus: "active_patron", lastChargeStatus: "Paid" })).toBe("t");
     expect(currentTierIdOf({ ...member, patronStatus: "active_patron", lastChargeStatus: null })).toBe("t");
   });

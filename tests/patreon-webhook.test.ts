@@ -40,12 +40,19 @@ describe("POST /api/webhooks/patreon", () => {
   it("updates the member's tier and pledge history; a repeated delivery changes nothing", async () => {
     await db.tier.createMany({ data: TIERS.map((tier) => ({ id: tier.id, title: tier.title })), skipDuplicates: true });
     await db.post.create({
-      data: { id: "hook-post", title: "Hook Post", firstPublishedAt: new Date("2024-06-01T00:00:00Z"), tiers: { create: [{ tierId: "21786318", kind: "FIRST" }] } },
+      data: {
+        id: "hook-post",
+        title: "Hook Post",
+        firstPublishedAt: new Date("2024-06-01T00:00:00Z"),
+        tiers: { create: [{ tierId: "21786318", kind: "FIRST" }] },
+      },
     });
     const user = await createTestUser({ patreonId: "pu-hook" });
     const body = memberWebhookBody(
       member({
-        pledgeHistory: [{ id: "pledge_start:500", type: "pledge_start", date: "2024-05-01T00:00:00Z", amountCents: 1000, tierId: "21786318", tierTitle: "Tier 3" }],
+        pledgeHistory: [
+          { id: "pledge_start:500", type: "pledge_start", date: "2024-05-01T00:00:00Z", amountCents: 1000, tierId: "21786318", tierTitle: "Tier 3" },
+        ],
       }),
       TIERS,
     );
@@ -85,9 +92,18 @@ describe("POST /api/webhooks/patreon", () => {
     const known = memberWebhookBody(member({ patreonUserId: "pu-tiers", memberId: "m-tiers", tierIds: ["21786318"] }), TIERS);
     expect((await deliver("members:pledge:create", known)).status).toBe(200);
     expect(await db.tier.findUniqueOrThrow({ where: { id: "21786318" } })).toMatchObject({ title: "Tier 3", amountCents: 1000, isPaid: true, canVote: true });
-    const unknown = memberWebhookBody(member({ patreonUserId: "pu-tiers", memberId: "m-tiers", tierIds: ["99887766"], lastChargeDate: "2030-01-01T00:00:00Z" }), [...TIERS, newTier]);
+    const unknown = memberWebhookBody(
+      member({ patreonUserId: "pu-tiers", memberId: "m-tiers", tierIds: ["99887766"], lastChargeDate: "2030-01-01T00:00:00Z" }),
+      [...TIERS, newTier],
+    );
     expect((await deliver("members:pledge:update", unknown)).status).toBe(200);
-    expect(await db.tier.findUniqueOrThrow({ where: { id: "99887766" } })).toMatchObject({ title: "Patron Deluxe", amountCents: 4200, isPaid: false, canVote: false, subscribeLabel: null });
+    expect(await db.tier.findUniqueOrThrow({ where: { id: "99887766" } })).toMatchObject({
+      title: "Patron Deluxe",
+      amountCents: 4200,
+      isPaid: false,
+      canVote: false,
+      subscribeLabel: null,
+    });
     expect((await db.user.findUniqueOrThrow({ where: { patreonId: "pu-tiers" } })).currentTierId).toBe("99887766");
   });
 
@@ -131,7 +147,10 @@ describe("POST /api/webhooks/patreon", () => {
     const user = await createTestUser({ patreonId: "pu-replay" });
     const july = memberWebhookBody(member({ patreonUserId: "pu-replay", tierIds: ["21786318"], lastChargeDate: "2024-07-01T00:00:00Z" }), TIERS);
     const august = memberWebhookBody(member({ patreonUserId: "pu-replay", tierIds: ["8824971"], lastChargeDate: "2024-08-01T00:00:00Z" }), TIERS);
-    const ended = memberWebhookBody(member({ patreonUserId: "pu-replay", patronStatus: "former_patron", tierIds: [], lastChargeDate: "2024-08-01T00:00:00Z" }), TIERS);
+    const ended = memberWebhookBody(
+      member({ patreonUserId: "pu-replay", patronStatus: "former_patron", tierIds: [], lastChargeDate: "2024-08-01T00:00:00Z" }),
+      TIERS,
+    );
     const tier = async () => (await db.user.findUniqueOrThrow({ where: { id: user.id } })).currentTierId;
 
     await deliver("members:pledge:create", july);

@@ -20,7 +20,9 @@ const CHUNK = 256 * 1024;
 /** A multipart body produced chunk by chunk, never materialised. */
 function multipartStream(boundary: string): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  const head = encoder.encode(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const head = encoder.encode(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
   const tail = encoder.encode(`\r\n--${boundary}--\r\n`);
   const chunk = new Uint8Array(CHUNK).fill(0x61);
   let sent = 0;

@@ -21,7 +21,10 @@ beforeAll(async () => {
   adapter = await new PrismaPg({ connectionString: databaseUrl(name) }).connect();
   client = new pg.Client({ connectionString: databaseUrl(name) });
   await client.connect();
-  for (const folder of readdirSync(migrations).filter((entry) => /^\d{4}_/.test(entry) && entry < "0028").sort()) await adapter.executeScript(script(folder));
+  for (const folder of readdirSync(migrations)
+    .filter((entry) => /^\d{4}_/.test(entry) && entry < "0028")
+    .sort())
+    await adapter.executeScript(script(folder));
 }, 120_000);
 
 afterAll(async () => {

@@ -69,7 +69,9 @@ const sha256 = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex
 function storedFiles(postId: string): string[] {
   const dir = path.join(root, "posts", postId);
   if (!existsSync(dir)) return [];
-  return (readdirSync(dir, { recursive: true, withFileTypes: true }) as import("node:fs").Dirent[]).filter((entry) => entry.isFile()).map((entry) => entry.name);
+  return (readdirSync(dir, { recursive: true, withFileTypes: true }) as import("node:fs").Dirent[])
+    .filter((entry) => entry.isFile())
+    .map((entry) => entry.name);
 }
 
 function uploadForm(bytes: Buffer, fileName: string, fields: Record<string, string> = {}): FormData {
@@ -125,7 +127,13 @@ describe("uploading a post file makes a version", () => {
     expect(readFileSync(path.join(root, version.storageKey)).equals(bytes)).toBe(true);
 
     const after = await db.post.findUniqueOrThrow({ where: { id: post.id } });
-    expect(after).toMatchObject({ version: "V1.0", driveFileId: version.storageKey, fileName: "Mod-Pack.zip", fileSize: BigInt(bytes.length), currentVersionId: version.id });
+    expect(after).toMatchObject({
+      version: "V1.0",
+      driveFileId: version.storageKey,
+      fileName: "Mod-Pack.zip",
+      fileSize: BigInt(bytes.length),
+      currentVersionId: version.id,
+    });
     expect(after.lastUpdated!.getTime()).toBeGreaterThan(Date.now() - 60_000);
     const audit = await db.auditEntry.findFirstOrThrow({ where: { targetId: post.id, action: "post.file" } });
     expect(audit.after).toMatchObject({ versionId: version.id, version: "V1.0", sha256: version.sha256 });
@@ -155,7 +163,12 @@ describe("uploading a post file makes a version", () => {
     expect(await db.auditEntry.count()).toBe(auditsBefore);
 
     // The page's own upload (no JavaScript) gives the same words as a toast.
-    const page = await callRoute(libraryRoute, { method: "POST", path: `/library?intent=upload-file&postId=${post.id}&back=%2Flibrary`, form: uploadForm(cut, "broken.zip"), cookie: adminCookie });
+    const page = await callRoute(libraryRoute, {
+      method: "POST",
+      path: `/library?intent=upload-file&postId=${post.id}&back=%2Flibrary`,
+      form: uploadForm(cut, "broken.zip"),
+      cookie: adminCookie,
+    });
     expect(await toastOf(page)).toMatchObject({ type: "error", message: VERSION_MESSAGES.unreadableZip });
     expect(storedFiles(post.id)).toEqual([]);
   });
@@ -199,7 +212,9 @@ describe("uploading a post file makes a version", () => {
 
 describe("notes", () => {
   it("render Markdown without letting raw HTML or script links through", () => {
-    const html = renderVersionNotes('**Fixed** the <script>alert(1)</script> [site](https://example.com) [bad](javascript:alert(1)) <img src=x onerror=alert(1)>');
+    const html = renderVersionNotes(
+      "**Fixed** the <script>alert(1)</script> [site](https://example.com) [bad](javascript:alert(1)) <img src=x onerror=alert(1)>",
+    );
     expect(html).toContain("<strong>Fixed</strong>");
     expect(html).toContain('<a href="https://example.com/"');
     expect(html).not.toMatch(/<script|<img|javascript:/i);
@@ -215,7 +230,14 @@ async function postWithTwoVersions(options: Parameters<typeof createPost>[0] = {
     [one, "V1.0"],
     [two, "V2.0"],
   ] as const) {
-    const stored = await storePostVersionFile(post.id, { fileName: "mod.package", contentType: "application/octet-stream", data: (async function* () { yield new Uint8Array(bytes); })(), fields: { label } });
+    const stored = await storePostVersionFile(post.id, {
+      fileName: "mod.package",
+      contentType: "application/octet-stream",
+      data: (async function* () {
+        yield new Uint8Array(bytes);
+      })(),
+      fields: { label },
+    });
     await addPostVersion(admin, stored);
   }
   const [older, newer] = await db.postVersion.findMany({ where: { postId: post.id }, orderBy: { createdAt: "asc" } });
@@ -229,9 +251,20 @@ function versionForm(intent: string, postId: string, versionId: string): Record<
 describe("admins manage versions", () => {
   it("make an older version current again: the post's label, file key, name and size follow", async () => {
     const { post, older, newer } = await postWithTwoVersions();
-    const response = await callRoute(libraryRoute, { method: "POST", path: "/library", form: versionForm("version-current", post.id, older.id), cookie: adminCookie });
+    const response = await callRoute(libraryRoute, {
+      method: "POST",
+      path: "/library",
+      form: versionForm("version-current", post.id, older.id),
+      cookie: adminCookie,
+    });
     expect(await toastOf(response)).toMatchObject({ type: "success", message: VERSION_MESSAGES.versionMadeCurrent });
-    expect(await db.post.findUniqueOrThrow({ where: { id: post.id } })).toMatchObject({ version: "V1.0", driveFileId: older.storageKey, fileName: older.fileName, fileSize: older.size, currentVersionId: older.id });
+    expect(await db.post.findUniqueOrThrow({ where: { id: post.id } })).toMatchObject({
+      version: "V1.0",
+      driveFileId: older.storageKey,
+      fileName: older.fileName,
+      fileSize: older.size,
+      currentVersionId: older.id,
+    });
     expect(await db.auditEntry.findFirst({ where: { targetId: post.id, action: "post.version.current" } })).not.toBeNull();
     // Already current: a clear refusal, nothing changes.
     await expect(makeVersionCurrent(admin, post.id, older.id)).rejects.toMatchObject({ status: 409, message: VERSION_MESSAGES.alreadyCurrent });
@@ -241,7 +274,12 @@ describe("admins manage versions", () => {
 
   it("hide and show an older version; the current one cannot be hidden, a hidden one cannot be made current", async () => {
     const { post, older, newer } = await postWithTwoVersions();
-    const refusedHide = await callRoute(libraryRoute, { method: "POST", path: "/library", form: versionForm("version-hide", post.id, newer.id), cookie: adminCookie });
+    const refusedHide = await callRoute(libraryRoute, {
+      method: "POST",
+      path: "/library",
+      form: versionForm("version-hide", post.id, newer.id),
+      cookie: adminCookie,
+    });
     expect(await toastOf(refusedHide)).toMatchObject({ type: "error", message: VERSION_MESSAGES.cannotHideCurrent });
     expect((await db.postVersion.findUniqueOrThrow({ where: { id: newer.id } })).hidden).toBe(false);
 
@@ -284,7 +322,12 @@ describe("admins manage versions", () => {
     await expect(makeVersionCurrent(user, post.id, older.id)).rejects.toBeInstanceOf(DomainError);
     const auditsBefore = await db.auditEntry.count();
     for (const intent of ["version-hide", "version-current"]) {
-      const response = await callRoute(libraryRoute, { method: "POST", path: "/library", form: versionForm(intent, post.id, older.id), cookie: await sessionCookie(user.id) });
+      const response = await callRoute(libraryRoute, {
+        method: "POST",
+        path: "/library",
+        form: versionForm(intent, post.id, older.id),
+        cookie: await sessionCookie(user.id),
+      });
       expect(await toastOf(response)).toMatchObject({ type: "error", message: "You need to be logged in as an admin to perform this action." });
     }
     expect((await db.postVersion.findUniqueOrThrow({ where: { id: older.id } })).hidden).toBe(false);
@@ -300,7 +343,12 @@ describe("deleting a post", () => {
   it("deletes every version's file with it", async () => {
     const { post, older, newer } = await postWithTwoVersions();
     expect(storedFiles(post.id).length).toBe(2);
-    const response = await callRoute(libraryRoute, { method: "POST", path: "/library", form: { intent: "delete", postId: post.id, back: "/library" }, cookie: adminCookie });
+    const response = await callRoute(libraryRoute, {
+      method: "POST",
+      path: "/library",
+      form: { intent: "delete", postId: post.id, back: "/library" },
+      cookie: adminCookie,
+    });
     expect(await toastOf(response)).toMatchObject({ type: "success", message: "Post deleted." });
     expect(storedFiles(post.id)).toEqual([]);
     expect(await db.postVersion.count({ where: { id: { in: [older.id, newer.id] } } })).toBe(0);
@@ -362,14 +410,22 @@ describe("downloads choose a version", () => {
 
     // Who may download does not change: a user without the tier gets 403, whatever the version.
     const stranger = await createTestUser({ tosAccepted: true });
-    const locked = await callRoute(paidRoute, { path: `/api/download/${post.id}?version=${newer.id}`, params: { postId: post.id }, cookie: await sessionCookie(stranger.id) });
+    const locked = await callRoute(paidRoute, {
+      path: `/api/download/${post.id}?version=${newer.id}`,
+      params: { postId: post.id },
+      cookie: await sessionCookie(stranger.id),
+    });
     expect(locked.status).toBe(403);
   });
 
   it("a free post's signed address carries the version and serves it", async () => {
     const { post, older, one } = await postWithTwoVersions({ paid: false });
     const user = await createTestUser({ tosAccepted: true });
-    const answer = await callRoute(freeRoute, { path: `/api/download/freedownload/${post.id}?version=${older.id}`, params: { postId: post.id }, cookie: await sessionCookie(user.id) });
+    const answer = await callRoute(freeRoute, {
+      path: `/api/download/freedownload/${post.id}?version=${older.id}`,
+      params: { postId: post.id },
+      cookie: await sessionCookie(user.id),
+    });
     const { downloadUrl } = await readJsonBody<{ downloadUrl: string }>(answer);
     expect(new URL(downloadUrl).searchParams.get("version")).toBe(older.id);
     const url = new URL(downloadUrl);
@@ -382,7 +438,12 @@ describe("downloads choose a version", () => {
   it("the library's download form (no JavaScript) sends an older version's address", async () => {
     const { post, older } = await postWithTwoVersions({ tiers: [TIER_2] });
     const user = await createTestUser({ tosAccepted: true, currentTierId: TIER_2 });
-    const response = await callRoute(libraryRoute, { method: "POST", path: "/library", form: { intent: "download", postId: post.id, versionId: older.id, back: "/library" }, cookie: await sessionCookie(user.id) });
+    const response = await callRoute(libraryRoute, {
+      method: "POST",
+      path: "/library",
+      form: { intent: "download", postId: post.id, versionId: older.id, back: "/library" },
+      cookie: await sessionCookie(user.id),
+    });
     expect(response.headers.get("Location")).toBe(`/api/download/${post.id}?version=${older.id}`);
   });
 });
@@ -394,8 +455,12 @@ describe("the versions job", () => {
     const post = await createPost({ fileSize: null });
     const bytes = zipBytes("migrated.zip", V2);
     await store.put(`posts/${post.id}/old.zip`, bytes);
-    const migrated = await db.postVersion.create({ data: { postId: post.id, label: "V1.0", storageKey: `posts/${post.id}/old.zip`, fileName: "old.zip", size: BigInt(0) } });
-    const missing = await db.postVersion.create({ data: { postId: post.id, label: "V0.9", storageKey: `posts/${post.id}/gone.zip`, fileName: "gone.zip", size: BigInt(10) } });
+    const migrated = await db.postVersion.create({
+      data: { postId: post.id, label: "V1.0", storageKey: `posts/${post.id}/old.zip`, fileName: "old.zip", size: BigInt(0) },
+    });
+    const missing = await db.postVersion.create({
+      data: { postId: post.id, label: "V0.9", storageKey: `posts/${post.id}/gone.zip`, fileName: "gone.zip", size: BigInt(10) },
+    });
 
     expect(await backfillAllVersionHashes()).toEqual({ filled: 1, skipped: 1 });
     const filled = await db.postVersion.findUniqueOrThrow({ where: { id: migrated.id } });

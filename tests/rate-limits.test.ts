@@ -63,7 +63,12 @@ describe("likes", () => {
       expect(wait).toBeLessThanOrEqual(60);
       await expectRefused(refused);
       // The page's like button (JavaScript's JSON answer) is refused the same way, by the same model.
-      const fromPage = await callRoute(inspirationPage, { method: "POST", path: "/inspiration-vote", cookie, form: { intent: name, panelId: panel.id, like: "true", respond: "json" } });
+      const fromPage = await callRoute(inspirationPage, {
+        method: "POST",
+        path: "/inspiration-vote",
+        cookie,
+        form: { intent: name, panelId: panel.id, like: "true", respond: "json" },
+      });
       expect(Number(fromPage.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
       await expectRefused(fromPage);
       expect(await db.inspirationLike.count({ where: { userId: user.id, kind } })).toBe(0);
@@ -127,11 +132,23 @@ describe("shop-email code mails", () => {
   it("a mailbox gets at most 5 codes an hour, whichever accounts ask", async () => {
     for (let account = 0; account < 5; account++) {
       const user = await createTestUser();
-      const answer = await callRoute(kofiLink, { method: "POST", cookie: await sessionCookie(user.id), json: { email: "victim-inbox@example.com" }, headers: { "X-Client-IP": `198.51.100.${account}` } });
+      const answer = await callRoute(kofiLink, {
+        method: "POST",
+        cookie: await sessionCookie(user.id),
+        json: { email: "victim-inbox@example.com" },
+        headers: { "X-Client-IP": `198.51.100.${account}` },
+      });
       expect(answer.status).toBe(200);
     }
     const sixth = await createTestUser();
-    await expectRefusedWithWait(await callRoute(kofiLink, { method: "POST", cookie: await sessionCookie(sixth.id), json: { email: "victim-inbox@example.com" }, headers: { "X-Client-IP": "198.51.100.99" } }));
+    await expectRefusedWithWait(
+      await callRoute(kofiLink, {
+        method: "POST",
+        cookie: await sessionCookie(sixth.id),
+        json: { email: "victim-inbox@example.com" },
+        headers: { "X-Client-IP": "198.51.100.99" },
+      }),
+    );
     expect(await db.shopEmail.count({ where: { userId: sixth.id } })).toBe(0);
   });
 
@@ -139,11 +156,18 @@ describe("shop-email code mails", () => {
     const headers = { "X-Client-IP": "198.51.100.200" };
     for (let account = 0; account < 30; account++) {
       const user = await createTestUser();
-      const answer = await callRoute(kofiLink, { method: "POST", cookie: await sessionCookie(user.id), json: { email: `spread-${account}@example.com` }, headers });
+      const answer = await callRoute(kofiLink, {
+        method: "POST",
+        cookie: await sessionCookie(user.id),
+        json: { email: `spread-${account}@example.com` },
+        headers,
+      });
       expect(answer.status).toBe(200);
     }
     const next = await createTestUser();
-    await expectRefusedWithWait(await callRoute(kofiLink, { method: "POST", cookie: await sessionCookie(next.id), json: { email: "spread-last@example.com" }, headers }));
+    await expectRefusedWithWait(
+      await callRoute(kofiLink, { method: "POST", cookie: await sessionCookie(next.id), json: { email: "spread-last@example.com" }, headers }),
+    );
     expect(await db.shopEmail.count({ where: { userId: next.id } })).toBe(0);
   });
 });

@@ -7,7 +7,9 @@ import { imageSrcSet, parseImageWidth } from "~/utils/responsive-images";
 import { callRoute } from "./helpers";
 
 async function jpeg(width: number, height: number, color: string): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: color } }).jpeg().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: color } })
+    .jpeg()
+    .toBuffer();
 }
 
 async function widthOf(response: Response): Promise<number | undefined> {
@@ -35,7 +37,9 @@ describe("responsive image variants", () => {
     const replaced = await callRoute(mediaRoute, { path: "/media/posts/777.jpg?v=2&w=960", params: { "*": "posts/777.jpg" } });
     expect(await widthOf(replaced)).toBe(600);
     const replacedSmall = await callRoute(mediaRoute, { path: "/media/posts/777.jpg?v=2&w=320", params: { "*": "posts/777.jpg" } });
-    const pixel = await sharp(Buffer.from(await replacedSmall.arrayBuffer())).raw().toBuffer();
+    const pixel = await sharp(Buffer.from(await replacedSmall.arrayBuffer()))
+      .raw()
+      .toBuffer();
     expect(pixel[0]).toBeGreaterThan(200); // red now, not the old blue variant
 
     const missing = await callRoute(mediaRoute, { path: "/media/posts/nope.jpg?w=320", params: { "*": "posts/nope.jpg" } });

@@ -35,7 +35,9 @@ describe("toast cookie", () => {
   it("our own toasts still arrive", async () => {
     const response = await redirectWithSuccess("/login", "Logged in successfully.");
     const cookie = response.headers.get("Set-Cookie")!.split(";")[0]!;
-    expect((await getToast(new Request("http://localhost:3999/", { headers: { Cookie: cookie } }))).toast).toMatchObject({ message: "Logged in successfully." });
+    expect((await getToast(new Request("http://localhost:3999/", { headers: { Cookie: cookie } }))).toast).toMatchObject({
+      message: "Logged in successfully.",
+    });
   });
 });
 

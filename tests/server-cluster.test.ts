@@ -30,10 +30,12 @@ function environOf(pid: number): Record<string, string> {
 /** A GET on a new connection (a kept-alive one may belong to a worker that was just killed). */
 function freshGet(url: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    http.get(url, { agent: false }, (response) => {
-      response.resume();
-      resolve(response.statusCode!);
-    }).on("error", reject);
+    http
+      .get(url, { agent: false }, (response) => {
+        response.resume();
+        resolve(response.statusCode!);
+      })
+      .on("error", reject);
   });
 }
 
@@ -54,7 +56,16 @@ beforeAll(async () => {
   const { DISABLE_JOBS: _jobs, PASSWORD_THREAD_PRIORITY: _priority, SMTP_URL: _smtp, MAIL_TO_FILES: _mailFiles, ...inherited } = process.env;
   server = spawn(process.execPath, appServerArgs(), {
     cwd: root,
-    env: { ...inherited, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1", APP_URL: base, REQUEST_LOG: "false", WEB_CONCURRENCY: "2", INTERVAL_MINUTES: "0" },
+    env: {
+      ...inherited,
+      NODE_ENV: "production",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      APP_URL: base,
+      REQUEST_LOG: "false",
+      WEB_CONCURRENCY: "2",
+      INTERVAL_MINUTES: "0",
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   server.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));

@@ -28,7 +28,8 @@ let base: string;
 let serverOutput = "";
 
 beforeAll(async () => {
-  for (const file of serverArgs.filter((arg) => !arg.startsWith("--"))) if (!existsSync(file)) throw new Error(`No build at ${file}: run \`npm run build\` first.`);
+  for (const file of serverArgs.filter((arg) => !arg.startsWith("--")))
+    if (!existsSync(file)) throw new Error(`No build at ${file}: run \`npm run build\` first.`);
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   server = spawn(process.execPath, serverArgs, {
@@ -54,7 +55,10 @@ beforeAll(async () => {
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (server.exitCode !== null) throw new Error(`server exited:\n${serverOutput}`);
-    const ready = await fetch(`${base}/healthz`).then((r) => r.ok, () => false);
+    const ready = await fetch(`${base}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) break;
     if (Date.now() > deadline) throw new Error(`server did not start:\n${serverOutput}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -257,12 +261,18 @@ describe("security headers", () => {
   it("pages go out in the coding the browser asks for, each coding with its own validator, and decode to the same page", async () => {
     const reader = await createTestUser({ fullName: "Compressed Reader" });
     const readerCookie = await sessionCookie(reader.id);
-    for (const [page, cookie] of [["/infos", undefined], ["/library", readerCookie]] as const) {
+    for (const [page, cookie] of [
+      ["/infos", undefined],
+      ["/library", readerCookie],
+    ] as const) {
       const plain = await rawGet(page, { ...(cookie ? { Cookie: cookie } : {}) });
       expect(plain.headers["content-encoding"], page).toBeUndefined();
       const decoders = { br: brotliDecompressSync, gzip: gunzipSync };
       const etags = new Set([plain.headers.etag]);
-      for (const [acceptEncoding, coding] of [["gzip, deflate, br, zstd", "br"], ["gzip, deflate", "gzip"]] as const) {
+      for (const [acceptEncoding, coding] of [
+        ["gzip, deflate, br, zstd", "br"],
+        ["gzip, deflate", "gzip"],
+      ] as const) {
         const asked = { "Accept-Encoding": acceptEncoding, ...(cookie ? { Cookie: cookie } : {}) };
         const compressed = await rawGet(page, asked);
         expect(compressed.status, page).toBe(200);
@@ -431,8 +441,16 @@ describe("cross-site state changes", () => {
   it("refuses a cross-site sign-in without any cookie, by Origin or by Sec-Fetch-Site", async () => {
     await createTestUser({ email: "csrf-login@example.com", password: "Password1!" });
     const forged = { email: "csrf-login@example.com", password: "Password1!" };
-    for (const headers of [{ Origin: "https://evil.example" }, { "Sec-Fetch-Site": "cross-site" }, { "Sec-Fetch-Site": "same-site", Origin: "https://sub.evil.example" }] as Record<string, string>[]) {
-      const response = await fetch(`${base}/api/auth/login`, { method: "POST", headers: { "Content-Type": "text/plain", ...headers }, body: JSON.stringify(forged) });
+    for (const headers of [
+      { Origin: "https://evil.example" },
+      { "Sec-Fetch-Site": "cross-site" },
+      { "Sec-Fetch-Site": "same-site", Origin: "https://sub.evil.example" },
+    ] as Record<string, string>[]) {
+      const response = await fetch(`${base}/api/auth/login`, {
+        method: "POST",
+        headers: { "Content-Type": "text/plain", ...headers },
+        body: JSON.stringify(forged),
+      });
       expect(response.status, JSON.stringify(headers)).toBe(403);
       expect(response.headers.get("set-cookie")).toBeNull();
     }
@@ -686,12 +704,18 @@ describe("body size limits", () => {
     const multipart = { "Content-Type": "multipart/form-data; boundary=x", Origin: base };
     const MiB = 1024 * 1024;
     // A guest's url-encoded 400 MB "upload": refused from the headers, nothing read.
-    const urlEncoded = await declaredBody("/library?intent=upload-file&postId=a", 400 * MiB, { "Content-Type": "application/x-www-form-urlencoded", Origin: base });
+    const urlEncoded = await declaredBody("/library?intent=upload-file&postId=a", 400 * MiB, {
+      "Content-Type": "application/x-www-form-urlencoded",
+      Origin: base,
+    });
     expect(urlEncoded.status).toBe(413);
     // Multipart above 1 MiB from a guest, a signed-in fan, or an admin sending another kind of body.
     expect((await declaredBody("/library?intent=upload-file&postId=a", 3 * MiB, multipart)).status).toBe(413);
     expect((await declaredBody("/library?intent=upload-file&postId=a", 3 * MiB, { ...multipart, Cookie: fan })).status).toBe(413);
-    expect((await declaredBody("/admin?intent=trace-zip", 3 * MiB, { "Content-Type": "application/x-www-form-urlencoded", Origin: base, Cookie: adminCookie })).status).toBe(413);
+    expect(
+      (await declaredBody("/admin?intent=trace-zip", 3 * MiB, { "Content-Type": "application/x-www-form-urlencoded", Origin: base, Cookie: adminCookie }))
+        .status,
+    ).toBe(413);
     // The admin's multipart upload passes the edge (the route then reads and answers it).
     const admitted = await sendMultipart("/api/upload/front/no-such-post", 3 * MiB, adminCookie);
     expect(admitted.status).not.toBe(413);

@@ -7,7 +7,14 @@ import { buildRequest, createTestUser, queriesDuring, sessionCookie } from "./he
 
 describe("getCurrentUser", () => {
   it("answers the session's user with every field Prisma has, with the same values and types", async () => {
-    const user = await createTestUser({ email: "Mixed.Case@Example.com", patreonId: "p-1", currentTierId: "8824971", isAdmin: true, canBeAdmin: true, tosAccepted: true });
+    const user = await createTestUser({
+      email: "Mixed.Case@Example.com",
+      patreonId: "p-1",
+      currentTierId: "8824971",
+      isAdmin: true,
+      canBeAdmin: true,
+      tosAccepted: true,
+    });
     const viaPrisma = await db.user.findUniqueOrThrow({ where: { id: user.id } });
 
     const viaSession = await getCurrentUser(buildRequest({ cookie: await sessionCookie(user.id) }));
@@ -20,9 +27,10 @@ describe("getCurrentUser", () => {
     const user = await createTestUser({ fullName: "Shared Lookup" });
     const cookie = await sessionCookie(user.id);
     // As Remix runs the root's and the page's loaders: together, each with its own Request.
-    const { result: [forRoot, forPage], queries: lookups } = await queriesDuring("session_viewer(", () =>
-      Promise.all([getCurrentUser(buildRequest({ cookie })), getCurrentUser(buildRequest({ cookie }))]),
-    );
+    const {
+      result: [forRoot, forPage],
+      queries: lookups,
+    } = await queriesDuring("session_viewer(", () => Promise.all([getCurrentUser(buildRequest({ cookie })), getCurrentUser(buildRequest({ cookie }))]));
     expect(lookups).toHaveLength(1);
     expect(forRoot).toStrictEqual(forPage);
     forRoot!.fullName = "Changed by one loader";
@@ -40,14 +48,27 @@ describe("getCurrentUser", () => {
     const cookie = await sessionCookie(user.id);
     const wide = { withDownloads: true, withLibraryStamp: true, withAccessDetails: true };
     // The root's plain ask first, the library page's wide ask next, as Remix starts them.
-    const { result: [narrow, widened], queries } = await queriesDuring("session_viewer(", () =>
+    const {
+      result: [narrow, widened],
+      queries,
+    } = await queriesDuring("session_viewer(", () =>
       Promise.all([getCurrentUserWith(buildRequest({ cookie }), null), getCurrentUserWith<Record<string, unknown>>(buildRequest({ cookie }), wide)]),
     );
     expect(queries).toHaveLength(1);
     expect(queries[0]).toContain("viewer_access_details(");
     expect(narrow!.extra).toEqual({});
     expect(widened!.user).toStrictEqual(narrow!.user);
-    expect(Object.keys(widened!.extra).sort()).toEqual(["downloads", "grantSources", "pledges", "purchaseDetails", "purchases", "stamp", "tierTitles", "unlocked", "unverifiedPurchases"]);
+    expect(Object.keys(widened!.extra).sort()).toEqual([
+      "downloads",
+      "grantSources",
+      "pledges",
+      "purchaseDetails",
+      "purchases",
+      "stamp",
+      "tierTitles",
+      "unlocked",
+      "unverifiedPurchases",
+    ]);
     expect(widened!.extra.stamp).toMatch(/^\d+$/);
     // What only the admins' check reads is left out of a page's lookup.
     expect(widened!.extra).toMatchObject({ unverifiedPurchases: null, tierTitles: null });
@@ -55,7 +76,9 @@ describe("getCurrentUser", () => {
     // An ask for more after the lookup was sent reads on its own; the earlier caller is unchanged.
     const plainAsk = getCurrentUserWith(buildRequest({ cookie }), null);
     await new Promise((resolve) => setImmediate(resolve));
-    const later = await queriesDuring("session_viewer(", () => getCurrentUserWith<Record<string, unknown>>(buildRequest({ cookie }), { withDownloads: false, withLibraryStamp: true }));
+    const later = await queriesDuring("session_viewer(", () =>
+      getCurrentUserWith<Record<string, unknown>>(buildRequest({ cookie }), { withDownloads: false, withLibraryStamp: true }),
+    );
     expect((await plainAsk)!.extra).toEqual({});
     expect(later.queries).toHaveLength(1);
     expect(later.result!.extra).toMatchObject({ downloads: null, stamp: expect.stringMatching(/^\d+$/) });
@@ -88,7 +111,17 @@ describe("getCurrentUser", () => {
     await db.unlockedContent.create({ data: { userId: user.id, postId: "910001", source: "ADMIN" } });
     await db.shopEmail.create({ data: { userId: user.id, email: "buyer@example.com", verifiedEmail: "buyer@example.com", verifiedAt: new Date() } });
     await db.purchase.create({ data: { email: "BUYER@example.com", kofiItemCode: "K910002", transactionId: "tx-1", source: "CSV", purchasedAt: new Date() } });
-    await db.pledgeEvent.create({ data: { id: "pe-1", userId: user.id, type: "pledge_start", amountCents: 500, date: new Date("2026-01-02T03:04:05.678Z"), tierId: "t-2", paymentStatus: "Paid" } });
+    await db.pledgeEvent.create({
+      data: {
+        id: "pe-1",
+        userId: user.id,
+        type: "pledge_start",
+        amountCents: 500,
+        date: new Date("2026-01-02T03:04:05.678Z"),
+        tierId: "t-2",
+        paymentStatus: "Paid",
+      },
+    });
     await db.download.create({ data: { userId: user.id, postId: "910002", version: "V1.1" } });
     const request = buildRequest({ cookie: await sessionCookie(user.id) });
     const options = { withDownloads: true, withLibraryStamp: true };
@@ -100,7 +133,9 @@ describe("getCurrentUser", () => {
     expect(together.context).toStrictEqual(separate);
     expect([...together.context.viewer!.unlockedPostIds]).toEqual(["910001"]);
     expect([...together.context.viewer!.purchasedKofiCodes]).toEqual(["K910002"]);
-    expect(together.context.viewer!.pledges).toEqual([{ type: "pledge_start", date: new Date("2026-01-02T03:04:05.678Z"), tierId: "t-2", paymentStatus: "Paid" }]);
+    expect(together.context.viewer!.pledges).toEqual([
+      { type: "pledge_start", date: new Date("2026-01-02T03:04:05.678Z"), tierId: "t-2", paymentStatus: "Paid" },
+    ]);
     expect(together.context.downloads).toEqual(new Map([["910002", "V1.1"]]));
     expect(together.context.libraryStamp).toMatch(/^\d+$/);
   });

@@ -33,7 +33,11 @@ describe("shop email linking", () => {
     // Bought as a guest, long before the account existed.
     const webhook = await callRoute(kofiWebhook, {
       method: "POST",
-      form: { data: JSON.stringify(kofiPayload({ email: "guest@example.com", timestamp: "2020-01-01T00:00:00Z", shop_items: [{ direct_link_code: "guestcode", quantity: 1 }] })) },
+      form: {
+        data: JSON.stringify(
+          kofiPayload({ email: "guest@example.com", timestamp: "2020-01-01T00:00:00Z", shop_items: [{ direct_link_code: "guestcode", quantity: 1 }] }),
+        ),
+      },
     });
     expect(webhook.status).toBe(200);
 

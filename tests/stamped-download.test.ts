@@ -133,7 +133,9 @@ describe.each(backends)("stamped downloads from %s", (name, make) => {
     // Cuts everywhere, including around the seam between the stored prefix and the new end record.
     // (No one-byte range at offset 0: s3rver reads "bytes=0-0" as the whole object, which S3 does not.)
     const seam = stored.length - 22 - "Packed by the creator".length;
-    const cuts = [...new Set([0, 2, 4096, 65_535, 65_536, Math.floor(size / 3), seam - 7, seam - 1, seam, seam + 1, seam + 21, size - 3, size])].sort((a, b) => a - b);
+    const cuts = [...new Set([0, 2, 4096, 65_535, 65_536, Math.floor(size / 3), seam - 7, seam - 1, seam, seam + 1, seam + 21, size - 3, size])].sort(
+      (a, b) => a - b,
+    );
     const parts: Buffer[] = [];
     for (let index = 0; index < cuts.length - 1; index++) {
       const start = cuts[index]!;
@@ -168,7 +170,9 @@ describe.each(backends)("stamped downloads from %s", (name, make) => {
     const stored = modZip(`free-${tag}.zip`, 50);
     const post = await postWithFile(stored, { paid: false });
     const user = await createTestUser({ tosAccepted: true });
-    const { downloadUrl } = await readJsonBody<{ downloadUrl: string }>(await callRoute(freeRoute, { params: { postId: post.id }, cookie: await sessionCookie(user.id) }));
+    const { downloadUrl } = await readJsonBody<{ downloadUrl: string }>(
+      await callRoute(freeRoute, { params: { postId: post.id }, cookie: await sessionCookie(user.id) }),
+    );
     const url = new URL(downloadUrl);
     const file = await callRoute(signedRoute, { path: `${url.pathname}${url.search}`, params: { postId: post.id } });
     expect(file.status).toBe(200);
@@ -186,7 +190,10 @@ describe.each(backends)("stamped downloads from %s", (name, make) => {
     const notZip = await postWithFile(Buffer.alloc(70_000, 7), { paid: true, fileName: "model.blend" });
     const user = await createTestUser({ currentTierId: TIER_2, tosAccepted: true });
     const cookie = await sessionCookie(user.id);
-    for (const [post, bytes] of [[trailing, junk], [notZip, Buffer.alloc(70_000, 7)]] as const) {
+    for (const [post, bytes] of [
+      [trailing, junk],
+      [notZip, Buffer.alloc(70_000, 7)],
+    ] as const) {
       const response = await callRoute(paidRoute, { params: { postId: post.id }, cookie });
       expect(response.status).toBe(200);
       expect(response.headers.get("Content-Length")).toBe(String(bytes.length));

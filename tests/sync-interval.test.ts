@@ -68,7 +68,13 @@ beforeEach(async () => {
       id: "early-post",
       title: "Gothic Windows",
       firstPublishedAt: new Date(PUBLISHED),
-      tiers: { create: [{ tierId: T3, kind: "FIRST" }, { tierId: T3, kind: "CURRENT" }, { tierId: T2, kind: "CURRENT" }] },
+      tiers: {
+        create: [
+          { tierId: T3, kind: "FIRST" },
+          { tierId: T3, kind: "CURRENT" },
+          { tierId: T2, kind: "CURRENT" },
+        ],
+      },
     },
   });
 });
@@ -166,7 +172,9 @@ describe("the interval job", () => {
       // Its pledge amount does not fit the column: the database refuses this member mid-page.
       member("p2b", {
         tierIds: [T3],
-        pledgeHistory: [{ id: "pledge_start:99", type: "pledge_start", date: "2024-01-01T00:00:00Z", amountCents: 99_999_999_999, tierId: T3, tierTitle: "Tier 3" }],
+        pledgeHistory: [
+          { id: "pledge_start:99", type: "pledge_start", date: "2024-01-01T00:00:00Z", amountCents: 99_999_999_999, tierId: T3, tierTitle: "Tier 3" },
+        ],
       }),
       member("p3a", { tierIds: [T3] }),
     );
@@ -221,7 +229,9 @@ describe("the interval job", () => {
 
 describe("right after a support-platform link", () => {
   it("fetches the pledge history of accounts linked in the last minutes, not of older ones", async () => {
-    const history = [{ id: "pledge_start:fresh", type: "pledge_start" as const, date: "2024-01-01T00:00:00Z", amountCents: 1000, tierId: T3, tierTitle: "Tier 3" }];
+    const history = [
+      { id: "pledge_start:fresh", type: "pledge_start" as const, date: "2024-01-01T00:00:00Z", amountCents: 1000, tierId: T3, tierTitle: "Tier 3" },
+    ];
     fake.members.splice(
       0,
       fake.members.length,
@@ -266,7 +276,15 @@ describe("admin endpoints of the sync", () => {
     const cookie = await sessionCookie(admin.id);
     const supporter = await createTestUser({ patreonId: "pu-one" });
     await db.pledgeEvent.create({
-      data: { id: "pledge_start:77", userId: supporter.id, type: "pledge_start", amountCents: 1000, date: new Date("2024-02-01T00:00:00Z"), tierId: T3, paymentStatus: "Paid" },
+      data: {
+        id: "pledge_start:77",
+        userId: supporter.id,
+        type: "pledge_start",
+        amountCents: 1000,
+        date: new Date("2024-02-01T00:00:00Z"),
+        tierId: T3,
+        paymentStatus: "Paid",
+      },
     });
     await db.post.create({ data: { id: "granted-post", title: "Granted" } });
     await db.unlockedContent.create({ data: { userId: supporter.id, postId: "granted-post", source: "ADMIN" } });

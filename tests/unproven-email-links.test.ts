@@ -191,13 +191,23 @@ describe("what was attached before the first proof goes with it", () => {
       where: { id: account.id },
       data: { discordId: `${tag}-d`, discordTag: `${tag}#1`, googleId: `${tag}-g`, patreonId: `${tag}-p`, currentTierId: "8825009" },
     });
-    await db.shopEmail.create({ data: { userId: account.id, email: `${tag}-shop@example.com`, verifiedEmail: `${tag}-shop@example.com`, verifiedAt: new Date() } });
+    await db.shopEmail.create({
+      data: { userId: account.id, email: `${tag}-shop@example.com`, verifiedEmail: `${tag}-shop@example.com`, verifiedAt: new Date() },
+    });
     await db.shopEmail.create({ data: { userId: account.id, email: `${tag}-pending@example.com` } });
     await db.verification.create({
-      data: { purpose: "SHOP_EMAIL", target: `${account.id}:${tag}-pending@example.com`, userId: account.id, codeHash: "x", expiresAt: new Date(Date.now() + 600_000) },
+      data: {
+        purpose: "SHOP_EMAIL",
+        target: `${account.id}:${tag}-pending@example.com`,
+        userId: account.id,
+        codeHash: "x",
+        expiresAt: new Date(Date.now() + 600_000),
+      },
     });
     const feedToken = `${tag}-feed-token-${"x".repeat(32)}`;
-    await db.updateSubscription.create({ data: { userId: account.id, unsubscribeToken: `${tag}-unsubscribe`, feedTokenHash: hashToken(feedToken), feedTokenCreatedAt: new Date() } });
+    await db.updateSubscription.create({
+      data: { userId: account.id, unsubscribeToken: `${tag}-unsubscribe`, feedTokenHash: hashToken(feedToken), feedTokenCreatedAt: new Date() },
+    });
     await db.apiToken.create({ data: { userId: account.id, tokenHash: hashToken(`${tag}-api-token`) } });
     const otherSession = await sessionCookie(account.id);
     return { account, cookie, code, otherSession, feedToken, apiToken: `${tag}-api-token` };
@@ -205,7 +215,15 @@ describe("what was attached before the first proof goes with it", () => {
 
   async function expectNothingLeft(userId: string) {
     const left = await attachments(userId);
-    expect(left.user).toMatchObject({ discordId: null, discordTag: null, googleId: null, patreonId: null, currentTierId: null, emailVerifiedBy: "CODE", mailVerified: true });
+    expect(left.user).toMatchObject({
+      discordId: null,
+      discordTag: null,
+      googleId: null,
+      patreonId: null,
+      currentTierId: null,
+      emailVerifiedBy: "CODE",
+      mailVerified: true,
+    });
     expect(left.shopEmails).toEqual([]);
     expect(left.subscription?.feedTokenHash ?? null).toBeNull();
     expect(left.apiTokens).toEqual([]);
@@ -263,9 +281,15 @@ describe("what was attached before the first proof goes with it", () => {
 
   it("a reset on an account whose address was already proven changes nothing attached", async () => {
     const proven = await createTestUser({ discordId: "proven-d", googleId: "proven-g" });
-    await db.shopEmail.create({ data: { userId: proven.id, email: "proven-shop@example.com", verifiedEmail: "proven-shop@example.com", verifiedAt: new Date() } });
+    await db.shopEmail.create({
+      data: { userId: proven.id, email: "proven-shop@example.com", verifiedEmail: "proven-shop@example.com", verifiedAt: new Date() },
+    });
     await ownerResetsAndLogsIn(proven.email!);
-    expect(await db.user.findUniqueOrThrow({ where: { id: proven.id } })).toMatchObject({ discordId: "proven-d", googleId: "proven-g", emailVerifiedBy: "CODE" });
+    expect(await db.user.findUniqueOrThrow({ where: { id: proven.id } })).toMatchObject({
+      discordId: "proven-d",
+      googleId: "proven-g",
+      emailVerifiedBy: "CODE",
+    });
     expect(await db.shopEmail.count({ where: { userId: proven.id } })).toBe(1);
     expect(await db.auditEntry.count({ where: { action: "user.email.proven", targetId: proven.id } })).toBe(0);
   });
@@ -319,7 +343,14 @@ describe("refused while the address is unproven, leaving the database unchanged"
     const discord: ProviderProfile = { provider: "discord", id: "created-d", email: null, emailVerified: false, name: "D", discordTag: "d#1" };
     expect(await signInWithProvider(discord, created)).toMatchObject({ discordId: "created-d", emailVerifiedBy: "GOOGLE", mailVerified: false });
     // A chat-community account that came without an address.
-    const noEmail = await createTestUser({ email: null, mailVerified: true, emailVerifiedBy: null, password: null, signUpMethod: "DISCORD", discordId: "no-email-d" });
+    const noEmail = await createTestUser({
+      email: null,
+      mailVerified: true,
+      emailVerifiedBy: null,
+      password: null,
+      signUpMethod: "DISCORD",
+      discordId: "no-email-d",
+    });
     const cookie = await sessionCookie(noEmail.id);
     const feed = await callRoute(notificationsPage, { method: "POST", path: "/account/notifications", form: { intent: "feed" }, cookie });
     expect(feed.status).toBe(200);

@@ -20,7 +20,16 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${await freePort()}`;
   server = spawn(process.execPath, args, {
     cwd: root,
-    env: { ...process.env, NODE_ENV: "production", PORT: new URL(base).port, HOST: "127.0.0.1", APP_URL: base, DISABLE_JOBS: "1", REQUEST_LOG: "false", WEB_CONCURRENCY: "1" },
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      PORT: new URL(base).port,
+      HOST: "127.0.0.1",
+      APP_URL: base,
+      DISABLE_JOBS: "1",
+      REQUEST_LOG: "false",
+      WEB_CONCURRENCY: "1",
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   server.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -28,7 +37,13 @@ beforeAll(async () => {
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (server.exitCode !== null) throw new Error(`server exited:\n${output}`);
-    if (await fetch(`${base}/healthz`).then((response) => response.ok, () => false)) break;
+    if (
+      await fetch(`${base}/healthz`).then(
+        (response) => response.ok,
+        () => false,
+      )
+    )
+      break;
     if (Date.now() > deadline) throw new Error(`server did not start:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

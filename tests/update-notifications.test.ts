@@ -24,7 +24,9 @@ function decodeXml(value: string): string {
 }
 
 async function addVersion(postId: string, label: string, createdAt: Date, notes = "", hidden = false) {
-  return db.postVersion.create({ data: { postId, label, notes, createdAt, hidden, storageKey: `posts/${postId}/${label}.zip`, fileName: `${label}.zip`, size: 10n } });
+  return db.postVersion.create({
+    data: { postId, label, notes, createdAt, hidden, storageKey: `posts/${postId}/${label}.zip`, fileName: `${label}.zip`, size: 10n },
+  });
 }
 
 function tokenOf(url: string): string {
@@ -40,8 +42,22 @@ type AtomEntry = { id: string; title: string; updated: string; link: AtomLink; c
 
 function parseFeed(xml: string) {
   expect(validateXml(xml)).toBe(true);
-  const document = parseXml(xml, { ignoreAttributes: false, attributeNamePrefix: "@_", parseNodeValue: false, textNodeName: "#text", arrayMode: (name: string) => name === "entry" || name === "link" });
-  const feed = document.feed as { "@_xmlns": string; id: string; title: string; updated: string; link: AtomLink[]; author: { name: string }; entry?: (Omit<AtomEntry, "link" | "title" | "content"> & { link: AtomLink[]; title: { "#text": string }; content: { "#text"?: string } })[] };
+  const document = parseXml(xml, {
+    ignoreAttributes: false,
+    attributeNamePrefix: "@_",
+    parseNodeValue: false,
+    textNodeName: "#text",
+    arrayMode: (name: string) => name === "entry" || name === "link",
+  });
+  const feed = document.feed as {
+    "@_xmlns": string;
+    id: string;
+    title: string;
+    updated: string;
+    link: AtomLink[];
+    author: { name: string };
+    entry?: (Omit<AtomEntry, "link" | "title" | "content"> & { link: AtomLink[]; title: { "#text": string }; content: { "#text"?: string } })[];
+  };
   expect(feed["@_xmlns"]).toBe("http://www.w3.org/2005/Atom");
   const isDate = (value: string) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(value);
   expect(feed.id).toBeTruthy();
@@ -77,7 +93,7 @@ describe("private Atom feed", () => {
     const day = 24 * 60 * MINUTE;
     owned = await createPost({ title: "Hats & <Shoes>", tiers: [TIER_2], firstPublishedAt: new Date(Date.now() - 10 * day) });
     await addVersion(owned.id, "V1.0", new Date(Date.now() - 10 * day), "first");
-    await addVersion(owned.id, "V1.1", new Date(Date.now() - 2 * day), "Fixed <b>hats</b> & \"shoes\"\nSecond line");
+    await addVersion(owned.id, "V1.1", new Date(Date.now() - 2 * day), 'Fixed <b>hats</b> & "shoes"\nSecond line');
     await addVersion(owned.id, "V1.2-hidden", new Date(Date.now() - 1 * day), "hidden notes", true);
     other = await createPost({ title: "Tier 3 only", tiers: [TIER_3], firstPublishedAt: new Date(Date.now() - 3 * day) });
     await addVersion(other.id, "V1.0", new Date(Date.now() - 3 * day));
@@ -97,7 +113,7 @@ describe("private Atom feed", () => {
     const titles = entries.map((entry) => entry.title);
     expect(titles[0]).toBe("New post: Brand new");
     const version = entries.find((entry) => entry.title === "Hats & <Shoes> V1.1");
-    expect(version?.content).toBe("Fixed <b>hats</b> & \"shoes\"\nSecond line");
+    expect(version?.content).toBe('Fixed <b>hats</b> & "shoes"\nSecond line');
     expect(titles).toContain("New post: Hats & <Shoes>");
     // The first version came with the post; hidden versions, locked and disabled posts stay out.
     expect(titles).not.toContain("Hats & <Shoes> V1.0");
@@ -117,7 +133,8 @@ describe("private Atom feed", () => {
     const { url } = await regenerateFeedToken(restricted.id);
     const { entries } = parseFeed(await (await getFeed(tokenOf(url))).text());
     expect(entries).toEqual([]);
-    for (let index = 0; index < 55; index++) await createPost({ title: `Bulk ${index}`, paid: false, firstPublishedAt: new Date(Date.now() - (index + 20) * MINUTE) });
+    for (let index = 0; index < 55; index++)
+      await createPost({ title: `Bulk ${index}`, paid: false, firstPublishedAt: new Date(Date.now() - (index + 20) * MINUTE) });
     const { url: memberUrl } = await regenerateFeedToken(member.id);
     expect(parseFeed(await (await getFeed(tokenOf(memberUrl))).text()).entries).toHaveLength(50);
   });
@@ -128,7 +145,9 @@ describe("private Atom feed", () => {
     const firstData = (await first.json()) as { ok: boolean; feedUrl: string; message: string };
     expect(firstData).toMatchObject({ ok: true, message: UPDATE_MESSAGES.feedCreated });
     expect((await getFeed(tokenOf(firstData.feedUrl))).status).toBe(200);
-    const second = (await (await callRoute(accountPage, { method: "POST", path: "/account/notifications", cookie, form: { intent: "feed" } })).json()) as { feedUrl: string };
+    const second = (await (await callRoute(accountPage, { method: "POST", path: "/account/notifications", cookie, form: { intent: "feed" } })).json()) as {
+      feedUrl: string;
+    };
     expect(second.feedUrl).not.toBe(firstData.feedUrl);
     expect((await getFeed(tokenOf(firstData.feedUrl))).status).toBe(404);
     expect((await getFeed(tokenOf(second.feedUrl))).status).toBe(200);
@@ -159,7 +178,11 @@ describe("digest mails", () => {
   const mailsTo = (user: User) => mail().messages.filter((message) => message.to.includes(user.email!.toLowerCase()));
   const header = (raw: string, name: string) => {
     const head = raw.split(/\r?\n\r?\n/)[0]!.replace(/\r?\n[ \t]+/g, " ");
-    return head.split(/\r?\n/).find((line) => line.toLowerCase().startsWith(`${name.toLowerCase()}:`))?.slice(name.length + 1).trim();
+    return head
+      .split(/\r?\n/)
+      .find((line) => line.toLowerCase().startsWith(`${name.toLowerCase()}:`))
+      ?.slice(name.length + 1)
+      .trim();
   };
 
   beforeAll(async () => {
@@ -234,9 +257,16 @@ describe("digest mails", () => {
     const row = await db.updateSubscription.findUniqueOrThrow({ where: { userId: subscriber.id } });
     expect(row).toMatchObject({ notifyNewVersions: false, notifyNewPosts: false });
     expect(row.unsubscribedAt).toBeInstanceOf(Date);
-    const again = await callRoute(unsubscribeRoute, { method: "POST", path: `/unsubscribe/${unsubscribeToken}`, params: { token: unsubscribeToken }, form: {} });
+    const again = await callRoute(unsubscribeRoute, {
+      method: "POST",
+      path: `/unsubscribe/${unsubscribeToken}`,
+      params: { token: unsubscribeToken },
+      form: {},
+    });
     expect(await again.json()).toEqual({ ok: true, message: UPDATE_MESSAGES.alreadyUnsubscribed });
-    expect(await (await callRoute(unsubscribeRoute, { path: `/unsubscribe/${unsubscribeToken}`, params: { token: unsubscribeToken } })).json()).toEqual({ state: "unsubscribed" });
+    expect(await (await callRoute(unsubscribeRoute, { path: `/unsubscribe/${unsubscribeToken}`, params: { token: unsubscribeToken } })).json()).toEqual({
+      state: "unsubscribed",
+    });
 
     await addVersion(post.id, "V3.0", new Date(), "after unsubscribing");
     expect(await runUpdateDigests({ now: new Date(Date.now() + 1000), ignorePeriod: true })).toMatchObject({ mailed: 0 });
@@ -307,7 +337,9 @@ describe("concurrent digest runs", () => {
     expect((await mail().nextMailTo(user.email!)).text).toContain("Raced post");
     await new Promise((resolve) => setTimeout(resolve, 300));
     // Other subscribers of earlier tests may get the post too, but nobody gets two mails.
-    const recipients = mail().messages.slice(before).map((message) => message.to.join(","));
+    const recipients = mail()
+      .messages.slice(before)
+      .map((message) => message.to.join(","));
     expect(recipients).toContain(user.email!.toLowerCase());
     expect(new Set(recipients).size).toBe(recipients.length);
     expect(runs.reduce((sum, run) => sum + run.mailed, 0)).toBe(recipients.length);

@@ -16,12 +16,20 @@ const SET_ONLY = "Username set successfully.";
 /** A Google account created with no address. */
 const googleWithoutEmail: Partial<Prisma.UserCreateInput> = { signUpMethod: "GOOGLE", email: null, mailVerified: false, googleId: "g-step-none" };
 /** A Discord account holding an address nobody proved (typed by an admin, say). */
-const discordUnprovenEmail: Partial<Prisma.UserCreateInput> = { signUpMethod: "DISCORD", mailVerified: false, emailVerifiedBy: null, discordId: "d-step-typed" };
+const discordUnprovenEmail: Partial<Prisma.UserCreateInput> = {
+  signUpMethod: "DISCORD",
+  mailVerified: false,
+  emailVerifiedBy: null,
+  discordId: "d-step-typed",
+};
 /** An email account that has not entered its code. */
 const unverifiedEmailAccount: Partial<Prisma.UserCreateInput> = { signUpMethod: "PASSWORD", mailVerified: false };
 
 async function flashToast(response: Response): Promise<string | null> {
-  const cookies = response.headers.getSetCookie().map((value) => value.split(";")[0]!).join("; ");
+  const cookies = response.headers
+    .getSetCookie()
+    .map((value) => value.split(";")[0]!)
+    .join("; ");
   const { toast } = await getToast(new Request("http://localhost:3999/", { headers: { Cookie: cookies } }));
   return toast?.message ?? null;
 }
@@ -45,8 +53,17 @@ describe("the provider username step's answer", () => {
     ["a Discord account with an unproven email", discordUnprovenEmail, SET_ONLY, false],
     ["an unverified email account", unverifiedEmailAccount, SET_ONLY, false],
   ] as const)("the /login username form of %s", async (_who, account, message, verified) => {
-    const user = await createTestUser({ ...account, googleId: account.googleId ? `${account.googleId}-form` : undefined, discordId: account.discordId ? `${account.discordId}-form` : undefined });
-    const response = await callRoute(loginPage, { method: "POST", path: "/login", form: { intent: "set-username", username: "Form Name" }, cookie: await sessionCookie(user.id) });
+    const user = await createTestUser({
+      ...account,
+      googleId: account.googleId ? `${account.googleId}-form` : undefined,
+      discordId: account.discordId ? `${account.discordId}-form` : undefined,
+    });
+    const response = await callRoute(loginPage, {
+      method: "POST",
+      path: "/login",
+      form: { intent: "set-username", username: "Form Name" },
+      cookie: await sessionCookie(user.id),
+    });
     expect(response.status).toBe(302);
     expect(response.headers.get("Location")).toBe("/login");
     expect(await flashToast(response)).toBe(message);

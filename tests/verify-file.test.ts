@@ -42,7 +42,14 @@ async function browserContentHash(bytes: Uint8Array, slice = 4 * 1024 * 1024): P
 
 function zipOf(name: string, text: string): Buffer {
   const file = path.join(folder, name);
-  writeZip(file, [{ name: "mod/readme.txt", text }, { name: "mod/mesh.obj", text: `v ${text}\n`, repeat: 2000 }], { deflate: true, comment: "creator" });
+  writeZip(
+    file,
+    [
+      { name: "mod/readme.txt", text },
+      { name: "mod/mesh.obj", text: `v ${text}\n`, repeat: 2000 },
+    ],
+    { deflate: true, comment: "creator" },
+  );
   return readFileSync(file);
 }
 
@@ -74,7 +81,10 @@ async function versionedPost(options: { enabled?: boolean } = {}) {
   await row("V1.5", hidden, 30, { hidden: true });
   await row("V1.9", zipOf(`nohash-${post.id}.zip`, "no hash"), 20, { hashed: false });
   const current = await row("V2.1", v2, 10);
-  await db.post.update({ where: { id: post.id }, data: { currentVersionId: current.id, driveFileId: current.storageKey, fileName: current.fileName, fileSize: current.size } });
+  await db.post.update({
+    where: { id: post.id },
+    data: { currentVersionId: current.id, driveFileId: current.storageKey, fileName: current.fileName, fileSize: current.size },
+  });
   return { post, old, current, v1, v2, hidden };
 }
 

@@ -94,7 +94,10 @@ describe("changelog between two real archives", () => {
 describe("content hash", () => {
   function oneShot(bytes: Buffer): string {
     const tailStart = Math.max(0, bytes.length - 65557);
-    return createHash("sha256").update(bytes.subarray(0, tailStart)).update(canonicalTail(bytes.subarray(tailStart), bytes.length)).digest("hex");
+    return createHash("sha256")
+      .update(bytes.subarray(0, tailStart))
+      .update(canonicalTail(bytes.subarray(tailStart), bytes.length))
+      .digest("hex");
   }
 
   it("ignores only the ZIP comment, and equals the plain SHA-256 for other files", async () => {

@@ -37,7 +37,10 @@ afterAll(() => {
 /** A ZIP of `count` tiny files, written by Python's zipfile. */
 function zipOf(count: number, name: string): Buffer {
   const file = path.join(folder, name);
-  writeZip(file, Array.from({ length: count }, (_, index) => ({ name: `files/${index}.txt`, text: "x" })));
+  writeZip(
+    file,
+    Array.from({ length: count }, (_, index) => ({ name: `files/${index}.txt`, text: "x" })),
+  );
   return readFileSync(file);
 }
 
@@ -51,7 +54,9 @@ function uploadForm(bytes: Buffer, fileName: string): FormData {
 function storedFiles(postId: string): string[] {
   const dir = path.join(root, "posts", postId);
   if (!existsSync(dir)) return [];
-  return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => entry.name);
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => entry.name);
 }
 
 describe("the cap on ZIP entries", () => {
@@ -82,7 +87,13 @@ describe("the cap on ZIP entries", () => {
     const post = await createPost({ fileSize: null, version: "V1.0" });
     const bytes = zipOf(MAX_ZIP_ENTRIES + 1, "too-many.zip");
     const auditsBefore = await db.auditEntry.count();
-    const response = await callRoute(fileRoute, { method: "POST", path: `/api/upload/file/${post.id}`, params: { id: post.id }, form: uploadForm(bytes, "too-many.zip"), cookie: adminCookie });
+    const response = await callRoute(fileRoute, {
+      method: "POST",
+      path: `/api/upload/file/${post.id}`,
+      params: { id: post.id },
+      form: uploadForm(bytes, "too-many.zip"),
+      cookie: adminCookie,
+    });
     expect(response.status).toBe(400);
     expect(await readJsonBody(response)).toEqual({ error: VERSION_MESSAGES.tooManyZipEntries });
     expect(storedFiles(post.id)).toEqual([]);
@@ -91,7 +102,12 @@ describe("the cap on ZIP entries", () => {
     expect(await db.auditEntry.count()).toBe(auditsBefore);
 
     // The admin card's upload (no JavaScript) says the same as a toast.
-    const page = await callRoute(libraryRoute, { method: "POST", path: `/library?intent=upload-file&postId=${post.id}&back=%2Flibrary`, form: uploadForm(bytes, "too-many.zip"), cookie: adminCookie });
+    const page = await callRoute(libraryRoute, {
+      method: "POST",
+      path: `/library?intent=upload-file&postId=${post.id}&back=%2Flibrary`,
+      form: uploadForm(bytes, "too-many.zip"),
+      cookie: adminCookie,
+    });
     const cookie = page.headers.get("Set-Cookie")?.split(";")[0] ?? "";
     const { toast } = await getToast(new Request("http://localhost:3999/", { headers: { Cookie: cookie } }));
     expect(toast).toMatchObject({ type: "error", message: VERSION_MESSAGES.tooManyZipEntries });

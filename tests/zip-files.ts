@@ -24,7 +24,9 @@ export function writeZip(path: string, files: ZipFileSpec[], options: { comment?
 
 /** A ZIP whose end records are ZIP64 (EOCD64 record + locator before the EOCD), as large archives have. */
 export function writeZip64Archive(path: string, comment = ""): void {
-  execFileSync("python3", ["-c", `
+  execFileSync("python3", [
+    "-c",
+    `
 import sys, zipfile
 zipfile.ZIP64_LIMIT = 1
 zipfile.ZIP_FILECOUNT_LIMIT = 1
@@ -32,7 +34,10 @@ with zipfile.ZipFile(sys.argv[1], "w", allowZip64=True) as archive:
     archive.writestr("a.txt", "alpha" * 10)
     archive.writestr("b/c.txt", "charlie")
     archive.comment = sys.argv[2].encode()
-`, path, comment]);
+`,
+    path,
+    comment,
+  ]);
 }
 
 /** Runs both `unzip -t` and `python3 -m zipfile -t`; throws with their output when either fails. */

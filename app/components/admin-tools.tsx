@@ -137,8 +137,8 @@ export function PurchaseImport({ actionUrl, fallback }: ToolProps) {
     <section className="card" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>Import purchases</h2>
       <p className="muted" id={`${id}-hint`}>
-        The shop&apos;s transactions export (.csv). Rows already imported are counted as duplicates. Dates in the DateTime (UTC)
-        column: MM/DD/YYYY HH:MM:SS (Ko-fi&apos;s export) or YYYY-MM-DD HH:MM:SS, in UTC.
+        The shop&apos;s transactions export (.csv). Rows already imported are counted as duplicates. Dates in the DateTime (UTC) column: MM/DD/YYYY HH:MM:SS
+        (Ko-fi&apos;s export) or YYYY-MM-DD HH:MM:SS, in UTC.
       </p>
       <fetcher.Form method="post" action={actionUrl} encType="multipart/form-data" onSubmit={check} noValidate>
         <FileDrop ref={inputRef} id={`${id}-file`} name="file" label="CSV file" accept=".csv,text/csv" describedBy={`${id}-hint`} />

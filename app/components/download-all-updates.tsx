@@ -76,7 +76,11 @@ export function DownloadAllUpdates({ items }: { items: Item[] }) {
       setMessage(`All ${done} updates downloaded.`);
     } catch (error) {
       const stopped = controller.signal.aborted;
-      setMessage(stopped ? `Stopped after ${done} of ${queue.length}.` : `${error instanceof Error ? error.message : "Download failed."} (${done} of ${queue.length} done)`);
+      setMessage(
+        stopped
+          ? `Stopped after ${done} of ${queue.length}.`
+          : `${error instanceof Error ? error.message : "Download failed."} (${done} of ${queue.length} done)`,
+      );
     } finally {
       abort.current = null;
       setProgress(null);

@@ -18,7 +18,14 @@ type FileDropProps = {
 function UploadIcon() {
   return (
     <svg className="file-drop-icon" viewBox="0 0 24 24" width="28" height="28" aria-hidden="true" focusable="false">
-      <path fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" d="M12 15V4m0 0-4 4m4-4 4 4M5 14v4a2 2 0 0 0 2 2h10a2 2 0 0 0 2-2v-4" />
+      <path
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="1.8"
+        strokeLinecap="round"
+        strokeLinejoin="round"
+        d="M12 15V4m0 0-4 4m4-4 4 4M5 14v4a2 2 0 0 0 2 2h10a2 2 0 0 0 2-2v-4"
+      />
     </svg>
   );
 }

@@ -14,14 +14,7 @@ export function Field({
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <input
-        id={id}
-        name={name}
-        type={type}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={error ? errorId : undefined}
-        {...input}
-      />
+      <input id={id} name={name} type={type} aria-invalid={error ? true : undefined} aria-describedby={error ? errorId : undefined} {...input} />
       {error ? (
         <p id={errorId} className="field-error" role="alert">
           {error}
@@ -49,8 +42,7 @@ export function SubmitButton({
   intent?: string;
 } & React.ButtonHTMLAttributes<HTMLButtonElement>) {
   const navigation = useNavigation();
-  const navigating =
-    navigation.state === "submitting" && (intent === undefined || navigation.formData?.get("intent") === intent);
+  const navigating = navigation.state === "submitting" && (intent === undefined || navigation.formData?.get("intent") === intent);
   const busy = pending ?? navigating;
   return (
     <button

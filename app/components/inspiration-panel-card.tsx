@@ -10,15 +10,7 @@ import type { InspirationPanelView } from "~/models/inspiration.server";
 export type InspirationCardPanel = InspirationPanelView;
 
 /** A like or Patreon-like button: posts the wanted state, and shows it at once (optimistic). */
-function LikeButton({
-  panel,
-  kind,
-  disabled,
-}: {
-  panel: InspirationCardPanel;
-  kind: "like" | "patreon-like";
-  disabled: boolean;
-}) {
+function LikeButton({ panel, kind, disabled }: { panel: InspirationCardPanel; kind: "like" | "patreon-like"; disabled: boolean }) {
   const fetcher = useFetcher<{ ok?: boolean; error?: string }>();
   // Only once hydrated does the form ask for a JSON answer; without JavaScript it redirects back.
   const [hydrated, setHydrated] = useState(false);
@@ -165,7 +157,6 @@ export function InspirationPanelCard({
     </li>
   );
 }
-
 
 function usePendingLikes(panelId: string): { like: boolean | undefined; patreon: boolean | undefined } {
   const fetchers = useFetchers();

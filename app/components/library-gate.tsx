@@ -90,8 +90,7 @@ export function TermsPopup({
   return (
     <Modal title="Terms of Service" onClose={onCancel} testId="terms-modal">
       <p>
-        Before downloading, please read and accept the <Link to="/infos#tos">Permissions &amp; Terms of Service</Link>{" "}
-        (23 December 2024).
+        Before downloading, please read and accept the <Link to="/infos#tos">Permissions &amp; Terms of Service</Link> (23 December 2024).
       </p>
       {guest ? <p className="muted">As a guest, your acceptance is remembered only for this visit.</p> : null}
       <form

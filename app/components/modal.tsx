@@ -5,17 +5,7 @@ import { useEffect, useId, useRef } from "react";
  * `onClose` is given), and focus returns to where it was. Rendered on the server too, so it
  * works without JavaScript.
  */
-export function Modal({
-  title,
-  children,
-  onClose,
-  testId,
-}: {
-  title: string;
-  children: React.ReactNode;
-  onClose?: () => void;
-  testId?: string;
-}) {
+export function Modal({ title, children, onClose, testId }: { title: string; children: React.ReactNode; onClose?: () => void; testId?: string }) {
   const titleId = useId();
   const dialogRef = useRef<HTMLDivElement>(null);
 

@@ -108,7 +108,13 @@ function FileUpload({ post, back }: { post: LibraryPost; back: string }) {
     >
       <div className="field">
         <label htmlFor={`${inputId}-label`}>New version label</label>
-        <input type="text" id={`${inputId}-label`} name="label" maxLength={40} defaultValue={post.fileSize !== null ? nextVersionLabel(post.version) : post.version} />
+        <input
+          type="text"
+          id={`${inputId}-label`}
+          name="label"
+          maxLength={40}
+          defaultValue={post.fileSize !== null ? nextVersionLabel(post.version) : post.version}
+        />
       </div>
       <div className="field">
         <label htmlFor={`${inputId}-notes`}>Version notes (Markdown)</label>
@@ -127,7 +133,19 @@ function FileUpload({ post, back }: { post: LibraryPost; back: string }) {
   );
 }
 
-export function PostAdminCard({ post, tiers, back, now, versions = [] }: { post: LibraryPost; tiers: CardTier[]; back: string; now: Date; versions?: VersionView[] }) {
+export function PostAdminCard({
+  post,
+  tiers,
+  back,
+  now,
+  versions = [],
+}: {
+  post: LibraryPost;
+  tiers: CardTier[];
+  back: string;
+  now: Date;
+  versions?: VersionView[];
+}) {
   const save = useFetcher();
   const toggle = useFetcher();
   const order = useFetcher();
@@ -142,7 +160,12 @@ export function PostAdminCard({ post, tiers, back, now, versions = [] }: { post:
   const filesHint = settingUp ? "No file yet" : `${post.version} · ${versions.length} version${versions.length === 1 ? "" : "s"}`;
   const detailsHint = tierSummary(post, tiers);
   return (
-    <article className={`card post-card post-admin${enabled ? "" : " post-disabled"}`} aria-labelledby={titleId} data-testid="admin-post-card" data-post-id={id}>
+    <article
+      className={`card post-card post-admin${enabled ? "" : " post-disabled"}`}
+      aria-labelledby={titleId}
+      data-testid="admin-post-card"
+      data-post-id={id}
+    >
       <PostImage post={post} />
       <div className="post-body">
         <PostBadges post={post} loggedIn={false} now={now} />

@@ -90,7 +90,11 @@ export function VerifyFile({ postId, postTitle }: { postId: string; postTitle: s
   return (
     <details className="verify-file" data-testid="verify-file">
       <summary className="verify-file-summary">Verify a file</summary>
-      {enhanced ? <VerifyFileForm id={id} postTitle={postTitle} state={state} onFile={(file) => void verify(file)} /> : <p className="verify-file-note muted">{VERIFY_MESSAGES.needsJavaScript}</p>}
+      {enhanced ? (
+        <VerifyFileForm id={id} postTitle={postTitle} state={state} onFile={(file) => void verify(file)} />
+      ) : (
+        <p className="verify-file-note muted">{VERIFY_MESSAGES.needsJavaScript}</p>
+      )}
     </details>
   );
 }
@@ -119,7 +123,13 @@ function VerifyFileForm({ id, postTitle, state, onFile }: { id: string; postTitl
           </progress>
         </div>
       ) : null}
-      <p id={`${id}-answer`} role="status" aria-live="polite" data-testid="verify-answer" className={`verify-file-answer${state.step === "done" ? ` is-${state.verdict.kind}` : state.step === "failed" ? " is-failed" : ""}`}>
+      <p
+        id={`${id}-answer`}
+        role="status"
+        aria-live="polite"
+        data-testid="verify-answer"
+        className={`verify-file-answer${state.step === "done" ? ` is-${state.verdict.kind}` : state.step === "failed" ? " is-failed" : ""}`}
+      >
         {state.step === "done" ? verdictText(state.verdict) : state.step === "failed" ? state.message : null}
       </p>
     </div>

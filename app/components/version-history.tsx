@@ -65,7 +65,12 @@ export function VersionHistoryList({
   return (
     <ol className="version-list" data-testid="version-list">
       {versions.map((version, index) => (
-        <li key={version.id} className={version.hidden ? "version-item version-hidden" : "version-item"} data-testid="version-item" data-version-id={version.id}>
+        <li
+          key={version.id}
+          className={version.hidden ? "version-item version-hidden" : "version-item"}
+          data-testid="version-item"
+          data-version-id={version.id}
+        >
           <p className="version-head">
             <strong className="version-label">{version.label}</strong>
             {version.current ? <span className="badge">Current</span> : null}

@@ -28,7 +28,9 @@ export async function reencodeImage(input: Buffer, { maxWidth = 1600, maxHeight 
     throw new InvalidImageError("Only png, jpg and jpeg images are accepted.");
   }
   try {
-    return await (await sharp(input))
+    return await (
+      await sharp(input)
+    )
       .rotate()
       .resize({ width: maxWidth, height: maxHeight, fit: "inside", withoutEnlargement: true })
       .flatten({ background: "#ffffff" })

@@ -96,7 +96,10 @@ export type KofiCsvRow = {
 };
 
 function normaliseHeader(header: string): string {
-  return header.replace(/^\uFEFF/, "").trim().toLowerCase();
+  return header
+    .replace(/^\uFEFF/, "")
+    .trim()
+    .toLowerCase();
 }
 
 /**

@@ -202,7 +202,6 @@ export async function fetchDiscordProfile(accessToken: string): Promise<Provider
 
 type JsonApiResource = { type?: string; id?: string; attributes?: Record<string, unknown>; relationships?: Record<string, { data?: unknown }> };
 
-
 /** The Patreon user and the tier they are entitled to now (an active membership's first tier). */
 export async function fetchPatreonProfile(accessToken: string): Promise<ProviderProfile> {
   const params = new URLSearchParams({

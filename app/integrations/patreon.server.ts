@@ -144,8 +144,7 @@ export function parseIdentity(document: JsonApiDocument, campaignId?: string | n
   const memberships = refs(user, "memberships")
     .map((ref) => find(ref))
     .filter((member): member is Resource => Boolean(member));
-  const chosen =
-    memberships.find((member) => !campaignId || refs(member, "campaign")[0]?.id === campaignId) ?? (campaignId ? undefined : memberships[0]);
+  const chosen = memberships.find((member) => !campaignId || refs(member, "campaign")[0]?.id === campaignId) ?? (campaignId ? undefined : memberships[0]);
   const membership = chosen
     ? { ...parseMember({ ...chosen, relationships: { ...chosen.relationships, user: { data: { type: "user", id: user.id } } } }, document.included) }
     : null;

@@ -52,10 +52,7 @@ export class S3Storage implements Storage {
       region: config.region,
       endpoint: config.endpoint,
       forcePathStyle: config.forcePathStyle,
-      credentials:
-        config.accessKeyId && config.secretAccessKey
-          ? { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey }
-          : undefined,
+      credentials: config.accessKeyId && config.secretAccessKey ? { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey } : undefined,
       // Checksums only where S3 requires them: many S3-compatible servers reject the newer ones.
       requestChecksumCalculation: "WHEN_REQUIRED",
       responseChecksumValidation: "WHEN_REQUIRED",

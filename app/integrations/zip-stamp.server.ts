@@ -59,7 +59,11 @@ export async function stampedView(store: Storage, key: string, comment: Uint8Arr
   if (!info) return null;
   const layout = await stampLayout(store, key, info.size, comment);
   if (!layout) return null;
-  const stamped: StoredObject = { size: layout.size, lastModified: info.lastModified, etag: info.etag.endsWith('"') ? `${info.etag.slice(0, -1)}-${tag}"` : `"${info.etag}-${tag}"` };
+  const stamped: StoredObject = {
+    size: layout.size,
+    lastModified: info.lastModified,
+    etag: info.etag.endsWith('"') ? `${info.etag.slice(0, -1)}-${tag}"` : `"${info.etag}-${tag}"`,
+  };
   return {
     put: () => Promise.reject(new Error("A stamped view is read-only")),
     delete: () => Promise.reject(new Error("A stamped view is read-only")),

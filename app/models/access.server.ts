@@ -57,7 +57,11 @@ async function loadExplained(user: AccessUser): Promise<{ context: ViewerContext
   return explainedViewer(user, row, false);
 }
 
-function explainedViewer(user: AccessUser, row: (ViewerRow & AccessDetailsRow) | undefined, withDownloads: boolean): { context: ViewerContext; explained: EntitlementViewer | null } {
+function explainedViewer(
+  user: AccessUser,
+  row: (ViewerRow & AccessDetailsRow) | undefined,
+  withDownloads: boolean,
+): { context: ViewerContext; explained: EntitlementViewer | null } {
   const context = toViewerContext(user, row, withDownloads);
   const viewer = context.viewer;
   return { context, explained: viewer ? { ...viewer, details: toDetails(row) } : null };

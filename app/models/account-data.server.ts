@@ -20,7 +20,10 @@ export const EXPORT_SECTION_OF_TABLE = {
 
 /** The emails a person proved are theirs: the account's (when verified) and verified shop emails. */
 export async function provenEmailsOf(userId: string): Promise<string[]> {
-  const user = await db.user.findUnique({ where: { id: userId }, select: { email: true, emailVerifiedBy: true, shopEmails: { select: { verifiedEmail: true } } } });
+  const user = await db.user.findUnique({
+    where: { id: userId },
+    select: { email: true, emailVerifiedBy: true, shopEmails: { select: { verifiedEmail: true } } },
+  });
   if (!user) return [];
   const emails = user.shopEmails.map((row) => row.verifiedEmail).filter((email): email is string => email !== null);
   if (user.email && user.emailVerifiedBy) emails.push(user.email);
@@ -81,7 +84,13 @@ export async function exportAccountData(userId: string, now = new Date()) {
     purchases,
     pledgeHistory: user.pledgeEvents.map(({ userId: _owner, ...event }) => event),
     unlockedContent: user.unlockedContent.map((row) => ({ postId: row.postId, postTitle: row.post.title, source: row.source, grantedAt: row.createdAt })),
-    downloads: user.downloads.map((row) => ({ postId: row.postId, postTitle: row.post.title, version: row.version, date: row.createdAt, leakTraceNumber: user.number })),
+    downloads: user.downloads.map((row) => ({
+      postId: row.postId,
+      postTitle: row.post.title,
+      version: row.version,
+      date: row.createdAt,
+      leakTraceNumber: user.number,
+    })),
     likes: user.inspirationLikes,
     sessions: user.sessions,
     apiTokens: user.apiTokens,

@@ -53,7 +53,8 @@ async function confirmIdentity(user: { id: string; passwordHash: string | null }
     if (!matches) throw new DomainError(401, DELETE_MESSAGES.wrongPassword, { fields: { password: DELETE_MESSAGES.wrongPassword } });
     return;
   }
-  if (!proof.code || !/^\d{6}$/.test(proof.code.trim())) throw new DomainError(400, DELETE_MESSAGES.codeRequired, { fields: { code: DELETE_MESSAGES.codeRequired } });
+  if (!proof.code || !/^\d{6}$/.test(proof.code.trim()))
+    throw new DomainError(400, DELETE_MESSAGES.codeRequired, { fields: { code: DELETE_MESSAGES.codeRequired } });
   const checked = await checkCode({ purpose: "ACCOUNT_DELETE", target: user.id, code: proof.code });
   if (!checked.ok) {
     const message = checkFailureMessage(checked.reason);
@@ -91,7 +92,14 @@ export async function deleteOwnAccount(userId: string, proof: Proof): Promise<De
     const pledges = await tx.pledgeEvent.findMany({ where: { userId: user.id } });
     if (pledges.length) {
       await tx.anonymisedPledge.createMany({
-        data: pledges.map((event) => ({ type: event.type, amountCents: event.amountCents, date: event.date, tierId: event.tierId, tierTitle: event.tierTitle, paymentStatus: event.paymentStatus })),
+        data: pledges.map((event) => ({
+          type: event.type,
+          amountCents: event.amountCents,
+          date: event.date,
+          tierId: event.tierId,
+          tierTitle: event.tierTitle,
+          paymentStatus: event.paymentStatus,
+        })),
       });
     }
     if (user.patreonId) await tx.patreonMemberState.deleteMany({ where: { patreonUserId: user.patreonId } });

@@ -136,7 +136,14 @@ export async function toggleAdmin(user: User): Promise<boolean> {
     const current = await tx.user.findUniqueOrThrow({ where: { id: user.id }, select: { isAdmin: true } });
     const updated = await tx.user.update({ where: { id: user.id }, data: { isAdmin: !current.isAdmin } });
     await recordAudit(
-      { actorId: user.id, action: "user.toggle-admin", targetType: "user", targetId: user.id, before: { isAdmin: current.isAdmin }, after: { isAdmin: updated.isAdmin } },
+      {
+        actorId: user.id,
+        action: "user.toggle-admin",
+        targetType: "user",
+        targetId: user.id,
+        before: { isAdmin: current.isAdmin },
+        after: { isAdmin: updated.isAdmin },
+      },
       tx,
     );
     return updated.isAdmin;

@@ -71,7 +71,10 @@ export async function searchDownloadsByCode({ code, keyword }: CodeSearch): Prom
  * downloads; a forged stamp is looked up for no one (`result` null). Refuses (422) a file
  * without a trace comment.
  */
-export async function searchDownloadsByLeakedFile(tail: Uint8Array, size: number): Promise<{ number: number; stamp: StampVerdict; result: CodeSearchResult | null }> {
+export async function searchDownloadsByLeakedFile(
+  tail: Uint8Array,
+  size: number,
+): Promise<{ number: number; stamp: StampVerdict; result: CodeSearchResult | null }> {
   const found = traceStampOf(tail, size);
   if (found === null) throw new DomainError(422, ADMIN_MESSAGES.noTraceComment);
   const stamp = verifyTraceTag(found.number, found.tag);

@@ -31,9 +31,7 @@ type Snapshot = NonNullable<Awaited<ReturnType<typeof editableSnapshot>>>;
 
 /** Only the fields that changed, so audit entries stay readable. */
 function changedFields(before: Snapshot, after: Snapshot) {
-  const keys = (Object.keys(after) as (keyof Snapshot)[]).filter(
-    (key) => JSON.stringify(before[key]) !== JSON.stringify(after[key]),
-  );
+  const keys = (Object.keys(after) as (keyof Snapshot)[]).filter((key) => JSON.stringify(before[key]) !== JSON.stringify(after[key]));
   return {
     before: Object.fromEntries(keys.map((key) => [key, before[key]])),
     after: Object.fromEntries(keys.map((key) => [key, after[key]])),
@@ -114,12 +112,7 @@ async function applyUpdate(tx: Tx, actorId: string, userId: string, requested: A
   }
 }
 
-async function auditedUserChange(
-  actorId: string,
-  userId: string,
-  action: string,
-  change: (tx: Tx) => Promise<void>,
-): Promise<void> {
+async function auditedUserChange(actorId: string, userId: string, action: string, change: (tx: Tx) => Promise<void>): Promise<void> {
   try {
     await db.$transaction(async (tx) => {
       await lockUser(tx, userId);

@@ -112,10 +112,7 @@ export async function searchUsers(query: UserSearch): Promise<UserSearchResult> 
     ids = rows.map((row) => row.id);
     total = Number(countRows[0]?.total ?? 0);
   }
-  const [users, tiers] = await Promise.all([
-    db.user.findMany({ where: { id: { in: ids } }, include: adminUserInclude }),
-    tierMap(),
-  ]);
+  const [users, tiers] = await Promise.all([db.user.findMany({ where: { id: { in: ids } }, include: adminUserInclude }), tierMap()]);
   const byId = new Map(users.map((user) => [user.id, user]));
   return {
     users: ids.flatMap((id) => {
@@ -157,10 +154,7 @@ export type AdminUser = ReturnType<typeof toAdminUser>;
 
 /** One user as the admin editor shows it (GET /api/admin/users/{id}); null when unknown. */
 export async function getAdminUser(userId: string): Promise<AdminUser | null> {
-  const [user, tiers] = await Promise.all([
-    db.user.findUnique({ where: { id: userId }, include: adminUserDetailInclude }),
-    tierMap(),
-  ]);
+  const [user, tiers] = await Promise.all([db.user.findUnique({ where: { id: userId }, include: adminUserDetailInclude }), tierMap()]);
   return user ? toAdminUser(user, tiers) : null;
 }
 

@@ -31,7 +31,10 @@ export type DownloadablePost = PostWithTiers & { driveFileId: string; unlockReas
  * given, that visible version of the same post (hidden or another post's: 404). Who may
  * download is decided before; this only chooses the bytes and the label recorded.
  */
-async function chooseVersion<T extends PostWithTiers & { unlockReason: UnlockReason | null }>(post: T, versionId: string | null | undefined): Promise<T & { driveFileId: string; versionId: string | null }> {
+async function chooseVersion<T extends PostWithTiers & { unlockReason: UnlockReason | null }>(
+  post: T,
+  versionId: string | null | undefined,
+): Promise<T & { driveFileId: string; versionId: string | null }> {
   if (versionId) {
     const version = await downloadableVersion(post.id, versionId);
     if (!isSafeKey(version.storageKey)) throw new DomainError(404, LIBRARY_MESSAGES.fileMissing);
@@ -123,7 +126,14 @@ export const DOWNLOAD_RECORD_WINDOW_MS = 24 * 60 * 60 * 1000;
  * asking again and again for the file's last byte (`Range: bytes=-1`) must not fill the table
  * or the admins' leak-trace search. Concurrent completions of one pair take turns.
  */
-export async function recordDownload(userId: string, postId: string, version: string, now = new Date(), reason: UnlockReason | null = null, versionId: string | null = null): Promise<boolean> {
+export async function recordDownload(
+  userId: string,
+  postId: string,
+  version: string,
+  now = new Date(),
+  reason: UnlockReason | null = null,
+  versionId: string | null = null,
+): Promise<boolean> {
   const accessSource = await accessSourceOf(reason, userId, postId);
   return db.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext(${`download:${userId}:${postId}`}))`;

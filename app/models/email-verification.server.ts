@@ -27,7 +27,17 @@ export async function sendVerificationMail(email: string, code: string): Promise
  * first proof of the address ends what was attached before it, every session included: a caller
  * that keeps its user signed in starts a new session (`renewUserSession`).
  */
-export async function verifyEmail({ email, code, username, client }: { email: string; code: string; username?: string; client?: string | null }): Promise<User> {
+export async function verifyEmail({
+  email,
+  code,
+  username,
+  client,
+}: {
+  email: string;
+  code: string;
+  username?: string;
+  client?: string | null;
+}): Promise<User> {
   await enforceAddressLimit("verify", client, 50, 15 * MINUTE);
   await enforceRateLimit(`verify:email:${email}`, 10, 15 * MINUTE);
   const user = await db.user.findUnique({ where: { email } });

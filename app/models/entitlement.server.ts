@@ -44,7 +44,10 @@ type ViewerOptions = { withDownloads?: boolean; withLibraryStamp?: boolean };
  * statement does not (docs/decisions/006).
  * One round trip; a guest has no row.
  */
-export async function loadViewerContext(user: ViewerUser | null, { withDownloads = false, withLibraryStamp = false }: ViewerOptions = {}): Promise<ViewerContext> {
+export async function loadViewerContext(
+  user: ViewerUser | null,
+  { withDownloads = false, withLibraryStamp = false }: ViewerOptions = {},
+): Promise<ViewerContext> {
   if (!user) {
     if (!withLibraryStamp) return { viewer: null, downloads: undefined, libraryStamp: "", fingerprint: "guest" };
     const [row] = await queryRows<{ stamp: string }>("SELECT version::text AS stamp FROM library_versions WHERE id = 1", []);
@@ -59,7 +62,10 @@ export async function loadViewerContext(user: ViewerUser | null, { withDownloads
  * The request's user and their viewer context in a single round trip (the listing's path: the
  * session lookup and the entitlements are one statement).
  */
-export async function loadRequestViewer(request: Request, { withDownloads = false, withLibraryStamp = false }: ViewerOptions = {}): Promise<{ user: User | null; context: ViewerContext }> {
+export async function loadRequestViewer(
+  request: Request,
+  { withDownloads = false, withLibraryStamp = false }: ViewerOptions = {},
+): Promise<{ user: User | null; context: ViewerContext }> {
   const found = await getCurrentUserWith<ViewerRow>(request, { withDownloads, withLibraryStamp });
   if (!found) return { user: null, context: await loadViewerContext(null, { withDownloads, withLibraryStamp }) };
   return { user: found.user, context: toViewerContext(found.user, found.extra, withDownloads) };

@@ -7,12 +7,7 @@ import { recordAudit } from "~/models/audit.server";
 import { DomainError } from "~/models/errors";
 import { enforceRateLimit } from "~/models/rate-limit.server";
 import { isVotingOpen, shuffleForVisitor } from "~/utils/countdown";
-import {
-  DEFAULT_INSPIRATION_TITLE,
-  type InspirationConfigInput,
-  type InspirationModeName,
-  type InspirationPanelInput,
-} from "~/utils/inspiration-schemas";
+import { DEFAULT_INSPIRATION_TITLE, type InspirationConfigInput, type InspirationModeName, type InspirationPanelInput } from "~/utils/inspiration-schemas";
 
 export const VOTING_CLOSED_MESSAGE = "Voting is closed. You cannot like or unlike panels.";
 export const LOGIN_TO_LIKE_MESSAGE = "You must be logged in to like an inspiration.";
@@ -190,7 +185,14 @@ export async function updateInspirationConfig(actorId: string, input: Inspiratio
       },
     });
     await recordAudit(
-      { actorId, action: "inspiration.config", targetType: "inspiration_config", targetId: String(CONFIG_ID), before: configSnapshot(before), after: configSnapshot(config) },
+      {
+        actorId,
+        action: "inspiration.config",
+        targetType: "inspiration_config",
+        targetId: String(CONFIG_ID),
+        before: configSnapshot(before),
+        after: configSnapshot(config),
+      },
       tx,
     );
     return config;
@@ -227,7 +229,14 @@ export async function updateInspirationPanel(actorId: string, id: string, input:
       data: { imageUrl: input.imageUrl, ...(input.title !== undefined ? { title: input.title } : {}) },
     });
     await recordAudit(
-      { actorId, action: "inspiration.panel.update", targetType: "inspiration_panel", targetId: id, before: { imageUrl: before.imageUrl, title: before.title }, after: { imageUrl: panel.imageUrl, title: panel.title } },
+      {
+        actorId,
+        action: "inspiration.panel.update",
+        targetType: "inspiration_panel",
+        targetId: id,
+        before: { imageUrl: before.imageUrl, title: before.title },
+        after: { imageUrl: panel.imageUrl, title: panel.title },
+      },
       tx,
     );
     return panel;
@@ -240,6 +249,15 @@ export async function deleteInspirationPanel(actorId: string, id: string): Promi
     const before = await tx.inspirationPanel.findUnique({ where: { id } });
     if (!before) throw new DomainError(404, INSPIRATION_PANEL_NOT_FOUND_MESSAGE);
     await tx.inspirationPanel.delete({ where: { id } });
-    await recordAudit({ actorId, action: "inspiration.panel.delete", targetType: "inspiration_panel", targetId: id, before: { imageUrl: before.imageUrl, title: before.title } }, tx);
+    await recordAudit(
+      {
+        actorId,
+        action: "inspiration.panel.delete",
+        targetType: "inspiration_panel",
+        targetId: id,
+        before: { imageUrl: before.imageUrl, title: before.title },
+      },
+      tx,
+    );
   });
 }

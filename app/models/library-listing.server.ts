@@ -50,7 +50,10 @@ const POST_IMAGE_KEY = /^images\/posts\/([A-Za-z0-9_-]{1,64})\.(?:jpg|png|webp)$
  * Who may see a stored image: "public" for every image but a disabled post's front, which only
  * admins see ("admin": serve it privately, uncached); "hidden" answers 404 like a missing file.
  */
-export async function storedImageAudience(key: string, viewer: () => Promise<Pick<User, "isAdmin" | "restricted"> | null>): Promise<"public" | "admin" | "hidden"> {
+export async function storedImageAudience(
+  key: string,
+  viewer: () => Promise<Pick<User, "isAdmin" | "restricted"> | null>,
+): Promise<"public" | "admin" | "hidden"> {
   const match = POST_IMAGE_KEY.exec(key);
   if (!match) return "public";
   const post = await db.post.findUnique({ where: { id: match[1]! }, select: { enabled: true, imageKey: true } });

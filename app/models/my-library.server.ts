@@ -58,7 +58,15 @@ export async function pruneOldDownloads(now = new Date(), days = downloadRetenti
   }
 }
 
-export type MyUpdate = { postId: string; title: string; fromVersion: string; toVersion: string; updatedAt: string | null; paid: boolean; fileSize: number | null };
+export type MyUpdate = {
+  postId: string;
+  title: string;
+  fromVersion: string;
+  toVersion: string;
+  updatedAt: string | null;
+  paid: boolean;
+  fileSize: number | null;
+};
 
 type LibraryUser = Parameters<typeof listLibraryPosts>[0];
 

@@ -130,7 +130,14 @@ export async function setPanelImage(actorId: string, id: string, image: Buffer):
     await store.put(panelImageKey(id), prepared.jpeg, "image/jpeg");
     const panel = await tx.panel.update({ where: { id }, data: { imageVersion: prepared.version } });
     await recordAudit(
-      { actorId, action: "panel.image", targetType: "panel", targetId: id, before: { imageVersion: before.imageVersion }, after: { imageVersion: panel.imageVersion } },
+      {
+        actorId,
+        action: "panel.image",
+        targetType: "panel",
+        targetId: id,
+        before: { imageVersion: before.imageVersion },
+        after: { imageVersion: panel.imageVersion },
+      },
       tx,
     );
     return panel;

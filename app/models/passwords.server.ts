@@ -102,7 +102,11 @@ export function passwordAuthenticator(client: string | null): Authenticator<User
     )
     .use(
       new FormStrategy(async ({ form }) => {
-        const input = parseFormFields(signUpFormSchema, { email: form.get("email"), password: form.get("password"), confirmPassword: form.get("confirmPassword") });
+        const input = parseFormFields(signUpFormSchema, {
+          email: form.get("email"),
+          password: form.get("password"),
+          confirmPassword: form.get("confirmPassword"),
+        });
         return registerWithPassword({ email: input.email, password: input.password, client });
       }),
       "signup",
@@ -175,7 +179,17 @@ export async function requestPasswordReset(email: string, client?: string | null
  * Step 2: a valid code sets the new password and ends every session of the account. When it is
  * the first proof of the address, what was attached before it ends too.
  */
-export async function resetPassword({ email, code, newPassword, client }: { email: string; code: string; newPassword: string; client?: string | null }): Promise<void> {
+export async function resetPassword({
+  email,
+  code,
+  newPassword,
+  client,
+}: {
+  email: string;
+  code: string;
+  newPassword: string;
+  client?: string | null;
+}): Promise<void> {
   await enforceAddressLimit("reset", client, 50, 15 * MINUTE);
   await enforceRateLimit(`reset:email:${email}`, 10, 15 * MINUTE);
   const result = await checkCode({ purpose: "PASSWORD_RESET", target: email, code });

@@ -3,14 +3,7 @@
 // Applying the same document twice changes nothing.
 import { db, Prisma } from "~/db.server";
 import { env } from "~/env.server";
-import {
-  createPatreonClient,
-  parseMember,
-  patreonSignatureValid,
-  type JsonApiDocument,
-  type MemberData,
-  type Sleep,
-} from "~/integrations/patreon.server";
+import { createPatreonClient, parseMember, patreonSignatureValid, type JsonApiDocument, type MemberData, type Sleep } from "~/integrations/patreon.server";
 import { DomainError } from "~/models/errors";
 import { recomputeUnlocks } from "~/models/unlocks.server";
 import { toApiPledgeEvent } from "~/models/user.server";
@@ -52,7 +45,11 @@ export function currentTierIdOf(member: Pick<MemberData, "patronStatus" | "lastC
 async function saveTiers(tiers: MemberData["entitledTiers"], client: Client) {
   for (const tier of tiers) {
     const platform = { ...(tier.title ? { title: tier.title } : {}), ...(tier.amountCents !== null ? { amountCents: tier.amountCents } : {}) };
-    await client.tier.upsert({ where: { id: tier.id }, create: { id: tier.id, title: tier.title ?? `Tier ${tier.id}`, amountCents: tier.amountCents }, update: platform });
+    await client.tier.upsert({
+      where: { id: tier.id },
+      create: { id: tier.id, title: tier.title ?? `Tier ${tier.id}`, amountCents: tier.amountCents },
+      update: platform,
+    });
   }
 }
 
@@ -158,7 +155,9 @@ export async function applyMemberDelivery(member: MemberData): Promise<DeliveryO
     const at = memberStateTime(member);
     // A document with no moment cannot be ordered: it is applied only to a member with no state yet.
     const movesForward =
-      at === null ? (await tx.patreonMemberState.count({ where: { patreonUserId } })) === 0 : await recordMemberState(patreonUserId, at, pledgeStandingOf(member), tx);
+      at === null
+        ? (await tx.patreonMemberState.count({ where: { patreonUserId } })) === 0
+        : await recordMemberState(patreonUserId, at, pledgeStandingOf(member), tx);
     if (!movesForward) return { matched: false, stale: true };
     const applied = await applyMemberDocument(member, tx);
     return { matched: applied !== null };

@@ -140,7 +140,17 @@ export async function setPostEnabled(actor: Actor, id: string, enabled: boolean)
   const updated = await db.$transaction(async (tx) => {
     const before = await requirePost(id, tx);
     await tx.post.update({ where: { id }, data: { enabled } });
-    await recordAudit({ actorId: actor.id, action: enabled ? "post.enable" : "post.disable", targetType: "post", targetId: id, before: { enabled: before.enabled }, after: { enabled } }, tx);
+    await recordAudit(
+      {
+        actorId: actor.id,
+        action: enabled ? "post.enable" : "post.disable",
+        targetType: "post",
+        targetId: id,
+        before: { enabled: before.enabled },
+        after: { enabled },
+      },
+      tx,
+    );
     return requirePost(id, tx);
   });
   return snapshot(updated);
@@ -150,7 +160,17 @@ export async function setPostOrderDate(actor: Actor, id: string, orderDate: Date
   const updated = await db.$transaction(async (tx) => {
     const before = await requirePost(id, tx);
     await tx.post.update({ where: { id }, data: { orderDate } });
-    await recordAudit({ actorId: actor.id, action: "post.reorder", targetType: "post", targetId: id, before: { order_date: before.orderDate }, after: { order_date: orderDate } }, tx);
+    await recordAudit(
+      {
+        actorId: actor.id,
+        action: "post.reorder",
+        targetType: "post",
+        targetId: id,
+        before: { order_date: before.orderDate },
+        after: { order_date: orderDate },
+      },
+      tx,
+    );
     return requirePost(id, tx);
   });
   return snapshot(updated);
@@ -182,7 +202,17 @@ export async function setPostImage(actor: Actor, id: string, upload: Buffer): Pr
   const updated = await db.$transaction(async (tx) => {
     const before = await requirePost(id, tx);
     await tx.post.update({ where: { id }, data: { imageKey: key } });
-    await recordAudit({ actorId: actor.id, action: "post.image", targetType: "post", targetId: id, before: { imageKey: before.imageKey }, after: { imageKey: key, bytes: jpeg.length } }, tx);
+    await recordAudit(
+      {
+        actorId: actor.id,
+        action: "post.image",
+        targetType: "post",
+        targetId: id,
+        before: { imageKey: before.imageKey },
+        after: { imageKey: key, bytes: jpeg.length },
+      },
+      tx,
+    );
     return requirePost(id, tx);
   });
   return snapshot(updated);
@@ -191,7 +221,10 @@ export async function setPostImage(actor: Actor, id: string, upload: Buffer): Pr
 /** A storage-safe file name from an uploaded one. */
 export function safeFileName(name: string): string {
   const base = path.posix.basename(name.replace(/\\/g, "/"));
-  const cleaned = base.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[.-]+/, "").slice(-120);
+  const cleaned = base
+    .replace(/[^A-Za-z0-9._-]+/g, "-")
+    .replace(/^[.-]+/, "")
+    .slice(-120);
   return cleaned || "file.bin";
 }
 

@@ -54,7 +54,12 @@ export async function backfillVersionHashes({ batch = 20 }: { batch?: number } =
       }
       const { count } = await db.postVersion.updateMany({
         where: { id: version.id, sha256: null },
-        data: { sha256: digest.sha256, contentHash: digest.contentHash, size: BigInt(digest.size), ...(zipEntries ? { zipEntries: zipEntries as unknown as Prisma.InputJsonValue } : {}) },
+        data: {
+          sha256: digest.sha256,
+          contentHash: digest.contentHash,
+          size: BigInt(digest.size),
+          ...(zipEntries ? { zipEntries: zipEntries as unknown as Prisma.InputJsonValue } : {}),
+        },
       });
       filled += count;
     } catch (error) {

@@ -57,7 +57,9 @@ export type StoredVersionFile = {
 async function freeVersionKey(store: Storage, postId: string, fileName: string): Promise<string> {
   const plain = `posts/${postId}/${fileName}`;
   const taken = async (key: string) =>
-    (await db.postVersion.count({ where: { storageKey: key } })) > 0 || (await db.post.count({ where: { driveFileId: key } })) > 0 || (await store.stat(key)) !== null;
+    (await db.postVersion.count({ where: { storageKey: key } })) > 0 ||
+    (await db.post.count({ where: { driveFileId: key } })) > 0 ||
+    (await store.stat(key)) !== null;
   if (!(await taken(plain))) return plain;
   for (;;) {
     const key = `posts/${postId}/${randomBytes(4).toString("hex")}/${fileName}`;
@@ -147,7 +149,14 @@ export async function addPostVersion(actor: Admin, stored: StoredVersionFile): P
       });
       await tx.post.update({
         where: { id: stored.postId },
-        data: { version: label, driveFileId: stored.key, fileName: stored.fileName, fileSize: BigInt(stored.size), lastUpdated: now, currentVersionId: version.id },
+        data: {
+          version: label,
+          driveFileId: stored.key,
+          fileName: stored.fileName,
+          fileSize: BigInt(stored.size),
+          lastUpdated: now,
+          currentVersionId: version.id,
+        },
       });
       await recordAudit(
         {
@@ -212,7 +221,14 @@ export async function setVersionHidden(actor: Admin, postId: string, versionId: 
     if (hidden && version.currentOf) throw new DomainError(409, VERSION_MESSAGES.cannotHideCurrent);
     const updated = await tx.postVersion.update({ where: { id: versionId }, data: { hidden } });
     await recordAudit(
-      { actorId: actor.id, action: hidden ? "post.version.hide" : "post.version.show", targetType: "post", targetId: postId, before: { versionId, label: version.label, hidden: version.hidden }, after: { versionId, label: version.label, hidden } },
+      {
+        actorId: actor.id,
+        action: hidden ? "post.version.hide" : "post.version.show",
+        targetType: "post",
+        targetId: postId,
+        before: { versionId, label: version.label, hidden: version.hidden },
+        after: { versionId, label: version.label, hidden },
+      },
       tx,
     );
     return updated;
@@ -252,4 +268,3 @@ export async function downloadableVersion(postId: string, versionId: string): Pr
   if (!version) throw new DomainError(404, VERSION_MESSAGES.versionNotFound);
   return version;
 }
-

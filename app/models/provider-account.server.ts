@@ -44,7 +44,14 @@ async function evictUnprovenHolder(holder: User, email: string, tx: Prisma.Trans
   await tx.session.deleteMany({ where: { userId: holder.id } });
   await tx.verification.deleteMany({ where: { purpose: { in: ["EMAIL_VERIFY", "PASSWORD_RESET"] }, target: email } });
   await recordAudit(
-    { actorId: null, action: "user.email.reclaimed", targetType: "user", targetId: holder.id, before: { email, mailVerified: holder.mailVerified }, after: { email: null } },
+    {
+      actorId: null,
+      action: "user.email.reclaimed",
+      targetType: "user",
+      targetId: holder.id,
+      before: { email, mailVerified: holder.mailVerified },
+      after: { email: null },
+    },
     tx,
   );
 }

@@ -20,9 +20,7 @@ import { DomainError } from "~/models/errors";
 import { ADMIN_MESSAGES, isPurchaseCsvName } from "~/utils/admin-schemas";
 import { emailSchema } from "~/utils/shop-schemas";
 
-export type WebhookOutcome =
-  | { status: "duplicate" }
-  | { status: "recorded"; type: string; purchases: number; usersWithTierUpdate: number };
+export type WebhookOutcome = { status: "duplicate" } | { status: "recorded"; type: string; purchases: number; usersWithTierUpdate: number };
 
 function isUniqueViolation(error: unknown): boolean {
   return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
@@ -157,7 +155,15 @@ export async function importPurchasesCsv(actorId: string | null, content: Buffer
   }
   const resolve = await itemResolver();
   const rejected: ImportReport["rejected"] = [];
-  const candidates: { row: number; email: string; kofiItemCode: string; transactionId: string; purchasedAt: Date; amountCents: number | null; currency: string | null }[] = [];
+  const candidates: {
+    row: number;
+    email: string;
+    kofiItemCode: string;
+    transactionId: string;
+    purchasedAt: Date;
+    amountCents: number | null;
+    currency: string | null;
+  }[] = [];
   for (const { row, fields } of rows) {
     const type = fields.TransactionType ?? "";
     if (type !== "Shop Order") {
@@ -184,7 +190,15 @@ export async function importPurchasesCsv(actorId: string | null, content: Buffer
       rejected.push({ row, reason: fields.Item ? `Unknown shop item "${fields.Item}".` : "Missing item." });
       continue;
     }
-    candidates.push({ row, email: email.data, kofiItemCode, transactionId, purchasedAt, amountCents: moneyToCents(fields.Received), currency: currencyCode(fields.Currency) });
+    candidates.push({
+      row,
+      email: email.data,
+      kofiItemCode,
+      transactionId,
+      purchasedAt,
+      amountCents: moneyToCents(fields.Received),
+      currency: currencyCode(fields.Currency),
+    });
   }
 
   return db.$transaction(
@@ -202,10 +216,7 @@ export async function importPurchasesCsv(actorId: string | null, content: Buffer
         skipDuplicates: true,
       });
       const report: ImportReport = { imported: count, duplicates: candidates.length - count, rejected };
-      await recordAudit(
-        { actorId, action: "purchases.import", targetType: "purchase", targetId: null, after: { fileName, ...report } },
-        tx,
-      );
+      await recordAudit({ actorId, action: "purchases.import", targetType: "purchase", targetId: null, after: { fileName, ...report } }, tx);
       return report;
     },
     { timeout: 60_000 },

@@ -110,7 +110,12 @@ const ACCESS_DETAIL_FIELDS = ["purchaseDetails", "unverifiedPurchases", "grantSo
 type Asked = { viewer: boolean; downloads: boolean; stamp: boolean; details: boolean };
 
 function asked(request: ViewerColumnsRequest | null): Asked {
-  return { viewer: request !== null, downloads: request?.withDownloads ?? false, stamp: request?.withLibraryStamp ?? false, details: request?.withAccessDetails ?? false };
+  return {
+    viewer: request !== null,
+    downloads: request?.withDownloads ?? false,
+    stamp: request?.withLibraryStamp ?? false,
+    details: request?.withAccessDetails ?? false,
+  };
 }
 
 function covers(have: Asked, want: Asked): boolean {
@@ -129,7 +134,10 @@ export async function getCurrentUser(request: Request): Promise<User | null> {
  * The request's user and, when asked, their viewer context (and the details of access
  * explained) in one round trip: the listing reads the viewer's entitlements this way.
  */
-export async function getCurrentUserWith<Extra extends object>(request: Request, viewer: ViewerColumnsRequest | null): Promise<{ user: User; extra: Extra } | null> {
+export async function getCurrentUserWith<Extra extends object>(
+  request: Request,
+  viewer: ViewerColumnsRequest | null,
+): Promise<{ user: User; extra: Extra } | null> {
   const authorization = request.headers.get("Authorization");
   const cookie = request.headers.get("Cookie");
   if (!authorization && !cookie) return null;

@@ -135,9 +135,7 @@ export type ShopEmailPanelData = {
 /** What the account page's shop panel shows. */
 export async function shopEmailPanelData(userId: string): Promise<ShopEmailPanelData> {
   const rows = await db.shopEmail.findMany({ where: { userId }, orderBy: { createdAt: "asc" } });
-  const verified = rows
-    .filter((row) => row.verifiedAt)
-    .map((row) => ({ email: row.email, verifiedAt: row.verifiedAt!.toISOString() }));
+  const verified = rows.filter((row) => row.verifiedAt).map((row) => ({ email: row.email, verifiedAt: row.verifiedAt!.toISOString() }));
   const pendingRow = rows.find((row) => !row.verifiedAt);
   let pending: ShopEmailPanelData["pending"] = null;
   if (pendingRow) {

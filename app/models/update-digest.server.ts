@@ -83,7 +83,14 @@ export function digestMail(to: string, name: string | null, items: UpdateItem[],
     for (const item of list) {
       const link = postLink(item.title);
       text.push(`- ${line(item)}`, `  ${link}`);
-      if (item.notes.trim()) text.push(...item.notes.trim().split(/\r?\n/).slice(0, 12).map((note) => `    ${note}`));
+      if (item.notes.trim())
+        text.push(
+          ...item.notes
+            .trim()
+            .split(/\r?\n/)
+            .slice(0, 12)
+            .map((note) => `    ${note}`),
+        );
       html.push(
         `<li><a href="${escapeHtml(link)}">${escapeHtml(line(item))}</a>${item.notes.trim() ? `<pre style="white-space:pre-wrap;font-family:inherit">${escapeHtml(item.notes.trim())}</pre>` : ""}</li>`,
       );
@@ -128,7 +135,9 @@ async function mailDigest(subscriber: Subscriber, now: Date): Promise<{ items: n
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (typeof code === "string" && NOT_SENT_CODES.has(code)) {
-      await db.updateMailed.deleteMany({ where: { userId: subscriber.userId, mailedAt: now, OR: items.map((item) => ({ kind: item.kind, subjectId: item.subjectId })) } });
+      await db.updateMailed.deleteMany({
+        where: { userId: subscriber.userId, mailedAt: now, OR: items.map((item) => ({ kind: item.kind, subjectId: item.subjectId })) },
+      });
     }
     console.error(`update digest to user ${subscriber.userId} failed`, error);
     return { items: 0, sent: false, failed: true };
@@ -163,7 +172,9 @@ export async function runUpdateDigests({ now = new Date(), ignorePeriod = false 
         if (outcome.failed) result.failed += 1;
         result.items += outcome.items;
       }
-      await tx.jobRun.create({ data: { job: DIGEST_JOB, trigger: ignorePeriod ? "manual" : "timer", status: "done", summary: result, startedAt: now, finishedAt: new Date() } });
+      await tx.jobRun.create({
+        data: { job: DIGEST_JOB, trigger: ignorePeriod ? "manual" : "timer", status: "done", summary: result, startedAt: now, finishedAt: new Date() },
+      });
       return result;
     },
     { timeout: 30 * 60_000, maxWait: 10_000 },

@@ -77,7 +77,16 @@ export async function listUpdatesFor(user: LibraryUser, { since, limit }: { sinc
      LIMIT ${limit}`;
   for (const version of versions) {
     const post = byId.get(version.post_id)!;
-    items.push({ kind: "NEW_VERSION", subjectId: version.id, postId: post.postId, title: post.title, label: version.label, notes: version.notes, at: version.created_at, owned: owned(post) });
+    items.push({
+      kind: "NEW_VERSION",
+      subjectId: version.id,
+      postId: post.postId,
+      title: post.title,
+      label: version.label,
+      notes: version.notes,
+      at: version.created_at,
+      owned: owned(post),
+    });
   }
   items.sort((a, b) => b.at.getTime() - a.at.getTime() || a.subjectId.localeCompare(b.subjectId));
   return items.slice(0, limit);

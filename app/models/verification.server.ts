@@ -16,18 +16,14 @@ export type { VerificationPurpose };
 
 function hashCode(purpose: VerificationPurpose, target: string, code: string): string {
   // Keyed with the session secret so a leaked table does not reveal codes by brute force.
-  return createHmac("sha256", env().SESSION_SECRET[0]!)
-    .update(`${purpose}:${target.toLowerCase()}:${code}`)
-    .digest("hex");
+  return createHmac("sha256", env().SESSION_SECRET[0]!).update(`${purpose}:${target.toLowerCase()}:${code}`).digest("hex");
 }
 
 function newCode(): string {
   return String(randomInt(0, 1_000_000)).padStart(6, "0");
 }
 
-export type IssueResult =
-  | { ok: true; code: string; expiresAt: Date }
-  | { ok: false; reason: "cooldown"; retryAfterSeconds: number };
+export type IssueResult = { ok: true; code: string; expiresAt: Date } | { ok: false; reason: "cooldown"; retryAfterSeconds: number };
 
 /**
  * Issues a fresh code for (purpose, target), replacing any earlier one, unless one was sent less
@@ -70,9 +66,7 @@ function secondsUntilResend(lastSentAt: Date, now: Date): number {
   return Math.max(1, Math.ceil((lastSentAt.getTime() + RESEND_COOLDOWN_MS - now.getTime()) / 1000));
 }
 
-export type CheckResult =
-  | { ok: true; userId: string | null }
-  | { ok: false; reason: "missing" | "expired" | "too-many-attempts" | "wrong-code" };
+export type CheckResult = { ok: true; userId: string | null } | { ok: false; reason: "missing" | "expired" | "too-many-attempts" | "wrong-code" };
 
 /** Checks a code; a correct one is consumed (single use), a wrong one uses up an attempt. */
 export async function checkCode({

@@ -110,7 +110,14 @@ export default function Home() {
     actionData && "values" in actionData
       ? { ...actionData.values, imageUrl: panels.find((panel) => panel._id === actionData.values.id)?.imageUrl ?? null }
       : editing
-        ? { id: editing._id, title: editing.title, description: editing.description ?? "", link: editing.link, index: String(editing.index), imageUrl: editing.imageUrl }
+        ? {
+            id: editing._id,
+            title: editing.title,
+            description: editing.description ?? "",
+            link: editing.link,
+            index: String(editing.index),
+            imageUrl: editing.imageUrl,
+          }
         : { title: "", description: "", link: "", index: "", imageUrl: null };
   const savedKey = useSavedKey("save");
   const formKey = `${formValues.id ?? "new"}-${search.get("edit") ?? ""}-${savedKey}`;

@@ -32,8 +32,8 @@ export default function MyDownloadsPage() {
       <section className="card account-panel" aria-labelledby="my-downloads-title">
         <h1 id="my-downloads-title">My downloads</h1>
         <p data-testid="retention-rule">
-          Every download is recorded with the post, its version, the date and your leak-trace number ({data.number}), so a leaked file can be
-          traced. Records older than {data.retentionDays} days are deleted automatically.
+          Every download is recorded with the post, its version, the date and your leak-trace number ({data.number}), so a leaked file can be traced. Records
+          older than {data.retentionDays} days are deleted automatically.
         </p>
         {data.total === 0 ? (
           <p className="muted">No downloads recorded.</p>

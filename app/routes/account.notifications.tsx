@@ -72,10 +72,7 @@ export default function UpdateNotificationsPage() {
       <section className="card account-panel" aria-labelledby="feed-title">
         <h1 id="feed-title">Updates by feed and mail</h1>
         <h2 className="account-subheading">Your private feed</h2>
-        <p>
-          An Atom feed of new posts and new versions you can download, for any feed reader. Its address works without logging in, so keep it to
-          yourself.
-        </p>
+        <p>An Atom feed of new posts and new versions you can download, for any feed reader. Its address works without logging in, so keep it to yourself.</p>
         {feedResult?.ok && feedResult.feedUrl ? (
           <div className="stack" data-testid="feed-url">
             <Result data={feedResult} />

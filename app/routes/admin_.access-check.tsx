@@ -22,7 +22,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const userId = (url.searchParams.get("userId") ?? "").slice(0, 64);
   const postRef = (url.searchParams.get("post") ?? "").slice(0, 300);
   const headers = { "Cache-Control": "private, no-store" };
-  if (!userId || !postRef.trim()) return json<AccessCheckData & { userId: string }>({ check: null, error: "Choose a user and a post.", postRef, userId }, { status: 400, headers });
+  if (!userId || !postRef.trim())
+    return json<AccessCheckData & { userId: string }>({ check: null, error: "Choose a user and a post.", postRef, userId }, { status: 400, headers });
   try {
     return json<AccessCheckData & { userId: string }>({ check: await checkAccess(userId, postRef), error: null, postRef, userId }, { headers });
   } catch (error) {

@@ -7,7 +7,8 @@ import { getCurrentUser } from "~/models/session.server";
 import { tableToCsv } from "~/utils/insights-csv.server";
 import { insightsChartSchema, parseInsightsRange } from "~/utils/insights-schemas";
 
-const text = (status: number, message: string) => new Response(message, { status, headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" } });
+const text = (status: number, message: string) =>
+  new Response(message, { status, headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" } });
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   try {

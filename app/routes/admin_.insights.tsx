@@ -68,7 +68,10 @@ async function buildView(range: InsightsRange) {
       current: lastMonth?.total ?? 0,
       gained: sum(data.supporters.months.map((month) => month.gained)),
       lost: sum(data.supporters.months.map((month) => month.lost)),
-      geometry: categoryBars(months, data.supporters.tiers.map((tier, index) => ({ label: tier.title, values: data.supporters.months.map((month) => month.byTier[index]!) }))),
+      geometry: categoryBars(
+        months,
+        data.supporters.tiers.map((tier, index) => ({ label: tier.title, values: data.supporters.months.map((month) => month.byTier[index]!) })),
+      ),
       changes: categoryBars(
         months,
         [
@@ -115,7 +118,10 @@ export async function loader({ request }: LoaderFunctionArgs) {
     return json<Page>({ form: { range, from, to }, error: parsed.error, field: parsed.field, view: null }, { status: 400, headers: NO_STORE });
   }
   const { range } = parsed;
-  return json<Page>({ form: { range: range.preset, from: range.from, to: range.lastDay }, error: null, field: null, view: await buildView(range) }, { headers: NO_STORE });
+  return json<Page>(
+    { form: { range: range.preset, from: range.from, to: range.lastDay }, error: null, field: null, view: await buildView(range) },
+    { headers: NO_STORE },
+  );
 }
 
 export default function InsightsPage() {
@@ -132,12 +138,27 @@ export default function InsightsPage() {
           <p className="muted" data-testid="insights-range">
             {view.range.from} to {view.range.lastDay}, whole days in UTC.
           </p>
-          <ChartSection id="downloads" title="Downloads per day" csvHref={view.downloads.csv} summary={`${count(view.downloads.total, "download")}; at most ${count(view.downloads.peakUsers, "unique user")} on one day.`}>
-            <ChartSvg id="downloads" title="Downloads per day" description="Downloads per day stacked by access source, with a line for unique users." geometry={view.downloads.geometry} />
+          <ChartSection
+            id="downloads"
+            title="Downloads per day"
+            csvHref={view.downloads.csv}
+            summary={`${count(view.downloads.total, "download")}; at most ${count(view.downloads.peakUsers, "unique user")} on one day.`}
+          >
+            <ChartSvg
+              id="downloads"
+              title="Downloads per day"
+              description="Downloads per day stacked by access source, with a line for unique users."
+              geometry={view.downloads.geometry}
+            />
             <Legend geometry={view.downloads.geometry} />
             <DataTableView id="downloads-table" title="Downloads per day" table={view.downloads.table} />
           </ChartSection>
-          <ChartSection id="top-posts" title="Top posts" csvHref={view.topPosts.csv} summary="Ranked by downloads in the range; version adoption counts every owner, whenever they downloaded.">
+          <ChartSection
+            id="top-posts"
+            title="Top posts"
+            csvHref={view.topPosts.csv}
+            summary="Ranked by downloads in the range; version adoption counts every owner, whenever they downloaded."
+          >
             <TopPostsList posts={view.topPosts.posts} />
             <DataTableView id="top-posts-table" title="Top posts" table={view.topPosts.table} />
             <DataTableView id="post-days-table" title="Top posts, downloads per day" table={view.topPosts.dailyTable} />
@@ -163,13 +184,28 @@ export default function InsightsPage() {
                 {count(view.supporters.current, "supporter")} at the end of the range; {view.supporters.gained} new, {view.supporters.lost} lost.
               </p>
             ) : null}
-            <ChartSvg id="supporters" title="Supporters by tier at the end of each month" description="Stacked bars: active supporters per tier at each month's end (or the range's end)." geometry={view.supporters.geometry} />
+            <ChartSvg
+              id="supporters"
+              title="Supporters by tier at the end of each month"
+              description="Stacked bars: active supporters per tier at each month's end (or the range's end)."
+              geometry={view.supporters.geometry}
+            />
             <Legend geometry={view.supporters.geometry} />
-            <ChartSvg id="supporter-changes" title="New and lost supporters per month" description="Side-by-side bars: supporters who started and who stopped supporting in each month." geometry={view.supporters.changes} />
+            <ChartSvg
+              id="supporter-changes"
+              title="New and lost supporters per month"
+              description="Side-by-side bars: supporters who started and who stopped supporting in each month."
+              geometry={view.supporters.changes}
+            />
             <Legend geometry={view.supporters.changes} />
             <DataTableView id="supporters-table" title="Supporters by tier" table={view.supporters.table} />
           </ChartSection>
-          <ChartSection id="shop" title="Shop purchases per month" csvHref={view.shop.csv} summary={`${count(view.shop.purchases, "item")} bought. Revenue is known for orders recorded since amounts are stored; the table says how many lack one.`}>
+          <ChartSection
+            id="shop"
+            title="Shop purchases per month"
+            csvHref={view.shop.csv}
+            summary={`${count(view.shop.purchases, "item")} bought. Revenue is known for orders recorded since amounts are stored; the table says how many lack one.`}
+          >
             <ChartSvg id="shop" title="Shop items bought per month" description="Bars: shop items bought in each month." geometry={view.shop.geometry} />
             <DataTableView id="shop-table" title="Shop purchases per month" table={view.shop.table} />
           </ChartSection>
@@ -177,9 +213,18 @@ export default function InsightsPage() {
             id="inspiration"
             title="Inspiration vote"
             csvHref={view.inspiration.csv}
-            summary={view.inspiration.round ? `${count(view.inspiration.total, "like")} this round (${view.inspiration.round.from} to ${view.inspiration.round.to}), whatever the range above.` : "No likes this round yet."}
+            summary={
+              view.inspiration.round
+                ? `${count(view.inspiration.total, "like")} this round (${view.inspiration.round.from} to ${view.inspiration.round.to}), whatever the range above.`
+                : "No likes this round yet."
+            }
           >
-            <ChartSvg id="inspiration" title="Likes per idea this round" description="Horizontal stacked bars: likes and supporter likes per idea." geometry={view.inspiration.geometry} />
+            <ChartSvg
+              id="inspiration"
+              title="Likes per idea this round"
+              description="Horizontal stacked bars: likes and supporter likes per idea."
+              geometry={view.inspiration.geometry}
+            />
             <Legend geometry={view.inspiration.geometry} />
             <DataTableView id="inspiration-table" title="Likes per idea" table={view.inspiration.table} />
           </ChartSection>

@@ -35,4 +35,3 @@ export async function action({ request, params }: ActionFunctionArgs) {
     return json({ message: ADMIN_MESSAGES.userUpdated });
   });
 }
-

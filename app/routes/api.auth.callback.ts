@@ -5,7 +5,12 @@ import { handleApi, methodNotAllowed, readJson } from "~/api.server";
 import { exchangeProviderLoginCode } from "~/provider-sign-in.server";
 import { jsonWithSuccess } from "~/toast.server";
 
-const schema = z.object({ code: z.string({ required_error: "No authorization code found. Please try logging in again." }).min(1, "No authorization code found. Please try logging in again.").max(200) });
+const schema = z.object({
+  code: z
+    .string({ required_error: "No authorization code found. Please try logging in again." })
+    .min(1, "No authorization code found. Please try logging in again.")
+    .max(200),
+});
 
 export function action({ request, context }: ActionFunctionArgs) {
   if (request.method !== "POST") return methodNotAllowed();

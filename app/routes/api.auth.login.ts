@@ -17,7 +17,10 @@ export function action({ request, context }: ActionFunctionArgs) {
   return handleApi("Failed to log in.", async () => {
     // The JSON body is read (and its shape checked) like every /api body, then handed over as a form.
     const { email, password } = await readJson(request, loginSchema);
-    const user = await passwordAuthenticator(clientAddress(request, context)).authenticate("login", formRequest(request.url, new URLSearchParams({ email, password })));
+    const user = await passwordAuthenticator(clientAddress(request, context)).authenticate(
+      "login",
+      formRequest(request.url, new URLSearchParams({ email, password })),
+    );
     const cookie = await createUserSession(user.id);
     const full = await getUserWithShopEmails(user.id);
     return json({ message: "Logged in successfully.", user: toApiUser(full!) }, { headers: { "Set-Cookie": cookie } });

@@ -14,9 +14,6 @@ export function action({ request, context }: ActionFunctionArgs) {
     const user = await registerWithPassword({ ...input, client: clientAddress(request, context) });
     const cookie = await createUserSession(user.id);
     const full = await getUserWithShopEmails(user.id);
-    return json(
-      { message: "Account created and logged in successfully.", user: toApiUser(full!) },
-      { status: 201, headers: { "Set-Cookie": cookie } },
-    );
+    return json({ message: "Account created and logged in successfully.", user: toApiUser(full!) }, { status: 201, headers: { "Set-Cookie": cookie } });
   });
 }

@@ -12,6 +12,9 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     const user = await getCurrentUser(request);
     const versionId = new URL(request.url).searchParams.get("version");
     const post = await authorizeFreeDownload(user, postId, versionId);
-    return json({ downloadUrl: signedDownloadUrl(post.id, user?.id ?? null, Date.now(), versionId ? post.versionId : null) }, { headers: { "Cache-Control": "no-store" } });
+    return json(
+      { downloadUrl: signedDownloadUrl(post.id, user?.id ?? null, Date.now(), versionId ? post.versionId : null) },
+      { headers: { "Cache-Control": "no-store" } },
+    );
   });
 }

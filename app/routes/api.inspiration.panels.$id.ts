@@ -1,11 +1,7 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { handleApi, methodNotAllowed, readJson, requireIdParam } from "~/api.server";
-import {
-  deleteInspirationPanel,
-  INSPIRATION_PANEL_NOT_FOUND_MESSAGE,
-  updateInspirationPanel,
-} from "~/models/inspiration.server";
+import { deleteInspirationPanel, INSPIRATION_PANEL_NOT_FOUND_MESSAGE, updateInspirationPanel } from "~/models/inspiration.server";
 import { requireApiAdmin } from "~/models/session.server";
 import { inspirationPanelSchema } from "~/utils/inspiration-schemas";
 

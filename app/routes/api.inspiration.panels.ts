@@ -12,7 +12,14 @@ export async function loader({ request }: LoaderFunctionArgs) {
     const now = new Date();
     const { config, panels } = await listInspirationPanels(user, now);
     return json({
-      panels: panels.map(({ id, imageUrl, title, likes, userHasLiked, userHasPatreonLiked }) => ({ id, imageUrl, title, likes, userHasLiked, userHasPatreonLiked })),
+      panels: panels.map(({ id, imageUrl, title, likes, userHasLiked, userHasPatreonLiked }) => ({
+        id,
+        imageUrl,
+        title,
+        likes,
+        userHasLiked,
+        userHasPatreonLiked,
+      })),
       config: toApiConfig(config, now),
     });
   });

@@ -22,7 +22,9 @@ export async function action({ request, params }: ActionFunctionArgs) {
   return handleApi(LIBRARY_MESSAGES.fileUploadFailed, async () => {
     const admin = await requireApiAdmin(request);
     const id = requireIdParam(params.id, LIBRARY_MESSAGES.postNotFound);
-    const stored = await receiveUploadedFile(request, "file", { maxBytes: env().POST_FILE_MAX_BYTES, textFields: VERSION_UPLOAD_FIELDS }, (file) => storePostVersionFile(id, file));
+    const stored = await receiveUploadedFile(request, "file", { maxBytes: env().POST_FILE_MAX_BYTES, textFields: VERSION_UPLOAD_FIELDS }, (file) =>
+      storePostVersionFile(id, file),
+    );
     const { post, version } = await addPostVersion(admin, stored);
     return json({ message: "File uploaded.", post, version: { id: version.id, label: version.label, size: Number(version.size), sha256: version.sha256 } });
   });

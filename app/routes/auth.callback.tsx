@@ -23,8 +23,7 @@ export const headers = personalPageHeaders;
 
 const NO_CODE = "No authorization code found. Please try logging in again.";
 const NO_RESPONSE = "No response from the server. Please check your network connection and try again.";
-const COOKIE_HELP =
-  "Your browser blocked the sign-in cookie. Cookies may be blocked by your browser settings or by an extension (ad or privacy blockers).";
+const COOKIE_HELP = "Your browser blocked the sign-in cookie. Cookies may be blocked by your browser settings or by an extension (ad or privacy blockers).";
 
 export function loader({ request }: LoaderFunctionArgs) {
   const url = new URL(request.url);

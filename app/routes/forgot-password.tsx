@@ -22,7 +22,10 @@ export function loader({ request }: LoaderFunctionArgs) {
   const url = new URL(request.url);
   const email = url.searchParams.get("email") ?? "";
   // The reset step names the address: never stored.
-  return json({ step: url.searchParams.get("step") === "2" ? (2 as const) : (1 as const), email }, email ? { headers: { "Cache-Control": "private, no-store" } } : undefined);
+  return json(
+    { step: url.searchParams.get("step") === "2" ? (2 as const) : (1 as const), email },
+    email ? { headers: { "Cache-Control": "private, no-store" } } : undefined,
+  );
 }
 
 type ActionResult = { intent: string; errors: Record<string, string> };

@@ -91,7 +91,8 @@ export async function action({ request }: ActionFunctionArgs) {
         await setLike(user, panelId, intent === "like" ? "LIKE" : "PATREON", wanted === undefined ? undefined : wanted === "true");
       } catch (error) {
         // With JavaScript the like button answers in place (no navigation, no scroll jump).
-        if (error instanceof DomainError && form.get("respond") === "json") return json({ error: error.message }, { status: error.status, headers: error.headers });
+        if (error instanceof DomainError && form.get("respond") === "json")
+          return json({ error: error.message }, { status: error.status, headers: error.headers });
         throw error;
       }
       return form.get("respond") === "json" ? json({ ok: true }) : redirect(PAGE);
@@ -213,9 +214,7 @@ export default function InspirationVote() {
             Supporters on tier 2 or higher can like panels.
           </p>
         ) : null}
-        {config.mode === "randomized" && votingOpen ? (
-          <p className="muted">Counts are hidden and the order is shuffled until voting ends.</p>
-        ) : null}
+        {config.mode === "randomized" && votingOpen ? <p className="muted">Counts are hidden and the order is shuffled until voting ends.</p> : null}
       </header>
 
       {isAdmin ? <InspirationAdmin config={config} refused={refused} /> : null}

@@ -125,19 +125,29 @@ export default function Library() {
   const termsFor = download.termsFor;
   const now = useMemo(() => new Date(data.now), [data.now]);
 
-  const serverTermsPost = data.termsPostId ? data.posts.find((post) => post.postId === data.termsPostId) ?? null : null;
+  const serverTermsPost = data.termsPostId ? (data.posts.find((post) => post.postId === data.termsPostId) ?? null) : null;
   const viewToggle = withParam(back, "view", data.adminView ? "user" : null);
 
   return (
     <div className="library-page">
       {!nsfwAccepted ? <AdultWarning back={back} onAccept={nsfw.accept} /> : null}
       {termsFor ? (
-        <TermsPopup postId={termsFor.postId} back={back} guest={!data.user} onAccept={() => download.acceptTermsAndDownload(termsFor)} onCancel={download.cancelTerms} />
+        <TermsPopup
+          postId={termsFor.postId}
+          back={back}
+          guest={!data.user}
+          onAccept={() => download.acceptTermsAndDownload(termsFor)}
+          onCancel={download.cancelTerms}
+        />
       ) : serverTermsPost && nsfwAccepted ? (
         <TermsPopup postId={serverTermsPost.postId} back={withParam(back, "terms", null)} guest={!data.user} />
       ) : null}
 
-      <div className={nsfwAccepted ? "library-content" : "library-content library-blurred"} {...(nsfwAccepted ? {} : { inert: "", "aria-hidden": true })} data-testid="library-content">
+      <div
+        className={nsfwAccepted ? "library-content" : "library-content library-blurred"}
+        {...(nsfwAccepted ? {} : { inert: "", "aria-hidden": true })}
+        data-testid="library-content"
+      >
         <div className="library-header">
           <h1>Library</h1>
           {data.isAdmin ? (
@@ -147,7 +157,13 @@ export default function Library() {
           ) : null}
         </div>
 
-        <LibraryControls search={data.search} filter={data.filter} perLine={data.perLine} loggedIn={data.user !== null} viewAsUser={data.isAdmin && !data.adminView} />
+        <LibraryControls
+          search={data.search}
+          filter={data.filter}
+          perLine={data.perLine}
+          loggedIn={data.user !== null}
+          viewAsUser={data.isAdmin && !data.adminView}
+        />
 
         {data.adminView ? <CreatePostForm back={back} /> : null}
 
@@ -163,7 +179,18 @@ export default function Library() {
               data.adminView ? (
                 <PostAdminCard key={post.postId} post={post} tiers={data.tiers} back={back} now={now} versions={data.versions[post.postId]} />
               ) : (
-                <PostCard key={post.postId} post={post} tiers={data.tiers} links={data.links} loggedIn={data.user !== null} now={now} back={back} onDownload={download.requestDownload} access={data.access[post.postId]} versions={data.versions[post.postId]} />
+                <PostCard
+                  key={post.postId}
+                  post={post}
+                  tiers={data.tiers}
+                  links={data.links}
+                  loggedIn={data.user !== null}
+                  now={now}
+                  back={back}
+                  onDownload={download.requestDownload}
+                  access={data.access[post.postId]}
+                  versions={data.versions[post.postId]}
+                />
               ),
             )}
           </div>

@@ -42,7 +42,10 @@ export async function loader({ request }: LoaderFunctionArgs) {
   if (callback !== null) {
     const target = allowedCallback(callback);
     if (!target) {
-      return json({ view: "callback-refused" as const, message: "This callback address is not allowed. Sign-in data is only sent to the sites configured for it." }, { status: 400 });
+      return json(
+        { view: "callback-refused" as const, message: "This callback address is not allowed. Sign-in data is only sent to the sites configured for it." },
+        { status: 400 },
+      );
     }
     let location: string;
     try {
@@ -140,7 +143,9 @@ async function runIntent(intent: string, form: FormData, request: Request, clien
       const input = parseFormFields(verifyEmailFormSchema, { username: form.get("username"), code: form.get("code") });
       await verifyEmail({ email: ownEmail(user), code: input.code, username: input.username, client });
       // The proof ends every session of the account; this browser goes on in a fresh one.
-      return redirectWithSuccess("/login", "Email verified and username set successfully.", { headers: { "Set-Cookie": await renewUserSession(request, user.id) } });
+      return redirectWithSuccess("/login", "Email verified and username set successfully.", {
+        headers: { "Set-Cookie": await renewUserSession(request, user.id) },
+      });
     }
     case "resend": {
       const user = await requireFormUser(request);
@@ -154,7 +159,10 @@ async function runIntent(intent: string, form: FormData, request: Request, clien
     }
     case "change-password": {
       const user = await requireFormUser(request);
-      const input = parseFormFields(changePasswordFormSchema, Object.fromEntries(["currentPassword", "newPassword", "confirmPassword"].map((key) => [key, form.get(key)])));
+      const input = parseFormFields(
+        changePasswordFormSchema,
+        Object.fromEntries(["currentPassword", "newPassword", "confirmPassword"].map((key) => [key, form.get(key)])),
+      );
       await changePassword(user, input, await readSessionId(request));
       return redirectWithSuccess("/login", "Password changed successfully.");
     }

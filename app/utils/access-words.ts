@@ -40,9 +40,7 @@ export function grantWords(grant: AccessGrant, titles: Titles): string {
     case "first-tier":
       return earlySupporter(grant.tierId, grant.publishedAt, titles);
     case "purchase":
-      return grant.purchase
-        ? `Bought on ${formatAccessDate(grant.purchase.purchasedAt)} with shop email ${grant.purchase.email}`
-        : "Bought in the shop";
+      return grant.purchase ? `Bought on ${formatAccessDate(grant.purchase.purchasedAt)} with shop email ${grant.purchase.email}` : "Bought in the shop";
     case "unlocked-content":
       // The members sync writes early-supporter unlocks; everything else there is an admin grant.
       if (grant.source !== "SYNC") return "Granted by the creator";

@@ -56,7 +56,12 @@ export const shopEmailSchema = boundedEmail(ADMIN_MESSAGES.shopEmailEmpty, ADMIN
 /** User search and pagination (query parameters of /admin and GET /api/admin/users). */
 export const userSearchSchema = z.object({
   // PostgreSQL text cannot hold NUL: drop it rather than fail the query.
-  search: z.string().trim().max(200).transform((value) => value.replace(/\0/g, "")).catch(""),
+  search: z
+    .string()
+    .trim()
+    .max(200)
+    .transform((value) => value.replace(/\0/g, ""))
+    .catch(""),
   page: z.coerce.number().int().min(1).max(100_000).catch(1),
   pageSize: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).catch(USER_PAGE_SIZE),
 });

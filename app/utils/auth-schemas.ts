@@ -27,9 +27,7 @@ const text = z.preprocess((value) => (value === null || value === undefined ? ""
 // Length first: a failed max() stops the pipe before the email pattern runs on a huge string.
 export const emailField = text.pipe(z.string().trim().toLowerCase().min(1, EMAIL_MESSAGE).max(254, EMAIL_MESSAGE)).pipe(z.string().email(EMAIL_MESSAGE));
 
-export const passwordField = text.pipe(
-  z.string().max(MAX_PASSWORD_LENGTH, PASSWORD_RULE_MESSAGE).refine(meetsPasswordRule, PASSWORD_RULE_MESSAGE),
-);
+export const passwordField = text.pipe(z.string().max(MAX_PASSWORD_LENGTH, PASSWORD_RULE_MESSAGE).refine(meetsPasswordRule, PASSWORD_RULE_MESSAGE));
 
 export const resetPasswordField = text.pipe(
   z.string().max(MAX_PASSWORD_LENGTH, RESET_PASSWORD_RULE_MESSAGE).refine(meetsResetPasswordRule, RESET_PASSWORD_RULE_MESSAGE),
@@ -37,7 +35,12 @@ export const resetPasswordField = text.pipe(
 
 export const usernameField = text.pipe(z.string().trim().min(1, USERNAME_MESSAGE).max(60, "Username must have at most 60 characters."));
 
-const codeField = text.pipe(z.string().trim().regex(/^\d{6}$/, "Please enter the 6-digit code from the mail."));
+const codeField = text.pipe(
+  z
+    .string()
+    .trim()
+    .regex(/^\d{6}$/, "Please enter the 6-digit code from the mail."),
+);
 
 export const loginSchema = z.object({
   email: emailField,
@@ -48,15 +51,13 @@ export const loginSchema = z.object({
 export const registerSchema = z.object({ email: emailField, password: passwordField });
 
 /** The sign-up form also asks for the confirmation. */
-export const signUpFormSchema = z
-  .object({ email: emailField, password: text, confirmPassword: text })
-  .superRefine((value, ctx) => {
-    if (value.password !== value.confirmPassword) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["confirmPassword"], message: SIGN_UP_MISMATCH_MESSAGE });
-    } else if (!passwordField.safeParse(value.password).success) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["password"], message: PASSWORD_RULE_MESSAGE });
-    }
-  });
+export const signUpFormSchema = z.object({ email: emailField, password: text, confirmPassword: text }).superRefine((value, ctx) => {
+  if (value.password !== value.confirmPassword) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["confirmPassword"], message: SIGN_UP_MISMATCH_MESSAGE });
+  } else if (!passwordField.safeParse(value.password).success) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["password"], message: PASSWORD_RULE_MESSAGE });
+  }
+});
 
 export const verifyEmailSchema = z.object({ email: emailField, code: codeField });
 
@@ -72,28 +73,24 @@ export const changePasswordSchema = z.object({
   newPassword: passwordField,
 });
 
-export const changePasswordFormSchema = z
-  .object({ currentPassword: text, newPassword: text, confirmPassword: text })
-  .superRefine((value, ctx) => {
-    if (value.newPassword !== value.confirmPassword) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["confirmPassword"], message: MISMATCH_MESSAGE });
-      return;
-    }
-    const parsed = changePasswordSchema.safeParse(value);
-    if (!parsed.success) parsed.error.issues.forEach((issue) => ctx.addIssue(issue));
-  });
+export const changePasswordFormSchema = z.object({ currentPassword: text, newPassword: text, confirmPassword: text }).superRefine((value, ctx) => {
+  if (value.newPassword !== value.confirmPassword) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["confirmPassword"], message: MISMATCH_MESSAGE });
+    return;
+  }
+  const parsed = changePasswordSchema.safeParse(value);
+  if (!parsed.success) parsed.error.issues.forEach((issue) => ctx.addIssue(issue));
+});
 
 export const setPasswordSchema = z.object({ newPassword: passwordField });
 
-export const setPasswordFormSchema = z
-  .object({ newPassword: text, confirmPassword: text })
-  .superRefine((value, ctx) => {
-    if (value.newPassword !== value.confirmPassword) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["confirmPassword"], message: MISMATCH_MESSAGE });
-    } else if (!passwordField.safeParse(value.newPassword).success) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["newPassword"], message: PASSWORD_RULE_MESSAGE });
-    }
-  });
+export const setPasswordFormSchema = z.object({ newPassword: text, confirmPassword: text }).superRefine((value, ctx) => {
+  if (value.newPassword !== value.confirmPassword) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["confirmPassword"], message: MISMATCH_MESSAGE });
+  } else if (!passwordField.safeParse(value.newPassword).success) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["newPassword"], message: PASSWORD_RULE_MESSAGE });
+  }
+});
 
 export const forgotPasswordSchema = z.object({
   email: text.pipe(z.string().trim().toLowerCase().min(1, FORGOT_EMAIL_MESSAGE).max(254, EMAIL_MESSAGE).email(EMAIL_MESSAGE)),
@@ -107,7 +104,11 @@ export const resetPasswordSchema = z
       ctx.addIssue({ code: z.ZodIssueCode.custom, message: FILL_ALL_FIELDS_MESSAGE });
       return;
     }
-    for (const [field, schema] of [["email", emailField], ["code", codeField], ["newPassword", resetPasswordField]] as const) {
+    for (const [field, schema] of [
+      ["email", emailField],
+      ["code", codeField],
+      ["newPassword", resetPasswordField],
+    ] as const) {
       const parsed = schema.safeParse(value[field]);
       if (!parsed.success) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [field], message: parsed.error.issues[0]!.message });
     }

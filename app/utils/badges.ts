@@ -13,7 +13,10 @@ function within(date: Date | string | null | undefined, now: Date): boolean {
   return age >= 0 && age <= BADGE_WINDOW_MS;
 }
 
-export function badgesFor(post: { firstPublishedAt: Date | string | null | undefined; lastUpdated: Date | string | null | undefined }, now = new Date()): Badges {
+export function badgesFor(
+  post: { firstPublishedAt: Date | string | null | undefined; lastUpdated: Date | string | null | undefined },
+  now = new Date(),
+): Badges {
   const isNew = within(post.firstPublishedAt, now);
   return { isNew, isUpdated: !isNew && within(post.lastUpdated, now) };
 }

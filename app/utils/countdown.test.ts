@@ -39,7 +39,13 @@ describe("shuffleForVisitor", () => {
     expect([...once].sort((a, b) => a.id.localeCompare(b.id))).toEqual(items);
   });
   it("differs between visitors", () => {
-    const orders = new Set(["a", "b", "c", "d"].map((seed) => shuffleForVisitor(items, seed).map((item) => item.id).join()));
+    const orders = new Set(
+      ["a", "b", "c", "d"].map((seed) =>
+        shuffleForVisitor(items, seed)
+          .map((item) => item.id)
+          .join(),
+      ),
+    );
     expect(orders.size).toBeGreaterThan(1);
   });
 });

@@ -117,9 +117,9 @@ describe("canDownload: every combination", () => {
       unlockedPostIds: fc.uniqueArray(fc.constantFrom("p1", "p2"), { maxLength: 2 }).map((ids) => new Set(ids)),
       purchasedKofiCodes: fc.uniqueArray(fc.constantFrom("K1", "K2"), { maxLength: 2 }).map((codes) => new Set(codes)),
       // At most one active pledge before publication keeps the oracle simple.
-      pledges: fc.option(tier, { nil: null }).map((tierId) =>
-        tierId ? [{ type: "pledge_start", date: new Date("2026-01-01T00:00:00Z"), tierId, paymentStatus: "Paid" }] : [],
-      ),
+      pledges: fc
+        .option(tier, { nil: null })
+        .map((tierId) => (tierId ? [{ type: "pledge_start", date: new Date("2026-01-01T00:00:00Z"), tierId, paymentStatus: "Paid" }] : [])),
     }),
     { nil: null },
   );

@@ -152,7 +152,12 @@ export function explainAccess(post: EntitlementPost, viewer: EntitlementViewer |
     if (post.firstPublishedAt && post.firstTierIds.length > 0) {
       const tier = pledgedTierAt(viewer.pledges, post.firstPublishedAt);
       if (tier && post.firstTierIds.includes(tier)) return granted({ reason: "first-tier", tierId: tier, publishedAt: post.firstPublishedAt });
-      misses.push({ kind: "first-tier", pledge: pledgeAt(viewer.pledges, post.firstPublishedAt), publishedAt: post.firstPublishedAt, needs: post.firstTierIds });
+      misses.push({
+        kind: "first-tier",
+        pledge: pledgeAt(viewer.pledges, post.firstPublishedAt),
+        publishedAt: post.firstPublishedAt,
+        needs: post.firstTierIds,
+      });
     }
   }
   if (post.kofiId) {

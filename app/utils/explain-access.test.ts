@@ -33,7 +33,11 @@ const pledgeArb: fc.Arbitrary<PledgeRecord> = fc.record({
   paymentStatus: fc.option(fc.constantFrom("Paid", "paid", "Declined", "Pending"), { nil: null }),
 });
 
-const purchaseArb = fc.record({ code: fc.constantFrom(...CODES), email: fc.constantFrom("a@b.c", "x@y.z"), purchasedAt: fc.integer({ min: 0, max: 60 }).map(day) });
+const purchaseArb = fc.record({
+  code: fc.constantFrom(...CODES),
+  email: fc.constantFrom("a@b.c", "x@y.z"),
+  purchasedAt: fc.integer({ min: 0, max: 60 }).map(day),
+});
 
 const viewerArb: fc.Arbitrary<EntitlementViewer | null> = fc.option(
   fc
@@ -41,7 +45,10 @@ const viewerArb: fc.Arbitrary<EntitlementViewer | null> = fc.option(
       isAdmin: fc.boolean(),
       restricted: fc.boolean(),
       currentTierId: fc.option(fc.constantFrom(...TIERS), { nil: null }),
-      unlocked: fc.uniqueArray(fc.record({ id: fc.constantFrom("p1", "p2"), source: fc.constantFrom("ADMIN" as const, "SYNC" as const) }), { selector: (g) => g.id, maxLength: 2 }),
+      unlocked: fc.uniqueArray(fc.record({ id: fc.constantFrom("p1", "p2"), source: fc.constantFrom("ADMIN" as const, "SYNC" as const) }), {
+        selector: (g) => g.id,
+        maxLength: 2,
+      }),
       purchases: fc.array(purchaseArb, { maxLength: 3 }),
       unverified: fc.array(purchaseArb, { maxLength: 2 }),
       pledges: fc.array(pledgeArb, { maxLength: 5 }),
@@ -53,7 +60,12 @@ const viewerArb: fc.Arbitrary<EntitlementViewer | null> = fc.option(
       unlockedPostIds: new Set(v.unlocked.map((g) => g.id)),
       purchasedKofiCodes: new Set(v.purchases.map((p) => p.code)),
       pledges: v.pledges,
-      details: { purchases: v.purchases, unverifiedPurchases: v.unverified, grantSources: new Map(v.unlocked.map((g) => [g.id, g.source])), tierTitles: titles },
+      details: {
+        purchases: v.purchases,
+        unverifiedPurchases: v.unverified,
+        grantSources: new Map(v.unlocked.map((g) => [g.id, g.source])),
+        tierTitles: titles,
+      },
     })),
   { nil: null },
 );
@@ -124,10 +136,24 @@ describe("explainAccess", () => {
   });
 
   it("words for the six reasons", () => {
-    const base: EntitlementPost = { id: "p1", enabled: true, paidContent: true, isKofiOnly: false, kofiId: "K1", currentTierIds: ["T2"], firstTierIds: ["T1"], firstPublishedAt: new Date("2026-03-03T12:00:00Z") };
+    const base: EntitlementPost = {
+      id: "p1",
+      enabled: true,
+      paidContent: true,
+      isKofiOnly: false,
+      kofiId: "K1",
+      currentTierIds: ["T2"],
+      firstTierIds: ["T1"],
+      firstPublishedAt: new Date("2026-03-03T12:00:00Z"),
+    };
     const viewer = (over: Partial<EntitlementViewer>): EntitlementViewer =>
       memberWithNothing({
-        details: { purchases: [{ code: "K1", email: "a@b.c", purchasedAt: new Date("2026-05-12T10:00:00Z") }], unverifiedPurchases: [], grantSources: new Map([["p1", "ADMIN"]]), tierTitles: titles },
+        details: {
+          purchases: [{ code: "K1", email: "a@b.c", purchasedAt: new Date("2026-05-12T10:00:00Z") }],
+          unverifiedPurchases: [],
+          grantSources: new Map([["p1", "ADMIN"]]),
+          tierTitles: titles,
+        },
         ...over,
       });
     const say = (post: EntitlementPost, v: EntitlementViewer | null) => describeAccess(explainAccess(post, v), titles).summary;
@@ -139,7 +165,22 @@ describe("explainAccess", () => {
     expect(say(base, viewer({ purchasedKofiCodes: new Set(["K1"]) }))).toBe("Bought on 12 May 2026 with shop email a@b.c");
     expect(say(base, viewer({ unlockedPostIds: new Set(["p1"]) }))).toBe("Granted by the creator");
     expect(say(base, viewer({ isAdmin: true }))).toBe("Admin");
-    const near = describeAccess(explainAccess(base, viewer({ currentTierId: "T1", details: { purchases: [], unverifiedPurchases: [{ code: "K1", email: "x@y.z", purchasedAt: new Date("2026-05-12T00:00:00Z") }], grantSources: new Map(), tierTitles: titles }, pledges: [{ type: "pledge_start", date: new Date("2026-01-01T00:00:00Z"), tierId: "T2", paymentStatus: "Paid" }] })), titles);
+    const near = describeAccess(
+      explainAccess(
+        base,
+        viewer({
+          currentTierId: "T1",
+          details: {
+            purchases: [],
+            unverifiedPurchases: [{ code: "K1", email: "x@y.z", purchasedAt: new Date("2026-05-12T00:00:00Z") }],
+            grantSources: new Map(),
+            tierTitles: titles,
+          },
+          pledges: [{ type: "pledge_start", date: new Date("2026-01-01T00:00:00Z"), tierId: "T2", paymentStatus: "Paid" }],
+        }),
+      ),
+      titles,
+    );
     expect(near.misses).toEqual([
       "Current tier Tier 1; this post needs Tier 2",
       "Pledged Tier 2 on the publish date (3 March 2026); this post's early supporters needed Tier 1",

@@ -19,7 +19,10 @@ const isoDay = z
   .string()
   .trim()
   .regex(/^\d{4}-\d{2}-\d{2}$/, INSIGHTS_MESSAGES.invalidDate)
-  .refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value), INSIGHTS_MESSAGES.invalidDate);
+  .refine(
+    (value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value),
+    INSIGHTS_MESSAGES.invalidDate,
+  );
 
 export const insightsRangeSchema = z
   .object({

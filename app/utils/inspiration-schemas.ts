@@ -25,7 +25,12 @@ const blankToNull = (value: unknown) => (typeof value === "string" && value.trim
 export const inspirationPanelSchema = z.object({
   imageUrl: z.preprocess(
     (value) => (value === undefined || value === null ? "" : value),
-    z.string({ invalid_type_error: IMAGE_URL_REQUIRED_MESSAGE }).trim().min(1, IMAGE_URL_REQUIRED_MESSAGE).max(2000).refine(isSafeImageUrl, IMAGE_URL_INVALID_MESSAGE),
+    z
+      .string({ invalid_type_error: IMAGE_URL_REQUIRED_MESSAGE })
+      .trim()
+      .min(1, IMAGE_URL_REQUIRED_MESSAGE)
+      .max(2000)
+      .refine(isSafeImageUrl, IMAGE_URL_INVALID_MESSAGE),
   ),
   title: z.preprocess(blankToNull, z.string().trim().max(200).nullish()),
 });

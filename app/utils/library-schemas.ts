@@ -52,19 +52,24 @@ const optionalText = z
   .max(2000)
   .transform((value) => (value === "" ? null : value));
 
-const optionalDate = z
-  .union([z.string(), z.null()])
-  .transform((value, ctx) => {
-    if (value === null || value.trim() === "") return null;
-    const date = new Date(value);
-    if (Number.isNaN(date.getTime())) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, message: "Please enter a valid date." });
-      return z.NEVER;
-    }
-    return date;
-  });
+const optionalDate = z.union([z.string(), z.null()]).transform((value, ctx) => {
+  if (value === null || value.trim() === "") return null;
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: "Please enter a valid date." });
+    return z.NEVER;
+  }
+  return date;
+});
 
-const tierIds = z.array(z.string().trim().regex(/^[A-Za-z0-9_-]{1,64}$/, "Unknown tier.")).max(100);
+const tierIds = z
+  .array(
+    z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, "Unknown tier."),
+  )
+  .max(100);
 
 /** Editable post fields, in the /api's spec names. Every field is optional: absent = unchanged. */
 export const postUpdateSchema = z
@@ -98,7 +103,9 @@ export const postCreateSchema = postUpdateSchema.extend({
 });
 export type PostCreateInput = z.infer<typeof postCreateSchema>;
 
-export const toggleSchema = z.object({ enabled: z.boolean({ required_error: "enabled must be true or false.", invalid_type_error: "enabled must be true or false." }) });
+export const toggleSchema = z.object({
+  enabled: z.boolean({ required_error: "enabled must be true or false.", invalid_type_error: "enabled must be true or false." }),
+});
 
 export const orderSchema = z.object({
   orderDate: z
@@ -108,10 +115,7 @@ export const orderSchema = z.object({
 });
 
 export const setIndexSchema = z.object({
-  index: z.coerce
-    .number({ invalid_type_error: LIBRARY_MESSAGES.invalidIndex })
-    .int(LIBRARY_MESSAGES.invalidIndex)
-    .min(0, LIBRARY_MESSAGES.invalidIndex),
+  index: z.coerce.number({ invalid_type_error: LIBRARY_MESSAGES.invalidIndex }).int(LIBRARY_MESSAGES.invalidIndex).min(0, LIBRARY_MESSAGES.invalidIndex),
 });
 
 /** Set Index accepts only a plain number of 0 or more ("" or "abc" are refused). */

@@ -18,7 +18,10 @@ export function isSafeLink(value: string): boolean {
 }
 
 const requiredText = (max: number) =>
-  z.preprocess((value) => (value === undefined || value === null ? "" : value), z.string({ invalid_type_error: PANEL_REQUIRED_MESSAGE }).trim().min(1, PANEL_REQUIRED_MESSAGE).max(max));
+  z.preprocess(
+    (value) => (value === undefined || value === null ? "" : value),
+    z.string({ invalid_type_error: PANEL_REQUIRED_MESSAGE }).trim().min(1, PANEL_REQUIRED_MESSAGE).max(max),
+  );
 
 /** Index: a whole number of 0 or more; blank means "not given". */
 const indexField = z.preprocess(
@@ -29,10 +32,7 @@ const indexField = z.preprocess(
 export const panelInputSchema = z.object({
   title: requiredText(200),
   link: requiredText(2000).refine(isSafeLink, PANEL_LINK_MESSAGE),
-  description: z.preprocess(
-    (value) => (typeof value === "string" && value.trim() === "" ? null : value),
-    z.string().trim().max(1000).nullish(),
-  ),
+  description: z.preprocess((value) => (typeof value === "string" && value.trim() === "" ? null : value), z.string().trim().max(1000).nullish()),
   index: indexField,
 });
 

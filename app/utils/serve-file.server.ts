@@ -92,7 +92,11 @@ export type DownloadServing = { traceNumber?: number | null };
  * record whose comment holds the number and its tag), with its own size and ETag; a file that
  * cannot be stamped (not a ZIP, or a broken end) is served as stored.
  */
-export async function serveDownload(request: Request, file: { key: string; fileName: string; onComplete?: () => Promise<void> }, serving: DownloadServing = {}): Promise<Response> {
+export async function serveDownload(
+  request: Request,
+  file: { key: string; fileName: string; onComplete?: () => Promise<void> },
+  serving: DownloadServing = {},
+): Promise<Response> {
   const store = await storage();
   const number = serving.traceNumber;
   let stamped: Storage | null = null;

@@ -31,11 +31,7 @@ export const shopEmailSchema = z.object({ email: emailSchema });
 
 export const shopEmailCodeSchema = z.object({
   email: emailSchema,
-  code: z
-    .string({ required_error: SHOP_MESSAGES.wrongCode })
-    .trim()
-    .min(1, SHOP_MESSAGES.wrongCode)
-    .max(32, SHOP_MESSAGES.wrongCode),
+  code: z.string({ required_error: SHOP_MESSAGES.wrongCode }).trim().min(1, SHOP_MESSAGES.wrongCode).max(32, SHOP_MESSAGES.wrongCode),
 });
 
 export const unlockObjectsUserSchema = z.object({

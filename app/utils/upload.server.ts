@@ -80,7 +80,11 @@ export async function receiveUploadedFile<T>(
 }
 
 /** The bytes of the file in `field` (images, CSV and other small uploads), as `receiveUploadedFile` refuses. */
-export async function readUploadedFile(request: Request, field: string, limits: UploadLimits = {}): Promise<{ bytes: Buffer; fileName: string; contentType: string }> {
+export async function readUploadedFile(
+  request: Request,
+  field: string,
+  limits: UploadLimits = {},
+): Promise<{ bytes: Buffer; fileName: string; contentType: string }> {
   return receiveUploadedFile(request, field, limits, async ({ fileName, contentType, data }) => {
     const chunks: Uint8Array[] = [];
     for await (const chunk of data) chunks.push(chunk);

@@ -25,8 +25,17 @@ export const VERSION_MESSAGES = {
 
 /** The label and notes of an upload: both optional (an absent label keeps the post's version). */
 export const versionUploadSchema = z.object({
-  label: z.string().trim().max(40, VERSION_MESSAGES.labelTooLong).optional().transform((label) => label || undefined),
-  notes: z.string().max(20_000, VERSION_MESSAGES.notesTooLong).optional().transform((notes) => notes?.replace(/\r\n/g, "\n").trim() ?? ""),
+  label: z
+    .string()
+    .trim()
+    .max(40, VERSION_MESSAGES.labelTooLong)
+    .optional()
+    .transform((label) => label || undefined),
+  notes: z
+    .string()
+    .max(20_000, VERSION_MESSAGES.notesTooLong)
+    .optional()
+    .transform((notes) => notes?.replace(/\r\n/g, "\n").trim() ?? ""),
 });
 export type VersionUploadInput = z.infer<typeof versionUploadSchema>;
 

@@ -54,8 +54,8 @@ function SignUpForm() {
     <>
       <h2>Create My Account</h2>
       <p>
-        With an account you can download everything your Patreon tier or your Ko-fi purchases unlock, see which posts were updated
-        since your last download, and vote on inspirations.
+        With an account you can download everything your Patreon tier or your Ko-fi purchases unlock, see which posts were updated since your last download, and
+        vote on inspirations.
       </p>
       <LoginProviderButtons />
       <p className="login-divider">or with your email</p>

@@ -20,12 +20,7 @@ export function LoginKofibuyOverlay({ loggedIn }: { loggedIn: boolean }) {
   }
 
   return (
-    <div
-      id="kofibuy"
-      className={`kofibuy-overlay modal-backdrop${open ? " is-open" : ""}`}
-      data-js={hydrated ? "" : undefined}
-      hidden={hydrated && !open}
-    >
+    <div id="kofibuy" className={`kofibuy-overlay modal-backdrop${open ? " is-open" : ""}`} data-js={hydrated ? "" : undefined} hidden={hydrated && !open}>
       <div className="modal" role="dialog" aria-modal="true" aria-labelledby="kofibuy-title">
         <h2 id="kofibuy-title">Thank you for your purchase&amp;Support!</h2>
         {loggedIn ? (

@@ -135,7 +135,8 @@ export function ShopEmailPanel({ user, resendInSeconds = 0 }: { user: ShopEmailP
             <li key={item.email}>
               <span className="shop-email-address">
                 <EmailText email={item.email} />
-              </span> <span className="badge badge-verified">Verified</span>
+              </span>{" "}
+              <span className="badge badge-verified">Verified</span>
             </li>
           ))}
         </ul>

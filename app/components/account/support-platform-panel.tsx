@@ -11,15 +11,7 @@ export function tierLabel(currentTier: string | null, tiers: TierOption[]): stri
   return tiers.find((tier) => (tier.tierId ?? tier.id) === currentTier)?.title ?? "Unknown Tier";
 }
 
-export function SupportPlatformPanel({
-  user,
-  tiers,
-  linkHref = "/api/auth/login",
-}: {
-  user: SupportPlatformUser;
-  tiers: TierOption[];
-  linkHref?: string;
-}) {
+export function SupportPlatformPanel({ user, tiers, linkHref = "/api/auth/login" }: { user: SupportPlatformUser; tiers: TierOption[]; linkHref?: string }) {
   const headingId = useId();
   return (
     <section className="card account-panel support-platform-panel" aria-labelledby={headingId}>

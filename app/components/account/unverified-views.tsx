@@ -42,7 +42,16 @@ export function EmailVerification({ email, resendWait, loadedAt }: { email: stri
       </p>
       <Form method="post" action="/login" className="stack">
         <Field label="Username" name="username" autoComplete="nickname" required error={errors.username} />
-        <Field label="Verification code" name="code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]{6}" maxLength={6} required error={errors.code} />
+        <Field
+          label="Verification code"
+          name="code"
+          inputMode="numeric"
+          autoComplete="one-time-code"
+          pattern="[0-9]{6}"
+          maxLength={6}
+          required
+          error={errors.code}
+        />
         <FormError message={!errors.username && !errors.code ? (errors.form ?? resendErrors.form ?? cancelErrors.form) : undefined} />
         {/* Every action of the card in one row; Logout posts this form too (its intent decides). */}
         <div className="action-row">

@@ -11,10 +11,7 @@ export function formatCents(cents: number): string {
 }
 
 export function providerLabels(user: { hasPatreon: boolean; hasGoogle: boolean; hasDiscord: boolean; hasPassword: boolean }): string[] {
-  return [
-    user.hasPassword ? "Email" : null,
-    user.hasPatreon ? "Patreon" : null,
-    user.hasGoogle ? "Google" : null,
-    user.hasDiscord ? "Discord" : null,
-  ].filter((label): label is string => label !== null);
+  return [user.hasPassword ? "Email" : null, user.hasPatreon ? "Patreon" : null, user.hasGoogle ? "Google" : null, user.hasDiscord ? "Discord" : null].filter(
+    (label): label is string => label !== null,
+  );
 }

@@ -26,7 +26,12 @@ export function PostPicker({ posts, selected, onChange }: { posts: EditorPost[];
           {selected.map((postId) => (
             <li key={postId} className="admin-chip">
               <span>{byId.get(postId)?.title ?? `Unknown post (${postId})`}</span>
-              <button type="button" className="admin-chip-remove" aria-label={`Remove ${byId.get(postId)?.title ?? postId}`} onClick={() => toggle(postId, false)}>
+              <button
+                type="button"
+                className="admin-chip-remove"
+                aria-label={`Remove ${byId.get(postId)?.title ?? postId}`}
+                onClick={() => toggle(postId, false)}
+              >
                 ×
               </button>
             </li>

@@ -44,7 +44,9 @@ export function UserList({ query, list, editingId }: { query: UserSearch; list: 
         </button>
       </Form>
       <p className="muted" aria-live="polite">
-        {searching ? "Searching..." : `${list.total} user${list.total === 1 ? "" : "s"}${query.search ? ` matching "${query.search}"` : ""} · page ${list.page} of ${pages}`}
+        {searching
+          ? "Searching..."
+          : `${list.total} user${list.total === 1 ? "" : "s"}${query.search ? ` matching "${query.search}"` : ""} · page ${list.page} of ${pages}`}
       </p>
       <div className="table-scroll admin-users-box">
         <table className="admin-users" data-testid="user-list">

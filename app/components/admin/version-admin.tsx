@@ -6,7 +6,19 @@ import { useFetcher } from "@remix-run/react";
 import { VersionHistoryList } from "~/components/version-history";
 import type { VersionView } from "~/models/post-version-history.server";
 
-function VersionAction({ postId, version, back, intent, label }: { postId: string; version: VersionView; back: string; intent: "version-hide" | "version-show" | "version-current"; label: string }) {
+function VersionAction({
+  postId,
+  version,
+  back,
+  intent,
+  label,
+}: {
+  postId: string;
+  version: VersionView;
+  back: string;
+  intent: "version-hide" | "version-show" | "version-current";
+  label: string;
+}) {
   const fetcher = useFetcher();
   return (
     <fetcher.Form method="post" action="/library" preventScrollReset>
@@ -33,7 +45,13 @@ export function AdminVersionHistory({ postId, versions, back }: { postId: string
           version.current ? null : (
             <>
               {version.hidden ? null : <VersionAction postId={postId} version={version} back={back} intent="version-current" label="Make current" />}
-              <VersionAction postId={postId} version={version} back={back} intent={version.hidden ? "version-show" : "version-hide"} label={version.hidden ? "Show" : "Hide"} />
+              <VersionAction
+                postId={postId}
+                version={version}
+                back={back}
+                intent={version.hidden ? "version-show" : "version-hide"}
+                label={version.hidden ? "Show" : "Hide"}
+              />
             </>
           )
         }

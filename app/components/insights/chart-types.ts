@@ -4,8 +4,7 @@
 export type Tick = { pos: number; label: string };
 
 export type Shape =
-  | { kind: "area" | "line"; series: number; d: string }
-  | { kind: "rect"; series: number; x: number; y: number; width: number; height: number };
+  { kind: "area" | "line"; series: number; d: string } | { kind: "rect"; series: number; x: number; y: number; width: number; height: number };
 
 export type LegendEntry = { label: string; series: number; kind: "area" | "line" | "rect" };
 

@@ -105,7 +105,19 @@ export function DataTableView({ id, title, table }: { id: string; title: string;
 }
 
 /** A titled chart section with its CSV export. */
-export function ChartSection({ id, title, summary, csvHref, children }: { id: string; title: string; summary: ReactNode; csvHref: string; children: ReactNode }) {
+export function ChartSection({
+  id,
+  title,
+  summary,
+  csvHref,
+  children,
+}: {
+  id: string;
+  title: string;
+  summary: ReactNode;
+  csvHref: string;
+  children: ReactNode;
+}) {
   return (
     <section className="card insights-chart" aria-labelledby={`${id}-title`} data-testid={`insights-${id}`}>
       <div className="insights-chart-head">

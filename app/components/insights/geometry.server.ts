@@ -43,7 +43,7 @@ export function dailyStack(days: string[], series: Series[], lines: Series[] = [
   const y = scaleLinear().domain([0, top]).nice().range([box.bottom, box.top]);
   // A step holds each day's value across the whole day; the last day needs a closing point.
   const dayX = (index: number) => x(new Date(start.getTime() + index * DAY_MS));
-  const closed = <T,>(points: T[]) => [...points, points[points.length - 1]!];
+  const closed = <T>(points: T[]) => [...points, points[points.length - 1]!];
   const shapes: Shape[] = stacked.map((layer, s) => ({
     kind: "area",
     series: s,
@@ -91,20 +91,42 @@ function segments(series: Series[], index: number, grouped = false): { s: number
 export function categoryBars(categories: string[], series: Series[], { grouped = false } = {}): ChartGeometry {
   const box = frame();
   const x = scaleBand().domain(categories).range([box.left, box.right]).padding(0.2);
-  const sums = categories.map((_, index) => (grouped ? Math.max(0, ...series.map((entry) => entry.values[index] ?? 0)) : series.reduce((sum, entry) => sum + (entry.values[index] ?? 0), 0)));
-  const y = scaleLinear().domain([0, Math.max(1, ...sums)]).nice().range([box.bottom, box.top]);
-  const inner = scaleBand().domain(series.map((_, s) => String(s))).range([0, x.bandwidth()]).padding(0.1);
+  const sums = categories.map((_, index) =>
+    grouped ? Math.max(0, ...series.map((entry) => entry.values[index] ?? 0)) : series.reduce((sum, entry) => sum + (entry.values[index] ?? 0), 0),
+  );
+  const y = scaleLinear()
+    .domain([0, Math.max(1, ...sums)])
+    .nice()
+    .range([box.bottom, box.top]);
+  const inner = scaleBand()
+    .domain(series.map((_, s) => String(s)))
+    .range([0, x.bandwidth()])
+    .padding(0.1);
   const shapes: Shape[] = [];
   categories.forEach((category, index) => {
     for (const { s, from, to } of segments(series, index, grouped)) {
       const x0 = x(category)! + (grouped ? inner(String(s))! : 0);
-      shapes.push({ kind: "rect", series: s, x: round(x0), y: round(y(to)), width: round(grouped ? inner.bandwidth() : x.bandwidth()), height: round(y(from) - y(to)) });
+      shapes.push({
+        kind: "rect",
+        series: s,
+        x: round(x0),
+        y: round(y(to)),
+        width: round(grouped ? inner.bandwidth() : x.bandwidth()),
+        height: round(y(from) - y(to)),
+      });
     }
   });
   // Label at most about eight categories so month names never overlap.
   const every = Math.max(1, Math.ceil(categories.length / 8));
   const xTicks = categories.filter((_, index) => index % every === 0).map((category) => ({ pos: round(x(category)! + x.bandwidth() / 2), label: category }));
-  return { ...box, xTicks, yTicks: valueTicks(y, 5), horizontal: false, shapes, legend: series.map((entry, s) => ({ label: entry.label, series: s, kind: "rect" as const })) };
+  return {
+    ...box,
+    xTicks,
+    yTicks: valueTicks(y, 5),
+    horizontal: false,
+    shapes,
+    legend: series.map((entry, s) => ({ label: entry.label, series: s, kind: "rect" as const })),
+  };
 }
 
 /** Horizontal stacked bars, one per labelled item (ideas), values along x. */
@@ -113,9 +135,15 @@ export function itemBars(items: string[], series: Series[]): ChartGeometry {
   const left = 150;
   const height = Math.max(120, MARGIN.top + MARGIN.bottom + rowHeight * items.length);
   const box = { ...frame(left), height, bottom: height - MARGIN.bottom };
-  const y = scaleBand().domain(items.map((_, index) => String(index))).range([box.top, box.bottom]).padding(0.25);
+  const y = scaleBand()
+    .domain(items.map((_, index) => String(index)))
+    .range([box.top, box.bottom])
+    .padding(0.25);
   const totals = items.map((_, index) => series.reduce((sum, entry) => sum + (entry.values[index] ?? 0), 0));
-  const x = scaleLinear().domain([0, Math.max(1, ...totals)]).nice().range([box.left, box.right]);
+  const x = scaleLinear()
+    .domain([0, Math.max(1, ...totals)])
+    .nice()
+    .range([box.left, box.right]);
   const shapes: Shape[] = [];
   items.forEach((_, index) => {
     for (const { s, from, to } of segments(series, index)) {
@@ -123,12 +151,27 @@ export function itemBars(items: string[], series: Series[]): ChartGeometry {
     }
   });
   const yTicks = items.map((item, index) => ({ pos: round(y(String(index))! + y.bandwidth() / 2), label: item.length > 22 ? `${item.slice(0, 21)}…` : item }));
-  return { ...box, xTicks: valueTicks(x, 5), yTicks, horizontal: true, shapes, legend: series.map((entry, s) => ({ label: entry.label, series: s, kind: "rect" as const })) };
+  return {
+    ...box,
+    xTicks: valueTicks(x, 5),
+    yTicks,
+    horizontal: true,
+    shapes,
+    legend: series.map((entry, s) => ({ label: entry.label, series: s, kind: "rect" as const })),
+  };
 }
 
 /** A small line of daily values (a post's downloads), drawn in a 120 x 28 box. */
 export function sparkline(values: number[]): string {
-  const x = scaleLinear().domain([0, Math.max(1, values.length - 1)]).range([1, 119]);
-  const y = scaleLinear().domain([0, Math.max(1, ...values)]).range([27, 1]);
-  return line<number>().x((_, index) => x(index)).y((value) => y(value))(values) ?? "";
+  const x = scaleLinear()
+    .domain([0, Math.max(1, values.length - 1)])
+    .range([1, 119]);
+  const y = scaleLinear()
+    .domain([0, Math.max(1, ...values)])
+    .range([27, 1]);
+  return (
+    line<number>()
+      .x((_, index) => x(index))
+      .y((value) => y(value))(values) ?? ""
+  );
 }

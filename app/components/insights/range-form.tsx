@@ -28,11 +28,25 @@ export function RangeForm({ values, error, errorField }: { values: RangeFormValu
       </div>
       <div className="field">
         <label htmlFor="insights-from">From (custom)</label>
-        <input id="insights-from" type="date" name="from" defaultValue={values.from} aria-invalid={errorField === "from" || undefined} aria-describedby={describedBy("from")} />
+        <input
+          id="insights-from"
+          type="date"
+          name="from"
+          defaultValue={values.from}
+          aria-invalid={errorField === "from" || undefined}
+          aria-describedby={describedBy("from")}
+        />
       </div>
       <div className="field">
         <label htmlFor="insights-to">To (custom)</label>
-        <input id="insights-to" type="date" name="to" defaultValue={values.to} aria-invalid={errorField === "to" || undefined} aria-describedby={describedBy("to")} />
+        <input
+          id="insights-to"
+          type="date"
+          name="to"
+          defaultValue={values.to}
+          aria-invalid={errorField === "to" || undefined}
+          aria-describedby={describedBy("to")}
+        />
       </div>
       <button type="submit" className="button">
         Show

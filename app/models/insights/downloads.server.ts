@@ -19,8 +19,7 @@ export const ACCESS_SOURCES: { key: DownloadAccess; label: string }[] = [
 
 export type DownloadDay = { day: string; bySource: Record<DownloadAccess, number>; total: number; uniqueUsers: number };
 
-const emptySources = (): Record<DownloadAccess, number> =>
-  Object.fromEntries(ACCESS_SOURCES.map(({ key }) => [key, 0])) as Record<DownloadAccess, number>;
+const emptySources = (): Record<DownloadAccess, number> => Object.fromEntries(ACCESS_SOURCES.map(({ key }) => [key, 0])) as Record<DownloadAccess, number>;
 
 export async function downloadsPerDay(range: InsightsRange): Promise<DownloadDay[]> {
   const split = splitDay(range, await rolledThrough());

@@ -20,7 +20,15 @@ export async function likesPerIdea(): Promise<InspirationRound> {
   const dayIndex = new Map(days.map((day, index) => [day, index]));
   const ideas = new Map<string, IdeaLikes & { perDay: number[] }>();
   for (const row of rows) {
-    const idea = ideas.get(row.panel_id) ?? { panelId: row.panel_id, title: row.title || "Untitled idea", likes: 0, supporterLikes: 0, total: 0, cumulative: [], perDay: days.map(() => 0) };
+    const idea = ideas.get(row.panel_id) ?? {
+      panelId: row.panel_id,
+      title: row.title || "Untitled idea",
+      likes: 0,
+      supporterLikes: 0,
+      total: 0,
+      cumulative: [],
+      perDay: days.map(() => 0),
+    };
     ideas.set(row.panel_id, idea);
     idea.likes += row.likes;
     idea.supporterLikes += row.supporter_likes;

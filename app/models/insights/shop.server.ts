@@ -42,6 +42,12 @@ export function formatCents(cents: number): string {
 export function shopTable({ currencies, months }: ShopByMonth): DataTable {
   return {
     columns: ["Month", "Items bought", "Orders", ...currencies.map((currency) => `Revenue (${currency})`), "Orders without an amount"],
-    rows: months.map((month) => [month.month, month.purchases, month.orders, ...currencies.map((currency) => formatCents(month.revenueCents[currency] ?? 0)), month.ordersWithoutAmount]),
+    rows: months.map((month) => [
+      month.month,
+      month.purchases,
+      month.orders,
+      ...currencies.map((currency) => formatCents(month.revenueCents[currency] ?? 0)),
+      month.ordersWithoutAmount,
+    ]),
   };
 }

@@ -40,7 +40,13 @@ export async function supportersByMonth(range: InsightsRange): Promise<Supporter
   // events themselves. When a trigger has marked a change to rolled events since (a late event,
   // a deleted account), rows from the day of the earliest mark on are read raw instead, so the
   // answer is exact before the job catches up. One statement: one snapshot of rollups and events.
-  const rows = await queryRows<{ kind: "start" | "stop" | "title" | "gained" | "lost"; tier_id: string | null; title: string | null; at: string | null; n: number }>(
+  const rows = await queryRows<{
+    kind: "start" | "stop" | "title" | "gained" | "lost";
+    tier_id: string | null;
+    title: string | null;
+    at: string | null;
+    n: number;
+  }>(
     `WITH state AS (
        SELECT (SELECT supporters_through FROM insights_rollup_state WHERE id = 1) AS rolled,
               (SELECT min(at) FROM insights_changes WHERE source = 'pledges') AS changed
