@@ -84,6 +84,12 @@ async function downloadAction(form: FormData, user: Awaited<ReturnType<typeof ge
   try {
     if (accepted && user && !user.tosAccepted) await acceptTerms(user, user.id);
     const versionId = String(form.get("versionId") ?? "") || null;
+    // The same check as GET /api/download/{postId}, which repeats it for every request of the file
+    // (a direct link must not get past it). It is needed here too: a free post's signed address
+    // is itself the permission (its route checks the signature, not the viewer), the address
+    // depends on whether the post is paid, and a refusal must reach the user as this page's
+    // message (a toast after the redirect without JavaScript, JSON for the fetcher), not as the
+    // download route's bare JSON error.
     const post = await authorizeDownload(user ? { ...user, tosAccepted: true } : null, postId, versionId);
     const versionQuery = versionId ? `?version=${encodeURIComponent(versionId)}` : "";
     const downloadUrl = post.paidContent

@@ -4,7 +4,7 @@ import { PassThrough, Readable } from "node:stream";
 import type * as S3 from "@aws-sdk/client-s3";
 import type * as S3Uploads from "@aws-sdk/lib-storage";
 import { env } from "~/env.server";
-import { assertSafeKey, type ByteRange, type Storage, type StoredObject } from "~/integrations/storage.server";
+import { assertSafeKey, type ByteRange, type Storage, type StoredObject } from "~/integrations/storage-interface.server";
 
 export type S3Config = {
   endpoint?: string;

@@ -46,7 +46,10 @@ async function chooseVersion<T extends PostWithTiers & { unlockReason: UnlockRea
 
 /**
  * The post a viewer may download, or a refusal (DomainError): 404 unknown (or disabled, for
- * non-admins), 403 locked or terms not accepted. A locked post never reveals its file.
+ * non-admins), 403 locked or terms not accepted. A locked post never reveals its file. The one
+ * download check: made before an address is handed out (the library's action, the free-download
+ * API; a signed address is then trusted by `getDownloadablePost`) and by `GET /api/download/{postId}`
+ * before it serves a byte.
  */
 export async function authorizeDownload(user: Downloader, postId: string, versionId?: string | null): Promise<DownloadablePost> {
   const post = await db.post.findUnique({ where: { id: postId }, include: { tiers: { select: { tierId: true, kind: true } } } });

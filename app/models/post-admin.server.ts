@@ -1,6 +1,7 @@
 // Post administration (admins only; routes check who may): edit, create, delete, enable,
 // reorder, front image and file. Each change is recorded in the audit log in its transaction and
-// answers the post in the listing's shape. Refusals are DomainErrors.
+// answers the post in the listing's shape. Refusals are DomainErrors. The post's versions belong to
+// post-version.server.ts: this module calls it (`followPostFile`), never the other way round.
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { db, type Prisma } from "~/db.server";
@@ -216,16 +217,6 @@ export async function setPostImage(actor: Actor, id: string, upload: Buffer): Pr
     return requirePost(id, tx);
   });
   return snapshot(updated);
-}
-
-/** A storage-safe file name from an uploaded one. */
-export function safeFileName(name: string): string {
-  const base = path.posix.basename(name.replace(/\\/g, "/"));
-  const cleaned = base
-    .replace(/[^A-Za-z0-9._-]+/g, "-")
-    .replace(/^[.-]+/, "")
-    .slice(-120);
-  return cleaned || "file.bin";
 }
 
 /** The post's id and title; refuses an unknown post with 404 (checked before reading a large upload). */

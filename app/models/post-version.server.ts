@@ -6,6 +6,7 @@
 // Histories as cards show them: post-version-history.server.ts; the hashing of migrated files:
 // post-version-backfill.server.ts.
 import { randomBytes } from "node:crypto";
+import path from "node:path";
 import { pipeline, Readable } from "node:stream";
 import { db, Prisma } from "~/db.server";
 import type { PostVersion, User } from "~/generated/prisma/client";
@@ -14,7 +15,6 @@ import { listZipEntries, looksLikeZip, TooManyZipEntriesError, UnreadableZipErro
 import { recordAudit } from "~/models/audit.server";
 import { DomainError } from "~/models/errors";
 import { toLibraryPost, withTiers, type LibraryPost } from "~/models/library-listing.server";
-import { safeFileName } from "~/models/post-admin.server";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { hashingStream } from "~/utils/upload-hash.server";
@@ -48,6 +48,16 @@ export type StoredVersionFile = {
   zipEntries: ZipEntry[] | null;
   input: VersionUploadInput;
 };
+
+/** A storage-safe file name from an uploaded one. */
+function safeFileName(name: string): string {
+  const base = path.posix.basename(name.replace(/\\/g, "/"));
+  const cleaned = base
+    .replace(/[^A-Za-z0-9._-]+/g, "-")
+    .replace(/^[.-]+/, "")
+    .slice(-120);
+  return cleaned || "file.bin";
+}
 
 /**
  * A storage key no version of the post uses and nothing occupies: `posts/<id>/<name>` as

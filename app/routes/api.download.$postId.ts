@@ -20,6 +20,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   return handleApi("Download failed.", async () => {
     const postId = requireIdParam(params.postId, LIBRARY_MESSAGES.postNotFound);
     const user = await getCurrentUser(request);
+    // The door to the file: checked on every request, whatever the library's action answered before.
     const post = await authorizeDownload(user, postId, new URL(request.url).searchParams.get("version"));
     return serveDownload(request, postDownload(post, user?.id ?? null), { traceNumber: user?.number ?? null });
   });

@@ -1,6 +1,6 @@
 // Account rules written once, in the spec's words, shared by forms, actions and `/api` routes.
 import { z, type ZodType, type ZodTypeDef } from "zod";
-import { DomainError } from "~/models/errors";
+import { DomainError } from "~/utils/errors";
 
 export const PASSWORD_RULE_MESSAGE = "Password must have at least 8 characters and 1 uppercase.";
 export const RESET_PASSWORD_RULE_MESSAGE = "Password must have at least 8 characters, 1 uppercase, and 1 special character.";

@@ -1,7 +1,7 @@
 // Maps a model's refusal to what a UI form answers, so the no-JS post and the `useFetcher` post
 // get the same words. A DomainError keeps its status, message and field messages; anything else
 // is an unexpected failure: logged, and answered with the operation's own failure message.
-import { DomainError } from "~/models/errors";
+import { DomainError } from "~/utils/errors";
 
 export type FormRefusal = {
   status: number;

@@ -2,7 +2,7 @@
 // ever being buffered: small files (images, CSV) are collected in memory, post files are handed
 // on as a stream (into storage). The one place that parses multipart bodies for routes.
 import { MaxPartSizeExceededError, unstable_createMemoryUploadHandler, unstable_parseMultipartFormData } from "@remix-run/node";
-import { DomainError } from "~/models/errors";
+import { DomainError } from "~/utils/errors";
 import { MAX_IMAGE_BYTES, MULTIPART_OVERHEAD } from "~/utils/body-limits";
 import { readPageForm, unreadableForm } from "~/utils/page-form.server";
 
