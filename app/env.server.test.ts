@@ -18,6 +18,13 @@ describe("parseEnv", () => {
     expect(() => parseEnv({ ...base, SMTP_URL: "http://mail" })).toThrow(/SMTP_URL/);
   });
 
+  it("takes a variable set to nothing as unset, as a .env copied from .env.example has them", () => {
+    const config = parseEnv({ ...base, HOST: "", WEB_CONCURRENCY: "", HEADERS_TIMEOUT_MS: " ", SMTP_URL: "", S3_ENDPOINT: "", FAKE_PROVIDERS_URL: "" });
+    expect(config.HOST).toBeUndefined();
+    expect(config.WEB_CONCURRENCY).toBeUndefined();
+    expect(config.SMTP_URL).toBeUndefined();
+  });
+
   it("names a missing database URL", () => {
     expect(() => parseEnv({})).toThrow(/DATABASE_URL/);
   });

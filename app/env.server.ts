@@ -182,7 +182,8 @@ export type Env = z.infer<typeof schema>;
 
 /** Parses an environment; throws an Error whose message names every bad variable. */
 export function parseEnv(source: Record<string, string | undefined>): Env {
-  const result = schema.safeParse(source);
+  // A variable set to nothing (`HOST=` in a .env copied from .env.example) counts as unset.
+  const result = schema.safeParse(Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value.trim() !== "")));
   if (!result.success) {
     const lines = result.error.issues.map((issue) => `  ${issue.path.join(".") || "environment"}: ${issue.message}`);
     throw new Error(`Invalid configuration:\n${lines.join("\n")}`);

@@ -12,6 +12,8 @@ import { migrationsUpToDate } from "./migration-state.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 if (existsSync(path.join(root, ".env"))) process.loadEnvFile(path.join(root, ".env"));
+// A variable set to nothing (`HOST=` in a .env copied from .env.example) counts as unset.
+for (const [name, value] of Object.entries(process.env)) if (value?.trim() === "") delete process.env[name];
 // What the person asked for, before the default below: an explicit production never runs the demo.
 const requestedNodeEnv = process.env.NODE_ENV;
 process.env.NODE_ENV ??= "production";
