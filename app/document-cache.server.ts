@@ -11,9 +11,12 @@
 // Browsers ask for compressed pages, so each kept document also keeps its Brotli and gzip bytes,
 // made once when first asked for: compressing a 95 KB page anew cost every answer about 0.5 ms
 // of CPU, as much as a guest page's whole answer.
+import cluster from "node:cluster";
 import { createHash } from "node:crypto";
 import { parse as parseCookies } from "cookie";
+import { createCache } from "~/cache.server";
 import { compress, contentCoding, type ContentCoding } from "~/content-coding.server";
+import { onGuestContentWrite } from "~/db.server";
 
 /** Browsers revalidate every time; shared caches keep a copy for a minute and may serve it stale while they refetch. */
 export const GUEST_CACHE_CONTROL = "public, max-age=0, s-maxage=60, stale-while-revalidate=300";
@@ -166,9 +169,8 @@ export async function representation(document: KeptDocument, coding: ContentCodi
   return { body: await pending, coding, etag: representationEtag(document, coding) };
 }
 
-/** About 4 MB of the largest pages (the library is ~70 KB) per server process. */
-const KEPT_DOCUMENTS = 64;
-const keptDocuments = new Map<string, KeptDocument>();
+/** About 4 MB of the largest pages (the library is ~70 KB) per server process (app/cache.server.ts). */
+const renderedDocuments = createCache<KeptDocument>(64);
 
 /**
  * The key of a kept document: its address and everything its routes loaded. `data` is Remix's
@@ -181,34 +183,27 @@ export function documentKey(url: string, data: string | Record<string, unknown>)
 }
 
 /**
- * The rendered document for `key`, rendering it only when no copy is kept. The newest
- * KEPT_DOCUMENTS stay; a change of any loader's data makes a new key, so nothing is stale.
+ * The rendered document for `key`, rendering it only when no copy is kept. The key holds
+ * everything the document is made from (its address and loader data), so its version never moves:
+ * a change of any loader's data, or of the time a loader reads, makes a new key.
  */
 export async function keptDocument(key: string, render: () => Promise<Buffer<ArrayBuffer>>): Promise<KeptDocument> {
-  const kept = keptDocuments.get(key);
-  if (kept) {
-    // Map order is insertion order: move a hit to the back so the oldest unused goes first.
-    keptDocuments.delete(key);
-    keptDocuments.set(key, kept);
-    return kept;
-  }
-  const document = newKeptDocument(await render());
-  keptDocuments.set(key, document);
-  if (keptDocuments.size > KEPT_DOCUMENTS) keptDocuments.delete(keptDocuments.keys().next().value!);
-  return document;
+  return renderedDocuments.get(key, "", async () => ({ value: newKeptDocument(await render()) }));
 }
 
 // ---------------------------------------------------------------- guest pages answered before Remix
 // A guest page shared caches may keep for a minute may also be answered by this server, for a
 // second, without running its loaders again: the HTTP server (server/app.ts) asks here before it
-// hands a guest's GET to Remix. A write answered by any worker of this server forgets them all
-// (server/index.ts passes the word on), so only other app servers can lag, by at most a second.
+// hands a guest's GET to Remix. Its version is the count of writes to what guests see that this
+// process has noticed (app/db.server.ts; the workers of one server tell each other), and it goes
+// stale with time after SHARED_PAGE_REUSE_MS, which bounds how long a change made by another app
+// server can take to show.
 
 /** How long a kept guest page is answered as is. */
 export const SHARED_PAGE_REUSE_MS = 1_000;
 
 /** `headers` are the answer's own, without the ETag, Content-Encoding and Vary of its representation. */
-type SharedPage = { document: KeptDocument; headers: [string, string][]; keptAt: number };
+type SharedPage = { document: KeptDocument; headers: [string, string][] };
 
 /**
  * A kept guest page is the answer for its address and the guest's whole Cookie header, as the
@@ -218,27 +213,26 @@ type SharedPage = { document: KeptDocument; headers: [string, string][]; keptAt:
 function sharedPageKey(pathAndQuery: string, cookie: string | null | undefined): string {
   return `${pathAndQuery}\n${cookie ?? ""}`;
 }
-const sharedPages = new Map<string, SharedPage>();
-// Counts the forgets: a page whose loaders ran before a change must not be kept after it.
-let sharedPagesGeneration = 0;
+const sharedPages = createCache<SharedPage>(64);
+let guestContentVersion = 0;
 
-/** The count of forgets so far; taken when a request starts, before its loaders read anything. */
+/** The version of what guests see, as this process knows it; taken when a request starts, before its loaders read anything. */
 export function sharedPagesSince(): number {
-  return sharedPagesGeneration;
+  return guestContentVersion;
 }
 
 /**
- * Keeps the answer just made for a guest page (`url` as requested, with its query), unless the
- * kept pages were forgotten since its request started (`since`, from sharedPagesSince): its
- * loaders may have read what that change replaced.
+ * Keeps the answer just made for a guest page (`url` as requested, with its query), unless a write
+ * to what guests see came in since its request started (`since`, from sharedPagesSince): its
+ * loaders may have read what that write replaced.
  */
-export function rememberSharedPage(url: string, cookie: string | null, document: KeptDocument, headers: Headers, since: number): void {
-  if (since !== sharedPagesGeneration) return;
+export function rememberSharedPage(url: string, cookie: string | null, document: KeptDocument, headers: Headers, since: number, now = Date.now()): void {
+  if (since !== guestContentVersion) return;
   const { pathname, search } = new URL(url);
-  const key = sharedPageKey(pathname + search, cookie);
-  sharedPages.delete(key);
-  sharedPages.set(key, { document, headers: [...headers.entries()], keptAt: Date.now() });
-  if (sharedPages.size > KEPT_DOCUMENTS) sharedPages.delete(sharedPages.keys().next().value!);
+  sharedPages.set(sharedPageKey(pathname + search, cookie), String(since), {
+    value: { document, headers: [...headers.entries()] },
+    until: now + SHARED_PAGE_REUSE_MS,
+  });
 }
 
 export type SharedPageAnswer = { status: 200 | 304; headers: [string, string][]; body: Buffer | null };
@@ -253,8 +247,8 @@ export const SHARED_PAGE_VARY = "Cookie, Authorization, Accept-Encoding";
 
 /**
  * The answer to a guest's GET of `pathAndQuery` from the page kept for it, or null when there is
- * none younger than SHARED_PAGE_REUSE_MS, the request is not a guest's, or the coding it asks
- * for is not made yet (Remix's answer makes it).
+ * no fresh one, the request is not a guest's, or the coding it asks for is not made yet (Remix's
+ * answer makes it).
  */
 export function sharedPageAnswer(
   pathAndQuery: string,
@@ -262,8 +256,8 @@ export function sharedPageAnswer(
   now = Date.now(),
 ): SharedPageAnswer | null {
   if (!isGuest(headers)) return null;
-  const page = sharedPages.get(sharedPageKey(pathAndQuery, headers.cookie));
-  if (!page || now - page.keptAt >= SHARED_PAGE_REUSE_MS) return null;
+  const page = sharedPages.peek(sharedPageKey(pathAndQuery, headers.cookie), String(guestContentVersion), now);
+  if (!page) return null;
   const answer = readyRepresentation(page.document, contentCoding(headers.acceptEncoding));
   if (!answer) return null;
   const answerHeaders = [...page.headers, ...representationHeaders(answer, SHARED_PAGE_VARY)];
@@ -271,8 +265,23 @@ export function sharedPageAnswer(
   return { status: 200, headers: answerHeaders, body: answer.body };
 }
 
-/** After a change: every guest page is made again on its next request. */
+/** A write to what guests see: every kept guest page is made again on its next request. */
 export function forgetSharedPages(): void {
-  sharedPagesGeneration += 1;
+  guestContentVersion += 1;
   sharedPages.clear();
+}
+
+/** What the other workers of this server send when they noticed such a write. */
+const FORGET_MESSAGE = "forget-shared-pages";
+
+// This process's own writes, noticed where every write passes, and those of the other workers of
+// this server (server/index.ts passes each worker's word to the others).
+onGuestContentWrite(() => {
+  forgetSharedPages();
+  if (cluster.isWorker) process.send?.(FORGET_MESSAGE);
+});
+if (cluster.isWorker) {
+  process.on("message", (message) => {
+    if (message === FORGET_MESSAGE) forgetSharedPages();
+  });
 }

@@ -146,7 +146,7 @@ function setSecurityHeaders(headers: Headers, inline: { nonce: string } | { hash
 }
 
 // For the HTTP server (server/app.ts), which answers guests' repeat requests before Remix runs.
-export { forgetSharedPages, sharedPageAnswer, sharedPagesSince } from "~/document-cache.server";
+export { sharedPageAnswer, sharedPagesSince } from "~/document-cache.server";
 
 /** Loader and action data: the security headers, and the JSON compressed whole as the client asks. */
 export function handleDataRequest(response: Response, { request }: { request: Request }) {

@@ -17,14 +17,11 @@ export type AppOptions = SecurityOptions & {
   mode: string;
   /** One line per request on stdout. */
   log: boolean;
-  /** Called when a request that may change data starts, and again when it succeeds (the cluster tells the other workers). */
-  onChange?: () => void;
 };
 
 /** What entry.server.tsx offers the HTTP server besides rendering (app/document-cache.server.ts). */
 export type SharedPagesEntry = {
   sharedPageAnswer?: typeof import("../app/document-cache.server.ts").sharedPageAnswer;
-  forgetSharedPages?: () => void;
   sharedPagesSince?: () => number;
 };
 
@@ -35,26 +32,12 @@ export function sharedPagesOf(build: ServerBuild): SharedPagesEntry {
 
 /**
  * A guest's GET of a page answered moments ago is answered from that copy, without running
- * Remix (app/document-cache.server.ts decides what is kept and for how long). Any other method
- * may change what such a page shows, so the kept pages are forgotten on every worker when it
- * starts: the other workers have the word long before its answer reaches the client. They are
- * forgotten again once it succeeds, for a copy whose loaders read the data just before the
- * write landed; a refused change (4xx, 5xx) wrote nothing, as models write in one transaction.
+ * Remix. The app decides what is kept and when it is stale (app/document-cache.server.ts: a write
+ * to what guests see, noticed where every write passes, or a second gone by).
  */
-export function reuseSharedPages(entry: SharedPagesEntry, onChange?: () => void): express.RequestHandler {
-  const forget = () => {
-    entry.forgetSharedPages?.();
-    onChange?.();
-  };
+export function reuseSharedPages(entry: SharedPagesEntry): express.RequestHandler {
   return (req, res, next) => {
-    if (req.method !== "GET" && req.method !== "HEAD") {
-      forget();
-      // "close" also comes when the client went away mid-way; the write may have landed then.
-      res.once("close", () => {
-        if (res.statusCode < 400) forget();
-      });
-      return next();
-    }
+    if (req.method !== "GET" && req.method !== "HEAD") return next();
     const { cookie, authorization, "if-none-match": ifNoneMatch, "accept-encoding": acceptEncoding } = req.headers;
     const answer = entry.sharedPageAnswer?.(req.originalUrl, { cookie, authorization, ifNoneMatch, acceptEncoding });
     if (!answer) return next();
@@ -94,7 +77,7 @@ export function createApp(options: AppOptions): express.Express {
   app.use(refuseCrossSiteRequests(options));
   app.use(pinAppOrigin(options));
   const sharedPages = sharedPagesOf(options.build);
-  app.use(reuseSharedPages(sharedPages, options.onChange));
+  app.use(reuseSharedPages(sharedPages));
   app.all(
     "*",
     createRequestHandler({

@@ -5,13 +5,12 @@
 // (server/worker.ts) on the same port; the app keeps no state between requests in memory that
 // another worker could not rebuild, so any worker may answer any request. This primary process
 // only supervises: it replaces a worker that dies, gives the background jobs to one worker,
-// relays "forget the kept guest pages" from a worker that answered a change to the others, and
-// on SIGTERM/SIGINT lets every worker finish its responses before it exits.
+// passes each worker's messages on to the others, and on SIGTERM/SIGINT lets every worker
+// finish its responses before it exits.
 import cluster, { type Worker } from "node:cluster";
 import os from "node:os";
 import { env, type Env } from "../app/env.server.ts";
 import { missingMailTransportWarning } from "../app/integrations/mail.server.ts";
-import { FORGET_SHARED_PAGES } from "./cluster-messages.ts";
 
 // The production server runs in production mode unless told otherwise; workers inherit it.
 process.env.NODE_ENV ??= "production";
@@ -55,9 +54,9 @@ function superviseWorkers(count: number) {
     // jobs guard themselves across app servers too (see app/jobs.server.ts).
     const workerEnv = { WORKER_SLOT: String(slot), ...(slot === 0 ? {} : { DISABLE_JOBS: "1" }), SERVER_QUIET: "1" };
     const worker = cluster.fork(workerEnv);
+    // The workers' word to each other (a write to what guests see: app/document-cache.server.ts).
     worker.on("message", (message) => {
-      if (message !== FORGET_SHARED_PAGES) return;
-      for (const other of slots.keys()) if (other !== worker && other.isConnected()) other.send(FORGET_SHARED_PAGES);
+      for (const other of slots.keys()) if (other !== worker && other.isConnected()) other.send(message);
     });
     const entry = { slot, startedAt: Date.now(), listened: false };
     slots.set(worker, entry);

@@ -98,7 +98,8 @@ export function hardenCookie(cookie: string, secure: boolean): string {
  * Sets the security headers just before the response head is written, so headers the app set
  * itself (the documents' nonce CSP from entry.server.tsx) are kept and never doubled. An answer
  * given before the request's body has arrived closes the connection: the rest of the body is
- * never read (a refused upload, a redirect to sign in).
+ * never read (a refused upload, a redirect to sign in), unless it is an upload the route's policy
+ * admitted.
  */
 export function securityHeaders({ appUrl }: SecurityOptions): RequestHandler {
   const base = baseSecurityHeaders(appUrl);
@@ -119,7 +120,8 @@ export function securityHeaders({ appUrl }: SecurityOptions): RequestHandler {
             list.map((cookie) => hardenCookie(cookie, secureCookies)),
           );
         }
-        if (!req.complete && hasBody(req)) {
+        // An admitted upload's rest is read and dropped instead, so its sender sees the answer.
+        if (!req.complete && hasBody(req) && res.locals.admittedUpload !== true) {
           res.setHeader("Connection", "close");
           res.once("finish", () => req.socket.destroySoon());
         }
@@ -212,6 +214,7 @@ export function limitBody(options: SecurityOptions): RequestHandler {
     if (upload && (declared === null || declared > DEFAULT_BODY_LIMIT) && isMultipart(req)) {
       admitted = await upload.allowed(headersOnly(req, appOrigin)).catch(() => false);
       if (admitted) limit = maxFileBytes(upload.kind, options.postFileMaxBytes) + MULTIPART_OVERHEAD;
+      res.locals.admittedUpload = admitted;
     }
     if (declared !== null && declared > limit) return refuseBody(res, 413, "Request body is too large.");
     if (declared === null && !admitted) return refuseBody(res, 411, "Request body must declare its length.");

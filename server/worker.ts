@@ -8,9 +8,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { installGlobals, type ServerBuild } from "@remix-run/node";
 import { env } from "../app/env.server.ts";
 import { PASSWORD_WORKER_URL, passwordPool } from "../app/integrations/password-pool.server.ts";
-import cluster from "node:cluster";
-import { createApp, sharedPagesOf } from "./app.ts";
-import { FORGET_SHARED_PAGES } from "./cluster-messages.ts";
+import { createApp } from "./app.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 // Checked by server/index.ts before this worker started (it also set NODE_ENV's default).
@@ -48,14 +46,7 @@ const app = createApp({
   log: config.REQUEST_LOG,
   appUrl: config.APP_URL,
   postFileMaxBytes: config.POST_FILE_MAX_BYTES,
-  // Guest pages kept by the other workers must not outlive a change made here (server/index.ts relays it).
-  onChange: cluster.isWorker ? () => process.send?.(FORGET_SHARED_PAGES) : undefined,
 });
-if (cluster.isWorker) {
-  process.on("message", (message) => {
-    if (message === FORGET_SHARED_PAGES) sharedPagesOf(build).forgetSharedPages?.();
-  });
-}
 
 // Under the cluster the primary announces the whole group instead (server/index.ts).
 const onListen = () => {

@@ -16,6 +16,7 @@ import { nsfwCookie } from "~/utils/visitor-cookies.server";
 import { baseSecurityHeaders } from "~/security.server";
 import { kofiPayload } from "./fakes/kofi";
 import { createTestUser, productionServerEnv, runUntilExit, sessionCookie } from "./helpers";
+import { createPost } from "./library-fixtures";
 import { hardenCookie } from "../server/security";
 import { appServerArgs, freePort } from "../scripts/app-server";
 
@@ -681,8 +682,10 @@ describe("body size limits", () => {
     const cookie = await sessionCookie(admin.id);
     const big = new FormData();
     big.append("image", new Blob([new Uint8Array(3 * 1024 * 1024)], { type: "image/png" }), "big.png");
-    // 3 MiB passes the server (the image limit is 10 MiB) and reaches the route (no such post).
-    const response = await fetch(`${base}/api/upload/front/no-such-post`, { method: "POST", headers: { Cookie: cookie, Origin: base }, body: big });
+    // 3 MiB passes the server (the image limit is 10 MiB) and reaches the route, which reads it
+    // all and refuses it as an image (an answer before the body would close the connection).
+    const post = await createPost({ fileSize: null });
+    const response = await fetch(`${base}/api/upload/front/${post.id}`, { method: "POST", headers: { Cookie: cookie, Origin: base }, body: big });
     expect(response.status).not.toBe(413);
     expect(response.status).toBeLessThan(500);
 
@@ -717,7 +720,8 @@ describe("body size limits", () => {
         .status,
     ).toBe(413);
     // The admin's multipart upload passes the edge (the route then reads and answers it).
-    const admitted = await sendMultipart("/api/upload/front/no-such-post", 3 * MiB, adminCookie);
+    const post = await createPost({ fileSize: null });
+    const admitted = await sendMultipart(`/api/upload/front/${post.id}`, 3 * MiB, adminCookie);
     expect(admitted.status).not.toBe(413);
     expect(admitted.status).toBeLessThan(500);
     // Each upload route's own kind caps the admin too (images: 10 MiB).

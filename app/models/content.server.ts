@@ -3,26 +3,29 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { Marked } from "marked";
+import { createCache } from "~/cache.server";
 import { env } from "~/env.server";
 
 export const CONTENT_PAGES = ["about", "tos", "privacy", "commissions", "kofi-commissions"] as const;
 export type ContentPage = (typeof CONTENT_PAGES)[number];
 
 const markdown = new Marked({ gfm: true, async: false });
-const cache = new Map<ContentPage, string>();
+/** Rendered pages, one version per process: the files are read again after a restart. */
+const renderedPages = createCache<string>(CONTENT_PAGES.length);
 
 function contentDir(): string {
   return path.resolve(process.cwd(), "content");
 }
 
-/** The HTML of one content page; cached in production (restart after editing), fresh in development. */
-export async function renderContent(page: ContentPage): Promise<string> {
-  const cached = env().NODE_ENV === "production" ? cache.get(page) : undefined;
-  if (cached !== undefined) return cached;
+async function renderFile(page: ContentPage): Promise<string> {
   // The few configured figures a page states (the privacy page's retention) come from settings.
   const source = (await readFile(path.join(contentDir(), `${page}.md`), "utf8")).replaceAll("{downloadRetentionDays}", String(env().DOWNLOAD_RETENTION_DAYS));
   // Raw HTML in the files is shown as text, so the Markdown stays the only markup.
-  const html = markdown.parse(source.replace(/</g, "&lt;"), { async: false }) as string;
-  cache.set(page, html);
-  return html;
+  return markdown.parse(source.replace(/</g, "&lt;"), { async: false }) as string;
+}
+
+/** The HTML of one content page; cached in production (restart after editing), fresh in development. */
+export async function renderContent(page: ContentPage): Promise<string> {
+  if (env().NODE_ENV !== "production") return renderFile(page);
+  return renderedPages.get(page, "process", async () => ({ value: await renderFile(page) }));
 }

@@ -1,7 +1,8 @@
 // The library as each viewer sees it: every post in the spec's shape (docs/api.md#post), with
 // `unlocked` from the entitlement rule and the viewer's download status. The posts are shaped
-// once per change of the posts table and kept in memory (the snapshot); post administration
-// lives in post-admin.server.ts.
+// once per library version and cached (app/cache.server.ts); post administration lives in
+// post-admin.server.ts.
+import { createCache } from "~/cache.server";
 import { db } from "~/db.server";
 import type { User } from "~/generated/prisma/client";
 import { loadViewerContext, toEntitlementPost, type PostWithTiers, type ViewerContext } from "~/models/entitlement.server";
@@ -102,54 +103,51 @@ export function toLibraryPost(post: PostWithTiers, unlocked: boolean, admin: boo
 }
 
 /**
- * The posts as stored, shaped once per change of the posts table and kept in memory: the
- * library version (bumped by database triggers, read with the viewer's entitlements) tells every
- * app server when to reload, so several servers stay correct without talking to each other.
+ * The posts as stored, shaped once per library version: the version (bumped by database
+ * triggers, read with the viewer's entitlements) tells every app server when to read them again,
+ * so several servers stay correct without talking to each other.
  */
 type LibrarySnapshot = {
   stamp: string;
   posts: { row: PostWithTiers; entitlement: EntitlementPost; base: LibraryPost; publicJson: string; adminJson: string }[];
 };
 
-let cachedLibrary: LibrarySnapshot | undefined;
-let loading: Promise<LibrarySnapshot> | undefined;
+const snapshots = createCache<LibrarySnapshot>(1);
+/** The stamp of the newest snapshot this process read (see keptLibraryStamp). */
+let newestStamp: string | null = null;
 
 /** JSON of an object without its closing brace, so per-viewer fields can be appended. */
 function openJson(value: object): string {
   return JSON.stringify(value).slice(0, -1);
 }
 
+/** Rows read after the stamp are at least as new as it; a change in between only means one more read on the next request. */
+async function readSnapshot(stamp: string): Promise<LibrarySnapshot> {
+  const rows = await db.post.findMany({ orderBy: [{ orderDate: "desc" }, { id: "asc" }], include: withTiers });
+  const posts = rows.map((row) => {
+    const { unlocked: _unlocked, drive_file_id: _key, ...shared } = toLibraryPost(row, false, true);
+    return {
+      row,
+      entitlement: toEntitlementPost(row),
+      base: { ...shared, unlocked: false },
+      publicJson: openJson(shared),
+      adminJson: openJson({ ...shared, drive_file_id: row.driveFileId }),
+    };
+  });
+  return { stamp, posts };
+}
+
 async function loadSnapshot(stamp: string): Promise<LibrarySnapshot> {
-  if (cachedLibrary?.stamp === stamp) return cachedLibrary;
-  loading ??= (async () => {
-    try {
-      // Rows read after the stamp are at least as new as it; a change in between only means
-      // one more reload on the next request.
-      const rows = await db.post.findMany({ orderBy: [{ orderDate: "desc" }, { id: "asc" }], include: withTiers });
-      const posts = rows.map((row) => {
-        const { unlocked: _unlocked, drive_file_id: _key, ...shared } = toLibraryPost(row, false, true);
-        return {
-          row,
-          entitlement: toEntitlementPost(row),
-          base: { ...shared, unlocked: false },
-          publicJson: openJson(shared),
-          adminJson: openJson({ ...shared, drive_file_id: row.driveFileId }),
-        };
-      });
-      cachedLibrary = { stamp, posts };
-      return cachedLibrary;
-    } finally {
-      loading = undefined;
-    }
-  })();
-  return loading;
+  const snapshot = await snapshots.get("library", stamp, async () => ({ value: await readSnapshot(stamp) }));
+  newestStamp = snapshot.stamp;
+  return snapshot;
 }
 
 type ViewedPost = { base: LibraryPost; driveFileId: string | null; json: string; unlocked: boolean; status?: DownloadStatus; userVersion?: string | null };
 
 /** The library version of the newest listing this process has read (after `listLibraryPosts`, at least the request's). */
 export function keptLibraryStamp(): string | null {
-  return cachedLibrary?.stamp ?? null;
+  return newestStamp;
 }
 
 /** What the listing needs about its viewer (see `loadRequestViewer`). */
@@ -159,7 +157,7 @@ async function viewerAndLibrary(user: Viewer, preloaded?: ViewerContext) {
   const admin = isEffectiveAdmin(user);
   const context = preloaded ?? (await loadViewerContext(user, LISTING_VIEWER));
   const library = await loadSnapshot(context.libraryStamp);
-  return { admin, context, library, key: `${library.stamp}|${context.fingerprint}` };
+  return { admin, context, library };
 }
 
 function viewPosts({ admin, context, library }: Awaited<ReturnType<typeof viewerAndLibrary>>): ViewedPost[] {
@@ -200,24 +198,20 @@ export async function listLibraryPosts(user: Viewer, preloaded?: ViewerContext):
   });
 }
 
-/** Recent listing bodies by (library stamp, viewer fingerprint): a repeated request is a lookup. */
-const RECENT_BODIES = 16;
-const recentBodies = new Map<string, Buffer>();
+/** Recent listing bodies by viewer fingerprint, at the library version they were made at. */
+const listingBodies = createCache<Buffer>(16);
 
 /** The body of GET /api/library/posts, assembled from per-post JSON prepared once per change. */
 export async function libraryPostsJson({ user, context }: { user: Viewer; context: ViewerContext }): Promise<Buffer> {
   const view = await viewerAndLibrary(user, context);
-  const known = recentBodies.get(view.key);
-  if (known) return known;
-  const parts = viewPosts(view).map((item) => {
-    let json = `${item.json},"unlocked":${item.unlocked}`;
-    if (item.status) json += `,"downloadStatus":"${item.status}","userVersion":${JSON.stringify(item.userVersion ?? null)}`;
-    return `${json}}`;
+  return listingBodies.get(view.context.fingerprint, view.library.stamp, async () => {
+    const parts = viewPosts(view).map((item) => {
+      let json = `${item.json},"unlocked":${item.unlocked}`;
+      if (item.status) json += `,"downloadStatus":"${item.status}","userVersion":${JSON.stringify(item.userVersion ?? null)}`;
+      return `${json}}`;
+    });
+    return { value: Buffer.from(`{"posts":[${parts.join(",")}]}`) };
   });
-  const body = Buffer.from(`{"posts":[${parts.join(",")}]}`);
-  recentBodies.set(view.key, body);
-  if (recentBodies.size > RECENT_BODIES) recentBodies.delete(recentBodies.keys().next().value!);
-  return body;
 }
 
 /** Search by title and one of the library's filters (docs/product.md) (already validated). */

@@ -1,6 +1,7 @@
 // Post version histories as cards show them (docs/decisions/011-post-versions.md): notes rendered
 // as safe HTML, and what changed inside a ZIP since the version before, built once per library
 // version and shared by every request until posts or versions change.
+import { createCache } from "~/cache.server";
 import { db, Prisma } from "~/db.server";
 import type { PostVersion } from "~/generated/prisma/client";
 import type { ZipEntry } from "~/integrations/zip.server";
@@ -56,20 +57,22 @@ function historiesOf(rows: (PostVersion & { currentOf: { id: string } | null })[
 }
 
 /**
- * Every post's history as admins and as users see it, made once per library version (the
- * `post_versions` trigger of migration 0033 bumps it like a post change does): the library page
- * would otherwise query, render the Markdown and diff the ZIPs of its 48 cards on every request.
+ * Every post's history as admins and as users see it, made once per library version
+ * (app/cache.server.ts; the `post_versions` trigger of migration 0033 bumps it like a post change
+ * does): the library page would otherwise query, render the Markdown and diff the ZIPs of its 48
+ * cards on every request.
  */
-let keptHistories: { stamp: string; admin: Histories; visible: Histories } | undefined;
+const historiesAtVersion = createCache<{ admin: Histories; visible: Histories }>(1);
 
-async function allHistories(stamp: string | null) {
-  if (stamp !== null && keptHistories?.stamp === stamp) return keptHistories;
-  // Rows read after the stamp are at least as new as it; a change in between only means one
-  // more rebuild on the next request.
+async function readHistories() {
   const rows = await db.postVersion.findMany({ orderBy: [{ createdAt: "asc" }, { id: "asc" }], include: { currentOf: { select: { id: true } } } });
-  const histories = { stamp: stamp ?? "", admin: historiesOf(rows), visible: historiesOf(rows.filter((row) => !row.hidden)) };
-  if (stamp !== null) keptHistories = histories;
-  return histories;
+  return { admin: historiesOf(rows), visible: historiesOf(rows.filter((row) => !row.hidden)) };
+}
+
+/** Rows read after the stamp are at least as new as it; a change in between only means one more rebuild on the next request. */
+async function allHistories(stamp: string | null) {
+  if (stamp === null) return readHistories();
+  return historiesAtVersion.get("histories", stamp, async () => ({ value: await readHistories() }));
 }
 
 /**

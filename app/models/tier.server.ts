@@ -1,4 +1,5 @@
 // Support-platform tiers: data, not constants (which are paid, which label Subscribe buttons).
+import { createCache } from "~/cache.server";
 import { queryRows } from "~/db.server";
 
 export type ApiTier = { tierId: string; title: string; isPaid: boolean; subscribeLabel: string | null; amount_cents: number | null };
@@ -15,18 +16,16 @@ export async function listTiers(): Promise<ApiTier[]> {
   );
 }
 
-/** The tiers as of one library version. */
-let keptTiers: { stamp: string; tiers: readonly ApiTier[] } | undefined;
+/** The tiers at one library version (app/cache.server.ts): a change to the tiers bumps it (migration 0035). */
+const tiersAtVersion = createCache<readonly ApiTier[]>(1);
 
 /**
  * Every tier, read again only when the library version (`stamp`, read with the viewer) has
- * changed since the last read: a change to the tiers bumps it (migration 0035), so every app
- * server rereads them on its next page view. Tiers read after the stamp are at least as new as
- * it. Shared by every request, so frozen.
+ * changed since the last read, so every app server rereads them on its next page view. Tiers
+ * read after the stamp are at least as new as it. Shared by every request, so frozen.
  */
 export async function listTiersAt(stamp: string): Promise<readonly ApiTier[]> {
-  if (stamp && keptTiers?.stamp === stamp) return keptTiers.tiers;
-  const tiers = Object.freeze((await listTiers()).map((tier) => Object.freeze(tier)));
-  if (stamp) keptTiers = { stamp, tiers };
-  return tiers;
+  const read = async () => ({ value: Object.freeze((await listTiers()).map((tier) => Object.freeze(tier))) });
+  if (!stamp) return (await read()).value;
+  return tiersAtVersion.get("tiers", stamp, read);
 }
