@@ -21,14 +21,10 @@ import {
   SHARED_PAGE_VARY,
   sharedPagesSince,
 } from "~/document-cache.server";
-import { securityHeaders } from "~/security.server";
+import { documentCsp } from "~/security.server";
 import { startBackgroundJobs } from "~/jobs.server";
 
 const ABORT_DELAY = 5_000;
-
-function site() {
-  return { appUrl: env().APP_URL, callbackOrigins: env().CALLBACK_ORIGINS };
-}
 
 startBackgroundJobs();
 
@@ -141,17 +137,15 @@ function renderWhole(request: Request, remixContext: EntryContext): Promise<Buff
   });
 }
 
+/** The document's own CSP; the HTTP server adds the headers every response carries (app/security.server.ts). */
 function setSecurityHeaders(headers: Headers, inline: { nonce: string } | { hashes: readonly string[] }) {
-  for (const [name, value] of Object.entries(securityHeaders({ inline, html: true, site: site() }))) headers.set(name, value);
+  headers.set("Content-Security-Policy", documentCsp(inline, env().CALLBACK_ORIGINS));
 }
 
 // For the HTTP server (server/app.ts), which answers guests' repeat requests before Remix runs.
 export { sharedPageAnswer, sharedPagesSince } from "~/document-cache.server";
 
-/** Loader and action data: the security headers, and the JSON compressed whole as the client asks. */
+/** Loader and action data: the JSON compressed whole as the client asks. */
 export function handleDataRequest(response: Response, { request }: { request: Request }) {
-  for (const [name, value] of Object.entries(securityHeaders({ html: false, site: site() }))) {
-    if (!response.headers.has(name)) response.headers.set(name, value);
-  }
   return compressedJson(request, response);
 }

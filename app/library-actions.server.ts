@@ -17,7 +17,7 @@ import { readPageForm } from "~/utils/page-form.server";
 import { readUploadedFile, receiveUploadedFile, SELECT_IMAGE_MESSAGE } from "~/utils/upload.server";
 import { withParam } from "~/utils/url";
 import { VERSION_MESSAGES, VERSION_UPLOAD_FIELDS, versionActionSchema } from "~/utils/version-schemas";
-import { nsfwCookie } from "~/utils/visitor-cookies.server";
+import { nsfwAcceptedCookie } from "~/utils/visitor-cookies.server";
 
 /** Where to go back to after an action: only library addresses. */
 function safeBack(value: unknown): string {
@@ -114,7 +114,7 @@ export async function libraryAction(request: Request) {
   const postId = String(form.get("postId") ?? "");
 
   if (intent === "accept-nsfw") {
-    const headers = { "Set-Cookie": await nsfwCookie.serialize(true) };
+    const headers = { "Set-Cookie": await nsfwAcceptedCookie() };
     return form.get("respond") === "json" ? json({ ok: true }, { headers }) : redirect(back, { headers });
   }
   if (intent === "download") return downloadAction(form, user, back);

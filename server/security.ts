@@ -5,7 +5,7 @@
 // Business rules stay in app/models; this file only looks at HTTP.
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { RequestPolicy } from "../app/request-policy.server.ts";
-import { baseSecurityHeaders, resourceCsp } from "../app/security.server.ts";
+import { responseSecurityHeaders } from "../app/security.server.ts";
 import { DEFAULT_BODY_LIMIT, maxFileBytes, MULTIPART_OVERHEAD } from "../app/utils/body-limits.ts";
 
 const KIB = 1024;
@@ -84,42 +84,21 @@ export function pinAppOrigin({ appUrl }: SecurityOptions): RequestHandler {
 }
 
 /**
- * A Set-Cookie value with the attributes every cookie of ours must carry: Secure when the site
- * is on https, SameSite=Lax unless the app chose a SameSite itself.
- */
-export function hardenCookie(cookie: string, secure: boolean): string {
-  let hardened = cookie;
-  if (!/;\s*samesite=/i.test(hardened)) hardened += "; SameSite=Lax";
-  if (secure && !/;\s*secure\s*(;|$)/i.test(hardened)) hardened += "; Secure";
-  return hardened;
-}
-
-/**
- * Sets the security headers just before the response head is written, so headers the app set
- * itself (the documents' nonce CSP from entry.server.tsx) are kept and never doubled. An answer
+ * Sets the headers every response carries (app/security.server.ts) just before the response head
+ * is written, so a header the app set itself (a document's own CSP, from entry.server.tsx) is kept
+ * and never doubled. An answer
  * given before the request's body has arrived closes the connection: the rest of the body is
  * never read (a refused upload, a redirect to sign in), unless it is an upload the route's policy
  * admitted.
  */
 export function securityHeaders({ appUrl }: SecurityOptions): RequestHandler {
-  const base = baseSecurityHeaders(appUrl);
-  const secureCookies = appUrl.startsWith("https://");
+  const headers = { framed: responseSecurityHeaders(appUrl, { framedBySelf: true }), unframed: responseSecurityHeaders(appUrl) };
   return (req, res, next) => {
     const writeHead = res.writeHead;
     res.writeHead = function (this: Response, ...args: unknown[]) {
       if (!res.headersSent) {
-        const framedBySelf = policyOf(res).framedBySelf === true;
-        for (const [name, value] of Object.entries(base)) if (!res.hasHeader(name)) res.setHeader(name, value);
-        if (!res.hasHeader("Content-Security-Policy")) res.setHeader("Content-Security-Policy", resourceCsp(framedBySelf));
-        if (!res.hasHeader("X-Frame-Options")) res.setHeader("X-Frame-Options", framedBySelf ? "SAMEORIGIN" : "DENY");
-        const cookies = res.getHeader("Set-Cookie");
-        if (cookies !== undefined) {
-          const list = Array.isArray(cookies) ? cookies : [String(cookies)];
-          res.setHeader(
-            "Set-Cookie",
-            list.map((cookie) => hardenCookie(cookie, secureCookies)),
-          );
-        }
+        const own = policyOf(res).framedBySelf ? headers.framed : headers.unframed;
+        for (const [name, value] of Object.entries(own)) if (!res.hasHeader(name)) res.setHeader(name, value);
         // An admitted upload's rest is read and dropped instead, so its sender sees the answer.
         if (!req.complete && hasBody(req) && res.locals.admittedUpload !== true) {
           res.setHeader("Connection", "close");
