@@ -20,7 +20,7 @@ export default defineConfig({
       "tests/rate-limits.test.ts",
       // Login codes and migration 0006 run again through the pooler.
       "tests/login-codes.test.ts",
-      // The update digest's run lock and mail ledger (issue 16).
+      // The update digest's run lock and mail ledger.
       "tests/update-notifications.test.ts",
     ],
     globalSetup: ["tests/global-setup.ts", "tests/pooler-setup.ts"],

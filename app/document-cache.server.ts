@@ -9,7 +9,7 @@
 // than a per-response nonce), so it is rendered once per change of that data and kept here: a
 // reload, a back navigation or a second reader with the same data costs no React render.
 // Browsers ask for compressed pages, so each kept document also keeps its Brotli and gzip bytes,
-// made once when first asked for: compressing a 95 KB page anew cost every answer about 0.5 ms
+// made once when first asked for: compressing a 95 KB page anew costs every answer about 0.5 ms
 // of CPU, as much as a guest page's whole answer.
 import cluster from "node:cluster";
 import { createHash } from "node:crypto";
@@ -175,7 +175,7 @@ const renderedDocuments = createCache<KeptDocument>(64);
 /**
  * The key of a kept document: its address and everything its routes loaded. `data` is Remix's
  * handoff string when it made one (the loader data already serialized for the page's context
- * script: stringifying the data again cost about 4% of a page's CPU), else the loader data.
+ * script: stringifying the data again would cost about 4% of a page's CPU), else the loader data.
  */
 export function documentKey(url: string, data: string | Record<string, unknown>): string {
   const serialized = typeof data === "string" ? data : (JSON.stringify(data) ?? "");

@@ -27,7 +27,7 @@ function jobs(): Job[] {
     // Download records older than DOWNLOAD_RETENTION_DAYS (the privacy page's promise).
     { name: "download-retention", everyMs: HOUR_MS, run: () => pruneOldDownloads() },
     // Post versions made from files that existed before versions: their SHA-256, content hash
-    // and ZIP entries, read once per file (issue 16).
+    // and ZIP entries, read once per file.
     { name: "version-hashes", everyMs: HOUR_MS, run: () => backfillAllVersionHashes() },
     // Update digest mails: checked hourly, sent once per UPDATE_DIGEST_HOURS for the whole cluster.
     { name: "update-digest", everyMs: HOUR_MS, run: () => runUpdateDigests() },

@@ -190,7 +190,7 @@ type AutocannonRun = Promise<AutocannonResult> & {
 };
 type Autocannon = (options: { url: string; connections: number; duration: number; timeout?: number; requests: AutocannonRequest[] }) => AutocannonRun;
 
-/** The target for page views (not sign-ins or downloads) under the mixed load. */
+/** The p99 target for page views (not sign-ins or downloads) under the mixed load (docs/benchmarks.md). */
 const PAGE_VIEW_P99_TARGET_MS = 1_000;
 
 function percentile(sorted: readonly number[], fraction: number): number {

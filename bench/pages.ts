@@ -18,8 +18,8 @@ const PAGES = ["/", "/library", "/inspiration-vote", "/infos", "/library?_data=r
 const RATIO_TARGETS: Record<string, number> = { "/library supporter": 0.06, "/ guest": 0.1 };
 const P99_TARGET_MS = 100;
 /**
- * The table runs twice: plain answers (no Accept-Encoding), as the issue's first figures and its
- * ratio targets were taken, then compressed answers asked for as Chrome asks, which is what
+ * The table runs twice: plain answers (no Accept-Encoding), the pass the ratio targets are set
+ * for (docs/benchmarks.md), then compressed answers asked for as Chrome asks, which is what
  * browsers get; the bare server answers the same compressed bytes then. Both must meet the p99.
  */
 const PASSES = [

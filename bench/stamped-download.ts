@@ -1,4 +1,4 @@
-// Benchmark (issue 16): download throughput of a stamped paid ZIP against the unstamped stream of
+// Benchmark: download throughput of a stamped paid ZIP against the unstamped stream of
 // the same stored file. The target compares the serving step alone: serveDownload with the
 // downloader's trace number (stampedView: the stored bytes up to the end record, then a new end
 // record) against serveDownload without one. For information it also times the whole download

@@ -1,4 +1,4 @@
-// Post versions in the browser (issue 16): an admin uploads a first ZIP and then a new version
+// Post versions in the browser: an admin uploads a first ZIP and then a new version
 // with Markdown notes from the post card; the library card's "Version history" shows the notes
 // and what changed inside the archive.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";

@@ -1,4 +1,4 @@
-// Issue 16: a supporter downloads a paid ZIP (stamped with their leak-trace number on the way)
+// A supporter downloads a paid ZIP (stamped with their leak-trace number on the way)
 // and checks the downloaded file with "Verify a file" on the library card: the browser hashes it
 // (nothing is uploaded) and calls it genuine; an older version and a changed file are told apart.
 // The post and its versions are made here (the demo seed's files are not ZIPs).

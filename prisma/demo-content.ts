@@ -367,7 +367,7 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
     const imageKey = post.withImage === false ? null : `images/posts/${id}.jpg`;
     if (imageKey) await store.put(imageKey, await demoImage(null, position, post.title));
     const updated = post.updatedDaysAgo === undefined ? published : new Date(now.getTime() - post.updatedDaysAgo * DAY);
-    // Every file is a version (issue 16); the ZIP demo post has two, a changelog between them.
+    // Every file is a version; the ZIP demo post has two, a changelog between them.
     const versions: DemoVersion[] = [];
     if (post.title === ZIP_DEMO_TITLE) {
       for (const [index, demo] of ZIP_DEMO_VERSIONS.entries()) {

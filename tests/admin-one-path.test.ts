@@ -1,4 +1,4 @@
-// Issue 13: each admin operation has one model function that the /admin page action (with or
+// Each admin operation has one model function that the /admin page action (with or
 // without JavaScript, both post there) and its /api/admin route call. Here both paths run the
 // same operation against the same database and must answer alike and write alike.
 import pg from "pg";

@@ -38,7 +38,7 @@ const all = (cell: Cell): Record<Role, Cell> => Object.fromEntries(ROLES.map((ro
 const user = (cell: Cell, guest: Cell = no(401)): Record<Role, Cell> => ({ ...all(cell), guest });
 /**
  * Signed-in users who are not restricted: restriction stops every action except signing out and
- * securing the password (issue 18, finding 9), with 403 "Your account is restricted.".
+ * securing the password, with 403 "Your account is restricted.".
  */
 const active = (cell: Cell, restricted: Cell = no(403)): Record<Role, Cell> => ({ ...user(cell), restricted });
 /**
@@ -102,12 +102,12 @@ const MATRIX: Record<string, Case[]> = {
   "admin.tsx": [
     { method: "GET", expect: adminUi(ok(200), no("302 /")) },
     { method: "POST", form: () => ({ intent: "search-by-code", code: "1", keyword: "x" }), expect: adminUi(ok(200), no("302 /")) },
-    // A leaked ZIP for the code search (issue 16); not multipart here, so the admin is asked for the file.
+    // A leaked ZIP for the code search; not multipart here, so the admin is asked for the file.
     { method: "POST", query: "intent=trace-zip", form: () => ({ file: "not a file" }), expect: adminUi(ok(400), no("302 /")) },
     // Send update digests now: a run of the digest job (job_runs, audit), answered with a toast.
     { method: "POST", form: () => ({ intent: "send-digests" }), expect: adminUi(ok("302 /admin"), no("302 /")) },
   ],
-  // Insights (issue 17): 403 for everyone but effective admins, guests included, page and export.
+  // Insights: 403 for everyone but effective admins, guests included, page and export.
   "admin_.insights.tsx": [{ method: "GET", query: "?range=7", expect: { ...all(no(403)), admin: ok(200) } }],
   "admin_.insights.$chart[.]csv.ts": [
     { method: "GET", params: () => ({ chart: "downloads" }), expect: { ...all(no(403)), admin: ok(200) } },
@@ -180,7 +180,7 @@ const MATRIX: Record<string, Case[]> = {
   // accept per visit); restricted accounts never download.
   "api.download.$postId.ts": [
     { method: "GET", params: (f) => ({ postId: f.postId }), expect: { ...all(no(403)), guest: ok(404), admin: ok(404) } },
-    // Naming a version does not change who may download (issue 16): an unknown one is 404 for those who may.
+    // Naming a version does not change who may download: an unknown one is 404 for those who may.
     { method: "GET", params: (f) => ({ postId: f.postId }), query: "?version=no-such-version", expect: { ...all(no(403)), guest: ok(404), admin: ok(404) } },
   ],
   "api.download.freedownload.$postId.ts": [
@@ -281,7 +281,7 @@ const MATRIX: Record<string, Case[]> = {
   "library.tsx": [
     { method: "GET", expect: all(ok(200)) },
     { method: "POST", form: (f) => ({ intent: "toggle", postId: f.postId, enabled: "false" }), expect: adminUi(ok("302 /library"), no("302 /library")) },
-    // Version actions (issue 16) are admin-only on the server; an unknown version changes nothing for anyone.
+    // Version actions are admin-only on the server; an unknown version changes nothing for anyone.
     {
       method: "POST",
       form: (f) => ({ intent: "version-hide", postId: f.postId, versionId: "no-such-version" }),
@@ -463,7 +463,7 @@ describe("authorization matrix", () => {
   }
 });
 
-// Issue 18, finding 2: who may hold and prove an email address (docs/security-model.md).
+// Who may hold and prove an email address (docs/security-model.md).
 describe("email verification rules", () => {
   const updateUsername = () => import("~/routes/api.auth.update-username");
   const google = (id: string, email: string | null, emailVerified = true) => ({ provider: "google" as const, id, email, emailVerified, name: "G" });

@@ -40,7 +40,7 @@ describe("demo content", () => {
       expect((await store.stat(post.driveFileId!))?.size).toBe(Number(post.fileSize));
     }
 
-    // Every post's file is its current version; the ZIP demo post has two, with a changelog (issue 16).
+    // Every post's file is its current version; the ZIP demo post has two, with a changelog.
     for (const post of posts) {
       const current = await db.postVersion.findUniqueOrThrow({ where: { id: post.currentVersionId! } });
       expect(current).toMatchObject({ storageKey: post.driveFileId, label: post.version, size: post.fileSize });

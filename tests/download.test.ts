@@ -146,9 +146,9 @@ describe.each(backends)("downloads from %s", (_name, make) => {
     expect((await statusOf(cookie, post.id))?.downloadStatus).toBe("current");
   });
 
-  // Issue 13: the record was written in the background after the last byte was read, and the
-  // library's "Download all updates" revalidated as soon as it had the body, at times before the
-  // record had committed, so the post still showed as an update. The last chunk now waits for it.
+  // The last chunk waits for the download record to commit: the library's "Download all updates"
+  // revalidates as soon as it has the body, and a record not yet committed would still show the
+  // post as an update.
   it("the record is committed by the time the client has the whole body", async () => {
     const post = await createPost({ tiers: [TIER_2], version: "V3.0", fileSize: 300_000 });
     const user = await createTestUser({ currentTierId: TIER_2, tosAccepted: true });
@@ -199,7 +199,7 @@ describe.each(backends)("downloads from %s", (_name, make) => {
     expect(outside.headers.get("Content-Range")).toBe("bytes */100000");
   });
 
-  // Issue 13: Range headers are read by range-parser; what it parses decides 206, 200 or 416.
+  // Range headers are read by range-parser; what it parses decides 206, 200 or 416.
   it("range edge cases: combined and disjoint multi-ranges, suffixes, unsatisfiable and malformed ranges", async () => {
     const post = await createPost({ tiers: [TIER_2], fileSize: 5000 });
     const user = await createTestUser({ currentTierId: TIER_2, tosAccepted: true });
@@ -241,8 +241,8 @@ describe.each(backends)("downloads from %s", (_name, make) => {
     }
   });
 
-  // Issue 18, finding 7: `Range: bytes=-1` covers the file's end, so each such request counted
-  // as a completed download; now a (user, post, version) is recorded once per window.
+  // `Range: bytes=-1` covers the file's end, so each such request completes a download; a
+  // (user, post, version) is recorded once per window, so repeating it records nothing more.
   it("repeated tail ranges record one download per version within the window", async () => {
     const post = await createPost({ tiers: [TIER_2], fileSize: 5000, version: "V2.0" });
     const user = await createTestUser({ currentTierId: TIER_2, tosAccepted: true });
@@ -265,8 +265,8 @@ describe.each(backends)("downloads from %s", (_name, make) => {
     ]);
   });
 
-  // Issue 18, finding 8: an entitled supporter could turn a paid post into a signed address
-  // that anyone could use for 10 minutes.
+  // A signed address works for anyone for 10 minutes, so an entitled supporter must not be able
+  // to turn a paid post into one.
   it("paid posts get no signed address, even for entitled users, and old addresses stop working", async () => {
     const post = await createPost({ tiers: [TIER_2], fileSize: 3000 });
     const user = await createTestUser({ currentTierId: TIER_2, tosAccepted: true });
@@ -321,8 +321,8 @@ describe.each(backends)("downloads from %s", (_name, make) => {
   });
 });
 
-// Issue 13: downloads once applied their own admin check, so a restricted admin still reached
-// disabled posts and skipped the terms; they follow isEffectiveAdmin now.
+// Downloads follow isEffectiveAdmin like every other check: a restricted admin reaches no
+// disabled post and cannot skip the terms.
 describe("a restricted admin downloads as a user", () => {
   beforeAll(() => setStorageForTests(new LocalStorage(localRoot)));
 

@@ -1,4 +1,4 @@
-// Issue 16, item 4: the admin drops a leaked ZIP on the code search and gets the leak-trace
+// The admin drops a leaked ZIP on the code search and gets the leak-trace
 // number from its comment, with that user and their downloads. The upload streams through the
 // /admin action (with or without JavaScript it is the same multipart post); only its end is
 // kept, nothing reaches storage.

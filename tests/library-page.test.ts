@@ -246,7 +246,7 @@ describe("action without JavaScript", () => {
   });
 });
 
-// Issue 13: with JavaScript the page posts to this same action (through a fetcher) instead of
+// With JavaScript the page posts to this same action (through a fetcher) instead of
 // calling /api; `respond=json` only changes the answer's form, never the rule behind it.
 describe("action with JavaScript (respond=json)", () => {
   it("a download answers the file's address as JSON where the plain form redirects to it, and accepts the terms with it", async () => {

@@ -1,6 +1,6 @@
-// Issue 18, finding 10: without SMTP_URL the mail copies (with live codes) were written
-// world-readable, in production too; and the fake providers, which sign anyone in as anyone,
-// must only ever listen on the loopback interface.
+// Without SMTP_URL the mail copies (with live codes) are readable by this system user only, and
+// never written in production unless asked for; and the fake providers, which sign anyone in as
+// anyone, must only ever listen on the loopback interface.
 import { readdirSync, statSync } from "node:fs";
 import { networkInterfaces } from "node:os";
 import path from "node:path";

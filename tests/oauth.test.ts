@@ -267,7 +267,7 @@ describe("login codes and failures", () => {
   });
 });
 
-// Issue 18, finding 2: an address counts as verified only through a code mailed to it or a
+// An address counts as verified only through a code mailed to it or a
 // provider asserting it; linking a provider never verifies anything; the proven owner wins.
 describe("email verification cannot be skipped", () => {
   async function register(email: string) {

@@ -1,5 +1,5 @@
-// Issue 18, finding 4: bcrypt off the event loop. 120 sign-ins with made-up emails used to keep
-// the single event loop busy for seconds; now the hashing runs in worker threads, a full queue
+// bcrypt off the event loop: on it, 120 sign-ins with made-up emails would keep the single
+// event loop busy for seconds. The hashing runs in worker threads, a full queue
 // answers 503 with Retry-After, and the event loop stays free for everyone else.
 import { getPriority } from "node:os";
 import { performance } from "node:perf_hooks";

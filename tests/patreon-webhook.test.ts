@@ -133,7 +133,7 @@ describe("POST /api/webhooks/patreon", () => {
     expect(notMember.status).toBe(400);
   });
 
-  // Issue 18, finding 5: a captured signed body replayed later, or sent again under another
+  // A captured signed body replayed later, or sent again under another
   // (unsigned) X-Patreon-Event, must not change the membership.
   it("the outcome follows the signed body, not the event header", async () => {
     const user = await createTestUser({ patreonId: "pu-flip" });

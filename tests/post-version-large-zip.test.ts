@@ -1,4 +1,4 @@
-// Issue 16's figure: a 512 MiB ZIP (written by Python's zipfile) uploaded as a post version
+// A 512 MiB ZIP (written by Python's zipfile) uploaded as a post version
 // streams into storage while resident memory stays flat, the version's SHA-256 equals what
 // `sha256sum` says of the file, and its entries are read from the stored central directory.
 import { vi } from "vitest";

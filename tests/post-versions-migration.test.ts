@@ -1,4 +1,4 @@
-// Migration 0028_post_versions on data (issue 16): a database at the migration before it, with a
+// Migration 0028_post_versions on data: a database at the migration before it, with a
 // post that has a file, one without, and download records, then 0028 applied the way the app
 // applies migrations (the patched driver adapter's script runner): each existing file becomes
 // its post's first (and current) version, and the downloads of that version point at it.

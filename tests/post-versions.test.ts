@@ -1,4 +1,4 @@
-// Post versions (issue 16) through the route modules, on the real database and storage: uploads
+// Post versions through the route modules, on the real database and storage: uploads
 // make versions hashed while they stream, ZIPs have their entries read and a broken one is refused
 // leaving nothing behind, the changelog between two real ZIPs is exact, admins hide and make
 // versions current (non-admins cannot), downloads serve and record a chosen version, and the

@@ -57,7 +57,7 @@ describe("likes", () => {
         for (const answer of answers) expect(answer.status).toBe(200);
       }
       const refused = await call(true);
-      // Issue 13: a like's 429 says when to come back, as every 429 does.
+      // A like's 429 says when to come back, as every 429 does.
       const wait = Number(refused.headers.get("Retry-After"));
       expect(wait).toBeGreaterThanOrEqual(1);
       expect(wait).toBeLessThanOrEqual(60);
@@ -126,8 +126,8 @@ describe("shop emails", () => {
   });
 });
 
-// Issue 18, finding 6: code mails were limited per account only; many accounts (or one client
-// with many accounts) could flood somebody else's mailbox.
+// Code mails are limited per mailbox too, not per account only: many accounts (or one client
+// with many accounts) must not flood somebody else's mailbox.
 describe("shop-email code mails", () => {
   it("a mailbox gets at most 5 codes an hour, whichever accounts ask", async () => {
     for (let account = 0; account < 5; account++) {

@@ -1,4 +1,4 @@
-// Issue 18, finding 11 (the smaller ones): the toast cookie is really signed, the Bearer scheme
+// Smaller security details: the toast cookie is really signed, the Bearer scheme
 // is case-insensitive everywhere, /auth/callback shows only its own words, and a disabled
 // post's image is for admins only.
 import { createCookieSessionStorage } from "@remix-run/node";

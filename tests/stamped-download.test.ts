@@ -1,4 +1,4 @@
-// Issue 16, item 4: paid ZIP downloads carry the downloader's leak-trace number in the archive
+// Paid ZIP downloads carry the downloader's leak-trace number in the archive
 // comment, written on the fly through the download route; free signed downloads do not. Checked
 // with unzip and Python's zipfile on the bytes the route sent, on both storage backends.
 import { createHash } from "node:crypto";

@@ -1,4 +1,4 @@
-// Issue 16, item 5: the private Atom feed, the opt-in digest mails (through the real SMTP
+// The private Atom feed, the opt-in digest mails (through the real SMTP
 // capture) and the one-click unsubscribe, against the real database.
 import type { AddressInfo } from "node:net";
 import express from "express";

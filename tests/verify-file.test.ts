@@ -1,4 +1,4 @@
-// Issue 16, item 3: "Verify a file". The versions resource route (what the browser compares
+// "Verify a file": the versions resource route (what the browser compares
 // with), and the answer for a stamped paid download hashed the way the browser does it
 // (hash-wasm through the content-hash feed, in slices).
 import { createHash } from "node:crypto";

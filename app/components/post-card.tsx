@@ -75,7 +75,7 @@ export function PostCard({
   versions = [],
 }: {
   post: LibraryPost;
-  /** The post's visible versions, newest first (issue 16). */
+  /** The post's visible versions, newest first. */
   versions?: VersionView[];
   /** Why it is unlocked, or what would unlock it (docs/product.md#access-explained). */
   access?: AccessSummary;

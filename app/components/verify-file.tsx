@@ -1,4 +1,4 @@
-// "Verify a file" (issue 16): the user picks a file they downloaded; the browser hashes it in
+// "Verify a file": the user picks a file they downloaded; the browser hashes it in
 // 4 MiB slices (File.slice, so a 4 GiB file never sits in memory) with hash-wasm's incremental
 // SHA-256, through the content-hash feed that leaves a ZIP's comment out (a stamped paid download
 // verifies like its stored file), and compares it with the post's versions fetched from

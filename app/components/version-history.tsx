@@ -1,4 +1,4 @@
-// A post's version history (issue 16), newest first: label, date, size, the creator's notes
+// A post's version history, newest first: label, date, size, the creator's notes
 // (Markdown rendered on the server, raw HTML escaped) and, for ZIPs, the files added, removed and
 // changed since the version before. Users see it on the library card in a disclosure; admins on
 // the post card with their actions. `renderActions` adds per-version controls (download, hide,
@@ -7,8 +7,8 @@ import type { ReactNode } from "react";
 import type { VersionView } from "~/models/post-version-history.server";
 import { formatFileSize } from "~/utils/file-size";
 
-// One formatter for every date: toLocaleDateString with options builds a new one per call, which
-// was 15% of the CPU of rendering a library page with version histories.
+// One formatter for every date: toLocaleDateString with options builds a new one per call, about
+// 15% of the CPU of rendering a library page with version histories.
 const VERSION_DATE = new Intl.DateTimeFormat("en-GB", { year: "numeric", month: "short", day: "numeric", timeZone: "UTC" });
 
 /** A version's date as cards show it, e.g. "5 Mar 2026" (UTC, so server and browser agree). */

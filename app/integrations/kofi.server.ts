@@ -39,7 +39,7 @@ export const kofiWebhookSchema = z
       ),
     tier_name: z.string().nullish(),
     is_subscription_payment: z.boolean().nullish(),
-    // What the order cost (issue 17); unreadable values are dropped, never refused.
+    // What the order cost, for the shop figures of Insights; unreadable values are dropped, never refused.
     amount: z.unknown().transform((value) => moneyToCents(value)),
     currency: z.unknown().transform((value) => currencyCode(value)),
   })

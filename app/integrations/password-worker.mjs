@@ -12,8 +12,9 @@ if (!parentPort) throw new Error("password-worker.mjs runs only as a worker thre
 const port = parentPort;
 
 // Page views go first: when the cores are busy, a sign-in waits rather than slowing every page
-// (issue 14's burst rule). Linux keeps a nice value and a scheduling policy per thread, and these
-// calls change this thread's alone; the event loop's thread keeps its own.
+// (the sign-in burst target, docs/decisions/014-password-threads-yield.md). Linux keeps a nice
+// value and a scheduling policy per thread, and these calls change this thread's alone; the event
+// loop's thread keeps its own.
 // - "low": nice 10 (relative to the process's, at most 19). The thread still gets about a tenth
 //   of a busy core, and a waking event loop may wait for it to finish its time slice.
 // - "idle" (the default): SCHED_IDLE on top, set with util-linux's chrt, as Node has no call for

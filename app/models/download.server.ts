@@ -19,7 +19,7 @@ export const SIGNED_DOWNLOAD_TTL_MS = 10 * 60 * 1000;
 type Downloader = Pick<User, "id" | "isAdmin" | "restricted" | "currentTierId" | "tosAccepted"> | null;
 
 /**
- * A post cleared for download, with why it was unlocked (recorded with the download, issue 17).
+ * A post cleared for download, with why it was unlocked (recorded with the download for the access sources of Insights).
  * `driveFileId`, `fileName`, `fileSize` and `version` are those of the version served (the
  * current one unless `?version=` named another), `versionId` its id (null for a file without a
  * version row).
@@ -27,7 +27,7 @@ type Downloader = Pick<User, "id" | "isAdmin" | "restricted" | "currentTierId" |
 export type DownloadablePost = PostWithTiers & { driveFileId: string; unlockReason: UnlockReason | null; versionId: string | null };
 
 /**
- * The version a download serves (issue 16): the post's current file, or, when `versionId` is
+ * The version a download serves: the post's current file, or, when `versionId` is
  * given, that visible version of the same post (hidden or another post's: 404). Who may
  * download is decided before; this only chooses the bytes and the label recorded.
  */
@@ -76,7 +76,7 @@ export async function authorizeFreeDownload(user: Downloader, postId: string, ve
 export async function getDownloadablePost(postId: string, versionId?: string | null): Promise<DownloadablePost> {
   const post = await db.post.findUnique({ where: { id: postId }, include: { tiers: { select: { tierId: true, kind: true } } } });
   if (!post || !post.enabled) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
-  // A post made paid after the address was handed out (or an address from before this rule).
+  // Signed addresses are for free posts only: a post made paid after its address was handed out is refused too.
   if (post.paidContent) throw new DomainError(403, LIBRARY_MESSAGES.notFree);
   return chooseVersion({ ...post, unlockReason: "free" as const }, versionId);
 }

@@ -133,7 +133,7 @@ export async function deletePost(actor: Actor, id: string): Promise<void> {
   // Files this post owns alone (its image and uploads under posts/<id>/) go too.
   const store = await storage();
   if (removed.imageKey === postImageKey(id)) await store.delete(removed.imageKey);
-  // Every version's file under posts/<id>/ goes with it (issue 16).
+  // Every version's file under posts/<id>/ goes with it.
   for (const key of new Set([removed.driveFileId, ...versionKeys])) if (key?.startsWith(`posts/${id}/`)) await store.delete(key);
 }
 

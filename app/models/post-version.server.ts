@@ -1,4 +1,4 @@
-// Post versions (issue 16, docs/decisions/011-post-versions.md): every file uploaded for a post is
+// Post versions (docs/decisions/011-post-versions.md): every file uploaded for a post is
 // a row of post_versions with its label, Markdown notes, size, SHA-256 (computed while the upload
 // streams), content hash and, for ZIPs, the central directory's entries. The post mirrors its
 // current version (version label, file key, name, size); older versions stay downloadable unless

@@ -1,4 +1,4 @@
-// Updates that reach the user (issue 16, docs/decisions/012-update-feed-and-digests.md): what is
+// Updates that reach the user (docs/decisions/012-update-feed-and-digests.md): what is
 // new for an account (new posts it may download, new versions of posts), its private Atom feed
 // behind a token, and the settings of the digest mails (opt-ins, one-click unsubscribe). The
 // digest job itself is in update-digest.server.ts.

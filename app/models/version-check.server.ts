@@ -1,4 +1,4 @@
-// "Verify a file" (issue 16): what the browser compares a picked file against. Each visible
+// "Verify a file": what the browser compares a picked file against. Each visible
 // version of a post with its content hash (the SHA-256 without a ZIP's comment, so a stamped
 // paid download matches its stored file: docs/glossary.md) and plain SHA-256. The browser
 // hashes the file itself; nothing is uploaded.

@@ -1,4 +1,4 @@
-// "Verify a file" (issue 16): the words it answers (docs/messages.md) and the one rule that picks
+// "Verify a file": the words it answers (docs/messages.md) and the one rule that picks
 // the answer from a picked file's hashes and the post's versions. Shared by the browser component
 // and its tests.
 

@@ -1,4 +1,4 @@
-// Post versions (issue 16): the words and the one schema of each rule, shared by the admin card's
+// Post versions: the words and the one schema of each rule, shared by the admin card's
 // forms, the library action and /api/upload/file/{id}.
 import { z } from "zod";
 

@@ -1,4 +1,4 @@
-// The admin post card's version history (issue 16): every version, hidden ones included, with
+// The admin post card's version history: every version, hidden ones included, with
 // its file name and SHA-256, and the admin's actions: hide or show a version, make an older one
 // current again. Each action is a form posting to the library's action (audited there, admin
 // only on the server), in place with JavaScript and as a plain post without.
