@@ -18,6 +18,12 @@ for (const [name, value] of Object.entries(process.env)) if (value?.trim() === "
 const requestedNodeEnv = process.env.NODE_ENV;
 process.env.NODE_ENV ??= "production";
 
+// The fake sign-in providers sign anyone in as any email: never beside an explicit production.
+if (process.env.FAKE_PROVIDERS === "true" && requestedNodeEnv === "production") {
+  console.error("FAKE_PROVIDERS=true is refused with NODE_ENV=production: the fake providers sign anyone in as any email.");
+  process.exit(1);
+}
+
 const dataDir = path.resolve(root, process.env.DATA_DIR ?? "data");
 process.env.DATA_DIR = dataDir;
 
@@ -112,10 +118,6 @@ if (!process.env.DATABASE_URL) {
 {
   const missing = (["PATREON", "GOOGLE", "DISCORD"] as const).filter((name) => !process.env[`${name}_CLIENT_ID`]);
   const flag = process.env.FAKE_PROVIDERS;
-  if (flag === "true" && requestedNodeEnv === "production") {
-    console.error("FAKE_PROVIDERS=true is refused with NODE_ENV=production: the fake providers sign anyone in as any email.");
-    await shutdown(1);
-  }
   const localDemo = flag === "true" || (flag !== "false" && requestedNodeEnv !== "production" && (embedded !== undefined || requestedNodeEnv !== undefined));
   if (missing.length > 0 && localDemo) {
     const { startFakeProviders, fakeProviderEnv } = await import("./fake-providers.ts");

@@ -103,6 +103,18 @@ describe("modules read their values through env()", () => {
     expect(await said({ SMTP_URL: "smtp://127.0.0.1:2525" })).not.toContain("No mail transport");
   }, 60_000);
 
+  it("npm start refuses the fake sign-in providers with NODE_ENV=production, before it touches anything", async () => {
+    const { code, output } = await runUntilExit(["--import", "tsx", "scripts/start.ts"], {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NODE_ENV: "production",
+      FAKE_PROVIDERS: "true",
+      DATABASE_URL: process.env.DATABASE_URL,
+    } as NodeJS.ProcessEnv);
+    expect(code).toBe(1);
+    expect(output.trim()).toBe("FAKE_PROVIDERS=true is refused with NODE_ENV=production: the fake providers sign anyone in as any email.");
+  });
+
   it("the production server stops at start, before any worker, on a malformed setting", async () => {
     const { code, output } = await runUntilExit(appServerArgs(), await productionServerEnv({ WEB_CONCURRENCY: "lots" }));
     expect(code).toBe(1);
