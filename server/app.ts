@@ -64,7 +64,9 @@ export function createApp(options: AppOptions): express.Express {
 
   app.use(securityHeaders(options));
   app.use(requireHost());
-  app.use(compression());
+  // Files are sent as stored: a download (an attachment, or anything that takes Range requests)
+  // keeps its Content-Length, its validator and byte ranges that count the file's own bytes.
+  app.use(compression({ filter: (req, res) => !res.getHeader("Content-Disposition") && !res.getHeader("Accept-Ranges") && compression.filter(req, res) }));
   app.use(options.build.publicPath, express.static(options.assetsDir, { immutable: true, maxAge: "1y" }));
   // The few files of public/ (favicon, logo) are listed once: every other request skips the
   // file-system lookup that express.static would make for it.
