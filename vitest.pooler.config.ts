@@ -2,12 +2,13 @@
 // the app's queries going through PgBouncer in transaction mode (tests/pgbouncer.ts), as on most
 // hosted PostgreSQL. Migrations and test databases still use the direct connection.
 import { defineConfig } from "vitest/config";
-import base from "./vitest.config";
+import base, { integrationSetup, shared } from "./vitest.config";
 
 export default defineConfig({
-  ...base,
+  resolve: base.resolve,
   test: {
-    ...base.test,
+    ...shared,
+    ...integrationSetup,
     include: [
       "tests/auth.test.ts",
       "tests/session-lookup.test.ts",

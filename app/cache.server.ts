@@ -58,7 +58,10 @@ export function createCache<V>(maxEntries: number): Cache<V> {
       const pending = making.get(key);
       if (pending?.version === version) return pending.promise;
       const attempt = make();
-      making.set(key, { version, promise: attempt.then((made) => made.value) });
+      const value = attempt.then((made) => made.value);
+      // Those who wait for it see a failure; nobody waiting is no unhandled rejection.
+      value.catch(() => undefined);
+      making.set(key, { version, promise: value });
       try {
         const made = await attempt;
         keep(key, version, made);
