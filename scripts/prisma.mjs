@@ -12,6 +12,8 @@ const env = {
   PRISMA_SCHEMA_ENGINE_BINARY: process.execPath,
   PRISMA_QUERY_ENGINE_LIBRARY: process.execPath,
   PRISMA_HIDE_UPDATE_MESSAGE: "1",
+  // No update check or usage report: the CLI would otherwise leave a child process trying to reach Prisma's servers.
+  CHECKPOINT_DISABLE: "1",
 };
 // Migrations take a session-level advisory lock, which a transaction-mode pooler cannot keep:
 // with a direct connection configured, the CLI uses it.
