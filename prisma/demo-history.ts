@@ -11,6 +11,7 @@
 import { randomBytes } from "node:crypto";
 import type { Prisma } from "~/generated/prisma/client";
 import type { DownloadAccess } from "~/generated/prisma/enums";
+import { downloadAccessFor } from "~/utils/download-access";
 import { pledgedTierAt, unlockReason, type EntitlementPost, type EntitlementViewer, type PledgeRecord, type UnlockReason } from "~/utils/entitlement";
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -331,22 +332,8 @@ export function buildDemoHistory({
     purchasedKofiCodes: new Set(person.purchases.filter((purchase) => purchase.at <= time).map((purchase) => purchase.code)),
     pledges: person.pledges,
   });
-  const sourceOf = (reason: UnlockReason, person: Person, postId: string): DownloadAccess => {
-    switch (reason) {
-      case "free":
-        return "FREE";
-      case "admin":
-        return "ADMIN";
-      case "current-tier":
-        return "TIER";
-      case "first-tier":
-        return "EARLY_SUPPORTER";
-      case "purchase":
-        return "PURCHASE";
-      case "unlocked-content":
-        return person.unlocks.find((unlock) => unlock.postId === postId)?.source === "SYNC" ? "EARLY_SUPPORTER" : "GRANT";
-    }
-  };
+  const sourceOf = (reason: UnlockReason, person: Person, postId: string): DownloadAccess =>
+    downloadAccessFor(reason, person.unlocks.find((unlock) => unlock.postId === postId)?.source ?? null);
   const entitlementPost = (post: HistoryPost): EntitlementPost => ({
     id: post.id,
     enabled: true,
