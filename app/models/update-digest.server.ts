@@ -7,6 +7,7 @@ import { recordAudit } from "~/models/audit.server";
 import { DomainError } from "~/models/errors";
 import { listUpdatesFor, postLink, type UpdateItem } from "~/models/update-notifications.server";
 import { ADMIN_MESSAGES } from "~/utils/admin-schemas";
+import { renderVersionNotes, versionNotesAsText } from "~/utils/version-notes.server";
 
 export const DIGEST_JOB = "update-digest";
 export const DIGEST_SUBJECT = "New in the Creator Library";
@@ -83,17 +84,15 @@ export function digestMail(to: string, name: string | null, items: UpdateItem[],
     for (const item of list) {
       const link = postLink(item.title);
       text.push(`- ${line(item)}`, `  ${link}`);
+      // The notes are the admin's Markdown: read as text in the text part, rendered in the HTML part.
       if (item.notes.trim())
         text.push(
-          ...item.notes
-            .trim()
-            .split(/\r?\n/)
+          ...versionNotesAsText(item.notes)
+            .split("\n")
             .slice(0, 12)
             .map((note) => `    ${note}`),
         );
-      html.push(
-        `<li><a href="${escapeHtml(link)}">${escapeHtml(line(item))}</a>${item.notes.trim() ? `<pre style="white-space:pre-wrap;font-family:inherit">${escapeHtml(item.notes.trim())}</pre>` : ""}</li>`,
-      );
+      html.push(`<li><a href="${escapeHtml(link)}">${escapeHtml(line(item))}</a>${renderVersionNotes(item.notes)}</li>`);
     }
     text.push("");
     html.push("</ul>");

@@ -39,3 +39,17 @@ export function renderVersionNotes(notes: string): string {
   if (!notes.trim()) return "";
   return markdown.parse(notes, { async: false }) as string;
 }
+
+const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" };
+
+/** A version's notes as plain text (a mail's text part): the Markdown read, not shown as typed. */
+export function versionNotesAsText(notes: string): string {
+  return renderVersionNotes(notes)
+    .replace(/<li>/g, "- ")
+    .replace(/<a href="([^"]*)"[^>]*>(.*?)<\/a>/g, (_link, href: string, text: string) => (text === href ? text : `${text} (${href})`))
+    .replace(/(?:<br\s*\/?>|<\/(?:p|li|h[1-6]|pre|blockquote|ul|ol|tr)>)\n?/g, "\n")
+    .replace(/<[^>]+>/g, "")
+    .replace(/&(amp|lt|gt|quot|#39);/g, (_entity, name: string) => ENTITIES[name]!)
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
+}
