@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { formatVersionDate } from "./version-history";
+import { changeDetail, formatVersionDate } from "./version-history";
+
+describe("a changed file's line", () => {
+  it("names both sizes when they differ, and says the content changed when they do not", () => {
+    expect(changeDetail(64, 2048)).toBe("64.00 Bytes → 2.00 KB");
+    expect(changeDetail(64, 64)).toBe("content changed");
+  });
+});
 
 describe("a version's date", () => {
   it("reads as day, short month and year, in UTC wherever it is rendered", () => {

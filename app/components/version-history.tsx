@@ -12,6 +12,11 @@ import { formatFileSize } from "~/utils/file-size";
 const VERSION_DATE = new Intl.DateTimeFormat("en-GB", { year: "numeric", month: "short", day: "numeric", timeZone: "UTC" });
 
 /** A version's date as cards show it, e.g. "5 Mar 2026" (UTC, so server and browser agree). */
+/** What a changed file's line says: its sizes when they differ, else that its content changed. */
+export function changeDetail(before: number, after: number): string {
+  return before === after ? "content changed" : `${formatFileSize(before)} → ${formatFileSize(after)}`;
+}
+
 export function formatVersionDate(iso: string): string {
   return VERSION_DATE.format(new Date(iso));
 }
@@ -45,10 +50,7 @@ export function VersionChangelog({ version, first }: { version: VersionView; fir
       {total === 0 ? <p className="muted version-changes-none">Same files as the version before.</p> : null}
       <ChangeList title="Added" items={changelog.added.map((entry) => ({ path: entry.path, detail: formatFileSize(entry.size) }))} />
       <ChangeList title="Removed" items={changelog.removed.map((entry) => ({ path: entry.path, detail: formatFileSize(entry.size) }))} />
-      <ChangeList
-        title="Changed"
-        items={changelog.changed.map((entry) => ({ path: entry.path, detail: `${formatFileSize(entry.before.size)} → ${formatFileSize(entry.after.size)}` }))}
-      />
+      <ChangeList title="Changed" items={changelog.changed.map((entry) => ({ path: entry.path, detail: changeDetail(entry.before.size, entry.after.size) }))} />
     </div>
   );
 }
