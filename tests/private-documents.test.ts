@@ -36,13 +36,21 @@ describe("documents of one person's data", () => {
   it.each([
     ["/admin", 200],
     ["/admin?user=x", 200],
-    ["/admin/access-check", 400],
+    ["/admin/access-check?userId=x", 200],
+    ["/admin/access-check?userId=x&post=", 400],
     ["/admin/insights?range=7", 200],
   ])("an admin's %s is no-store", async (path, status) => {
     const admin = await createTestUser({ canBeAdmin: true, isAdmin: true, tosAccepted: true });
     const response = await document(path, await sessionCookie(admin.id));
     expect(response.status).toBe(status);
     expect(cacheControl(response)).toContain("no-store");
+  });
+
+  it("Check access says nothing before anything is asked, and asks for both once the form is sent without a post", async () => {
+    const admin = await createTestUser({ canBeAdmin: true, isAdmin: true, tosAccepted: true });
+    const cookie = await sessionCookie(admin.id);
+    expect(await (await document("/admin/access-check?userId=x", cookie)).text()).not.toContain("Choose a user and a post.");
+    expect(await (await document("/admin/access-check?userId=x&post=", cookie)).text()).toContain("Choose a user and a post.");
   });
 
   it("the answer documents of the account forms are no-store too", async () => {

@@ -22,6 +22,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const userId = (url.searchParams.get("userId") ?? "").slice(0, 64);
   const postRef = (url.searchParams.get("post") ?? "").slice(0, 300);
   const headers = { "Cache-Control": "private, no-store" };
+  // Opened from the user editor: nothing asked yet, so nothing refused.
+  if (!url.searchParams.has("post")) return json<AccessCheckData & { userId: string }>({ check: null, error: null, postRef, userId }, { headers });
   if (!userId || !postRef.trim())
     return json<AccessCheckData & { userId: string }>({ check: null, error: "Choose a user and a post.", postRef, userId }, { status: 400, headers });
   try {
