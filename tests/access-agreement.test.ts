@@ -131,3 +131,16 @@ describe("one decision for downloads, cards and the admins' check", () => {
     );
   });
 });
+
+describe("Check access in a few words", () => {
+  it("says a free post can be downloaded after accepting the terms, and a locked one cannot", async () => {
+    await createTiers();
+    const free = await createPost({ paid: false });
+    const locked = await createPost({ paid: true, tiers: [TIER_3] });
+    const newcomer = await createTestUser({ tosAccepted: false });
+    const accepted = await createTestUser({ tosAccepted: true });
+    expect((await checkAccess(newcomer.id, free.id)).verdict).toBe("Can download after accepting the terms");
+    expect((await checkAccess(accepted.id, free.id)).verdict).toBe("Can download");
+    expect((await checkAccess(accepted.id, locked.id)).verdict).toBe("Cannot download");
+  });
+});

@@ -13,7 +13,7 @@ export function AccessCheckResult({ check }: { check: AccessCheck }) {
   return (
     <div className="access-check-result" role="status" data-testid="access-check-result">
       <p>
-        <strong>{check.downloadable ? "Can download" : "Cannot download"}</strong> “{check.post.title}” ({check.user.label}, No. {check.user.number}).
+        <strong>{check.verdict}</strong> “{check.post.title}” ({check.user.label}, No. {check.user.number}).
       </p>
       <p>{access.allowed ? `Unlocked: ${access.summary}.` : "Locked by the entitlement rule."}</p>
       {check.blockers.length > 0 ? <p>But the download endpoint refuses it: the user {check.blockers.join(", and ")}.</p> : null}

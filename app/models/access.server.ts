@@ -119,6 +119,8 @@ export type AccessCheck = {
   access: AccessSummary;
   /** What the download endpoints answer: the entitlement plus their own two conditions. */
   downloadable: boolean;
+  /** The answer in a few words: the terms alone standing in the way is a yes for later. */
+  verdict: "Can download" | "Can download after accepting the terms" | "Cannot download";
   /** The endpoints' other refusals (terms, missing file), in words. */
   blockers: string[];
 };
@@ -154,13 +156,16 @@ export async function checkAccess(userId: string, postRef: string): Promise<Acce
   const explanation = explainAccess(toEntitlementPost(post), viewer);
   const access = describeAccess(explanation, viewer?.details?.tierTitles ?? new Map());
   const blockers: string[] = [];
-  if (explanation.allowed && !user.tosAccepted && !isEffectiveAdmin(user)) blockers.push("has not accepted the terms of service yet");
+  const termsPending = explanation.allowed && !user.tosAccepted && !isEffectiveAdmin(user);
+  if (termsPending) blockers.push("has not accepted the terms of service yet");
   if (explanation.allowed && (!post.driveFileId || !isSafeKey(post.driveFileId))) blockers.push("the post has no file to download");
+  const downloadable = explanation.allowed && blockers.length === 0;
   return {
     user: { id: user.id, number: user.number, label: user.fullName ?? user.email ?? `#${user.number}` },
     post: { id: post.id, title: post.title },
     access,
-    downloadable: explanation.allowed && blockers.length === 0,
+    downloadable,
+    verdict: downloadable ? "Can download" : termsPending && blockers.length === 1 ? "Can download after accepting the terms" : "Cannot download",
     blockers,
   };
 }
