@@ -101,7 +101,7 @@ export function InspirationPanelCard({
   // Pending like states (from any fetcher of this panel) for the optimistic count.
   const likeFetchers = usePendingLikes(panel.id);
   const shown = shownLikes(panel, likeFetchers);
-  const name = panel.title ?? `Idea ${position + 1}`;
+  const name = panel.title ?? `Idea #${position + 1}`;
   return (
     <li className="inspiration-card card" data-testid="inspiration-panel" data-panel-id={panel.id}>
       <CardImage imageUrl={panel.imageUrl} eager={position < 6} />
