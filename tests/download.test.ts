@@ -74,7 +74,7 @@ describe.each(backends)("downloads from %s", (_name, make) => {
     const file = await followSignedUrl(downloadUrl);
     expect(file.status).toBe(200);
     expect(file.headers.get("Content-Length")).toBe("70000");
-    expect(file.headers.get("Content-Disposition")).toContain(`filename="post-${post.id}.package"`);
+    expect(file.headers.get("Content-Disposition")).toContain(`filename="${post.title.toLowerCase().replace(" ", "-")}-v1.0.package"`);
     expect(file.headers.get("ETag")).toMatch(/^".+"$/);
     expect(file.headers.get("Accept-Ranges")).toBe("bytes");
     expect((await bodyBytes(file)).equals(post.bytes)).toBe(true);
@@ -306,7 +306,8 @@ describe.each(backends)("downloads from %s", (_name, make) => {
     // The name is reduced to a safe file name under the post's own folder.
     expect((await readJsonBody<{ post: LibraryPost }>(upload)).post.drive_file_id).toBe(`posts/${post.id}/evil-name.zip`);
     const response = await callRoute(paidRoute, { params: { postId: post.id }, cookie: await sessionCookie(admin.id) });
-    expect(response.headers.get("Content-Disposition")).toContain('filename="evil-name.zip"');
+    // Saved under the post's title and version, whatever the upload was called.
+    expect(response.headers.get("Content-Disposition")).toContain(`filename="${post.title.toLowerCase().replace(" ", "-")}-v1.0.zip"`);
     expect((await bodyBytes(response)).equals(bytes)).toBe(true);
   });
 

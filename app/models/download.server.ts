@@ -11,6 +11,7 @@ import { DomainError } from "~/models/errors";
 import { downloadableVersion } from "~/models/post-version.server";
 import { isRestricted, RESTRICTED_MESSAGE } from "~/models/restriction.server";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
+import { downloadFileName } from "~/utils/download-name";
 import { isEffectiveAdmin, unlockReason, type UnlockReason } from "~/utils/entitlement";
 
 /** How long a signed free-download address stays valid. */
@@ -178,7 +179,7 @@ export type PostDownload = { key: string; fileName: string; onComplete?: () => P
 export function postDownload(post: DownloadablePost, userId: string | null): PostDownload {
   return {
     key: post.driveFileId,
-    fileName: post.fileName ?? post.driveFileId.split("/").pop() ?? `${post.id}.bin`,
+    fileName: downloadFileName(post.title, post.version, post.fileName ?? post.driveFileId.split("/").pop() ?? ""),
     onComplete: userId
       ? () =>
           recordDownload(userId, post.id, post.version, new Date(), post.unlockReason, post.versionId).then(
