@@ -16,6 +16,7 @@ import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db.server";
 import { traceTag } from "~/utils/trace-stamp.server";
+import { downloadFileName } from "~/utils/download-name";
 import { nsfwCookie } from "~/utils/visitor-cookies.server";
 import { memberResources, type FakeMember, type FakeTier } from "./fakes/patreon-api";
 import { createTestUser, sessionCookie } from "./helpers";
@@ -525,7 +526,9 @@ describe("two app servers on one database and one bucket", () => {
     // record with their leak-trace stamp (docs/api.md, trace stamp).
     const fromB = await call(B, `/api/download/${postId}`, { cookie: supporterCookie });
     expect(fromB.status).toBe(200);
-    expect(fromB.headers.get("content-disposition")).toContain("cottage.zip");
+    // Saved under the post's title and the version served.
+    expect(fromB.headers.get("content-disposition")).toContain(`filename="${downloadFileName(post.title, post.version, "cottage.zip")}"`);
+    expect(fromB.headers.get("content-disposition")).toMatch(/filename="cottage[a-z0-9-]*-v[0-9.]+\.zip"/);
     const bytesB = await bodyBytes(fromB);
     const endRecord = zip.length - 22; // Python's zipfile wrote no archive comment.
     expect(zip.readUInt32LE(endRecord)).toBe(0x06054b50);
