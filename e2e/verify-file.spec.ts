@@ -101,7 +101,8 @@ test("a supporter's stamped download verifies as genuine; an older version and a
   const downloadStarted = page.waitForEvent("download");
   await card.getByRole("button", { name: /^Download/ }).click();
   const download = await downloadStarted;
-  expect(download.suggestedFilename()).toBe("lighthouse-v2.1.zip");
+  // Saved under the post's title and version, whatever the upload was called.
+  expect(download.suggestedFilename()).toBe("verified-lighthouse-mod-v2.1.zip");
   const saved = path.join(folder, "downloaded.zip");
   await download.saveAs(saved);
   const bytes = readFileSync(saved);
