@@ -1,16 +1,9 @@
-// Guest pages that a CDN may keep for a short time. A page opts in with
-// `export const handle = { guestCacheable: true }`; the document is then shared only when the
-// request carries no session or flash cookie and the answer sets no cookie, so nothing personal
-// can reach a shared cache. Such a document cannot use a per-request CSP nonce (every cached
-// copy would carry the same one), so its inline scripts are allowed by their SHA-256 instead,
-// and it gets an ETag so a cache revalidates with a cheap 304.
-// Every plain GET document, shared or personal, is a pure function of its address and its routes'
-// loader data (the build is fixed for the process, and inline scripts are allowed by hash rather
-// than a per-response nonce), so it is rendered once per change of that data and kept here: a
-// reload, a back navigation or a second reader with the same data costs no React render.
-// Browsers ask for compressed pages, so each kept document also keeps its Brotli and gzip bytes,
-// made once when first asked for: compressing a 95 KB page anew costs every answer about 0.5 ms
-// of CPU, as much as a guest page's whole answer.
+// Rendered documents, kept. Every plain GET document is a pure function of its address and its
+// loader data (inline scripts are allowed by SHA-256, not a per-response nonce), so it is rendered
+// once per change of that data, with its Brotli and gzip bytes made once when first asked for.
+// A guest page that opts in (`handle = { guestCacheable: true }`), asked with no session or flash
+// cookie and answered with no cookie, may also be kept by shared caches (a CDN) and, for a second,
+// answered by this server before Remix runs.
 import cluster from "node:cluster";
 import { createHash } from "node:crypto";
 import { parse as parseCookies } from "cookie";
@@ -28,11 +21,7 @@ export type CacheableHandle = { guestCacheable?: boolean };
 
 type GuestHeaders = { cookie?: string | null; authorization?: string | null };
 
-/**
- * A guest: no session or flash cookie, and no API token (a Bearer request is a user's too). The
- * Cookie header is read with the parser Remix's cookies use, so any spelling that reaches the
- * session (`__session =…`, quotes) counts as one here too.
- */
+/** No session or flash cookie and no API token, read with the parser Remix's cookies use (`__session =…` counts). */
 export function isGuest({ cookie, authorization }: GuestHeaders): boolean {
   if (authorization) return false;
   if (!cookie) return true;
@@ -60,11 +49,7 @@ export function isGuestCacheable(
 const SCRIPT_OPEN = Buffer.from("<script");
 const SCRIPT_CLOSE = Buffer.from("</script>");
 
-/**
- * The CSP sources of every inline script of a rendered document: `'sha256-…'`, once each. It
- * searches the bytes and hashes each script's bytes where they lie: decoding a whole 95 KB page
- * to search it as text cost more than the hashing.
- */
+/** The CSP sources (`'sha256-…'`, once each) of a document's inline scripts, found in its bytes without decoding them. */
 export function inlineScriptHashes(html: Buffer): string[] {
   const hashes = new Set<string>();
   for (let at = html.indexOf(SCRIPT_OPEN); at !== -1; at = html.indexOf(SCRIPT_OPEN, at + 1)) {
@@ -108,20 +93,13 @@ function etagListMatches(header: string | null | undefined, etag: string): boole
 /** What a rendered document depends on besides its address and loader data. */
 type RenderState = { loaderData: unknown; actionData: unknown; errors: unknown; activeDeferreds: Record<string, unknown> | null };
 
-/**
- * May this document be rendered once and kept? A 200 answer to a GET without action data,
- * errors or deferred data: then its loader data is everything it shows.
- */
+/** A 200 answer to a GET without action data, errors or deferred data: its loader data is everything it shows. */
 export function isKeepable(request: Request, status: number, state: RenderState): boolean {
   if (request.method !== "GET" || status !== 200 || state.actionData || state.errors) return false;
   return !state.activeDeferreds || Object.keys(state.activeDeferreds).length === 0;
 }
 
-/**
- * A rendered document. It is kept as its UTF-8 bytes, not as a string: every answer would
- * otherwise encode the whole page again (a tenth of a signed-in library request's CPU).
- * `encoded` holds the compressed bytes made so far, `encoding` those being made.
- */
+/** A rendered document as UTF-8 bytes (encoding per answer cost a tenth of the CPU); `encoded`: compressed bytes made, `encoding`: being made. */
 export type KeptDocument = {
   bytes: Buffer<ArrayBuffer>;
   etag: string;
@@ -137,11 +115,7 @@ export function newKeptDocument(bytes: Buffer<ArrayBuffer>): KeptDocument {
 /** What one answer sends: the document's bytes in one coding, with that coding's own ETag. */
 export type Representation = { body: Buffer<ArrayBuffer>; coding: ContentCoding | null; etag: string };
 
-/**
- * Brotli 4, as the middleware used: 6 is 10% smaller (a 95 KB library page: 9.6 KB in 0.7 ms
- * against 11 KB in 0.5 ms), but a reader's own page is often made for one view, where the time
- * counts and the kilobyte hardly does.
- */
+/** Brotli 4: 6 is 10% smaller but 40% slower, and a reader's own page is often made for one view. */
 const KEPT_BROTLI_QUALITY = 4;
 const ETAG_SUFFIXES: Record<ContentCoding, string> = { br: "-br", gzip: "-gz" };
 
@@ -172,32 +146,22 @@ export async function representation(document: KeptDocument, coding: ContentCodi
 /** About 4 MB of the largest pages (the library is ~70 KB) per server process (app/cache.server.ts). */
 const renderedDocuments = createCache<KeptDocument>(64);
 
-/**
- * The key of a kept document: its address and everything its routes loaded. `data` is Remix's
- * handoff string when it made one (the loader data already serialized for the page's context
- * script: stringifying the data again would cost about 4% of a page's CPU), else the loader data.
- */
+/** A kept document's key: its address and its loader data (Remix's handoff string when made: serialized already). */
 export function documentKey(url: string, data: string | Record<string, unknown>): string {
   const serialized = typeof data === "string" ? data : (JSON.stringify(data) ?? "");
   return createHash("sha256").update(url).update("\u0000").update(serialized).digest("base64url");
 }
 
-/**
- * The rendered document for `key`, rendering it only when no copy is kept. The key holds
- * everything the document is made from (its address and loader data), so its version never moves:
- * a change of any loader's data, or of the time a loader reads, makes a new key.
- */
+/** The document for `key`, rendered only when none is kept; the key holds all it is made from, so its version never moves. */
 export async function keptDocument(key: string, render: () => Promise<Buffer<ArrayBuffer>>): Promise<KeptDocument> {
   return renderedDocuments.get(key, "", async () => ({ value: newKeptDocument(await render()) }));
 }
 
 // ---------------------------------------------------------------- guest pages answered before Remix
-// A guest page shared caches may keep for a minute may also be answered by this server, for a
-// second, without running its loaders again: the HTTP server (server/app.ts) asks here before it
-// hands a guest's GET to Remix. Its version is the count of writes to what guests see that this
-// process has noticed (app/db.server.ts; the workers of one server tell each other), and it goes
-// stale with time after SHARED_PAGE_REUSE_MS, which bounds how long a change made by another app
-// server can take to show.
+// The HTTP server (server/app.ts) asks here before it hands a guest's GET to Remix. A kept page's
+// version is the count of writes to what guests see that this server's workers noticed
+// (app/db.server.ts), and it goes stale after SHARED_PAGE_REUSE_MS, which bounds how long another
+// app server's change takes to show.
 
 /** How long a kept guest page is answered as is. */
 export const SHARED_PAGE_REUSE_MS = 1_000;
@@ -205,11 +169,7 @@ export const SHARED_PAGE_REUSE_MS = 1_000;
 /** `headers` are the answer's own, without the ETag, Content-Encoding and Vary of its representation. */
 type SharedPage = { document: KeptDocument; headers: [string, string][] };
 
-/**
- * A kept guest page is the answer for its address and the guest's whole Cookie header, as the
- * `Vary: Cookie` it carries tells shared caches: a guest's own cookies (the library's 18+ answer)
- * may change the page, and each combination gets its own copy.
- */
+/** One copy per address and whole Cookie header, as `Vary: Cookie` tells shared caches (the 18+ answer changes the library). */
 function sharedPageKey(pathAndQuery: string, cookie: string | null | undefined): string {
   return `${pathAndQuery}\n${cookie ?? ""}`;
 }
@@ -221,11 +181,7 @@ export function sharedPagesSince(): number {
   return guestContentVersion;
 }
 
-/**
- * Keeps the answer just made for a guest page (`url` as requested, with its query), unless a write
- * to what guests see came in since its request started (`since`, from sharedPagesSince): its
- * loaders may have read what that write replaced.
- */
+/** Keeps a guest page just made, unless a write to what guests see came in since its request started (`since`). */
 export function rememberSharedPage(url: string, cookie: string | null, document: KeptDocument, headers: Headers, since: number, now = Date.now()): void {
   if (since !== guestContentVersion) return;
   const { pathname, search } = new URL(url);
@@ -245,11 +201,7 @@ export function representationHeaders({ coding, etag }: Representation, vary: st
 /** A shared page differs by the guest's cookies (the 18+ answer) and by the coding asked for. */
 export const SHARED_PAGE_VARY = "Cookie, Authorization, Accept-Encoding";
 
-/**
- * The answer to a guest's GET of `pathAndQuery` from the page kept for it, or null when there is
- * no fresh one, the request is not a guest's, or the coding it asks for is not made yet (Remix's
- * answer makes it).
- */
+/** A guest's answer from the page kept for `pathAndQuery`, or null: none fresh, not a guest, or its coding not made yet. */
 export function sharedPageAnswer(
   pathAndQuery: string,
   headers: GuestHeaders & { ifNoneMatch?: string | null; acceptEncoding?: string | null },
@@ -274,8 +226,7 @@ export function forgetSharedPages(): void {
 /** What the other workers of this server send when they noticed such a write. */
 const FORGET_MESSAGE = "forget-shared-pages";
 
-// This process's own writes, noticed where every write passes, and those of the other workers of
-// this server (server/index.ts passes each worker's word to the others).
+// This process's writes, and those of the other workers of this server (relayed by server/index.ts).
 onGuestContentWrite(() => {
   forgetSharedPages();
   if (cluster.isWorker) process.send?.(FORGET_MESSAGE);

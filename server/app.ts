@@ -1,5 +1,5 @@
 // The production HTTP server: built assets, public files and the Remix app behind one set of
-// HTTP protections (server/security.ts). Replaces remix-serve, which offers no middleware.
+// HTTP protections (server/security.ts).
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { createRequestHandler } from "@remix-run/express";
@@ -19,22 +19,13 @@ export type AppOptions = SecurityOptions & {
   log: boolean;
 };
 
-/** What entry.server.tsx offers the HTTP server besides rendering (app/document-cache.server.ts). */
+/** The guest-page cache entry.server.tsx exports (app/document-cache.server.ts), if the build has one. */
 export type SharedPagesEntry = {
   sharedPageAnswer?: typeof import("../app/document-cache.server.ts").sharedPageAnswer;
   sharedPagesSince?: () => number;
 };
 
-/** The guest-page cache of a build's entry module, or nothing for a build without one. */
-export function sharedPagesOf(build: ServerBuild): SharedPagesEntry {
-  return build.entry.module as unknown as SharedPagesEntry;
-}
-
-/**
- * A guest's GET of a page answered moments ago is answered from that copy, without running
- * Remix. The app decides what is kept and when it is stale (app/document-cache.server.ts: a write
- * to what guests see, noticed where every write passes, or a second gone by).
- */
+/** A guest's GET of a page answered moments ago gets that copy, without running Remix; the app decides what is fresh. */
 export function reuseSharedPages(entry: SharedPagesEntry): express.RequestHandler {
   return (req, res, next) => {
     if (req.method !== "GET" && req.method !== "HEAD") return next();
@@ -56,20 +47,16 @@ export function reuseSharedPages(entry: SharedPagesEntry): express.RequestHandle
 export function createApp(options: AppOptions): express.Express {
   const app = express();
   app.disable("x-powered-by");
-  // Client addresses and protocol come from the socket, never from X-Forwarded-* headers
-  // (rate limits read CLIENT_IP_HEADER themselves, only when a proxy we run sets it).
+  // Addresses come from the socket, never X-Forwarded-* (rate limits read CLIENT_IP_HEADER when configured).
   app.set("trust proxy", false);
-  // Remix reads the query from the URL itself; express need not parse it for every request.
-  app.set("query parser", false);
+  app.set("query parser", false); // Remix reads the query itself
 
   app.use(securityHeaders(options));
   app.use(requireHost());
-  // Files are sent as stored: a download (an attachment, or anything that takes Range requests)
-  // keeps its Content-Length, its validator and byte ranges that count the file's own bytes.
+  // Downloads (attachments, ranged answers) go as stored: their length, validator and ranges stay the file's.
   app.use(compression({ filter: (req, res) => !res.getHeader("Content-Disposition") && !res.getHeader("Accept-Ranges") && compression.filter(req, res) }));
   app.use(options.build.publicPath, express.static(options.assetsDir, { immutable: true, maxAge: "1y" }));
-  // The few files of public/ (favicon, logo) are listed once: every other request skips the
-  // file-system lookup that express.static would make for it.
+  // public/'s few files are listed once, so other requests skip express.static's file-system lookup.
   const publicFiles = listPublicFiles(options.publicDir, options.assetsDir);
   const servePublic = express.static(options.publicDir, { maxAge: "1h", index: false });
   app.use((req, res, next) => (publicFiles.has(req.path) ? servePublic(req, res, next) : next()));
@@ -78,15 +65,13 @@ export function createApp(options: AppOptions): express.Express {
   app.use(limitBody(options));
   app.use(refuseCrossSiteRequests(options));
   app.use(pinAppOrigin(options));
-  const sharedPages = sharedPagesOf(options.build);
+  const sharedPages = options.build.entry.module as SharedPagesEntry;
   app.use(reuseSharedPages(sharedPages));
   app.all(
     "*",
     createRequestHandler({
       build: options.build,
       mode: options.mode,
-      // The connection's own address for per-address rate limits (trust proxy is off, so this is
-      // never a forwarded header; CLIENT_IP_HEADER is read by the app itself when configured).
       // sharedPagesSince: when the request started, so a page read before a change is not kept after it.
       getLoadContext: (req) => ({ clientAddress: req.socket.remoteAddress ?? null, sharedPagesSince: sharedPages.sharedPagesSince?.() }),
     }),
@@ -94,11 +79,7 @@ export function createApp(options: AppOptions): express.Express {
   return app;
 }
 
-/**
- * One line per request on stdout when its response is done: method, URL, status (or "aborted"),
- * body size and time, e.g. `GET /library 200 48213 - 12.4 ms`. Written here rather than with
- * morgan("tiny"), whose header and finish hooks cost about 10% of the listing benchmark's throughput.
- */
+/** One line per finished response, e.g. `GET /library 200 48213 - 12.4 ms` (morgan's hooks cost ~10% of the listing bench). */
 const requestLog: express.RequestHandler = (req, res, next) => {
   const started = process.hrtime.bigint();
   res.once("close", () => {

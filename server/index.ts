@@ -1,12 +1,8 @@
-// The production server. `npm run build` bundles it to build/server.js:
-// `node build/server.js [build/index.js]` (or from source: `node --import tsx server/index.ts`).
-//
-// One worker process per available core (WEB_CONCURRENCY overrides), each a whole app server
-// (server/worker.ts) on the same port; the app keeps no state between requests in memory that
-// another worker could not rebuild, so any worker may answer any request. This primary process
-// only supervises: it replaces a worker that dies, gives the background jobs to one worker,
-// passes each worker's messages on to the others, and on SIGTERM/SIGINT lets every worker
-// finish its responses before it exits.
+// The production server, bundled to build/server.js by `npm run build`:
+// `node build/server.js [build/index.js]`. One worker per core (WEB_CONCURRENCY overrides), each
+// a whole app server (server/worker.ts) on the same port; any worker may answer any request. The
+// primary only supervises: it replaces dead workers, gives the background jobs to one, relays the
+// workers' messages, and on SIGTERM/SIGINT lets every worker finish its responses.
 import cluster, { type Worker } from "node:cluster";
 import os from "node:os";
 import { env, type Env } from "../app/env.server.ts";
@@ -39,9 +35,7 @@ if (!cluster.isPrimary || workerCount === 1) {
 }
 
 function superviseWorkers(count: number) {
-  // The kernel hands connections to the workers that accept them. With Node's default round
-  // robin the primary passes each connection on, and one passed to a worker that has just died
-  // is never answered: a hang for that client instead of a closed connection.
+  // The kernel hands connections to the workers: with round robin, one passed to a worker that has just died hangs.
   cluster.schedulingPolicy = cluster.SCHED_NONE;
   /** A worker that dies sooner than this after its start is restarted after a pause, not at once. */
   const CRASH_LOOP_MS = 5_000;
@@ -50,8 +44,7 @@ function superviseWorkers(count: number) {
   let listening = 0;
 
   const fork = (slot: number) => {
-    // Background jobs (the members sync, clean-ups) run in the first slot's worker only; the
-    // jobs guard themselves across app servers too (see app/jobs.server.ts).
+    // Background jobs run in slot 0 only; they also lock across app servers (app/jobs.server.ts).
     const workerEnv = { WORKER_SLOT: String(slot), ...(slot === 0 ? {} : { DISABLE_JOBS: "1" }), SERVER_QUIET: "1" };
     const worker = cluster.fork(workerEnv);
     // The workers' word to each other (a write to what guests see: app/document-cache.server.ts).
@@ -76,8 +69,7 @@ function superviseWorkers(count: number) {
       return;
     }
     if (!entry) return;
-    // A worker that never listened failed at start (a bad build, no password workers): another
-    // one would fail the same way, so the server stops with the worker's own message above.
+    // A worker that never listened failed at start (a bad build): another would too, so the server stops.
     if (!entry.listened) {
       console.error(`worker ${worker.process.pid} (slot ${entry.slot}) failed to start (${signal ?? `code ${code}`}); stopping the server`);
       stopping = true;
@@ -98,8 +90,7 @@ function superviseWorkers(count: number) {
     process.on(signal, () => {
       if (stopping) return;
       stopping = true;
-      // Each worker stops gracefully on SIGTERM (server/worker.ts): no new connections, the
-      // responses in flight answered, at most 10 s.
+      // Each worker finishes its responses in flight, at most 10 s (server/worker.ts).
       for (const worker of slots.keys()) worker.process.kill("SIGTERM");
       if (slots.size === 0) process.exit(0);
       setTimeout(() => process.exit(0), 15_000).unref();

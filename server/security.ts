@@ -1,8 +1,6 @@
-// HTTP-level protections that apply to every request, whatever route answers it: a Host that
-// is a host, security headers on every response, refusal of cross-site state changes, and body
-// size and time caps. What differs by route (uploads, framing, cross-site exemptions) comes from
-// the policy of the route that will run (server/route-policy.ts), which `policyOf` reads.
-// Business rules stay in app/models; this file only looks at HTTP.
+// HTTP protections for every request: a Host that is a host, security headers, no cross-site
+// state changes, body size and time caps. What differs by route comes from the policy of the
+// route that will run (server/route-policy.ts). Business rules stay in app/models.
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { RequestPolicy } from "../app/request-policy.server.ts";
 import { responseSecurityHeaders } from "../app/security.server.ts";
@@ -38,11 +36,6 @@ function jsonError(res: Response, status: number, error: string) {
   res.status(status).set("Cache-Control", "no-store").json({ error });
 }
 
-/** Answers before the body was read; the connection closes instead of reading the rest (see securityHeaders). */
-function refuseBody(res: Response, status: number, error: string) {
-  jsonError(res, status, error);
-}
-
 /** Does the request carry a body (a declared length above 0, or chunks)? */
 function hasBody(req: Request): boolean {
   const declared = req.headers["content-length"];
@@ -52,11 +45,7 @@ function hasBody(req: Request): boolean {
 /** A Host header that is a host name or address with an optional port, and nothing else. */
 const HOST_PATTERN = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
-/**
- * Refuses a Host header that is not a host (a path, a fragment, spaces): Express matches routes
- * by the request line while URLs built from Host would name another path. X-Forwarded-Host is
- * dropped: no proxy we run sets it here, and the Remix adapter would take its port.
- */
+/** Refuses a Host that is not a host (a path, a fragment); drops X-Forwarded-Host, which no proxy of ours sets. */
 export function requireHost(): RequestHandler {
   return (req, res, next) => {
     const host = req.headers.host;
@@ -67,10 +56,8 @@ export function requireHost(): RequestHandler {
 }
 
 /**
- * The address handed to Remix is APP_URL's origin plus the request's path: never the Host header,
- * so nothing a client sends decides which origin the app believes it serves. Runs after the
- * cross-site check, which has judged Origin; Remix's own Origin check (which compares it with
- * Host) then has nothing left to compare.
+ * Remix builds its URL from APP_URL's origin plus the path, never from what the client sent. Runs
+ * after the cross-site check has judged Origin, so Remix's own Origin check has nothing to compare.
  */
 export function pinAppOrigin({ appUrl }: SecurityOptions): RequestHandler {
   const { host, protocol } = new URL(appUrl);
@@ -84,12 +71,9 @@ export function pinAppOrigin({ appUrl }: SecurityOptions): RequestHandler {
 }
 
 /**
- * Sets the headers every response carries (app/security.server.ts) just before the response head
- * is written, so a header the app set itself (a document's own CSP, from entry.server.tsx) is kept
- * and never doubled. An answer
- * given before the request's body has arrived closes the connection: the rest of the body is
- * never read (a refused upload, a redirect to sign in), unless it is an upload the route's policy
- * admitted.
+ * Adds the headers every response carries (app/security.server.ts) as the head is written, so one
+ * the app set itself (a document's CSP) is kept, never doubled. An answer sent before the body
+ * has arrived closes the connection, so the rest is never read, unless it is an admitted upload.
  */
 export function securityHeaders({ appUrl }: SecurityOptions): RequestHandler {
   const headers = { framed: responseSecurityHeaders(appUrl, { framedBySelf: true }), unframed: responseSecurityHeaders(appUrl) };
@@ -126,13 +110,10 @@ export function hasBearerToken(authorization: string | undefined): boolean {
 }
 
 /**
- * Refuses a state-changing request from another site (CSRF), with or without a session cookie:
- * a forged sign-in (login CSRF) is as bad as a forged action. Browsers say where a request comes
- * from with Sec-Fetch-Site; older ones only with Origin (or Referer). A request with neither is
- * not from a browser page, so it carries nobody's cookies but its sender's. Routes that other
- * sites post to on purpose say so in their policy (signed webhooks, one-click unsubscribe), and
- * Bearer-token requests are never sent by browsers on their own. Same-origin means the APP_URL
- * origin or the origin the request was sent to (its Host), never a forwarded header.
+ * Refuses state changes sent from another site (CSRF, login CSRF included), judged by
+ * Sec-Fetch-Site, else Origin or Referer; a request with neither is not from a browser page.
+ * Exempt: routes whose policy allows it (signed webhooks, one-click unsubscribe) and Bearer
+ * tokens, which browsers never send on their own. Own origin: APP_URL's, or the Host's.
  */
 export function refuseCrossSiteRequests({ appUrl }: SecurityOptions): RequestHandler {
   const appOrigin = new URL(appUrl).origin;
@@ -172,11 +153,10 @@ function headersOnly(req: Request, appOrigin: string): globalThis.Request {
 }
 
 /**
- * Caps every request body before a byte of it is read: 1 MiB, declared up front (Content-Length).
- * Only a multipart upload to a route whose policy takes uploads, from someone its `allowed`
- * admits (asked from the headers alone), may be larger (up to that kind's largest file) or come
- * in chunks; the route counts those bytes as they stream. A body must also arrive in time: the
- * base time for everyone, and for an admitted upload what its size takes at 64 KiB/s on top.
+ * Caps every body before a byte is read: 1 MiB with a declared length. Only a multipart upload to
+ * a route that takes uploads, from someone its `allowed` admits by the headers alone, may be
+ * larger or chunked (the route counts its bytes). Every body must arrive within the base time; an
+ * admitted upload gets what its size takes at 64 KiB/s on top.
  */
 export function limitBody(options: SecurityOptions): RequestHandler {
   const base = options.bodyTimeoutMs ?? 30_000;
@@ -195,8 +175,8 @@ export function limitBody(options: SecurityOptions): RequestHandler {
       if (admitted) limit = maxFileBytes(upload.kind, options.postFileMaxBytes) + MULTIPART_OVERHEAD;
       res.locals.admittedUpload = admitted;
     }
-    if (declared !== null && declared > limit) return refuseBody(res, 413, "Request body is too large.");
-    if (declared === null && !admitted) return refuseBody(res, 411, "Request body must declare its length.");
+    if (declared !== null && declared > limit) return jsonError(res, 413, "Request body is too large.");
+    if (declared === null && !admitted) return jsonError(res, 411, "Request body must declare its length.");
 
     const ms = admitted ? base + Math.ceil(((declared ?? limit) / SLOWEST_UPLOAD_BYTES_PER_SECOND) * 1000) : base;
     const timer = setTimeout(() => {

@@ -1,6 +1,5 @@
-// One app server process: the Remix build behind server/app.ts on PORT (and HOST). Started by
-// server/index.ts, once per worker. The build is the path in argv[2], else
-// $REMIX_BUILD_DIR/index.js (default build/).
+// One app server process (started by server/index.ts per worker): the Remix build in argv[2],
+// else $REMIX_BUILD_DIR/index.js, behind server/app.ts on PORT (and HOST).
 import { existsSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
@@ -52,17 +51,13 @@ const app = createApp({
 const onListen = () => {
   if (!config.SERVER_QUIET) console.log(`[server] http://${host ?? "localhost"}:${port}`);
 };
-// Slow clients must not hold connections: the request head within HEADERS_TIMEOUT_MS (default
-// 15 s), a body within REQUEST_BODY_TIMEOUT_MS (default 30 s; post-file uploads get time for
-// their size, see limitBodyTime). Node's own whole-request limit (300 s by default) is replaced
-// by that per-route deadline, so a large upload is not cut off. Expired connections are looked
-// for every second.
+// Slow clients must not hold connections: the head within HEADERS_TIMEOUT_MS, the body within
+// the deadline limitBody sets (uploads get time for their size), replacing Node's requestTimeout.
 const server = http.createServer({ headersTimeout: config.HEADERS_TIMEOUT_MS, requestTimeout: 0, connectionsCheckingInterval: 1_000 }, app);
 if (host) server.listen(port, host, onListen);
 else server.listen(port, onListen);
 
-// Responses still being written; a graceful stop waits for them, not for idle or half-read
-// connections (a refused upload's body is never read).
+// Responses still being written: a graceful stop waits for them, not for idle connections.
 let inFlight = 0;
 let stopping = false;
 server.on("request", (_req, res: import("node:http").ServerResponse) => {
@@ -73,9 +68,8 @@ server.on("request", (_req, res: import("node:http").ServerResponse) => {
   });
 });
 
-// Graceful stop: no new connections, finish the responses in flight, then exit; at most 10 s.
-// A Ctrl-C under `npm start` arrives twice (from the terminal and forwarded by scripts/start.ts),
-// so the handler stays installed: a second signal must not end the process mid-response.
+// Graceful stop, at most 10 s. Ctrl-C under `npm start` arrives twice (terminal and scripts/start.ts):
+// the handler stays installed so the second does not end the process mid-response.
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.on(signal, () => {
     if (stopping) return;
