@@ -9,13 +9,14 @@ import { build } from "esbuild";
 import { FINGERPRINT_FILE, sourceFingerprint } from "./build-fingerprint.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const buildDir = process.env.REMIX_BUILD_DIR ?? "build";
+// Relative to the project, or absolute (REMIX_BUILD_DIR=/tmp/build-x).
+const buildDir = path.resolve(root, process.env.REMIX_BUILD_DIR ?? "build");
 // Taken before bundling: a source edited while the build runs makes the next start build again.
 const fingerprint = sourceFingerprint(root);
 
 await build({
   entryPoints: [path.join(root, "server/index.ts")],
-  outfile: path.resolve(root, buildDir, "server.js"),
+  outfile: path.join(buildDir, "server.js"),
   bundle: true,
   platform: "node",
   format: "esm",
@@ -28,7 +29,7 @@ await build({
 
 // The password pool's worker thread runs as its own file, beside build/index.js and server.js
 // (both resolve it as `./password-worker.mjs` from their own address).
-copyFileSync(path.join(root, "app/integrations/password-worker.mjs"), path.join(root, buildDir, "password-worker.mjs"));
+copyFileSync(path.join(root, "app/integrations/password-worker.mjs"), path.join(buildDir, "password-worker.mjs"));
 
 // The last step of `npm run build` (after `remix build`): the build is complete and current.
-writeFileSync(path.join(root, buildDir, FINGERPRINT_FILE), `${fingerprint}\n`);
+writeFileSync(path.join(buildDir, FINGERPRINT_FILE), `${fingerprint}\n`);
