@@ -2,7 +2,7 @@ import path from "node:path";
 import { defineConfig } from "vitest/config";
 
 /** Tests of pure modules: they run without a database or the per-file setup. */
-export const UNIT_TESTS = [
+const UNIT_TESTS = [
   "app/utils/**/*.test.ts",
   "app/components/**/*.test.ts",
   "app/cache.server.test.ts",
@@ -12,7 +12,7 @@ export const UNIT_TESTS = [
 ];
 
 /** Options every run shares. Two workers suit these 2-core machines. */
-export const shared = {
+const shared = {
   globals: true,
   pool: "forks",
   poolOptions: { forks: { maxForks: 2, minForks: 1 } },
@@ -21,7 +21,29 @@ export const shared = {
 } as const;
 
 /** Integration tests: one migrated template database per run, a fresh copy of it per test file. */
-export const integrationSetup = { globalSetup: ["tests/global-setup.ts"], setupFiles: ["tests/setup-file.ts"] };
+const integrationSetup = { globalSetup: ["tests/global-setup.ts"], setupFiles: ["tests/setup-file.ts"] };
+
+/**
+ * The pooler project: a representative part of the integration suite again, with the app's
+ * queries going through PgBouncer in transaction mode (tests/pgbouncer.ts), as on most hosted
+ * PostgreSQL. Migrations and test databases still use the direct connection.
+ */
+const POOLER_TESTS = [
+  "tests/pooler-project.test.ts",
+  "tests/auth.test.ts",
+  "tests/session-lookup.test.ts",
+  "tests/library-api.test.ts",
+  "tests/download.test.ts",
+  "tests/admin-api.test.ts",
+  "tests/inspiration-api.test.ts",
+  "tests/sync-interval.test.ts",
+  "tests/library-version.test.ts",
+  "tests/rate-limits.test.ts",
+  // Login codes and migration 0006 run again through the pooler.
+  "tests/login-codes.test.ts",
+  // The update digest's run lock and mail ledger.
+  "tests/update-notifications.test.ts",
+];
 
 export default defineConfig({
   resolve: { alias: { "~": path.resolve(__dirname, "app") } },
@@ -34,9 +56,14 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["app/**/*.test.{ts,tsx}", "tests/**/*.test.{ts,tsx}"],
-          exclude: [...UNIT_TESTS, "**/node_modules/**"],
+          exclude: [...UNIT_TESTS, "tests/pooler-project.test.ts", "**/node_modules/**"],
           ...integrationSetup,
         },
+      },
+      // In the same run as the others, so both workers stay busy until the last file.
+      {
+        extends: true,
+        test: { name: "pooler", include: POOLER_TESTS, ...integrationSetup, globalSetup: [...integrationSetup.globalSetup, "tests/pooler-setup.ts"] },
       },
     ],
   },

@@ -11,7 +11,7 @@ const dataDir = mkdtempSync(path.join(os.tmpdir(), "clib-data-"));
 
 process.env.NODE_ENV = "test";
 process.env.DATABASE_URL = databaseUrl(databaseName);
-// The pooler run (vitest.pooler.config.ts): the app's queries go through PgBouncer in
+// The pooler project (vitest.config.ts): the app's queries go through PgBouncer in
 // transaction mode, with no DIRECT_DATABASE_URL (the app must work without one).
 const poolerPort = inject("poolerPort");
 if (poolerPort) {
