@@ -7,6 +7,7 @@ import { runLoadBenchmark } from "./load.ts";
 import { runLighthouseBenchmark } from "./lighthouse.ts";
 import { runPagesBenchmark } from "./pages.ts";
 import { benchStampedDownload } from "./stamped-download.ts";
+import { benchRouteMatching } from "./route-matching.ts";
 import { benchStart } from "./start.ts";
 
 // The library on each database people run: the machine's PostgreSQL, the embedded default of
@@ -22,6 +23,7 @@ const results = [
   await runPagesBenchmark(),
   await runLoadBenchmark(),
   await runLighthouseBenchmark(),
+  await benchRouteMatching(),
 ];
 const failed = results.flat().filter((line) => !line.ok);
 console.log(
