@@ -161,17 +161,28 @@ test("code search finds the downloads of a leak-trace number by keyword", async 
   await search.getByRole("button", { name: "Search" }).click();
   const result = search.getByTestId("code-search-result");
   const count = await db.download.count({ where: { userId: supporter.id, post: { title: { contains: "crystal", mode: "insensitive" } } } });
-  await expect(result).toContainText(`Number ${supporter.number}: ${count} matching download${count === 1 ? "" : "s"}.`);
+  await expect(result).toContainText(`Number ${supporter.number}:`);
+  await expect(result).toContainText(`${count} matching download${count === 1 ? "" : "s"}.`);
   await expect(result.locator("tbody tr")).toHaveCount(count);
   await expect(result.locator("tbody tr").first()).toContainText("Crystal Cave Build");
   await expect(result.locator("tbody tr").first()).toContainText(post.id);
+  // The version of each download and the account's email; never the raw download id.
+  await expect(result.getByRole("columnheader", { name: "Version" })).toBeVisible();
+  await expect(result.locator("tbody tr").first()).toContainText("V1.0");
+  await expect(result).toContainText(supporter.email!);
+  const newest = await db.download.findFirstOrThrow({ where: { userId: supporter.id }, orderBy: { createdAt: "desc" } });
+  await expect(result).not.toContainText(newest.id);
+  // The account links to its user editor.
+  await result.getByTestId("trace-user").click();
+  await expect(page).toHaveURL(new RegExp(`user=${supporter.id}`));
 });
 
 test("a CSV import uploads and reports its rows", async ({ page }) => {
   await loginAsAdmin(page);
   await page.goto("/admin");
   const importer = page.getByRole("region", { name: "Import purchases" });
-  // The form names the date formats it takes.
+  // The form names the columns it needs and the date formats it takes.
+  await expect(importer.getByTestId("import-columns")).toContainText("Required columns: DateTime (UTC), TransactionType, TransactionId, BuyerEmail, Item.");
   await expect(importer.getByText("MM/DD/YYYY HH:MM:SS (Ko-fi's export) or YYYY-MM-DD HH:MM:SS, in UTC", { exact: false })).toBeVisible();
   await importer.getByRole("button", { name: "Import" }).click();
   await expect(importer.getByText("Please select a file first.")).toBeVisible();
@@ -279,4 +290,58 @@ test("on a phone the user list is a list of cards: no sideways scrolling, every 
   await page.setViewportSize({ width: 1280, height: 800 });
   expect(await list.evaluate((table) => getComputedStyle(table).display)).toBe("table");
   await expect(list.getByRole("columnheader", { name: "Email" })).toBeVisible();
+});
+
+test("check access picks its user by email without JavaScript, offers the matches of a name, and lines the button up", async ({ browser }) => {
+  const context = await browser.newContext({ javaScriptEnabled: false });
+  const page = await context.newPage();
+  const supporter = await demoUser("supporter@example.com");
+  const post = await db.post.findFirstOrThrow({ where: { title: "Crystal Cave Build" } });
+  await loginAsAdmin(page);
+  await page.goto("/admin/access-check");
+  // First load: nothing asked, nothing refused.
+  await expect(page.getByRole("alert")).toHaveCount(0);
+  await page.getByLabel("User", { exact: true }).fill("supporter@example.com");
+  await page.getByLabel("Post (title or id)").fill(post.title);
+  const button = page.getByRole("button", { name: "Check access" });
+  const [input, box] = [await page.getByLabel("Post (title or id)").boundingBox(), await button.boundingBox()];
+  expect(Math.abs(input!.y + input!.height - (box!.y + box!.height))).toBeLessThanOrEqual(1);
+  await button.click();
+  const result = page.getByTestId("access-check-result");
+  await expect(result).toContainText(`“${post.title}”`);
+  await expect(result).toContainText(`No. ${supporter.number}`);
+  await expect(page.getByLabel("User", { exact: true })).toHaveValue("supporter@example.com");
+  // Several accounts start with the same letters: the page offers them to choose from.
+  await page.getByLabel("User", { exact: true }).fill("Demo");
+  await page.getByRole("button", { name: "Check access" }).click();
+  const candidates = page.getByTestId("access-check-candidates");
+  await expect(candidates).toContainText("Several users match “Demo”: choose one.");
+  await candidates.getByRole("link").filter({ hasText: "supporter@example.com" }).click();
+  await expect(page.getByTestId("access-check-result")).toContainText(`No. ${supporter.number}`);
+  // Unknown users are refused in words.
+  await page.getByLabel("User", { exact: true }).fill("nobody-here@example.com");
+  await page.getByRole("button", { name: "Check access" }).click();
+  await expect(page.getByRole("alert")).toHaveText("User not found.");
+  await context.close();
+});
+
+test("the admin post card starts Set Index at the post's position and shortens the SHA-256 with a copy button", async ({ page }) => {
+  await loginAsAdmin(page);
+  await page.goto("/library");
+  await acceptAdultWarning(page);
+  const cards = page.getByTestId("admin-post-card");
+  await expect(cards.first().getByLabel("Index")).toHaveValue("0");
+  await expect(cards.nth(1).getByLabel("Index")).toHaveValue("1");
+  const hashed = await db.postVersion.findFirstOrThrow({
+    where: { sha256: { not: null }, post: { enabled: true } },
+    select: { postId: true, post: { select: { title: true } } },
+  });
+  await page.goto(`/library?search=${encodeURIComponent(hashed.post.title)}`);
+  const card = page.locator(`[data-testid="admin-post-card"][data-post-id="${hashed.postId}"]`);
+  const files = card.getByTestId("post-files-section");
+  if ((await files.getAttribute("open")) === null) await files.locator("> summary").click();
+  await card.getByTestId("admin-version-history").locator("> summary").click();
+  const hash = card.getByTestId("content-hash").first();
+  await expect(hash.locator("code")).toHaveText(/^[0-9a-f]{8}…[0-9a-f]{8}$/);
+  await expect(hash.getByRole("button", { name: /Copy the SHA-256/ })).toBeVisible();
 });

@@ -157,3 +157,29 @@ test("non-admins get 403 on the page and the exports", async ({ page }) => {
   expect((await page.request.get("/admin/insights/downloads.csv?range=30")).status()).toBe(403);
   expect((await page.request.get("/admin/insights/shop.csv?range=30")).status()).toBe(403);
 });
+
+test("with JavaScript, a wrong custom range is explained next to the form, never replaced by another range", async ({ page }) => {
+  await loginAsAdmin(page);
+  await page.goto("/admin/insights?range=30");
+  await page.waitForLoadState("networkidle");
+  // Dates typed while a preset is still chosen: the dates win (the select follows them).
+  await page.getByLabel("From (custom)").fill("2022-05-01");
+  await page.getByLabel("To (custom)").fill("2022-04-01");
+  await page.getByRole("button", { name: "Show", exact: true }).click();
+  await expect(page.getByRole("alert")).toHaveText("The end date must not be before the start date.");
+  await expect(page.getByTestId("insights-range")).toHaveCount(0);
+  await expect(page.getByLabel("To (custom)")).toHaveAttribute("aria-invalid", "true");
+  // Custom chosen explicitly: the same message.
+  await page.goto("/admin/insights?range=30");
+  await page.getByLabel("Time range").selectOption("custom");
+  await page.getByLabel("From (custom)").fill("2022-05-01");
+  await page.getByLabel("To (custom)").fill("2022-04-01");
+  await page.getByRole("button", { name: "Show", exact: true }).click();
+  await expect(page.getByRole("alert")).toHaveText("The end date must not be before the start date.");
+  // Choosing a preset after a custom range shows that preset, whatever dates the form held.
+  await page.goto(RANGE);
+  await page.getByLabel("Time range").selectOption("7");
+  await page.getByRole("button", { name: "Show", exact: true }).click();
+  await expect(page.getByTestId("insights-range")).not.toContainText("2022-04-01");
+  await expect(page.getByLabel("Time range")).toHaveValue("7");
+});

@@ -65,7 +65,10 @@ test("an admin uploads a new version with notes; the card's version history show
   const adminItems = card.getByTestId("version-item");
   await expect(adminItems).toHaveCount(2);
   await expect(adminItems.first()).toContainText("V2.0");
-  await expect(adminItems.first()).toContainText((await db.postVersion.findFirstOrThrow({ where: { postId, label: "V2.0" } })).sha256!);
+  // The admin card shows the SHA-256 shortened (first and last 8), the whole one in its title.
+  const sha256 = (await db.postVersion.findFirstOrThrow({ where: { postId, label: "V2.0" } })).sha256!;
+  await expect(adminItems.first()).toContainText(`${sha256.slice(0, 8)}…${sha256.slice(-8)}`);
+  await expect(adminItems.first().locator(`[title="${sha256}"]`)).toHaveCount(1);
 
   // As users see it: the disclosure on the library card.
   await page.goto("/library?view=user&search=E2E%20Versioned");

@@ -176,7 +176,11 @@ describe("/admin action without JavaScript", () => {
     expect(found.status).toBe(200);
     expect(await readJsonBody(found)).toMatchObject({
       intent: "search-by-code",
-      result: { number: leaker.number, downloads: [{ postId: "p-ship", postTitle: "Pirate Ship", username: "Form Leaker" }] },
+      result: {
+        number: leaker.number,
+        user: { id: leaker.id, email: leaker.email, username: "Form Leaker" },
+        downloads: [{ postId: "p-ship", postTitle: "Pirate Ship", username: "Form Leaker", version: "V1.0" }],
+      },
     });
   });
 

@@ -88,7 +88,9 @@ describe("leaked ZIP lookup in the code search", () => {
       result: {
         number: leaker.number,
         stamp: "verified",
-        downloads: [expect.objectContaining({ postId: post.id, postTitle: "Pirate Ship", username: "Leaky Larry" })],
+        // The page shows the account (email, a link to its editor) and each download's version.
+        user: { id: leaker.id, email: leaker.email, username: "Leaky Larry" },
+        downloads: [expect.objectContaining({ postId: post.id, postTitle: "Pirate Ship", username: "Leaky Larry", version: expect.any(String) })],
       },
     });
     // The same answer as searching by that number (no keyword: every download).
@@ -101,6 +103,7 @@ describe("leaked ZIP lookup in the code search", () => {
     expect((await readJsonBody<{ result: unknown }>(bySearch)).result).toEqual({
       number: leaker.number,
       stamp: "untagged",
+      user: expect.objectContaining({ id: leaker.id }),
       downloads: [expect.objectContaining({ postId: post.id })],
     });
     expect(storedFiles()).toEqual(before);
@@ -264,7 +267,12 @@ describe("signed stamps", () => {
     expect(await readJsonBody(response)).toEqual({
       intent: "trace-zip",
       traced: { fileName: "old.zip", number: leaker.number, stamp: "untagged" },
-      result: { number: leaker.number, stamp: "untagged", downloads: [expect.objectContaining({ postId: post.id })] },
+      result: {
+        number: leaker.number,
+        stamp: "untagged",
+        user: expect.objectContaining({ id: leaker.id }),
+        downloads: [expect.objectContaining({ postId: post.id })],
+      },
     });
   });
 
@@ -289,8 +297,16 @@ describe("signed stamps", () => {
     for (const code of [`${leaker.number}-${tag}`, `${leaker.number}-${tag.toUpperCase()}`, ` ${leaker.number}-${tag} `]) {
       const { page, api } = await search(code);
       expect(page.status, code).toBe(200);
-      expect(page.body.result).toEqual({ number: leaker.number, stamp: "verified", downloads: [expect.objectContaining({ postId: post.id })] });
-      expect(api).toEqual({ status: 200, body: page.body.result });
+      const result = page.body.result as { downloads: Record<string, unknown>[] };
+      expect(result).toEqual({
+        number: leaker.number,
+        stamp: "verified",
+        user: expect.objectContaining({ id: leaker.id }),
+        downloads: [expect.objectContaining({ postId: post.id })],
+      });
+      // The API keeps its documented payload: the page's account and version fields are left out.
+      const documented = result.downloads.map(({ _id, postId, postTitle, username, date }) => ({ _id, postId, postTitle, username, date }));
+      expect(api).toEqual({ status: 200, body: { number: leaker.number, stamp: "verified", downloads: documented } });
     }
     const wrong = await search(`${leaker.number + 1}-${tag}`);
     expect(wrong.page.status).toBe(422);

@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import pg from "pg";
 import { createMigratedDatabase, adminQuery, databaseUrl, dropDatabase, prismaCli, uniqueName } from "./db";
 
-/** Hand-written in the migrations because Prisma does not model them (0002_library_version, 0004_viewer_context, 0005_session_viewer, 0031_insights_speed, 0033 and 0035's triggers). */
+/** Hand-written in the migrations because Prisma does not model them (0002_library_version, 0004_viewer_context, 0005_session_viewer, 0031_insights_speed, 0033 and 0035's triggers, 0039_guest_downloads). */
 const HAND_WRITTEN = [
   "FUNCTION bump_library_version()",
   "FUNCTION insights_mark_changes()",
@@ -13,6 +13,8 @@ const HAND_WRITTEN = [
   "TRIGGER downloads downloads_delete_insights_changes",
   "TRIGGER downloads downloads_truncate_insights_changes",
   "TRIGGER downloads downloads_update_insights_changes",
+  "TRIGGER guest_downloads guest_downloads_delete_insights_changes",
+  "TRIGGER guest_downloads guest_downloads_truncate_insights_changes",
   "TRIGGER pledge_events pledge_events_delete_insights_changes",
   "TRIGGER pledge_events pledge_events_insert_insights_changes",
   "TRIGGER pledge_events pledge_events_truncate_insights_changes",

@@ -1,15 +1,17 @@
 // The admin's tools beside the user list: code search, the CSV purchase import, the interval
 // job and sending the update digests. Each is a form posting to the /admin action: through a
 // fetcher with JavaScript, as a plain post without.
-import { useFetcher } from "@remix-run/react";
+import { Link, useFetcher } from "@remix-run/react";
 import { useEffect, useId, useRef, useState } from "react";
 import type { AdminActionData, CodeSearchData } from "~/components/admin/action-data";
+import { adminHref } from "~/components/admin/admin-href";
 import { DataTable } from "~/components/admin/data-table";
 import { FileDrop } from "~/components/file-drop";
 import { formatDate } from "~/components/admin/format";
 import { useIntentAnswer } from "~/components/admin/use-intent-answer";
 import { showToast } from "~/components/toaster";
 import { ADMIN_MESSAGES, isPurchaseCsvName } from "~/utils/admin-schemas";
+import { PURCHASE_CSV_OPTIONAL_COLUMNS, PURCHASE_CSV_REQUIRED_COLUMNS } from "~/utils/purchase-csv-columns";
 
 type ToolProps = { actionUrl: string; fallback?: AdminActionData | null };
 
@@ -24,12 +26,20 @@ function Refusal({ error, details }: { error?: string | null; details?: string }
   );
 }
 
-/** A code search's answer: the number, whether its stamp verified, and that user's matching downloads. */
+/**
+ * A code search's answer: the number, whether its stamp verified, the account (email, and a link
+ * to its user editor) and that user's matching downloads, each with the version downloaded.
+ */
 function CodeSearchResultView({ result }: { result: CodeSearchData }) {
+  const { user } = result;
   return (
     <div data-testid="code-search-result">
       <p>
-        Number <strong>{result.number}</strong>: {result.downloads.length} matching download
+        Number <strong>{result.number}</strong>:{" "}
+        <Link to={adminHref({ search: user.email ?? String(result.number), user: user.id })} data-testid="trace-user">
+          {user.username || user.email || `No. ${result.number}`}
+        </Link>
+        {user.email && user.email !== user.username ? <> ({user.email})</> : null}, {result.downloads.length} matching download
         {result.downloads.length === 1 ? "" : "s"}.
       </p>
       <p data-testid="trace-verdict" className="muted">
@@ -41,11 +51,10 @@ function CodeSearchResultView({ result }: { result: CodeSearchData }) {
           rows={result.downloads}
           rowKey={(download) => download._id}
           columns={[
-            { header: "Post title", cell: (download) => download.postTitle },
-            { header: "Post id", cell: (download) => download.postId },
-            { header: "Username", cell: (download) => download.username },
+            { header: "Post", cell: (download) => download.postTitle },
+            { header: "Version", cell: (download) => download.version },
             { header: "Date", cell: (download) => formatDate(download.date) },
-            { header: "Download id", cell: (download) => download._id, className: "admin-mono" },
+            { header: "Post id", cell: (download) => download.postId, className: "admin-mono" },
           ]}
         />
       ) : null}
@@ -140,8 +149,25 @@ export function PurchaseImport({ actionUrl, fallback }: ToolProps) {
         The shop&apos;s transactions export (.csv). Rows already imported are counted as duplicates. Dates in the DateTime (UTC) column: MM/DD/YYYY HH:MM:SS
         (Ko-fi&apos;s export) or YYYY-MM-DD HH:MM:SS, in UTC.
       </p>
+      <p className="muted admin-csv-columns" id={`${id}-columns`} data-testid="import-columns">
+        Required columns:{" "}
+        {PURCHASE_CSV_REQUIRED_COLUMNS.map((column, index) => (
+          <span key={column}>
+            {index > 0 ? ", " : null}
+            <code>{column}</code>
+          </span>
+        ))}
+        . Also read when present:{" "}
+        {PURCHASE_CSV_OPTIONAL_COLUMNS.map((column, index) => (
+          <span key={column}>
+            {index > 0 ? ", " : null}
+            <code>{column}</code>
+          </span>
+        ))}
+        . Only rows whose TransactionType is Shop Order are imported.
+      </p>
       <fetcher.Form method="post" action={actionUrl} encType="multipart/form-data" onSubmit={check} noValidate>
-        <FileDrop ref={inputRef} id={`${id}-file`} name="file" label="CSV file" accept=".csv,text/csv" describedBy={`${id}-hint`} />
+        <FileDrop ref={inputRef} id={`${id}-file`} name="file" label="CSV file" accept=".csv,text/csv" describedBy={`${id}-hint ${id}-columns`} />
         <button type="submit" className="button" disabled={busy} aria-busy={busy || undefined}>
           {busy ? "Importing..." : "Import"}
         </button>

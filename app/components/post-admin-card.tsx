@@ -139,12 +139,15 @@ export function PostAdminCard({
   back,
   now,
   versions = [],
+  position,
 }: {
   post: LibraryPost;
   tiers: CardTier[];
   back: string;
   now: Date;
   versions?: VersionView[];
+  /** The post's place in the whole library order (0 = first): what Set Index shows to start from. */
+  position?: number;
 }) {
   const save = useFetcher();
   const toggle = useFetcher();
@@ -252,7 +255,7 @@ export function PostAdminCard({
             <input type="hidden" name="postId" value={id} />
             <input type="hidden" name="back" value={back} />
             <label htmlFor={field("index")}>Index</label>
-            <input id={field("index")} type="number" name="index" min={0} step={1} inputMode="numeric" />
+            <input id={field("index")} type="number" name="index" min={0} step={1} inputMode="numeric" defaultValue={position} key={position} />
             <button type="submit" className="button-secondary" disabled={order.state !== "idle"}>
               Set Index
             </button>

@@ -4,6 +4,7 @@
 // the post card with their actions. `renderActions` adds per-version controls (download, hide,
 // make current); `verifySlot` is where a "Verify a file" control goes (not built here).
 import type { ReactNode } from "react";
+import { ContentHash } from "~/components/admin/content-hash";
 import type { VersionView } from "~/models/post-version-history.server";
 import { formatFileSize } from "~/utils/file-size";
 
@@ -83,7 +84,7 @@ export function VersionHistoryList({
           </p>
           {showHash ? (
             <p className="version-hash muted">
-              {version.fileName} · SHA-256 <code>{version.sha256 ?? "not computed yet"}</code>
+              {version.fileName} · SHA-256 {version.sha256 ? <ContentHash hash={version.sha256} label={version.label} /> : <code>not computed yet</code>}
             </p>
           ) : null}
           {version.notesHtml ? <div className="version-notes" dangerouslySetInnerHTML={{ __html: version.notesHtml }} /> : null}

@@ -3,6 +3,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { parse } from "csv-parse/sync";
 import { z } from "zod";
+import { PURCHASE_CSV_REQUIRED_COLUMNS } from "~/utils/purchase-csv-columns";
 
 const shopItemSchema = z.object({
   direct_link_code: z.string().trim().min(1),
@@ -85,7 +86,7 @@ export function kofiTokenMatches(given: string, expected: string | undefined): b
 
 // ---------------------------------------------------------------- CSV export
 
-export const KOFI_CSV_REQUIRED_HEADERS = ["DateTime (UTC)", "TransactionType", "TransactionId", "BuyerEmail", "Item"] as const;
+export const KOFI_CSV_REQUIRED_HEADERS = PURCHASE_CSV_REQUIRED_COLUMNS;
 
 export class KofiCsvError extends Error {}
 

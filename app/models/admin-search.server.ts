@@ -7,12 +7,34 @@ import { ADMIN_MESSAGES, type CodeSearch } from "~/utils/admin-schemas";
 import { verifyTraceTag, type StampVerdict } from "~/utils/trace-stamp.server";
 import { traceStampOf, type TraceStamp } from "~/utils/zip-eocd";
 
+/** One matching download: the API's documented fields, and the version downloaded (label, and its id when recorded). */
+export type CodeSearchDownload = {
+  _id: string;
+  postId: string;
+  postTitle: string;
+  username: string;
+  date: string;
+  version: string;
+  versionId: string | null;
+};
+
 export type CodeSearchResult = {
   number: number;
   /** `verified`: the tag is this site's for the number; `untagged`: the number alone, nothing verified. */
   stamp: Exclude<StampVerdict, "forged">;
-  downloads: { _id: string; postId: string; postTitle: string; username: string; date: string }[];
+  /** The number's account, for the admin page: its id (the user editor's link), email and name. */
+  user: { id: string; email: string | null; username: string };
+  downloads: CodeSearchDownload[];
 };
+
+/** The documented payload of POST /api/admin/search-by-code (docs/api.md): the page's extra fields left out. */
+export function toCodeSearchPayload(result: CodeSearchResult) {
+  return {
+    number: result.number,
+    stamp: result.stamp,
+    downloads: result.downloads.map(({ _id, postId, postTitle, username, date }) => ({ _id, postId, postTitle, username, date })),
+  };
+}
 
 const INT_MAX = 2_147_483_647;
 const MAX_DOWNLOADS = 500;
@@ -35,18 +57,21 @@ async function downloadsOf(number: number, keyword: string, stamp: CodeSearchRes
     where: { userId: user.id, post: { title: { contains: keyword, mode: "insensitive" } } },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: MAX_DOWNLOADS,
-    select: { id: true, postId: true, createdAt: true, post: { select: { title: true } } },
+    select: { id: true, postId: true, createdAt: true, version: true, versionId: true, post: { select: { title: true } } },
   });
   const username = user.fullName ?? user.discordTag ?? user.email ?? "";
   return {
     number: user.number,
     stamp,
+    user: { id: user.id, email: user.email, username },
     downloads: downloads.map((download) => ({
       _id: download.id,
       postId: download.postId,
       postTitle: download.post.title,
       username,
       date: download.createdAt.toISOString(),
+      version: download.version,
+      versionId: download.versionId,
     })),
   };
 }

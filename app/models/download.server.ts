@@ -1,6 +1,6 @@
 // Downloads: who may fetch a post's file (the entitlement rule), short-lived signed addresses
 // for free downloads, and the record of each completed download (user, post, version, time).
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import { db } from "~/db.server";
 import { env } from "~/env.server";
 import type { User } from "~/generated/prisma/client";
@@ -149,6 +149,19 @@ export async function recordDownload(
   });
 }
 
+/**
+ * Counts a guest's completed free download (post, version label, time; nothing about who) for
+ * Insights. `link` is the signed address's signature: one count per address handed out, so a
+ * client asking again and again for the file's last byte counts once.
+ */
+export async function recordGuestDownload(postId: string, version: string, link: string, now = new Date()): Promise<boolean> {
+  const inserted = await db.$executeRaw`
+    INSERT INTO guest_downloads (id, post_id, version, created_at, link)
+    VALUES (${`g${randomUUID()}`}, ${postId}, ${version}, ${now}, ${link})
+    ON CONFLICT (link) DO NOTHING`;
+  return inserted > 0;
+}
+
 /** The version of each post the user downloaded last. */
 export async function lastDownloadedVersions(userId: string): Promise<Map<string, string>> {
   const rows = await db.download.findMany({
@@ -173,19 +186,19 @@ export type PostDownload = { key: string; fileName: string; onComplete?: () => P
 /**
  * A post's file as a download; a logged-in downloader gets a download record once the file's
  * last byte has been read. The response's last chunk waits for the record, so a client that has
- * the whole file (and revalidates its library) finds it. A failed record is logged, and the
- * file still completes: the downloader paid for the bytes, not for our bookkeeping.
+ * the whole file (and revalidates its library) finds it. A guest's download through a signed
+ * address (`guestLink`, its signature) is counted without a user. A failed record is logged, and
+ * the file still completes: the downloader paid for the bytes, not for our bookkeeping.
  */
-export function postDownload(post: DownloadablePost, userId: string | null): PostDownload {
+export function postDownload(post: DownloadablePost, userId: string | null, guestLink: string | null = null): PostDownload {
+  const logFailure = (error: unknown) => console.error("Could not record a download", error);
   return {
     key: post.driveFileId,
     fileName: downloadFileName(post.title, post.version, post.fileName ?? post.driveFileId.split("/").pop() ?? ""),
     onComplete: userId
-      ? () =>
-          recordDownload(userId, post.id, post.version, new Date(), post.unlockReason, post.versionId).then(
-            () => undefined,
-            (error: unknown) => console.error("Could not record a download", error),
-          )
-      : undefined,
+      ? () => recordDownload(userId, post.id, post.version, new Date(), post.unlockReason, post.versionId).then(() => undefined, logFailure)
+      : guestLink
+        ? () => recordGuestDownload(post.id, post.version, guestLink).then(() => undefined, logFailure)
+        : undefined,
   };
 }

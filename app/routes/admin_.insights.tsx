@@ -142,13 +142,14 @@ export default function InsightsPage() {
             id="downloads"
             title="Downloads per day"
             csvHref={view.downloads.csv}
-            summary={`${count(view.downloads.total, "download")}; at most ${count(view.downloads.peakUsers, "unique user")} on one day.`}
+            summary={`${count(view.downloads.total, "download")}; at most ${count(view.downloads.peakUsers, "unique user")} on one day. Free includes guests' downloads, which have no account and so no user.`}
           >
             <ChartSvg
               id="downloads"
               title="Downloads per day"
-              description="Downloads per day stacked by access source, with a line for unique users."
+              description="Bars per day stacked by access source, with a line for unique users."
               geometry={view.downloads.geometry}
+              empty="No downloads in this range."
             />
             <Legend geometry={view.downloads.geometry} />
             <DataTableView id="downloads-table" title="Downloads per day" table={view.downloads.table} />
@@ -184,20 +185,31 @@ export default function InsightsPage() {
                 {count(view.supporters.current, "supporter")} at the end of the range; {view.supporters.gained} new, {view.supporters.lost} lost.
               </p>
             ) : null}
-            <ChartSvg
-              id="supporters"
-              title="Supporters by tier at the end of each month"
-              description="Stacked bars: active supporters per tier at each month's end (or the range's end)."
-              geometry={view.supporters.geometry}
-            />
-            <Legend geometry={view.supporters.geometry} />
-            <ChartSvg
-              id="supporter-changes"
-              title="New and lost supporters per month"
-              description="Side-by-side bars: supporters who started and who stopped supporting in each month."
-              geometry={view.supporters.changes}
-            />
-            <Legend geometry={view.supporters.changes} />
+            {view.supporters.geometry.empty && view.supporters.changes.empty ? (
+              // Neither chart has anything to draw: one line says so for both.
+              <p className="muted insights-empty" data-testid="insights-supporters-empty">
+                No pledge history in this range.
+              </p>
+            ) : (
+              <>
+                <ChartSvg
+                  id="supporters"
+                  title="Supporters by tier at the end of each month"
+                  description="Stacked bars: active supporters per tier at each month's end (or the range's end)."
+                  geometry={view.supporters.geometry}
+                  empty="No active supporters in this range."
+                />
+                <Legend geometry={view.supporters.geometry} />
+                <ChartSvg
+                  id="supporter-changes"
+                  title="New and lost supporters per month"
+                  description="Side-by-side bars: supporters who started and who stopped supporting in each month."
+                  geometry={view.supporters.changes}
+                  empty="No new or lost supporters in this range."
+                />
+                <Legend geometry={view.supporters.changes} />
+              </>
+            )}
             <DataTableView id="supporters-table" title="Supporters by tier" table={view.supporters.table} />
           </ChartSection>
           <ChartSection
@@ -206,7 +218,13 @@ export default function InsightsPage() {
             csvHref={view.shop.csv}
             summary={`${count(view.shop.purchases, "item")} bought. Revenue is known for orders recorded since amounts are stored; the table says how many lack one.`}
           >
-            <ChartSvg id="shop" title="Shop items bought per month" description="Bars: shop items bought in each month." geometry={view.shop.geometry} />
+            <ChartSvg
+              id="shop"
+              title="Shop items bought per month"
+              description="Bars: shop items bought in each month."
+              geometry={view.shop.geometry}
+              empty="No shop purchases in this range."
+            />
             <DataTableView id="shop-table" title="Shop purchases per month" table={view.shop.table} />
           </ChartSection>
           <ChartSection
@@ -224,6 +242,7 @@ export default function InsightsPage() {
               title="Likes per idea this round"
               description="Horizontal stacked bars: likes and supporter likes per idea."
               geometry={view.inspiration.geometry}
+              empty="No likes this round yet."
             />
             <Legend geometry={view.inspiration.geometry} />
             <DataTableView id="inspiration-table" title="Likes per idea" table={view.inspiration.table} />

@@ -2,7 +2,7 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { apiError, handleApi, methodNotAllowed, readJson } from "~/api.server";
-import { searchDownloadsByCode } from "~/models/admin-search.server";
+import { searchDownloadsByCode, toCodeSearchPayload } from "~/models/admin-search.server";
 import { requireApiAdmin } from "~/models/session.server";
 import { ADMIN_MESSAGES, codeSearchSchema } from "~/utils/admin-schemas";
 
@@ -13,7 +13,7 @@ export async function action({ request }: ActionFunctionArgs) {
     const query = await readJson(request, codeSearchSchema);
     const result = await searchDownloadsByCode(query);
     if (!result) return apiError(404, ADMIN_MESSAGES.userNotFound);
-    return json(result);
+    return json(toCodeSearchPayload(result));
   });
 }
 

@@ -18,6 +18,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     const userId = verifySignedDownload(postId, search);
     if (userId === null) return apiError(403, "This download link has expired. Please start the download again.");
     const post = await getDownloadablePost(postId, search.get("version"));
-    return serveDownload(request, postDownload(post, userId || null));
+    // A guest's download is counted once per signed address (its signature), without a user.
+    return serveDownload(request, postDownload(post, userId || null, userId ? null : search.get("sig")));
   });
 }

@@ -68,11 +68,26 @@ export function daysOf(range: Pick<InsightsRange, "from" | "to">): string[] {
 export type RangeResult = { success: true; range: InsightsRange } | { success: false; error: string; field: string; values: Record<string, string> };
 
 /**
+ * The range the admin chose on the page's form. The form also sends the range and dates it was
+ * shown with (`shownRange`, `shownFrom`, `shownTo`): dates edited while the select still names a
+ * preset mean a custom range (else the preset would silently win and a wrong pair of dates would
+ * never be explained); a select changed to a preset means that preset, whatever dates the form
+ * still holds. Links and exports send no shown values, so their `range` is taken as it is.
+ */
+function chosenRange(params: URLSearchParams): string {
+  const range = params.get("range") ?? "30";
+  if (!params.has("shownRange") || range === "custom") return range;
+  const selectChanged = range !== params.get("shownRange");
+  const datesEdited = (params.get("from") ?? "") !== (params.get("shownFrom") ?? "") || (params.get("to") ?? "") !== (params.get("shownTo") ?? "");
+  return datesEdited && !selectChanged ? "custom" : range;
+}
+
+/**
  * Reads the range from query parameters. A preset of N days ends today (UTC) and includes it;
  * a custom range includes both of its dates.
  */
 export function parseInsightsRange(params: URLSearchParams, now = new Date()): RangeResult {
-  const values = { range: params.get("range") ?? "30", from: params.get("from") ?? "", to: params.get("to") ?? "" };
+  const values = { range: chosenRange(params), from: params.get("from") ?? "", to: params.get("to") ?? "" };
   const parsed = insightsRangeSchema.safeParse(values);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

@@ -5,7 +5,9 @@ export type TraceStampVerdict = "verified" | "untagged" | "forged";
 export type CodeSearchData = {
   number: number;
   stamp: Exclude<TraceStampVerdict, "forged">;
-  downloads: { _id: string; postId: string; postTitle: string; username: string; date: string }[];
+  /** The number's account: the page links its user editor and shows its email. */
+  user: { id: string; email: string | null; username: string };
+  downloads: { _id: string; postId: string; postTitle: string; username: string; date: string; version: string; versionId: string | null }[];
 };
 
 export type ImportReportData = { imported: number; duplicates: number; rejected: { row: number; reason: string }[] };

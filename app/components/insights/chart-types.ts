@@ -9,6 +9,8 @@ export type Shape =
 export type LegendEntry = { label: string; series: number; kind: "area" | "line" | "rect" };
 
 export type ChartGeometry = {
+  /** No data to draw: the page says so in one line instead of an empty frame. */
+  empty: boolean;
   width: number;
   height: number;
   /** Plot area edges inside the view box. */

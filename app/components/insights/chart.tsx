@@ -4,10 +4,32 @@ import type { ReactNode } from "react";
 import type { ChartGeometry } from "~/components/insights/chart-types";
 import type { DataTable } from "~/utils/insights-schemas";
 
-export function ChartSvg({ id, title, description, geometry }: { id: string; title: string; description: string; geometry: ChartGeometry }) {
+/**
+ * A chart, or its one-line `empty` state when there is nothing to draw. On a narrow screen the
+ * chart keeps a readable size and scrolls sideways, starting at its right end: the latest days.
+ */
+export function ChartSvg({
+  id,
+  title,
+  description,
+  geometry,
+  empty,
+}: {
+  id: string;
+  title: string;
+  description: string;
+  geometry: ChartGeometry;
+  empty: string;
+}) {
   const g = geometry;
+  if (g.empty)
+    return (
+      <p className="muted insights-empty" data-testid={`insights-${id}-empty`}>
+        {empty}
+      </p>
+    );
   return (
-    <div className="insights-scroll" role="region" aria-label={`${title}, chart`} tabIndex={0}>
+    <div className={g.horizontal ? "insights-scroll insights-scroll-items" : "insights-scroll"} role="region" aria-label={`${title}, chart`} tabIndex={0}>
       <svg className="insights-svg" viewBox={`0 0 ${g.width} ${g.height}`} role="img" aria-labelledby={`${id}-svg-title ${id}-svg-desc`}>
         <title id={`${id}-svg-title`}>{title}</title>
         <desc id={`${id}-svg-desc`}>{description}</desc>
@@ -49,7 +71,7 @@ export function ChartSvg({ id, title, description, geometry }: { id: string; tit
 }
 
 export function Legend({ geometry }: { geometry: ChartGeometry }) {
-  if (geometry.legend.length < 2) return null;
+  if (geometry.empty || geometry.legend.length < 2) return null;
   return (
     <ul className="insights-legend">
       {geometry.legend.map((entry) => (

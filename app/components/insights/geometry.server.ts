@@ -1,19 +1,21 @@
 // Chart maths on the server: scales, stacks and path strings from d3-scale and d3-shape. Route
 // loaders call these and send the result; the React charts only place what they are given, so
 // no d3 code reaches the browser.
-import { scaleBand, scaleLinear, scaleUtc } from "d3-scale";
-import { area, curveMonotoneX, curveStepAfter, line, stack } from "d3-shape";
+import { scaleBand, scaleLinear } from "d3-scale";
+import { curveLinear, line, stack } from "d3-shape";
 import type { ChartGeometry, Shape, Tick } from "~/components/insights/chart-types";
 
 export type Series = { label: string; values: number[] };
 
-const WIDTH = 640;
-const HEIGHT = 280;
+const WIDTH = 720;
+/** Compact: a chart is read at a glance, its numbers are in the table under it. */
+const HEIGHT = 200;
 const MARGIN = { top: 12, right: 16, bottom: 32, left: 48 };
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-const utcDay = (day: string) => new Date(`${day}T00:00:00Z`);
 const round = (value: number) => Math.round(value * 10) / 10;
+
+/** True when every value of every series is zero: the chart is replaced by a one-line empty state. */
+const allZero = (series: Series[]) => series.every((entry) => entry.values.every((value) => !value));
 
 function valueTicks(scale: ReturnType<typeof scaleLinear<number, number>>, count: number, toPos = (v: number) => scale(v)): Tick[] {
   // Whole numbers only: these are counts of downloads, people and purchases.
@@ -28,48 +30,59 @@ function frame(left = MARGIN.left): Pick<ChartGeometry, "width" | "height" | "le
 }
 
 /**
- * Daily values stacked by series (areas, one step per day), with optional lines on the same
- * axis (unique users): `days` are YYYY-MM-DD, every series has one value per day.
+ * At most `most` evenly spaced indexes of `count` categories, always the first and the last: the
+ * labels stay inside the range and never crowd each other.
+ */
+function spreadIndexes(count: number, most: number): number[] {
+  if (count <= most) return Array.from({ length: count }, (_, index) => index);
+  const step = (count - 1) / (most - 1);
+  return [...new Set(Array.from({ length: most }, (_, n) => Math.round(n * step)))];
+}
+
+/**
+ * Daily values as stacked bars, one bar centred on each day, with optional lines on the same axis
+ * (unique users) through the bars' centres, straight from day to day (a count does not rise
+ * between two days): `days` are YYYY-MM-DD, every series has one value per day. Day labels sit
+ * under their bars, first and last day included, never past the range.
  */
 export function dailyStack(days: string[], series: Series[], lines: Series[] = []): ChartGeometry {
   const box = frame();
-  if (days.length === 0) return { ...box, xTicks: [], yTicks: [], horizontal: false, shapes: [], legend: [] };
-  const start = utcDay(days[0]!);
-  const end = new Date(utcDay(days[days.length - 1]!).getTime() + DAY_MS);
-  const x = scaleUtc().domain([start, end]).range([box.left, box.right]);
+  const empty = days.length === 0 || (allZero(series) && allZero(lines));
+  if (empty) return { ...box, empty: true, xTicks: [], yTicks: [], horizontal: false, shapes: [], legend: [] };
+  const x = scaleBand()
+    .domain(days)
+    .range([box.left, box.right])
+    .paddingInner(days.length > 60 ? 0.1 : 0.2)
+    .paddingOuter(0.1);
+  const centre = (index: number) => x(days[index]!)! + x.bandwidth() / 2;
   const rows = days.map((_, index) => Object.fromEntries(series.map((entry, s) => [s, entry.values[index] ?? 0])) as Record<number, number>);
   const stacked = stack<Record<number, number>, number>().keys(series.map((_, s) => s))(rows);
   const top = Math.max(1, ...stacked.flatMap((layer) => layer.map((point) => point[1])), ...lines.flatMap((entry) => entry.values));
   const y = scaleLinear().domain([0, top]).nice().range([box.bottom, box.top]);
-  // A step holds each day's value across the whole day; the last day needs a closing point.
-  const dayX = (index: number) => x(new Date(start.getTime() + index * DAY_MS));
-  const closed = <T>(points: T[]) => [...points, points[points.length - 1]!];
-  const shapes: Shape[] = stacked.map((layer, s) => ({
-    kind: "area",
-    series: s,
-    d:
-      area<[number, number]>()
-        .x((_, index) => dayX(index))
-        .y0((point) => y(point[0]))
-        .y1((point) => y(point[1]))
-        .curve(curveStepAfter)(closed(layer.map((point) => [point[0], point[1]] as [number, number]))) ?? "",
-  }));
+  const shapes: Shape[] = [];
+  stacked.forEach((layer, s) =>
+    layer.forEach(([from, to], index) => {
+      if (to <= from) return;
+      shapes.push({ kind: "rect", series: s, x: round(x(days[index]!)!), y: round(y(to)), width: round(x.bandwidth()), height: round(y(from) - y(to)) });
+    }),
+  );
   lines.forEach((entry, l) => {
     const d = line<number>()
-      .x((_, index) => dayX(index) + (dayX(1) - dayX(0)) / 2)
+      .x((_, index) => centre(index))
       .y((value) => y(value))
-      .curve(curveMonotoneX)(entry.values);
+      .curve(curveLinear)(entry.values);
     shapes.push({ kind: "line", series: series.length + l, d: d ?? "" });
   });
-  const xTicks = x.ticks(Math.min(6, days.length)).map((date) => ({ pos: round(x(date)), label: date.toISOString().slice(5, 10) }));
+  const xTicks = spreadIndexes(days.length, 7).map((index) => ({ pos: round(centre(index)), label: days[index]!.slice(5) }));
   return {
     ...box,
+    empty: false,
     xTicks,
-    yTicks: valueTicks(y, 5),
+    yTicks: valueTicks(y, 4),
     horizontal: false,
     shapes,
     legend: [
-      ...series.map((entry, s) => ({ label: entry.label, series: s, kind: "area" as const })),
+      ...series.map((entry, s) => ({ label: entry.label, series: s, kind: "rect" as const })),
       ...lines.map((entry, l) => ({ label: entry.label, series: series.length + l, kind: "line" as const })),
     ],
   };
@@ -90,6 +103,7 @@ function segments(series: Series[], index: number, grouped = false): { s: number
 /** Vertical bars per category (months): stacked series, or side by side when `grouped`. */
 export function categoryBars(categories: string[], series: Series[], { grouped = false } = {}): ChartGeometry {
   const box = frame();
+  if (categories.length === 0 || allZero(series)) return { ...box, empty: true, xTicks: [], yTicks: [], horizontal: false, shapes: [], legend: [] };
   const x = scaleBand().domain(categories).range([box.left, box.right]).padding(0.2);
   const sums = categories.map((_, index) =>
     grouped ? Math.max(0, ...series.map((entry) => entry.values[index] ?? 0)) : series.reduce((sum, entry) => sum + (entry.values[index] ?? 0), 0),
@@ -116,13 +130,13 @@ export function categoryBars(categories: string[], series: Series[], { grouped =
       });
     }
   });
-  // Label at most about eight categories so month names never overlap.
-  const every = Math.max(1, Math.ceil(categories.length / 8));
-  const xTicks = categories.filter((_, index) => index % every === 0).map((category) => ({ pos: round(x(category)! + x.bandwidth() / 2), label: category }));
+  // Label at most eight categories (the first and last among them) so month names never overlap.
+  const xTicks = spreadIndexes(categories.length, 8).map((index) => ({ pos: round(x(categories[index]!)! + x.bandwidth() / 2), label: categories[index]! }));
   return {
     ...box,
+    empty: false,
     xTicks,
-    yTicks: valueTicks(y, 5),
+    yTicks: valueTicks(y, 4),
     horizontal: false,
     shapes,
     legend: series.map((entry, s) => ({ label: entry.label, series: s, kind: "rect" as const })),
@@ -133,8 +147,9 @@ export function categoryBars(categories: string[], series: Series[], { grouped =
 export function itemBars(items: string[], series: Series[]): ChartGeometry {
   const rowHeight = 28;
   const left = 150;
-  const height = Math.max(120, MARGIN.top + MARGIN.bottom + rowHeight * items.length);
+  const height = Math.max(100, MARGIN.top + MARGIN.bottom + rowHeight * items.length);
   const box = { ...frame(left), height, bottom: height - MARGIN.bottom };
+  if (items.length === 0 || allZero(series)) return { ...box, empty: true, xTicks: [], yTicks: [], horizontal: true, shapes: [], legend: [] };
   const y = scaleBand()
     .domain(items.map((_, index) => String(index)))
     .range([box.top, box.bottom])
@@ -153,6 +168,7 @@ export function itemBars(items: string[], series: Series[]): ChartGeometry {
   const yTicks = items.map((item, index) => ({ pos: round(y(String(index))! + y.bandwidth() / 2), label: item.length > 22 ? `${item.slice(0, 21)}…` : item }));
   return {
     ...box,
+    empty: false,
     xTicks: valueTicks(x, 5),
     yTicks,
     horizontal: true,

@@ -1,5 +1,6 @@
 // Download insights: downloads per UTC day by access source with unique users, and the most
-// downloaded posts with their daily downloads and version adoption. Rolled-up days come from the
+// downloaded posts with their daily downloads and version adoption. Guests' free downloads
+// (guest_downloads) count as Free and in the rankings; unique users and owners are accounts. Rolled-up days come from the
 // rollup tables, later days from the raw rows (see rollup.server.ts).
 import { queryRows } from "~/db.server";
 import type { DownloadAccess } from "~/generated/prisma/enums";
@@ -29,7 +30,10 @@ export async function downloadsPerDay(range: InsightsRange): Promise<DownloadDay
         WHERE day >= $1::date AND day < $2::date
        UNION ALL
        SELECT to_char(created_at::date, 'YYYY-MM-DD'), access_source, count(*)::int FROM downloads
-        WHERE created_at >= $2::date AND created_at < $3::date GROUP BY 1, 2`,
+        WHERE created_at >= $2::date AND created_at < $3::date GROUP BY 1, 2
+       UNION ALL
+       SELECT to_char(created_at::date, 'YYYY-MM-DD'), 'FREE', count(*)::int FROM guest_downloads
+        WHERE created_at >= $2::date AND created_at < $3::date GROUP BY 1`,
       [range.from, split, range.to],
     ),
     queryRows<{ day: string; users: number }>(
@@ -95,6 +99,8 @@ export async function topPosts(range: InsightsRange, limit = TOP_POSTS): Promise
          SELECT post_id, downloads FROM rolled
          UNION ALL
          SELECT post_id, count(*)::int FROM downloads WHERE created_at >= $2::date AND created_at < $3::date GROUP BY post_id
+         UNION ALL
+         SELECT post_id, count(*)::int FROM guest_downloads WHERE created_at >= $2::date AND created_at < $3::date GROUP BY post_id
        ) parts GROUP BY post_id
      )
      SELECT c.post_id, p.title, p.version, c.downloads FROM counts c JOIN posts p ON p.id = c.post_id
@@ -110,6 +116,9 @@ export async function topPosts(range: InsightsRange, limit = TOP_POSTS): Promise
         WHERE post_id = ANY($4::text[]) AND day >= $1::date AND day < $2::date
        UNION ALL
        SELECT post_id, to_char(created_at::date, 'YYYY-MM-DD'), count(*)::int FROM downloads
+        WHERE post_id = ANY($4::text[]) AND created_at >= $2::date AND created_at < $3::date GROUP BY 1, 2
+       UNION ALL
+       SELECT post_id, to_char(created_at::date, 'YYYY-MM-DD'), count(*)::int FROM guest_downloads
         WHERE post_id = ANY($4::text[]) AND created_at >= $2::date AND created_at < $3::date GROUP BY 1, 2`,
       [range.from, split, range.to, ids],
     ),

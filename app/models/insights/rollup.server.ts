@@ -90,10 +90,16 @@ async function rollDownloads(tx: Tx, from: string | null, today: string) {
   await tx.$executeRaw`DELETE FROM download_day_sources WHERE day >= ${since}::date`;
   await tx.$executeRaw`DELETE FROM download_days WHERE day >= ${since}::date`;
   await tx.$executeRaw`DELETE FROM download_post_days WHERE day >= ${since}::date`;
+  // Guests' free downloads count as Free; they have no account, so no unique user or owner.
   await tx.$executeRaw`
     INSERT INTO download_day_sources (day, access_source, downloads)
-    SELECT created_at::date, access_source, count(*)::int FROM downloads
-     WHERE created_at >= ${since}::date AND created_at < ${today}::date GROUP BY 1, 2`;
+    SELECT day, source::download_access, sum(downloads)::int FROM (
+      SELECT created_at::date AS day, access_source::text AS source, count(*) AS downloads FROM downloads
+       WHERE created_at >= ${since}::date AND created_at < ${today}::date GROUP BY 1, 2
+      UNION ALL
+      SELECT created_at::date, 'FREE', count(*) FROM guest_downloads
+       WHERE created_at >= ${since}::date AND created_at < ${today}::date GROUP BY 1
+    ) parts GROUP BY 1, 2`;
   await tx.$executeRaw`
     INSERT INTO download_days (day, unique_users)
     SELECT created_at::date, count(DISTINCT user_id)::int FROM downloads
@@ -101,8 +107,13 @@ async function rollDownloads(tx: Tx, from: string | null, today: string) {
   // Running totals continue from the post's last row kept before `since` (one lookup per post).
   await tx.$executeRaw`
     WITH counts AS (
-      SELECT created_at::date AS day, post_id, count(*)::int AS downloads FROM downloads
-       WHERE created_at >= ${since}::date AND created_at < ${today}::date GROUP BY 1, 2
+      SELECT day, post_id, sum(downloads)::int AS downloads FROM (
+        SELECT created_at::date AS day, post_id, count(*) AS downloads FROM downloads
+         WHERE created_at >= ${since}::date AND created_at < ${today}::date GROUP BY 1, 2
+        UNION ALL
+        SELECT created_at::date, post_id, count(*) FROM guest_downloads
+         WHERE created_at >= ${since}::date AND created_at < ${today}::date GROUP BY 1, 2
+      ) parts GROUP BY 1, 2
     ), base AS (
       SELECT ids.post_id,
              (SELECT b.running_total FROM download_post_days b WHERE b.post_id = ids.post_id AND b.day < ${since}::date ORDER BY b.day DESC LIMIT 1) AS total
