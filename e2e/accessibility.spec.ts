@@ -25,6 +25,7 @@ const PAGES: PageCase[] = [
     },
   },
   { name: "library after accepting the 18+ warning", path: "/library", roles: ["guest", "fan", "admin"], adultAccepted: true },
+  { name: "library as a list", path: "/library?layout=list", roles: ["guest", "fan"], adultAccepted: true },
   { name: "login tab", path: "/login?tab=login", roles: ["guest"] },
   { name: "sign-up tab", path: "/login?tab=signup", roles: ["guest"] },
   { name: "login page logged in", path: "/login", roles: ["fan", "admin"] },
@@ -37,6 +38,7 @@ const PAGES: PageCase[] = [
   { name: "updates for you", path: "/account/updates", roles: ["fan"] },
   { name: "my downloads", path: "/account/downloads", roles: ["fan"] },
   { name: "delete my account", path: "/account/delete", roles: ["fan"] },
+  { name: "export my data", path: "/account/export", roles: ["fan"] },
   {
     name: "updates by feed and mail, with a new feed link",
     path: "/account/notifications",

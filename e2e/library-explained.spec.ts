@@ -1,5 +1,5 @@
-// Access explained on the library cards (each of the six reasons, and what unlocks a locked
-// post), with and without JavaScript; the admins' Check access; and "Download all updates".
+// Access explained on the library cards (each of the six reasons on the owned card's status
+// line, and what unlocks a locked post), with and without JavaScript; the admins' Check access; and "Download all updates".
 import type { Page } from "@playwright/test";
 import { db, expect, loginAs, test } from "./fixtures";
 
@@ -104,29 +104,47 @@ for (const javaScriptEnabled of [true, false]) {
   test.describe(`${javaScriptEnabled ? "with" : "without"} JavaScript`, () => {
     test.use({ javaScriptEnabled });
 
-    test("each unlocked card says why, and a locked one what would unlock it", async ({ page }) => {
+    test("each owned card says why on its status line, and a locked one what would unlock it", async ({ page }) => {
       await openLibrary(page);
-      await expect(card(page, "free").getByTestId("access-reason")).toHaveText(/Free$/);
+      await expect(card(page, "free").getByTestId("post-status")).toHaveText(/Free download$/);
+      await expect(card(page, "free").getByTestId("access-reason")).toHaveCount(0);
       await loginAs(page, supporterId);
       await openLibrary(page);
-      await expect(card(page, "free").getByTestId("access-reason")).toHaveText(/Free$/);
-      await expect(card(page, "tier").getByTestId("access-reason")).toHaveText(/Your Tier 2 membership$/);
-      await expect(card(page, "early").getByTestId("access-reason")).toHaveText(/Early supporter: you were on Tier 1 when this was published on 3 March 2026$/);
-      await expect(card(page, "bought").getByTestId("access-reason")).toHaveText(
-        new RegExp(`Bought on 12 May 2026 with shop email ${shopEmail.replace(/\./g, "\\.")}$`),
-      );
+      await expect(card(page, "free").getByTestId("post-status")).toHaveText(/Free download$/);
+      // The reason shares the status line with "You own this item", next to Download.
+      const tier = card(page, "tier");
+      await expect(tier.getByTestId("post-status")).toHaveText(/^✓\s*You own this item\s*·\s*:?\s*Included in your Tier 2 membership$/);
+      await expect(tier.getByTestId("access-reason")).toHaveText(/Included in your Tier 2 membership$/);
+      const download = await tier.getByRole("button", { name: /^Download/ }).boundingBox();
+      const status = await tier.getByTestId("post-status").boundingBox();
+      expect(download && status && Math.abs(download.y + download.height / 2 - (status.y + status.height / 2))).toBeLessThan(12);
+      await expect(card(page, "early").getByTestId("access-reason")).toHaveText(/Early supporter on Tier 1$/);
+      await expect(card(page, "bought").getByTestId("access-reason")).toHaveText(new RegExp(`Bought on 12 May 2026 with ${shopEmail.replace(/\./g, "\\.")}$`));
       await expect(card(page, "granted").getByTestId("access-reason")).toHaveText(/Granted by the creator$/);
 
+      // Locked: one primary way in, one secondary, and the explanation repeats none of them.
       const locked = card(page, "locked");
       await expect(locked.getByTestId("access-reason")).toHaveCount(0);
+      await expect(locked.getByRole("link", { name: "Subscribe (Tier 3)" })).toHaveClass("button");
+      await expect(locked.getByRole("link", { name: "Ko-fi Shop" })).toHaveAttribute("href", new RegExp(`/s/KL${tag}$`));
+      await expect(locked.getByRole("link", { name: "Ko-fi Shop" })).toHaveClass("button-secondary");
       await locked.getByText("What unlocks this?").click();
-      await expect(locked.getByRole("link", { name: "Join Tier 3" })).toBeVisible();
-      await expect(locked.getByRole("link", { name: "Buy in the shop" })).toHaveAttribute("href", new RegExp(`/s/KL${tag}$`));
-      await expect(locked.getByText("Current tier Tier 2; this post needs Tier 3")).toBeVisible();
+      const unlock = locked.getByTestId("access-unlock");
+      await expect(unlock.getByText("A Tier 3 membership")).toBeVisible();
+      await expect(unlock.getByText("Buying it in the shop")).toBeVisible();
+      await expect(unlock.getByRole("link")).toHaveCount(0);
+      await expect(unlock.getByText("Current tier Tier 2; this post needs Tier 3")).toBeVisible();
+      // Fans see that it was not bought, not the shop's internal item code.
+      await expect(unlock.getByText("Not bought in the shop", { exact: true })).toBeVisible();
+      await expect(locked.getByText(/item KL/)).toHaveCount(0);
+      // The summary sits on top, the content below it (not a squeezed side column).
+      const summary = await unlock.locator("summary").boundingBox();
+      const ways = await unlock.getByText("A Tier 3 membership").boundingBox();
+      expect(summary && ways && ways.y).toBeGreaterThanOrEqual((summary?.y ?? 0) + (summary?.height ?? 0) - 1);
 
       await loginAs(page, adminId);
       await openLibrary(page, "&view=user");
-      await expect(card(page, "locked").getByTestId("access-reason")).toHaveText(/Admin$/);
+      await expect(card(page, "locked").getByTestId("access-reason")).toHaveText(/Admin access$/);
     });
 
     test("an admin checks a user's access to a post, near misses included", async ({ page }) => {

@@ -196,6 +196,14 @@ test("a supporter accepts the terms once and downloads a paid post; it is record
   const download = await downloadPromise;
   expect(download.suggestedFilename()).toBe("cozy-cabin-lot-v1.0.package");
   expect(await download.failure()).toBeNull();
+  // One toast per download: the one that said it is coming now says it started.
+  const downloadToasts = page
+    .getByTestId("toast")
+    .locator(".toast-message")
+    .filter({ hasText: /^Download (will be starting soon\.\.\.|initiated\.)$/ });
+  await expect(downloadToasts).toHaveText(["Download initiated."], { timeout: 6000 });
+  // The card updates in place: downloaded now, not "Never downloaded" until a reload.
+  await expect(paid.getByText("Never downloaded")).toHaveCount(0);
   await expect.poll(async () => (await db.user.findUniqueOrThrow({ where: { id: supporter.id } })).tosAccepted).toBe(true);
   await expect.poll(() => db.download.count({ where: { userId: supporter.id } })).toBe(1);
   // The terms were accepted by the library's action with the download request, not by /api.
@@ -213,6 +221,77 @@ test("a supporter accepts the terms once and downloads a paid post; it is record
     .click();
   await expect(page.getByTestId("terms-modal")).toBeHidden();
   await second;
+});
+
+test("opening a card's version history grows that card only, not the one beside it", async ({ page }) => {
+  await acceptAdultWarning(page);
+  await page.setViewportSize({ width: 1366, height: 900 });
+  await page.goto("/library?perLine=2");
+  const neon = card(page, "Neon Streetwear Set");
+  // Two per line: the card beside it is the other one of its pair.
+  const index = await neon.evaluate((element) => [...element.parentElement!.children].indexOf(element));
+  const neighbour = page.getByTestId("post-card").nth(index ^ 1);
+  // Measured once both covers have loaded (lazy images below the fold change heights as they come).
+  await neon.scrollIntoViewIfNeeded();
+  for (const each of [neon, neighbour])
+    await expect
+      .poll(() =>
+        each
+          .locator("img")
+          .first()
+          .evaluate((image: HTMLImageElement) => image.complete),
+      )
+      .toBe(true);
+  const height = (locator: typeof neon) => locator.evaluate((element) => Math.round(element.getBoundingClientRect().height));
+  const [neonBefore, neighbourBefore] = [await height(neon), await height(neighbour)];
+  await neon.getByText(/^Version history/).click();
+  await expect(neon.getByTestId("version-list")).toBeVisible();
+  expect(await height(neon)).toBeGreaterThan(neonBefore);
+  // The row neighbour keeps its height: it does not stretch into an empty box.
+  expect(await height(neighbour)).toBe(neighbourBefore);
+});
+
+test("a compact list view is kept in the URL; an owned post with a newer version leads with Update available", async ({ page }) => {
+  const supporter = await db.user.findUniqueOrThrow({ where: { email: "supporter@example.com" } });
+  const kitchen = await db.post.findFirstOrThrow({ where: { title: "Minimalist Kitchen" } });
+  await db.user.update({ where: { id: supporter.id }, data: { tosAccepted: true } });
+  await db.download.deleteMany({ where: { userId: supporter.id, postId: kitchen.id } });
+  await db.download.create({ data: { userId: supporter.id, postId: kitchen.id, version: "V0.9" } });
+  await loginAs(page, supporter.id);
+  await acceptAdultWarning(page);
+  await page.goto("/library?search=Minimalist");
+  const badges = card(page, "Minimalist Kitchen").getByTestId("post-badges").locator(".badge");
+  await expect(badges.first()).toHaveText("Update available");
+  await expect(card(page, "Minimalist Kitchen").getByText("Your version: V0.9")).toBeVisible();
+
+  // The list: a row per post with its thumbnail, title, status and one button.
+  await page.getByRole("radio", { name: "List" }).check();
+  await page.waitForURL(/layout=list/);
+  const row = page.getByTestId("post-row").filter({ has: page.getByRole("heading", { name: "Minimalist Kitchen" }) });
+  await expect(row).toHaveCount(1);
+  await expect(page.getByTestId("post-card")).toHaveCount(0);
+  await expect(row.getByText("Update available")).toBeVisible();
+  await expect(row.getByText("You own this item")).toBeVisible();
+  await expect(row.getByRole("button")).toHaveCount(1);
+  await page.reload();
+  await expect(page.getByRole("radio", { name: "List" })).toBeChecked();
+  await expect(page.getByTestId("post-row")).toHaveCount(1);
+
+  // A download from the row updates it in place.
+  const download = page.waitForEvent("download");
+  await row.getByRole("button", { name: /^Download/ }).click();
+  await download;
+  await expect(row.getByText("Update available")).toHaveCount(0);
+
+  // Locked posts offer their main way in.
+  await page.goto("/library?layout=list&filter=locked");
+  const locked = page.getByTestId("post-row").first();
+  await expect(locked.getByRole("img", { name: "Locked" })).toBeVisible();
+  await expect(locked.getByRole("link")).toHaveCount(1);
+
+  await page.getByRole("radio", { name: "Grid" }).check();
+  await page.waitForURL(/layout=grid/);
+  await expect(page.getByTestId("library-grid")).toBeVisible();
 });
 
 test("an admin edits a card, toggles it and reorders posts", async ({ page }) => {
@@ -266,6 +345,14 @@ test.describe("without JavaScript", () => {
     await page.getByLabel("Search by title").fill("pack");
     await page.getByRole("button", { name: "Apply" }).click();
     await expect(page).toHaveURL(/search=pack/);
+    await expect(page.getByTestId("post-card")).toHaveCount(1);
+    // The list view is a plain choice too.
+    await page.getByText("List", { exact: true }).click();
+    await page.getByRole("button", { name: "Apply" }).click();
+    await expect(page).toHaveURL(/layout=list/);
+    await expect(page.getByTestId("post-row")).toHaveCount(1);
+    await page.getByText("Grid", { exact: true }).click();
+    await page.getByRole("button", { name: "Apply" }).click();
     await expect(page.getByTestId("post-card")).toHaveCount(1);
     await card(page, "Starter Furniture Pack")
       .getByRole("button", { name: /^Download/ })

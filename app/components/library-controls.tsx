@@ -1,9 +1,12 @@
-// The library's search, filters and posts per line: a GET form, so the choice lives in the
+// The library's search, filters, layout (grid or list) and posts per line: a GET form, so the choice lives in the
 // address (and survives a reload). With JavaScript it applies itself as the visitor types or
 // picks; without, the Apply button sends it.
 import { Form, useSubmit } from "@remix-run/react";
 import { useRef, useState } from "react";
+import { LIBRARY_LAYOUTS, type LibraryLayout } from "~/utils/library-layout";
 import { LIBRARY_FILTERS, POSTS_PER_LINE, USER_ONLY_FILTERS, type LibraryFilter } from "~/utils/library-schemas";
+
+const LAYOUT_LABELS: Record<LibraryLayout, string> = { grid: "Grid", list: "List" };
 
 const FILTER_LABELS: Record<LibraryFilter, string> = {
   all: "All",
@@ -18,12 +21,17 @@ export function LibraryControls({
   search,
   filter,
   perLine,
+  layout,
+  showLayout,
   loggedIn,
   viewAsUser,
 }: {
   search: string;
   filter: LibraryFilter;
   perLine: number;
+  layout: LibraryLayout;
+  /** The grid/list choice (not in the admins' editor view, which is cards only). */
+  showLayout: boolean;
   loggedIn: boolean;
   /** An admin looking at the user view keeps it while searching. */
   viewAsUser: boolean;
@@ -61,7 +69,21 @@ export function LibraryControls({
           ))}
         </fieldset>
       </details>
-      <div className="field library-per-line">
+      {showLayout ? (
+        <fieldset className="library-layout">
+          <legend>View</legend>
+          <div className="segmented">
+            {LIBRARY_LAYOUTS.map((choice) => (
+              <label key={choice} className="segmented-option">
+                <input type="radio" name="layout" value={choice} defaultChecked={layout === choice} />
+                <span>{LAYOUT_LABELS[choice]}</span>
+              </label>
+            ))}
+          </div>
+        </fieldset>
+      ) : null}
+      {/* In the list it keeps the grid's choice (sent along, not shown). */}
+      <div className="field library-per-line" data-layout={layout}>
         <label htmlFor="library-per-line">Posts per line</label>
         <select id="library-per-line" name="perLine" defaultValue={String(perLine)}>
           {POSTS_PER_LINE.map((count) => (

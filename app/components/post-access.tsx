@@ -21,8 +21,8 @@ export function accessLine(post: Pick<LibraryPost, "tiers" | "kofi_id" | "is_kof
 
 export function PostAccess({ post, tiers }: { post: LibraryPost; tiers: CardTier[] }) {
   return (
-    <p className="post-access" data-testid="post-access">
+    <span className="post-access" data-testid="post-access">
       {accessLine(post, tiers)}
-    </p>
+    </span>
   );
 }

@@ -1,30 +1,21 @@
-// A post as supporters see it: preview, version and status badges, and either the download
-// (owned) or the ways to get it (shop, support platform) with a lock.
+// A post as supporters see it (docs/design.md#the-library-card): preview, badges led by what can
+// be acted on, the title, then one status line with one primary action (Download with why it is
+// yours, or the main way in with a lock), a secondary action, and the details (what unlocks it,
+// version history) folded at the card's foot.
 import { AccessNote } from "~/components/access-note";
 import { PostAccess } from "~/components/post-access";
 import { VerifyFile } from "~/components/verify-file";
 import { VersionHistory } from "~/components/version-history";
 import type { LibraryPost } from "~/models/library-listing.server";
 import type { VersionView } from "~/models/post-version-history.server";
-import type { AccessSummary } from "~/utils/access-words";
 import { badgesFor } from "~/utils/badges";
+import type { CardAccess } from "~/utils/card-status";
 import { formatFileSize } from "~/utils/file-size";
 import { GRID_IMAGE_SIZES, imageSrcSet } from "~/utils/responsive-images";
 
 export type CardTier = { tierId: string; title: string; subscribeLabel: string | null; amount_cents: number | null };
 
 export type CardLinks = { kofiShopUrl: string; patreonCreatorUrl: string };
-
-function LockIcon() {
-  return (
-    <svg className="post-lock" role="img" aria-label="Locked" viewBox="0 0 24 24" width="22" height="22">
-      <path
-        fill="currentColor"
-        d="M12 2a5 5 0 0 0-5 5v3H6a2 2 0 0 0-2 2v8a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-8a2 2 0 0 0-2-2h-1V7a5 5 0 0 0-5-5Zm-3 5a3 3 0 1 1 6 0v3H9V7Z"
-      />
-    </svg>
-  );
-}
 
 /** The cheapest tier of the post that has a Subscribe label (docs/product.md#constants). */
 export function subscribeTier(post: LibraryPost, tiers: CardTier[]): CardTier | undefined {
@@ -48,23 +39,146 @@ export function PostImage({ post }: { post: LibraryPost }) {
   );
 }
 
+/**
+ * The post as the card shows it after downloads made on this page: a post downloaded here is
+ * current (its version is the one just fetched), without waiting for a reload.
+ */
+export function withPageDownload(post: LibraryPost, downloadedVersion: string | undefined): LibraryPost {
+  if (downloadedVersion === undefined) return post;
+  return { ...post, downloadStatus: "current", userVersion: downloadedVersion };
+}
+
+/**
+ * The badges, what can be acted on first: "Update available" (a newer version than the one the
+ * user has), then the news (New, Updated), the version, and quietly the user's own version and
+ * "Never downloaded".
+ */
 export function PostBadges({ post, loggedIn, now }: { post: LibraryPost; loggedIn: boolean; now: Date }) {
   const { isNew, isUpdated } = badgesFor({ firstPublishedAt: post.first_published_at, lastUpdated: post.last_updated }, now);
+  const mine = loggedIn && post.unlocked;
+  const outdated = mine && post.downloadStatus === "outdated" && Boolean(post.userVersion);
   return (
-    <div className="post-badges">
-      <span className="badge">{post.version}</span>
+    <div className="post-badges" data-testid="post-badges">
+      {outdated ? <span className="badge badge-update">Update available</span> : null}
       {isNew ? <span className="badge badge-new">New</span> : null}
       {isUpdated ? <span className="badge badge-updated">Updated</span> : null}
-      {loggedIn && post.unlocked && post.downloadStatus === "outdated" && post.userVersion ? (
-        <span className="badge badge-outdated">Your version: {post.userVersion}</span>
-      ) : null}
-      {loggedIn && post.unlocked && post.downloadStatus === "never" ? <span className="badge badge-never">Never downloaded</span> : null}
+      <span className="badge badge-version">{post.version}</span>
+      {outdated ? <span className="badge badge-quiet badge-outdated">Your version: {post.userVersion}</span> : null}
+      {mine && post.downloadStatus === "never" ? <span className="badge badge-quiet badge-never">Never downloaded</span> : null}
     </div>
   );
 }
 
+/** The owned card's Download: a plain post to the library's download intent; with JavaScript, in place. */
+export function DownloadForm({ post, back, onDownload }: { post: LibraryPost; back: string; onDownload: (post: LibraryPost) => void }) {
+  return (
+    <form
+      method="post"
+      action="/library"
+      className="post-download"
+      onSubmit={(event) => {
+        event.preventDefault();
+        onDownload(post);
+      }}
+    >
+      <input type="hidden" name="intent" value="download" />
+      <input type="hidden" name="postId" value={post.postId} />
+      <input type="hidden" name="back" value={back} />
+      <button type="submit" className="button">
+        Download{post.fileSize !== null ? ` (${formatFileSize(post.fileSize)})` : ""}
+      </button>
+    </form>
+  );
+}
+
+/**
+ * The owned card's status line: "✓ You own this item · Included in your Tier 2 membership" (or
+ * "Free download" for a free post, which everyone may download).
+ */
+export function OwnedStatus({ post, access }: { post: LibraryPost; access: CardAccess | undefined }) {
+  const reason = post.paid_content ? access?.status : null;
+  return (
+    <p className="post-status post-status-owned" data-testid="post-status">
+      <span className="post-status-mark" aria-hidden="true">
+        ✓
+      </span>{" "}
+      <span className="post-owned-label">{post.paid_content ? "You own this item" : "Free download"}</span>
+      {reason ? (
+        <span className="post-status-reason" data-testid="access-reason">
+          <span aria-hidden="true"> · </span>
+          <span className="visually-hidden">: </span>
+          {reason}
+        </span>
+      ) : null}
+    </p>
+  );
+}
+
+type WayIn = { label: string; href: string };
+
+/**
+ * A locked post's ways in, the main one first: the membership (Subscribe, the cheapest tier that
+ * includes it) when it has one, else the shop; the shop second; the support-platform page last.
+ */
+export function waysIn(post: LibraryPost, tiers: CardTier[], links: CardLinks): { primary: WayIn | null; secondary: WayIn | null; more: WayIn | null } {
+  const subscribe = !post.is_kofiOnly ? subscribeTier(post, tiers) : undefined;
+  const join = subscribe ? { label: `Subscribe (${subscribe.subscribeLabel})`, href: `${links.patreonCreatorUrl}/join` } : null;
+  const shop = post.kofi_id ? { label: "Ko-fi Shop", href: `${links.kofiShopUrl}/s/${encodeURIComponent(post.kofi_id)}` } : null;
+  const more = !post.is_kofiOnly && post.url ? { label: "More infos", href: `${links.patreonCreatorUrl}/posts/${encodeURIComponent(post.url)}` } : null;
+  return { primary: join ?? shop, secondary: join ? shop : null, more };
+}
+
+function WayLink({ way, className }: { way: WayIn | null; className: string }) {
+  if (!way) return null;
+  return (
+    <a className={className} href={way.href} target="_blank" rel="noreferrer">
+      {way.label}
+    </a>
+  );
+}
+
+/** The locked card's actions: one primary way in, one secondary, and the post's page as a quiet link. */
+export function LockedActions({ post, tiers, links, only }: { post: LibraryPost; tiers: CardTier[]; links: CardLinks; only?: "primary" }) {
+  const ways = waysIn(post, tiers, links);
+  if (only === "primary") return <WayLink way={ways.primary ?? ways.more} className={ways.primary ? "button" : "button-quiet"} />;
+  if (!ways.primary && !ways.more) return null;
+  return (
+    <div className="button-row post-actions">
+      <WayLink way={ways.primary} className="button" />
+      <WayLink way={ways.secondary} className="button-secondary" />
+      <WayLink way={ways.more} className="button-quiet" />
+    </div>
+  );
+}
+
+export function LockIcon() {
+  return (
+    <svg className="post-lock" role="img" aria-label="Locked" viewBox="0 0 24 24" width="22" height="22">
+      <path
+        fill="currentColor"
+        d="M12 2a5 5 0 0 0-5 5v3H6a2 2 0 0 0-2 2v8a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-8a2 2 0 0 0-2-2h-1V7a5 5 0 0 0-5-5Zm-3 5a3 3 0 1 1 6 0v3H9V7Z"
+      />
+    </svg>
+  );
+}
+
+/** What a post's card and its list row are shown from. */
+export type PostEntryProps = {
+  post: LibraryPost;
+  /** Why it is unlocked, or what would unlock it (docs/product.md#access-explained). */
+  access?: CardAccess;
+  tiers: CardTier[];
+  links: CardLinks;
+  loggedIn: boolean;
+  now: Date;
+  back: string;
+  onDownload: (post: LibraryPost) => void;
+  /** The version downloaded on this page, if any: shown as current. */
+  downloadedVersion?: string;
+};
+
 export function PostCard({
-  post,
+  post: listed,
   tiers,
   links,
   loggedIn,
@@ -73,21 +187,14 @@ export function PostCard({
   onDownload,
   access,
   versions = [],
-}: {
-  post: LibraryPost;
+  downloadedVersion,
+}: PostEntryProps & {
   /** The post's visible versions, newest first. */
   versions?: VersionView[];
-  /** Why it is unlocked, or what would unlock it (docs/product.md#access-explained). */
-  access?: AccessSummary;
-  tiers: CardTier[];
-  links: CardLinks;
-  loggedIn: boolean;
-  now: Date;
-  back: string;
-  onDownload: (post: LibraryPost) => void;
 }) {
-  const subscribe = subscribeTier(post, tiers);
+  const post = withPageDownload(listed, downloadedVersion);
   const titleId = `post-${post.postId}-title`;
+  const hasDetails = (!post.unlocked && access && !access.allowed) || versions.length > 0;
   return (
     <article className="card post-card" aria-labelledby={titleId} data-testid="post-card" data-post-id={post.postId}>
       <PostImage post={post} />
@@ -98,70 +205,47 @@ export function PostCard({
         </h2>
         {post.unlocked ? (
           <div className="post-owned">
-            {/* Everyone may download a free post; owning is what a purchase or tier gives. */}
-            <p className="post-owned-label">{post.paid_content ? "You own this item" : "Free download"}</p>
-            <form
-              method="post"
-              action="/library"
-              onSubmit={(event) => {
-                event.preventDefault();
-                onDownload(post);
-              }}
-            >
-              <input type="hidden" name="intent" value="download" />
-              <input type="hidden" name="postId" value={post.postId} />
-              <input type="hidden" name="back" value={back} />
-              <button type="submit" className="button">
-                Download{post.fileSize !== null ? ` (${formatFileSize(post.fileSize)})` : ""}
-              </button>
-            </form>
+            <div className="post-primary">
+              <DownloadForm post={post} back={back} onDownload={onDownload} />
+              <OwnedStatus post={post} access={access} />
+            </div>
             {post.fileSize !== null ? <VerifyFile postId={post.postId} postTitle={post.title} /> : null}
           </div>
         ) : (
           <div className="post-locked">
-            <LockIcon />
-            <PostAccess post={post} tiers={tiers} />
-            <div className="button-row">
-              {post.kofi_id ? (
-                <a className="button-secondary" href={`${links.kofiShopUrl}/s/${encodeURIComponent(post.kofi_id)}`} target="_blank" rel="noreferrer">
-                  Ko-fi Shop
-                </a>
-              ) : null}
-              {!post.is_kofiOnly && post.url ? (
-                <a className="button-quiet" href={`${links.patreonCreatorUrl}/posts/${encodeURIComponent(post.url)}`} target="_blank" rel="noreferrer">
-                  More infos
-                </a>
-              ) : null}
-              {!post.is_kofiOnly && subscribe ? (
-                <a className="button" href={`${links.patreonCreatorUrl}/join`} target="_blank" rel="noreferrer">
-                  Subscribe ({subscribe.subscribeLabel})
-                </a>
-              ) : null}
-            </div>
+            <p className="post-status post-status-locked">
+              <LockIcon />
+              <PostAccess post={post} tiers={tiers} />
+            </p>
+            <LockedActions post={post} tiers={tiers} links={links} />
           </div>
         )}
-        <VersionHistory
-          postId={post.postId}
-          versions={versions}
-          // One "Verify a file" per card: under Download for a post the viewer may download,
-          // else in the history (a copy got elsewhere can still be checked).
-          verifySlot={!post.unlocked && versions.length > 0 ? <VerifyFile postId={post.postId} postTitle={post.title} /> : undefined}
-          renderActions={(version) =>
-            post.unlocked && !version.current ? (
-              // An older version: a plain post to the library's download intent, with or without JavaScript.
-              <form method="post" action="/library">
-                <input type="hidden" name="intent" value="download" />
-                <input type="hidden" name="postId" value={post.postId} />
-                <input type="hidden" name="versionId" value={version.id} />
-                <input type="hidden" name="back" value={back} />
-                <button type="submit" className="button-secondary">
-                  Download {version.label} ({formatFileSize(version.size)})
-                </button>
-              </form>
-            ) : null
-          }
-        />
-        <AccessNote access={access} tiers={tiers} links={links} />
+        {hasDetails ? (
+          <div className="post-details">
+            {!post.unlocked ? <AccessNote access={access} tiers={tiers} /> : null}
+            <VersionHistory
+              postId={post.postId}
+              versions={versions}
+              // One "Verify a file" per card: under Download for a post the viewer may download,
+              // else in the history (a copy got elsewhere can still be checked).
+              verifySlot={!post.unlocked && versions.length > 0 ? <VerifyFile postId={post.postId} postTitle={post.title} /> : undefined}
+              renderActions={(version) =>
+                post.unlocked && !version.current ? (
+                  // An older version: a plain post to the library's download intent, with or without JavaScript.
+                  <form method="post" action="/library">
+                    <input type="hidden" name="intent" value="download" />
+                    <input type="hidden" name="postId" value={post.postId} />
+                    <input type="hidden" name="versionId" value={version.id} />
+                    <input type="hidden" name="back" value={back} />
+                    <button type="submit" className="button-secondary">
+                      Download {version.label} ({formatFileSize(version.size)})
+                    </button>
+                  </form>
+                ) : null
+              }
+            />
+          </div>
+        ) : null}
       </div>
     </article>
   );

@@ -4,7 +4,13 @@ export const TOAST_DURATION_MS = 5000;
 /** More than this many at once is noise: the oldest give way to the newest. */
 export const TOAST_LIMIT = 3;
 
-export type ToastMessage = { message: string; type: "success" | "error" | "info" | "warning"; description?: string };
+export type ToastMessage = {
+  message: string;
+  type: "success" | "error" | "info" | "warning";
+  description?: string;
+  /** A toast with an id is one toast that updates: a later toast with the same id takes its place. */
+  id?: string;
+};
 
 type ShownToast = ToastMessage & { key: number };
 
@@ -18,10 +24,16 @@ export function showToast(toast: ToastMessage) {
 }
 
 /**
- * The toasts after `incoming` arrives: an identical message replaces the one shown (so it is
+ * The toasts after `incoming` arrives: a toast with the same id is updated where it stands (its
+ * text and type change, it does not move), an identical message replaces the one shown (so it is
  * never shown twice), and only the newest TOAST_LIMIT stay.
  */
 export function addToast<T extends ToastMessage>(current: T[], incoming: T, limit = TOAST_LIMIT): T[] {
+  const same = incoming.id === undefined ? -1 : current.findIndex((item) => item.id === incoming.id);
+  if (same >= 0) {
+    const others = current.map((item, index) => (index === same ? incoming : item));
+    return others.filter((item, index) => index === same || item.message !== incoming.message).slice(-limit);
+  }
   return [...current.filter((item) => item.message !== incoming.message), incoming].slice(-limit);
 }
 

@@ -29,8 +29,13 @@ function rememberGuestAcceptance() {
   }
 }
 
+/** One toast per download: it says the download is coming, then that it started (or why not). */
+function downloadToast(postId: string, type: "info" | "success" | "error", message: string) {
+  showToast({ id: `download-${postId}`, type, message });
+}
+
 /** Free posts open their signed address in a new tab; paid ones load in the hidden frame. */
-async function fetchFile({ downloadUrl, paid }: { downloadUrl: string; paid: boolean }, frame: HTMLIFrameElement | null): Promise<boolean> {
+async function fetchFile({ downloadUrl, paid }: { downloadUrl: string; paid: boolean }, frame: HTMLIFrameElement | null, postId: string): Promise<boolean> {
   if (!paid) {
     const tab = window.open(downloadUrl, "_blank");
     if (tab) tab.opener = null;
@@ -44,11 +49,11 @@ async function fetchFile({ downloadUrl, paid }: { downloadUrl: string; paid: boo
     if (!check.ok) {
       const answer = await fetch(downloadUrl, { credentials: "include" });
       const body = (await answer.json().catch(() => ({}))) as { error?: string };
-      showToast({ type: "error", message: body.error ?? LIBRARY_MESSAGES.fetchFailed });
+      downloadToast(postId, "error", body.error ?? LIBRARY_MESSAGES.fetchFailed);
       return false;
     }
   } catch {
-    showToast({ type: "error", message: LIBRARY_MESSAGES.fetchFailed });
+    downloadToast(postId, "error", LIBRARY_MESSAGES.fetchFailed);
     return false;
   }
   frame.src = `${downloadUrl}?at=${Date.now()}`;
@@ -61,11 +66,16 @@ export function useLibraryDownload({ loggedIn, tosAcceptedOnServer }: { loggedIn
   const frameRef = useRef<HTMLIFrameElement>(null);
   const [tosAccepted, setTosAccepted] = useState(tosAcceptedOnServer);
   const [termsFor, setTermsFor] = useState<LibraryPost | null>(null);
+  /** Posts downloaded on this page, by id: their version, so each card updates in place. */
+  const [downloaded, setDownloaded] = useState<Readonly<Record<string, string>>>({});
+  /** The post the pending request is for (one at a time: the fetcher keeps the latest). */
+  const pending = useRef<LibraryPost | null>(null);
   useEffect(() => setTosAccepted(tosAcceptedOnServer), [tosAcceptedOnServer]);
 
   const submitDownload = useCallback(
     (post: LibraryPost, acceptTos: boolean) => {
-      showToast({ type: "info", message: LIBRARY_MESSAGES.downloadStarting });
+      pending.current = post;
+      downloadToast(post.postId, "info", LIBRARY_MESSAGES.downloadStarting);
       const form: Record<string, string> = { intent: "download", postId: post.postId, respond: "json" };
       if (acceptTos) form.acceptTos = "true";
       submit(form, { method: "post", action: "/library" });
@@ -76,15 +86,20 @@ export function useLibraryDownload({ loggedIn, tosAcceptedOnServer }: { loggedIn
   // The action's answer: start the file, or say why not.
   const answer = fetcher.state === "idle" ? fetcher.data : undefined;
   useEffect(() => {
-    if (!answer) return;
+    const post = pending.current;
+    if (!answer || !post) return;
     if ("error" in answer) {
       // The acceptance may have been refused too: back to what the server knows (revalidated by now).
       setTosAccepted(tosAcceptedOnServer);
-      showToast({ type: "error", message: answer.error });
+      downloadToast(post.postId, "error", answer.error);
       return;
     }
-    void fetchFile(answer, frameRef.current).then((started) => {
-      if (started) window.setTimeout(() => showToast({ type: "success", message: LIBRARY_MESSAGES.downloadStarted }), DOWNLOAD_MESSAGE_DELAY_MS);
+    void fetchFile(answer, frameRef.current, post.postId).then((started) => {
+      if (!started) return;
+      // The download is recorded with the post's current version: the card drops its
+      // "Never downloaded" / "Update available" badges now, not at the next reload.
+      setDownloaded((current) => ({ ...current, [post.postId]: post.version }));
+      window.setTimeout(() => downloadToast(post.postId, "success", LIBRARY_MESSAGES.downloadStarted), DOWNLOAD_MESSAGE_DELAY_MS);
     });
     // Only a new answer starts a download; the server's terms state is read as of that answer.
     // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -115,5 +130,5 @@ export function useLibraryDownload({ loggedIn, tosAcceptedOnServer }: { loggedIn
     [loggedIn, submitDownload],
   );
 
-  return { frameRef, termsFor, cancelTerms: () => setTermsFor(null), requestDownload, acceptTermsAndDownload };
+  return { frameRef, termsFor, downloaded, cancelTerms: () => setTermsFor(null), requestDownload, acceptTermsAndDownload };
 }

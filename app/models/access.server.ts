@@ -10,6 +10,7 @@ import { ACCESS_DETAIL_COLUMNS, getCurrentUserWith, type AccessDetailsRow } from
 import type { User } from "~/generated/prisma/client";
 import { LISTING_VIEWER, type LibraryPost } from "~/models/library-listing.server";
 import { describeAccess, type AccessSummary } from "~/utils/access-words";
+import { describeCardAccess, type CardAccess } from "~/utils/card-status";
 import {
   explainAccess,
   isEffectiveAdmin,
@@ -95,21 +96,24 @@ export function entitlementOfListed(post: LibraryPost): EntitlementPost {
   };
 }
 
-/** Each shown card's explanation, by post id. Tier titles come from the listing's own tiers. */
+/**
+ * Each shown card's explanation, by post id, in the card's words (its short status, near misses
+ * without item codes). Tier titles come from the listing's own tiers.
+ */
 export async function explainLibraryCards(
   user: AccessUser | null,
   posts: readonly LibraryPost[],
   tiers: readonly { tierId: string; title: string }[],
   /** The viewer already loaded with `loadLibraryPageViewer`; loaded here when left out. */
   preloaded?: EntitlementViewer | null,
-): Promise<Record<string, AccessSummary>> {
+): Promise<Record<string, CardAccess>> {
   const explained = preloaded === undefined ? await loadExplainedViewer(user) : preloaded;
   // A user sees no purchases of addresses they have not proved are theirs: linking someone
   // else's email must not reveal what was bought with it. Admins' checks do show them.
   const viewer = explained?.details ? { ...explained, details: { ...explained.details, unverifiedPurchases: [] } } : explained;
   const titles = new Map(tiers.map((tier) => [tier.tierId, tier.title]));
-  const result: Record<string, AccessSummary> = {};
-  for (const post of posts) result[post.postId] = describeAccess(explainAccess(entitlementOfListed(post), viewer), titles);
+  const result: Record<string, CardAccess> = {};
+  for (const post of posts) result[post.postId] = describeCardAccess(explainAccess(entitlementOfListed(post), viewer), titles);
   return result;
 }
 

@@ -1,4 +1,4 @@
-// /library: the catalogue of posts with search, filters, posts per line, the 18+ warning, the
+// /library: the catalogue of posts with search, filters, posts per line or a compact list, the 18+ warning, the
 // terms popup before downloads, and (for admins) the post editor. Every form posts here and
 // works without JavaScript; with JavaScript, downloads and admin edits happen in place. The
 // action itself is app/library-actions.server.ts.
@@ -11,7 +11,8 @@ import type { CacheableHandle } from "~/document-cache.server";
 import { LibraryControls } from "~/components/library-controls";
 import { AdultWarning, TermsPopup, useNsfwAcceptance } from "~/components/library-gate";
 import { CreatePostForm, PostAdminCard } from "~/components/post-admin-card";
-import { PostCard } from "~/components/post-card";
+import { PostCard, type PostEntryProps } from "~/components/post-card";
+import { PostRow } from "~/components/post-row";
 import { useLibraryDownload } from "~/components/use-library-download";
 import { env } from "~/env.server";
 import { libraryAction } from "~/library-actions.server";
@@ -21,6 +22,7 @@ import { versionHistories } from "~/models/post-version-history.server";
 import { listTiersAt } from "~/models/tier.server";
 import libraryStyles from "~/styles/library.css";
 import { isEffectiveAdmin } from "~/utils/entitlement";
+import { parseLibraryLayout } from "~/utils/library-layout";
 import { LIBRARY_MESSAGES, parseLibraryFilter, parsePostsPerLine } from "~/utils/library-schemas";
 import { withParam } from "~/utils/url";
 import { hasAcceptedNsfw } from "~/utils/visitor-cookies.server";
@@ -50,6 +52,12 @@ function parseShown(value: string | null): number {
   return Number.isInteger(count) && count > POSTS_STEP ? Math.min(count, 100_000) : POSTS_STEP;
 }
 
+/** Where each shown post sits in the whole library order (0 = first), by post id. */
+function libraryPositions(all: { postId: string }[], shown: { postId: string }[]): Record<string, number> {
+  const index = new Map(all.map((post, position) => [post.postId, position]));
+  return Object.fromEntries(shown.map((post) => [post.postId, index.get(post.postId) ?? 0]));
+}
+
 export async function loader({ request }: LoaderFunctionArgs) {
   const url = new URL(request.url);
   // First, before any other wait: the root loader's lookup of the user is still reading the
@@ -62,6 +70,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const search = (url.searchParams.get("search") ?? "").slice(0, 200);
   const filter = parseLibraryFilter(url.searchParams.get("filter"), loggedIn);
   const perLine = parsePostsPerLine(url.searchParams.get("perLine"));
+  // Admins edit posts on cards: the compact list is the user view's.
+  const layout = adminView ? "grid" : parseLibraryLayout(url.searchParams.get("layout"));
   // The viewer's library version says whether the tiers kept from an earlier request are current.
   const tiers = await listTiersAt(viewer.context.libraryStamp);
   const allPosts = await listLibraryPosts(user, viewer.context);
@@ -81,12 +91,15 @@ export async function loader({ request }: LoaderFunctionArgs) {
       shown.map((post) => post.postId),
       { admin: adminView, stamp: keptLibraryStamp() },
     ),
+    // Each shown post's place in the whole library order, for the admin card's Set Index.
+    positions: adminView ? libraryPositions(allPosts, shown) : {},
     matching: matching.length,
     total: visible.length,
     tiers,
     search,
     filter,
     perLine,
+    layout,
     isAdmin,
     adminView,
     user: user ? { id: user.id, tosAccepted: user.tosAccepted || isAdmin } : null,
@@ -124,6 +137,18 @@ export default function Library() {
   const download = useLibraryDownload({ loggedIn: data.user !== null, tosAcceptedOnServer: data.user?.tosAccepted ?? false });
   const termsFor = download.termsFor;
   const now = useMemo(() => new Date(data.now), [data.now]);
+  // What a post's card and its list row share.
+  const entryProps = (post: (typeof data.posts)[number]): PostEntryProps => ({
+    post,
+    tiers: data.tiers,
+    links: data.links,
+    loggedIn: data.user !== null,
+    now,
+    back,
+    onDownload: download.requestDownload,
+    access: data.access[post.postId],
+    downloadedVersion: download.downloaded[post.postId],
+  });
 
   const serverTermsPost = data.termsPostId ? (data.posts.find((post) => post.postId === data.termsPostId) ?? null) : null;
   const viewToggle = withParam(back, "view", data.adminView ? "user" : null);
@@ -161,6 +186,8 @@ export default function Library() {
           search={data.search}
           filter={data.filter}
           perLine={data.perLine}
+          layout={data.layout}
+          showLayout={!data.adminView}
           loggedIn={data.user !== null}
           viewAsUser={data.isAdmin && !data.adminView}
         />
@@ -173,24 +200,27 @@ export default function Library() {
 
         {data.matching === 0 ? (
           <p className="library-empty">No posts match your search.</p>
+        ) : data.layout === "list" ? (
+          <ul className="library-list" data-testid="library-list">
+            {data.posts.map((post) => (
+              <PostRow key={post.postId} {...entryProps(post)} />
+            ))}
+          </ul>
         ) : (
           <div className="library-grid" style={{ ["--per-line" as string]: data.perLine }} data-per-line={data.perLine} data-testid="library-grid">
             {data.posts.map((post) =>
               data.adminView ? (
-                <PostAdminCard key={post.postId} post={post} tiers={data.tiers} back={back} now={now} versions={data.versions[post.postId]} />
-              ) : (
-                <PostCard
+                <PostAdminCard
                   key={post.postId}
                   post={post}
                   tiers={data.tiers}
-                  links={data.links}
-                  loggedIn={data.user !== null}
-                  now={now}
                   back={back}
-                  onDownload={download.requestDownload}
-                  access={data.access[post.postId]}
+                  now={now}
                   versions={data.versions[post.postId]}
+                  position={data.positions[post.postId]}
                 />
+              ) : (
+                <PostCard key={post.postId} {...entryProps(post)} versions={data.versions[post.postId]} />
               ),
             )}
           </div>

@@ -1,0 +1,67 @@
+// A post in the library's compact list (layout=list): thumbnail, title with the badge that can be
+// acted on, one status line and one button, as a purchase library lists what you own. The card
+// (post-card.tsx) holds the rest: versions, verification and what unlocks a locked post.
+import { DownloadForm, LockIcon, LockedActions, OwnedStatus, withPageDownload, type PostEntryProps } from "~/components/post-card";
+import { PostAccess } from "~/components/post-access";
+import type { LibraryPost } from "~/models/library-listing.server";
+import { badgesFor } from "~/utils/badges";
+import { imageSrcSet } from "~/utils/responsive-images";
+
+/** A row's thumbnail is 8rem wide (library.css). */
+const THUMB_SIZES = "128px";
+
+/** The one badge a row has room for: an update first, then the news. */
+function leadBadge(post: LibraryPost, loggedIn: boolean, now: Date) {
+  if (loggedIn && post.unlocked && post.downloadStatus === "outdated" && post.userVersion) return <span className="badge badge-update">Update available</span>;
+  const { isNew, isUpdated } = badgesFor({ firstPublishedAt: post.first_published_at, lastUpdated: post.last_updated }, now);
+  if (isNew) return <span className="badge badge-new">New</span>;
+  if (isUpdated) return <span className="badge badge-updated">Updated</span>;
+  return null;
+}
+
+export function PostRow({ post: listed, tiers, links, loggedIn, now, back, onDownload, access, downloadedVersion }: PostEntryProps) {
+  const post = withPageDownload(listed, downloadedVersion);
+  const titleId = `post-row-${post.postId}-title`;
+  return (
+    <li className="post-row" data-testid="post-row" data-post-id={post.postId}>
+      {post.imageUrl ? (
+        <img
+          className="post-row-thumb"
+          src={post.imageUrl}
+          srcSet={imageSrcSet(post.imageUrl)}
+          sizes={THUMB_SIZES}
+          alt=""
+          loading="lazy"
+          width={160}
+          height={90}
+        />
+      ) : (
+        <div className="post-row-thumb post-image-missing" aria-hidden="true" />
+      )}
+      <div className="post-row-text">
+        <div className="post-row-head">
+          <h2 id={titleId} className="post-row-title">
+            {post.title}
+          </h2>
+          <span className="badge badge-version">{post.version}</span>
+          {leadBadge(post, loggedIn, now)}
+        </div>
+        {post.unlocked ? (
+          <OwnedStatus post={post} access={access} />
+        ) : (
+          <p className="post-status post-status-locked">
+            <LockIcon />
+            <PostAccess post={post} tiers={tiers} />
+          </p>
+        )}
+      </div>
+      <div className="post-row-action">
+        {post.unlocked ? (
+          <DownloadForm post={post} back={back} onDownload={onDownload} />
+        ) : (
+          <LockedActions post={post} tiers={tiers} links={links} only="primary" />
+        )}
+      </div>
+    </li>
+  );
+}

@@ -1,0 +1,54 @@
+// A library card's words for its fans (docs/design.md#the-library-card): the short reason an owned
+// post is theirs, shown on one line next to Download, and the near misses of a locked post
+// without the shop's internal item codes. The admins' access check keeps the full words of
+// app/utils/access-words.ts; both read the same `explainAccess` walk.
+import { describeAccess, missWords, tierName, type AccessSummary } from "~/utils/access-words";
+import type { AccessExplanation, AccessGrant, AccessMiss } from "~/utils/entitlement";
+
+type Titles = ReadonlyMap<string, string>;
+
+// UTC, so the server's words and the browser's hydration agree on the day.
+const SHORT_DAY = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", year: "numeric", timeZone: "UTC" });
+
+/** "20 Nov 2025". */
+export function formatShortDate(date: Date): string {
+  return SHORT_DAY.format(date);
+}
+
+/** Why an owned post is the viewer's, in a few words: "Included in your Tier 2 membership". */
+export function cardStatusWords(grant: AccessGrant, titles: Titles): string {
+  switch (grant.reason) {
+    case "free":
+      return "Free for everyone";
+    case "admin":
+      return "Admin access";
+    case "current-tier":
+      return `Included in your ${tierName(grant.tierId, titles)} membership`;
+    case "first-tier":
+      return `Early supporter on ${tierName(grant.tierId, titles)}`;
+    case "purchase":
+      return grant.purchase ? `Bought on ${formatShortDate(grant.purchase.purchasedAt)} with ${grant.purchase.email}` : "Bought in the shop";
+    case "unlocked-content":
+      if (grant.source !== "SYNC") return "Granted by the creator";
+      return grant.pledgedTierId ? `Early supporter on ${tierName(grant.pledgedTierId, titles)}` : "Early supporter";
+  }
+}
+
+/** A near miss as a fan reads it: the shop's item code is for the creator, not for them. */
+export function fanMissWords(miss: AccessMiss, titles: Titles): string {
+  return miss.kind === "not-bought" ? "Not bought in the shop" : missWords(miss, titles);
+}
+
+/** What a library card shows: the access summary, its short status, and fans' near misses. */
+export type CardAccess = AccessSummary & {
+  /** Owned posts: the short reason next to Download; null when locked. */
+  status: string | null;
+};
+
+export function describeCardAccess(explanation: AccessExplanation, titles: Titles): CardAccess {
+  return {
+    ...describeAccess(explanation, titles),
+    misses: explanation.misses.map((miss) => fanMissWords(miss, titles)),
+    status: explanation.allowed && explanation.grant ? cardStatusWords(explanation.grant, titles) : null,
+  };
+}
