@@ -123,6 +123,27 @@ test("a visitor opens a panel link in a new tab without access to this page", as
   }
 });
 
+test("a panel without an image shows a placeholder tile under its title, as readable as the others", async ({ page }) => {
+  const panel = await db.panel.create({ data: { title: "E2E No Image", description: "Just a link", link: "/infos", index: 998 } });
+  try {
+    await page.goto("/");
+    const card = page.getByTestId("home-panel").filter({ hasText: "E2E No Image" });
+    await expect(card.locator("img")).toHaveCount(0);
+    const placeholder = card.getByTestId("home-panel-placeholder");
+    await expect(placeholder).toBeVisible();
+    // It fills the tile (16:9) and is decorative: the link is named by the title alone.
+    const [tile, drawn] = await Promise.all([card.getByRole("link").boundingBox(), placeholder.boundingBox()]);
+    expect(Math.round(drawn!.width)).toBe(Math.round(tile!.width));
+    expect(Math.round(drawn!.height)).toBe(Math.round(tile!.height));
+    await expect(placeholder).toHaveAttribute("aria-hidden", "true");
+    await expect(card.getByRole("link")).toHaveAccessibleName(/^E2E No Image/);
+    // The tile is drawn, not the plain surface colour of an empty box.
+    expect(await placeholder.evaluate((element) => getComputedStyle(element).backgroundImage)).toContain("gradient");
+  } finally {
+    await db.panel.delete({ where: { id: panel.id } });
+  }
+});
+
 test.describe("without JavaScript", () => {
   test.use({ javaScriptEnabled: false });
 

@@ -67,7 +67,8 @@ const SCREENS: Screen[] = [
     path: "/login",
     as: "supporter@example.com",
     ready: async (page) => {
-      await expect(page.getByTestId("account-library-panel")).toBeVisible();
+      await expect(page.getByTestId("account-tabs")).toBeVisible();
+      await expect(page.getByRole("heading", { name: "Change Your Password" })).toBeAttached();
     },
   },
   {

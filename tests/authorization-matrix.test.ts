@@ -68,9 +68,10 @@ const MATRIX: Record<string, Case[]> = {
   ],
   // Data rights do not depend on standing: restricted accounts may export and delete too.
   "account.data.ts": [
-    { method: "GET", expect: all(ok("302 /login")) },
+    { method: "GET", expect: all(ok("302 /account/export")) },
     { method: "POST", expect: user(ok(200), no("302 /login")) },
   ],
+  "account.export.tsx": [{ method: "GET", expect: user(ok(200), no("302 /login")) }],
   "account.delete.tsx": [
     { method: "GET", expect: user(ok(200), no("302 /login")) },
     { method: "POST", form: () => ({ intent: "delete", password: "not the password" }), expect: user(no(401), no("302 /login")) },

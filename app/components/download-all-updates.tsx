@@ -1,7 +1,8 @@
 // "Download all updates": fetches the files one after another (never two at once, with a short
 // pause between them, so one click cannot swamp the server) and saves each, showing progress.
-// Needs JavaScript; without it every update keeps its own Download button.
-import { useRevalidator } from "@remix-run/react";
+// Needs JavaScript; without it every update keeps its own Download button. It also shows the
+// page's empty state, so the list, the run and "You are up to date." never show at once.
+import { Link, useRevalidator } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
 
 type Item = { postId: string; title: string };
@@ -51,10 +52,18 @@ async function fetchFile(item: Item, signal: AbortSignal, onPercent: (percent: n
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
-export function DownloadAllUpdates({ items }: { items: Item[] }) {
+/** What the last "Download all" run came to; `complete` when every file was saved. */
+type Outcome = { message: string; complete: boolean };
+
+/**
+ * The updates list's one state at a time: the list with "Download all updates (n)", the run's
+ * progress, or "You are up to date." (after a run that saved everything, with how many). A run
+ * that stopped or failed keeps its message above what is still behind.
+ */
+export function DownloadAllUpdates({ items, children }: { items: Item[]; children: React.ReactNode }) {
   const [hydrated, setHydrated] = useState(false);
   const [progress, setProgress] = useState<Progress | null>(null);
-  const [message, setMessage] = useState<string | null>(null);
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
   const abort = useRef<AbortController | null>(null);
   const revalidator = useRevalidator();
   useEffect(() => setHydrated(true), []);
@@ -63,7 +72,7 @@ export function DownloadAllUpdates({ items }: { items: Item[] }) {
   async function run() {
     const controller = new AbortController();
     abort.current = controller;
-    setMessage(null);
+    setOutcome(null);
     const queue = [...items];
     let done = 0;
     try {
@@ -73,14 +82,15 @@ export function DownloadAllUpdates({ items }: { items: Item[] }) {
         done += 1;
         if (index < queue.length - 1) await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
       }
-      setMessage(`All ${done} updates downloaded.`);
+      setOutcome({ message: done === 1 ? "1 update downloaded." : `All ${done} updates downloaded.`, complete: true });
     } catch (error) {
       const stopped = controller.signal.aborted;
-      setMessage(
-        stopped
+      setOutcome({
+        message: stopped
           ? `Stopped after ${done} of ${queue.length}.`
           : `${error instanceof Error ? error.message : "Download failed."} (${done} of ${queue.length} done)`,
-      );
+        complete: false,
+      });
     } finally {
       abort.current = null;
       setProgress(null);
@@ -90,31 +100,48 @@ export function DownloadAllUpdates({ items }: { items: Item[] }) {
   }
 
   const running = progress !== null;
-  // Kept mounted by the page when the list empties, so the final message stays readable.
-  if (items.length === 0 && !running && !message) return null;
-  if (!hydrated) return <p className="muted">Download each update with its own button (downloading all at once needs JavaScript).</p>;
-  return (
-    <div className="download-all" data-testid="download-all">
-      <div className="button-row">
-        <button type="button" className="button" onClick={run} disabled={running || items.length === 0} aria-busy={running || undefined}>
-          {running ? "Downloading updates…" : `Download all updates (${items.length})`}
-        </button>
-        {running ? (
-          <button type="button" className="button-secondary" onClick={() => abort.current?.abort()}>
-            Stop
-          </button>
-        ) : null}
+  // Until the reloaded list arrives, the old one (and its count) is out of date: not shown.
+  const settling = !running && outcome !== null && revalidator.state !== "idle";
+  if (!running && (items.length === 0 || (settling && outcome.complete))) {
+    return (
+      <div className="account-empty" data-testid="no-updates" role="status">
+        <h2 className="account-empty-title">{outcome?.complete ? `${outcome.message} You are up to date.` : "You are up to date."}</h2>
+        <p className="muted">When a post you own gets a new version, it shows up here.</p>
+        <Link className="button-secondary" to="/library">
+          Go to the library
+        </Link>
       </div>
-      {running ? (
-        <div className="download-all-progress">
-          <progress value={progress.index} max={items.length} aria-label="Updates downloaded" />
-          <p role="status">
-            Downloading {progress.index + 1} of {items.length}: {progress.title}
-            {progress.percent !== null ? ` (${progress.percent}%)` : ""}
-          </p>
+    );
+  }
+  return (
+    <>
+      {!hydrated ? (
+        <p className="muted">Download each update with its own button (downloading all at once needs JavaScript).</p>
+      ) : (
+        <div className="download-all" data-testid="download-all">
+          <div className="button-row">
+            <button type="button" className="button" onClick={run} disabled={running || settling} aria-busy={running || undefined}>
+              {running ? "Downloading updates…" : `Download all updates (${items.length})`}
+            </button>
+            {running ? (
+              <button type="button" className="button-secondary" onClick={() => abort.current?.abort()}>
+                Stop
+              </button>
+            ) : null}
+          </div>
+          {running ? (
+            <div className="download-all-progress">
+              <progress value={progress.index} max={items.length} aria-label="Updates downloaded" />
+              <p role="status">
+                Downloading {progress.index + 1} of {items.length}: {progress.title}
+                {progress.percent !== null ? ` (${progress.percent}%)` : ""}
+              </p>
+            </div>
+          ) : null}
+          {outcome && !outcome.complete ? <p role="status">{outcome.message}</p> : null}
         </div>
-      ) : null}
-      {message ? <p role="status">{message}</p> : null}
-    </div>
+      )}
+      {children}
+    </>
   );
 }

@@ -157,7 +157,21 @@ export default function Home() {
                     height={360}
                     loading={position < 3 ? "eager" : "lazy"}
                   />
-                ) : null}
+                ) : (
+                  // A panel without an image: a drawn tile (decorative; the title below names the link).
+                  <span className="home-panel-placeholder" data-testid="home-panel-placeholder" aria-hidden="true">
+                    <svg viewBox="0 0 24 24" width="48" height="48" focusable="false">
+                      <path
+                        d="M10 14a5 5 0 0 0 7.07 0l3-3a5 5 0 0 0-7.07-7.07l-1.5 1.5M14 10a5 5 0 0 0-7.07 0l-3 3a5 5 0 0 0 7.07 7.07l1.5-1.5"
+                        fill="none"
+                        stroke="currentColor"
+                        strokeWidth="2"
+                        strokeLinecap="round"
+                        strokeLinejoin="round"
+                      />
+                    </svg>
+                  </span>
+                )}
                 <span className="home-panel-text">
                   <h2>{panel.title}</h2>
                   {panel.description ? <p>{panel.description}</p> : null}

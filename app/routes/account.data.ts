@@ -1,5 +1,6 @@
-// POST /account/data: "Download my data", a JSON file of everything stored about the account
-// (docs/product.md#your-data). A POST, so no other site can make a logged-in browser fetch it.
+// POST /account/data: "Download my data" (on /account/export), a JSON file of everything stored
+// about the account (docs/product.md#your-data). A POST, so no other site can make a logged-in
+// browser fetch it. A resource route: its answer is the file itself, never a page.
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { exportAccountData } from "~/models/account-data.server";
@@ -13,7 +14,7 @@ export async function action({ request }: ActionFunctionArgs) {
   try {
     await enforceRateLimit(`export:user:${user.id}`, 10, 60 * 60 * 1000);
   } catch (error) {
-    if (error instanceof DomainError) return redirectWithError("/login", error.message, { headers: error.headers });
+    if (error instanceof DomainError) return redirectWithError("/account/export", error.message, { headers: error.headers });
     throw error;
   }
   const data = await exportAccountData(user.id);
@@ -28,5 +29,5 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export function loader() {
-  return redirect("/login");
+  return redirect("/account/export");
 }

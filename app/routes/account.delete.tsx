@@ -3,7 +3,7 @@
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
-import { AccountAreaNav } from "~/components/account-library-panel";
+import { AccountArea } from "~/components/account/account-tabs";
 import { Field, SubmitButton } from "~/components/form";
 import { accountPanelLinks } from "~/components/account/shop-email-panel";
 import { DELETE_MESSAGES, deleteOwnAccount, sendDeletionCode } from "~/models/account-deletion.server";
@@ -50,21 +50,24 @@ export default function DeleteAccountPage() {
   const result = useActionData<typeof action>();
   const failed = result && !result.ok && result.intent === "delete" && Object.keys(result.fields).length === 0 ? result.message : null;
   return (
-    <div className="account-area">
-      <AccountAreaNav current="delete" />
+    <AccountArea current="delete">
       <section className="card account-panel" aria-labelledby="delete-title">
         <h1 id="delete-title">Delete my account</h1>
-        <p>Deleting your account cannot be undone. It:</p>
-        <ul>
-          <li>logs you out everywhere;</li>
-          <li>removes your email, name, sign-in providers, shop emails, download records, likes and unlocks;</li>
-          <li>
-            keeps your shop purchases and support-platform pledges for the creator&apos;s accounting, with nothing that names you (see the{" "}
+        <div className="account-danger-summary" data-testid="delete-summary">
+          <p>
+            <strong>This cannot be undone.</strong> It logs you out everywhere and removes:
+          </p>
+          <ul className="account-summary">
+            <li>your email, name and sign-in providers;</li>
+            <li>your shop emails, unlocks, download records, likes, feed link and mail choices.</li>
+          </ul>
+          <p>
+            Your shop purchases and Patreon pledges stay in the creator&apos;s accounts with nothing that names you (see the{" "}
             <Link to="/infos#privacy">privacy page</Link>).
-          </li>
-        </ul>
+          </p>
+        </div>
         <p>
-          Want a copy first? Use <strong>Download my data</strong> on your <Link to="/login">account page</Link>.
+          Want a copy first? <Link to="/account/export">Export my data</Link>.
         </p>
         {!hasPassword ? (
           <Form method="post" className="stack">
@@ -90,11 +93,11 @@ export default function DeleteAccountPage() {
               {failed}
             </p>
           ) : null}
-          <SubmitButton intent="delete" className="button button-danger" pendingLabel="Deleting...">
+          <SubmitButton intent="delete" className="button-danger" pendingLabel="Deleting...">
             Delete my account
           </SubmitButton>
         </Form>
       </section>
-    </div>
+    </AccountArea>
   );
 }

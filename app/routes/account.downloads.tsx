@@ -3,7 +3,7 @@
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
-import { AccountAreaNav } from "~/components/account-library-panel";
+import { AccountArea } from "~/components/account/account-tabs";
 import { accountPanelLinks } from "~/components/account/shop-email-panel";
 import { downloadRetentionDays, listMyDownloads } from "~/models/my-library.server";
 import { requireUser } from "~/session-guards.server";
@@ -27,8 +27,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 export default function MyDownloadsPage() {
   const data = useLoaderData<typeof loader>();
   return (
-    <div className="account-area">
-      <AccountAreaNav current="downloads" />
+    <AccountArea current="downloads">
       <section className="card account-panel" aria-labelledby="my-downloads-title">
         <h1 id="my-downloads-title">My downloads</h1>
         <p data-testid="retention-rule">
@@ -36,7 +35,13 @@ export default function MyDownloadsPage() {
           older than {data.retentionDays} days are deleted automatically.
         </p>
         {data.total === 0 ? (
-          <p className="muted">No downloads recorded.</p>
+          <div className="account-empty" data-testid="no-downloads">
+            <h2 className="account-empty-title">No downloads yet</h2>
+            <p className="muted">What you download from the library shows up here, with its version and date.</p>
+            <Link className="button" to="/library">
+              Browse the library
+            </Link>
+          </div>
         ) : (
           <div className="table-scroll">
             <table>
@@ -82,6 +87,6 @@ export default function MyDownloadsPage() {
           </nav>
         ) : null}
       </section>
-    </div>
+    </AccountArea>
   );
 }

@@ -1,10 +1,11 @@
 // /account/notifications: "Updates by feed and mail". The private Atom feed's address (shown once,
-// right after it is made) with "Regenerate feed link", and the two opt-in digest mails. Plain
+// right after it is made, with Copy) with "Regenerate feed link", and the two opt-in digest mails. Plain
 // forms posting here; with JavaScript they go through fetchers and show pending states.
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { useActionData, useFetcher, useLoaderData } from "@remix-run/react";
-import { AccountAreaNav } from "~/components/account-library-panel";
+import { AccountArea } from "~/components/account/account-tabs";
+import { FeedAddress } from "~/components/account/feed-address";
 import { accountPanelLinks } from "~/components/account/shop-email-panel";
 import { SubmitButton } from "~/components/form";
 import { getUpdateSettings, regenerateFeedToken, saveUpdatePreferences } from "~/models/update-notifications.server";
@@ -67,59 +68,64 @@ export default function UpdateNotificationsPage() {
   const feedResult = feed.data ?? (posted?.intent === "feed" ? posted : undefined);
   const preferencesResult = preferences.data ?? (posted?.intent === "preferences" ? posted : undefined);
   return (
-    <div className="account-area">
-      <AccountAreaNav current="notifications" />
+    <AccountArea current="notifications">
       <section className="card account-panel" aria-labelledby="feed-title">
         <h1 id="feed-title">Updates by feed and mail</h1>
-        <h2 className="account-subheading">Your private feed</h2>
-        <p>An Atom feed of new posts and new versions you can download, for any feed reader. Its address works without logging in, so keep it to yourself.</p>
-        {feedResult?.ok && feedResult.feedUrl ? (
-          <div className="stack" data-testid="feed-url">
-            <Result data={feedResult} />
-            <label htmlFor="feed-url">Feed address</label>
-            <input id="feed-url" type="text" readOnly value={feedResult.feedUrl} onFocus={(event) => event.currentTarget.select()} />
-          </div>
-        ) : (
-          <>
-            <Result data={feedResult} />
-            <p className="muted">
-              {settings.hasFeed && settings.feedCreatedAt
-                ? `Your feed link was made on ${formatAccessDate(new Date(settings.feedCreatedAt))}. For your safety it is shown only once; make a new one if you lost it.`
-                : "You have no feed link yet."}
-            </p>
-          </>
-        )}
-        <feed.Form method="post" action="/account/notifications" className="stack">
-          {settings.hasFeed ? <p>Making a new link stops the old one at once: feed readers that use it get nothing more.</p> : null}
-          <SubmitButton intent="feed" className="button-secondary" pending={feed.state !== "idle"} pendingLabel="Making a link...">
-            {settings.hasFeed ? "Regenerate feed link" : "Make my feed link"}
-          </SubmitButton>
-        </feed.Form>
+        <section className="account-section" aria-labelledby="feed-subtitle">
+          <h2 id="feed-subtitle" className="account-subheading">
+            Your private feed
+          </h2>
+          <p>An Atom feed of new posts and new versions you can download, for any feed reader. Its address works without logging in, so keep it to yourself.</p>
+          {feedResult?.ok && feedResult.feedUrl ? (
+            <div className="stack" data-testid="feed-url">
+              <Result data={feedResult} />
+              <FeedAddress url={feedResult.feedUrl} />
+            </div>
+          ) : (
+            <>
+              <Result data={feedResult} />
+              <p className="muted">
+                {settings.hasFeed && settings.feedCreatedAt
+                  ? `Your feed link was made on ${formatAccessDate(new Date(settings.feedCreatedAt))}. For your safety it is shown only once; make a new one if you lost it.`
+                  : "You have no feed link yet."}
+              </p>
+            </>
+          )}
+          <feed.Form method="post" action="/account/notifications" className="stack">
+            {settings.hasFeed ? <p>Making a new link stops the old one at once: feed readers that use it get nothing more.</p> : null}
+            <SubmitButton intent="feed" className="button-secondary" pending={feed.state !== "idle"} pendingLabel="Making a link...">
+              {settings.hasFeed ? "Regenerate feed link" : "Make my feed link"}
+            </SubmitButton>
+          </feed.Form>
+        </section>
 
-        <h2 className="account-subheading">Mails</h2>
-        <p>
-          {digestHours > 0
-            ? `At most one mail every ${digestHours} hours, listing what is new since the last one. Every mail has a one-click unsubscribe link.`
-            : "Update mails are switched off on this site for now; your choices are kept."}
-        </p>
-        {!hasEmail ? <p className="form-error">Your account has no email address, so no mail can reach you.</p> : null}
-        <preferences.Form method="post" action="/account/notifications" className="stack">
-          <fieldset>
-            <legend>Mail me when there is</legend>
-            <label>
-              <input type="checkbox" name="newVersions" defaultChecked={settings.newVersions} /> a new version of something I own
-            </label>
-            <br />
-            <label>
-              <input type="checkbox" name="newPosts" defaultChecked={settings.newPosts} /> a new post for my tier
-            </label>
-          </fieldset>
-          <Result data={preferencesResult} />
-          <SubmitButton intent="preferences" pending={preferences.state !== "idle"} pendingLabel="Saving...">
-            Save mail choices
-          </SubmitButton>
-        </preferences.Form>
+        <section className="account-section" aria-labelledby="mails-subtitle">
+          <h2 id="mails-subtitle" className="account-subheading">
+            Mails
+          </h2>
+          <p>
+            {digestHours > 0
+              ? `At most one mail every ${digestHours} hours, listing what is new since the last one. Every mail has a one-click unsubscribe link.`
+              : "Update mails are switched off on this site for now; your choices are kept."}
+          </p>
+          {!hasEmail ? <p className="form-error">Your account has no email address, so no mail can reach you.</p> : null}
+          <preferences.Form method="post" action="/account/notifications" className="stack">
+            <fieldset className="field-group account-choices">
+              <legend>Mail me when there is</legend>
+              <label>
+                <input type="checkbox" name="newVersions" defaultChecked={settings.newVersions} /> a new version of something I own
+              </label>
+              <label>
+                <input type="checkbox" name="newPosts" defaultChecked={settings.newPosts} /> a new post for my tier
+              </label>
+            </fieldset>
+            <Result data={preferencesResult} />
+            <SubmitButton intent="preferences" pending={preferences.state !== "idle"} pendingLabel="Saving...">
+              Save mail choices
+            </SubmitButton>
+          </preferences.Form>
+        </section>
       </section>
-    </div>
+    </AccountArea>
   );
 }

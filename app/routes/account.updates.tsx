@@ -1,9 +1,10 @@
 // /account/updates: "Updates for you", the owned posts whose downloaded version is behind the
-// current one, most recently updated first, each with its Download button, and "Download all".
+// current one, most recently updated first, each with its Download button, and "Download all";
+// or, when nothing is behind, "You are up to date." with a way to the library.
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
-import { AccountAreaNav } from "~/components/account-library-panel";
+import { AccountArea } from "~/components/account/account-tabs";
 import { DownloadAllUpdates } from "~/components/download-all-updates";
 import { accountPanelLinks } from "~/components/account/shop-email-panel";
 import { listMyUpdates } from "~/models/my-library.server";
@@ -28,48 +29,40 @@ export async function loader({ request }: LoaderFunctionArgs) {
 export default function UpdatesPage() {
   const { updates, tosAccepted } = useLoaderData<typeof loader>();
   return (
-    <div className="account-area">
-      <AccountAreaNav current="updates" />
+    <AccountArea current="updates">
       <section className="card account-panel" aria-labelledby="updates-title">
         <h1 id="updates-title">Updates for you</h1>
         <p>Posts you own that changed since you last downloaded them, most recently updated first.</p>
-        {!tosAccepted ? (
+        {!tosAccepted && updates.length > 0 ? (
           <p className="form-error">
             Accept the terms of service in the <Link to="/library">library</Link> before downloading.
           </p>
         ) : null}
-        <DownloadAllUpdates items={updates.map((update) => ({ postId: update.postId, title: update.title }))} />
-        {updates.length === 0 ? (
-          <p className="muted" data-testid="no-updates">
-            You are up to date.
-          </p>
-        ) : (
-          <>
-            <ul className="updates-list" data-testid="updates-list">
-              {updates.map((update) => (
-                <li key={update.postId} className="updates-item">
-                  <div>
-                    <strong>{update.title}</strong>
-                    <span className="updates-versions">
-                      Your version {update.fromVersion} → now {update.toVersion}
-                    </span>
-                    {update.updatedAt ? <span className="muted"> · updated {formatAccessDate(new Date(update.updatedAt))}</span> : null}
-                  </div>
-                  {/* The library's own download action: terms first, then the file; no JavaScript needed. */}
-                  <form method="post" action="/library">
-                    <input type="hidden" name="intent" value="download" />
-                    <input type="hidden" name="postId" value={update.postId} />
-                    <input type="hidden" name="back" value="/library" />
-                    <button type="submit" className="button-secondary" aria-label={`Download ${update.title}`}>
-                      Download{update.fileSize !== null ? ` (${formatFileSize(update.fileSize)})` : ""}
-                    </button>
-                  </form>
-                </li>
-              ))}
-            </ul>
-          </>
-        )}
+        <DownloadAllUpdates items={updates.map((update) => ({ postId: update.postId, title: update.title }))}>
+          <ul className="updates-list" data-testid="updates-list">
+            {updates.map((update) => (
+              <li key={update.postId} className="updates-item">
+                <div>
+                  <strong>{update.title}</strong>
+                  <span className="updates-versions">
+                    Your version {update.fromVersion} → now {update.toVersion}
+                  </span>
+                  {update.updatedAt ? <span className="muted"> · updated {formatAccessDate(new Date(update.updatedAt))}</span> : null}
+                </div>
+                {/* The library's own download action: terms first, then the file; no JavaScript needed. */}
+                <form method="post" action="/library">
+                  <input type="hidden" name="intent" value="download" />
+                  <input type="hidden" name="postId" value={update.postId} />
+                  <input type="hidden" name="back" value="/library" />
+                  <button type="submit" className="button-secondary" aria-label={`Download ${update.title}`}>
+                    Download{update.fileSize !== null ? ` (${formatFileSize(update.fileSize)})` : ""}
+                  </button>
+                </form>
+              </li>
+            ))}
+          </ul>
+        </DownloadAllUpdates>
       </section>
-    </div>
+    </AccountArea>
   );
 }

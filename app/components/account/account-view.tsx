@@ -1,5 +1,6 @@
 // /login for a signed-in user: the verification step until the account is verified, then the
-// welcome card, admin mode, the shop-email and support-platform panels and the password card.
+// account area's Settings tab: the welcome card, admin mode, the shop-email and support-platform
+// panels and the password card, under the account tabs (the library's tabs come first).
 import { Form, Link } from "@remix-run/react";
 import { LogoutButton } from "~/components/account/logout";
 import { ChangePasswordForm, SetPasswordForm } from "~/components/account/password-forms";
@@ -9,7 +10,7 @@ import { SubmitButton } from "~/components/form";
 import { LoginKofibuyOverlay } from "~/components/account/kofibuy-overlay";
 import { ShopEmailPanel, type ShopEmailPanelUser } from "~/components/account/shop-email-panel";
 import { SupportPlatformPanel, type SupportPlatformUser, type TierOption } from "~/components/account/support-platform-panel";
-import { AccountLibraryPanel } from "~/components/account-library-panel";
+import { AccountArea } from "~/components/account/account-tabs";
 
 export type AccountViewUser = ShopEmailPanelUser &
   SupportPlatformUser & {
@@ -42,37 +43,38 @@ export function AccountView({ user, tiers, resendWait, shopEmailResendWait, load
     );
   }
   return (
-    <div className="login-page account-page">
-      <section className="card" aria-labelledby="welcome-title">
-        <h1 id="welcome-title">Welcome{user.fullName ? `, ${user.fullName}` : ""}!</h1>
-        <dl className="account-facts">
-          <dt>Email</dt>
-          <dd>{user.email ? <EmailText email={user.email} /> : "None"}</dd>
-          <dt>Full Name</dt>
-          <dd>{user.fullName ?? "None"}</dd>
-          <dt>Is Admin</dt>
-          <dd>{user.isAdmin ? "Yes" : "No"}</dd>
-        </dl>
-        <div className="button-row">
-          {user.isAdmin && user.canBeAdmin ? <ToggleAdminButton label="Disable Admin" /> : null}
-          {user.isAdmin ? (
-            <Link className="button" to="/admin">
-              To Admin Page
-            </Link>
-          ) : null}
-          {user.canBeAdmin && !user.isAdmin ? <ToggleAdminButton label="Enable Admin" /> : null}
-          <LogoutButton />
+    <AccountArea current="settings">
+      <div className="login-page account-page">
+        <section className="card" aria-labelledby="welcome-title">
+          <h1 id="welcome-title">Welcome{user.fullName ? `, ${user.fullName}` : ""}!</h1>
+          <dl className="account-facts">
+            <dt>Email</dt>
+            <dd>{user.email ? <EmailText email={user.email} /> : "None"}</dd>
+            <dt>Full Name</dt>
+            <dd>{user.fullName ?? "None"}</dd>
+            <dt>Is Admin</dt>
+            <dd>{user.isAdmin ? "Yes" : "No"}</dd>
+          </dl>
+          <div className="button-row">
+            {user.isAdmin && user.canBeAdmin ? <ToggleAdminButton label="Disable Admin" /> : null}
+            {user.isAdmin ? (
+              <Link className="button" to="/admin">
+                To Admin Page
+              </Link>
+            ) : null}
+            {user.canBeAdmin && !user.isAdmin ? <ToggleAdminButton label="Enable Admin" /> : null}
+            <LogoutButton />
+          </div>
+        </section>
+        {/* Anchor of the thank-you overlay's "Link Account". */}
+        <div id="shop-email" tabIndex={-1}>
+          <ShopEmailPanel user={user} resendInSeconds={shopEmailResendWait} />
         </div>
-      </section>
-      {/* Anchor of the thank-you overlay's "Link Account". */}
-      <div id="shop-email" tabIndex={-1}>
-        <ShopEmailPanel user={user} resendInSeconds={shopEmailResendWait} />
+        <SupportPlatformPanel user={user} tiers={tiers} />
+        {user.hasPassword ? <ChangePasswordForm /> : <SetPasswordForm />}
+        <LoginKofibuyOverlay loggedIn />
       </div>
-      <SupportPlatformPanel user={user} tiers={tiers} />
-      {user.hasPassword ? <ChangePasswordForm /> : <SetPasswordForm />}
-      <AccountLibraryPanel />
-      <LoginKofibuyOverlay loggedIn />
-    </div>
+    </AccountArea>
   );
 }
 
