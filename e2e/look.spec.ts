@@ -242,6 +242,8 @@ test.describe("the user editor", () => {
     await page.goto(`/admin?user=${user.id}`);
     const editor = page.getByTestId("user-editor");
     await expect(editor.getByText("No pledges.")).toBeVisible();
+    // Hydrated, with the page's own requests done: the keyboard then reaches React's handlers.
+    await page.waitForLoadState("networkidle");
     const downloads = editor.locator("details").filter({ has: page.getByRole("heading", { name: "Downloads" }) });
     await expect(downloads).not.toHaveAttribute("open");
     await expect(downloads.locator(":scope > summary")).toContainText("7");
