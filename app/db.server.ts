@@ -9,7 +9,7 @@ const SLOW_QUERY_MS = 200;
 
 /** A write to a table whose rows pages show to guests (posts and their tiers and versions, tiers, home and vote panels, likes, the vote's settings). */
 const GUEST_CONTENT_WRITE =
-  /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(?:"?public"?\.)?"?(?:posts|post_tiers|post_versions|tiers|panels|inspiration_panels|inspiration_likes|inspiration_config)"?[\s(]/i;
+  /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(?:"?public"?\.)?"?(?:posts|post_tiers|post_versions|release_steps|tiers|panels|inspiration_panels|inspiration_likes|inspiration_config)"?[\s(]/i;
 const guestContentListeners = new Set<() => void>();
 let guestContentUncommitted = false;
 

@@ -8,12 +8,14 @@ import { env } from "~/env.server";
 import { acceptTerms, authorizeDownload, signedDownloadUrl } from "~/models/download.server";
 import { createPost, deletePost, movePostToIndex, setPostEnabled, setPostImage, updatePost } from "~/models/post-admin.server";
 import { addPostVersion, makeVersionCurrent, setVersionHidden, storePostVersionFile } from "~/models/post-version.server";
+import { publishPost, setReleaseSteps } from "~/models/release.server";
 import { getCurrentUser } from "~/models/session.server";
 import { redirectWithError, redirectWithSuccess } from "~/toast.server";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 import { formRefusal } from "~/utils/form-failure.server";
 import { LIBRARY_MESSAGES, parseSetIndex, postCreateSchema, postFormToInput, postUpdateSchema } from "~/utils/library-schemas";
 import { readPageForm } from "~/utils/page-form.server";
+import { publishSchema, RELEASE_MESSAGES, releaseFormToInput, releaseStepsSchema } from "~/utils/release-schemas";
 import { readUploadedFile, receiveUploadedFile, SELECT_IMAGE_MESSAGE } from "~/utils/upload.server";
 import { withParam } from "~/utils/url";
 import { VERSION_MESSAGES, VERSION_UPLOAD_FIELDS, versionActionSchema } from "~/utils/version-schemas";
@@ -151,13 +153,34 @@ export async function libraryAction(request: Request) {
       }
     }
     case "create": {
-      const parsed = postCreateSchema.safeParse({ title: form.get("title") ?? "", postId: form.get("postId") ?? "" });
+      const parsed = postCreateSchema.safeParse({ title: form.get("title") ?? "", postId: form.get("postId") ?? "", publish_at: form.get("publish_at") ?? "" });
       if (!parsed.success) return redirectWithError(back, firstIssue(parsed.error));
       try {
         await createPost(user, parsed.data);
         return redirectWithSuccess(back, "Post created.");
       } catch (error) {
         return refused(back, error, LIBRARY_MESSAGES.updateFailed);
+      }
+    }
+    case "schedule":
+    case "publish-now": {
+      const parsed = publishSchema.safeParse(intent === "publish-now" ? { publish_now: true } : { publish_at: form.get("publish_at") ?? "" });
+      if (!parsed.success) return redirectWithError(back, firstIssue(parsed.error));
+      try {
+        await publishPost(user, postId, parsed.data);
+        return redirectWithSuccess(back, intent === "publish-now" ? RELEASE_MESSAGES.published : RELEASE_MESSAGES.scheduled);
+      } catch (error) {
+        return refused(back, error, RELEASE_MESSAGES.failed);
+      }
+    }
+    case "release-steps": {
+      const parsed = releaseStepsSchema.safeParse(releaseFormToInput(form));
+      if (!parsed.success) return redirectWithError(back, firstIssue(parsed.error));
+      try {
+        await setReleaseSteps(user, postId, parsed.data);
+        return redirectWithSuccess(back, RELEASE_MESSAGES.stepsSaved);
+      } catch (error) {
+        return refused(back, error, RELEASE_MESSAGES.failed);
       }
     }
     case "version-hide":

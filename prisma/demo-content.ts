@@ -9,6 +9,7 @@ import sharp from "sharp";
 import type { Prisma, PrismaClient } from "~/generated/prisma/client";
 import type { Storage } from "~/integrations/storage.server";
 import { contentHashFeed } from "~/utils/content-hash";
+import { audienceTierIds } from "~/utils/release-schemas";
 import { buildDemoHistory, type HistoryPost } from "./demo-history";
 
 export const DEMO_ADMIN = { email: "admin@example.com", password: "Admin1234!" };
@@ -27,6 +28,8 @@ export const DEMO_TIERS = [
   { id: "23507184", title: "Collector Plus", amountCents: 2500, isPaid: false, canVote: true, subscribeLabel: null },
   { id: "8825088", title: "Founder", amountCents: 5000, isPaid: false, canVote: true, subscribeLabel: null },
 ] as const;
+
+const DEMO_TIER_PRICES = DEMO_TIERS.map((tier) => ({ id: tier.id, isPaid: tier.isPaid, amountCents: tier.amountCents }));
 
 /** The seed of the generated past: the same day of seeding always gives the same history. */
 const HISTORY_SEED = 2025;
@@ -297,6 +300,10 @@ type DemoPost = {
   daysAgo: number;
   updatedDaysAgo?: number;
   withImage?: boolean;
+  /** Release steps: to a tier and those above it (or everyone, null), days after publication. */
+  release?: { tierId: string | null; afterDays: number }[];
+  /** Scheduled: published this many days from now (admins see it before). */
+  publishInDays?: number;
 };
 
 const POSTS: DemoPost[] = [
@@ -324,6 +331,21 @@ const POSTS: DemoPost[] = [
   { title: "Cyber Café", kind: "tier", tiers: ["8825009", "21786318"], daysAgo: 160 },
   { title: "Witchy Apothecary", kind: "both", tiers: ["21786318"], daysAgo: 170 },
   { title: "Garden Gnome Army", kind: "free", daysAgo: 180 },
+  // Releases (docs/product.md#releases), last so the other posts keep their ids.
+  // Scheduled: admins see it now, everyone else in three days.
+  { title: "Holiday Market Stalls", kind: "tier", tiers: ["8825009", "21786318"], daysAgo: 0, publishInDays: 3 },
+  // Mid-cascade: Tier 3 since publication, Tier 2 in two days, Tier 1 in nine, everyone in 55.
+  {
+    title: "Midnight Observatory",
+    kind: "tier",
+    daysAgo: 5,
+    release: [
+      { tierId: "21786318", afterDays: 0 },
+      { tierId: "8825009", afterDays: 7 },
+      { tierId: "8824971", afterDays: 14 },
+      { tierId: null, afterDays: 60 },
+    ],
+  },
 ];
 
 const PANELS = [
@@ -363,10 +385,11 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
   for (const [position, post] of POSTS.entries()) {
     const id = String(100000 + position * 7919);
     const version = post.version ?? "V1.0";
-    const published = new Date(now.getTime() - post.daysAgo * DAY);
+    const published = new Date(now.getTime() + (post.publishInDays ?? -post.daysAgo) * DAY);
     const imageKey = post.withImage === false ? null : `images/posts/${id}.jpg`;
     if (imageKey) await store.put(imageKey, await demoImage(null, position, post.title));
-    const updated = post.updatedDaysAgo === undefined ? published : new Date(now.getTime() - post.updatedDaysAgo * DAY);
+    const updated =
+      post.updatedDaysAgo === undefined ? new Date(Math.min(published.getTime(), now.getTime())) : new Date(now.getTime() - post.updatedDaysAgo * DAY);
     // Every file is a version; the ZIP demo post has two, a changelog between them.
     const versions: DemoVersion[] = [];
     if (post.title === ZIP_DEMO_TITLE) {
@@ -375,7 +398,8 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
         const fileName = `${slugify(post.title)}-${demo.label.toLowerCase()}.zip`;
         const fileKey = `posts/${id}/${fileName}`;
         await store.put(fileKey, zip.bytes);
-        const createdAt = index === ZIP_DEMO_VERSIONS.length - 1 ? updated : published;
+        // A scheduled post's file is uploaded now, before its publication.
+        const createdAt = index === ZIP_DEMO_VERSIONS.length - 1 ? updated : new Date(Math.min(published.getTime(), now.getTime()));
         versions.push({
           label: demo.label,
           notes: demo.notes,
@@ -433,6 +457,7 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
             version,
             firstPublishedAt: published,
             publishedAt: published,
+            publishAt: post.publishInDays === undefined ? null : published,
             lastUpdated: post.updatedDaysAgo === undefined ? published : new Date(now.getTime() - post.updatedDaysAgo * DAY),
             orderDate: published,
             tiers: {
@@ -440,6 +465,15 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
                 ...(post.tiers ?? []).map((tierId) => ({ tierId, kind: "CURRENT" as const })),
                 ...(post.firstTiers ?? []).map((tierId) => ({ tierId, kind: "FIRST" as const })),
               ],
+            },
+            releaseSteps: {
+              create: (post.release ?? []).map((step, position) => ({
+                position,
+                audienceTierId: step.tierId,
+                tierIds: step.tierId ? audienceTierIds(step.tierId, DEMO_TIER_PRICES) : [],
+                afterDays: step.afterDays,
+                opensAt: new Date(published.getTime() + step.afterDays * DAY),
+              })),
             },
           },
         });
@@ -464,6 +498,8 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
           versionRows.push({ id: created.id, label: demo.label, createdAt: demo.createdAt });
         }
         await tx.post.update({ where: { id }, data: { currentVersionId } });
+        // The release demo posts are new: the generated past (drawn from a fixed sequence) leaves them out.
+        if (post.release || post.publishInDays !== undefined) continue;
         history.push({
           id,
           paidContent: post.kind !== "free",

@@ -343,6 +343,8 @@ export function buildDemoHistory({
     currentTierIds: post.currentTierIds,
     firstTierIds: post.firstTierIds,
     firstPublishedAt: post.published,
+    publishAt: null,
+    releaseSteps: [],
   });
   /** The label before a post's first version row: its file was replaced before versions were kept. */
   const earlierLabel = (label: string) => {

@@ -1,5 +1,6 @@
 // The admins' "Check access", the library card's explanation and the download endpoint answer
-// alike, for random users, posts, tiers, purchases and pledge histories stored in the database.
+// alike, for random users, posts, tiers, purchases, pledge histories, scheduled publications and
+// release steps (opened or still ahead) stored in the database.
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db.server";
@@ -8,6 +9,7 @@ import { listLibraryPosts } from "~/models/library-listing.server";
 import { listTiers } from "~/models/tier.server";
 import * as paidRoute from "~/routes/api.download.$postId";
 import * as libraryRoute from "~/routes/library";
+import { audienceTierIds } from "~/utils/release-schemas";
 import { callRoute, createTestUser, sessionCookie } from "./helpers";
 import { createPost, createTiers, TIER_1, TIER_2, TIER_3 } from "./library-fixtures";
 
@@ -26,6 +28,9 @@ const scenario = fc.record({
     tiers: fc.uniqueArray(fc.constantFrom(...KNOWN), { maxLength: 2 }),
     firstTiers: fc.uniqueArray(fc.constantFrom(...KNOWN), { maxLength: 2 }),
     publishedDay: fc.integer({ min: 10, max: 40 }),
+    // Time (docs/product.md#releases): a publication and steps around the present instant.
+    scheduledInDays: fc.option(fc.integer({ min: -3, max: 3 }), { nil: null }),
+    steps: fc.array(fc.record({ tier: fc.option(fc.constantFrom(...KNOWN), { nil: null }), inDays: fc.integer({ min: -10, max: 10 }) }), { maxLength: 3 }),
   }),
   user: fc.record({
     isAdmin: fc.boolean(),
@@ -63,6 +68,21 @@ async function arrange({ post: p, user: u }: Scenario) {
     firstTiers: p.firstTiers,
     firstPublishedAt: day(p.publishedDay),
   });
+  const now = Date.now();
+  if (p.scheduledInDays !== null) await db.post.update({ where: { id: post.id }, data: { publishAt: new Date(now + p.scheduledInDays * 86_400_000) } });
+  const prices = (await db.tier.findMany()).map((tier) => ({ id: tier.id, isPaid: tier.isPaid, amountCents: tier.amountCents }));
+  for (const [position, step] of p.steps.entries()) {
+    await db.releaseStep.create({
+      data: {
+        postId: post.id,
+        position,
+        audienceTierId: step.tier,
+        tierIds: step.tier ? audienceTierIds(step.tier, prices) : [],
+        opensOn: new Date(now + step.inDays * 86_400_000),
+        opensAt: new Date(now + step.inDays * 86_400_000),
+      },
+    });
+  }
   const user = await createTestUser({ isAdmin: u.isAdmin, restricted: u.restricted, tosAccepted: u.tosAccepted, currentTierId: u.currentTier });
   if (u.granted) await db.unlockedContent.create({ data: { userId: user.id, postId: post.id, source: u.granted } });
   let index = 0;

@@ -92,6 +92,7 @@ const MATRIX: Record<string, Case[]> = {
     { method: "POST", params: () => ({ token: "A".repeat(43) }), form: () => ({ "List-Unsubscribe": "One-Click" }), expect: all(no(404)) },
   ],
   "admin_.access-check.tsx": [{ method: "GET", expect: adminUi(ok(200), no("302 /")) }],
+  "admin_.releases.tsx": [{ method: "GET", expect: adminUi(ok(200), no("302 /")) }],
   "account.shop-email.tsx": [
     { method: "GET", expect: user(ok("302 /login"), no("302 /login")) },
     {
@@ -232,6 +233,8 @@ const MATRIX: Record<string, Case[]> = {
     { method: "POST", params: (f) => ({ id: f.targetUserId }), json: { tosAccepted: true }, expect: user(no(403)) },
   ],
   "api.library.posts.$id.order.ts": [{ method: "PUT", params: postParams, json: { orderDate: "2024-01-01T00:00:00.000Z" }, expect: adminApi(ok(200)) }],
+  "api.library.posts.$id.release.ts": [{ method: "PUT", params: postParams, json: { preset: "top-first-30" }, expect: adminApi(ok(200)) }],
+  "api.library.posts.$id.publish.ts": [{ method: "PUT", params: postParams, json: { publish_at: "2099-01-01T18:00:00.000Z" }, expect: adminApi(ok(200)) }],
   "api.library.posts.$id.toggle.ts": [{ method: "PUT", params: postParams, json: { enabled: false }, expect: adminApi(ok(200)) }],
   "api.library.posts.$id.ts": [
     { method: "PUT", params: postParams, json: { title: "Changed" }, expect: adminApi(ok(200)) },

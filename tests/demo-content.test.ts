@@ -29,8 +29,14 @@ describe("demo content", () => {
         .sort(),
     ).toEqual(["21786318", "23507144", "23507184", "8658988", "8825009", "8825088"].sort());
 
-    const posts = await db.post.findMany();
-    expect(posts).toHaveLength(24);
+    const posts = await db.post.findMany({ include: { releaseSteps: true } });
+    expect(posts).toHaveLength(26);
+    // Releases for a newcomer to see at once: a post mid-cascade, and one scheduled ahead.
+    const now = Date.now();
+    const cascade = posts.find((post) => post.title === "Midnight Observatory")!;
+    expect(cascade.releaseSteps.filter((step) => step.opensAt.getTime() <= now)).toHaveLength(1);
+    expect(cascade.releaseSteps.filter((step) => step.opensAt.getTime() > now)).toHaveLength(3);
+    expect(posts.find((post) => post.title === "Holiday Market Stalls")!.publishAt!.getTime()).toBeGreaterThan(now);
     expect(posts.some((post) => !post.paidContent)).toBe(true);
     expect(posts.some((post) => post.isKofiOnly)).toBe(true);
     const withImage = posts.find((post) => post.imageKey)!;
@@ -70,7 +76,7 @@ describe("demo content", () => {
     expect(await bcrypt.compare(DEMO_ADMIN.password, admin.passwordHash!)).toBe(true);
 
     expect(await seedDemoContent(db, store)).toBe(false);
-    expect(await db.post.count()).toBe(24);
+    expect(await db.post.count()).toBe(26);
   }, 60_000);
 
   it("seeds a generated past that every insights chart shows on the first visit, without touching the demo accounts", async () => {

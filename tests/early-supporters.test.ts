@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { db } from "~/db.server";
 import { loadEntitlementViewer, toEntitlementPost } from "~/models/entitlement.server";
-import { withTiers } from "~/models/library-listing.server";
+import { withAccess } from "~/models/library-listing.server";
 import { recomputeUnlocks } from "~/models/unlocks.server";
 import { canDownload } from "~/utils/entitlement";
 import { createTestUser } from "./helpers";
@@ -44,7 +44,7 @@ async function earlySupporter(paymentStatus: string | null) {
 }
 
 async function liveCheck(postId: string, userId: string): Promise<boolean> {
-  const post = await db.post.findUniqueOrThrow({ where: { id: postId }, include: withTiers });
+  const post = await db.post.findUniqueOrThrow({ where: { id: postId }, include: withAccess });
   const user = await db.user.findUniqueOrThrow({ where: { id: userId } });
   return canDownload(toEntitlementPost(post), await loadEntitlementViewer(user));
 }

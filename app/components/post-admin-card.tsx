@@ -4,6 +4,7 @@
 // XMLHttpRequest for its progress) and plainly without.
 import { useFetcher, useRevalidator } from "@remix-run/react";
 import { useRef, useState } from "react";
+import { ReleaseSection, ScheduledBadge } from "~/components/admin/release-admin";
 import { AdminVersionHistory } from "~/components/admin/version-admin";
 import { FileDrop } from "~/components/file-drop";
 import { FoldingSection } from "~/components/folding-section";
@@ -173,7 +174,7 @@ export function PostAdminCard({
       <div className="post-body">
         <PostBadges post={post} loggedIn={false} now={now} />
         <h2 id={titleId} className="post-title">
-          {post.title} {enabled ? null : <span className="badge">Disabled</span>}
+          {post.title} {enabled ? null : <span className="badge">Disabled</span>} <ScheduledBadge post={post} now={now} />
         </h2>
         <p className="muted">
           Post ID {id}
@@ -239,6 +240,8 @@ export function PostAdminCard({
           </save.Form>
         </FoldingSection>
 
+        <ReleaseSection post={post} tiers={tiers} back={back} now={now} />
+
         <div className="admin-actions">
           <toggle.Form method="post" action="/library" preventScrollReset>
             <input type="hidden" name="intent" value="toggle" />
@@ -297,6 +300,10 @@ export function CreatePostForm({ back }: { back: string }) {
         <div className="field">
           <label htmlFor="create-id">Post ID (optional)</label>
           <input type="text" id="create-id" name="postId" pattern="[A-Za-z0-9_\-]{1,64}" />
+        </div>
+        <div className="field">
+          <label htmlFor="create-publish-at">Publish at (UTC, optional)</label>
+          <input type="datetime-local" id="create-publish-at" name="publish_at" />
         </div>
       </div>
       <button type="submit" className="button" disabled={create.state !== "idle"}>

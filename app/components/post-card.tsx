@@ -13,7 +13,7 @@ import type { CardAccess } from "~/utils/card-status";
 import { formatFileSize } from "~/utils/file-size";
 import { GRID_IMAGE_SIZES, imageSrcSet } from "~/utils/responsive-images";
 
-export type CardTier = { tierId: string; title: string; subscribeLabel: string | null; amount_cents: number | null };
+export type CardTier = { tierId: string; title: string; isPaid: boolean; subscribeLabel: string | null; amount_cents: number | null };
 
 export type CardLinks = { kofiShopUrl: string; patreonCreatorUrl: string };
 
@@ -137,6 +137,16 @@ function WayLink({ way, className }: { way: WayIn | null; className: string }) {
   );
 }
 
+/** When a locked post's next release step opens it to this viewer: "Opens to your Tier 2 on 10 Dec (in 5 days)". */
+export function ReleaseUpcoming({ access }: { access: CardAccess | undefined }) {
+  if (!access?.upcoming) return null;
+  return (
+    <p className="post-upcoming" data-testid="release-upcoming">
+      {access.upcoming}
+    </p>
+  );
+}
+
 /** The locked card's actions: one primary way in, one secondary, and the post's page as a quiet link. */
 export function LockedActions({ post, tiers, links, only }: { post: LibraryPost; tiers: CardTier[]; links: CardLinks; only?: "primary" }) {
   const ways = waysIn(post, tiers, links);
@@ -217,6 +227,7 @@ export function PostCard({
               <LockIcon />
               <PostAccess post={post} tiers={tiers} />
             </p>
+            <ReleaseUpcoming access={access} />
             <LockedActions post={post} tiers={tiers} links={links} />
           </div>
         )}

@@ -1,7 +1,7 @@
 // A post in the library's compact list (layout=list): thumbnail, title with the badge that can be
 // acted on, one status line and one button, as a purchase library lists what you own. The card
 // (post-card.tsx) holds the rest: versions, verification and what unlocks a locked post.
-import { DownloadForm, LockIcon, LockedActions, OwnedStatus, withPageDownload, type PostEntryProps } from "~/components/post-card";
+import { DownloadForm, LockIcon, LockedActions, OwnedStatus, ReleaseUpcoming, withPageDownload, type PostEntryProps } from "~/components/post-card";
 import { PostAccess } from "~/components/post-access";
 import type { LibraryPost } from "~/models/library-listing.server";
 import { badgesFor } from "~/utils/badges";
@@ -54,6 +54,7 @@ export function PostRow({ post: listed, tiers, links, loggedIn, now, back, onDow
             <PostAccess post={post} tiers={tiers} />
           </p>
         )}
+        {post.unlocked ? null : <ReleaseUpcoming access={access} />}
       </div>
       <div className="post-row-action">
         {post.unlocked ? (

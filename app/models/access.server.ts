@@ -4,21 +4,14 @@
 // viewer context the downloads load, so a card or an admin's check cannot disagree with them.
 import { db, queryRows } from "~/db.server";
 import { isSafeKey } from "~/integrations/storage.server";
-import { loadViewerContext, toEntitlementPost, toViewerContext, type ViewerContext, type ViewerRow } from "~/models/entitlement.server";
+import { loadViewerContext, toEntitlementPost, toViewerContext, withAccess, type ViewerContext, type ViewerRow } from "~/models/entitlement.server";
 import { DomainError } from "~/models/errors";
 import { ACCESS_DETAIL_COLUMNS, getCurrentUserWith, type AccessDetailsRow } from "~/models/session.server";
 import type { User } from "~/generated/prisma/client";
-import { LISTING_VIEWER, type LibraryPost } from "~/models/library-listing.server";
+import { entitlementOfListed, LISTING_VIEWER, type LibraryPost } from "~/models/library-listing.server";
 import { describeAccess, type AccessSummary } from "~/utils/access-words";
 import { describeCardAccess, type CardAccess } from "~/utils/card-status";
-import {
-  explainAccess,
-  isEffectiveAdmin,
-  type AccessPurchase,
-  type EntitlementPost,
-  type EntitlementViewer,
-  type ViewerAccessDetails,
-} from "~/utils/entitlement";
+import { explainAccess, isEffectiveAdmin, type AccessPurchase, type EntitlementViewer, type ViewerAccessDetails } from "~/utils/entitlement";
 
 type PurchaseJson = { code: string; email: string; purchasedAt: string };
 
@@ -82,20 +75,6 @@ export async function loadLibraryPageViewer(request: Request): Promise<{ user: U
   return { user: found.user, ...explainedViewer(found.user, found.extra, LISTING_VIEWER.withDownloads) };
 }
 
-/** A listed post as the entitlement rule sees it. */
-export function entitlementOfListed(post: LibraryPost): EntitlementPost {
-  return {
-    id: post.postId,
-    enabled: post.enabled,
-    paidContent: post.paid_content,
-    isKofiOnly: post.is_kofiOnly,
-    kofiId: post.kofi_id,
-    currentTierIds: post.tiers,
-    firstTierIds: post.first_tiers,
-    firstPublishedAt: post.first_published_at ? new Date(post.first_published_at) : null,
-  };
-}
-
 /**
  * Each shown card's explanation, by post id, in the card's words (its short status, near misses
  * without item codes). Tier titles come from the listing's own tiers.
@@ -136,7 +115,7 @@ export const ACCESS_CHECK_MESSAGES = {
 } as const;
 
 async function findPost(postRef: string) {
-  const include = { tiers: { select: { tierId: true, kind: true } } } as const;
+  const include = withAccess;
   const byId = await db.post.findUnique({ where: { id: postRef }, include });
   if (byId) return byId;
   const byTitle = await db.post.findMany({ where: { title: { equals: postRef, mode: "insensitive" } }, include, take: 2 });

@@ -5,14 +5,14 @@ import { db } from "~/db.server";
 import { env } from "~/env.server";
 import type { User } from "~/generated/prisma/client";
 import { isSafeKey } from "~/integrations/storage.server";
-import { loadEntitlementViewer, toEntitlementPost, type PostWithTiers } from "~/models/entitlement.server";
+import { loadEntitlementViewer, toEntitlementPost, withAccess, type PostWithAccess } from "~/models/entitlement.server";
 import { accessSourceOf } from "~/models/insights/download-access.server";
 import { DomainError } from "~/models/errors";
 import { downloadableVersion } from "~/models/post-version.server";
 import { isRestricted, RESTRICTED_MESSAGE } from "~/models/restriction.server";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { downloadFileName } from "~/utils/download-name";
-import { isEffectiveAdmin, unlockReason, type UnlockReason } from "~/utils/entitlement";
+import { isEffectiveAdmin, isFreeAt, isPublishedAt, unlockReason, type UnlockReason } from "~/utils/entitlement";
 
 /** How long a signed free-download address stays valid. */
 export const SIGNED_DOWNLOAD_TTL_MS = 10 * 60 * 1000;
@@ -25,14 +25,14 @@ type Downloader = Pick<User, "id" | "isAdmin" | "restricted" | "currentTierId" |
  * current one unless `?version=` named another), `versionId` its id (null for a file without a
  * version row).
  */
-export type DownloadablePost = PostWithTiers & { driveFileId: string; unlockReason: UnlockReason | null; versionId: string | null };
+export type DownloadablePost = PostWithAccess & { driveFileId: string; unlockReason: UnlockReason | null; versionId: string | null };
 
 /**
  * The version a download serves: the post's current file, or, when `versionId` is
  * given, that visible version of the same post (hidden or another post's: 404). Who may
  * download is decided before; this only chooses the bytes and the label recorded.
  */
-async function chooseVersion<T extends PostWithTiers & { unlockReason: UnlockReason | null }>(
+async function chooseVersion<T extends PostWithAccess & { unlockReason: UnlockReason | null }>(
   post: T,
   versionId: string | null | undefined,
 ): Promise<T & { driveFileId: string; versionId: string | null }> {
@@ -53,10 +53,12 @@ async function chooseVersion<T extends PostWithTiers & { unlockReason: UnlockRea
  * before it serves a byte.
  */
 export async function authorizeDownload(user: Downloader, postId: string, versionId?: string | null): Promise<DownloadablePost> {
-  const post = await db.post.findUnique({ where: { id: postId }, include: { tiers: { select: { tierId: true, kind: true } } } });
-  if (!post || (!post.enabled && !isEffectiveAdmin(user))) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
+  const post = await db.post.findUnique({ where: { id: postId }, include: withAccess });
+  const now = new Date();
+  // A disabled or not yet published post is unknown to everyone but admins.
+  if (!post || ((!post.enabled || !isPublishedAt(post, now)) && !isEffectiveAdmin(user))) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
   const viewer = await loadEntitlementViewer(user);
-  const reason = unlockReason(toEntitlementPost(post), viewer);
+  const reason = unlockReason(toEntitlementPost(post), viewer, now);
   if (!reason) throw new DomainError(403, LIBRARY_MESSAGES.locked);
   if (user && !user.tosAccepted && !isEffectiveAdmin(user)) throw new DomainError(403, LIBRARY_MESSAGES.tosRequired);
   return chooseVersion({ ...post, unlockReason: reason }, versionId);
@@ -69,16 +71,17 @@ export async function authorizeDownload(user: Downloader, postId: string, versio
  */
 export async function authorizeFreeDownload(user: Downloader, postId: string, versionId?: string | null): Promise<DownloadablePost> {
   const post = await authorizeDownload(user, postId, versionId);
-  if (post.paidContent) throw new DomainError(403, LIBRARY_MESSAGES.notFree);
+  if (!isFreeAt(toEntitlementPost(post), new Date())) throw new DomainError(403, LIBRARY_MESSAGES.notFree);
   return post;
 }
 
 /** A post behind a valid signed address: it must still exist, be enabled, be free and have a file. */
 export async function getDownloadablePost(postId: string, versionId?: string | null): Promise<DownloadablePost> {
-  const post = await db.post.findUnique({ where: { id: postId }, include: { tiers: { select: { tierId: true, kind: true } } } });
-  if (!post || !post.enabled) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
+  const post = await db.post.findUnique({ where: { id: postId }, include: withAccess });
+  const now = new Date();
+  if (!post || !post.enabled || !isPublishedAt(post, now)) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
   // Signed addresses are for free posts only: a post made paid after its address was handed out is refused too.
-  if (post.paidContent) throw new DomainError(403, LIBRARY_MESSAGES.notFree);
+  if (!isFreeAt(toEntitlementPost(post), now)) throw new DomainError(403, LIBRARY_MESSAGES.notFree);
   return chooseVersion({ ...post, unlockReason: "free" as const }, versionId);
 }
 

@@ -2,10 +2,21 @@
 // per post), and answers the rule for posts loaded with their tiers.
 import { queryRows } from "~/db.server";
 import { getCurrentUserWith } from "~/models/session.server";
-import type { Post, PostTier, User } from "~/generated/prisma/client";
+import type { Post, PostTier, ReleaseStep, User } from "~/generated/prisma/client";
 import { canDownload, type EntitlementPost, type EntitlementViewer } from "~/utils/entitlement";
 
-export type PostWithTiers = Post & { tiers: Pick<PostTier, "tierId" | "kind">[] };
+/** What a post query includes for the entitlement rule: its tiers and its release steps in order. */
+export const withAccess = {
+  tiers: { select: { tierId: true, kind: true } },
+  releaseSteps: {
+    select: { position: true, audienceTierId: true, tierIds: true, afterDays: true, opensOn: true, opensAt: true },
+    orderBy: { position: "asc" },
+  },
+} as const;
+
+export type StoredReleaseStep = Pick<ReleaseStep, "position" | "audienceTierId" | "tierIds" | "afterDays" | "opensOn" | "opensAt">;
+
+export type PostWithAccess = Post & { tiers: Pick<PostTier, "tierId" | "kind">[]; releaseSteps: StoredReleaseStep[] };
 
 type ViewerUser = Pick<User, "id" | "isAdmin" | "restricted" | "currentTierId">;
 
@@ -103,7 +114,7 @@ export async function loadEntitlementViewer(user: ViewerUser | null): Promise<En
   return (await loadViewerContext(user)).viewer;
 }
 
-export function toEntitlementPost(post: PostWithTiers): EntitlementPost {
+export function toEntitlementPost(post: PostWithAccess): EntitlementPost {
   return {
     id: post.id,
     enabled: post.enabled,
@@ -113,9 +124,12 @@ export function toEntitlementPost(post: PostWithTiers): EntitlementPost {
     currentTierIds: post.tiers.filter((tier) => tier.kind === "CURRENT").map((tier) => tier.tierId),
     firstTierIds: post.tiers.filter((tier) => tier.kind === "FIRST").map((tier) => tier.tierId),
     firstPublishedAt: post.firstPublishedAt,
+    publishAt: post.publishAt,
+    // A step without an audience tier opens the post to everyone.
+    releaseSteps: post.releaseSteps.map((step) => ({ tierIds: step.audienceTierId === null ? null : step.tierIds, opensAt: step.opensAt })),
   };
 }
 
-export function isUnlocked(post: PostWithTiers, viewer: EntitlementViewer | null): boolean {
+export function isUnlocked(post: PostWithAccess, viewer: EntitlementViewer | null): boolean {
   return canDownload(toEntitlementPost(post), viewer);
 }

@@ -5,12 +5,23 @@
 import { createCache } from "~/cache.server";
 import { db } from "~/db.server";
 import type { User } from "~/generated/prisma/client";
-import { loadViewerContext, toEntitlementPost, type PostWithTiers, type ViewerContext } from "~/models/entitlement.server";
-import { canDownload, type EntitlementPost, isEffectiveAdmin } from "~/utils/entitlement";
+import { loadViewerContext, toEntitlementPost, withAccess, type PostWithAccess, type ViewerContext } from "~/models/entitlement.server";
+import { canDownload, type EntitlementPost, isEffectiveAdmin, isFreeAt, isPublishedAt, nextReleaseChange, tierIdsAt } from "~/utils/entitlement";
 import type { LibraryFilter } from "~/utils/library-schemas";
 import { displayVersion, downloadStatus, type DownloadStatus } from "~/utils/versions";
 
 type Viewer = Pick<User, "id" | "isAdmin" | "restricted" | "currentTierId"> | null;
+
+/** A release step as the listing shows it: the admin's choice, and the instant and audience it resolves to. */
+export type ListedReleaseStep = {
+  /** The tier picked, or null for everyone. */
+  audience_tier_id: string | null;
+  /** The tiers it opens to (the picked one and those above); null for everyone. */
+  tier_ids: string[] | null;
+  after_days: number | null;
+  opens_on: string | null;
+  opens_at: string;
+};
 
 /** A post as GET /api/library/posts answers it (field names of docs/api.md#post). */
 export type LibraryPost = {
@@ -33,13 +44,17 @@ export type LibraryPost = {
   last_updated: string | null;
   order_date: string;
   is_kofiOnly: boolean;
+  /** Scheduled publication (shown to admins only while it is ahead). */
+  publish_at: string | null;
+  /** The release steps in order (docs/api.md#post); `tiers` and `paid_content` are what they have reached now. */
+  release_steps: ListedReleaseStep[];
   unlocked: boolean;
   /** Only for logged-in viewers. */
   downloadStatus?: DownloadStatus;
   userVersion?: string | null;
 };
 
-export const withTiers = { tiers: { select: { tierId: true, kind: true } } } as const;
+export { withAccess };
 
 export function postImageKey(postId: string) {
   return `images/posts/${postId}.jpg`;
@@ -63,34 +78,46 @@ export async function storedImageAudience(
   return isEffectiveAdmin(user) ? "admin" : "hidden";
 }
 
-function imageUrl(post: PostWithTiers): string | null {
+function imageUrl(post: PostWithAccess): string | null {
   if (!post.imageKey?.startsWith("images/")) return null;
   // The version changes whenever the post row does, so the image can be cached forever.
   return `/media/${post.imageKey.slice("images/".length)}?v=${post.updatedAt.getTime().toString(36)}`;
 }
 
-/** A stored post in the listing's shape; `admin` adds its storage key, `downloaded` the viewer's status. */
-export function toLibraryPost(post: PostWithTiers, unlocked: boolean, admin: boolean, downloaded?: Map<string, string>): LibraryPost {
+/**
+ * A stored post in the listing's shape at `now` (its tiers and whether it is paid are what its
+ * release steps have reached by then); `admin` adds its storage key, `downloaded` the viewer's status.
+ */
+export function toLibraryPost(post: PostWithAccess, unlocked: boolean, admin: boolean, downloaded?: Map<string, string>, now: Date = new Date()): LibraryPost {
   const iso = (date: Date | null) => (date ? date.toISOString() : null);
+  const rule = toEntitlementPost(post);
   const result: LibraryPost = {
     postId: post.id,
     title: post.title,
     imageUrl: imageUrl(post),
     enabled: post.enabled,
-    paid_content: post.paidContent,
+    paid_content: !isFreeAt(rule, now),
     is_content: post.isContent,
     url: post.url,
     kofi_id: post.kofiId,
     fileName: post.fileName,
     fileSize: post.fileSize === null ? null : Number(post.fileSize),
     version: displayVersion(post.version),
-    tiers: post.tiers.filter((tier) => tier.kind === "CURRENT").map((tier) => tier.tierId),
+    tiers: tierIdsAt(rule, now),
     first_tiers: post.tiers.filter((tier) => tier.kind === "FIRST").map((tier) => tier.tierId),
     first_published_at: iso(post.firstPublishedAt),
     published_at: iso(post.publishedAt),
     last_updated: iso(post.lastUpdated),
     order_date: post.orderDate.toISOString(),
     is_kofiOnly: post.isKofiOnly,
+    publish_at: iso(post.publishAt),
+    release_steps: post.releaseSteps.map((step) => ({
+      audience_tier_id: step.audienceTierId,
+      tier_ids: step.audienceTierId === null ? null : step.tierIds,
+      after_days: step.afterDays,
+      opens_on: iso(step.opensOn),
+      opens_at: step.opensAt.toISOString(),
+    })),
     unlocked,
   };
   if (admin) result.drive_file_id = post.driveFileId;
@@ -109,7 +136,9 @@ export function toLibraryPost(post: PostWithTiers, unlocked: boolean, admin: boo
  */
 type LibrarySnapshot = {
   stamp: string;
-  posts: { row: PostWithTiers; entitlement: EntitlementPost; base: LibraryPost; publicJson: string; adminJson: string }[];
+  /** When a scheduled post or a release step next changes what the listing says (epoch ms). */
+  until: number | undefined;
+  posts: { row: PostWithAccess; entitlement: EntitlementPost; base: LibraryPost; publicJson: string; adminJson: string }[];
 };
 
 const snapshots = createCache<LibrarySnapshot>(1);
@@ -122,23 +151,35 @@ function openJson(value: object): string {
 }
 
 /** Rows read after the stamp are at least as new as it; a change in between only means one more read on the next request. */
-async function readSnapshot(stamp: string): Promise<LibrarySnapshot> {
-  const rows = await db.post.findMany({ orderBy: [{ orderDate: "desc" }, { id: "asc" }], include: withTiers });
+async function readSnapshot(stamp: string, now: Date): Promise<LibrarySnapshot> {
+  const rows = await db.post.findMany({ orderBy: [{ orderDate: "desc" }, { id: "asc" }], include: withAccess });
+  let until: number | undefined;
   const posts = rows.map((row) => {
-    const { unlocked: _unlocked, drive_file_id: _key, ...shared } = toLibraryPost(row, false, true);
+    const { unlocked: _unlocked, drive_file_id: _key, ...shared } = toLibraryPost(row, false, true, undefined, now);
+    const entitlement = toEntitlementPost(row);
+    const change = nextReleaseChange(entitlement, now);
+    if (change !== undefined && (until === undefined || change < until)) until = change;
     return {
       row,
-      entitlement: toEntitlementPost(row),
+      entitlement,
       base: { ...shared, unlocked: false },
       publicJson: openJson(shared),
       adminJson: openJson({ ...shared, drive_file_id: row.driveFileId }),
     };
   });
-  return { stamp, posts };
+  return { stamp, until, posts };
 }
 
-async function loadSnapshot(stamp: string): Promise<LibrarySnapshot> {
-  const snapshot = await snapshots.get("library", stamp, async () => ({ value: await readSnapshot(stamp) }));
+async function loadSnapshot(stamp: string, now: Date): Promise<LibrarySnapshot> {
+  const snapshot = await snapshots.get(
+    "library",
+    stamp,
+    async () => {
+      const value = await readSnapshot(stamp, now);
+      return { value, until: value.until };
+    },
+    now.getTime(),
+  );
   newestStamp = snapshot.stamp;
   return snapshot;
 }
@@ -156,19 +197,23 @@ export const LISTING_VIEWER = { withDownloads: true, withLibraryStamp: true } as
 async function viewerAndLibrary(user: Viewer, preloaded?: ViewerContext) {
   const admin = isEffectiveAdmin(user);
   const context = preloaded ?? (await loadViewerContext(user, LISTING_VIEWER));
-  const library = await loadSnapshot(context.libraryStamp);
-  return { admin, context, library };
+  // One instant for the whole answer: the snapshot is current until its `until`, so the rule
+  // asked at `now` agrees with the tiers the snapshot shaped.
+  const now = new Date();
+  const library = await loadSnapshot(context.libraryStamp, now);
+  return { admin, context, library, now };
 }
 
-function viewPosts({ admin, context, library }: Awaited<ReturnType<typeof viewerAndLibrary>>): ViewedPost[] {
+function viewPosts({ admin, context, library, now }: Awaited<ReturnType<typeof viewerAndLibrary>>): ViewedPost[] {
   const viewed: ViewedPost[] = [];
   for (const post of library.posts) {
-    if (!admin && !post.row.enabled) continue;
+    // Disabled and scheduled posts are for admins only.
+    if (!admin && (!post.row.enabled || !isPublishedAt(post.entitlement, now))) continue;
     const item: ViewedPost = {
       base: post.base,
       driveFileId: post.row.driveFileId,
       json: admin ? post.adminJson : post.publicJson,
-      unlocked: canDownload(post.entitlement, context.viewer),
+      unlocked: canDownload(post.entitlement, context.viewer, now),
     };
     if (context.downloads) {
       const version = context.downloads.get(post.row.id);
@@ -198,20 +243,41 @@ export async function listLibraryPosts(user: Viewer, preloaded?: ViewerContext):
   });
 }
 
+/** A listed post as the entitlement rule sees it (its `tiers` are those reached at the listing's instant). */
+export function entitlementOfListed(post: LibraryPost): EntitlementPost {
+  return {
+    id: post.postId,
+    enabled: post.enabled,
+    paidContent: post.paid_content,
+    isKofiOnly: post.is_kofiOnly,
+    kofiId: post.kofi_id,
+    currentTierIds: post.tiers,
+    firstTierIds: post.first_tiers,
+    firstPublishedAt: post.first_published_at ? new Date(post.first_published_at) : null,
+    publishAt: post.publish_at ? new Date(post.publish_at) : null,
+    releaseSteps: post.release_steps.map((step) => ({ tierIds: step.tier_ids, opensAt: new Date(step.opens_at) })),
+  };
+}
+
 /** Recent listing bodies by viewer fingerprint, at the library version they were made at. */
 const listingBodies = createCache<Buffer>(16);
 
 /** The body of GET /api/library/posts, assembled from per-post JSON prepared once per change. */
 export async function libraryPostsJson({ user, context }: { user: Viewer; context: ViewerContext }): Promise<Buffer> {
   const view = await viewerAndLibrary(user, context);
-  return listingBodies.get(view.context.fingerprint, view.library.stamp, async () => {
-    const parts = viewPosts(view).map((item) => {
-      let json = `${item.json},"unlocked":${item.unlocked}`;
-      if (item.status) json += `,"downloadStatus":"${item.status}","userVersion":${JSON.stringify(item.userVersion ?? null)}`;
-      return `${json}}`;
-    });
-    return { value: Buffer.from(`{"posts":[${parts.join(",")}]}`) };
-  });
+  return listingBodies.get(
+    view.context.fingerprint,
+    view.library.stamp,
+    async () => {
+      const parts = viewPosts(view).map((item) => {
+        let json = `${item.json},"unlocked":${item.unlocked}`;
+        if (item.status) json += `,"downloadStatus":"${item.status}","userVersion":${JSON.stringify(item.userVersion ?? null)}`;
+        return `${json}}`;
+      });
+      return { value: Buffer.from(`{"posts":[${parts.join(",")}]}`), until: view.library.until };
+    },
+    view.now.getTime(),
+  );
 }
 
 /** Search by title and one of the library's filters (docs/product.md) (already validated). */

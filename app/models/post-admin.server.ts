@@ -10,22 +10,23 @@ import { InvalidImageError, reencodeImage } from "~/integrations/images.server";
 import { isSafeKey, storage } from "~/integrations/storage.server";
 import { recordAudit } from "~/models/audit.server";
 import { followPostFile } from "~/models/post-version.server";
-import type { PostWithTiers } from "~/models/entitlement.server";
+import { refreshStepTimes } from "~/models/release.server";
+import type { PostWithAccess } from "~/models/entitlement.server";
 import { DomainError } from "~/models/errors";
-import { postImageKey, toLibraryPost, withTiers, type LibraryPost } from "~/models/library-listing.server";
+import { postImageKey, toLibraryPost, withAccess, type LibraryPost } from "~/models/library-listing.server";
 import { LIBRARY_MESSAGES, type PostCreateInput, type PostUpdateInput } from "~/utils/library-schemas";
 import { orderDateForIndex } from "~/utils/reorder";
 import { displayVersion } from "~/utils/versions";
 
 type Actor = Pick<User, "id">;
 
-async function requirePost(id: string, client: Prisma.TransactionClient | typeof db = db): Promise<PostWithTiers> {
-  const post = await client.post.findUnique({ where: { id }, include: withTiers });
+async function requirePost(id: string, client: Prisma.TransactionClient | typeof db = db): Promise<PostWithAccess> {
+  const post = await client.post.findUnique({ where: { id }, include: withAccess });
   if (!post) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
   return post;
 }
 
-function snapshot(post: PostWithTiers) {
+function snapshot(post: PostWithAccess) {
   return toLibraryPost(post, true, true);
 }
 
@@ -85,6 +86,7 @@ export async function updatePost(actor: Actor, id: string, input: PostUpdateInpu
     const before = await requirePost(id, tx);
     await tx.post.update({ where: { id }, data: { ...columnsOf(input), ...(facts ?? {}) } });
     await replaceTiers(tx, id, input);
+    if (input.first_published_at !== undefined) await refreshStepTimes(tx, id);
     await followPostFile(tx, id, { labelGiven: input.version !== undefined });
     const after = await requirePost(id, tx);
     await recordAudit({ actorId: actor.id, action: "post.update", targetType: "post", targetId: id, before: snapshot(before), after: snapshot(after) }, tx);
@@ -98,14 +100,17 @@ export async function createPost(actor: Actor, input: PostCreateInput): Promise<
   const facts = await fileFacts(input.drive_file_id);
   const created = await db.$transaction(async (tx) => {
     if (await tx.post.findUnique({ where: { id }, select: { id: true } })) throw new DomainError(409, "A post with this id already exists.");
-    const { postId: _postId, ...fields } = input;
+    const { postId: _postId, publish_at: publishAt, ...fields } = input;
     const now = new Date();
+    // A post scheduled at creation is hidden from everyone but admins until then, and first published then.
+    const publishedAt = publishAt ?? now;
     await tx.post.create({
       data: {
         id,
         title: input.title,
-        firstPublishedAt: now,
-        publishedAt: now,
+        firstPublishedAt: publishedAt,
+        publishedAt,
+        publishAt: publishAt ?? null,
         lastUpdated: now,
         orderDate: now,
         ...(columnsOf(fields) as Omit<Prisma.PostCreateInput, "id" | "title">),

@@ -14,7 +14,7 @@ import { storage, type Storage } from "~/integrations/storage.server";
 import { listZipEntries, looksLikeZip, TooManyZipEntriesError, UnreadableZipError, type ZipEntry } from "~/integrations/zip.server";
 import { recordAudit } from "~/models/audit.server";
 import { DomainError } from "~/models/errors";
-import { toLibraryPost, withTiers, type LibraryPost } from "~/models/library-listing.server";
+import { toLibraryPost, withAccess, type LibraryPost } from "~/models/library-listing.server";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { hashingStream } from "~/utils/upload-hash.server";
@@ -126,7 +126,7 @@ export async function storePostVersionFile(postId: string, file: IncomingFile): 
 }
 
 async function postSnapshot(tx: Prisma.TransactionClient, id: string): Promise<LibraryPost> {
-  const post = await tx.post.findUniqueOrThrow({ where: { id }, include: withTiers });
+  const post = await tx.post.findUniqueOrThrow({ where: { id }, include: withAccess });
   return toLibraryPost(post, true, true);
 }
 

@@ -5,7 +5,7 @@ import { env } from "~/env.server";
 import { escapeHtml, sendMail, type OutgoingMail } from "~/integrations/mail.server";
 import { recordAudit } from "~/models/audit.server";
 import { DomainError } from "~/models/errors";
-import { listUpdatesFor, postLink, type UpdateItem } from "~/models/update-notifications.server";
+import { listUpdatesFor, newPostHeadline, postLink, type UpdateItem } from "~/models/update-notifications.server";
 import { ADMIN_MESSAGES } from "~/utils/admin-schemas";
 import { renderVersionNotes, versionNotesAsText } from "~/utils/version-notes.server";
 
@@ -98,7 +98,7 @@ export function digestMail(to: string, name: string | null, items: UpdateItem[],
     html.push("</ul>");
   };
   section("New versions of posts you own", versions, (item) => `${item.title} ${item.label}`);
-  section("New posts for you", posts, (item) => item.title);
+  section("New posts for you", posts, (item) => newPostHeadline(item, ""));
   const why = `You get this mail because you asked for update mails in your account (${appUrl}/account/notifications).`;
   text.push(why, `Unsubscribe with one click: ${unsubscribeUrl}`, "");
   html.push(`<p style="color:#555">${escapeHtml(why)} <a href="${escapeHtml(unsubscribeUrl)}">Unsubscribe</a></p>`);

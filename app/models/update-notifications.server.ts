@@ -8,7 +8,9 @@ import { env } from "~/env.server";
 import type { User } from "~/generated/prisma/client";
 import { requireProvenEmailToAttach } from "~/models/account.server";
 import { DomainError } from "~/models/errors";
-import { listLibraryPosts } from "~/models/library-listing.server";
+import { loadEntitlementViewer } from "~/models/entitlement.server";
+import { entitlementOfListed, listLibraryPosts } from "~/models/library-listing.server";
+import { explainAccess } from "~/utils/entitlement";
 import { atomXml } from "~/utils/atom";
 import { UPDATE_MESSAGES, updatePreferencesSchema, updateTokenSchema } from "~/utils/update-schemas";
 
@@ -34,7 +36,14 @@ export type UpdateItem = {
   at: Date;
   /** The user downloaded the post before (any version): they "own" it for the version mails. */
   owned: boolean;
+  /** A NEW_POST that a release step opened to the user's tier (or to everyone) after its publication. */
+  released: boolean;
 };
+
+/** How a new post is announced: "Now available for your tier: …" when a release step opened it. */
+export function newPostHeadline(item: Pick<UpdateItem, "title" | "released">, prefix: string): string {
+  return item.released ? `Now available for your tier: ${item.title}` : `${prefix}${item.title}`;
+}
 
 /** The library page that shows the post (its search by title). */
 export function postLink(title: string): string {
@@ -58,14 +67,31 @@ function newToken(): string {
 export async function listUpdatesFor(user: LibraryUser, { since, limit }: { since?: Date; limit: number }): Promise<UpdateItem[]> {
   const posts = (await listLibraryPosts(user)).filter((post) => post.enabled && post.unlocked);
   if (posts.length === 0) return [];
+  const now = new Date();
+  const viewer = posts.some((post) => post.release_steps.length > 0) ? await loadEntitlementViewer(user) : null;
   const byId = new Map(posts.map((post) => [post.postId, post]));
   const after = since ?? new Date(0);
   const owned = (post: (typeof posts)[number]) => post.downloadStatus !== undefined && post.downloadStatus !== "never";
   const items: UpdateItem[] = [];
   for (const post of posts) {
-    const at = new Date(post.first_published_at ?? post.published_at ?? post.order_date);
+    const published = new Date(post.first_published_at ?? post.published_at ?? post.order_date);
+    // A post a release step opened to this user is new for them from that step on
+    // (docs/product.md#releases); the ledger of the mails keeps it to one announcement.
+    const grant = viewer ? explainAccess(entitlementOfListed(post), viewer, now).grant : null;
+    const released = grant?.reason === "release" && grant.opensAt.getTime() > published.getTime();
+    const at = released ? grant.opensAt : published;
     if (at.getTime() <= after.getTime()) continue;
-    items.push({ kind: "NEW_POST", subjectId: post.postId, postId: post.postId, title: post.title, label: post.version, notes: "", at, owned: owned(post) });
+    items.push({
+      kind: "NEW_POST",
+      subjectId: post.postId,
+      postId: post.postId,
+      title: post.title,
+      label: post.version,
+      notes: "",
+      at,
+      owned: owned(post),
+      released,
+    });
   }
   // A version is new when an earlier one of the same post exists (the first came with the post).
   const versions = await db.$queryRaw<{ id: string; post_id: string; label: string; notes: string; created_at: Date }[]>`
@@ -86,10 +112,29 @@ export async function listUpdatesFor(user: LibraryUser, { since, limit }: { sinc
       notes: version.notes,
       at: version.created_at,
       owned: owned(post),
+      released: false,
     });
   }
   items.sort((a, b) => b.at.getTime() - a.at.getTime() || a.subjectId.localeCompare(b.subjectId));
   return items.slice(0, limit);
+}
+
+/** A locked post whose next release step reaches the user's tier: "Coming to your tier". */
+export type ComingItem = { postId: string; title: string; opensAt: string };
+
+/** The posts a later release step will open to the user's tier, soonest first. */
+export async function listComingFor(user: LibraryUser): Promise<ComingItem[]> {
+  const locked = (await listLibraryPosts(user)).filter((post) => !post.unlocked && post.release_steps.length > 0);
+  if (locked.length === 0) return [];
+  const viewer = await loadEntitlementViewer(user);
+  const now = new Date();
+  const coming: ComingItem[] = [];
+  for (const post of locked) {
+    const upcoming = explainAccess(entitlementOfListed(post), viewer, now).upcoming;
+    // Only what opens to their tier: a post that becomes free for everyone is not "for your tier".
+    if (upcoming?.tierId) coming.push({ postId: post.postId, title: post.title, opensAt: upcoming.opensAt.toISOString() });
+  }
+  return coming.sort((a, b) => a.opensAt.localeCompare(b.opensAt));
 }
 
 // ---------------------------------------------------------------- settings
@@ -174,7 +219,7 @@ async function buildFeed(user: User, token: string): Promise<string> {
   const items = await listUpdatesFor(user, { limit: FEED_ENTRY_LIMIT });
   const entries = items.map((item) => ({
     id: item.kind === "NEW_POST" ? `tag:${host},2026:post/${item.postId}` : `tag:${host},2026:version/${item.subjectId}`,
-    title: item.kind === "NEW_POST" ? `New post: ${item.title}` : `${item.title} ${item.label}`,
+    title: item.kind === "NEW_POST" ? newPostHeadline(item, "New post: ") : `${item.title} ${item.label}`,
     updated: item.at,
     link: postLink(item.title),
     content: item.kind === "NEW_POST" ? `${item.title} (${item.label}) is in the library.` : item.notes || `${item.title} has a new version, ${item.label}.`,

@@ -8,8 +8,9 @@ import { AccountArea } from "~/components/account/account-tabs";
 import { DownloadAllUpdates } from "~/components/download-all-updates";
 import { accountPanelLinks } from "~/components/account/shop-email-panel";
 import { listMyUpdates } from "~/models/my-library.server";
+import { listComingFor } from "~/models/update-notifications.server";
 import { requireUser } from "~/session-guards.server";
-import { formatAccessDate } from "~/utils/access-words";
+import { formatAccessDate, timeUntil } from "~/utils/access-words";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 import { formatFileSize } from "~/utils/file-size";
 import { personalPageHeaders } from "~/utils/page-headers";
@@ -22,12 +23,15 @@ export const headers = personalPageHeaders;
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
-  const updates = await listMyUpdates(user);
-  return json({ updates, tosAccepted: user.tosAccepted || isEffectiveAdmin(user) }, { headers: { "Cache-Control": "private, no-store" } });
+  const [updates, coming] = await Promise.all([listMyUpdates(user), listComingFor(user)]);
+  return json(
+    { updates, coming, now: new Date().toISOString(), tosAccepted: user.tosAccepted || isEffectiveAdmin(user) },
+    { headers: { "Cache-Control": "private, no-store" } },
+  );
 }
 
 export default function UpdatesPage() {
-  const { updates, tosAccepted } = useLoaderData<typeof loader>();
+  const { updates, coming, now, tosAccepted } = useLoaderData<typeof loader>();
   return (
     <AccountArea current="updates">
       <section className="card account-panel" aria-labelledby="updates-title">
@@ -63,6 +67,22 @@ export default function UpdatesPage() {
           </ul>
         </DownloadAllUpdates>
       </section>
+      {coming.length > 0 ? (
+        <section className="card account-panel" aria-labelledby="coming-title" data-testid="coming-to-your-tier">
+          <h2 id="coming-title">Coming to your tier</h2>
+          <p>Posts the creator has planned to open to your membership, and when.</p>
+          <ul className="updates-list">
+            {coming.map((item) => (
+              <li key={item.postId} className="updates-item">
+                <Link to={`/library?search=${encodeURIComponent(item.title)}`}>{item.title}</Link>
+                <span>
+                  {formatAccessDate(new Date(item.opensAt))} ({timeUntil(new Date(item.opensAt), new Date(now))})
+                </span>
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
     </AccountArea>
   );
 }

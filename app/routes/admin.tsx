@@ -142,6 +142,13 @@ export default function AdminPage() {
 
       <InsightsEntry />
 
+      <section className="card" aria-labelledby="releases-entry-title">
+        <h2 id="releases-entry-title">Releases</h2>
+        <p>
+          Scheduled publications and release steps of the next 60 days, and what opened recently: <Link to="/admin/releases">Open releases</Link>
+        </p>
+      </section>
+
       <AuditLog entries={audit} userHref={(userId) => adminHref({ search: query.search, page: query.page, user: userId })} />
     </div>
   );

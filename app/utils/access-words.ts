@@ -11,6 +11,37 @@ export function formatAccessDate(date: Date): string {
   return DAY.format(date);
 }
 
+const DAY_AND_TIME = new Intl.DateTimeFormat("en-GB", {
+  day: "numeric",
+  month: "short",
+  hour: "2-digit",
+  minute: "2-digit",
+  hourCycle: "h23",
+  timeZone: "UTC",
+});
+
+/** "3 Dec, 18:00" (UTC), for scheduled publications and release steps. */
+export function formatReleaseTime(date: Date): string {
+  return DAY_AND_TIME.format(date);
+}
+
+const SHORT_DAY = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", timeZone: "UTC" });
+
+/** How far off an instant is: "in 5 days", "in 3 hours", "in 20 minutes". */
+export function timeUntil(at: Date, now: Date): string {
+  const minutes = Math.max(1, Math.ceil((at.getTime() - now.getTime()) / 60_000));
+  const plural = (count: number, unit: string) => `in ${count} ${unit}${count === 1 ? "" : "s"}`;
+  if (minutes < 60) return plural(minutes, "minute");
+  if (minutes < 48 * 60) return plural(Math.round(minutes / 60), "hour");
+  return plural(Math.round(minutes / (24 * 60)), "day");
+}
+
+/** A locked post's next step for this viewer: "Opens to your Tier 2 on 10 Dec (in 5 days)". */
+export function upcomingWords(upcoming: NonNullable<AccessExplanation["upcoming"]>, titles: Titles, now: Date): string {
+  const when = `${SHORT_DAY.format(upcoming.opensAt)} (${timeUntil(upcoming.opensAt, now)})`;
+  return upcoming.tierId ? `Opens to your ${tierName(upcoming.tierId, titles)} on ${when}` : `Free for everyone on ${when}`;
+}
+
 type Titles = ReadonlyMap<string, string>;
 
 /** A tier's title; an id this site has no tier row for reads as the account page says it. */
@@ -37,6 +68,8 @@ export function grantWords(grant: AccessGrant, titles: Titles): string {
       return "Admin";
     case "current-tier":
       return `Your ${tierName(grant.tierId, titles)} membership`;
+    case "release":
+      return releaseWords(grant, titles);
     case "first-tier":
       return earlySupporter(grant.tierId, grant.publishedAt, titles);
     case "purchase":
@@ -48,6 +81,12 @@ export function grantWords(grant: AccessGrant, titles: Titles): string {
         ? earlySupporter(grant.pledgedTierId, grant.publishedAt, titles)
         : "Early supporter (unlocked by the membership sync)";
   }
+}
+
+/** "Released to Tier 2 on 10 Dec 2026", or to everyone. */
+export function releaseWords(grant: Extract<AccessGrant, { reason: "release" }>, titles?: Titles): string {
+  const audience = grant.tierId ? (titles ? tierName(grant.tierId, titles) : "your tier") : "everyone";
+  return `Released to ${audience} on ${formatAccessDate(grant.opensAt)}`;
 }
 
 function pledgeWords(miss: Extract<AccessMiss, { kind: "first-tier" }>, titles: Titles): string {
@@ -70,6 +109,8 @@ export function missWords(miss: AccessMiss, titles: Titles): string {
       return "Restricted account: nothing can be downloaded";
     case "disabled":
       return "This post is disabled";
+    case "scheduled":
+      return `Scheduled for ${formatReleaseTime(miss.publishAt)} (UTC): not published yet`;
     case "guest":
       return "Not logged in";
     case "shop-only":
@@ -97,10 +138,13 @@ export type AccessSummary = {
   /** Tiers whose membership would unlock it (ids), and the shop item that would. */
   unlockTierIds: string[];
   shopItem: string | null;
+  /** When the post's next release step opens it to the viewer, in words; null when none will. */
+  upcoming: string | null;
 };
 
-export function describeAccess(explanation: AccessExplanation, titles: Titles): AccessSummary {
+export function describeAccess(explanation: AccessExplanation, titles: Titles, now: Date = new Date()): AccessSummary {
   return {
+    upcoming: explanation.upcoming ? upcomingWords(explanation.upcoming, titles, now) : null,
     allowed: explanation.allowed,
     summary: explanation.grant ? grantWords(explanation.grant, titles) : "Locked",
     misses: explanation.misses.map((miss) => missWords(miss, titles)),

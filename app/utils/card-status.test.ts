@@ -42,6 +42,7 @@ describe("describeCardAccess", () => {
     grant: null,
     misses: [{ kind: "not-bought", code: "D139595" }],
     unlocks: { tierIds: ["8825009"], shopItem: "D139595" },
+    upcoming: null,
   };
 
   it("gives a locked card no status and near misses without item codes", () => {
@@ -53,7 +54,7 @@ describe("describeCardAccess", () => {
 
   it("gives an owned card its status beside the full summary", () => {
     const card = describeCardAccess(
-      { allowed: true, grant: { reason: "current-tier", tierId: "8825009" }, misses: [], unlocks: { tierIds: [], shopItem: null } },
+      { allowed: true, grant: { reason: "current-tier", tierId: "8825009" }, misses: [], unlocks: { tierIds: [], shopItem: null }, upcoming: null },
       titles,
     );
     expect(card.status).toBe("Included in your Tier 2 membership");

@@ -2,7 +2,7 @@
 // post is theirs, shown on one line next to Download, and the near misses of a locked post
 // without the shop's internal item codes. The admins' access check keeps the full words of
 // app/utils/access-words.ts; both read the same `explainAccess` walk.
-import { describeAccess, missWords, tierName, type AccessSummary } from "~/utils/access-words";
+import { describeAccess, missWords, releaseWords, tierName, type AccessSummary } from "~/utils/access-words";
 import type { AccessExplanation, AccessGrant, AccessMiss } from "~/utils/entitlement";
 
 type Titles = ReadonlyMap<string, string>;
@@ -24,6 +24,8 @@ export function cardStatusWords(grant: AccessGrant, titles: Titles): string {
       return "Admin access";
     case "current-tier":
       return `Included in your ${tierName(grant.tierId, titles)} membership`;
+    case "release":
+      return releaseWords(grant, titles);
     case "first-tier":
       return `Early supporter on ${tierName(grant.tierId, titles)}`;
     case "purchase":
@@ -45,9 +47,9 @@ export type CardAccess = AccessSummary & {
   status: string | null;
 };
 
-export function describeCardAccess(explanation: AccessExplanation, titles: Titles): CardAccess {
+export function describeCardAccess(explanation: AccessExplanation, titles: Titles, now?: Date): CardAccess {
   return {
-    ...describeAccess(explanation, titles),
+    ...describeAccess(explanation, titles, now),
     misses: explanation.misses.map((miss) => fanMissWords(miss, titles)),
     status: explanation.allowed && explanation.grant ? cardStatusWords(explanation.grant, titles) : null,
   };

@@ -12,6 +12,8 @@ export function downloadAccessFor(reason: UnlockReason | null, unlockSource: Unl
       return "ADMIN";
     case "current-tier":
       return "TIER";
+    case "release":
+      return "TIER";
     case "first-tier":
       return "EARLY_SUPPORTER";
     case "purchase":

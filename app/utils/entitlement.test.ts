@@ -15,6 +15,8 @@ function post(overrides: Partial<EntitlementPost> = {}): EntitlementPost {
     currentTierIds: ["T2"],
     firstTierIds: ["T3"],
     firstPublishedAt: published,
+    publishAt: null,
+    releaseSteps: [],
     ...overrides,
   };
 }
@@ -99,6 +101,7 @@ describe("pledgedTierAt", () => {
 // Property: the rule as a whole equals the definition in docs/product.md#entitlement, written independently.
 describe("canDownload: every combination", () => {
   const tier = fc.constantFrom("T1", "T2", "T3");
+  const instant = fc.integer({ min: 0, max: 30 }).map((days) => new Date(published.getTime() + days * 86_400_000));
   const arbitraryPost = fc.record({
     id: fc.constantFrom("p1", "p2"),
     enabled: fc.boolean(),
@@ -108,6 +111,11 @@ describe("canDownload: every combination", () => {
     currentTierIds: fc.uniqueArray(tier, { maxLength: 3 }),
     firstTierIds: fc.uniqueArray(tier, { maxLength: 3 }),
     firstPublishedAt: fc.option(fc.constant(published), { nil: null }),
+    // Time: a scheduled publication and release steps at days 0-30 after `published`.
+    publishAt: fc.option(instant, { nil: null }),
+    releaseSteps: fc.array(fc.record({ tierIds: fc.option(fc.uniqueArray(tier, { minLength: 1, maxLength: 3 }), { nil: null }), opensAt: instant }), {
+      maxLength: 3,
+    }),
   });
   const arbitraryViewer = fc.option(
     fc.record({
@@ -126,21 +134,26 @@ describe("canDownload: every combination", () => {
 
   it("matches the written rule", () => {
     fc.assert(
-      fc.property(arbitraryPost, arbitraryViewer, (p, v) => {
+      fc.property(arbitraryPost, arbitraryViewer, instant, (p, v, now) => {
         const earlyTier = v?.pledges[0]?.tierId ?? null;
+        const opened = p.releaseSteps.filter((step) => step.opensAt <= now);
+        const tiersNow = [...p.currentTierIds, ...opened.flatMap((step) => step.tierIds ?? [])];
+        const published = p.publishAt === null || p.publishAt <= now;
         const expected =
           !v?.restricted &&
           (v?.isAdmin === true ||
             (p.enabled &&
+              published &&
               (!p.paidContent ||
+                opened.some((step) => step.tierIds === null) ||
                 (v !== null &&
                   (v.unlockedPostIds.has(p.id) ||
-                    (!p.isKofiOnly && v.currentTierId !== null && p.currentTierIds.includes(v.currentTierId)) ||
+                    (!p.isKofiOnly && v.currentTierId !== null && tiersNow.includes(v.currentTierId)) ||
                     (!p.isKofiOnly && p.firstPublishedAt !== null && earlyTier !== null && p.firstTierIds.includes(earlyTier)) ||
                     (p.kofiId !== null && v.purchasedKofiCodes.has(p.kofiId)))))));
-        expect(canDownload(p, v)).toBe(expected);
+        expect(canDownload(p, v, now)).toBe(expected);
       }),
-      { numRuns: 2000 },
+      { numRuns: 3000 },
     );
   });
 });

@@ -1,5 +1,9 @@
 // The entitlement rule (docs/product.md#entitlement): one pure function decides whether a viewer
-// may download a post. The listing's `unlocked` flag and both download endpoints ask it.
+// may download a post at a given instant. The listing's `unlocked` flag and both download
+// endpoints ask it. Time is an input because releases open with it (docs/product.md#releases):
+// a scheduled post is hidden until its publication, and each release step widens the post's
+// tiers (or makes it free) from its instant on. Steps only ever add, so the answer for a later
+// instant unlocks at least what an earlier one did.
 
 export type EntitlementPost = {
   id: string;
@@ -12,7 +16,66 @@ export type EntitlementPost = {
   /** Tier ids the post was first published for (early supporters keep it). */
   firstTierIds: readonly string[];
   firstPublishedAt: Date | null;
+  /** Scheduled publication: nobody but admins sees or downloads it before this. */
+  publishAt: Date | null;
+  /** The release steps, any order. */
+  releaseSteps: readonly ReleaseStep[];
 };
+
+/** One release step: from `opensAt` on, the post opens to `tierIds`, or to everyone when null. */
+export type ReleaseStep = { tierIds: readonly string[] | null; opensAt: Date };
+
+/** Is the post past its scheduled publication (or never scheduled) at `now`? */
+export function isPublishedAt(post: Pick<EntitlementPost, "publishAt">, now: Date): boolean {
+  return !post.publishAt || post.publishAt.getTime() <= now.getTime();
+}
+
+function opened(step: ReleaseStep, now: Date): boolean {
+  return step.opensAt.getTime() <= now.getTime();
+}
+
+/** The post's tiers at `now`: its own, plus those of every step opened by then. */
+export function tierIdsAt(post: Pick<EntitlementPost, "currentTierIds" | "releaseSteps">, now: Date): string[] {
+  const ids = new Set(post.currentTierIds);
+  for (const step of post.releaseSteps) if (step.tierIds && opened(step, now)) for (const id of step.tierIds) ids.add(id);
+  return [...ids];
+}
+
+/** The step that opened the post to everyone by `now` (the earliest), if any. */
+function openedToEveryone(post: Pick<EntitlementPost, "releaseSteps">, now: Date): ReleaseStep | null {
+  let first: ReleaseStep | null = null;
+  for (const step of post.releaseSteps) {
+    if (step.tierIds === null && opened(step, now) && (!first || step.opensAt < first.opensAt)) first = step;
+  }
+  return first;
+}
+
+/** Is the post free at `now`: never paid, or opened to everyone by a step? */
+export function isFreeAt(post: Pick<EntitlementPost, "paidContent" | "releaseSteps">, now: Date): boolean {
+  return !post.paidContent || openedToEveryone(post, now) !== null;
+}
+
+/** The first instant after `now` at which the post's access changes with no write (epoch ms), or undefined. */
+export function nextReleaseChange(post: Pick<EntitlementPost, "publishAt" | "releaseSteps">, now: Date): number | undefined {
+  let next: number | undefined;
+  const consider = (at: number) => {
+    if (at > now.getTime() && (next === undefined || at < next)) next = at;
+  };
+  if (post.publishAt) consider(post.publishAt.getTime());
+  for (const step of post.releaseSteps) consider(step.opensAt.getTime());
+  return next;
+}
+
+/** The first step still to open at `now` that would open the post to this tier (null: to a guest, so only to everyone). */
+export function upcomingStepFor(post: Pick<EntitlementPost, "releaseSteps" | "isKofiOnly">, tierId: string | null, now: Date): ReleaseStep | null {
+  let first: ReleaseStep | null = null;
+  for (const step of post.releaseSteps) {
+    if (opened(step, now)) continue;
+    const reaches = step.tierIds === null || (tierId !== null && !post.isKofiOnly && step.tierIds.includes(tierId));
+    if (reaches && (!first || step.opensAt < first.opensAt)) first = step;
+  }
+  return first;
+}
 
 export type PledgeRecord = {
   type: string;
@@ -51,7 +114,7 @@ export type ViewerAccessDetails = {
 };
 
 /** How a post is unlocked for a viewer; null when it is locked. */
-export type UnlockReason = "free" | "admin" | "unlocked-content" | "current-tier" | "first-tier" | "purchase";
+export type UnlockReason = "free" | "admin" | "unlocked-content" | "current-tier" | "release" | "first-tier" | "purchase";
 
 /** Why a post is unlocked, with what the words need. */
 export type AccessGrant =
@@ -59,6 +122,8 @@ export type AccessGrant =
   | { reason: "admin" }
   | { reason: "unlocked-content"; source: "ADMIN" | "SYNC" | null; pledgedTierId: string | null; publishedAt: Date | null }
   | { reason: "current-tier"; tierId: string }
+  /** A release step opened the post to the viewer's tier, or to everyone (`tierId` null). */
+  | { reason: "release"; tierId: string | null; opensAt: Date }
   | { reason: "first-tier"; tierId: string; publishedAt: Date }
   | { reason: "purchase"; code: string; purchase: AccessPurchase | null };
 
@@ -66,6 +131,7 @@ export type AccessGrant =
 export type AccessMiss =
   | { kind: "restricted" }
   | { kind: "disabled" }
+  | { kind: "scheduled"; publishAt: Date }
   | { kind: "guest" }
   | { kind: "shop-only"; currentTierId: string | null }
   | { kind: "tier"; currentTierId: string | null; needs: readonly string[] }
@@ -81,6 +147,8 @@ export type AccessExplanation = {
   misses: AccessMiss[];
   /** What would unlock a locked post: a membership of one of these tiers, or this shop item. */
   unlocks: { tierIds: readonly string[]; shopItem: string | null };
+  /** A locked post's next release step that opens it to this viewer (their tier, or everyone). */
+  upcoming: { tierId: string | null; opensAt: Date } | null;
 };
 
 function isActivePledge(event: PledgeRecord): boolean {
@@ -120,11 +188,23 @@ export function isEffectiveAdmin<U extends { isAdmin: boolean; restricted: boole
  * `unlockReason` and `canDownload` are read off this, so an explanation cannot disagree with
  * a download.
  */
-export function explainAccess(post: EntitlementPost, viewer: EntitlementViewer | null): AccessExplanation {
-  const unlocks = { tierIds: post.isKofiOnly ? [] : post.currentTierIds, shopItem: post.kofiId };
+export function explainAccess(post: EntitlementPost, viewer: EntitlementViewer | null, now: Date = new Date()): AccessExplanation {
+  const tierIds = tierIdsAt(post, now);
+  const unlocks = { tierIds: post.isKofiOnly ? [] : tierIds, shopItem: post.kofiId };
   const misses: AccessMiss[] = [];
-  const granted = (grant: AccessGrant): AccessExplanation => ({ allowed: true, grant, misses, unlocks });
-  const refused = (): AccessExplanation => ({ allowed: false, grant: null, misses, unlocks });
+  const granted = (grant: AccessGrant): AccessExplanation => ({ allowed: true, grant, misses, unlocks, upcoming: null });
+  const refused = (): AccessExplanation => {
+    // Nothing is promised to a restricted viewer, nor about a post that is disabled or not published yet.
+    const promised = !viewer?.restricted && post.enabled && isPublishedAt(post, now);
+    const step = promised ? upcomingStepFor(post, viewer?.currentTierId ?? null, now) : null;
+    return {
+      allowed: false,
+      grant: null,
+      misses,
+      unlocks,
+      upcoming: step ? { tierId: step.tierIds ? (viewer?.currentTierId ?? null) : null, opensAt: step.opensAt } : null,
+    };
+  };
   if (viewer?.restricted) {
     misses.push({ kind: "restricted" });
     return refused();
@@ -134,7 +214,13 @@ export function explainAccess(post: EntitlementPost, viewer: EntitlementViewer |
     misses.push({ kind: "disabled" });
     return refused();
   }
+  if (!isPublishedAt(post, now)) {
+    misses.push({ kind: "scheduled", publishAt: post.publishAt! });
+    return refused();
+  }
   if (!post.paidContent) return granted({ reason: "free" });
+  const everyone = openedToEveryone(post, now);
+  if (everyone) return granted({ reason: "release", tierId: null, opensAt: everyone.opensAt });
   if (!viewer) {
     misses.push({ kind: "guest" });
     return refused();
@@ -147,11 +233,21 @@ export function explainAccess(post: EntitlementPost, viewer: EntitlementViewer |
   if (post.isKofiOnly) {
     if (viewer.currentTierId) misses.push({ kind: "shop-only", currentTierId: viewer.currentTierId });
   } else {
-    if (viewer.currentTierId && post.currentTierIds.includes(viewer.currentTierId)) return granted({ reason: "current-tier", tierId: viewer.currentTierId });
-    if (post.currentTierIds.length > 0) misses.push({ kind: "tier", currentTierId: viewer.currentTierId, needs: post.currentTierIds });
+    const tier = viewer.currentTierId;
+    if (tier) {
+      // A step that opened to the tier is named first: the listing reports a post's tiers as
+      // what its steps have reached, so a card and a download must name the same reason.
+      let first: ReleaseStep | null = null;
+      for (const step of post.releaseSteps) {
+        if (step.tierIds?.includes(tier) && opened(step, now) && (!first || step.opensAt < first.opensAt)) first = step;
+      }
+      if (first) return granted({ reason: "release", tierId: tier, opensAt: first.opensAt });
+      if (post.currentTierIds.includes(tier)) return granted({ reason: "current-tier", tierId: tier });
+    }
+    if (tierIds.length > 0) misses.push({ kind: "tier", currentTierId: tier, needs: tierIds });
     if (post.firstPublishedAt && post.firstTierIds.length > 0) {
-      const tier = pledgedTierAt(viewer.pledges, post.firstPublishedAt);
-      if (tier && post.firstTierIds.includes(tier)) return granted({ reason: "first-tier", tierId: tier, publishedAt: post.firstPublishedAt });
+      const early = pledgedTierAt(viewer.pledges, post.firstPublishedAt);
+      if (early && post.firstTierIds.includes(early)) return granted({ reason: "first-tier", tierId: early, publishedAt: post.firstPublishedAt });
       misses.push({
         kind: "first-tier",
         pledge: pledgeAt(viewer.pledges, post.firstPublishedAt),
@@ -173,11 +269,14 @@ export function explainAccess(post: EntitlementPost, viewer: EntitlementViewer |
   return refused();
 }
 
-export function unlockReason(post: EntitlementPost, viewer: EntitlementViewer | null): UnlockReason | null {
-  return explainAccess(post, viewer).grant?.reason ?? null;
+/** The reason a download is recorded with: a step that opened the post to everyone made it free. */
+export function unlockReason(post: EntitlementPost, viewer: EntitlementViewer | null, now?: Date): UnlockReason | null {
+  const grant = explainAccess(post, viewer, now).grant;
+  if (grant?.reason === "release" && grant.tierId === null) return "free";
+  return grant?.reason ?? null;
 }
 
-/** May this viewer (null for a guest) download this post? */
-export function canDownload(post: EntitlementPost, viewer: EntitlementViewer | null): boolean {
-  return explainAccess(post, viewer).allowed;
+/** May this viewer (null for a guest) download this post at `now`? */
+export function canDownload(post: EntitlementPost, viewer: EntitlementViewer | null, now?: Date): boolean {
+  return explainAccess(post, viewer, now).allowed;
 }

@@ -24,6 +24,8 @@ const postArb: fc.Arbitrary<EntitlementPost> = fc.record({
   currentTierIds: fc.uniqueArray(fc.constantFrom(...TIERS), { maxLength: 3 }),
   firstTierIds: fc.uniqueArray(fc.constantFrom(...TIERS), { maxLength: 3 }),
   firstPublishedAt: fc.option(fc.integer({ min: 0, max: 60 }).map(day), { nil: null }),
+  publishAt: fc.constant(null),
+  releaseSteps: fc.constant([]),
 });
 
 const pledgeArb: fc.Arbitrary<PledgeRecord> = fc.record({
@@ -145,6 +147,8 @@ describe("explainAccess", () => {
       currentTierIds: ["T2"],
       firstTierIds: ["T1"],
       firstPublishedAt: new Date("2026-03-03T12:00:00Z"),
+      publishAt: null,
+      releaseSteps: [],
     };
     const viewer = (over: Partial<EntitlementViewer>): EntitlementViewer =>
       memberWithNothing({

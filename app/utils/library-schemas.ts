@@ -1,6 +1,7 @@
 // Validation for the library (docs/product.md#library-library, docs/api.md#library), shared by the page's forms, its
 // actions and the /api routes. Messages are docs/messages.md's, word for word.
 import { z } from "zod";
+import { optionalPublishAtSchema } from "~/utils/release-schemas";
 
 export const LIBRARY_MESSAGES = {
   fetchFailed: "Failed to fetch data. Please try again later.",
@@ -100,6 +101,8 @@ export const postCreateSchema = postUpdateSchema.extend({
     .optional()
     .or(z.literal("").transform(() => undefined)),
   title: z.string().trim().min(1, "Title is required.").max(300),
+  /** Scheduled publication (docs/product.md#releases); absent or "" publishes at once. */
+  publish_at: optionalPublishAtSchema,
 });
 export type PostCreateInput = z.infer<typeof postCreateSchema>;
 

@@ -1,0 +1,171 @@
+// Releases (docs/product.md#releases, docs/decisions/016-releases.md): scheduling a post's
+// publication and saving its release steps (admins only; routes check who may). Each change is
+// audited in its transaction and answers the post in the listing's shape. What a step opens is
+// decided by the entitlement rule at each instant (app/utils/entitlement.ts); this module only
+// stores the steps with the instant and the tiers they resolve to.
+import { db, type Prisma } from "~/db.server";
+import type { User } from "~/generated/prisma/client";
+import { recordAudit } from "~/models/audit.server";
+import { withAccess, type PostWithAccess } from "~/models/entitlement.server";
+import { DomainError } from "~/models/errors";
+import { toLibraryPost, type LibraryPost } from "~/models/library-listing.server";
+import { isPublishedAt } from "~/utils/entitlement";
+import {
+  audienceTierIds,
+  presetSteps,
+  RELEASE_MESSAGES,
+  stepOpensAt,
+  type PublishInput,
+  type ReleaseStepInput,
+  type ReleaseStepsInput,
+} from "~/utils/release-schemas";
+import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
+
+type Actor = Pick<User, "id">;
+type Client = Prisma.TransactionClient;
+
+async function requirePost(client: Client, id: string): Promise<PostWithAccess> {
+  const post = await client.post.findUnique({ where: { id }, include: withAccess });
+  if (!post) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
+  return post;
+}
+
+/** The instant steps given in days count from: the scheduled or first publication. */
+export function publicationOf(post: { publishAt: Date | null; firstPublishedAt: Date | null; createdAt: Date }): Date {
+  return post.publishAt ?? post.firstPublishedAt ?? post.createdAt;
+}
+
+/** Steps given in days move with the publication: their instants are computed again. */
+export async function refreshStepTimes(client: Client, postId: string): Promise<void> {
+  const post = await client.post.findUniqueOrThrow({ where: { id: postId }, select: { publishAt: true, firstPublishedAt: true, createdAt: true } });
+  const publishedAt = publicationOf(post);
+  const steps = await client.releaseStep.findMany({ where: { postId, afterDays: { not: null } }, select: { id: true, afterDays: true, opensAt: true } });
+  for (const step of steps) {
+    const opensAt = stepOpensAt({ after_days: step.afterDays }, publishedAt);
+    if (opensAt.getTime() !== step.opensAt.getTime()) await client.releaseStep.update({ where: { id: step.id }, data: { opensAt } });
+  }
+}
+
+/**
+ * Schedules the post's publication (hidden from everyone but admins until then) or publishes it
+ * now. Its first published date becomes that moment: the day it actually became visible.
+ */
+export async function publishPost(actor: Actor, postId: string, input: PublishInput): Promise<LibraryPost> {
+  const now = new Date();
+  const after = await db.$transaction(async (tx) => {
+    const before = await requirePost(tx, postId);
+    const at = "publish_now" in input ? now : input.publish_at;
+    if ("publish_now" in input && isPublishedAt(before, now)) throw new DomainError(409, RELEASE_MESSAGES.alreadyPublished);
+    await tx.post.update({ where: { id: postId }, data: { publishAt: at, firstPublishedAt: at, publishedAt: at } });
+    await refreshStepTimes(tx, postId);
+    const updated = await requirePost(tx, postId);
+    await recordAudit(
+      {
+        actorId: actor.id,
+        action: "publish_now" in input ? "post.publish" : "post.schedule",
+        targetType: "post",
+        targetId: postId,
+        before: { publishAt: before.publishAt?.toISOString() ?? null },
+        after: { publishAt: at.toISOString() },
+      },
+      tx,
+    );
+    return updated;
+  });
+  return toLibraryPost(after, true, true);
+}
+
+/** Replaces the post's release steps with the given ones in their order, or a preset's (an empty list clears them). */
+export async function setReleaseSteps(actor: Actor, postId: string, input: ReleaseStepsInput): Promise<LibraryPost> {
+  const after = await db.$transaction(async (tx) => {
+    const before = await requirePost(tx, postId);
+    const tiers = await tx.tier.findMany({ select: { id: true, title: true, isPaid: true, amountCents: true } });
+    for (const step of "steps" in input ? input.steps : []) {
+      if (step.audience !== "everyone" && !tiers.some((tier) => tier.id === step.audience)) throw new DomainError(400, RELEASE_MESSAGES.unknownTier);
+    }
+    const steps: readonly ReleaseStepInput[] =
+      "preset" in input
+        ? presetSteps(
+            input.preset,
+            tiers.map((tier) => ({ tierId: tier.id, title: tier.title, isPaid: tier.isPaid, amount_cents: tier.amountCents })),
+          )
+        : input.steps;
+    const publishedAt = publicationOf(before);
+    const rows = steps.map((step, position) => ({
+      postId,
+      position,
+      audienceTierId: step.audience === "everyone" ? null : step.audience,
+      tierIds: step.audience === "everyone" ? [] : audienceTierIds(step.audience, tiers),
+      afterDays: step.opens_on ? null : (step.after_days ?? 0),
+      opensOn: step.opens_on ?? null,
+      opensAt: stepOpensAt(step, publishedAt),
+    }));
+    await tx.releaseStep.deleteMany({ where: { postId } });
+    if (rows.length > 0) await tx.releaseStep.createMany({ data: rows });
+    // The steps are part of the post: its update time (versioning its image address) moves with them.
+    await tx.post.update({ where: { id: postId }, data: { updatedAt: new Date() } });
+    const updated = await requirePost(tx, postId);
+    const shape = (post: PostWithAccess) =>
+      post.releaseSteps.map((step) => ({ audience: step.audienceTierId ?? "everyone", opensAt: step.opensAt.toISOString() }));
+    await recordAudit(
+      { actorId: actor.id, action: "post.release", targetType: "post", targetId: postId, before: { steps: shape(before) }, after: { steps: shape(updated) } },
+      tx,
+    );
+    return updated;
+  });
+  return toLibraryPost(after, true, true);
+}
+
+/** One release instant on the admins' timeline: a step opening, or a scheduled publication. */
+export type ReleaseEvent = {
+  postId: string;
+  postTitle: string;
+  /** "publication", or the step's audience: a tier id, or "everyone". */
+  kind: "publication" | "step";
+  audience: string | null;
+  at: string;
+  /** Accounts the step opens the post to (members of its tiers now), or null for everyone and publications. */
+  reach: number | null;
+};
+
+export const RELEASES_AHEAD_DAYS = 60;
+export const RELEASES_BEHIND_DAYS = 30;
+
+/**
+ * The admins' Releases view: what opens in the next 60 days and what opened in the last 30,
+ * each step with how many accounts its tiers hold (not restricted).
+ */
+export async function listReleases(now: Date = new Date()): Promise<{ upcoming: ReleaseEvent[]; recent: ReleaseEvent[] }> {
+  const from = new Date(now.getTime() - RELEASES_BEHIND_DAYS * 86_400_000);
+  const to = new Date(now.getTime() + RELEASES_AHEAD_DAYS * 86_400_000);
+  const [steps, scheduled, members] = await Promise.all([
+    db.releaseStep.findMany({
+      where: { opensAt: { gte: from, lte: to } },
+      select: { postId: true, audienceTierId: true, tierIds: true, opensAt: true, post: { select: { title: true } } },
+      orderBy: [{ opensAt: "asc" }, { position: "asc" }],
+    }),
+    db.post.findMany({ where: { publishAt: { gte: from, lte: to } }, select: { id: true, title: true, publishAt: true } }),
+    db.user.groupBy({ by: ["currentTierId"], where: { restricted: false, currentTierId: { not: null } }, _count: { _all: true } }),
+  ]);
+  const perTier = new Map(members.map((row) => [row.currentTierId!, row._count._all]));
+  const events: ReleaseEvent[] = [
+    ...scheduled.map((post) => ({
+      postId: post.id,
+      postTitle: post.title,
+      kind: "publication" as const,
+      audience: null,
+      at: post.publishAt!.toISOString(),
+      reach: null,
+    })),
+    ...steps.map((step) => ({
+      postId: step.postId,
+      postTitle: step.post.title,
+      kind: "step" as const,
+      audience: step.audienceTierId ?? "everyone",
+      at: step.opensAt.toISOString(),
+      reach: step.audienceTierId === null ? null : step.tierIds.reduce((sum, id) => sum + (perTier.get(id) ?? 0), 0),
+    })),
+  ].sort((a, b) => a.at.localeCompare(b.at));
+  const past = (event: ReleaseEvent) => new Date(event.at).getTime() <= now.getTime();
+  return { upcoming: events.filter((event) => !past(event)), recent: events.filter(past).reverse() };
+}

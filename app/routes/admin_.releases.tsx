@@ -1,0 +1,86 @@
+// /admin/releases: the release timeline (docs/product.md#releases): scheduled publications and
+// release steps of the next 60 days, what opened in the last 30, and how many accounts each step
+// reached. Effective admins only. A plain page: no script is needed to read it.
+import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { json } from "@remix-run/node";
+import { Link, useLoaderData } from "@remix-run/react";
+import { listReleases, RELEASES_AHEAD_DAYS, RELEASES_BEHIND_DAYS, type ReleaseEvent } from "~/models/release.server";
+import { listTiers } from "~/models/tier.server";
+import { requireAdmin } from "~/session-guards.server";
+import adminStyles from "~/styles/admin.css";
+import { formatReleaseTime, timeUntil } from "~/utils/access-words";
+import { personalPageHeaders } from "~/utils/page-headers";
+
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: adminStyles }];
+
+export const meta: MetaFunction = () => [{ title: "Releases · Admin · Creator Library" }];
+
+export const headers = personalPageHeaders;
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  await requireAdmin(request);
+  const now = new Date();
+  const [releases, tiers] = await Promise.all([listReleases(now), listTiers()]);
+  return json(
+    { ...releases, tierTitles: Object.fromEntries(tiers.map((tier) => [tier.tierId, tier.title])), now: now.toISOString() },
+    { headers: { "Cache-Control": "private, no-store" } },
+  );
+}
+
+function what(event: ReleaseEvent, titles: Record<string, string>): string {
+  if (event.kind === "publication") return "Published";
+  if (event.audience === "everyone") return "Free for everyone";
+  return `Opens to ${titles[event.audience ?? ""] ?? "Unknown Tier"} and above`;
+}
+
+function reach(event: ReleaseEvent): string {
+  if (event.kind === "publication") return "Visible to everyone its steps allow";
+  if (event.reach === null) return "Everyone";
+  return `${event.reach.toLocaleString("en-US")} ${event.reach === 1 ? "account" : "accounts"} on these tiers`;
+}
+
+function Timeline({ events, titles, now, empty }: { events: ReleaseEvent[]; titles: Record<string, string>; now: Date; empty: string }) {
+  if (events.length === 0) return <p className="muted">{empty}</p>;
+  return (
+    <ol className="release-timeline" data-testid="release-timeline">
+      {events.map((event) => {
+        const at = new Date(event.at);
+        return (
+          <li key={`${event.postId}-${event.kind}-${event.audience}-${event.at}`} className="release-event" data-testid="release-event">
+            <time dateTime={event.at}>
+              {formatReleaseTime(at)} UTC{at > now ? ` (${timeUntil(at, now)})` : ""}
+            </time>
+            <span className="release-what">
+              <Link to={`/library?search=${encodeURIComponent(event.postTitle)}`}>{event.postTitle}</Link>: {what(event, titles)}
+            </span>
+            <span className="muted">{reach(event)}</span>
+          </li>
+        );
+      })}
+    </ol>
+  );
+}
+
+export default function AdminReleases() {
+  const { upcoming, recent, tierTitles, now } = useLoaderData<typeof loader>();
+  const current = new Date(now);
+  return (
+    <div className="admin-page stack">
+      <p>
+        <Link to="/admin">Back to the admin area</Link>
+      </p>
+      <h1>Releases</h1>
+      <p>
+        Scheduled publications and release steps, in UTC. A post&apos;s steps are edited on its card in the <Link to="/library">library</Link>.
+      </p>
+      <section className="card" aria-labelledby="releases-upcoming">
+        <h2 id="releases-upcoming">Next {RELEASES_AHEAD_DAYS} days</h2>
+        <Timeline events={upcoming} titles={tierTitles} now={current} empty="Nothing is scheduled." />
+      </section>
+      <section className="card" aria-labelledby="releases-recent">
+        <h2 id="releases-recent">Opened in the last {RELEASES_BEHIND_DAYS} days</h2>
+        <Timeline events={recent} titles={tierTitles} now={current} empty="Nothing opened recently." />
+      </section>
+    </div>
+  );
+}

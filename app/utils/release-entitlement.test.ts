@@ -1,0 +1,154 @@
+// The time dimension of the entitlement rule (docs/product.md#releases): scheduled publication and
+// release steps. Later instants only ever widen access, nothing changes between a post's release
+// instants, and the words name the step that opened a post or will.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { describeAccess } from "./access-words";
+import { canDownload, explainAccess, nextReleaseChange, tierIdsAt, type EntitlementPost, type EntitlementViewer } from "./entitlement";
+import { memberWithNothing } from "./entitlement.fixtures";
+
+const DAY = 86_400_000;
+const start = Date.UTC(2026, 11, 1, 18);
+const at = (days: number) => new Date(start + days * DAY);
+const titles = new Map([
+  ["T1", "Tier 1"],
+  ["T2", "Tier 2"],
+  ["T3", "Tier 3"],
+]);
+
+/** Tier 3 at publishing, Tier 2 (and 3) after 7 days, Tier 1 (and up) after 14, everyone after 60. */
+function cascade(overrides: Partial<EntitlementPost> = {}): EntitlementPost {
+  return {
+    id: "p1",
+    enabled: true,
+    paidContent: true,
+    isKofiOnly: false,
+    kofiId: null,
+    currentTierIds: [],
+    firstTierIds: [],
+    firstPublishedAt: at(0),
+    publishAt: at(0),
+    releaseSteps: [
+      { tierIds: ["T3"], opensAt: at(0) },
+      { tierIds: ["T2", "T3"], opensAt: at(7) },
+      { tierIds: ["T1", "T2", "T3"], opensAt: at(14) },
+      { tierIds: null, opensAt: at(60) },
+    ],
+    ...overrides,
+  };
+}
+
+const onTier = (tierId: string | null) => memberWithNothing({ currentTierId: tierId });
+
+describe("a release cascade over time", () => {
+  it("opens to each tier at its step, and to everyone at the last", () => {
+    const post = cascade();
+    const who = { guest: null, t1: onTier("T1"), t2: onTier("T2"), t3: onTier("T3") };
+    const open = (days: number) =>
+      Object.entries(who)
+        .filter(([, viewer]) => canDownload(post, viewer, at(days)))
+        .map(([name]) => name);
+    expect(open(-1)).toEqual([]);
+    expect(open(0)).toEqual(["t3"]);
+    expect(open(6.9)).toEqual(["t3"]);
+    expect(open(7)).toEqual(["t2", "t3"]);
+    expect(open(14)).toEqual(["t1", "t2", "t3"]);
+    expect(open(60)).toEqual(["guest", "t1", "t2", "t3"]);
+  });
+
+  it("keeps a scheduled post from everyone but admins until its publication", () => {
+    const post = cascade({ publishAt: at(2), releaseSteps: [{ tierIds: null, opensAt: at(0) }] });
+    expect(canDownload(post, null, at(1))).toBe(false);
+    expect(explainAccess(post, onTier("T3"), at(1)).misses).toEqual([{ kind: "scheduled", publishAt: at(2) }]);
+    expect(canDownload(post, memberWithNothing({ isAdmin: true }), at(1))).toBe(true);
+    expect(canDownload(post, null, at(2))).toBe(true);
+  });
+
+  it("names the step that unlocked the post", () => {
+    const words = describeAccess(explainAccess(cascade(), onTier("T2"), at(8)), titles, at(8));
+    expect(words.summary).toBe("Released to Tier 2 on 8 December 2026");
+    const everyone = describeAccess(explainAccess(cascade(), null, at(61)), titles, at(61));
+    expect(everyone.summary).toBe("Released to everyone on 30 January 2027");
+  });
+
+  it("tells a locked viewer when their turn comes, and a guest when it becomes free", () => {
+    const member = describeAccess(explainAccess(cascade(), onTier("T2"), at(2)), titles, at(2));
+    expect(member.upcoming).toBe("Opens to your Tier 2 on 8 Dec (in 5 days)");
+    expect(member.unlockTierIds).toEqual(["T3"]);
+    const guest = describeAccess(explainAccess(cascade(), null, at(2)), titles, at(2));
+    expect(guest.upcoming).toBe("Free for everyone on 30 Jan (in 58 days)");
+    const never = describeAccess(explainAccess(cascade({ releaseSteps: [{ tierIds: ["T3"], opensAt: at(0) }] }), null, at(2)), titles, at(2));
+    expect(never.upcoming).toBeNull();
+  });
+
+  it("reports the post's tiers as what the cascade has reached", () => {
+    expect(tierIdsAt(cascade({ currentTierIds: ["T9"] }), at(7))).toEqual(["T9", "T3", "T2"]);
+  });
+});
+
+// Properties over random posts, viewers and instants.
+const TIERS = ["T1", "T2", "T3"];
+const dayArb = fc.integer({ min: -5, max: 70 });
+const postArb: fc.Arbitrary<EntitlementPost> = fc.record({
+  id: fc.constant("p1"),
+  enabled: fc.boolean(),
+  paidContent: fc.boolean(),
+  isKofiOnly: fc.boolean(),
+  kofiId: fc.option(fc.constant("K1"), { nil: null }),
+  currentTierIds: fc.uniqueArray(fc.constantFrom(...TIERS), { maxLength: 2 }),
+  firstTierIds: fc.uniqueArray(fc.constantFrom(...TIERS), { maxLength: 2 }),
+  firstPublishedAt: fc.option(fc.constant(at(0)), { nil: null }),
+  publishAt: fc.option(dayArb.map(at), { nil: null }),
+  releaseSteps: fc.array(
+    fc.record({ tierIds: fc.option(fc.uniqueArray(fc.constantFrom(...TIERS), { minLength: 1 }), { nil: null }), opensAt: dayArb.map(at) }),
+    { maxLength: 4 },
+  ),
+});
+const viewerArb: fc.Arbitrary<EntitlementViewer | null> = fc.option(
+  fc.record({
+    isAdmin: fc.boolean(),
+    restricted: fc.boolean(),
+    currentTierId: fc.option(fc.constantFrom(...TIERS), { nil: null }),
+    unlockedPostIds: fc.constantFrom(new Set<string>(), new Set(["p1"])),
+    purchasedKofiCodes: fc.constantFrom(new Set<string>(), new Set(["K1"])),
+    pledges: fc.constant([]),
+  }),
+  { nil: null },
+);
+
+describe("the rule in time: properties", () => {
+  it("never takes back at a later instant what it allowed at an earlier one", () => {
+    fc.assert(
+      fc.property(postArb, viewerArb, dayArb, dayArb, (post, viewer, a, b) => {
+        const [early, late] = a <= b ? [a, b] : [b, a];
+        if (canDownload(post, viewer, at(early))) expect(canDownload(post, viewer, at(late))).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("answers the same at every instant before the post's next release change", () => {
+    fc.assert(
+      fc.property(postArb, viewerArb, dayArb, fc.double({ min: 0, max: 1, noNaN: true }), (post, viewer, day, fraction) => {
+        const now = at(day);
+        const next = nextReleaseChange(post, now) ?? now.getTime() + 100 * DAY;
+        const between = new Date(now.getTime() + Math.floor((next - now.getTime()) * fraction * 0.999));
+        expect(canDownload(post, viewer, between)).toBe(canDownload(post, viewer, now));
+        expect(tierIdsAt(post, between).sort()).toEqual(tierIdsAt(post, now).sort());
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("promises only a step that does open the post to that viewer when it comes", () => {
+    fc.assert(
+      fc.property(postArb, viewerArb, dayArb, (post, viewer, day) => {
+        const explanation = explainAccess(post, viewer, at(day));
+        if (!explanation.upcoming) return;
+        expect(explanation.allowed).toBe(false);
+        expect(canDownload(post, viewer, explanation.upcoming.opensAt)).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});

@@ -1,0 +1,184 @@
+// Releases (docs/product.md#releases): the validation of a post's publication time and release
+// steps, shared by the admin card's forms, the library action and PUT /api/library/posts/{id}/release;
+// the presets; and the one-line preview ("Tier 3 at publishing, Tier 2 on 10 Dec, free on 1 Feb").
+import { z } from "zod";
+
+export const RELEASE_MESSAGES = {
+  failed: "Failed to update the release",
+  scheduled: "Publication scheduled.",
+  published: "Post published.",
+  stepsSaved: "Release steps saved.",
+  mustBeFuture: "Please choose a time in the future.",
+  invalidTime: "Please enter a valid date and time.",
+  oneTime: "Each step needs either days after publication or a date, not both.",
+  tooMany: "A release has at most 8 steps.",
+  unknownTier: "Unknown tier.",
+  alreadyPublished: "This post is already published.",
+  stepsOrPreset: "Send either the steps or a preset.",
+} as const;
+
+/** At most this many steps per post. */
+export const MAX_RELEASE_STEPS = 8;
+/** The furthest a step may open after publication. */
+export const MAX_AFTER_DAYS = 3650;
+
+/** "everyone", or a tier id (the tier and every paid tier above it). */
+const audienceSchema = z.union([z.literal("everyone"), z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, RELEASE_MESSAGES.unknownTier)]);
+
+/**
+ * An instant as the API sends it (ISO 8601), or as <input type="datetime-local"> does (no zone:
+ * the site's times are UTC); null when it is neither.
+ */
+export function parseInstant(value: string): Date | null {
+  const text = value.trim();
+  const date = new Date(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(text) ? `${text}Z` : text);
+  return text && !Number.isNaN(date.getTime()) ? date : null;
+}
+
+const instantSchema = z
+  .string()
+  .refine((value) => parseInstant(value) !== null, RELEASE_MESSAGES.invalidTime)
+  .transform((value) => parseInstant(value)!);
+
+/** A scheduled publication: absent or "" is none; anything else must be an instant ahead. */
+export const optionalPublishAtSchema = z
+  .string()
+  .optional()
+  .transform((value, context) => {
+    if (!value?.trim()) return undefined;
+    const date = parseInstant(value);
+    const message = !date ? RELEASE_MESSAGES.invalidTime : date.getTime() <= Date.now() ? RELEASE_MESSAGES.mustBeFuture : null;
+    if (message) {
+      context.addIssue({ code: z.ZodIssueCode.custom, message });
+      return z.NEVER;
+    }
+    return date!;
+  });
+
+export const releaseStepSchema = z
+  .object({
+    audience: audienceSchema,
+    after_days: z.number().int().min(0).max(MAX_AFTER_DAYS).nullish(),
+    opens_on: instantSchema.nullish(),
+  })
+  .refine((step) => (step.after_days == null) !== (step.opens_on == null), RELEASE_MESSAGES.oneTime);
+export type ReleaseStepInput = z.infer<typeof releaseStepSchema>;
+
+/**
+ * PUT /api/library/posts/{id}/release and the card's steps form: the whole list in order (empty
+ * clears it), or a preset to build it from the site's tiers.
+ */
+export const releaseStepsSchema = z
+  .object({
+    preset: z.enum(["top-first-30", "tiers-weekly", "tiers-weekly-free-60", "none"]).optional(),
+    steps: z.array(releaseStepSchema).max(MAX_RELEASE_STEPS, RELEASE_MESSAGES.tooMany).optional(),
+  })
+  .strict()
+  .superRefine((input, context) => {
+    if ((input.preset === undefined) === (input.steps === undefined))
+      context.addIssue({ code: z.ZodIssueCode.custom, message: RELEASE_MESSAGES.stepsOrPreset });
+  })
+  .transform((input): { preset: ReleasePreset } | { steps: ReleaseStepInput[] } => (input.preset ? { preset: input.preset } : { steps: input.steps ?? [] }));
+export type ReleaseStepsInput = z.infer<typeof releaseStepsSchema>;
+
+export type PublishInput = { publish_now: true } | { publish_at: Date };
+
+/** The card's and the API's scheduling: `publish_at`, a time ahead; or `publish_now: true`. */
+export const publishSchema = z
+  .object({ publish_at: instantSchema.optional(), publish_now: z.literal(true).optional() })
+  .superRefine((input, context) => {
+    if (input.publish_now) return;
+    const message = !input.publish_at ? RELEASE_MESSAGES.invalidTime : input.publish_at.getTime() <= Date.now() ? RELEASE_MESSAGES.mustBeFuture : null;
+    if (message) context.addIssue({ code: z.ZodIssueCode.custom, path: ["publish_at"], message });
+  })
+  .transform((input): PublishInput => (input.publish_now ? { publish_now: true } : { publish_at: input.publish_at! }));
+
+type PresetTier = { tierId: string; title: string; isPaid: boolean; amount_cents: number | null };
+
+export const RELEASE_PRESETS = {
+  "top-first-30": "Top tier first, everyone after 30 days",
+  "tiers-weekly": "Top tier first, then each tier a week later",
+  "tiers-weekly-free-60": "Each tier a week apart, everyone after 60 days",
+  none: "No steps (the post's own tiers only)",
+} as const;
+export type ReleasePreset = keyof typeof RELEASE_PRESETS;
+
+function isReleasePreset(value: string): value is ReleasePreset {
+  return Object.hasOwn(RELEASE_PRESETS, value);
+}
+
+/** Paid tiers, highest first. */
+function paidTiersDown(tiers: readonly PresetTier[]): PresetTier[] {
+  return tiers.filter((tier) => tier.isPaid).sort((a, b) => (b.amount_cents ?? 0) - (a.amount_cents ?? 0));
+}
+
+/** A step's audience: the picked tier and every paid tier priced at or above it (an unknown id alone). */
+export function audienceTierIds(tierId: string, tiers: readonly { id: string; isPaid: boolean; amountCents: number | null }[]): string[] {
+  const picked = tiers.find((tier) => tier.id === tierId);
+  if (!picked || picked.amountCents === null) return [tierId];
+  const floor = picked.amountCents;
+  return [
+    tierId,
+    ...tiers.filter((tier) => tier.id !== tierId && tier.isPaid && tier.amountCents !== null && tier.amountCents >= floor).map((tier) => tier.id),
+  ];
+}
+
+/** A preset's steps for this site's tiers. */
+export function presetSteps(preset: ReleasePreset, tiers: readonly PresetTier[]): ReleaseStepInput[] {
+  const down = paidTiersDown(tiers);
+  const weekly = down.map((tier, index) => ({ audience: tier.tierId, after_days: index * 7, opens_on: null }));
+  switch (preset) {
+    case "top-first-30":
+      return [...(down[0] ? [{ audience: down[0].tierId, after_days: 0, opens_on: null }] : []), { audience: "everyone", after_days: 30, opens_on: null }];
+    case "tiers-weekly":
+      return weekly;
+    case "tiers-weekly-free-60":
+      return [...weekly, { audience: "everyone", after_days: 60, opens_on: null }];
+    case "none":
+      return [];
+  }
+}
+
+/**
+ * The card's steps form as the API's body: a preset when one is chosen, else the rows
+ * (`step_audience`, `step_days`, `step_date` repeated in order; rows without an audience are skipped).
+ */
+export function releaseFormToInput(form: FormData): { preset: string } | { steps: unknown[] } {
+  const preset = form.get("preset");
+  if (typeof preset === "string" && isReleasePreset(preset)) return { preset };
+  const all = (name: string) => form.getAll(name).map((value) => (typeof value === "string" ? value.trim() : ""));
+  const audiences = all("step_audience");
+  const days = all("step_days");
+  const dates = all("step_date");
+  const steps: unknown[] = [];
+  audiences.forEach((audience, index) => {
+    if (!audience) return;
+    const day = days[index] ?? "";
+    const date = dates[index] ?? "";
+    steps.push({
+      audience,
+      after_days: date ? null : day === "" ? 0 : Number(day),
+      opens_on: date || null,
+    });
+  });
+  return { steps };
+}
+
+const SHORT = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", timeZone: "UTC" });
+
+/** When a step opens: its date, or its days after `publishedAt`. */
+export function stepOpensAt(step: { after_days?: number | null; opens_on?: Date | null }, publishedAt: Date): Date {
+  return step.opens_on ?? new Date(publishedAt.getTime() + (step.after_days ?? 0) * 86_400_000);
+}
+
+/** "Tier 3 at publishing, Tier 2 on 10 Dec, free on 1 Feb", or "" without steps. */
+export function releasePreview(steps: readonly { audience: string; opensAt: Date }[], publishedAt: Date, titles: ReadonlyMap<string, string>): string {
+  return [...steps]
+    .sort((a, b) => a.opensAt.getTime() - b.opensAt.getTime())
+    .map((step) => {
+      const who = step.audience === "everyone" ? "free" : (titles.get(step.audience) ?? "Unknown Tier");
+      return step.opensAt.getTime() <= publishedAt.getTime() ? `${who} at publishing` : `${who} on ${SHORT.format(step.opensAt)}`;
+    })
+    .join(", ")
+    .replace(/^./, (first) => first.toUpperCase());
+}

@@ -1,0 +1,124 @@
+// Releases in the browser (docs/product.md#releases), with and without JavaScript: an admin sets a
+// post's steps from a preset (a live preview with JavaScript) and schedules it; a member's locked
+// card says when their turn comes, a guest's when it becomes free; a scheduled post stays hidden
+// from them; and a step that opens shows on the next page view with no write at all.
+import type { Page } from "@playwright/test";
+import { db, expect, loginAs, test } from "./fixtures";
+
+const TIER_1 = "8824971";
+const TIER_2 = "8825009";
+const TIER_3 = "21786318";
+const DAY = 86_400_000;
+const tag = Date.now().toString(36);
+const postIds: string[] = [];
+const userIds: string[] = [];
+let adminId = "";
+let tier1Id = "";
+let tier2Id = "";
+
+async function post(suffix: string, data: { publishAt?: Date; firstPublishedAt?: Date } = {}) {
+  const id = `rel${tag}${suffix}`;
+  postIds.push(id);
+  await db.post.create({
+    data: {
+      id,
+      title: `Release ${tag} ${suffix}`,
+      paidContent: true,
+      firstPublishedAt: data.firstPublishedAt ?? data.publishAt ?? new Date(Date.now() - 2 * DAY),
+      publishAt: data.publishAt ?? null,
+      orderDate: new Date("2000-01-01T00:00:00Z"),
+      tiers: { create: [{ tierId: TIER_3, kind: "CURRENT" }] },
+    },
+  });
+  return id;
+}
+
+async function step(postId: string, position: number, audience: string | null, tierIds: string[], opensAt: Date) {
+  await db.releaseStep.create({ data: { postId, position, audienceTierId: audience, tierIds, opensOn: opensAt, opensAt } });
+}
+
+test.beforeAll(async () => {
+  const cascade = await post("cascade");
+  await step(cascade, 0, TIER_2, [TIER_2, TIER_3], new Date(Date.now() + 5 * DAY + 3_600_000));
+  await step(cascade, 1, null, [], new Date(Date.now() + 40 * DAY + 3_600_000));
+  await post("scheduled", { publishAt: new Date(Date.now() + 3 * DAY) });
+  await post("preset");
+  const user = (email: string, data: { isAdmin?: boolean; currentTierId?: string }) =>
+    db.user.create({
+      data: { email, fullName: email, mailVerified: true, emailVerifiedBy: "CODE", tosAccepted: true, ...data, canBeAdmin: data.isAdmin ?? false },
+    });
+  adminId = (await user(`release-admin-${tag}@example.com`, { isAdmin: true })).id;
+  tier1Id = (await user(`release-t1-${tag}@example.com`, { currentTierId: TIER_1 })).id;
+  tier2Id = (await user(`release-t2-${tag}@example.com`, { currentTierId: TIER_2 })).id;
+  userIds.push(adminId, tier1Id, tier2Id);
+});
+
+test.afterAll(async () => {
+  await db.post.deleteMany({ where: { id: { in: postIds } } });
+  await db.user.deleteMany({ where: { id: { in: userIds } } });
+});
+
+async function openLibrary(page: Page) {
+  await page
+    .context()
+    .addCookies([{ name: "nsfwAccepted", value: encodeURIComponent(Buffer.from(JSON.stringify(true)).toString("base64")), url: process.env.APP_URL! }]);
+  await page.goto(`/library?search=${encodeURIComponent(`Release ${tag}`)}`);
+}
+
+function card(page: Page, suffix: string, testId = "post-card") {
+  return page.getByTestId(testId).filter({ has: page.getByRole("heading", { name: new RegExp(`^Release ${tag} ${suffix}`) }) });
+}
+
+for (const javaScriptEnabled of [true, false]) {
+  test.describe(`${javaScriptEnabled ? "with" : "without"} JavaScript`, () => {
+    test.use({ javaScriptEnabled });
+
+    test("a locked card says when the member's turn comes, a guest's when it is free; a scheduled post is hidden", async ({ page }) => {
+      await openLibrary(page);
+      await expect(card(page, "cascade").getByTestId("release-upcoming")).toHaveText(/^Free for everyone on \d+ \w+ \(in 40 days\)$/);
+      await expect(card(page, "scheduled")).toHaveCount(0);
+      await loginAs(page, tier2Id);
+      await openLibrary(page);
+      await expect(card(page, "cascade").getByTestId("release-upcoming")).toHaveText(/^Opens to your Tier 2 on \d+ \w+ \(in 5 days\)$/);
+      await expect(card(page, "scheduled")).toHaveCount(0);
+    });
+
+    test("an admin applies a preset, sees the preview, and schedules a post", async ({ page }) => {
+      await loginAs(page, adminId);
+      await openLibrary(page);
+      const presetCard = card(page, "preset", "admin-post-card");
+      await presetCard.getByText("Release", { exact: true }).click();
+      await presetCard.getByLabel("Preset").selectOption({ label: "Top tier first, everyone after 30 days" });
+      if (javaScriptEnabled) {
+        // The preview follows the form before anything is saved.
+        await expect(presetCard.getByTestId("release-preview")).toHaveText(/^Tier 3 at publishing, free on \d+ \w+$/);
+      }
+      await presetCard.getByRole("button", { name: "Save steps" }).click();
+      await expect(page.getByText("Release steps saved.")).toBeVisible();
+      await expect(card(page, "preset", "admin-post-card").getByTestId("release-preview")).toHaveText(/^Tier 3 at publishing, free on \d+ \w+$/);
+      expect((await db.releaseStep.findMany({ where: { postId: `rel${tag}preset` } })).map((row) => row.audienceTierId)).toEqual([TIER_3, null]);
+
+      const scheduled = card(page, "scheduled", "admin-post-card");
+      await expect(scheduled.getByTestId("scheduled-badge")).toHaveText(/^Scheduled for \d+ \w+, \d\d:\d\d$/);
+      await scheduled.getByText("Release", { exact: true }).click();
+      await scheduled.getByLabel("Change the time (UTC)").fill("2031-06-01T18:30");
+      await scheduled.getByRole("button", { name: "Schedule" }).click();
+      await expect(page.getByText("Publication scheduled.")).toBeVisible();
+      await expect(card(page, "scheduled", "admin-post-card").getByTestId("scheduled-badge")).toHaveText("Scheduled for 1 Jun, 18:30");
+    });
+  });
+}
+
+test("a step that opens while the member reads shows on their next view, with no write", async ({ page }) => {
+  const id = await post("soon");
+  await step(id, 0, TIER_1, [TIER_1, TIER_2, TIER_3], new Date(Date.now() + 4000));
+  await loginAs(page, tier1Id);
+  await openLibrary(page);
+  const soon = card(page, "soon");
+  await expect(soon.getByTestId("release-upcoming")).toHaveText(/^Opens to your Tier 1 on \d+ \w+ \(in 1 minute\)$/);
+  await expect(soon.getByRole("button", { name: /^Download/ })).toHaveCount(0);
+  await page.waitForTimeout(4500);
+  await page.reload();
+  await expect(card(page, "soon").getByRole("button", { name: /^Download/ })).toBeVisible();
+  await expect(card(page, "soon").getByTestId("access-reason")).toHaveText(/Released to Tier 1 on \d+ \w+ \d{4}$/);
+});
