@@ -122,3 +122,41 @@ test("a step that opens while the member reads shows on their next view, with no
   await expect(card(page, "soon").getByRole("button", { name: /^Download/ })).toBeVisible();
   await expect(card(page, "soon").getByTestId("access-reason")).toHaveText(/Released to Tier 1 on \d+ \w+ \d{4}$/);
 });
+
+test.describe("voter-linked releases", () => {
+  test.use({ javaScriptEnabled: false });
+
+  test("the demo's shipped idea: 'Inspired by your vote' for its voter, a count for others, listed on the vote page", async ({ page }) => {
+    const supporter = await db.user.findUniqueOrThrow({ where: { email: "supporter@example.com" } });
+    await page
+      .context()
+      .addCookies([{ name: "nsfwAccepted", value: encodeURIComponent(Buffer.from(JSON.stringify(true)).toString("base64")), url: process.env.APP_URL! }]);
+    await page.goto("/library?search=Midnight%20Observatory");
+    const observatory = page.getByTestId("post-card").filter({ has: page.getByRole("heading", { name: "Midnight Observatory" }) });
+    await expect(observatory.getByTestId("post-inspired")).toHaveText(/^Inspired by \d+ voters$/);
+    await expect(observatory.getByTestId("release-upcoming")).toHaveText(/^Free for everyone on \d+ \w+ \(in 55 days\)$/);
+    await loginAs(page, supporter.id);
+    await page.goto("/library?search=Midnight%20Observatory");
+    await expect(observatory.getByTestId("post-inspired")).toHaveText("Inspired by your vote");
+    await expect(observatory.getByTestId("release-upcoming")).toHaveText(/^Opens to your Tier 2 on \d+ \w+ \(in 2 days\)$/);
+    await page.goto("/inspiration-vote");
+    const shipped = page.getByTestId("shipped-ideas");
+    await expect(shipped.getByRole("link", { name: "Midnight Observatory" })).toHaveAttribute("href", "/library?search=Midnight%20Observatory");
+  });
+
+  test("an admin links an idea to its post without JavaScript", async ({ page }) => {
+    const panel = await db.inspirationPanel.create({ data: { imageUrl: "/media/none.jpg", title: `Idea ${tag}` } });
+    const target = await post("idea");
+    await loginAs(page, adminId);
+    await page.goto("/inspiration-vote");
+    const card = page.getByTestId("inspiration-panel").filter({ has: page.getByRole("heading", { name: `Idea ${tag}` }) });
+    await card.getByLabel("Realized by post (ID or title)").fill(target);
+    await card.getByRole("button", { name: "Link to post" }).click();
+    await expect(page.getByText("Idea linked to its post.")).toBeVisible();
+    await expect(page.getByTestId("inspiration-panel").filter({ has: page.getByRole("heading", { name: `Idea ${tag}` }) })).toContainText(
+      `Shipped as Release ${tag} idea (0 voters)`,
+    );
+    expect((await db.inspirationPanel.findUniqueOrThrow({ where: { id: panel.id } })).postId).toBe(target);
+    await db.inspirationPanel.delete({ where: { id: panel.id } });
+  });
+});

@@ -537,7 +537,7 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
           tosAccepted: true,
         },
       });
-      await tx.user.create({
+      const supporter = await tx.user.create({
         data: {
           email: DEMO_SUPPORTER.email,
           fullName: "Demo Supporter",
@@ -568,6 +568,14 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
       // In parts, so no single statement runs long on a slow first start.
       for (let start = 0; start < past.downloads.length; start += 500) await tx.download.createMany({ data: past.downloads.slice(start, start + 500) });
       await tx.inspirationLike.createMany({ data: past.likes });
+      // A shipped idea (docs/product.md#releases): Idea #1 became the post mid-cascade, and its
+      // voters (the demo supporter among them) are kept with it.
+      const shippedIdea = ideas.find((idea) => idea.title === "Idea #1")!;
+      const realized = posts.find((entry) => entry.post.title === "Midnight Observatory")!;
+      await tx.inspirationPanel.update({ where: { id: shippedIdea.id }, data: { postId: realized.id, shippedAt: now } });
+      const voterIds = new Set(past.likes.filter((like) => like.panelId === shippedIdea.id).map((like) => like.userId));
+      voterIds.add(supporter.id);
+      await tx.inspirationVoter.createMany({ data: [...voterIds].map((userId) => ({ panelId: shippedIdea.id, userId })) });
       await tx.updateSubscription.createMany({ data: past.subscriptions });
       // All or nothing, however slow the machine: Prisma's default 5 s limit was exceeded by a
       // first start on a loaded 2-core machine, which then failed and seeded nothing.

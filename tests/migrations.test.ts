@@ -30,6 +30,8 @@ const HAND_WRITTEN = [
   "TRIGGER posts posts_truncate_bump_library_version",
   "TRIGGER tiers tiers_bump_library_version",
   "TRIGGER release_steps release_steps_bump_library_version",
+  "TRIGGER inspiration_panels inspiration_panels_bump_library_version",
+  "TRIGGER inspiration_panels inspiration_panels_truncate_bump_library_version",
   "TRIGGER release_steps release_steps_truncate_bump_library_version",
   "TRIGGER tiers tiers_truncate_bump_library_version",
 ];

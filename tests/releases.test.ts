@@ -8,6 +8,7 @@ import { authorizeDownload } from "~/models/download.server";
 import { checkAccess } from "~/models/access.server";
 import { libraryPostsJson, listLibraryPosts, type LibraryPost } from "~/models/library-listing.server";
 import { loadViewerContext } from "~/models/entitlement.server";
+import { linkIdeaToPost, listShippedIdeas, votedPostIds } from "~/models/inspiration-shipped.server";
 import { listReleases, publishPost, setReleaseSteps } from "~/models/release.server";
 import { digestMail } from "~/models/update-digest.server";
 import { listComingFor, listUpdatesFor } from "~/models/update-notifications.server";
@@ -165,6 +166,38 @@ describe("telling the people a step opens to", () => {
     const coming = (await listComingFor(tier1)).filter((item) => item.postId === post.id);
     expect(coming).toHaveLength(1);
     expect(new Date(coming[0]!.opensAt).getTime()).toBeGreaterThan(Date.now() + DAY);
+  });
+});
+
+describe("voter-linked releases", () => {
+  it("keeps the voters through a reset, shows the count, and tells a voter without access that the idea is out", async () => {
+    const post = await createPost({ tiers: [], title: "Voted Lighthouse", firstPublishedAt: new Date(Date.now() - 3 * DAY) });
+    await setReleaseSteps(admin, post.id, { steps: [{ audience: TIER_3, after_days: 1 }] });
+    const panel = await db.inspirationPanel.create({ data: { imageUrl: "/media/x.jpg", title: "Lighthouse idea" } });
+    const voter = await createTestUser({ currentTierId: TIER_2 });
+    await db.inspirationLike.createMany({
+      data: [
+        { userId: voter.id, panelId: panel.id, kind: "LIKE" },
+        { userId: voter.id, panelId: panel.id, kind: "PATREON" },
+        { userId: tier3.id, panelId: panel.id, kind: "LIKE" },
+      ],
+    });
+    await expect(linkIdeaToPost(admin.id, panel.id, "no such post")).rejects.toMatchObject({ status: 404, message: "Post not found." });
+    expect(await linkIdeaToPost(admin.id, panel.id, "Voted Lighthouse")).toMatchObject({ postId: post.id, voters: 2 });
+    await db.inspirationLike.deleteMany({ where: { panelId: panel.id } });
+    expect((await listed(null, post.id))?.inspired_by).toEqual({ title: "Lighthouse idea", voters: 2 });
+    expect([...(await votedPostIds(voter.id, [post.id]))]).toEqual([post.id]);
+    expect((await votedPostIds(tier1.id, [post.id])).size).toBe(0);
+    const told = (await listUpdatesFor(voter, { since: new Date(Date.now() - 7 * DAY), limit: 50 })).filter((item) => item.postId === post.id);
+    expect(told).toHaveLength(1);
+    expect(digestMail("v@example.com", null, told, "token").text).toContain("- The idea you voted for is out: Voted Lighthouse");
+    // Nothing about the post's versions reaches a voter who may not download it.
+    expect(told[0]!.kind).toBe("NEW_POST");
+    expect((await listShippedIdeas(null)).some((idea) => idea.postId === post.id && idea.voters === 2)).toBe(true);
+    const page = await callRoute(libraryRoute, { path: `/library?search=${encodeURIComponent("Voted Lighthouse")}`, cookie: await sessionCookie(voter.id) });
+    expect(((await page.json()) as { votedPostIds: string[] }).votedPostIds).toEqual([post.id]);
+    await linkIdeaToPost(admin.id, panel.id, null);
+    expect((await listed(null, post.id))?.inspired_by).toBeNull();
   });
 });
 

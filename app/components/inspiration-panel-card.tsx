@@ -91,8 +91,11 @@ export function InspirationPanelCard({
   votingOpen,
   canPatreonLike,
   admin,
+  shipped = null,
 }: {
   panel: InspirationCardPanel;
+  /** The post that realizes this idea, once linked. */
+  shipped?: { postId: string; postTitle: string; voters: number } | null;
   position: number;
   votingOpen: boolean;
   canPatreonLike: boolean;
@@ -143,14 +146,34 @@ export function InspirationPanelCard({
               </div>
             </Form>
           ) : (
-            <div className="button-row">
-              <Link to={`/inspiration-vote?edit=${panel.id}`} className="button-secondary" aria-label={`Edit ${name}`}>
-                Edit
-              </Link>
-              <Link to={`/inspiration-vote?delete=${panel.id}`} className="button-danger" aria-label={`Delete ${name}`}>
-                Delete
-              </Link>
-            </div>
+            <>
+              <div className="button-row">
+                <Link to={`/inspiration-vote?edit=${panel.id}`} className="button-secondary" aria-label={`Edit ${name}`}>
+                  Edit
+                </Link>
+                <Link to={`/inspiration-vote?delete=${panel.id}`} className="button-danger" aria-label={`Delete ${name}`}>
+                  Delete
+                </Link>
+              </div>
+              {/* The post that realizes the idea: its voters are kept and told when it opens. */}
+              <Form method="post" action="/inspiration-vote" className="inspiration-ship" replace>
+                <input type="hidden" name="id" value={panel.id} />
+                {shipped ? (
+                  <p>
+                    Shipped as <Link to={`/library?search=${encodeURIComponent(shipped.postTitle)}`}>{shipped.postTitle}</Link> ({shipped.voters}{" "}
+                    {shipped.voters === 1 ? "voter" : "voters"})
+                  </p>
+                ) : (
+                  <div className="field">
+                    <label htmlFor={`ship-${panel.id}`}>Realized by post (ID or title)</label>
+                    <input id={`ship-${panel.id}`} name="post" type="text" maxLength={300} required />
+                  </div>
+                )}
+                <SubmitButton intent={shipped ? "unlink-post" : "link-post"} pendingLabel="Saving...">
+                  {shipped ? "Unlink" : "Link to post"}
+                </SubmitButton>
+              </Form>
+            </>
           )
         ) : null}
       </div>

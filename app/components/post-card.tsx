@@ -185,7 +185,20 @@ export type PostEntryProps = {
   onDownload: (post: LibraryPost) => void;
   /** The version downloaded on this page, if any: shown as current. */
   downloadedVersion?: string;
+  /** The post realizes an inspiration item the viewer voted for. */
+  voted?: boolean;
 };
+
+/** "Inspired by your vote" to those who voted for the idea, "Inspired by 23 voters" to others. */
+export function InspiredBy({ post, voted }: { post: LibraryPost; voted: boolean | undefined }) {
+  if (!post.inspired_by) return null;
+  const count = post.inspired_by.voters;
+  return (
+    <p className="post-inspired" data-testid="post-inspired">
+      {voted ? "Inspired by your vote" : `Inspired by ${count.toLocaleString("en-US")} ${count === 1 ? "voter" : "voters"}`}
+    </p>
+  );
+}
 
 export function PostCard({
   post: listed,
@@ -198,6 +211,7 @@ export function PostCard({
   access,
   versions = [],
   downloadedVersion,
+  voted,
 }: PostEntryProps & {
   /** The post's visible versions, newest first. */
   versions?: VersionView[];
@@ -213,6 +227,7 @@ export function PostCard({
         <h2 id={titleId} className="post-title">
           {post.title}
         </h2>
+        <InspiredBy post={post} voted={voted} />
         {post.unlocked ? (
           <div className="post-owned">
             <div className="post-primary">

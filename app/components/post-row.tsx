@@ -1,7 +1,7 @@
 // A post in the library's compact list (layout=list): thumbnail, title with the badge that can be
 // acted on, one status line and one button, as a purchase library lists what you own. The card
 // (post-card.tsx) holds the rest: versions, verification and what unlocks a locked post.
-import { DownloadForm, LockIcon, LockedActions, OwnedStatus, ReleaseUpcoming, withPageDownload, type PostEntryProps } from "~/components/post-card";
+import { DownloadForm, InspiredBy, LockIcon, LockedActions, OwnedStatus, ReleaseUpcoming, withPageDownload, type PostEntryProps } from "~/components/post-card";
 import { PostAccess } from "~/components/post-access";
 import type { LibraryPost } from "~/models/library-listing.server";
 import { badgesFor } from "~/utils/badges";
@@ -19,7 +19,7 @@ function leadBadge(post: LibraryPost, loggedIn: boolean, now: Date) {
   return null;
 }
 
-export function PostRow({ post: listed, tiers, links, loggedIn, now, back, onDownload, access, downloadedVersion }: PostEntryProps) {
+export function PostRow({ post: listed, tiers, links, loggedIn, now, back, onDownload, access, downloadedVersion, voted }: PostEntryProps) {
   const post = withPageDownload(listed, downloadedVersion);
   const titleId = `post-row-${post.postId}-title`;
   return (
@@ -46,6 +46,7 @@ export function PostRow({ post: listed, tiers, links, loggedIn, now, back, onDow
           <span className="badge badge-version">{post.version}</span>
           {leadBadge(post, loggedIn, now)}
         </div>
+        <InspiredBy post={post} voted={voted} />
         {post.unlocked ? (
           <OwnedStatus post={post} access={access} />
         ) : (

@@ -48,6 +48,8 @@ export type LibraryPost = {
   publish_at: string | null;
   /** The release steps in order (docs/api.md#post); `tiers` and `paid_content` are what they have reached now. */
   release_steps: ListedReleaseStep[];
+  /** The inspiration item this post realizes, with how many had voted for it (docs/product.md#releases). */
+  inspired_by: { title: string | null; voters: number } | null;
   unlocked: boolean;
   /** Only for logged-in viewers. */
   downloadStatus?: DownloadStatus;
@@ -55,6 +57,10 @@ export type LibraryPost = {
 };
 
 export { withAccess };
+
+/** The newest inspiration item a post realizes, with its voter count (the listing's `inspired_by`). */
+const withInspiration = { select: { title: true, _count: { select: { voters: true } } }, orderBy: { shippedAt: "desc" }, take: 1 } as const;
+type InspirationOfPost = { title: string | null; _count: { voters: number } };
 
 export function postImageKey(postId: string) {
   return `images/posts/${postId}.jpg`;
@@ -88,7 +94,13 @@ function imageUrl(post: PostWithAccess): string | null {
  * A stored post in the listing's shape at `now` (its tiers and whether it is paid are what its
  * release steps have reached by then); `admin` adds its storage key, `downloaded` the viewer's status.
  */
-export function toLibraryPost(post: PostWithAccess, unlocked: boolean, admin: boolean, downloaded?: Map<string, string>, now: Date = new Date()): LibraryPost {
+export function toLibraryPost(
+  post: PostWithAccess & { inspirations?: InspirationOfPost[] },
+  unlocked: boolean,
+  admin: boolean,
+  downloaded?: Map<string, string>,
+  now: Date = new Date(),
+): LibraryPost {
   const iso = (date: Date | null) => (date ? date.toISOString() : null);
   const rule = toEntitlementPost(post);
   const result: LibraryPost = {
@@ -118,6 +130,7 @@ export function toLibraryPost(post: PostWithAccess, unlocked: boolean, admin: bo
       opens_on: iso(step.opensOn),
       opens_at: step.opensAt.toISOString(),
     })),
+    inspired_by: post.inspirations?.[0] ? { title: post.inspirations[0].title, voters: post.inspirations[0]._count.voters } : null,
     unlocked,
   };
   if (admin) result.drive_file_id = post.driveFileId;
@@ -152,7 +165,7 @@ function openJson(value: object): string {
 
 /** Rows read after the stamp are at least as new as it; a change in between only means one more read on the next request. */
 async function readSnapshot(stamp: string, now: Date): Promise<LibrarySnapshot> {
-  const rows = await db.post.findMany({ orderBy: [{ orderDate: "desc" }, { id: "asc" }], include: withAccess });
+  const rows = await db.post.findMany({ orderBy: [{ orderDate: "desc" }, { id: "asc" }], include: { ...withAccess, inspirations: withInspiration } });
   let until: number | undefined;
   const posts = rows.map((row) => {
     const { unlocked: _unlocked, drive_file_id: _key, ...shared } = toLibraryPost(row, false, true, undefined, now);

@@ -9,6 +9,7 @@ import type { User } from "~/generated/prisma/client";
 import { requireProvenEmailToAttach } from "~/models/account.server";
 import { DomainError } from "~/models/errors";
 import { loadEntitlementViewer } from "~/models/entitlement.server";
+import { votedPostIds } from "~/models/inspiration-shipped.server";
 import { entitlementOfListed, listLibraryPosts } from "~/models/library-listing.server";
 import { explainAccess } from "~/utils/entitlement";
 import { atomXml } from "~/utils/atom";
@@ -38,10 +39,13 @@ export type UpdateItem = {
   owned: boolean;
   /** A NEW_POST that a release step opened to the user's tier (or to everyone) after its publication. */
   released: boolean;
+  /** A NEW_POST realizing an inspiration item the user voted for (told even while it is locked for them). */
+  voted: boolean;
 };
 
 /** How a new post is announced: "Now available for your tier: …" when a release step opened it. */
-export function newPostHeadline(item: Pick<UpdateItem, "title" | "released">, prefix: string): string {
+export function newPostHeadline(item: Pick<UpdateItem, "title" | "released" | "voted">, prefix: string): string {
+  if (item.voted) return `The idea you voted for is out: ${item.title}`;
   return item.released ? `Now available for your tier: ${item.title}` : `${prefix}${item.title}`;
 }
 
@@ -65,16 +69,38 @@ function newToken(): string {
  * mails never announce a post the library would refuse. `since` keeps only items after it.
  */
 export async function listUpdatesFor(user: LibraryUser, { since, limit }: { since?: Date; limit: number }): Promise<UpdateItem[]> {
-  const posts = (await listLibraryPosts(user)).filter((post) => post.enabled && post.unlocked);
+  const listed = (await listLibraryPosts(user)).filter((post) => post.enabled);
+  const voted = listed.some((post) => post.inspired_by) ? await votedPostIds(user.id) : new Set<string>();
+  const posts = listed.filter((post) => post.unlocked || voted.has(post.postId));
   if (posts.length === 0) return [];
   const now = new Date();
   const viewer = posts.some((post) => post.release_steps.length > 0) ? await loadEntitlementViewer(user) : null;
-  const byId = new Map(posts.map((post) => [post.postId, post]));
+  // New versions only of posts the user may download.
+  const byId = new Map(posts.filter((post) => post.unlocked).map((post) => [post.postId, post]));
   const after = since ?? new Date(0);
   const owned = (post: (typeof posts)[number]) => post.downloadStatus !== undefined && post.downloadStatus !== "never";
   const items: UpdateItem[] = [];
   for (const post of posts) {
     const published = new Date(post.first_published_at ?? post.published_at ?? post.order_date);
+    if (!post.unlocked) {
+      // A voter without access hears that the idea is out once the post's first step opens.
+      const first = post.release_steps.reduce((at, step) => Math.min(at, new Date(step.opens_at).getTime()), Number.POSITIVE_INFINITY);
+      const at = new Date(Math.max(published.getTime(), Number.isFinite(first) ? first : published.getTime()));
+      if (at.getTime() <= after.getTime() || at.getTime() > now.getTime()) continue;
+      items.push({
+        kind: "NEW_POST",
+        subjectId: post.postId,
+        postId: post.postId,
+        title: post.title,
+        label: post.version,
+        notes: "",
+        at,
+        owned: false,
+        released: false,
+        voted: true,
+      });
+      continue;
+    }
     // A post a release step opened to this user is new for them from that step on
     // (docs/product.md#releases); the ledger of the mails keeps it to one announcement.
     const grant = viewer ? explainAccess(entitlementOfListed(post), viewer, now).grant : null;
@@ -91,6 +117,7 @@ export async function listUpdatesFor(user: LibraryUser, { since, limit }: { sinc
       at,
       owned: owned(post),
       released,
+      voted: voted.has(post.postId),
     });
   }
   // A version is new when an earlier one of the same post exists (the first came with the post).
@@ -113,6 +140,7 @@ export async function listUpdatesFor(user: LibraryUser, { since, limit }: { sinc
       at: version.created_at,
       owned: owned(post),
       released: false,
+      voted: false,
     });
   }
   items.sort((a, b) => b.at.getTime() - a.at.getTime() || a.subjectId.localeCompare(b.subjectId));

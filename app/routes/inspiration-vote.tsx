@@ -20,6 +20,7 @@ import {
   voterRights,
 } from "~/models/inspiration.server";
 import { DomainError } from "~/models/errors";
+import { linkIdeaToPost, listShippedIdeas } from "~/models/inspiration-shipped.server";
 import { getCurrentUser } from "~/models/session.server";
 import { redirectWithError, redirectWithSuccess } from "~/toast.server";
 import { isVotingOpen } from "~/utils/countdown";
@@ -42,7 +43,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await getCurrentUser(request);
   const now = new Date();
-  const [{ config, panels }, rights] = await Promise.all([listInspirationPanels(user, now), voterRights(user)]);
+  const [{ config, panels }, rights, shipped] = await Promise.all([listInspirationPanels(user, now), voterRights(user), listShippedIdeas(user, now)]);
   const isAdmin = isEffectiveAdmin(user);
   const search = new URL(request.url).searchParams;
   return json({
@@ -57,6 +58,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     // within a second is the same document (kept rendered, app/document-cache.server.ts).
     serverNow: new Date(Math.floor(now.getTime() / 1000) * 1000).toISOString(),
     panels,
+    shipped,
     loggedIn: Boolean(user),
     rights,
     isAdmin,
@@ -141,6 +143,17 @@ export async function action({ request }: ActionFunctionArgs) {
           return redirectWithError(PAGE, formRefusal(error, failure).message);
         }
         return redirectWithSuccess(PAGE, intent === "create-panel" ? "Panel created." : "Panel updated.");
+      }
+      case "link-post":
+      case "unlink-post": {
+        const postRef = intent === "link-post" ? (field(form, "post") ?? "").trim().slice(0, 300) : null;
+        if (postRef === "") return redirectWithError(PAGE, "Enter the post's ID or title.");
+        try {
+          await linkIdeaToPost(user.id, field(form, "id") ?? "", postRef);
+        } catch (error) {
+          return redirectWithError(PAGE, formRefusal(error, "Failed to update panel.").message);
+        }
+        return redirectWithSuccess(PAGE, postRef === null ? "Idea unlinked." : "Idea linked to its post.");
       }
       case "delete-panel": {
         await deleteInspirationPanel(user.id, field(form, "id") ?? "");
@@ -231,10 +244,27 @@ export default function InspirationVote() {
               votingOpen={votingOpen}
               canPatreonLike={rights.canPatreonLike}
               admin={isAdmin ? adminCardState(panel.id, data.editId, refused) : null}
+              shipped={data.shipped.find((idea) => idea.panelId === panel.id) ?? null}
             />
           ))}
         </ul>
       )}
+
+      {data.shipped.length > 0 ? (
+        <section className="card shipped-ideas" aria-labelledby="shipped-title" data-testid="shipped-ideas">
+          <h2 id="shipped-title">Ideas that shipped</h2>
+          <ul>
+            {data.shipped.map((idea) => (
+              <li key={idea.panelId}>
+                {idea.title ?? "An idea"}: <Link to={`/library?search=${encodeURIComponent(idea.postTitle)}`}>{idea.postTitle}</Link>{" "}
+                <span className="muted">
+                  (inspired by {idea.voters} {idea.voters === 1 ? "voter" : "voters"})
+                </span>
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
 
       {data.confirmReset ? (
         <ConfirmDialog

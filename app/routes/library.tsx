@@ -13,6 +13,7 @@ import { AdultWarning, TermsPopup, useNsfwAcceptance } from "~/components/librar
 import { CreatePostForm, PostAdminCard } from "~/components/post-admin-card";
 import { PostCard, type PostEntryProps } from "~/components/post-card";
 import { PostRow } from "~/components/post-row";
+import { votedPostIds } from "~/models/inspiration-shipped.server";
 import { useLibraryDownload } from "~/components/use-library-download";
 import { env } from "~/env.server";
 import { libraryAction } from "~/library-actions.server";
@@ -84,8 +85,12 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const shown = matching.slice(0, parseShown(url.searchParams.get("show")));
   const termsPost = termsParam ? matching.find((post) => post.postId === termsParam) : undefined;
   if (termsPost && !shown.includes(termsPost)) shown.push(termsPost);
+  // Which shown posts realize an idea this user voted for ("Inspired by your vote").
+  const inspired = shown.filter((post) => post.inspired_by).map((post) => post.postId);
+  const voted = user && inspired.length > 0 ? [...(await votedPostIds(user.id, inspired))] : [];
   return json({
     posts: shown,
+    votedPostIds: voted,
     access: await explainLibraryCards(user, shown, tiers, viewer.explained),
     versions: await versionHistories(
       shown.map((post) => post.postId),
@@ -148,6 +153,7 @@ export default function Library() {
     onDownload: download.requestDownload,
     access: data.access[post.postId],
     downloadedVersion: download.downloaded[post.postId],
+    voted: data.votedPostIds.includes(post.postId),
   });
 
   const serverTermsPost = data.termsPostId ? (data.posts.find((post) => post.postId === data.termsPostId) ?? null) : null;

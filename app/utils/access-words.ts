@@ -32,7 +32,7 @@ export function timeUntil(at: Date, now: Date): string {
   const minutes = Math.max(1, Math.ceil((at.getTime() - now.getTime()) / 60_000));
   const plural = (count: number, unit: string) => `in ${count} ${unit}${count === 1 ? "" : "s"}`;
   if (minutes < 60) return plural(minutes, "minute");
-  if (minutes < 48 * 60) return plural(Math.round(minutes / 60), "hour");
+  if (minutes < 24 * 60) return plural(Math.round(minutes / 60), "hour");
   return plural(Math.round(minutes / (24 * 60)), "day");
 }
 

@@ -3,7 +3,7 @@
 // instants, and the words name the step that opened a post or will.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { describeAccess } from "./access-words";
+import { describeAccess, timeUntil } from "./access-words";
 import { canDownload, explainAccess, nextReleaseChange, tierIdsAt, type EntitlementPost, type EntitlementViewer } from "./entitlement";
 import { memberWithNothing } from "./entitlement.fixtures";
 
@@ -150,5 +150,17 @@ describe("the rule in time: properties", () => {
       }),
       { numRuns: 3000 },
     );
+  });
+});
+
+describe("timeUntil", () => {
+  it("says minutes within the hour, hours within the day, then whole days", () => {
+    const now = new Date(start);
+    const later = (ms: number) => new Date(start + ms);
+    expect(timeUntil(later(30_000), now)).toBe("in 1 minute");
+    expect(timeUntil(later(59 * 60_000), now)).toBe("in 59 minutes");
+    expect(timeUntil(later(5 * 3_600_000), now)).toBe("in 5 hours");
+    expect(timeUntil(later(2 * DAY - 60_000), now)).toBe("in 2 days");
+    expect(timeUntil(later(DAY + 3_600_000), now)).toBe("in 1 day");
   });
 });

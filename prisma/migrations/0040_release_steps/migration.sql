@@ -3,7 +3,7 @@
 -- and the tiers above it, or to everyone. A step's `opens_at` is computed when it is saved, from
 -- the admin's `after_days` (after publication) or `opens_on` (a fixed time), and again whenever
 -- the publication time moves. `tier_ids` is the audience as saved (the tier and those above it),
--- empty for everyone. `notified_at` marks a step whose newly entitled people have been told.
+-- empty for everyone.
 ALTER TABLE "posts" ADD COLUMN "publish_at" TIMESTAMP(3);
 
 -- CreateTable
@@ -16,7 +16,6 @@ CREATE TABLE "release_steps" (
     "after_days" INTEGER,
     "opens_on" TIMESTAMP(3),
     "opens_at" TIMESTAMP(3) NOT NULL,
-    "notified_at" TIMESTAMP(3),
 
     CONSTRAINT "release_steps_pkey" PRIMARY KEY ("id")
 );

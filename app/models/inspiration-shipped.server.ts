@@ -1,0 +1,72 @@
+// Voter-linked releases (docs/product.md#releases): an admin links an inspiration item to the post
+// that realizes it. Who had voted for it is copied then (a later reset of the likes keeps them);
+// the library shows "Inspired by your vote" to them and "Inspired by 23 voters" to others, the
+// vote page lists what shipped, and the voters' updates say "The idea you voted for is out".
+import { db } from "~/db.server";
+import type { User } from "~/generated/prisma/client";
+import { recordAudit } from "~/models/audit.server";
+import { DomainError } from "~/models/errors";
+import { isEffectiveAdmin } from "~/utils/entitlement";
+import { INSPIRATION_PANEL_NOT_FOUND_MESSAGE } from "~/models/inspiration.server";
+import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
+
+/** A shipped item as the vote page lists it. */
+export type ShippedIdea = { panelId: string; title: string | null; postId: string; postTitle: string; voters: number };
+
+/** A post by id, or by its exact title when exactly one post has it. */
+async function findPost(postRef: string) {
+  const byId = await db.post.findUnique({ where: { id: postRef }, select: { id: true, title: true } });
+  if (byId) return byId;
+  const byTitle = await db.post.findMany({ where: { title: { equals: postRef, mode: "insensitive" } }, select: { id: true, title: true }, take: 2 });
+  return byTitle.length === 1 ? byTitle[0]! : null;
+}
+
+/** Links the item to the post (by id or exact title) and keeps who had voted for it; `null` unlinks. */
+export async function linkIdeaToPost(actorId: string, panelId: string, postRef: string | null): Promise<ShippedIdea | null> {
+  const post = postRef === null ? null : await findPost(postRef.trim());
+  if (postRef !== null && !post) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
+  return db.$transaction(async (tx) => {
+    const before = await tx.inspirationPanel.findUnique({ where: { id: panelId }, select: { postId: true, title: true } });
+    if (!before) throw new DomainError(404, INSPIRATION_PANEL_NOT_FOUND_MESSAGE);
+    await tx.inspirationVoter.deleteMany({ where: { panelId } });
+    let voters = 0;
+    if (post) {
+      voters = await tx.$executeRaw`
+        INSERT INTO inspiration_voters (panel_id, user_id)
+        SELECT DISTINCT panel_id, user_id FROM inspiration_likes WHERE panel_id = ${panelId}`;
+    }
+    await tx.inspirationPanel.update({ where: { id: panelId }, data: { postId: post?.id ?? null, shippedAt: post ? new Date() : null } });
+    await recordAudit(
+      {
+        actorId,
+        action: post ? "inspiration.panel.ship" : "inspiration.panel.unship",
+        targetType: "inspiration_panel",
+        targetId: panelId,
+        before: { postId: before.postId },
+        after: { postId: post?.id ?? null, voters },
+      },
+      tx,
+    );
+    return post ? { panelId, title: before.title, postId: post.id, postTitle: post.title, voters } : null;
+  });
+}
+
+/** Items that shipped, newest first: for admins all of them, for everyone else those whose post they can see. */
+export async function listShippedIdeas(viewer: Pick<User, "isAdmin" | "restricted"> | null, now = new Date()): Promise<ShippedIdea[]> {
+  const admin = isEffectiveAdmin(viewer);
+  const rows = await db.inspirationPanel.findMany({
+    where: { postId: { not: null }, ...(admin ? {} : { post: { enabled: true, OR: [{ publishAt: null }, { publishAt: { lte: now } }] } }) },
+    select: { id: true, title: true, postId: true, post: { select: { title: true } }, _count: { select: { voters: true } } },
+    orderBy: { shippedAt: "desc" },
+  });
+  return rows.map((row) => ({ panelId: row.id, title: row.title, postId: row.postId!, postTitle: row.post!.title, voters: row._count.voters }));
+}
+
+/** Of these posts, those realizing an item the user voted for. */
+export async function votedPostIds(userId: string, postIds?: readonly string[]): Promise<Set<string>> {
+  const rows = await db.inspirationVoter.findMany({
+    where: { userId, panel: { postId: postIds ? { in: [...postIds] } : { not: null } } },
+    select: { panel: { select: { postId: true } } },
+  });
+  return new Set(rows.map((row) => row.panel.postId!));
+}
