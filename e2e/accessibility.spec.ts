@@ -35,6 +35,17 @@ const PAGES: PageCase[] = [
   { name: "inspiration vote", path: "/inspiration-vote", roles: ["guest", "fan", "admin"] },
   { name: "admin", path: "/admin", roles: ["admin"] },
   { name: "admin insights", path: "/admin/insights", roles: ["admin"] },
+  { name: "admin releases", path: "/admin/releases", roles: ["admin"] },
+  {
+    name: "a post's release steps on its admin card",
+    path: "/library?search=Midnight%20Observatory",
+    roles: ["admin"],
+    adultAccepted: true,
+    prepare: async (page) => {
+      await page.getByTestId("post-release-section").getByText("Release", { exact: true }).click();
+      await expect(page.getByLabel("Preset")).toBeVisible();
+    },
+  },
   { name: "updates for you", path: "/account/updates", roles: ["fan"] },
   { name: "my downloads", path: "/account/downloads", roles: ["fan"] },
   { name: "delete my account", path: "/account/delete", roles: ["fan"] },

@@ -18,6 +18,8 @@ import {
   type PublishInput,
   type ReleaseStepInput,
   type ReleaseStepsInput,
+  RELEASES_AHEAD_DAYS,
+  RELEASES_BEHIND_DAYS,
 } from "~/utils/release-schemas";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 
@@ -127,9 +129,6 @@ export type ReleaseEvent = {
   /** Accounts the step opens the post to (members of its tiers now), or null for everyone and publications. */
   reach: number | null;
 };
-
-export const RELEASES_AHEAD_DAYS = 60;
-export const RELEASES_BEHIND_DAYS = 30;
 
 /**
  * The admins' Releases view: what opens in the next 60 days and what opened in the last 30,

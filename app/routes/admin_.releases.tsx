@@ -4,12 +4,13 @@
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
-import { listReleases, RELEASES_AHEAD_DAYS, RELEASES_BEHIND_DAYS, type ReleaseEvent } from "~/models/release.server";
+import { listReleases, type ReleaseEvent } from "~/models/release.server";
 import { listTiers } from "~/models/tier.server";
 import { requireAdmin } from "~/session-guards.server";
 import adminStyles from "~/styles/admin.css";
 import { formatReleaseTime, timeUntil } from "~/utils/access-words";
 import { personalPageHeaders } from "~/utils/page-headers";
+import { RELEASES_AHEAD_DAYS, RELEASES_BEHIND_DAYS } from "~/utils/release-schemas";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: adminStyles }];
 
@@ -28,7 +29,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 }
 
 function what(event: ReleaseEvent, titles: Record<string, string>): string {
-  if (event.kind === "publication") return "Published";
+  if (event.kind === "publication") return "Publication";
   if (event.audience === "everyone") return "Free for everyone";
   return `Opens to ${titles[event.audience ?? ""] ?? "Unknown Tier"} and above`;
 }

@@ -17,6 +17,10 @@ export const RELEASE_MESSAGES = {
   stepsOrPreset: "Send either the steps or a preset.",
 } as const;
 
+/** The Releases view shows this far ahead and behind (days). */
+export const RELEASES_AHEAD_DAYS = 60;
+export const RELEASES_BEHIND_DAYS = 30;
+
 /** At most this many steps per post. */
 export const MAX_RELEASE_STEPS = 8;
 /** The furthest a step may open after publication. */
