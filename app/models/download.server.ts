@@ -142,14 +142,35 @@ export async function recordDownload(
   versionId: string | null = null,
 ): Promise<boolean> {
   const accessSource = await accessSourceOf(reason, userId, postId);
-  return db.$transaction(async (tx) => {
-    await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext(${`download:${userId}:${postId}`}))`;
-    const since = new Date(now.getTime() - DOWNLOAD_RECORD_WINDOW_MS);
-    const recent = await tx.download.findFirst({ where: { userId, postId, version, versionId, createdAt: { gt: since } }, select: { id: true } });
-    if (recent) return false;
-    await tx.download.create({ data: { userId, postId, version, versionId, createdAt: now, accessSource } });
-    return true;
-  });
+  // The record is what the insights, "My downloads" and the leak-trace search read: a busy
+  // database must delay it, never drop it. Prisma gives up on a transaction that waits 2 s for
+  // a connection; this one waits as long as a download's last chunk may, and is tried again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.$transaction(
+        async (tx) => {
+          await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext(${`download:${userId}:${postId}`}))`;
+          const since = new Date(now.getTime() - DOWNLOAD_RECORD_WINDOW_MS);
+          const recent = await tx.download.findFirst({ where: { userId, postId, version, versionId, createdAt: { gt: since } }, select: { id: true } });
+          if (recent) return false;
+          await tx.download.create({ data: { userId, postId, version, versionId, createdAt: now, accessSource } });
+          return true;
+        },
+        { maxWait: RECORD_WAIT_MS, timeout: RECORD_WAIT_MS },
+      );
+    } catch (error) {
+      if (attempt >= RECORD_ATTEMPTS || !isTransactionTimeout(error)) throw error;
+    }
+  }
+}
+
+/** How long recording a download may wait for a connection, and for its transaction. */
+const RECORD_WAIT_MS = 30_000;
+const RECORD_ATTEMPTS = 3;
+
+/** Prisma's "could not start (or finish) the transaction in time" (P2028). */
+function isTransactionTimeout(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "P2028";
 }
 
 /**
