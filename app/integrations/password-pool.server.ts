@@ -24,6 +24,21 @@ export const MAX_QUEUE_WAIT_MS = 10_000;
 export const PASSWORD_POOL_BUSY = "password_pool_busy";
 
 /**
+ * Aging (docs/decisions/014-password-threads-yield.md): a job not finished this long after it
+ * was asked for is also given to the pool's aged lane, one thread at the process's own (normal)
+ * priority, so a sign-in does not wait seconds for an idle core on a saturated machine. Below
+ * this a sign-in waits for the yielding threads as before, and page views go first.
+ */
+export const AGED_AFTER_MS = 300;
+/**
+ * The aged lane's bound: at most this share of one core, counted from the CPU each of its jobs
+ * used (after a job of c ms started, the next starts no sooner than c / share ms later). A flood
+ * of sign-ins then takes at most a quarter of a core per process from page views, whatever their
+ * number.
+ */
+export const AGED_CPU_SHARE = 0.25;
+
+/**
  * A full queue. In production this module exists twice (see `passwordPool`) and the pool may
  * throw the other copy's class, so callers recognise it by its `code` (`isPasswordPoolBusy`),
  * never by `instanceof`; the models answer it as a refusal (503 + Retry-After).
@@ -43,6 +58,8 @@ export function isPasswordPoolBusy(error: unknown): error is { message: string; 
 
 /** PASSWORD_THREAD_PRIORITY: how the threads yield to the event loops (password-worker.mjs). */
 export type PasswordThreadPriority = "idle" | "low";
+/** What a thread is started with: the pool's priority, or "normal" for the aged lane. */
+type ThreadPriority = PasswordThreadPriority | "normal";
 
 /** What a worker says once it has loaded bcrypt: the nice value and scheduling policy it runs at. */
 export type PasswordWorkerReady = { ready: true; nice: number; policy: "idle" | "normal" | "other" };
@@ -53,8 +70,16 @@ type Job = {
   reject: (error: Error) => void;
   /** Refuses the job as busy if no worker took it within maxQueueWaitMs. */
   expiry: ReturnType<typeof setTimeout>;
+  /** Hands the job to the aged lane once it has waited agedAfterMs (none without aging). */
+  aging?: ReturnType<typeof setTimeout>;
+  /** Threads running it now: a yielding thread, and after aging perhaps the aged lane too. */
+  runners: number;
+  settled: boolean;
 };
-type Slot = { worker: Worker; job: Job | null };
+type Slot = { worker: Worker; job: Job | null; aged: boolean; ready?: PasswordWorkerReady; startedAt: number };
+
+/** What the aged lane did so far (tests and benchmarks read it). */
+export type AgedLaneStats = { runs: number; cpuMs: number };
 
 export type PasswordPoolOptions = {
   /** Worker threads (default: one per core but one, at most 4). */
@@ -65,18 +90,33 @@ export type PasswordPoolOptions = {
   priority?: PasswordThreadPriority;
   /** How long a job may wait for a thread before it is refused as busy. */
   maxQueueWaitMs?: number;
+  /**
+   * Aging: a job not finished this long after it was asked for also runs on the aged lane, one
+   * more thread at normal priority (AGED_AFTER_MS in production; default null: no aged lane).
+   */
+  agedAfterMs?: number | null;
+  /** The aged lane's bound, a share of one core (default AGED_CPU_SHARE). */
+  agedCpuShare?: number;
   workerUrl?: URL;
 };
 
 export class PasswordPool {
   private readonly slots: Slot[] = [];
   private readonly queue: Job[] = [];
+  /** Jobs past agedAfterMs and not finished, for the aged lane (some also run on a yielding thread). */
+  private readonly agedQueue: Job[] = [];
+  /** When the aged lane may take its next job (its CPU bound), and the timer that waits for it. */
+  private agedRestUntil = 0;
+  private agedWake: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
 
   readonly size: number;
   readonly maxQueue: number;
   readonly priority: PasswordThreadPriority;
   readonly maxQueueWaitMs: number;
+  readonly agedAfterMs: number | null;
+  readonly agedCpuShare: number;
+  readonly agedStats: AgedLaneStats = { runs: 0, cpuMs: 0 };
   private readonly workerUrl: URL;
 
   constructor(options: PasswordPoolOptions = {}) {
@@ -84,66 +124,134 @@ export class PasswordPool {
     this.maxQueue = options.maxQueue ?? this.size * QUEUE_PER_WORKER;
     this.priority = options.priority ?? "low";
     this.maxQueueWaitMs = options.maxQueueWaitMs ?? MAX_QUEUE_WAIT_MS;
+    this.agedAfterMs = options.agedAfterMs ?? null;
+    this.agedCpuShare = Math.min(1, Math.max(0.01, options.agedCpuShare ?? AGED_CPU_SHARE));
     this.workerUrl = options.workerUrl ?? PASSWORD_WORKER_URL;
   }
 
-  /** Starts every worker and waits until each has loaded bcrypt; rejects when one cannot. */
+  /** Starts every worker (and the aged lane's) and waits until each has loaded bcrypt; rejects when one cannot. */
   async start(): Promise<void> {
-    await Promise.all(Array.from({ length: this.size }, () => this.spawn()));
+    const threads = Array.from({ length: this.size }, () => this.spawn(false));
+    if (this.agedAfterMs !== null) threads.push(this.spawn(true));
+    await Promise.all(threads);
   }
 
-  private spawn(): Promise<void> {
+  /** What each thread said when it was ready (its nice value and policy), and whether it is the aged lane. */
+  get threads(): (PasswordWorkerReady & { aged: boolean })[] {
+    return this.slots.map((slot) => ({ ...slot.ready!, aged: slot.aged }));
+  }
+
+  private spawn(aged: boolean): Promise<void> {
     return new Promise((resolve, reject) => {
       let worker: Worker;
+      const priority: ThreadPriority = aged ? "normal" : this.priority;
       try {
-        worker = new Worker(this.workerUrl, { workerData: { priority: this.priority } });
+        worker = new Worker(this.workerUrl, { workerData: { priority } });
       } catch (error) {
         reject(error instanceof Error ? error : new Error(String(error)));
         return;
       }
       // Idle workers do not keep a process (a test run, a script) alive.
       worker.unref();
-      const slot: Slot = { worker, job: null };
+      const slot: Slot = { worker, job: null, aged, startedAt: 0 };
       let ready = false;
-      worker.on("message", (message: { ready?: true; ok?: boolean; result?: unknown; error?: string }) => {
-        if (message.ready) {
-          ready = true;
-          this.slots.push(slot);
-          resolve();
+      worker.on(
+        "message",
+        (message: (PasswordWorkerReady & { ok?: undefined }) | { ready?: undefined; ok: boolean; result?: unknown; error?: string; cpuMs?: number }) => {
+          if (message.ready) {
+            ready = true;
+            slot.ready = message;
+            this.slots.push(slot);
+            resolve();
+            this.dispatch();
+            return;
+          }
+          const job = slot.job;
+          slot.job = null;
+          if (slot.aged) {
+            // The bound: the next job starts no sooner than cpu / share after this one started,
+            // so the lane never uses more than its share of a core (a job slowed down by a busy
+            // machine has already taken that long, and the next may start at once).
+            const cpuMs = Math.max(0, message.cpuMs ?? 0);
+            this.agedStats.runs += 1;
+            this.agedStats.cpuMs += cpuMs;
+            this.agedRestUntil = slot.startedAt + cpuMs / this.agedCpuShare;
+          }
+          if (job) {
+            job.runners -= 1;
+            if (message.ok) this.settle(job, () => job.resolve(message.result));
+            else this.settle(job, () => job.reject(new Error(message.error ?? "password worker failed")));
+          }
           this.dispatch();
-          return;
-        }
+        },
+      );
+      const fail = (error: Error) => {
         const job = slot.job;
         slot.job = null;
-        if (job) {
-          if (message.ok) job.resolve(message.result);
-          else job.reject(new Error(message.error ?? "password worker failed"));
-        }
-        this.dispatch();
-      });
+        if (!job) return;
+        job.runners -= 1;
+        // A copy still running on another thread may yet answer.
+        if (job.runners === 0) this.settle(job, () => job.reject(error));
+      };
       worker.on("error", (error) => {
         if (!ready) reject(error);
-        slot.job?.reject(error);
-        slot.job = null;
+        fail(error);
       });
       worker.on("exit", () => {
         const index = this.slots.indexOf(slot);
         if (index >= 0) this.slots.splice(index, 1);
         if (!ready) reject(new Error("password worker exited before it was ready"));
-        slot.job?.reject(new Error("password worker exited"));
+        fail(new Error("password worker exited"));
         // A worker that died after starting is replaced; the pool keeps its size.
-        if (ready && !this.closed) this.spawn().catch((error) => console.error("password worker could not be restarted", error));
+        if (ready && !this.closed) this.spawn(aged).catch((error) => console.error("password worker could not be restarted", error));
+        this.dispatch();
       });
     });
+  }
+
+  /** Answers a job once (a second copy's answer is dropped) and forgets it. */
+  private settle(job: Job, answer: () => void) {
+    if (job.settled) return;
+    job.settled = true;
+    clearTimeout(job.expiry);
+    clearTimeout(job.aging);
+    this.remove(this.queue, job);
+    this.remove(this.agedQueue, job);
+    answer();
+  }
+
+  private remove(list: Job[], job: Job) {
+    const index = list.indexOf(job);
+    if (index >= 0) list.splice(index, 1);
   }
 
   private dispatch() {
     for (const slot of this.slots) {
       if (slot.job) continue;
-      const job = this.queue.shift();
-      if (!job) return;
+      // The aged lane takes only jobs past the bound, and only within its share of a core.
+      const list = slot.aged ? this.agedQueue : this.queue;
+      if (list.length === 0) continue;
+      if (slot.aged) {
+        const rest = this.agedRestUntil - performance.now();
+        if (rest > 0) {
+          if (!this.agedWake) {
+            this.agedWake = setTimeout(() => {
+              this.agedWake = undefined;
+              this.dispatch();
+            }, Math.ceil(rest));
+            this.agedWake.unref();
+          }
+          continue;
+        }
+      }
+      const job = list.shift()!;
+      // Taken: no longer waiting, nor refused as busy. An aged job a yielding thread takes stays
+      // in the aged queue: that thread may get no CPU, and the aged lane may still run it.
       clearTimeout(job.expiry);
+      this.remove(this.queue, job);
+      job.runners += 1;
       slot.job = job;
+      slot.startedAt = performance.now();
       slot.worker.postMessage(job.message);
     }
   }
@@ -156,15 +264,26 @@ export class PasswordPool {
         message,
         resolve: resolve as (value: unknown) => void,
         reject,
+        runners: 0,
+        settled: false,
         expiry: setTimeout(() => {
-          const index = this.queue.indexOf(job);
-          if (index < 0) return;
-          this.queue.splice(index, 1);
-          reject(new PasswordPoolBusyError());
+          // Only a job no thread has taken is refused; a running one answers when it ends.
+          if (!this.queue.includes(job)) return;
+          this.settle(job, () => reject(new PasswordPoolBusyError()));
         }, this.maxQueueWaitMs),
       };
       // A waiting sign-in does not keep a finished script alive.
       job.expiry.unref();
+      if (this.agedAfterMs !== null) {
+        job.aging = setTimeout(() => {
+          // Still waiting, or still running on a yielding thread that gets no CPU: the aged lane
+          // runs it too (bcrypt has no side effects), and the first answer counts.
+          if (job.settled || this.agedQueue.includes(job)) return;
+          this.agedQueue.push(job);
+          this.dispatch();
+        }, this.agedAfterMs);
+        job.aging.unref();
+      }
       this.queue.push(job);
       this.dispatch();
     });
@@ -185,10 +304,8 @@ export class PasswordPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.queue.splice(0)) {
-      clearTimeout(job.expiry);
-      job.reject(new Error("password pool is closed"));
-    }
+    clearTimeout(this.agedWake);
+    for (const job of [...this.queue, ...this.agedQueue]) this.settle(job, () => job.reject(new Error("password pool is closed")));
     await Promise.all(this.slots.map((slot) => slot.worker.terminate()));
   }
 }
@@ -202,7 +319,7 @@ type PoolHolder = { [GLOBAL_KEY]?: Promise<PasswordPool> };
 export function passwordPool(): Promise<PasswordPool> {
   const holder = globalThis as PoolHolder;
   if (!holder[GLOBAL_KEY]) {
-    const pool = new PasswordPool({ priority: env().PASSWORD_THREAD_PRIORITY });
+    const pool = new PasswordPool({ priority: env().PASSWORD_THREAD_PRIORITY, agedAfterMs: AGED_AFTER_MS });
     const started = pool.start().then(() => pool);
     // A failed start is not cached: the next call tries again (and fails loudly again).
     started.catch(() => {

@@ -21,11 +21,15 @@ const port = parentPort;
 //   it. The thread runs only when a core has nothing else to do, and any waking thread preempts
 //   it at once: page views keep their latency, and on a saturated machine sign-ins wait.
 // Where chrt is missing or refused, the thread stays at nice 10.
+// - "normal": the pool's aged lane (password-pool.server.ts): left at the process's own
+//   priority, so a sign-in that has waited past the bound runs now; the pool bounds its share.
 const PASSWORD_THREAD_NICE = 10;
-try {
-  setPriority(Math.min(19, getPriority() + PASSWORD_THREAD_NICE));
-} catch {
-  // A platform that refuses it keeps the default priority.
+if (workerData?.priority !== "normal") {
+  try {
+    setPriority(Math.min(19, getPriority() + PASSWORD_THREAD_NICE));
+  } catch {
+    // A platform that refuses it keeps the default priority.
+  }
 }
 
 /** This thread's id and scheduling policy, from Linux's /proc (null elsewhere). */
@@ -46,12 +50,34 @@ if (workerData?.priority === "idle") {
   if (thread && thread.policy !== "idle") spawnSync("chrt", ["--idle", "--pid", "0", thread.tid], { stdio: "ignore", timeout: 5_000 });
 }
 
+/**
+ * CPU time this thread has used, in ms (utime + stime of /proc/thread-self/stat, 10 ms ticks),
+ * or null where /proc is missing. The pool bounds the aged lane's share of a core with it.
+ */
+function threadCpuMs() {
+  try {
+    const stat = readFileSync("/proc/thread-self/stat", "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // Fields 14 and 15 (utime, stime), counting from 3 after the command's ")"; USER_HZ is 100.
+    return (Number(fields[14 - 3]) + Number(fields[15 - 3])) * 10;
+  } catch {
+    return null;
+  }
+}
+
 port.on("message", (job) => {
+  const cpuBefore = threadCpuMs();
+  const wallBefore = performance.now();
+  // The job's CPU cost (wall time where /proc is missing: never less than the CPU it used).
+  const cost = () => {
+    const cpuAfter = cpuBefore === null ? null : threadCpuMs();
+    return cpuAfter === null ? performance.now() - wallBefore : cpuAfter - cpuBefore;
+  };
   try {
     const result = job.op === "hash" ? bcrypt.hashSync(job.password, job.rounds) : bcrypt.compareSync(job.password, job.hash);
-    port.postMessage({ ok: true, result });
+    port.postMessage({ ok: true, result, cpuMs: cost() });
   } catch (error) {
-    port.postMessage({ ok: false, error: error instanceof Error ? error.message : String(error) });
+    port.postMessage({ ok: false, error: error instanceof Error ? error.message : String(error), cpuMs: cost() });
   }
 });
 // What this thread runs at (PasswordWorkerReady; tests/password-pool.test.ts checks it).
