@@ -26,32 +26,48 @@ export type SeededApp = {
   /** Sessions of `readers` more supporters of the demo supporter's tier, one each. */
   readerCookies: string[];
   freePostId: string;
+  /** What the `extraSeed` module's `seedExtra` answered (undefined without one). */
+  extra?: unknown;
+  /** The app's database and DATA_DIR (local storage in `files/`), for a benchmark's own checks. */
+  databaseUrl: string;
+  dataDir: string;
   pid: number;
   serverLog: { slowQueries: number; tail: string };
   stop: () => Promise<void>;
 };
 
+/** What an `extraSeed` module's `seedExtra` gets, in the seeding child after the demo content. */
+export type ExtraSeedContext = {
+  db: (typeof import("../app/db.server.ts"))["db"];
+  store: Awaited<ReturnType<(typeof import("../app/integrations/storage.server.ts"))["storage"]>>;
+  /** The demo supporter's tier (Tier 2). */
+  supporterTierId: string | null;
+};
+
 /**
  * A fresh database with the demo content, a user with a session, a free post with a 256 KiB
  * file, and the built app on server/index.ts. Seeding runs in a child process: the database
- * client of this process may already belong to another benchmark's database.
+ * client of this process may already belong to another benchmark's database. `extraSeed` names
+ * a module whose `seedExtra(context: ExtraSeedContext)` seeds more there; its JSON answer is `extra`.
  */
 export async function startSeededApp({
   extraPosts = 0,
   workers = 1,
   clientIpHeader,
   readers = 0,
-}: { extraPosts?: number; workers?: number; clientIpHeader?: string; readers?: number } = {}): Promise<SeededApp> {
+  extraSeed,
+}: { extraPosts?: number; workers?: number; clientIpHeader?: string; readers?: number; extraSeed?: string } = {}): Promise<SeededApp> {
   const buildDir = process.env.REMIX_BUILD_DIR ?? "build";
   ensureAppBuilt(buildDir);
   const databaseName = uniqueName("clib_load");
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "clib-load-"));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
+  const databaseUrl = await createMigratedDatabase(databaseName);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: "production",
-    DATABASE_URL: await createMigratedDatabase(databaseName),
+    DATABASE_URL: databaseUrl,
     DATA_DIR: dataDir,
     SESSION_SECRET: "bench-session-secret-bench-session-secret",
     APP_URL: base,
@@ -64,6 +80,7 @@ export async function startSeededApp({
     REQUEST_LOG: "false",
     BENCH_EXTRA_POSTS: String(extraPosts),
     BENCH_READERS: String(readers),
+    BENCH_EXTRA_SEED: extraSeed ?? "",
     // Lets a benchmark speak for many clients (each its own per-address rate limit).
     ...(clientIpHeader ? { CLIENT_IP_HEADER: clientIpHeader } : {}),
   };
@@ -86,9 +103,9 @@ export async function startSeededApp({
       timeout: 120_000,
     });
     if (seeded.status !== 0) throw new Error(`seeding failed: ${seeded.stderr}`);
-    const { cookie, supporterCookie, readerCookies, freePostId } = JSON.parse(seeded.stdout.trim().split("\n").pop()!) as Pick<
+    const { cookie, supporterCookie, readerCookies, freePostId, extra } = JSON.parse(seeded.stdout.trim().split("\n").pop()!) as Pick<
       SeededApp,
-      "cookie" | "supporterCookie" | "readerCookies" | "freePostId"
+      "cookie" | "supporterCookie" | "readerCookies" | "freePostId" | "extra"
     >;
     const child = spawn(process.execPath, appServerArgs(buildDir), { cwd: root, env, stdio: ["ignore", "ignore", "pipe"] });
     server = child;
@@ -99,14 +116,14 @@ export async function startSeededApp({
       serverLog.tail = (serverLog.tail + text).slice(-2000);
     });
     await waitForHealth(`${base}/healthz`, child);
-    return { base, cookie, supporterCookie, readerCookies, freePostId, pid: child.pid!, serverLog, stop };
+    return { base, cookie, supporterCookie, readerCookies, freePostId, extra, databaseUrl, dataDir, pid: child.pid!, serverLog, stop };
   } catch (error) {
     await stop();
     throw error;
   }
 }
 
-/** Child-process half of startSeededApp: writes the data and prints {cookie, supporterCookie, readerCookies, freePostId}. */
+/** Child-process half of startSeededApp: writes the data and prints {cookie, supporterCookie, readerCookies, freePostId, extra}. */
 async function seed() {
   const { db } = await import("../app/db.server.ts");
   const { storage } = await import("../app/integrations/storage.server.ts");
@@ -168,8 +185,13 @@ async function seed() {
     });
     readerCookies.push((await createUserSession(reader.id)).split(";")[0]!);
   }
+  let seededExtra: unknown;
+  if (process.env.BENCH_EXTRA_SEED) {
+    const { seedExtra } = (await import(pathToFileURL(process.env.BENCH_EXTRA_SEED).href)) as { seedExtra: (context: ExtraSeedContext) => Promise<unknown> };
+    seededExtra = await seedExtra({ db, store, supporterTierId: supporter.currentTierId });
+  }
   await db.$disconnect();
-  console.log(JSON.stringify({ cookie, supporterCookie, readerCookies, freePostId: post.id }));
+  console.log(JSON.stringify({ cookie, supporterCookie, readerCookies, freePostId: post.id, extra: seededExtra }));
 }
 
 type AutocannonResult = {

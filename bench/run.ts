@@ -6,6 +6,7 @@ import { benchUpdates } from "./updates.ts";
 import { runLoadBenchmark } from "./load.ts";
 import { runLighthouseBenchmark } from "./lighthouse.ts";
 import { runPagesBenchmark } from "./pages.ts";
+import { benchReleaseDay } from "./release-day.ts";
 import { benchStampedDownload } from "./stamped-download.ts";
 import { benchRouteMatching } from "./route-matching.ts";
 import { benchStart } from "./start.ts";
@@ -22,6 +23,7 @@ const results = [
   await benchStampedDownload(),
   await runPagesBenchmark(),
   await runLoadBenchmark(),
+  await benchReleaseDay(),
   await runLighthouseBenchmark(),
   await benchRouteMatching(),
 ];
