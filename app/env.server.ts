@@ -146,6 +146,8 @@ const schema = z
     DOWNLOAD_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(730),
     /** Hours between two update digest mails (one run per cluster); 0 turns the digests off. */
     UPDATE_DIGEST_HOURS: z.coerce.number().min(0).default(24),
+    /** `true`: a member whose membership lapses keeps the versions they downloaded through it (docs/product.md#keep-what-you-downloaded). */
+    KEEP_DOWNLOADED_VERSIONS: boolFlag,
     /** Local fake OAuth/support-platform server for the demo and tests; refused in production. */
     FAKE_PROVIDERS_URL: optionalUrl,
     /**

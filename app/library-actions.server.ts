@@ -6,12 +6,13 @@ import { firstIssue } from "~/api.server";
 import type { DownloadAnswer } from "~/components/use-library-download";
 import { env } from "~/env.server";
 import { acceptTerms, authorizeDownload, signedDownloadUrl } from "~/models/download.server";
+import { toEntitlementPost } from "~/models/entitlement.server";
 import { createPost, deletePost, movePostToIndex, setPostEnabled, setPostImage, updatePost } from "~/models/post-admin.server";
 import { addPostVersion, makeVersionCurrent, setVersionHidden, storePostVersionFile } from "~/models/post-version.server";
 import { publishPost, setReleaseSteps } from "~/models/release.server";
 import { getCurrentUser } from "~/models/session.server";
 import { redirectWithError, redirectWithSuccess } from "~/toast.server";
-import { isEffectiveAdmin } from "~/utils/entitlement";
+import { isEffectiveAdmin, isFreeAt } from "~/utils/entitlement";
 import { formRefusal } from "~/utils/form-failure.server";
 import { LIBRARY_MESSAGES, parseSetIndex, postCreateSchema, postFormToInput, postUpdateSchema } from "~/utils/library-schemas";
 import { readPageForm } from "~/utils/page-form.server";
@@ -94,10 +95,12 @@ async function downloadAction(form: FormData, user: Awaited<ReturnType<typeof ge
     // download route's bare JSON error.
     const post = await authorizeDownload(user ? { ...user, tosAccepted: true } : null, postId, versionId);
     const versionQuery = versionId ? `?version=${encodeURIComponent(versionId)}` : "";
-    const downloadUrl = post.paidContent
+    // Free now (never paid, or opened to everyone by a release step): a signed address.
+    const paid = !isFreeAt(toEntitlementPost(post), new Date());
+    const downloadUrl = paid
       ? `/api/download/${encodeURIComponent(post.id)}${versionQuery}`
       : signedDownloadUrl(post.id, user?.id ?? null, Date.now(), versionId);
-    return respondJson ? json<DownloadAnswer>({ downloadUrl, paid: post.paidContent }) : redirect(downloadUrl);
+    return respondJson ? json<DownloadAnswer>({ downloadUrl, paid }) : redirect(downloadUrl);
   } catch (error) {
     const refusal = formRefusal(error, LIBRARY_MESSAGES.freeDownloadFailed);
     if (respondJson) return json<DownloadAnswer>({ error: refusal.message }, { status: refusal.status });

@@ -18,6 +18,13 @@ export function AccessCheckResult({ check }: { check: AccessCheck }) {
       <p>{access.allowed ? `Unlocked: ${access.summary}.` : "Locked by the entitlement rule."}</p>
       {check.blockers.length > 0 ? <p>But the download endpoint refuses it: the user {check.blockers.join(", and ")}.</p> : null}
       {!access.allowed ? <NearMisses misses={access.misses} heading="Near misses:" /> : null}
+      {check.kept.length > 0 ? (
+        <ul data-testid="access-check-kept">
+          {check.kept.map((line) => (
+            <li key={line}>{line}: that version can still be downloaded.</li>
+          ))}
+        </ul>
+      ) : null}
     </div>
   );
 }

@@ -9,7 +9,7 @@ import { VersionHistory } from "~/components/version-history";
 import type { LibraryPost } from "~/models/library-listing.server";
 import type { VersionView } from "~/models/post-version-history.server";
 import { badgesFor } from "~/utils/badges";
-import type { CardAccess } from "~/utils/card-status";
+import type { CardAccess, KeptOffer } from "~/utils/card-status";
 import { formatFileSize } from "~/utils/file-size";
 import { GRID_IMAGE_SIZES, imageSrcSet } from "~/utils/responsive-images";
 
@@ -187,7 +187,28 @@ export type PostEntryProps = {
   downloadedVersion?: string;
   /** The post realizes an inspiration item the viewer voted for. */
   voted?: boolean;
+  /** A version of this locked post the viewer keeps from their membership. */
+  kept?: KeptOffer;
 };
+
+/** A locked card's kept version: what the viewer keeps, and its Download (a plain post, with or without JavaScript). */
+export function KeptVersionOffer({ post, kept, back }: { post: LibraryPost; kept: KeptOffer | undefined; back: string }) {
+  if (!kept) return null;
+  return (
+    <div className="post-kept" data-testid="kept-version">
+      <p>{kept.words}</p>
+      <form method="post" action="/library">
+        <input type="hidden" name="intent" value="download" />
+        <input type="hidden" name="postId" value={post.postId} />
+        <input type="hidden" name="versionId" value={kept.versionId} />
+        <input type="hidden" name="back" value={back} />
+        <button type="submit" className="button-secondary">
+          Download {kept.label}
+        </button>
+      </form>
+    </div>
+  );
+}
 
 /** "Inspired by your vote" to those who voted for the idea, "Inspired by 23 voters" to others. */
 export function InspiredBy({ post, voted }: { post: LibraryPost; voted: boolean | undefined }) {
@@ -212,6 +233,7 @@ export function PostCard({
   versions = [],
   downloadedVersion,
   voted,
+  kept,
 }: PostEntryProps & {
   /** The post's visible versions, newest first. */
   versions?: VersionView[];
@@ -243,6 +265,7 @@ export function PostCard({
               <PostAccess post={post} tiers={tiers} />
             </p>
             <ReleaseUpcoming access={access} />
+            <KeptVersionOffer post={post} kept={kept} back={back} />
             <LockedActions post={post} tiers={tiers} links={links} />
           </div>
         )}

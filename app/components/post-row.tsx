@@ -1,7 +1,17 @@
 // A post in the library's compact list (layout=list): thumbnail, title with the badge that can be
 // acted on, one status line and one button, as a purchase library lists what you own. The card
 // (post-card.tsx) holds the rest: versions, verification and what unlocks a locked post.
-import { DownloadForm, InspiredBy, LockIcon, LockedActions, OwnedStatus, ReleaseUpcoming, withPageDownload, type PostEntryProps } from "~/components/post-card";
+import {
+  DownloadForm,
+  InspiredBy,
+  KeptVersionOffer,
+  LockIcon,
+  LockedActions,
+  OwnedStatus,
+  ReleaseUpcoming,
+  withPageDownload,
+  type PostEntryProps,
+} from "~/components/post-card";
 import { PostAccess } from "~/components/post-access";
 import type { LibraryPost } from "~/models/library-listing.server";
 import { badgesFor } from "~/utils/badges";
@@ -19,7 +29,7 @@ function leadBadge(post: LibraryPost, loggedIn: boolean, now: Date) {
   return null;
 }
 
-export function PostRow({ post: listed, tiers, links, loggedIn, now, back, onDownload, access, downloadedVersion, voted }: PostEntryProps) {
+export function PostRow({ post: listed, tiers, links, loggedIn, now, back, onDownload, access, downloadedVersion, voted, kept }: PostEntryProps) {
   const post = withPageDownload(listed, downloadedVersion);
   const titleId = `post-row-${post.postId}-title`;
   return (
@@ -56,6 +66,7 @@ export function PostRow({ post: listed, tiers, links, loggedIn, now, back, onDow
           </p>
         )}
         {post.unlocked ? null : <ReleaseUpcoming access={access} />}
+        {post.unlocked ? null : <KeptVersionOffer post={post} kept={kept} back={back} />}
       </div>
       <div className="post-row-action">
         {post.unlocked ? (

@@ -9,7 +9,8 @@ import { DomainError } from "~/models/errors";
 import { ACCESS_DETAIL_COLUMNS, getCurrentUserWith, type AccessDetailsRow } from "~/models/session.server";
 import type { User } from "~/generated/prisma/client";
 import { entitlementOfListed, LISTING_VIEWER, type LibraryPost } from "~/models/library-listing.server";
-import { describeAccess, type AccessSummary } from "~/utils/access-words";
+import { describeAccess, formatAccessDate, type AccessSummary } from "~/utils/access-words";
+import { keptVersions } from "~/models/kept-versions.server";
 import { describeCardAccess, type CardAccess } from "~/utils/card-status";
 import { explainAccess, isEffectiveAdmin, type AccessPurchase, type EntitlementViewer, type ViewerAccessDetails } from "~/utils/entitlement";
 
@@ -106,6 +107,8 @@ export type AccessCheck = {
   verdict: "Can download" | "Can download after accepting the terms" | "Cannot download";
   /** The endpoints' other refusals (terms, missing file), in words. */
   blockers: string[];
+  /** Versions a locked post's user keeps from their membership (docs/product.md#keep-what-you-downloaded). */
+  kept: string[];
 };
 
 export const ACCESS_CHECK_MESSAGES = {
@@ -143,6 +146,7 @@ export async function checkAccess(userId: string, postRef: string): Promise<Acce
   if (termsPending) blockers.push("has not accepted the terms of service yet");
   if (explanation.allowed && (!post.driveFileId || !isSafeKey(post.driveFileId))) blockers.push("the post has no file to download");
   const downloadable = explanation.allowed && blockers.length === 0;
+  const kept = explanation.allowed ? [] : ((await keptVersions(user.id, [post.id])).get(post.id) ?? []);
   return {
     user: { id: user.id, number: user.number, label: user.fullName ?? user.email ?? `#${user.number}` },
     post: { id: post.id, title: post.title },
@@ -150,5 +154,6 @@ export async function checkAccess(userId: string, postRef: string): Promise<Acce
     downloadable,
     verdict: downloadable ? "Can download" : termsPending && blockers.length === 1 ? "Can download after accepting the terms" : "Cannot download",
     blockers,
+    kept: kept.map((version) => `Keeps ${version.label}, downloaded on ${formatAccessDate(version.downloadedAt)} through a membership`),
   };
 }

@@ -6,6 +6,13 @@ import { Marked } from "marked";
 import { createCache } from "~/cache.server";
 import { env } from "~/env.server";
 
+/** The privacy page's sentence on kept downloads (docs/product.md#keep-what-you-downloaded). */
+function keptDownloadsRule(): string {
+  return env().KEEP_DOWNLOADED_VERSIONS
+    ? "If your membership ends, you keep the exact versions you downloaded through it: their download records are the proof, for as long as they are kept. Newer versions need a membership again."
+    : "When a membership ends, what it unlocked is locked again, including versions you downloaded through it.";
+}
+
 export const CONTENT_PAGES = ["about", "tos", "privacy", "commissions", "kofi-commissions"] as const;
 export type ContentPage = (typeof CONTENT_PAGES)[number];
 
@@ -19,7 +26,9 @@ function contentDir(): string {
 
 async function renderFile(page: ContentPage): Promise<string> {
   // The few configured figures a page states (the privacy page's retention) come from settings.
-  const source = (await readFile(path.join(contentDir(), `${page}.md`), "utf8")).replaceAll("{downloadRetentionDays}", String(env().DOWNLOAD_RETENTION_DAYS));
+  const source = (await readFile(path.join(contentDir(), `${page}.md`), "utf8"))
+    .replaceAll("{downloadRetentionDays}", String(env().DOWNLOAD_RETENTION_DAYS))
+    .replaceAll("{keptDownloads}", keptDownloadsRule());
   // Raw HTML in the files is shown as text, so the Markdown stays the only markup.
   return markdown.parse(source.replace(/</g, "&lt;"), { async: false }) as string;
 }

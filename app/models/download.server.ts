@@ -4,9 +4,11 @@ import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import { db } from "~/db.server";
 import { env } from "~/env.server";
 import type { User } from "~/generated/prisma/client";
+import type { DownloadAccess } from "~/generated/prisma/enums";
 import { isSafeKey } from "~/integrations/storage.server";
 import { loadEntitlementViewer, toEntitlementPost, withAccess, type PostWithAccess } from "~/models/entitlement.server";
 import { accessSourceOf } from "~/models/insights/download-access.server";
+import { keptVersionFor } from "~/models/kept-versions.server";
 import { DomainError } from "~/models/errors";
 import { downloadableVersion } from "~/models/post-version.server";
 import { isRestricted, RESTRICTED_MESSAGE } from "~/models/restriction.server";
@@ -25,14 +27,20 @@ type Downloader = Pick<User, "id" | "isAdmin" | "restricted" | "currentTierId" |
  * current one unless `?version=` named another), `versionId` its id (null for a file without a
  * version row).
  */
-export type DownloadablePost = PostWithAccess & { driveFileId: string; unlockReason: UnlockReason | null; versionId: string | null };
+export type DownloadablePost = PostWithAccess & {
+  driveFileId: string;
+  unlockReason: UnlockReason | null;
+  versionId: string | null;
+  /** A kept version's record source (the membership it was first downloaded through). */
+  keptSource?: DownloadAccess;
+};
 
 /**
  * The version a download serves: the post's current file, or, when `versionId` is
  * given, that visible version of the same post (hidden or another post's: 404). Who may
  * download is decided before; this only chooses the bytes and the label recorded.
  */
-async function chooseVersion<T extends PostWithAccess & { unlockReason: UnlockReason | null }>(
+async function chooseVersion<T extends PostWithAccess & { unlockReason: UnlockReason | null; keptSource?: DownloadAccess }>(
   post: T,
   versionId: string | null | undefined,
 ): Promise<T & { driveFileId: string; versionId: string | null }> {
@@ -59,8 +67,12 @@ export async function authorizeDownload(user: Downloader, postId: string, versio
   if (!post || ((!post.enabled || !isPublishedAt(post, now)) && !isEffectiveAdmin(user))) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
   const viewer = await loadEntitlementViewer(user);
   const reason = unlockReason(toEntitlementPost(post), viewer, now);
-  if (!reason) throw new DomainError(403, LIBRARY_MESSAGES.locked);
+  // A lapsed member may still fetch a version they downloaded through their membership, when the
+  // creator keeps downloads (docs/product.md#keep-what-you-downloaded); it is recorded as then.
+  const kept = !reason && user && !user.restricted ? await keptVersionFor(user.id, post.id, versionId ?? post.currentVersionId) : undefined;
+  if (!reason && !kept) throw new DomainError(403, LIBRARY_MESSAGES.locked);
   if (user && !user.tosAccepted && !isEffectiveAdmin(user)) throw new DomainError(403, LIBRARY_MESSAGES.tosRequired);
+  if (kept) return chooseVersion({ ...post, unlockReason: null, keptSource: kept.source }, kept.versionId);
   return chooseVersion({ ...post, unlockReason: reason }, versionId);
 }
 
@@ -140,8 +152,10 @@ export async function recordDownload(
   now = new Date(),
   reason: UnlockReason | null = null,
   versionId: string | null = null,
+  /** The source to record instead of the reason's (a kept version's). */
+  source?: DownloadAccess,
 ): Promise<boolean> {
-  const accessSource = await accessSourceOf(reason, userId, postId);
+  const accessSource = source ?? (await accessSourceOf(reason, userId, postId));
   // The record is what the insights, "My downloads" and the leak-trace search read: a busy
   // database must delay it, never drop it. Prisma gives up on a transaction that waits 2 s for
   // a connection; this one waits as long as a download's last chunk may, and is tried again.
@@ -220,7 +234,7 @@ export function postDownload(post: DownloadablePost, userId: string | null, gues
     key: post.driveFileId,
     fileName: downloadFileName(post.title, post.version, post.fileName ?? post.driveFileId.split("/").pop() ?? ""),
     onComplete: userId
-      ? () => recordDownload(userId, post.id, post.version, new Date(), post.unlockReason, post.versionId).then(() => undefined, logFailure)
+      ? () => recordDownload(userId, post.id, post.version, new Date(), post.unlockReason, post.versionId, post.keptSource).then(() => undefined, logFailure)
       : guestLink
         ? () => recordGuestDownload(post.id, post.version, guestLink).then(() => undefined, logFailure)
         : undefined,

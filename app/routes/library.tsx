@@ -14,6 +14,8 @@ import { CreatePostForm, PostAdminCard } from "~/components/post-admin-card";
 import { PostCard, type PostEntryProps } from "~/components/post-card";
 import { PostRow } from "~/components/post-row";
 import { votedPostIds } from "~/models/inspiration-shipped.server";
+import { keptVersions, type KeptVersion } from "~/models/kept-versions.server";
+import { keptWords, type KeptOffer } from "~/utils/card-status";
 import { useLibraryDownload } from "~/components/use-library-download";
 import { env } from "~/env.server";
 import { libraryAction } from "~/library-actions.server";
@@ -22,7 +24,7 @@ import { filterLibraryPosts, keptLibraryStamp, listLibraryPosts } from "~/models
 import { versionHistories } from "~/models/post-version-history.server";
 import { listTiersAt } from "~/models/tier.server";
 import libraryStyles from "~/styles/library.css";
-import { isEffectiveAdmin } from "~/utils/entitlement";
+import { isEffectiveAdmin, pledgedTierAt } from "~/utils/entitlement";
 import { parseLibraryLayout } from "~/utils/library-layout";
 import { LIBRARY_MESSAGES, parseLibraryFilter, parsePostsPerLine } from "~/utils/library-schemas";
 import { withParam } from "~/utils/url";
@@ -85,12 +87,26 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const shown = matching.slice(0, parseShown(url.searchParams.get("show")));
   const termsPost = termsParam ? matching.find((post) => post.postId === termsParam) : undefined;
   if (termsPost && !shown.includes(termsPost)) shown.push(termsPost);
+  // Locked posts whose versions a lapsed member keeps (docs/product.md#keep-what-you-downloaded).
+  const locked = user ? shown.filter((post) => !post.unlocked).map((post) => post.postId) : [];
+  const keptByPost = user && locked.length > 0 ? await keptVersions(user.id, locked) : new Map<string, KeptVersion[]>();
+  const titles = new Map(tiers.map((tier) => [tier.tierId, tier.title]));
+  const kept: Record<string, KeptOffer> = {};
+  for (const [postId, versions] of keptByPost) {
+    const newest = versions[versions.length - 1];
+    const post = shown.find((item) => item.postId === postId);
+    if (!newest || !post) continue;
+    const tierId = pledgedTierAt(viewer.explained?.pledges ?? [], newest.downloadedAt);
+    const words = keptWords({ label: newest.label, downloadedAt: newest.downloadedAt, tierId }, { label: post.version, tierIds: post.tiers }, titles);
+    kept[postId] = { versionId: newest.versionId, label: newest.label, words };
+  }
   // Which shown posts realize an idea this user voted for ("Inspired by your vote").
   const inspired = shown.filter((post) => post.inspired_by).map((post) => post.postId);
   const voted = user && inspired.length > 0 ? [...(await votedPostIds(user.id, inspired))] : [];
   return json({
     posts: shown,
     votedPostIds: voted,
+    kept,
     access: await explainLibraryCards(user, shown, tiers, viewer.explained),
     versions: await versionHistories(
       shown.map((post) => post.postId),
@@ -154,6 +170,7 @@ export default function Library() {
     access: data.access[post.postId],
     downloadedVersion: download.downloaded[post.postId],
     voted: data.votedPostIds.includes(post.postId),
+    kept: data.kept[post.postId],
   });
 
   const serverTermsPost = data.termsPostId ? (data.posts.find((post) => post.postId === data.termsPostId) ?? null) : null;

@@ -54,3 +54,23 @@ export function describeCardAccess(explanation: AccessExplanation, titles: Title
     status: explanation.allowed && explanation.grant ? cardStatusWords(explanation.grant, titles) : null,
   };
 }
+
+/** The kept version a locked card offers (docs/product.md#keep-what-you-downloaded). */
+export type KeptOffer = { versionId: string; label: string; words: string };
+
+/**
+ * "You keep V2.1, downloaded on 3 Dec 2026 while on Tier 2; V2.3 needs Tier 2": the version a
+ * lapsed member keeps, and what the current one needs (left out when they keep the current one).
+ */
+export function keptWords(
+  kept: { label: string; downloadedAt: Date; tierId: string | null },
+  current: { label: string; tierIds: readonly string[] },
+  titles: Titles,
+): string {
+  const how = kept.tierId ? ` while on ${tierName(kept.tierId, titles)}` : " through a membership";
+  const words = `You keep ${kept.label}, downloaded on ${formatShortDate(kept.downloadedAt)}${how}`;
+  if (kept.label === current.label) return words;
+  const names = [...new Set(current.tierIds.map((id) => tierName(id, titles)))];
+  const needs = names.length === 0 ? "a membership" : names.length === 1 ? names[0] : `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}`;
+  return `${words}; ${current.label} needs ${needs}`;
+}
