@@ -90,6 +90,7 @@ async function personWithEverything(tag: string) {
   await db.download.create({ data: { userId: user.id, postId: post.id, version: "V1.0" } });
   const panel = await db.inspirationPanel.create({ data: { imageUrl: "/x.jpg", title: "Idea" } });
   await db.inspirationLike.create({ data: { userId: user.id, panelId: panel.id, kind: "LIKE" } });
+  await db.inspirationVoter.create({ data: { userId: user.id, panelId: panel.id } });
   await recordAudit({ actorId: user.id, action: "post.update", targetType: "post", targetId: post.id });
   await recordAudit({
     actorId: null,
