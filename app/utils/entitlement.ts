@@ -218,9 +218,11 @@ export function explainAccess(post: EntitlementPost, viewer: EntitlementViewer |
     misses.push({ kind: "scheduled", publishAt: post.publishAt! });
     return refused();
   }
-  if (!post.paidContent) return granted({ reason: "free" });
+  // A step that opened the post to everyone is named before "free": the listing reports such a
+  // post as not paid, and its cards must name the same reason as the download.
   const everyone = openedToEveryone(post, now);
   if (everyone) return granted({ reason: "release", tierId: null, opensAt: everyone.opensAt });
+  if (!post.paidContent) return granted({ reason: "free" });
   if (!viewer) {
     misses.push({ kind: "guest" });
     return refused();
