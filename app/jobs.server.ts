@@ -5,6 +5,7 @@ import { deleteExpiredApiTokens } from "~/models/api-token.server";
 import { refreshInsightsRollups } from "~/models/insights/rollup.server";
 import { runIntervalSync } from "~/models/interval-sync.server";
 import { pruneOldDownloads } from "~/models/my-library.server";
+import { runReleaseMails } from "~/models/release-mail.server";
 import { backfillAllVersionHashes } from "~/models/post-version-backfill.server";
 import { deleteExpiredRateLimits } from "~/models/rate-limit.server";
 import { deleteExpiredSessions } from "~/models/session.server";
@@ -31,6 +32,8 @@ function jobs(): Job[] {
     { name: "version-hashes", everyMs: HOUR_MS, run: () => backfillAllVersionHashes() },
     // Update digest mails: checked hourly, sent once per UPDATE_DIGEST_HOURS for the whole cluster.
     { name: "update-digest", everyMs: HOUR_MS, run: () => runUpdateDigests() },
+    // Release mails: a post a release step opened, mailed at once to those who asked (one run per cluster).
+    { name: "release-mail", everyMs: 60_000, run: () => runReleaseMails() },
     // Support-platform sync; INTERVAL_MINUTES=0 turns the timer off (admins can still force it).
     { name: "interval", everyMs: env().INTERVAL_MINUTES * 60 * 1000, run: () => runIntervalSync({ trigger: "timer" }) },
   ];

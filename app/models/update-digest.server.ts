@@ -22,7 +22,7 @@ const HOUR_MS = 60 * 60 * 1000;
  * released and the items come again in the next run. Any other failure may have happened after
  * the server accepted the mail, so the claim stays (at most once, never twice).
  */
-const NOT_SENT_CODES = new Set(["ECONNECTION", "EDNS", "EAUTH", "ETLS", "EENVELOPE", "ESOCKET"]);
+export const NOT_SENT_CODES = new Set(["ECONNECTION", "EDNS", "EAUTH", "ETLS", "EENVELOPE", "ESOCKET"]);
 
 export type DigestRun = {
   skipped: null | "off" | "locked" | "recent";

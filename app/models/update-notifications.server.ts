@@ -172,6 +172,8 @@ export type UpdateSettings = {
   feedCreatedAt: string | null;
   newVersions: boolean;
   newPosts: boolean;
+  /** A mail at once when a release step opens a post to the user. */
+  releases: boolean;
   unsubscribedAt: string | null;
 };
 
@@ -182,6 +184,7 @@ export async function getUpdateSettings(userId: string): Promise<UpdateSettings>
     feedCreatedAt: row?.feedTokenCreatedAt?.toISOString() ?? null,
     newVersions: row?.notifyNewVersions ?? false,
     newPosts: row?.notifyNewPosts ?? false,
+    releases: row?.notifyReleases ?? false,
     unsubscribedAt: row?.unsubscribedAt?.toISOString() ?? null,
   };
 }
@@ -212,7 +215,7 @@ export function feedUrl(token: string): string {
 export async function saveUpdatePreferences(userId: string, input: unknown): Promise<UpdateSettings> {
   const parsed = updatePreferencesSchema.safeParse(input);
   if (!parsed.success) throw new DomainError(400, UPDATE_MESSAGES.saveFailed);
-  const { newVersions, newPosts } = parsed.data;
+  const { newVersions, newPosts, releases } = parsed.data;
   const row = await ensureSubscription(userId);
   const now = new Date();
   await db.updateSubscription.update({
@@ -222,6 +225,8 @@ export async function saveUpdatePreferences(userId: string, input: unknown): Pro
       notifyNewPosts: newPosts,
       newVersionsSince: newVersions ? (row.notifyNewVersions ? row.newVersionsSince : now) : null,
       newPostsSince: newPosts ? (row.notifyNewPosts ? row.newPostsSince : now) : null,
+      notifyReleases: releases,
+      releasesSince: releases ? (row.notifyReleases ? row.releasesSince : now) : null,
     },
   });
   return getUpdateSettings(userId);
@@ -269,21 +274,29 @@ export async function unsubscribeState(token: string): Promise<"subscribed" | "u
   if (!updateTokenSchema.safeParse(token).success) return "unknown";
   const row = await db.updateSubscription.findUnique({ where: { unsubscribeToken: token } });
   if (!row) return "unknown";
-  return row.notifyNewVersions || row.notifyNewPosts ? "subscribed" : "unsubscribed";
+  return row.notifyNewVersions || row.notifyNewPosts || row.notifyReleases ? "subscribed" : "unsubscribed";
 }
 
 /**
- * RFC 8058 one-click unsubscribe: the token alone (no session) switches both opt-ins off and
+ * RFC 8058 one-click unsubscribe: the token alone (no session) switches every opt-in off and
  * records when. Repeating it changes nothing more.
  */
 export async function unsubscribeByToken(token: string): Promise<{ message: string }> {
   if (!updateTokenSchema.safeParse(token).success) throw new DomainError(404, UPDATE_MESSAGES.unknownLink);
   const row = await db.updateSubscription.findUnique({ where: { unsubscribeToken: token } });
   if (!row) throw new DomainError(404, UPDATE_MESSAGES.unknownLink);
-  if (!row.notifyNewVersions && !row.notifyNewPosts) return { message: UPDATE_MESSAGES.alreadyUnsubscribed };
+  if (!row.notifyNewVersions && !row.notifyNewPosts && !row.notifyReleases) return { message: UPDATE_MESSAGES.alreadyUnsubscribed };
   await db.updateSubscription.update({
     where: { userId: row.userId },
-    data: { notifyNewVersions: false, notifyNewPosts: false, newVersionsSince: null, newPostsSince: null, unsubscribedAt: new Date() },
+    data: {
+      notifyNewVersions: false,
+      notifyNewPosts: false,
+      notifyReleases: false,
+      newVersionsSince: null,
+      newPostsSince: null,
+      releasesSince: null,
+      unsubscribedAt: new Date(),
+    },
   });
   return { message: UPDATE_MESSAGES.unsubscribed };
 }

@@ -42,7 +42,11 @@ export async function action({ request }: ActionFunctionArgs) {
       const { url } = await regenerateFeedToken(user.id);
       return json<ActionData>({ intent, ok: true, message: UPDATE_MESSAGES.feedCreated, feedUrl: url }, { headers: NO_STORE });
     }
-    await saveUpdatePreferences(user.id, { newVersions: form.get("newVersions") ?? undefined, newPosts: form.get("newPosts") ?? undefined });
+    await saveUpdatePreferences(user.id, {
+      newVersions: form.get("newVersions") ?? undefined,
+      newPosts: form.get("newPosts") ?? undefined,
+      releases: form.get("releases") ?? undefined,
+    });
     return json<ActionData>({ intent, ok: true, message: UPDATE_MESSAGES.preferencesSaved }, { headers: NO_STORE });
   } catch (error) {
     const refusal = formRefusal(error, intent === "feed" ? UPDATE_MESSAGES.feedFailed : UPDATE_MESSAGES.saveFailed);
@@ -117,6 +121,9 @@ export default function UpdateNotificationsPage() {
               </label>
               <label>
                 <input type="checkbox" name="newPosts" defaultChecked={settings.newPosts} /> a new post for my tier
+              </label>
+              <label>
+                <input type="checkbox" name="releases" defaultChecked={settings.releases} /> a post opening to my tier, at once (not in a digest)
               </label>
             </fieldset>
             <Result data={preferencesResult} />

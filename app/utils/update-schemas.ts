@@ -12,7 +12,7 @@ const checkbox = z
   .transform((value) => value === "on" || value === "true");
 
 /** The account page's two email opt-ins. */
-export const updatePreferencesSchema = z.object({ newVersions: checkbox, newPosts: checkbox });
+export const updatePreferencesSchema = z.object({ newVersions: checkbox, newPosts: checkbox, releases: checkbox });
 
 export type UpdatePreferences = z.infer<typeof updatePreferencesSchema>;
 
