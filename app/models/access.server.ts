@@ -11,6 +11,7 @@ import type { User } from "~/generated/prisma/client";
 import { entitlementOfListed, LISTING_VIEWER, type LibraryPost } from "~/models/library-listing.server";
 import { describeAccess, formatAccessDate, type AccessSummary } from "~/utils/access-words";
 import { keptVersions } from "~/models/kept-versions.server";
+import { postIdByRef } from "~/models/post-ref.server";
 import { describeCardAccess, type CardAccess } from "~/utils/card-status";
 import { explainAccess, isEffectiveAdmin, type AccessPurchase, type EntitlementViewer, type ViewerAccessDetails } from "~/utils/entitlement";
 
@@ -117,14 +118,6 @@ export const ACCESS_CHECK_MESSAGES = {
   failed: "Could not check access.",
 } as const;
 
-async function findPost(postRef: string) {
-  const include = withAccess;
-  const byId = await db.post.findUnique({ where: { id: postRef }, include });
-  if (byId) return byId;
-  const byTitle = await db.post.findMany({ where: { title: { equals: postRef, mode: "insensitive" } }, include, take: 2 });
-  return byTitle.length === 1 ? byTitle[0]! : null;
-}
-
 /**
  * An admin's "Check access": would this user's download of this post succeed, and why (not)?
  * Loads the viewer as `authorizeDownload` does and asks the same function; the endpoints' two
@@ -136,7 +129,8 @@ export async function checkAccess(userId: string, postRef: string): Promise<Acce
     select: { id: true, number: true, email: true, fullName: true, isAdmin: true, restricted: true, currentTierId: true, tosAccepted: true },
   });
   if (!user) throw new DomainError(404, ACCESS_CHECK_MESSAGES.userNotFound);
-  const post = await findPost(postRef.trim());
+  const postId = await postIdByRef(postRef);
+  const post = postId ? await db.post.findUnique({ where: { id: postId }, include: withAccess }) : null;
   if (!post) throw new DomainError(404, ACCESS_CHECK_MESSAGES.postNotFound, { fields: { post: ACCESS_CHECK_MESSAGES.postNotFound } });
   const viewer = await loadExplainedViewer(user);
   const explanation = explainAccess(toEntitlementPost(post), viewer);

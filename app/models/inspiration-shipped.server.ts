@@ -9,21 +9,15 @@ import { DomainError } from "~/models/errors";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 import { INSPIRATION_PANEL_NOT_FOUND_MESSAGE } from "~/models/inspiration.server";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
+import { postIdByRef } from "~/models/post-ref.server";
 
 /** A shipped item as the vote page lists it. */
 export type ShippedIdea = { panelId: string; title: string | null; postId: string; postTitle: string; voters: number };
 
-/** A post by id, or by its exact title when exactly one post has it. */
-async function findPost(postRef: string) {
-  const byId = await db.post.findUnique({ where: { id: postRef }, select: { id: true, title: true } });
-  if (byId) return byId;
-  const byTitle = await db.post.findMany({ where: { title: { equals: postRef, mode: "insensitive" } }, select: { id: true, title: true }, take: 2 });
-  return byTitle.length === 1 ? byTitle[0]! : null;
-}
-
 /** Links the item to the post (by id or exact title) and keeps who had voted for it; `null` unlinks. */
 export async function linkIdeaToPost(actorId: string, panelId: string, postRef: string | null): Promise<ShippedIdea | null> {
-  const post = postRef === null ? null : await findPost(postRef.trim());
+  const postId = postRef === null ? null : await postIdByRef(postRef);
+  const post = postId ? await db.post.findUnique({ where: { id: postId }, select: { id: true, title: true } }) : null;
   if (postRef !== null && !post) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
   return db.$transaction(async (tx) => {
     const before = await tx.inspirationPanel.findUnique({ where: { id: panelId }, select: { postId: true, title: true } });

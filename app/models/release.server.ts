@@ -13,6 +13,7 @@ import { isPublishedAt } from "~/utils/entitlement";
 import {
   audienceTierIds,
   presetSteps,
+  publicationTime,
   RELEASE_MESSAGES,
   stepOpensAt,
   type PublishInput,
@@ -34,7 +35,7 @@ async function requirePost(client: Client, id: string): Promise<PostWithAccess> 
 
 /** The instant steps given in days count from: the scheduled or first publication. */
 export function publicationOf(post: { publishAt: Date | null; firstPublishedAt: Date | null; createdAt: Date }): Date {
-  return post.publishAt ?? post.firstPublishedAt ?? post.createdAt;
+  return publicationTime(post.publishAt, post.firstPublishedAt, post.createdAt);
 }
 
 /** Steps given in days move with the publication: their instants are computed again. */

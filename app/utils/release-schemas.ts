@@ -170,6 +170,11 @@ export function releaseFormToInput(form: FormData): { preset: string } | { steps
 
 const SHORT = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", timeZone: "UTC" });
 
+/** The instant steps given in days count from: the scheduled publication, else the first one, else `fallback`. */
+export function publicationTime(publishAt: Date | null, firstPublishedAt: Date | null, fallback: Date): Date {
+  return publishAt ?? firstPublishedAt ?? fallback;
+}
+
 /** When a step opens: its date, or its days after `publishedAt`. */
 export function stepOpensAt(step: { after_days?: number | null; opens_on?: Date | null }, publishedAt: Date): Date {
   return step.opens_on ?? new Date(publishedAt.getTime() + (step.after_days ?? 0) * 86_400_000);

@@ -12,6 +12,7 @@ import {
   MAX_AFTER_DAYS,
   MAX_RELEASE_STEPS,
   presetSteps,
+  publicationTime,
   RELEASE_PRESETS,
   releaseFormToInput,
   releasePreview,
@@ -22,12 +23,10 @@ import {
 /** Blank rows offered below the saved steps, so a step can be added without JavaScript. */
 const BLANK_ROWS = 2;
 
-type PresetTier = CardTier & { isPaid: boolean };
-
-/** When the post counts as published: its schedule, its first publication, or (new) now. */
+/** When the post counts as published, as the server computes its steps' instants. */
 function publicationOf(post: LibraryPost, now: Date): Date {
-  const at = post.publish_at ?? post.first_published_at;
-  return at ? new Date(at) : now;
+  const date = (iso: string | null) => (iso ? new Date(iso) : null);
+  return publicationTime(date(post.publish_at), date(post.first_published_at), now);
 }
 
 /** The preview of the saved steps. */
@@ -37,7 +36,7 @@ function savedPreview(post: LibraryPost, titles: Map<string, string>, now: Date)
 }
 
 /** The preview of what the form would save, or null while it does not validate. */
-function draftPreview(form: HTMLFormElement, post: LibraryPost, tiers: PresetTier[], titles: Map<string, string>, now: Date): string | null {
+function draftPreview(form: HTMLFormElement, post: LibraryPost, tiers: CardTier[], titles: Map<string, string>, now: Date): string | null {
   const parsed = releaseStepsSchema.safeParse(releaseFormToInput(new FormData(form)));
   if (!parsed.success) return null;
   const steps = "preset" in parsed.data ? presetSteps(parsed.data.preset, tiers) : parsed.data.steps;
@@ -67,7 +66,7 @@ export function ScheduledBadge({ post, now }: { post: LibraryPost; now: Date }) 
   );
 }
 
-export function ReleaseSection({ post, tiers, back, now }: { post: LibraryPost; tiers: PresetTier[]; back: string; now: Date }) {
+export function ReleaseSection({ post, tiers, back, now }: { post: LibraryPost; tiers: CardTier[]; back: string; now: Date }) {
   const schedule = useFetcher();
   const publish = useFetcher();
   const steps = useFetcher();
