@@ -331,6 +331,7 @@ export function buildDemoHistory({
     unlockedPostIds: new Set(person.unlocks.filter((unlock) => unlock.at <= time).map((unlock) => unlock.postId)),
     purchasedKofiCodes: new Set(person.purchases.filter((purchase) => purchase.at <= time).map((purchase) => purchase.code)),
     pledges: person.pledges,
+    voterPostIds: new Set(),
   });
   const sourceOf = (reason: UnlockReason, person: Person, postId: string): DownloadAccess =>
     downloadAccessFor(reason, person.unlocks.find((unlock) => unlock.postId === postId)?.source ?? null);

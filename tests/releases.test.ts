@@ -16,6 +16,7 @@ import * as libraryRoute from "~/routes/library";
 import * as publishRoute from "~/routes/api.library.posts.$id.publish";
 import * as releaseRoute from "~/routes/api.library.posts.$id.release";
 import * as releasesPage from "~/routes/admin_.releases";
+import * as votePage from "~/routes/inspiration-vote";
 import type { User } from "~/generated/prisma/client";
 import { callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
 import { createPost, createTiers, TIER_1, TIER_2, TIER_3 } from "./library-fixtures";
@@ -198,6 +199,74 @@ describe("voter-linked releases", () => {
     expect(((await page.json()) as { votedPostIds: string[] }).votedPostIds).toEqual([post.id]);
     await linkIdeaToPost(admin.id, panel.id, null);
     expect((await listed(null, post.id))?.inspired_by).toBeNull();
+  });
+});
+
+describe("voter access: the link's option to give voters the first step's access whatever their tier", () => {
+  it("opens the post to the idea's voters with its first step, names it, records it as a grant, and can be switched off", async () => {
+    const post = await createPost({ tiers: [], title: "Voted Windmill", firstPublishedAt: new Date(Date.now() - 3 * DAY) });
+    // The first step opens in two days (five after publication), a second later still.
+    await setReleaseSteps(admin, post.id, {
+      steps: [
+        { audience: TIER_3, after_days: 5 },
+        { audience: TIER_2, after_days: 20 },
+      ],
+    });
+    const panel = await db.inspirationPanel.create({ data: { imageUrl: "/media/x.jpg", title: "Windmill idea" } });
+    const voter = await createTestUser({ currentTierId: null, tosAccepted: true });
+    const bystander = await createTestUser({ currentTierId: TIER_1, tosAccepted: true });
+    await db.inspirationLike.create({ data: { userId: voter.id, panelId: panel.id, kind: "LIKE" } });
+    const adminCookie = await sessionCookie(admin.id);
+
+    // The admin links the idea with the option ticked (the vote page's form, no JavaScript).
+    const linked = await callRoute(votePage, {
+      method: "POST",
+      path: "/inspiration-vote",
+      form: { intent: "link-post", id: panel.id, post: "Voted Windmill", votersGetAccess: "true" },
+      cookie: adminCookie,
+    });
+    expect(toastOf(linked)).toContain("Idea linked to its post.");
+    expect(await db.inspirationPanel.findUnique({ where: { id: panel.id }, select: { votersGetAccess: true } })).toEqual({ votersGetAccess: true });
+
+    // Before the first step opens the voter is told when their turn comes, and may not download.
+    const waiting = await checkAccess(voter.id, post.id);
+    expect(waiting.access.allowed).toBe(false);
+    expect(waiting.access.upcoming).toMatch(/^Opens to you as a voter on \d+ \w+ \(in 2 days\)$/);
+    expect(await refusal(authorizeDownload(voter, post.id))).toBe(403);
+
+    // The first step opens (moved into the past): the voter, on no tier, may download; others on a lower tier may not.
+    await setReleaseSteps(admin, post.id, {
+      steps: [
+        { audience: TIER_3, after_days: 1 },
+        { audience: TIER_2, after_days: 20 },
+      ],
+    });
+    const opened = await checkAccess(voter.id, post.id);
+    expect(opened.access.allowed).toBe(true);
+    expect(opened.access.summary).toMatch(/^You voted for the idea this post realizes: released to its voters on \d+ \w+ \d{4}$/);
+    expect(await listed(voter, post.id)).toMatchObject({ unlocked: true });
+    expect(await listed(bystander, post.id)).toMatchObject({ unlocked: false });
+    expect(await refusal(authorizeDownload(bystander, post.id))).toBe(403);
+    const download = await authorizeDownload(voter, post.id);
+    expect(download.unlockReason).toBe("voter");
+
+    // Only an admin may change the option: a member's form changes nothing.
+    const refused = await callRoute(votePage, {
+      method: "POST",
+      path: "/inspiration-vote",
+      form: { intent: "voter-access", id: panel.id },
+      cookie: await sessionCookie(voter.id),
+    });
+    expect(toastOf(refused)).toContain("You need to be logged in as an admin to perform this action.");
+    expect(await listed(voter, post.id)).toMatchObject({ unlocked: true });
+
+    // Unticked and saved: the voter keeps the credit but not the access.
+    const off = await callRoute(votePage, { method: "POST", path: "/inspiration-vote", form: { intent: "voter-access", id: panel.id }, cookie: adminCookie });
+    expect(toastOf(off)).toContain("Voters no longer get access of their own.");
+    expect(await listed(voter, post.id)).toMatchObject({ unlocked: false, inspired_by: { title: "Windmill idea", voters: 1 } });
+    expect(await refusal(authorizeDownload(voter, post.id))).toBe(403);
+    const audit = await db.auditEntry.findMany({ where: { targetId: panel.id }, orderBy: { createdAt: "asc" }, select: { action: true } });
+    expect(audit.map((row) => row.action)).toEqual(["inspiration.panel.ship", "inspiration.panel.voter_access"]);
   });
 });
 

@@ -68,6 +68,7 @@ describe("getCurrentUser", () => {
       "tierTitles",
       "unlocked",
       "unverifiedPurchases",
+      "voted",
     ]);
     expect(widened!.extra.stamp).toMatch(/^\d+$/);
     // What only the admins' check reads is left out of a page's lookup.

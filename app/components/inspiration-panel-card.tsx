@@ -95,7 +95,7 @@ export function InspirationPanelCard({
 }: {
   panel: InspirationCardPanel;
   /** The post that realizes this idea, once linked. */
-  shipped?: { postId: string; postTitle: string; voters: number } | null;
+  shipped?: { postId: string; postTitle: string; voters: number; votersGetAccess: boolean } | null;
   position: number;
   votingOpen: boolean;
   canPatreonLike: boolean;
@@ -169,9 +169,20 @@ export function InspirationPanelCard({
                     <input id={`ship-${panel.id}`} name="post" type="text" maxLength={300} required />
                   </div>
                 )}
-                <SubmitButton intent={shipped ? "unlink-post" : "link-post"} pendingLabel="Saving...">
-                  {shipped ? "Unlink" : "Link to post"}
-                </SubmitButton>
+                <label className="checkbox">
+                  <input name="votersGetAccess" type="checkbox" value="true" defaultChecked={shipped?.votersGetAccess ?? false} />
+                  Voters get the first step&rsquo;s access whatever their tier
+                </label>
+                <div className="button-row">
+                  {shipped ? (
+                    <SubmitButton intent="voter-access" pendingLabel="Saving..." className="button-secondary">
+                      Save voter access
+                    </SubmitButton>
+                  ) : null}
+                  <SubmitButton intent={shipped ? "unlink-post" : "link-post"} pendingLabel="Saving...">
+                    {shipped ? "Unlink" : "Link to post"}
+                  </SubmitButton>
+                </div>
               </Form>
             </>
           )

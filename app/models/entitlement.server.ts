@@ -31,6 +31,8 @@ export type ViewerRow = {
   /** { [postId]: version } */
   downloads: string | null;
   stamp: string;
+  /** string[]: posts whose linked inspiration item gives this voter its first release's access */
+  voted: string | null;
 };
 
 type PledgeRow = { type: string; date: string; tierId: string | null; paymentStatus: string | null };
@@ -50,7 +52,8 @@ type ViewerOptions = { withDownloads?: boolean; withLibraryStamp?: boolean };
  * Everything about a viewer, from the database function `viewer_context` (migration 0004):
  * unlocked_content, the shop item codes bought with any of their verified shop emails (guest
  * purchases included), their pledge history, the version of each post they downloaded last (when
- * asked) and the library's version stamp (when asked). A PL/pgSQL function keeps its plan per
+ * asked), the library's version stamp (when asked) and the posts whose linked inspiration item
+ * gives this voter access (migration 0043). A PL/pgSQL function keeps its plan per
  * server connection, which works through a transaction-mode pooler where a named prepared
  * statement does not (docs/decisions/006).
  * One round trip; a guest has no row.
@@ -96,6 +99,7 @@ export function toViewerContext(user: ViewerUser, row: ViewerRow | undefined, wi
         unlockedPostIds: new Set(parse<string[]>(row?.unlocked, [])),
         purchasedKofiCodes: new Set(parse<string[]>(row?.purchases, [])),
         pledges: parse<PledgeRow[]>(row?.pledges, []).map((event) => ({ ...event, date: new Date(event.date) })),
+        voterPostIds: new Set(parse<string[]>(row?.voted, [])),
       };
       return viewer;
     },
@@ -106,7 +110,9 @@ export function toViewerContext(user: ViewerUser, row: ViewerRow | undefined, wi
     },
     libraryStamp: row?.stamp ?? "",
     // JSON texts never hold a raw NUL, so the joined texts are equal exactly when all parts are.
-    fingerprint: [user.id, user.isAdmin, user.restricted, user.currentTierId, row?.unlocked, row?.purchases, row?.pledges, row?.downloads].join("\u0000"),
+    fingerprint: [user.id, user.isAdmin, user.restricted, user.currentTierId, row?.unlocked, row?.purchases, row?.pledges, row?.downloads, row?.voted].join(
+      "\u0000",
+    ),
   };
 }
 

@@ -1,7 +1,9 @@
 // Voter-linked releases (docs/product.md#releases): an admin links an inspiration item to the post
 // that realizes it. Who had voted for it is copied then (a later reset of the likes keeps them);
 // the library shows "Inspired by your vote" to them and "Inspired by 23 voters" to others, the
-// vote page lists what shipped, and the voters' updates say "The idea you voted for is out".
+// vote page lists what shipped, and the voters' updates say "The idea you voted for is out". With
+// `votersGetAccess` the voters also get the access of the post's first release, whatever their
+// tier: the entitlement rule reads it from the viewer context (migration 0043).
 import { db } from "~/db.server";
 import type { User } from "~/generated/prisma/client";
 import { recordAudit } from "~/models/audit.server";
@@ -11,11 +13,21 @@ import { INSPIRATION_PANEL_NOT_FOUND_MESSAGE } from "~/models/inspiration.server
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { postIdByRef } from "~/models/post-ref.server";
 
-/** A shipped item as the vote page lists it. */
-export type ShippedIdea = { panelId: string; title: string | null; postId: string; postTitle: string; voters: number };
+export const INSPIRATION_NOT_SHIPPED_MESSAGE = "Link the idea to its post first.";
 
-/** Links the item to the post (by id or exact title) and keeps who had voted for it; `null` unlinks. */
-export async function linkIdeaToPost(actorId: string, panelId: string, postRef: string | null): Promise<ShippedIdea | null> {
+/** A shipped item as the vote page lists it. */
+export type ShippedIdea = { panelId: string; title: string | null; postId: string; postTitle: string; voters: number; votersGetAccess: boolean };
+
+/**
+ * Links the item to the post (by id or exact title) and keeps who had voted for it; `null`
+ * unlinks. `votersGetAccess` gives those voters the post's first release whatever their tier.
+ */
+export async function linkIdeaToPost(
+  actorId: string,
+  panelId: string,
+  postRef: string | null,
+  { votersGetAccess = false }: { votersGetAccess?: boolean } = {},
+): Promise<ShippedIdea | null> {
   const postId = postRef === null ? null : await postIdByRef(postRef);
   const post = postId ? await db.post.findUnique({ where: { id: postId }, select: { id: true, title: true } }) : null;
   if (postRef !== null && !post) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
@@ -29,7 +41,11 @@ export async function linkIdeaToPost(actorId: string, panelId: string, postRef: 
         INSERT INTO inspiration_voters (panel_id, user_id)
         SELECT DISTINCT panel_id, user_id FROM inspiration_likes WHERE panel_id = ${panelId}`;
     }
-    await tx.inspirationPanel.update({ where: { id: panelId }, data: { postId: post?.id ?? null, shippedAt: post ? new Date() : null } });
+    const access = Boolean(post) && votersGetAccess;
+    await tx.inspirationPanel.update({
+      where: { id: panelId },
+      data: { postId: post?.id ?? null, shippedAt: post ? new Date() : null, votersGetAccess: access },
+    });
     await recordAudit(
       {
         actorId,
@@ -37,11 +53,32 @@ export async function linkIdeaToPost(actorId: string, panelId: string, postRef: 
         targetType: "inspiration_panel",
         targetId: panelId,
         before: { postId: before.postId },
-        after: { postId: post?.id ?? null, voters },
+        after: { postId: post?.id ?? null, voters, votersGetAccess: access },
       },
       tx,
     );
-    return post ? { panelId, title: before.title, postId: post.id, postTitle: post.title, voters } : null;
+    return post ? { panelId, title: before.title, postId: post.id, postTitle: post.title, voters, votersGetAccess: access } : null;
+  });
+}
+
+/** Turns the voters' access to a shipped item's post on or off (the voters kept at the link stay). */
+export async function setVoterAccess(actorId: string, panelId: string, votersGetAccess: boolean): Promise<void> {
+  await db.$transaction(async (tx) => {
+    const before = await tx.inspirationPanel.findUnique({ where: { id: panelId }, select: { postId: true, votersGetAccess: true } });
+    if (!before) throw new DomainError(404, INSPIRATION_PANEL_NOT_FOUND_MESSAGE);
+    if (!before.postId) throw new DomainError(409, INSPIRATION_NOT_SHIPPED_MESSAGE);
+    await tx.inspirationPanel.update({ where: { id: panelId }, data: { votersGetAccess } });
+    await recordAudit(
+      {
+        actorId,
+        action: "inspiration.panel.voter_access",
+        targetType: "inspiration_panel",
+        targetId: panelId,
+        before: { votersGetAccess: before.votersGetAccess },
+        after: { votersGetAccess },
+      },
+      tx,
+    );
   });
 }
 
@@ -50,10 +87,17 @@ export async function listShippedIdeas(viewer: Pick<User, "isAdmin" | "restricte
   const admin = isEffectiveAdmin(viewer);
   const rows = await db.inspirationPanel.findMany({
     where: { postId: { not: null }, ...(admin ? {} : { post: { enabled: true, OR: [{ publishAt: null }, { publishAt: { lte: now } }] } }) },
-    select: { id: true, title: true, postId: true, post: { select: { title: true } }, _count: { select: { voters: true } } },
+    select: { id: true, title: true, postId: true, votersGetAccess: true, post: { select: { title: true } }, _count: { select: { voters: true } } },
     orderBy: { shippedAt: "desc" },
   });
-  return rows.map((row) => ({ panelId: row.id, title: row.title, postId: row.postId!, postTitle: row.post!.title, voters: row._count.voters }));
+  return rows.map((row) => ({
+    panelId: row.id,
+    title: row.title,
+    postId: row.postId!,
+    postTitle: row.post!.title,
+    voters: row._count.voters,
+    votersGetAccess: row.votersGetAccess,
+  }));
 }
 
 /** Of these posts, those realizing an item the user voted for. */

@@ -94,7 +94,7 @@ const SESSION_USER_COLUMNS = userColumns("(r.account)");
  * when asked, and the details of access explained (`viewer_access_details`, migration 0036).
  */
 export type ViewerColumnsRequest = { withDownloads: boolean; withLibraryStamp: boolean; withAccessDetails?: boolean };
-const VIEWER_COLUMNS = ["unlocked", "purchases", "pledges", "downloads", "stamp"] as const;
+const VIEWER_COLUMNS = ["unlocked", "purchases", "pledges", "downloads", "stamp", "voted"] as const;
 
 /**
  * The columns of `viewer_access_details` (migration 0036, joined as `d`), named apart from the

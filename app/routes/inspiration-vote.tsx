@@ -20,7 +20,7 @@ import {
   voterRights,
 } from "~/models/inspiration.server";
 import { DomainError } from "~/models/errors";
-import { linkIdeaToPost, listShippedIdeas } from "~/models/inspiration-shipped.server";
+import { linkIdeaToPost, listShippedIdeas, setVoterAccess } from "~/models/inspiration-shipped.server";
 import { getCurrentUser } from "~/models/session.server";
 import { redirectWithError, redirectWithSuccess } from "~/toast.server";
 import { isVotingOpen } from "~/utils/countdown";
@@ -149,11 +149,20 @@ export async function action({ request }: ActionFunctionArgs) {
         const postRef = intent === "link-post" ? (field(form, "post") ?? "").trim().slice(0, 300) : null;
         if (postRef === "") return redirectWithError(PAGE, "Enter the post's ID or title.");
         try {
-          await linkIdeaToPost(user.id, field(form, "id") ?? "", postRef);
+          await linkIdeaToPost(user.id, field(form, "id") ?? "", postRef, { votersGetAccess: form.get("votersGetAccess") === "true" });
         } catch (error) {
           return redirectWithError(PAGE, formRefusal(error, "Failed to update panel.").message);
         }
         return redirectWithSuccess(PAGE, postRef === null ? "Idea unlinked." : "Idea linked to its post.");
+      }
+      case "voter-access": {
+        const on = form.get("votersGetAccess") === "true";
+        try {
+          await setVoterAccess(user.id, field(form, "id") ?? "", on);
+        } catch (error) {
+          return redirectWithError(PAGE, formRefusal(error, "Failed to update panel.").message);
+        }
+        return redirectWithSuccess(PAGE, on ? "Voters now get the first release's access." : "Voters no longer get access of their own.");
       }
       case "delete-panel": {
         await deleteInspirationPanel(user.id, field(form, "id") ?? "");

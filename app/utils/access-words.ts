@@ -39,6 +39,7 @@ export function timeUntil(at: Date, now: Date): string {
 /** A locked post's next step for this viewer: "Opens to your Tier 2 on 10 Dec (in 5 days)". */
 export function upcomingWords(upcoming: NonNullable<AccessExplanation["upcoming"]>, titles: Titles, now: Date): string {
   const when = `${SHORT_DAY.format(upcoming.opensAt)} (${timeUntil(upcoming.opensAt, now)})`;
+  if (upcoming.voter) return `Opens to you as a voter on ${when}`;
   return upcoming.tierId ? `Opens to your ${tierName(upcoming.tierId, titles)} on ${when}` : `Free for everyone on ${when}`;
 }
 
@@ -74,6 +75,8 @@ export function grantWords(grant: AccessGrant, titles: Titles): string {
       return earlySupporter(grant.tierId, grant.publishedAt, titles);
     case "purchase":
       return grant.purchase ? `Bought on ${formatAccessDate(grant.purchase.purchasedAt)} with shop email ${grant.purchase.email}` : "Bought in the shop";
+    case "voter":
+      return `You voted for the idea this post realizes: released to its voters on ${formatAccessDate(grant.opensAt)}`;
     case "unlocked-content":
       // The members sync writes early-supporter unlocks; everything else there is an admin grant.
       if (grant.source !== "SYNC") return "Granted by the creator";

@@ -30,6 +30,8 @@ export function cardStatusWords(grant: AccessGrant, titles: Titles): string {
       return `Early supporter on ${tierName(grant.tierId, titles)}`;
     case "purchase":
       return grant.purchase ? `Bought on ${formatShortDate(grant.purchase.purchasedAt)} with ${grant.purchase.email}` : "Bought in the shop";
+    case "voter":
+      return `Yours as a voter since ${formatShortDate(grant.opensAt)}`;
     case "unlocked-content":
       if (grant.source !== "SYNC") return "Granted by the creator";
       return grant.pledgedTierId ? `Early supporter on ${tierName(grant.pledgedTierId, titles)}` : "Early supporter";

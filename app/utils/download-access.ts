@@ -18,6 +18,9 @@ export function downloadAccessFor(reason: UnlockReason | null, unlockSource: Unl
       return "EARLY_SUPPORTER";
     case "purchase":
       return "PURCHASE";
+    // The creator chose to give the idea's voters access when linking it: a grant.
+    case "voter":
+      return "GRANT";
     case "unlocked-content":
       return unlockSource === "SYNC" ? "EARLY_SUPPORTER" : unlockSource ? "GRANT" : "UNKNOWN";
     default:

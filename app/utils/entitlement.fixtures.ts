@@ -10,6 +10,7 @@ export function memberWithNothing(overrides: Partial<EntitlementViewer> = {}): E
     unlockedPostIds: new Set(),
     purchasedKofiCodes: new Set(),
     pledges: [],
+    voterPostIds: new Set(),
     ...overrides,
   };
 }

@@ -128,6 +128,7 @@ describe("canDownload: every combination", () => {
       pledges: fc
         .option(tier, { nil: null })
         .map((tierId) => (tierId ? [{ type: "pledge_start", date: new Date("2026-01-01T00:00:00Z"), tierId, paymentStatus: "Paid" }] : [])),
+      voterPostIds: fc.uniqueArray(fc.constantFrom("p1", "p2"), { maxLength: 2 }).map((ids) => new Set(ids)),
     }),
     { nil: null },
   );
@@ -138,6 +139,13 @@ describe("canDownload: every combination", () => {
         const earlyTier = v?.pledges[0]?.tierId ?? null;
         const opened = p.releaseSteps.filter((step) => step.opensAt <= now);
         const tiersNow = [...p.currentTierIds, ...opened.flatMap((step) => step.tierIds ?? [])];
+        // Voters of the idea the post realizes: the first release (first step, else publication) to a tier.
+        const firstStep = [...p.releaseSteps].sort((a, b) => a.opensAt.getTime() - b.opensAt.getTime())[0];
+        const firstAt = firstStep ? firstStep.opensAt : (p.publishAt ?? p.firstPublishedAt);
+        const tiersAtFirst = firstAt
+          ? [...p.currentTierIds, ...p.releaseSteps.filter((step) => step.opensAt <= firstAt).flatMap((step) => step.tierIds ?? [])]
+          : [];
+        const voterGets = !p.isKofiOnly && firstStep?.tierIds !== null && firstAt !== null && firstAt <= now && tiersAtFirst.length > 0;
         const published = p.publishAt === null || p.publishAt <= now;
         const expected =
           !v?.restricted &&
@@ -150,7 +158,8 @@ describe("canDownload: every combination", () => {
                   (v.unlockedPostIds.has(p.id) ||
                     (!p.isKofiOnly && v.currentTierId !== null && tiersNow.includes(v.currentTierId)) ||
                     (!p.isKofiOnly && p.firstPublishedAt !== null && earlyTier !== null && p.firstTierIds.includes(earlyTier)) ||
-                    (p.kofiId !== null && v.purchasedKofiCodes.has(p.kofiId)))))));
+                    (p.kofiId !== null && v.purchasedKofiCodes.has(p.kofiId)) ||
+                    (v.voterPostIds.has(p.id) && voterGets))))));
         expect(canDownload(p, v, now)).toBe(expected);
       }),
       { numRuns: 3000 },

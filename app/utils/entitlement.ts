@@ -66,6 +66,24 @@ export function nextReleaseChange(post: Pick<EntitlementPost, "publishAt" | "rel
   return next;
 }
 
+/**
+ * The post's first release: the instant its first step opens (or, without steps, its
+ * publication) and the tiers that reach it then; null when nothing is released to a tier by it
+ * (a shop-only post, or one its first release makes free).
+ */
+export function firstRelease(
+  post: Pick<EntitlementPost, "currentTierIds" | "releaseSteps" | "isKofiOnly" | "publishAt" | "firstPublishedAt">,
+): { opensAt: Date; tierIds: string[] } | null {
+  if (post.isKofiOnly) return null;
+  let first: ReleaseStep | null = null;
+  for (const step of post.releaseSteps) if (!first || step.opensAt < first.opensAt) first = step;
+  if (first?.tierIds === null) return null;
+  const opensAt = first?.opensAt ?? post.publishAt ?? post.firstPublishedAt;
+  if (!opensAt) return null;
+  const tierIds = tierIdsAt(post, opensAt);
+  return tierIds.length > 0 ? { opensAt, tierIds } : null;
+}
+
 /** The first step still to open at `now` that would open the post to this tier (null: to a guest, so only to everyone). */
 export function upcomingStepFor(post: Pick<EntitlementPost, "releaseSteps" | "isKofiOnly">, tierId: string | null, now: Date): ReleaseStep | null {
   let first: ReleaseStep | null = null;
@@ -95,6 +113,8 @@ export type EntitlementViewer = {
   purchasedKofiCodes: ReadonlySet<string>;
   /** Support-platform pledge history, any order. */
   pledges: readonly PledgeRecord[];
+  /** Posts realizing an inspiration item the user voted for, linked with voter access. */
+  voterPostIds: ReadonlySet<string>;
   /** What the explanation names (dates, emails, grant sources); never consulted by the decision. */
   details?: ViewerAccessDetails;
 };
@@ -114,7 +134,7 @@ export type ViewerAccessDetails = {
 };
 
 /** How a post is unlocked for a viewer; null when it is locked. */
-export type UnlockReason = "free" | "admin" | "unlocked-content" | "current-tier" | "release" | "first-tier" | "purchase";
+export type UnlockReason = "free" | "admin" | "unlocked-content" | "current-tier" | "release" | "first-tier" | "purchase" | "voter";
 
 /** Why a post is unlocked, with what the words need. */
 export type AccessGrant =
@@ -125,7 +145,9 @@ export type AccessGrant =
   /** A release step opened the post to the viewer's tier, or to everyone (`tierId` null). */
   | { reason: "release"; tierId: string | null; opensAt: Date }
   | { reason: "first-tier"; tierId: string; publishedAt: Date }
-  | { reason: "purchase"; code: string; purchase: AccessPurchase | null };
+  | { reason: "purchase"; code: string; purchase: AccessPurchase | null }
+  /** The viewer voted for the idea the post realizes, and its link gives voters the first release's access. */
+  | { reason: "voter"; opensAt: Date };
 
 /** A rule that did not unlock the post, and how close it came. */
 export type AccessMiss =
@@ -147,8 +169,8 @@ export type AccessExplanation = {
   misses: AccessMiss[];
   /** What would unlock a locked post: a membership of one of these tiers, or this shop item. */
   unlocks: { tierIds: readonly string[]; shopItem: string | null };
-  /** A locked post's next release step that opens it to this viewer (their tier, or everyone). */
-  upcoming: { tierId: string | null; opensAt: Date } | null;
+  /** A locked post's next release step that opens it to this viewer (their tier, or everyone, or them as a voter). */
+  upcoming: { tierId: string | null; opensAt: Date; voter?: true } | null;
 };
 
 function isActivePledge(event: PledgeRecord): boolean {
@@ -197,13 +219,12 @@ export function explainAccess(post: EntitlementPost, viewer: EntitlementViewer |
     // Nothing is promised to a restricted viewer, nor about a post that is disabled or not published yet.
     const promised = !viewer?.restricted && post.enabled && isPublishedAt(post, now);
     const step = promised ? upcomingStepFor(post, viewer?.currentTierId ?? null, now) : null;
-    return {
-      allowed: false,
-      grant: null,
-      misses,
-      unlocks,
-      upcoming: step ? { tierId: step.tierIds ? (viewer?.currentTierId ?? null) : null, opensAt: step.opensAt } : null,
-    };
+    let upcoming: AccessExplanation["upcoming"] = step ? { tierId: step.tierIds ? (viewer?.currentTierId ?? null) : null, opensAt: step.opensAt } : null;
+    const asVoter = promised && viewer?.voterPostIds.has(post.id) ? firstRelease(post) : null;
+    if (asVoter && asVoter.opensAt > now && (!upcoming || asVoter.opensAt < upcoming.opensAt)) {
+      upcoming = { tierId: null, opensAt: asVoter.opensAt, voter: true };
+    }
+    return { allowed: false, grant: null, misses, unlocks, upcoming };
   };
   if (viewer?.restricted) {
     misses.push({ kind: "restricted" });
@@ -267,6 +288,11 @@ export function explainAccess(post: EntitlementPost, viewer: EntitlementViewer |
     const pending = viewer.details?.unverifiedPurchases.filter((item) => item.code === code) ?? [];
     for (const purchase of pending) misses.push({ kind: "unverified-purchase", purchase });
     if (pending.length === 0) misses.push({ kind: "not-bought", code });
+  }
+  // Last: a voter of the idea the post realizes gets its first release's access whatever their tier.
+  if (viewer.voterPostIds.has(post.id)) {
+    const release = firstRelease(post);
+    if (release && release.opensAt <= now) return granted({ reason: "voter", opensAt: release.opensAt });
   }
   return refused();
 }

@@ -54,6 +54,7 @@ const viewerArb: fc.Arbitrary<EntitlementViewer | null> = fc.option(
       purchases: fc.array(purchaseArb, { maxLength: 3 }),
       unverified: fc.array(purchaseArb, { maxLength: 2 }),
       pledges: fc.array(pledgeArb, { maxLength: 5 }),
+      voted: fc.uniqueArray(fc.constantFrom("p1", "p2"), { maxLength: 2 }),
     })
     .map((v) => ({
       isAdmin: v.isAdmin,
@@ -62,6 +63,7 @@ const viewerArb: fc.Arbitrary<EntitlementViewer | null> = fc.option(
       unlockedPostIds: new Set(v.unlocked.map((g) => g.id)),
       purchasedKofiCodes: new Set(v.purchases.map((p) => p.code)),
       pledges: v.pledges,
+      voterPostIds: new Set(v.voted),
       details: {
         purchases: v.purchases,
         unverifiedPurchases: v.unverified,
@@ -92,6 +94,8 @@ function documentedReason(post: EntitlementPost, viewer: EntitlementViewer | nul
     ["current-tier", !post.isKofiOnly && viewer.currentTierId !== null && post.currentTierIds.includes(viewer.currentTierId)],
     ["first-tier", !post.isKofiOnly && post.firstTierIds.length > 0 && post.firstTierIds.includes(pledgedOnPublish() ?? "-")],
     ["purchase", post.kofiId !== null && viewer.purchasedKofiCodes.has(post.kofiId)],
+    // Without release steps, a voter's first release is the publication, to the post's own tiers.
+    ["voter", viewer.voterPostIds.has(post.id) && !post.isKofiOnly && post.firstPublishedAt !== null && post.currentTierIds.length > 0],
   ];
   return candidates.find(([, holds]) => holds)?.[0] ?? null;
 }
@@ -137,7 +141,7 @@ describe("explainAccess", () => {
     );
   });
 
-  it("words for the six reasons", () => {
+  it("words for the seven reasons", () => {
     const base: EntitlementPost = {
       id: "p1",
       enabled: true,
@@ -169,6 +173,7 @@ describe("explainAccess", () => {
     expect(say(base, viewer({ purchasedKofiCodes: new Set(["K1"]) }))).toBe("Bought on 12 May 2026 with shop email a@b.c");
     expect(say(base, viewer({ unlockedPostIds: new Set(["p1"]) }))).toBe("Granted by the creator");
     expect(say(base, viewer({ isAdmin: true }))).toBe("Admin");
+    expect(say(base, viewer({ voterPostIds: new Set(["p1"]) }))).toBe("You voted for the idea this post realizes: released to its voters on 3 March 2026");
     const near = describeAccess(
       explainAccess(
         base,

@@ -112,9 +112,38 @@ const viewerArb: fc.Arbitrary<EntitlementViewer | null> = fc.option(
     unlockedPostIds: fc.constantFrom(new Set<string>(), new Set(["p1"])),
     purchasedKofiCodes: fc.constantFrom(new Set<string>(), new Set(["K1"])),
     pledges: fc.constant([]),
+    voterPostIds: fc.constantFrom(new Set<string>(), new Set(["p1"])),
   }),
   { nil: null },
 );
+
+describe("voter access", () => {
+  const voter = memberWithNothing({ voterPostIds: new Set(["p1"]) });
+
+  it("opens the post to a voter on no tier with its first step, and says so before and after", () => {
+    const post = cascade({ releaseSteps: [{ tierIds: ["T3"], opensAt: at(3) }, ...cascade().releaseSteps.slice(1)] });
+    const before = explainAccess(post, voter, at(1));
+    expect(before.allowed).toBe(false);
+    expect(describeAccess(before, titles, at(1)).upcoming).toBe("Opens to you as a voter on 4 Dec (in 2 days)");
+    const after = explainAccess(post, voter, at(3));
+    expect(after.grant).toEqual({ reason: "voter", opensAt: at(3) });
+    expect(describeAccess(after, titles, at(3)).summary).toBe("You voted for the idea this post realizes: released to its voters on 4 December 2026");
+    // Someone who did not vote, on the same (no) tier, stays locked.
+    expect(canDownload(post, memberWithNothing(), at(3))).toBe(false);
+  });
+
+  it("names a voter's own tier or purchase first, and gives nothing for a shop-only post or a first step to everyone", () => {
+    expect(explainAccess(cascade(), { ...voter, currentTierId: "T3" }, at(1)).grant?.reason).toBe("release");
+    expect(canDownload(cascade({ isKofiOnly: true, kofiId: "K1" }), voter, at(1))).toBe(false);
+    const everyoneFirst = cascade({ releaseSteps: [{ tierIds: null, opensAt: at(5) }] });
+    expect(canDownload(everyoneFirst, voter, at(1))).toBe(false);
+    expect(explainAccess(everyoneFirst, voter, at(1)).upcoming).toEqual({ tierId: null, opensAt: at(5) });
+    // Without steps, the first release is the publication, to the post's own tiers.
+    const plain = cascade({ releaseSteps: [], currentTierIds: ["T3"], publishAt: null });
+    expect(explainAccess(plain, voter, at(1)).grant).toEqual({ reason: "voter", opensAt: at(0) });
+    expect(canDownload(cascade({ releaseSteps: [], currentTierIds: [] }), voter, at(1))).toBe(false);
+  });
+});
 
 describe("the rule in time: properties", () => {
   it("never takes back at a later instant what it allowed at an earlier one", () => {
