@@ -1,12 +1,13 @@
 // Downloads: who may fetch a post's file (the entitlement rule), short-lived signed addresses
 // for free downloads, and the record of each completed download (user, post, version, time).
 import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
-import { db } from "~/db.server";
+import { db, queryRows } from "~/db.server";
 import { env } from "~/env.server";
 import type { User } from "~/generated/prisma/client";
 import type { DownloadAccess } from "~/generated/prisma/enums";
 import { isSafeKey } from "~/integrations/storage.server";
-import { loadEntitlementViewer, toEntitlementPost, withAccess, type PostWithAccess } from "~/models/entitlement.server";
+import { loadViewerContext, toEntitlementPost, type PostWithAccess } from "~/models/entitlement.server";
+import { libraryPostAt } from "~/models/library-listing.server";
 import { accessSourceOf } from "~/models/insights/download-access.server";
 import { keptVersionFor } from "~/models/kept-versions.server";
 import { DomainError } from "~/models/errors";
@@ -61,11 +62,13 @@ async function chooseVersion<T extends PostWithAccess & { unlockReason: UnlockRe
  * before it serves a byte.
  */
 export async function authorizeDownload(user: Downloader, postId: string, versionId?: string | null): Promise<DownloadablePost> {
-  const post = await db.post.findUnique({ where: { id: postId }, include: withAccess });
   const now = new Date();
+  // The viewer and the library's stamp in one round trip; the post as the library holds it then.
+  const context = await loadViewerContext(user, { withLibraryStamp: true });
+  const post = await libraryPostAt(context.libraryStamp, postId, now);
   // A disabled or not yet published post is unknown to everyone but admins.
   if (!post || ((!post.enabled || !isPublishedAt(post, now)) && !isEffectiveAdmin(user))) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
-  const viewer = await loadEntitlementViewer(user);
+  const viewer = context.viewer;
   const reason = unlockReason(toEntitlementPost(post), viewer, now);
   // A lapsed member may still fetch a version they downloaded through their membership, when the
   // creator keeps downloads (docs/product.md#keep-what-you-downloaded); it is recorded as then.
@@ -89,8 +92,8 @@ export async function authorizeFreeDownload(user: Downloader, postId: string, ve
 
 /** A post behind a valid signed address: it must still exist, be enabled, be free and have a file. */
 export async function getDownloadablePost(postId: string, versionId?: string | null): Promise<DownloadablePost> {
-  const post = await db.post.findUnique({ where: { id: postId }, include: withAccess });
   const now = new Date();
+  const post = await libraryPostAt((await loadViewerContext(null, { withLibraryStamp: true })).libraryStamp, postId, now);
   if (!post || !post.enabled || !isPublishedAt(post, now)) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
   // Signed addresses are for free posts only: a post made paid after its address was handed out is refused too.
   if (!isFreeAt(toEntitlementPost(post), now)) throw new DomainError(403, LIBRARY_MESSAGES.notFree);
@@ -143,7 +146,10 @@ export const DOWNLOAD_RECORD_WINDOW_MS = 24 * 60 * 60 * 1000;
 /**
  * Records a completed download, once per (user, post, version) within the window: a client
  * asking again and again for the file's last byte (`Range: bytes=-1`) must not fill the table
- * or the admins' leak-trace search. Concurrent completions of one pair take turns.
+ * or the admins' leak-trace search. Concurrent completions of one pair take turns (the database
+ * function `record_download`, migration 0044: one round trip). The record is what the insights,
+ * "My downloads" and the leak-trace search read: a busy database delays it (the pool's queue has
+ * no time limit), never drops it.
  */
 export async function recordDownload(
   userId: string,
@@ -156,35 +162,17 @@ export async function recordDownload(
   source?: DownloadAccess,
 ): Promise<boolean> {
   const accessSource = source ?? (await accessSourceOf(reason, userId, postId));
-  // The record is what the insights, "My downloads" and the leak-trace search read: a busy
-  // database must delay it, never drop it. Prisma gives up on a transaction that waits 2 s for
-  // a connection; this one waits as long as a download's last chunk may, and is tried again.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await db.$transaction(
-        async (tx) => {
-          await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext(${`download:${userId}:${postId}`}))`;
-          const since = new Date(now.getTime() - DOWNLOAD_RECORD_WINDOW_MS);
-          const recent = await tx.download.findFirst({ where: { userId, postId, version, versionId, createdAt: { gt: since } }, select: { id: true } });
-          if (recent) return false;
-          await tx.download.create({ data: { userId, postId, version, versionId, createdAt: now, accessSource } });
-          return true;
-        },
-        { maxWait: RECORD_WAIT_MS, timeout: RECORD_WAIT_MS },
-      );
-    } catch (error) {
-      if (attempt >= RECORD_ATTEMPTS || !isTransactionTimeout(error)) throw error;
-    }
-  }
-}
-
-/** How long recording a download may wait for a connection, and for its transaction. */
-const RECORD_WAIT_MS = 30_000;
-const RECORD_ATTEMPTS = 3;
-
-/** Prisma's "could not start (or finish) the transaction in time" (P2028). */
-function isTransactionTimeout(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === "P2028";
+  const [row] = await queryRows<{ recorded: boolean }>(`SELECT record_download($1, $2, $3, $4, $5, $6::timestamp(3), $7::download_access, $8) AS recorded`, [
+    `d${randomUUID()}`,
+    userId,
+    postId,
+    version,
+    versionId,
+    now.toISOString().replace("Z", ""),
+    accessSource,
+    DOWNLOAD_RECORD_WINDOW_MS,
+  ]);
+  return row?.recorded === true;
 }
 
 /**

@@ -151,8 +151,10 @@ type LibrarySnapshot = {
   stamp: string;
   /** When a scheduled post or a release step next changes what the listing says (epoch ms). */
   until: number | undefined;
-  posts: { row: PostWithAccess; entitlement: EntitlementPost; base: LibraryPost; publicJson: string; adminJson: string }[];
+  posts: SnapshotPost[];
+  byId: Map<string, SnapshotPost>;
 };
+type SnapshotPost = { row: PostWithAccess; entitlement: EntitlementPost; base: LibraryPost; publicJson: string; adminJson: string };
 
 const snapshots = createCache<LibrarySnapshot>(1);
 /** The stamp of the newest snapshot this process read (see keptLibraryStamp). */
@@ -180,7 +182,7 @@ async function readSnapshot(stamp: string, now: Date): Promise<LibrarySnapshot> 
       adminJson: openJson({ ...shared, drive_file_id: row.driveFileId }),
     };
   });
-  return { stamp, until, posts };
+  return { stamp, until, posts, byId: new Map(posts.map((post) => [post.row.id, post])) };
 }
 
 async function loadSnapshot(stamp: string, now: Date): Promise<LibrarySnapshot> {
@@ -195,6 +197,15 @@ async function loadSnapshot(stamp: string, now: Date): Promise<LibrarySnapshot> 
   );
   newestStamp = snapshot.stamp;
   return snapshot;
+}
+
+/**
+ * A post as the library holds it at `stamp` (a library stamp read with the request's viewer), or
+ * null when there is no such post: the downloads read it from the listing's snapshot, which is
+ * read again only when the library changes.
+ */
+export async function libraryPostAt(stamp: string, postId: string, now = new Date()): Promise<PostWithAccess | null> {
+  return (await loadSnapshot(stamp, now)).byId.get(postId)?.row ?? null;
 }
 
 type ViewedPost = { base: LibraryPost; driveFileId: string | null; json: string; unlocked: boolean; status?: DownloadStatus; userVersion?: string | null };
