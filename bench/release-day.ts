@@ -48,7 +48,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const USERS = Number(process.env.BENCH_RELEASE_USERS ?? 500);
 const SECONDS = Number(process.env.BENCH_RELEASE_SECONDS ?? 60);
 const MIB = Number(process.env.BENCH_RELEASE_MIB ?? 20);
-const ROUNDS = Number(process.env.BENCH_RELEASE_ROUNDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_RELEASE_ROUNDS ?? 15);
 const BURST_PAIRS = Number(process.env.BENCH_RELEASE_BURST_PAIRS ?? 3);
 const BURST_SECONDS = Number(process.env.BENCH_RELEASE_BURST_SECONDS ?? 5);
 /** Every SIGN_IN_EVERY-th supporter has no session and signs in with a password. */

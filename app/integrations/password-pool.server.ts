@@ -33,10 +33,10 @@ export const AGED_AFTER_MS = 300;
 /**
  * The aged lane's bound: at most this share of one core, counted from the CPU each of its jobs
  * used (after a job of c ms started, the next starts no sooner than c / share ms later). A flood
- * of sign-ins then takes at most a quarter of a core per process from page views, whatever their
- * number.
+ * of sign-ins then takes at most half a core per process from page views, whatever their number
+ * (docs/decisions/014 measures the trade between the two).
  */
-export const AGED_CPU_SHARE = 0.25;
+export const AGED_CPU_SHARE = 0.5;
 
 /**
  * A full queue. In production this module exists twice (see `passwordPool`) and the pool may

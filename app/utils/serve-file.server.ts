@@ -21,6 +21,9 @@ export type ServeOptions = {
 
 type ByteRange = { start: number; end: number };
 
+/** How many bytes of a file a response reads ahead of its client. */
+const RESPONSE_READ_AHEAD = 1024 * 1024;
+
 /**
  * The one byte range to answer from a `Range` header (parsed by range-parser), "unsatisfiable"
  * (416), or null to answer the whole file: no header, a malformed one or another unit (RFC 9110
@@ -65,7 +68,9 @@ export async function serveStoredFile(request: Request, store: Storage, key: str
   const stream = await store.read(key, range ?? undefined);
   // Completed = the last byte of the file was read (a resumed download completes with its last range).
   const completes = options.onComplete && (!range || range.end === info.size - 1);
-  const body = completes ? Readable.from(holdLastChunkUntil(stream, options.onComplete!)) : stream;
+  // Byte-counted with room for two chunks of the storage's reads, so the next read overlaps the
+  // socket's write (an object-mode stream would let the response hold one chunk at a time).
+  const body = completes ? Readable.from(holdLastChunkUntil(stream, options.onComplete!), { objectMode: false, highWaterMark: RESPONSE_READ_AHEAD }) : stream;
   return new Response(createReadableStreamFromReadable(body), { status, headers });
 }
 
