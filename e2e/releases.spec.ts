@@ -143,39 +143,47 @@ test.describe("voter-linked releases", () => {
     const shipped = page.getByTestId("shipped-ideas");
     await expect(shipped.getByRole("link", { name: "Midnight Observatory" })).toHaveAttribute("href", "/library?search=Midnight%20Observatory");
   });
-
-  test("an admin links an idea to its post without JavaScript, giving its voters the first release's access", async ({ page }) => {
-    const panel = await db.inspirationPanel.create({ data: { imageUrl: "/media/none.jpg", title: `Idea ${tag}` } });
-    const target = await post("idea");
-    // A Tier 1 member voted for it; the post is for Tier 3.
-    await db.inspirationLike.create({ data: { userId: tier1Id, panelId: panel.id, kind: "LIKE" } });
-    await loginAs(page, adminId);
-    await page.goto("/inspiration-vote");
-    const idea = page.getByTestId("inspiration-panel").filter({ has: page.getByRole("heading", { name: `Idea ${tag}` }) });
-    await idea.getByLabel("Realized by post (ID or title)").fill(target);
-    await idea.getByLabel("Voters get the first step’s access whatever their tier").check();
-    await idea.getByRole("button", { name: "Link to post" }).click();
-    await expect(page.getByText("Idea linked to its post.")).toBeVisible();
-    await expect(idea).toContainText(`Shipped as Release ${tag} idea (1 voter)`);
-    await expect(idea.getByLabel("Voters get the first step’s access whatever their tier")).toBeChecked();
-    expect(await db.inspirationPanel.findUniqueOrThrow({ where: { id: panel.id } })).toMatchObject({ postId: target, votersGetAccess: true });
-
-    await loginAs(page, tier1Id);
-    await openLibrary(page);
-    await expect(card(page, "idea").getByTestId("post-inspired")).toHaveText("Inspired by your vote");
-    await expect(card(page, "idea").getByTestId("access-reason")).toHaveText(/Yours as a voter since \d+ \w+ \d{4}$/);
-    await expect(card(page, "idea").getByRole("button", { name: /^Download/ })).toBeVisible();
-
-    // Switched off: the voter keeps the credit, not the access.
-    await loginAs(page, adminId);
-    await page.goto("/inspiration-vote");
-    await idea.getByLabel("Voters get the first step’s access whatever their tier").uncheck();
-    await idea.getByRole("button", { name: "Save voter access" }).click();
-    await expect(page.getByText("Voters no longer get access of their own.")).toBeVisible();
-    await loginAs(page, tier1Id);
-    await openLibrary(page);
-    await expect(card(page, "idea").getByTestId("post-inspired")).toHaveText("Inspired by your vote");
-    await expect(card(page, "idea").getByRole("button", { name: /^Download/ })).toHaveCount(0);
-    await db.inspirationPanel.delete({ where: { id: panel.id } });
-  });
 });
+
+for (const javaScriptEnabled of [false, true]) {
+  test.describe(`voter access ${javaScriptEnabled ? "with" : "without"} JavaScript`, () => {
+    test.use({ javaScriptEnabled });
+
+    test("an admin links an idea to its post, giving its voters the first release's access", async ({ page }) => {
+      const suffix = javaScriptEnabled ? "voted1" : "voted0";
+      const ideaTitle = `Idea ${tag} ${suffix}`;
+      const panel = await db.inspirationPanel.create({ data: { imageUrl: "/media/none.jpg", title: ideaTitle } });
+      const target = await post(suffix);
+      // A Tier 1 member voted for it; the post is for Tier 3.
+      await db.inspirationLike.create({ data: { userId: tier1Id, panelId: panel.id, kind: "LIKE" } });
+      await loginAs(page, adminId);
+      await page.goto("/inspiration-vote");
+      const idea = page.getByTestId("inspiration-panel").filter({ has: page.getByRole("heading", { name: ideaTitle }) });
+      await idea.getByLabel("Realized by post (ID or title)").fill(target);
+      await idea.getByLabel("Voters get the first step’s access whatever their tier").check();
+      await idea.getByRole("button", { name: "Link to post" }).click();
+      await expect(page.getByText("Idea linked to its post.")).toBeVisible();
+      await expect(idea).toContainText(`Shipped as Release ${tag} ${suffix} (1 voter)`);
+      await expect(idea.getByLabel("Voters get the first step’s access whatever their tier")).toBeChecked();
+      expect(await db.inspirationPanel.findUniqueOrThrow({ where: { id: panel.id } })).toMatchObject({ postId: target, votersGetAccess: true });
+
+      await loginAs(page, tier1Id);
+      await openLibrary(page);
+      await expect(card(page, suffix).getByTestId("post-inspired")).toHaveText("Inspired by your vote");
+      await expect(card(page, suffix).getByTestId("access-reason")).toHaveText(/Yours as a voter since \d+ \w+ \d{4}$/);
+      await expect(card(page, suffix).getByRole("button", { name: /^Download/ })).toBeVisible();
+
+      // Switched off: the voter keeps the credit, not the access.
+      await loginAs(page, adminId);
+      await page.goto("/inspiration-vote");
+      await idea.getByLabel("Voters get the first step’s access whatever their tier").uncheck();
+      await idea.getByRole("button", { name: "Save voter access" }).click();
+      await expect(page.getByText("Voters no longer get access of their own.")).toBeVisible();
+      await loginAs(page, tier1Id);
+      await openLibrary(page);
+      await expect(card(page, suffix).getByTestId("post-inspired")).toHaveText("Inspired by your vote");
+      await expect(card(page, suffix).getByRole("button", { name: /^Download/ })).toHaveCount(0);
+      await db.inspirationPanel.delete({ where: { id: panel.id } });
+    });
+  });
+}
