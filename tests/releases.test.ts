@@ -197,6 +197,21 @@ describe("voter-linked releases", () => {
     expect((await listShippedIdeas(null)).some((idea) => idea.postId === post.id && idea.voters === 2)).toBe(true);
     const page = await callRoute(libraryRoute, { path: `/library?search=${encodeURIComponent("Voted Lighthouse")}`, cookie: await sessionCookie(voter.id) });
     expect(((await page.json()) as { votedPostIds: string[] }).votedPostIds).toEqual([post.id]);
+    // The viewer context names the post as voted for, and the link's access stays off.
+    const context = await loadViewerContext(voter);
+    expect([...context.votedPostIds]).toEqual([post.id]);
+    expect(context.viewer!.voterPostIds.has(post.id)).toBe(false);
+    const other = await callRoute(libraryRoute, { path: `/library?search=${encodeURIComponent("Voted Lighthouse")}`, cookie: await sessionCookie(tier1.id) });
+    expect(((await other.json()) as { votedPostIds: string[] }).votedPostIds).toEqual([]);
+    // A disabled post's idea is listed as shipped to admins only.
+    await db.post.update({ where: { id: post.id }, data: { enabled: false } });
+    expect((await listShippedIdeas(null)).some((idea) => idea.postId === post.id)).toBe(false);
+    expect((await listShippedIdeas(admin)).find((idea) => idea.postId === post.id)).toMatchObject({
+      postTitle: "Voted Lighthouse",
+      voters: 2,
+      votersGetAccess: false,
+    });
+    await db.post.update({ where: { id: post.id }, data: { enabled: true } });
     await linkIdeaToPost(admin.id, panel.id, null);
     expect((await listed(null, post.id))?.inspired_by).toBeNull();
   });

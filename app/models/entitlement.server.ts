@@ -31,7 +31,7 @@ export type ViewerRow = {
   /** { [postId]: version } */
   downloads: string | null;
   stamp: string;
-  /** string[]: posts whose linked inspiration item gives this voter its first release's access */
+  /** { [postId]: givesAccess }: posts whose linked inspiration item this viewer voted for (migration 0045) */
   voted: string | null;
 };
 
@@ -39,12 +39,16 @@ type PledgeRow = { type: string; date: string; tierId: string | null; paymentSta
 
 export type ViewerContext = {
   viewer: EntitlementViewer | null;
+  /** Posts realizing an inspiration item this viewer voted for (with or without voter access). */
+  votedPostIds: ReadonlySet<string>;
   downloads: Map<string, string> | undefined;
   /** The library's version stamp, when asked for. */
   libraryStamp: string;
   /** Equal for two requests exactly when everything about the viewer is equal. */
   fingerprint: string;
 };
+
+const NO_POSTS: ReadonlySet<string> = new Set();
 
 type ViewerOptions = { withDownloads?: boolean; withLibraryStamp?: boolean };
 
@@ -53,9 +57,9 @@ type ViewerOptions = { withDownloads?: boolean; withLibraryStamp?: boolean };
  * unlocked_content, the shop item codes bought with any of their verified shop emails (guest
  * purchases included), their pledge history, the version of each post they downloaded last (when
  * asked), the library's version stamp (when asked) and the posts whose linked inspiration item
- * gives this voter access (migration 0043). A PL/pgSQL function keeps its plan per
- * server connection, which works through a transaction-mode pooler where a named prepared
- * statement does not (docs/decisions/006).
+ * this viewer voted for, each with whether the link gives voters access (migration 0045). A
+ * PL/pgSQL function keeps its plan per server connection, which works through a transaction-mode
+ * pooler where a named prepared statement does not (docs/decisions/006).
  * One round trip; a guest has no row.
  */
 export async function loadViewerContext(
@@ -63,9 +67,9 @@ export async function loadViewerContext(
   { withDownloads = false, withLibraryStamp = false }: ViewerOptions = {},
 ): Promise<ViewerContext> {
   if (!user) {
-    if (!withLibraryStamp) return { viewer: null, downloads: undefined, libraryStamp: "", fingerprint: "guest" };
+    if (!withLibraryStamp) return { viewer: null, votedPostIds: NO_POSTS, downloads: undefined, libraryStamp: "", fingerprint: "guest" };
     const [row] = await queryRows<{ stamp: string }>("SELECT version::text AS stamp FROM library_versions WHERE id = 1", []);
-    return { viewer: null, downloads: undefined, libraryStamp: row?.stamp ?? "", fingerprint: "guest" };
+    return { viewer: null, votedPostIds: NO_POSTS, downloads: undefined, libraryStamp: row?.stamp ?? "", fingerprint: "guest" };
   }
   // Asked for on every listing and download: plain SQL (see `queryRows`).
   const [row] = await queryRows<ViewerRow>("SELECT * FROM viewer_context($1, $2, $3)", [user.id, withDownloads, withLibraryStamp]);
@@ -90,6 +94,8 @@ export function toViewerContext(user: ViewerUser, row: ViewerRow | undefined, wi
   const parse = <T>(text: string | null | undefined, empty: T): T => (text ? (JSON.parse(text) as T) : empty);
   let viewer: EntitlementViewer | undefined;
   let downloads: Map<string, string> | undefined;
+  let voted: Record<string, boolean> | undefined;
+  const votedFor = () => (voted ??= parse<Record<string, boolean>>(row?.voted, {}));
   return {
     get viewer() {
       viewer ??= {
@@ -99,9 +105,16 @@ export function toViewerContext(user: ViewerUser, row: ViewerRow | undefined, wi
         unlockedPostIds: new Set(parse<string[]>(row?.unlocked, [])),
         purchasedKofiCodes: new Set(parse<string[]>(row?.purchases, [])),
         pledges: parse<PledgeRow[]>(row?.pledges, []).map((event) => ({ ...event, date: new Date(event.date) })),
-        voterPostIds: new Set(parse<string[]>(row?.voted, [])),
+        voterPostIds: new Set(
+          Object.entries(votedFor())
+            .filter(([, givesAccess]) => givesAccess)
+            .map(([postId]) => postId),
+        ),
       };
       return viewer;
+    },
+    get votedPostIds() {
+      return new Set(Object.keys(votedFor()));
     },
     get downloads() {
       if (!withDownloads) return undefined;

@@ -3,8 +3,8 @@
 // the library shows "Inspired by your vote" to them and "Inspired by 23 voters" to others, the
 // vote page lists what shipped, and the voters' updates say "The idea you voted for is out". With
 // `votersGetAccess` the voters also get the access of the post's first release, whatever their
-// tier: the entitlement rule reads it from the viewer context (migration 0043).
-import { db } from "~/db.server";
+// tier: the entitlement rule reads it from the viewer context (migrations 0043 and 0045).
+import { db, queryRows } from "~/db.server";
 import type { User } from "~/generated/prisma/client";
 import { recordAudit } from "~/models/audit.server";
 import { DomainError } from "~/models/errors";
@@ -82,22 +82,20 @@ export async function setVoterAccess(actorId: string, panelId: string, votersGet
   });
 }
 
-/** Items that shipped, newest first: for admins all of them, for everyone else those whose post they can see. */
+/**
+ * Items that shipped, newest first: for admins all of them, for everyone else those whose post
+ * they can see. Every view of the vote page asks: plain SQL (see `queryRows`).
+ */
 export async function listShippedIdeas(viewer: Pick<User, "isAdmin" | "restricted"> | null, now = new Date()): Promise<ShippedIdea[]> {
-  const admin = isEffectiveAdmin(viewer);
-  const rows = await db.inspirationPanel.findMany({
-    where: { postId: { not: null }, ...(admin ? {} : { post: { enabled: true, OR: [{ publishAt: null }, { publishAt: { lte: now } }] } }) },
-    select: { id: true, title: true, postId: true, votersGetAccess: true, post: { select: { title: true } }, _count: { select: { voters: true } } },
-    orderBy: { shippedAt: "desc" },
-  });
-  return rows.map((row) => ({
-    panelId: row.id,
-    title: row.title,
-    postId: row.postId!,
-    postTitle: row.post!.title,
-    voters: row._count.voters,
-    votersGetAccess: row.votersGetAccess,
-  }));
+  return queryRows<ShippedIdea>(
+    `SELECT ip.id AS "panelId", ip.title, ip.post_id AS "postId", p.title AS "postTitle",
+            (SELECT count(*)::int FROM inspiration_voters iv WHERE iv.panel_id = ip.id) AS voters,
+            ip.voters_get_access AS "votersGetAccess"
+       FROM inspiration_panels ip JOIN posts p ON p.id = ip.post_id
+      WHERE $1 OR (p.enabled AND (p.publish_at IS NULL OR p.publish_at <= $2::timestamp(3)))
+      ORDER BY ip.shipped_at DESC NULLS LAST, ip.id`,
+    [isEffectiveAdmin(viewer), now.toISOString().replace("Z", "")],
+  );
 }
 
 /** Of these posts, those realizing an item the user voted for. */

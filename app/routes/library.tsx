@@ -13,7 +13,6 @@ import { AdultWarning, TermsPopup, useNsfwAcceptance } from "~/components/librar
 import { CreatePostForm, PostAdminCard } from "~/components/post-admin-card";
 import { PostCard, type PostEntryProps } from "~/components/post-card";
 import { PostRow } from "~/components/post-row";
-import { votedPostIds } from "~/models/inspiration-shipped.server";
 import { keptVersions, type KeptVersion } from "~/models/kept-versions.server";
 import { keptWords, type KeptOffer } from "~/utils/card-status";
 import { useLibraryDownload } from "~/components/use-library-download";
@@ -101,8 +100,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     kept[postId] = { versionId: newest.versionId, label: newest.label, words };
   }
   // Which shown posts realize an idea this user voted for ("Inspired by your vote").
-  const inspired = shown.filter((post) => post.inspired_by).map((post) => post.postId);
-  const voted = user && inspired.length > 0 ? [...(await votedPostIds(user.id, inspired))] : [];
+  const voted = shown.filter((post) => viewer.context.votedPostIds.has(post.postId)).map((post) => post.postId);
   return json({
     posts: shown,
     votedPostIds: voted,
