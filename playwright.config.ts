@@ -1,15 +1,20 @@
 import { randomBytes } from "node:crypto";
 import { readdirSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
+import { workerSite } from "./e2e/site";
 
-// One database and one server per run. The runner sets these before workers start, so every
-// worker (and the fixtures that read the database) sees the same values.
-// 3659 is in the range but on Chromium's list of blocked ports (ERR_UNSAFE_PORT): step past it.
-const pickedPort = 3100 + Math.floor(Math.random() * 800);
-process.env.E2E_PORT ??= String(pickedPort === 3659 ? 3660 : pickedPort);
+// Each worker drives a server and database of its own (e2e/site.ts): specs on different workers
+// never share data, so they can run at the same time. E2E_WORKERS sets how many (default 2, one
+// per core of these machines). The runner sets the base port and database name before workers
+// start, so every worker (and the fixtures that read the database) sees the same values.
+const workers = Number(process.env.E2E_WORKERS ?? 2);
+// Ports from 3100 up, stepping past 3659, which is on Chromium's list of blocked ports
+// (ERR_UNSAFE_PORT).
+let firstPort = 3100 + Math.floor(Math.random() * 800);
+if (firstPort <= 3659 && 3659 < firstPort + workers) firstPort = 3660;
+process.env.E2E_PORT ??= String(firstPort);
 process.env.E2E_DATABASE ??= `clib_e2e_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
-const port = Number(process.env.E2E_PORT);
-const baseURL = `http://127.0.0.1:${port}`;
+const sites = Array.from({ length: workers }, (_, index) => workerSite(index));
 
 // Playwright runs spec files in name order. E2E_ORDER=reverse runs them last to first (one
 // project per file, projects run in the order listed) to show that no spec relies on another
@@ -26,13 +31,13 @@ const projects =
 export default defineConfig({
   testDir: "e2e",
   fullyParallel: false,
-  workers: 1,
+  workers,
   retries: process.env.CI ? 1 : 0,
   reporter: process.env.CI ? [["list"]] : [["list"]],
   timeout: 60_000,
   expect: { timeout: 10_000 },
   use: {
-    baseURL,
+    // baseURL is each worker's own server (e2e/fixtures.ts).
     trace: "retain-on-failure",
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
@@ -48,13 +53,13 @@ export default defineConfig({
     },
   },
   projects,
-  webServer: {
-    command: "node --import tsx scripts/e2e-server.ts",
-    url: `${baseURL}/healthz`,
+  webServer: sites.map((site) => ({
+    command: `node --import tsx scripts/e2e-server.ts ${site.index}`,
+    url: `${site.appUrl}/healthz`,
     reuseExistingServer: false,
     timeout: 180_000,
     stdout: "ignore",
     stderr: "pipe",
     gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
-  },
+  })),
 });

@@ -75,26 +75,38 @@ function describeViolations(violations: { id: string; help: string; nodes: { tar
     .join("\n");
 }
 
-for (const theme of ["dark", "light"] as const) {
-  for (const pageCase of PAGES) {
-    for (const role of pageCase.roles) {
-      test(`axe: ${pageCase.name} as ${role}, ${theme} theme`, async ({ page }) => {
-        await page.addInitScript((value) => localStorage.setItem("theme", value), theme);
-        if (pageCase.adultAccepted) await acceptAdultWarning(page);
-        if (role !== "guest") await loginAs(page, (await db.user.findUniqueOrThrow({ where: { email: USERS[role] } })).id);
+const AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"];
 
-        await page.goto(pageCase.path);
+// Each case is independent and only reads: they spread over every worker.
+test.describe.configure({ mode: "parallel" });
+// No transitions (app.css honours reduced motion), so a theme switch applies at once.
+test.use({ reducedMotion: "reduce" });
+
+for (const pageCase of PAGES) {
+  for (const role of pageCase.roles) {
+    test(`axe: ${pageCase.name} as ${role}, dark and light theme`, async ({ page }) => {
+      if (pageCase.adultAccepted) await acceptAdultWarning(page);
+      if (role !== "guest") await loginAs(page, (await db.user.findUniqueOrThrow({ where: { email: USERS[role] } })).id);
+
+      await page.goto(pageCase.path);
+      // Scan the hydrated page: client-only parts (modals, toggles) are in place by then.
+      await page.waitForLoadState("networkidle");
+      if (pageCase.prepare) await pageCase.prepare(page);
+
+      for (const theme of ["dark", "light"] as const) {
+        // What the theme toggle does: the attribute the stylesheets read, kept for the next page.
+        await page.evaluate((value) => {
+          document.documentElement.dataset.theme = value;
+          localStorage.setItem("theme", value);
+        }, theme);
         await expect(page.locator("html")).toHaveAttribute("data-theme", theme);
-        // Scan the hydrated page: client-only parts (modals, toggles) are in place by then.
-        await page.waitForLoadState("networkidle");
-        if (pageCase.prepare) await pageCase.prepare(page);
 
-        const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]).analyze();
-        expect(results.violations, describeViolations(results.violations)).toEqual([]);
+        const results = await new AxeBuilder({ page }).withTags(AXE_TAGS).analyze();
+        expect(results.violations, `${theme} theme:\n${describeViolations(results.violations)}`).toEqual([]);
         // The scan really looked at the page (a blank page would pass trivially).
         expect(results.passes.length).toBeGreaterThan(5);
-      });
-    }
+      }
+    });
   }
 }
 

@@ -2,14 +2,16 @@
 // session cookie is created directly when login itself is not under test, a page that fails its
 // test on any script or console error, and the codes the server mailed.
 import { readdir, readFile } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { test as base, expect, type Locator, type Page } from "@playwright/test";
 import { databaseUrl } from "../tests/db";
+import { workerSite } from "./site";
 
-process.env.DATABASE_URL = databaseUrl(process.env.E2E_DATABASE ?? "clib_e2e");
+/** The server, database and data folder of this worker (e2e/site.ts). */
+export const site = workerSite();
+process.env.DATABASE_URL = databaseUrl(site.database);
 process.env.SESSION_SECRET = "e2e-session-secret-e2e-session-secret-0123";
-process.env.APP_URL = `http://127.0.0.1:${process.env.E2E_PORT ?? "3100"}`;
+process.env.APP_URL = site.appUrl;
 process.env.NODE_ENV = "test";
 
 const { db } = await import("../app/db.server");
@@ -33,8 +35,8 @@ export async function acceptAdultWarning(page: Page) {
   });
 }
 
-/** Where the e2e server writes mail (DATA_DIR/mail, named after the run's database). */
-const mailDir = path.join(os.tmpdir(), `clib-e2e-${process.env.E2E_DATABASE ?? "clib_e2e"}`, "mail");
+/** Where this worker's server writes mail. */
+const mailDir = path.join(site.dataDir, "mail");
 
 /** The texts of the mails written to `to`, oldest first (file names start with an ISO time). */
 async function mailsTo(to: string): Promise<string[]> {
@@ -87,6 +89,11 @@ type Fixtures = {
 };
 
 export const test = base.extend<Fixtures>({
+  // Relative paths (page.goto("/library"), request.get("/api/...")) go to this worker's server.
+  // eslint-disable-next-line no-empty-pattern
+  baseURL: async ({}, use) => {
+    await use(site.appUrl);
+  },
   failOnPageErrors: [true, { option: true }],
   pageErrors: [
     async ({ context, failOnPageErrors }, use) => {

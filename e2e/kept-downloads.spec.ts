@@ -7,17 +7,15 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import type { Page } from "@playwright/test";
-import { acceptAdultWarning, db, expect, loginAs, test } from "./fixtures";
+import { acceptAdultWarning, db, expect, loginAs, site, test } from "./fixtures";
 import { LocalStorage } from "../app/integrations/storage.server";
 import { appServerArgs, freePort } from "../scripts/app-server";
 
 const TIER_2 = "8825009";
-const databaseName = process.env.E2E_DATABASE ?? "clib_e2e";
-/** The suite server's data folder (scripts/e2e-server.ts): this server serves the same files. */
-const dataDir = path.join(os.tmpdir(), `clib-e2e-${databaseName}`);
+/** The worker's server's data folder (scripts/e2e-server.ts): this server serves the same files. */
+const dataDir = site.dataDir;
 const serverStorage = new LocalStorage(path.join(dataDir, "files"));
 const tag = Date.now().toString(36);
 const postId = `kept${tag}`;

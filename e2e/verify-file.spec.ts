@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { acceptAdultWarning, db, expect, loginAs, test } from "./fixtures";
+import { acceptAdultWarning, db, expect, loginAs, site, test } from "./fixtures";
 import type { APIRequestContext, Page } from "@playwright/test";
 import { LocalStorage } from "../app/integrations/storage.server";
 import { createUserSession } from "../app/models/session.server";
@@ -16,7 +16,7 @@ import { writeZip } from "../tests/zip-files";
 
 const folder = mkdtempSync(path.join(os.tmpdir(), "clib-e2e-verify-"));
 /** The e2e server's storage folder (scripts/e2e-server.ts: DATA_DIR/files). */
-const serverStorage = new LocalStorage(path.join(os.tmpdir(), `clib-e2e-${process.env.E2E_DATABASE ?? "clib_e2e"}`, "files"));
+const serverStorage = new LocalStorage(path.join(site.dataDir, "files"));
 const postId = `e2everify${Date.now().toString(36)}`;
 const title = "Verified Lighthouse Mod";
 

@@ -1,16 +1,17 @@
-// The server the end-to-end suite drives: a fresh database on the machine's PostgreSQL, demo
-// content, and the built app on E2E_PORT. Everything is removed again on SIGTERM.
+// A server the end-to-end suite drives, for the worker slot given as the argument (e2e/site.ts):
+// a fresh database on the machine's PostgreSQL, demo content, and the built app on the slot's
+// port. Everything is removed again on SIGTERM.
 import { spawn } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { createMigratedDatabase, databaseUrl, dropDatabase } from "../tests/db.ts";
+import { workerSite } from "../e2e/site.ts";
 import { appServerArgs } from "./app-server.ts";
 
-const port = process.env.E2E_PORT ?? "3100";
-const databaseName = process.env.E2E_DATABASE ?? "clib_e2e";
-// Named after the database, so e2e specs can read the mail written to DATA_DIR/mail.
-const dataDir = path.join(os.tmpdir(), `clib-e2e-${databaseName}`);
+const site = workerSite(Number(process.argv[2] ?? 0));
+const port = String(site.port);
+const databaseName = site.database;
+// The specs of this slot read the mail written to DATA_DIR/mail and the files in DATA_DIR/files.
+const dataDir = site.dataDir;
 rmSync(dataDir, { recursive: true, force: true });
 mkdirSync(dataDir, { recursive: true });
 
