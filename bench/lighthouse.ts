@@ -2,6 +2,8 @@
 // the production build with the demo content, in Debian's Chromium with the e2e suite's flags.
 // Prints performance, accessibility, best-practices and SEO scores and the JavaScript
 // transferred; targets: performance >= 90 and accessibility 100 on each page.
+import { writeFileSync } from "node:fs";
+import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { chromium } from "@playwright/test";
 import lighthouse from "lighthouse";
@@ -10,6 +12,8 @@ import type { TargetLine } from "./library.ts";
 import { freePort } from "../scripts/app-server.ts";
 
 const PAGES = process.env.LIGHTHOUSE_PAGES?.split(",") ?? ["/", "/library", "/login"];
+/** Where each page's whole Lighthouse result (JSON) is written, when set: what the score is made of. */
+const REPORT_DIR = process.env.LIGHTHOUSE_REPORT_DIR;
 // The library is measured at catalogue size: the demo's posts plus this many.
 const EXTRA_POSTS = 1000;
 // The same flags as playwright.config.ts: without them Chromium's calls to the outside hang here.
@@ -57,6 +61,7 @@ export async function runLighthouseBenchmark(): Promise<TargetLine[]> {
     for (const pathname of PAGES) {
       const { lhr } = await audited(`${app.base}${pathname}`, debuggingPort);
       if (lhr.runtimeError) throw new Error(`Lighthouse failed on ${pathname}: ${lhr.runtimeError.message}`);
+      if (REPORT_DIR) writeFileSync(path.join(REPORT_DIR, `${pathname.replace(/\W+/g, "_") || "_"}.json`), JSON.stringify(lhr));
       const score = (id: string) => Math.round((lhr.categories[id]?.score ?? 0) * 100);
       const summary = lhr.audits["resource-summary"]?.details as { items?: { resourceType: string; transferSize: number }[] } | undefined;
       const scriptBytes = summary?.items?.find((item) => item.resourceType === "script")?.transferSize ?? 0;

@@ -55,10 +55,11 @@ export function createApp(options: AppOptions): express.Express {
   app.use(requireHost());
   // Downloads (attachments, ranged answers) go as stored: their length, validator and ranges stay the file's.
   app.use(compression({ filter: (req, res) => !res.getHeader("Content-Disposition") && !res.getHeader("Accept-Ranges") && compression.filter(req, res) }));
-  app.use(options.build.publicPath, express.static(options.assetsDir, { immutable: true, maxAge: "1y" }));
+  // The app's scripts and styles go compressed: no ranges on them (a ranged answer goes as stored).
+  app.use(options.build.publicPath, express.static(options.assetsDir, { immutable: true, maxAge: "1y", acceptRanges: false }));
   // public/'s few files are listed once, so other requests skip express.static's file-system lookup.
   const publicFiles = listPublicFiles(options.publicDir, options.assetsDir);
-  const servePublic = express.static(options.publicDir, { maxAge: "1h", index: false });
+  const servePublic = express.static(options.publicDir, { maxAge: "1h", index: false, acceptRanges: false });
   app.use((req, res, next) => (publicFiles.has(req.path) ? servePublic(req, res, next) : next()));
   if (options.log) app.use(requestLog);
   app.use(findRoutePolicy(routePolicies(options.build)));

@@ -352,6 +352,21 @@ describe("security headers", () => {
     expect(script.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
   });
 
+  it("the app's scripts and styles go compressed when the browser accepts it, and decode to the file", async () => {
+    const html = (await rawGet("/infos")).body.toString("utf8");
+    const assets = [/\/build\/_shared\/[^"]+\.js/.exec(html)?.[0], /\/build\/_assets\/[^"]+\.css/.exec(html)?.[0]];
+    for (const asset of assets) {
+      expect(asset).toBeTruthy();
+      const plain = await rawGet(asset!, {});
+      expect(plain.status, asset).toBe(200);
+      expect(plain.headers["content-encoding"], asset).toBeUndefined();
+      const compressed = await rawGet(asset!, { "Accept-Encoding": "gzip, deflate, br, zstd" });
+      expect(compressed.headers["content-encoding"], asset).toBe("br");
+      expect(compressed.headers["accept-ranges"], asset).toBeUndefined();
+      expect(brotliDecompressSync(compressed.body).equals(plain.body), asset).toBe(true);
+    }
+  });
+
   it("download addresses may be framed by our own pages only (the hidden download frame)", async () => {
     const response = await fetch(`${base}/api/download/no-such-post`);
     expect(response.headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors 'self'");
