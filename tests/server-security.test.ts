@@ -353,7 +353,7 @@ describe("security headers", () => {
   });
 
   it("the app's scripts and styles go compressed when the browser accepts it, and decode to the file", async () => {
-    const html = (await rawGet("/infos")).body.toString("utf8");
+    const html = (await rawGet("/infos", {})).body.toString("utf8");
     const assets = [/\/build\/_shared\/[^"]+\.js/.exec(html)?.[0], /\/build\/_assets\/[^"]+\.css/.exec(html)?.[0]];
     for (const asset of assets) {
       expect(asset).toBeTruthy();
