@@ -21,6 +21,8 @@ const HAND_WRITTEN = [
   "TRIGGER pledge_events pledge_events_update_insights_changes",
   "FUNCTION record_download(text, text, text, text, text, timestamp without time zone, public.download_access, bigint)",
   "FUNCTION session_viewer(text, boolean, boolean, boolean)",
+  "FUNCTION shipped_ideas(boolean, timestamp without time zone)",
+  "FUNCTION vote_page(text, text, boolean, timestamp without time zone)",
   "FUNCTION viewer_access_details(text, boolean)",
   "FUNCTION viewer_context(text, boolean, boolean)",
   "TRIGGER post_tiers post_tiers_bump_library_version",

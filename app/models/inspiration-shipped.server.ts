@@ -84,18 +84,11 @@ export async function setVoterAccess(actorId: string, panelId: string, votersGet
 
 /**
  * Items that shipped, newest first: for admins all of them, for everyone else those whose post
- * they can see. Every view of the vote page asks: plain SQL (see `queryRows`).
+ * they can see (the database function `shipped_ideas`, migration 0046, which the vote page's
+ * single read uses too).
  */
 export async function listShippedIdeas(viewer: Pick<User, "isAdmin" | "restricted"> | null, now = new Date()): Promise<ShippedIdea[]> {
-  return queryRows<ShippedIdea>(
-    `SELECT ip.id AS "panelId", ip.title, ip.post_id AS "postId", p.title AS "postTitle",
-            (SELECT count(*)::int FROM inspiration_voters iv WHERE iv.panel_id = ip.id) AS voters,
-            ip.voters_get_access AS "votersGetAccess"
-       FROM inspiration_panels ip JOIN posts p ON p.id = ip.post_id
-      WHERE $1 OR (p.enabled AND (p.publish_at IS NULL OR p.publish_at <= $2::timestamp(3)))
-      ORDER BY ip.shipped_at DESC NULLS LAST, ip.id`,
-    [isEffectiveAdmin(viewer), now.toISOString().replace("Z", "")],
-  );
+  return queryRows<ShippedIdea>(`SELECT * FROM shipped_ideas($1, $2::timestamp(3))`, [isEffectiveAdmin(viewer), now.toISOString().replace("Z", "")]);
 }
 
 /** Of these posts, those realizing an item the user voted for. */

@@ -62,9 +62,16 @@ export type VoterRights = { canLike: boolean; canPatreonLike: boolean; reason: s
 
 /** What a visitor may do, decided from data: a tier with canVote, and a linked membership for the Patreon like. */
 export async function voterRights(user: Pick<User, "currentTierId" | "patreonId"> | null): Promise<VoterRights> {
+  const [tier] = user?.currentTierId
+    ? await queryRows<{ canVote: boolean }>(`SELECT can_vote AS "canVote" FROM tiers WHERE id = $1`, [user.currentTierId])
+    : [];
+  return rightsOf(user, tier?.canVote ?? false);
+}
+
+/** The rights of `voterRights`, once whether the visitor's tier may vote is known. */
+export function rightsOf(user: Pick<User, "patreonId"> | null, tierCanVote: boolean): VoterRights {
   if (!user) return { canLike: false, canPatreonLike: false, reason: LOGIN_TO_LIKE_MESSAGE };
-  const [tier] = user.currentTierId ? await queryRows<{ canVote: boolean }>(`SELECT can_vote AS "canVote" FROM tiers WHERE id = $1`, [user.currentTierId]) : [];
-  if (!tier?.canVote) return { canLike: false, canPatreonLike: false, reason: TIER_TOO_LOW_MESSAGE };
+  if (!tierCanVote) return { canLike: false, canPatreonLike: false, reason: TIER_TOO_LOW_MESSAGE };
   return { canLike: true, canPatreonLike: user.patreonId !== null, reason: null };
 }
 
@@ -98,13 +105,18 @@ export async function listInspirationPanels(
   // Plain SQL over a database function (migration 0037) whose plan is kept per connection: the
   // page reads this on every view (docs/decisions/006 on why hot reads skip Prisma's query
   // compiler). Counts are both kinds together. The config is read beside it.
-  const [config, rows] = await Promise.all([
-    getInspirationConfig(),
-    queryRows<Omit<InspirationPanelView, "likes"> & { likes: number }>(`SELECT * FROM inspiration_panel_views($1)`, [viewer?.id ?? null]),
-  ]);
+  const [config, rows] = await Promise.all([getInspirationConfig(), queryRows<PanelRow>(`SELECT * FROM inspiration_panel_views($1)`, [viewer?.id ?? null])]);
+  return { config, panels: panelsAsSeen(config, rows, viewer, now) };
+}
+
+/** A panel as `inspiration_panel_views` gives it: the likes always counted. */
+export type PanelRow = Omit<InspirationPanelView, "likes"> & { likes: number };
+
+/** What a visitor sees of the panels at `now`: in a running randomized vote, no counts and their own order. */
+export function panelsAsSeen(config: InspirationConfig, rows: PanelRow[], viewer: Pick<User, "id"> | null, now: Date): InspirationPanelView[] {
   const hidden = likesHidden(config, now);
   const views: InspirationPanelView[] = rows.map((row) => ({ ...row, likes: hidden ? null : row.likes }));
-  return { config, panels: hidden ? shuffleForVisitor(views, orderSeed(viewer)) : views };
+  return hidden ? shuffleForVisitor(views, orderSeed(viewer)) : views;
 }
 
 export async function getInspirationPanel(id: string): Promise<InspirationPanel | null> {

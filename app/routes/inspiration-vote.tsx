@@ -11,16 +11,15 @@ import { ConfirmDialog } from "~/components/confirm-dialog";
 import {
   createInspirationPanel,
   deleteInspirationPanel,
-  listInspirationPanels,
   modeName,
   resetLikes,
   setLike,
   updateInspirationConfig,
   updateInspirationPanel,
-  voterRights,
 } from "~/models/inspiration.server";
+import { loadVotePage } from "~/models/inspiration-page.server";
 import { DomainError } from "~/models/errors";
-import { linkIdeaToPost, listShippedIdeas, setVoterAccess } from "~/models/inspiration-shipped.server";
+import { linkIdeaToPost, setVoterAccess } from "~/models/inspiration-shipped.server";
 import { getCurrentUser } from "~/models/session.server";
 import { redirectWithError, redirectWithSuccess } from "~/toast.server";
 import { isVotingOpen } from "~/utils/countdown";
@@ -43,7 +42,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await getCurrentUser(request);
   const now = new Date();
-  const [{ config, panels }, rights, shipped] = await Promise.all([listInspirationPanels(user, now), voterRights(user), listShippedIdeas(user, now)]);
+  const { config, panels, rights, shipped } = await loadVotePage(user, now);
   const isAdmin = isEffectiveAdmin(user);
   const search = new URL(request.url).searchParams;
   return json({
