@@ -90,12 +90,3 @@ export async function setVoterAccess(actorId: string, panelId: string, votersGet
 export async function listShippedIdeas(viewer: Pick<User, "isAdmin" | "restricted"> | null, now = new Date()): Promise<ShippedIdea[]> {
   return queryRows<ShippedIdea>(`SELECT * FROM shipped_ideas($1, $2::timestamp(3))`, [isEffectiveAdmin(viewer), now.toISOString().replace("Z", "")]);
 }
-
-/** Of these posts, those realizing an item the user voted for. */
-export async function votedPostIds(userId: string, postIds?: readonly string[]): Promise<Set<string>> {
-  const rows = await db.inspirationVoter.findMany({
-    where: { userId, panel: { postId: postIds ? { in: [...postIds] } : { not: null } } },
-    select: { panel: { select: { postId: true } } },
-  });
-  return new Set(rows.map((row) => row.panel.postId!));
-}

@@ -8,9 +8,8 @@ import { env } from "~/env.server";
 import type { User } from "~/generated/prisma/client";
 import { requireProvenEmailToAttach } from "~/models/account.server";
 import { DomainError } from "~/models/errors";
-import { loadEntitlementViewer } from "~/models/entitlement.server";
-import { votedPostIds } from "~/models/inspiration-shipped.server";
-import { entitlementOfListed, listLibraryPosts } from "~/models/library-listing.server";
+import { loadViewerContext } from "~/models/entitlement.server";
+import { entitlementOfListed, LISTING_VIEWER, listLibraryPosts } from "~/models/library-listing.server";
 import { explainAccess } from "~/utils/entitlement";
 import { atomXml } from "~/utils/atom";
 import { UPDATE_MESSAGES, updatePreferencesSchema, updateTokenSchema } from "~/utils/update-schemas";
@@ -69,12 +68,14 @@ function newToken(): string {
  * mails never announce a post the library would refuse. `since` keeps only items after it.
  */
 export async function listUpdatesFor(user: LibraryUser, { since, limit }: { since?: Date; limit: number }): Promise<UpdateItem[]> {
-  const listed = (await listLibraryPosts(user)).filter((post) => post.enabled);
-  const voted = listed.some((post) => post.inspired_by) ? await votedPostIds(user.id) : new Set<string>();
+  // One read of the viewer for the listing, the votes and the release steps' words.
+  const context = await loadViewerContext(user, LISTING_VIEWER);
+  const listed = (await listLibraryPosts(user, context)).filter((post) => post.enabled);
+  const voted = context.votedPostIds;
   const posts = listed.filter((post) => post.unlocked || voted.has(post.postId));
   if (posts.length === 0) return [];
   const now = new Date();
-  const viewer = posts.some((post) => post.release_steps.length > 0) ? await loadEntitlementViewer(user) : null;
+  const viewer = context.viewer;
   // New versions only of posts the user may download.
   const byId = new Map(posts.filter((post) => post.unlocked).map((post) => [post.postId, post]));
   const after = since ?? new Date(0);
@@ -152,9 +153,10 @@ export type ComingItem = { postId: string; title: string; opensAt: string };
 
 /** The posts a later release step will open to the user's tier, soonest first. */
 export async function listComingFor(user: LibraryUser): Promise<ComingItem[]> {
-  const locked = (await listLibraryPosts(user)).filter((post) => !post.unlocked && post.release_steps.length > 0);
+  const context = await loadViewerContext(user, LISTING_VIEWER);
+  const locked = (await listLibraryPosts(user, context)).filter((post) => !post.unlocked && post.release_steps.length > 0);
   if (locked.length === 0) return [];
-  const viewer = await loadEntitlementViewer(user);
+  const viewer = context.viewer;
   const now = new Date();
   const coming: ComingItem[] = [];
   for (const post of locked) {
