@@ -75,4 +75,12 @@ export async function queryRows<Row>(text: string, values: unknown[]): Promise<R
   return result.rows as Row[];
 }
 
+/**
+ * A Date as the text of a `TIMESTAMP(3)` column, which holds UTC without a zone (as Prisma
+ * writes them), for plain SQL: send it as `$n::timestamp(3)`.
+ */
+export function sqlTimestamp(date: Date): string {
+  return date.toISOString().replace("Z", "");
+}
+
 export { Prisma } from "~/generated/prisma/client";

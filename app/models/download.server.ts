@@ -1,7 +1,7 @@
 // Downloads: who may fetch a post's file (the entitlement rule), short-lived signed addresses
 // for free downloads, and the record of each completed download (user, post, version, time).
 import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
-import { db, queryRows } from "~/db.server";
+import { db, queryRows, sqlTimestamp } from "~/db.server";
 import { env } from "~/env.server";
 import type { User } from "~/generated/prisma/client";
 import type { DownloadAccess } from "~/generated/prisma/enums";
@@ -168,7 +168,7 @@ export async function recordDownload(
     postId,
     version,
     versionId,
-    now.toISOString().replace("Z", ""),
+    sqlTimestamp(now),
     accessSource,
     DOWNLOAD_RECORD_WINDOW_MS,
   ]);

@@ -3,7 +3,7 @@
 // as the visitor sees them and the shipped ideas. The rules stay with their models: which panels
 // and counts a visitor sees (inspiration.server.ts), what they may do (`rightsOf`), and which
 // shipped ideas they may see (`shipped_ideas`, also behind listShippedIdeas).
-import { queryRows } from "~/db.server";
+import { queryRows, sqlTimestamp } from "~/db.server";
 import type { InspirationConfig, User } from "~/generated/prisma/client";
 import { getInspirationConfig, panelsAsSeen, rightsOf, type InspirationPanelView, type PanelRow, type VoterRights } from "~/models/inspiration.server";
 import type { ShippedIdea } from "~/models/inspiration-shipped.server";
@@ -32,7 +32,7 @@ export async function loadVotePage(visitor: Visitor | null, now = new Date()): P
     visitor?.id ?? null,
     visitor?.currentTierId ?? null,
     isEffectiveAdmin(visitor),
-    now.toISOString().replace("Z", ""),
+    sqlTimestamp(now),
   ]);
   const config: InspirationConfig =
     row?.configId != null

@@ -4,7 +4,7 @@
 // vote page lists what shipped, and the voters' updates say "The idea you voted for is out". With
 // `votersGetAccess` the voters also get the access of the post's first release, whatever their
 // tier: the entitlement rule reads it from the viewer context (migrations 0043 and 0045).
-import { db, queryRows } from "~/db.server";
+import { db, queryRows, sqlTimestamp } from "~/db.server";
 import type { User } from "~/generated/prisma/client";
 import { recordAudit } from "~/models/audit.server";
 import { DomainError } from "~/models/errors";
@@ -88,5 +88,5 @@ export async function setVoterAccess(actorId: string, panelId: string, votersGet
  * single read uses too).
  */
 export async function listShippedIdeas(viewer: Pick<User, "isAdmin" | "restricted"> | null, now = new Date()): Promise<ShippedIdea[]> {
-  return queryRows<ShippedIdea>(`SELECT * FROM shipped_ideas($1, $2::timestamp(3))`, [isEffectiveAdmin(viewer), now.toISOString().replace("Z", "")]);
+  return queryRows<ShippedIdea>(`SELECT * FROM shipped_ideas($1, $2::timestamp(3))`, [isEffectiveAdmin(viewer), sqlTimestamp(now)]);
 }
