@@ -15,6 +15,11 @@ const env = {
   // No update check or usage report: the CLI would otherwise leave a child process trying to reach Prisma's servers.
   CHECKPOINT_DISABLE: "1",
 };
+// The CLI waits for its event loop to empty before it ends. The schema engine leaves a 10-second
+// timer behind (its advisory lock timeout, never cleared), so every `migrate` would sit idle for
+// 10 s after its work. With this variable the patched CLI (decision 007) exits as soon as its
+// command returns; commands that keep serving (studio, dev) are left to end on their own.
+if (!["studio", "dev"].includes(process.argv[2] ?? "")) env.PRISMA_CLI_EXIT_WHEN_DONE = "1";
 // Migrations take a session-level advisory lock, which a transaction-mode pooler cannot keep:
 // with a direct connection configured, the CLI uses it.
 if (env.DIRECT_DATABASE_URL) env.DATABASE_URL = env.DIRECT_DATABASE_URL;

@@ -1,8 +1,10 @@
 // The patch-package patches of patches/ (each explained in docs/decisions/007-patches.md): every
 // line a patch adds must be in the installed file, so a failed or skipped `patch-package` run
 // fails here instead of quietly bringing back the bug. And the stream patch's own behaviour.
+import { spawnSync } from "node:child_process";
 import { once } from "node:events";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import { PassThrough, Writable } from "node:stream";
 import path from "node:path";
 import { writeReadableStreamToWritable } from "@remix-run/node";
@@ -39,6 +41,30 @@ describe("patches", () => {
       }
     });
   }
+});
+
+describe("prisma CLI patch", () => {
+  // The schema engine leaves its 10-second lock timer behind. Unpatched, the CLI then ends only
+  // when its event loop has emptied, which Node announces with "beforeExit"; patched, the wrapper's
+  // commands end by process.exit as soon as they return, so "beforeExit" never comes.
+  it("ends a migrate command as soon as it returns, without waiting for its event loop to empty", () => {
+    const folder = mkdtempSync(path.join(os.tmpdir(), "clib-prisma-exit-"));
+    try {
+      const probe = path.join(folder, "probe.cjs");
+      writeFileSync(probe, `process.on("beforeExit", () => process.stderr.write("event loop emptied\\n"));\n`);
+      const run = spawnSync(process.execPath, [path.join(root, "scripts/prisma.mjs"), "migrate", "status"], {
+        cwd: root,
+        env: { ...process.env, NODE_OPTIONS: `--require ${probe}` },
+        encoding: "utf8",
+      });
+      const output = `${run.stdout}${run.stderr}`;
+      expect(output).toContain("Database schema is up to date!");
+      expect(run.status).toBe(0);
+      expect(output).not.toContain("event loop emptied");
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("@remix-run/node stream patch", () => {
