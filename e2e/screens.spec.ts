@@ -6,6 +6,7 @@
 // - each shot is the top of the page at a fixed viewport (not the full page), so rows other
 //   specs add further down (users, audit entries, downloads) never move it;
 // - animations and the caret are off (toHaveScreenshot's defaults), fonts are the system's;
+// - each page is loaded once per width, shot in the dark theme, switched to light and shot again;
 // - dates, counters and the audit log are masked.
 // Baselines live next to this file (screens.spec.ts-snapshots); review them by eye when they
 // change (`npx playwright test e2e/screens.spec.ts --update-snapshots`).
@@ -16,6 +17,7 @@ const VIEWPORTS = [
   ["phone", { width: 390, height: 844 }],
   ["desktop", { width: 1366, height: 900 }],
 ] as const;
+// The dark theme first (the default), then the light one after the header's switch.
 const THEMES = ["dark", "light"] as const;
 
 const EDITOR_USER = { email: "screens-editor@example.com", fullName: "Screen Editor" };
@@ -119,29 +121,34 @@ test.afterAll(async () => {
 
 for (const screen of SCREENS) {
   for (const [viewportName, viewport] of VIEWPORTS) {
-    for (const theme of THEMES) {
-      test(`${screen.name} at ${viewport.width} px, ${theme} theme`, async ({ page }) => {
-        await page.setViewportSize(viewport);
-        await page.addInitScript((value) => localStorage.setItem("theme", value), theme);
-        if (screen.adultAccepted) await acceptAdultWarning(page);
-        if (screen.as) await loginAs(page, (await db.user.findUniqueOrThrow({ where: { email: screen.as } })).id);
-        await page.goto(typeof screen.path === "string" ? screen.path : await screen.path());
+    test(`${screen.name} at ${viewport.width} px, dark and light theme`, async ({ page }) => {
+      await page.setViewportSize(viewport);
+      await page.addInitScript(() => localStorage.setItem("theme", "dark"));
+      if (screen.adultAccepted) await acceptAdultWarning(page);
+      if (screen.as) await loginAs(page, (await db.user.findUniqueOrThrow({ where: { email: screen.as } })).id);
+      await page.goto(typeof screen.path === "string" ? screen.path : await screen.path());
+      await page.waitForLoadState("networkidle");
+      await screen.ready(page);
+      // Every image on screen loaded (the ones below the fold are lazy and not in the shot).
+      await page.evaluate(() => document.fonts.ready);
+      await page.waitForFunction(() =>
+        [...document.images].every((image) => {
+          const box = image.getBoundingClientRect();
+          return box.bottom < 0 || box.top > window.innerHeight || image.complete;
+        }),
+      );
+      for (const theme of THEMES) {
+        if (theme === "light") {
+          // The header's theme switch, as a click event that leaves no hover or focus ring in the shot.
+          await page.getByTestId("theme-toggle").dispatchEvent("click");
+        }
         await expect(page.locator("html")).toHaveAttribute("data-theme", theme);
-        await page.waitForLoadState("networkidle");
-        await screen.ready(page);
-        // Every image on screen loaded (the ones below the fold are lazy and not in the shot).
-        await page.evaluate(() => document.fonts.ready);
-        await page.waitForFunction(() =>
-          [...document.images].every((image) => {
-            const box = image.getBoundingClientRect();
-            return box.bottom < 0 || box.top > window.innerHeight || image.complete;
-          }),
-        );
+        await expect(page.getByTestId("theme-toggle")).toHaveAttribute("aria-pressed", String(theme === "light"));
         await expect(page).toHaveScreenshot(`${screen.name}-${viewportName}-${theme}.png`, {
           mask: [page.locator("time"), page.locator(".library-count"), ...(screen.mask?.(page) ?? [])],
           maxDiffPixelRatio: 0.01,
         });
-      });
-    }
+      }
+    });
   }
 }
