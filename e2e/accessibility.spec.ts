@@ -3,6 +3,7 @@
 // dark theme; the light theme runs the colour rules.
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
+import { COLOUR_RULES, expectAccessibleInBothThemes } from "./axe";
 import { acceptAdultWarning, db, expect, loginAs, test } from "./fixtures";
 
 type Role = "guest" | "fan" | "admin";
@@ -67,24 +68,8 @@ const PAGES: PageCase[] = [
 
 const USERS: Record<Exclude<Role, "guest">, string> = { fan: "fan@example.com", admin: "admin@example.com" };
 
-function describeViolations(violations: { id: string; help: string; nodes: { target: unknown; failureSummary?: string }[] }[]) {
-  return violations
-    .map(
-      (violation) =>
-        `${violation.id}: ${violation.help}\n${violation.nodes.map((node) => `  ${JSON.stringify(node.target)} ${node.failureSummary?.replace(/\n/g, " ") ?? ""}`).join("\n")}`,
-    )
-    .join("\n");
-}
-
-const AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"];
-// The rules whose outcome depends on colours: after a whole scan in the dark theme, the light
-// theme (the same markup under other colours) needs only these, which are about half a scan.
-const COLOUR_RULES = ["color-contrast", "link-in-text-block"];
-
 // Each case is independent and only reads: they spread over every worker.
 test.describe.configure({ mode: "parallel" });
-// No transitions (app.css honours reduced motion), so a theme switch applies at once.
-test.use({ reducedMotion: "reduce" });
 
 for (const pageCase of PAGES) {
   for (const role of pageCase.roles) {
@@ -97,22 +82,7 @@ for (const pageCase of PAGES) {
       await page.waitForLoadState("networkidle");
       if (pageCase.prepare) await pageCase.prepare(page);
 
-      for (const theme of ["dark", "light"] as const) {
-        // What the theme toggle does: the attribute the stylesheets read, kept for the next page.
-        await page.evaluate((value) => {
-          document.documentElement.dataset.theme = value;
-          localStorage.setItem("theme", value);
-        }, theme);
-        await expect(page.locator("html")).toHaveAttribute("data-theme", theme);
-
-        const scan = new AxeBuilder({ page });
-        const results = await (theme === "dark" ? scan.withTags(AXE_TAGS) : scan.withRules(COLOUR_RULES)).analyze();
-        expect(results.violations, `${theme} theme:\n${describeViolations(results.violations)}`).toEqual([]);
-        // The scan really looked at the page (a blank page would pass trivially): text was
-        // checked for contrast, and in the whole scan many rules passed.
-        expect(results.passes.map((rule) => rule.id)).toContain("color-contrast");
-        if (theme === "dark") expect(results.passes.length).toBeGreaterThan(5);
-      }
+      await expectAccessibleInBothThemes(page);
     });
   }
 }
