@@ -11,11 +11,14 @@ const UNIT_TESTS = [
   "tests/layers.test.ts",
 ];
 
-/** Options every run shares. Two workers suit these 2-core machines. */
+/**
+ * Options every run shares. Three forks on these 2-core machines: an integration file spends a
+ * fifth of its time waiting (on PostgreSQL, a server it started, a timer), which a third file fills.
+ */
 const shared = {
   globals: true,
   pool: "forks",
-  poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+  poolOptions: { forks: { maxForks: 3, minForks: 1 } },
   testTimeout: 30_000,
   hookTimeout: 60_000,
 } as const;

@@ -53,9 +53,10 @@ describe("guest pages kept for a second", () => {
 
   it("stops answering from a page after a second", () => {
     forgetSharedPages();
-    rememberSharedPage("http://site.test/infos", null, page("<p>infos</p>"), new Headers(), sharedPagesSince());
-    expect(bodyText(sharedPageAnswer("/infos", {}, Date.now() + 999))).toBe("<p>infos</p>");
-    expect(sharedPageAnswer("/infos", {}, Date.now() + 1_000)).toBeNull();
+    const now = Date.now();
+    rememberSharedPage("http://site.test/infos", null, page("<p>infos</p>"), new Headers(), sharedPagesSince(), now);
+    expect(bodyText(sharedPageAnswer("/infos", {}, now + 999))).toBe("<p>infos</p>");
+    expect(sharedPageAnswer("/infos", {}, now + 1_000)).toBeNull();
   });
 
   it("answers each coding once it is made, with that coding's validator, and leaves a coding not made yet to Remix", async () => {

@@ -24,7 +24,7 @@ process.env.DATA_DIR = dataDir;
 process.env.SESSION_SECRET = "test-session-secret-test-session-secret";
 process.env.APP_URL = "http://localhost:3999";
 process.env.DATABASE_POOL_SIZE = "4";
-// Two test files at once keep both cores busy: idle-only hashing threads (the production default)
+// Several test files at once keep both cores busy: idle-only hashing threads (the production default)
 // would wait for a quiet moment on every sign-in. tests/password-pool.test.ts and
 // tests/server-cluster.test.ts check the idle policy itself.
 process.env.PASSWORD_THREAD_PRIORITY ??= "low";
