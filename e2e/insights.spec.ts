@@ -114,9 +114,14 @@ for (const [name, viewport, theme] of [
 
 test("axe: insights with every table open, dark and light theme", async ({ page }) => {
   await loginAsAdmin(page);
-  await page.goto(RANGE);
+  // April alone: every table is the same component with a third of the rows, and the scan's
+  // cost grows with the cells it checks.
+  await page.goto("/admin/insights?range=custom&from=2022-04-01&to=2022-04-30");
   await page.waitForLoadState("networkidle");
-  for (const summary of await page.locator("details.insights-table > summary").all()) await summary.click();
+  const tables = page.locator("details.insights-table");
+  await expect(tables).not.toHaveCount(0);
+  for (const summary of await tables.locator("> summary").all()) await summary.click();
+  for (const table of await tables.all()) expect(await table.locator("tbody tr").count()).toBeGreaterThan(0);
   await expectAccessibleInBothThemes(page);
 });
 
