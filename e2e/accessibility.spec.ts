@@ -3,7 +3,7 @@
 // dark theme; the light theme runs the colour rules.
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
-import { COLOUR_RULES, expectAccessibleInBothThemes } from "./axe";
+import { COLOUR_RULES, expectAccessibleInBothThemes, switchTheme } from "./axe";
 import { acceptAdultWarning, db, expect, loginAs, test } from "./fixtures";
 
 type Role = "guest" | "fan" | "admin";
@@ -104,8 +104,8 @@ test("axe: the scan reports a violation when one is there", async ({ page }) => 
 test("axe: the colour scan of the light theme reports text that is too faint", async ({ page }) => {
   await page.goto("/infos");
   await page.waitForLoadState("networkidle");
+  await switchTheme(page, "light");
   await page.evaluate(() => {
-    document.documentElement.dataset.theme = "light";
     const faint = document.createElement("p");
     faint.id = "faint-probe";
     faint.textContent = "Barely there";

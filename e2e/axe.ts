@@ -3,7 +3,7 @@ import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { expect } from "./fixtures";
 
-export const AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"];
+const AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"];
 
 // The rules whose outcome depends on colours. The markup is the same in both themes, so after a
 // whole scan in the dark theme the light theme needs only these (about half a scan).
@@ -11,7 +11,7 @@ export const COLOUR_RULES = ["color-contrast", "link-in-text-block"];
 
 type Violation = { id: string; help: string; nodes: { target: unknown; failureSummary?: string }[] };
 
-export function describeViolations(violations: Violation[]): string {
+function describeViolations(violations: Violation[]): string {
   return violations
     .map(
       (violation) =>
