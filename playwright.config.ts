@@ -33,12 +33,14 @@ export default defineConfig({
   fullyParallel: false,
   workers,
   retries: process.env.CI ? 1 : 0,
-  reporter: process.env.CI ? [["list"]] : [["list"]],
+  reporter: "list",
   timeout: 60_000,
   expect: { timeout: 10_000 },
   use: {
     // baseURL is each worker's own server (e2e/fixtures.ts).
-    trace: "retain-on-failure",
+    // Tracing every test (DOM snapshots and screenshots of each step) makes the suite about a
+    // third slower, so only a retried test records one; `--trace on` records them all.
+    trace: "on-first-retry",
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
       args: [
