@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { readdirSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
-import { workerSite } from "./e2e/site";
 
 // Each worker drives a server and database of its own (e2e/site.ts): specs on different workers
 // never share data, so they can run at the same time. E2E_WORKERS sets how many (default 2, one
@@ -14,7 +13,6 @@ let firstPort = 3100 + Math.floor(Math.random() * 800);
 if (firstPort <= 3659 && 3659 < firstPort + workers) firstPort = 3660;
 process.env.E2E_PORT ??= String(firstPort);
 process.env.E2E_DATABASE ??= `clib_e2e_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
-const sites = Array.from({ length: workers }, (_, index) => workerSite(index));
 
 // Playwright runs spec files in name order. E2E_ORDER=reverse runs them last to first (one
 // project per file, projects run in the order listed) to show that no spec relies on another
@@ -55,13 +53,14 @@ export default defineConfig({
     },
   },
   projects,
-  webServer: sites.map((site) => ({
-    command: `node --import tsx scripts/e2e-server.ts ${site.index}`,
-    url: `${site.appUrl}/healthz`,
-    reuseExistingServer: false,
+  // One process prepares and starts every worker's server (scripts/e2e-server.ts) and says when
+  // all of them answer.
+  webServer: {
+    command: `node --import tsx scripts/e2e-server.ts ${workers}`,
+    wait: { stdout: /e2e sites ready/ },
     timeout: 180_000,
     stdout: "ignore",
     stderr: "pipe",
     gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
-  })),
+  },
 });

@@ -1,75 +1,102 @@
-// A server the end-to-end suite drives, for the worker slot given as the argument (e2e/site.ts):
-// a fresh database on the machine's PostgreSQL, demo content, and the built app on the slot's
-// port. Everything is removed again on SIGTERM.
-import { spawn } from "node:child_process";
-import { mkdirSync, rmSync } from "node:fs";
-import { createMigratedDatabase, databaseUrl, dropDatabase } from "../tests/db.ts";
-import { workerSite } from "../e2e/site.ts";
+// The servers the end-to-end suite drives, one per Playwright worker slot (e2e/site.ts); the
+// argument is how many. Each slot gets a database on the machine's PostgreSQL, a data folder, fake
+// sign-in providers and the built app on its port. The first slot's database is migrated and seeded
+// with the demo content; every other slot gets a copy of that database (CREATE DATABASE ...
+// TEMPLATE) and of its data folder, so the seed runs once. The servers then start side by side,
+// and "e2e sites ready" on stdout tells Playwright that all of them answer. Everything is removed
+// again on SIGTERM.
+import { spawn, type ChildProcess } from "node:child_process";
+import { cpSync, mkdirSync, rmSync } from "node:fs";
+import { workerSite, type WorkerSite } from "../e2e/site.ts";
+import { adminQuery, createMigratedDatabase, databaseUrl, dropDatabase } from "../tests/db.ts";
 import { appServerArgs } from "./app-server.ts";
+import { fakeProviderEnv, startFakeProviders, type FakeProviders } from "./fake-providers.ts";
 
-const site = workerSite(Number(process.argv[2] ?? 0));
-const port = String(site.port);
-const databaseName = site.database;
-// The specs of this slot read the mail written to DATA_DIR/mail and the files in DATA_DIR/files.
-const dataDir = site.dataDir;
-rmSync(dataDir, { recursive: true, force: true });
-mkdirSync(dataDir, { recursive: true });
+const sites = Array.from({ length: Number(process.argv[2] ?? 1) }, (_, index) => workerSite(index));
+const [first, ...copies] = sites as [WorkerSite, ...WorkerSite[]];
 
-await dropDatabase(databaseName);
-const url = await createMigratedDatabase(databaseName);
-Object.assign(process.env, e2eEnvironment(url, dataDir));
-
-const { db } = await import("../app/db.server.ts");
-const { storage } = await import("../app/integrations/storage.server.ts");
-const { seedDemoContent } = await import("../prisma/demo-content.ts");
-await seedDemoContent(db, await storage());
-await db.$disconnect();
-
-// Sign-in with every provider goes to the fake providers (real OAuth redirects on localhost).
-const { startFakeProviders, fakeProviderEnv } = await import("./fake-providers.ts");
-const fakeProviders = await startFakeProviders();
-const { FAKE_PROVIDERS_URL: _fakeUrl, ...providerEnv } = fakeProviderEnv(fakeProviders.url);
-Object.assign(process.env, providerEnv);
-
-const server = spawn(process.execPath, appServerArgs(), {
-  stdio: "inherit",
-  env: process.env,
-});
-
+const servers: ChildProcess[] = [];
+const fakeProviders: FakeProviders[] = [];
 let stopping = false;
 async function stop(code: number) {
   if (stopping) return;
   stopping = true;
-  server.kill("SIGTERM");
-  await fakeProviders.stop().catch(() => undefined);
-  await dropDatabase(databaseName).catch(() => undefined);
-  rmSync(dataDir, { recursive: true, force: true });
+  for (const server of servers) server.kill("SIGTERM");
+  await Promise.all(servers.map((server) => (server.exitCode === null ? new Promise((resolve) => server.once("exit", resolve)) : undefined)));
+  await Promise.all(fakeProviders.map((providers) => providers.stop().catch(() => undefined)));
+  for (const site of sites) {
+    await dropDatabase(site.database).catch(() => undefined);
+    rmSync(site.dataDir, { recursive: true, force: true });
+  }
   process.exit(code);
 }
 process.on("SIGTERM", () => void stop(0));
 process.on("SIGINT", () => void stop(0));
-server.on("exit", (code) => void stop(code ?? 0));
 
-function e2eEnvironment(databaseUrlValue: string, data: string): Record<string, string> {
+for (const site of sites) {
+  rmSync(site.dataDir, { recursive: true, force: true });
+  await dropDatabase(site.database);
+}
+
+// The first slot: migrations and the demo content, through the app's own modules.
+mkdirSync(first.dataDir, { recursive: true });
+Object.assign(process.env, e2eEnvironment(first));
+await createMigratedDatabase(first.database);
+const { db } = await import("../app/db.server.ts");
+const { storage } = await import("../app/integrations/storage.server.ts");
+const { seedDemoContent } = await import("../prisma/demo-content.ts");
+await seedDemoContent(db, await storage());
+// No connection may be left on a database PostgreSQL copies.
+await db.$disconnect();
+
+// The other slots: copies of the seeded database and of its stored files.
+for (const site of copies) {
+  await adminQuery(`CREATE DATABASE "${site.database}" TEMPLATE "${first.database}"`);
+  cpSync(first.dataDir, site.dataDir, { recursive: true });
+}
+
+// Sign-in with every provider goes to fake providers (real OAuth redirects on localhost).
+for (const site of sites) {
+  const providers = await startFakeProviders();
+  fakeProviders.push(providers);
+  const { FAKE_PROVIDERS_URL: _fakeUrl, ...providerEnv } = fakeProviderEnv(providers.url);
+  const server = spawn(process.execPath, appServerArgs(), { stdio: "inherit", env: { ...process.env, ...e2eEnvironment(site), ...providerEnv } });
+  server.on("exit", (code) => void stop(code ?? 0));
+  servers.push(server);
+}
+
+await Promise.all(sites.map((site) => untilAnswering(`${site.appUrl}/healthz`)));
+console.log("e2e sites ready");
+
+async function untilAnswering(url: string): Promise<void> {
+  for (;;) {
+    const answered = await fetch(url).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (answered) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function e2eEnvironment(site: WorkerSite): Record<string, string> {
   return {
     NODE_ENV: "production",
     // The specs read the codes from DATA_DIR/mail (no SMTP server here).
     MAIL_TO_FILES: "true",
-    PORT: port,
-    APP_URL: `http://127.0.0.1:${port}`,
-    DATABASE_URL: databaseUrlValue,
-    DATA_DIR: data,
+    PORT: String(site.port),
+    APP_URL: site.appUrl,
+    DATABASE_URL: databaseUrl(site.database),
+    DATA_DIR: site.dataDir,
     SESSION_SECRET: "e2e-session-secret-e2e-session-secret-0123",
     DISABLE_JOBS: "1",
     // The browser, the server and PostgreSQL share two cores here: idle-only hashing threads
     // would make each spec's sign-in wait for a quiet moment. tests/server-cluster.test.ts runs
     // the production default (idle).
     PASSWORD_THREAD_PRIORITY: "low",
-    CALLBACK_ORIGINS: `http://127.0.0.1:${port}`,
+    CALLBACK_ORIGINS: site.appUrl,
     // Shared secrets of the shop and support-platform webhooks (e2e specs sign with them).
     KOFI_VERIFICATION_TOKEN: "e2e-kofi-token",
     PATREON_WEBHOOK_SECRET: "e2e-patreon-secret",
   };
 }
-
-export { databaseUrl };
