@@ -7,7 +7,11 @@ import path from "node:path";
 import { writeZip } from "../tests/zip-files";
 import { acceptAdultWarning, db, expect, loginAs, test } from "./fixtures";
 
-const folder = mkdtempSync(path.join(os.tmpdir(), "clib-e2e-versions-"));
+// Made when a worker runs this file (not when the runner only lists its tests), removed after.
+let folder = "";
+test.beforeAll(() => {
+  folder = mkdtempSync(path.join(os.tmpdir(), "clib-e2e-versions-"));
+});
 const postId = `e2ever${Date.now().toString(36)}`;
 
 test.afterAll(async () => {

@@ -14,7 +14,11 @@ import { contentHashFeed } from "../app/utils/content-hash";
 import { traceNumberOf } from "../app/utils/zip-eocd";
 import { writeZip } from "../tests/zip-files";
 
-const folder = mkdtempSync(path.join(os.tmpdir(), "clib-e2e-verify-"));
+// Made when a worker runs this file (not when the runner only lists its tests), removed after.
+let folder = "";
+test.beforeAll(() => {
+  folder = mkdtempSync(path.join(os.tmpdir(), "clib-e2e-verify-"));
+});
 /** The e2e server's storage folder (scripts/e2e-server.ts: DATA_DIR/files). */
 const serverStorage = new LocalStorage(path.join(site.dataDir, "files"));
 const postId = `e2everify${Date.now().toString(36)}`;
