@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { createMigratedDatabase, dropDatabase, prismaCli, uniqueName } from "../tests/db.ts";
 import { startPgbouncer, type Pooler } from "../tests/pgbouncer.ts";
 import { startEmbeddedPostgres, type EmbeddedPostgres } from "../scripts/embedded-postgres.ts";
-import { appServerArgs, ensureAppBuilt, freePort } from "../scripts/app-server.ts";
+import { appServerArgs, ensureAppBuilt, freePort, waitForHealth } from "../scripts/app-server.ts";
 
 const POSTS = 1000;
 const UNLOCKED_BY_PURCHASE = 50;
@@ -43,21 +43,6 @@ type AutocannonResult = {
   errors: number;
 };
 type Autocannon = (options: { url: string; connections: number; duration: number; headers?: Record<string, string> }) => Promise<AutocannonResult>;
-
-export async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error("The app server exited during start-up");
-    try {
-      const response = await fetch(url);
-      if (response.ok) return;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`The app server did not answer ${url} in time`);
-}
 
 /** Peak (VmHWM) or current (VmRSS) resident set size of a process, in MB. */
 export function rssMb(pid: number, field: "VmHWM" | "VmRSS" = "VmHWM"): number {

@@ -9,8 +9,8 @@ import path from "node:path";
 import { once } from "node:events";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { createMigratedDatabase, dropDatabase, uniqueName } from "../tests/db.ts";
-import { rssMb, waitForHealth, type TargetLine } from "./library.ts";
-import { appServerArgs, ensureAppBuilt, freePort } from "../scripts/app-server.ts";
+import { rssMb, type TargetLine } from "./library.ts";
+import { appServerArgs, ensureAppBuilt, freePort, waitForHealth } from "../scripts/app-server.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const CONNECTIONS = Number(process.env.BENCH_LOAD_CONNECTIONS ?? 200);

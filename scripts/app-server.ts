@@ -1,6 +1,6 @@
 // How every launcher (npm start, the e2e server, server tests, benchmarks) starts the production
 // server: the bundled `<build>/server.js` (scripts/build-server.mjs) serving `<build>/index.js`.
-import { spawnSync } from "node:child_process";
+import { spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
@@ -92,4 +92,20 @@ export async function freePort(): Promise<number> {
   const port = await probePort(0);
   if (port === null) throw new Error("no free TCP port on 127.0.0.1");
   return port;
+}
+
+/** Waits until the app server started as `child` answers `url` with a 2xx; fails when it exits first or after `timeoutMs`. */
+export async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error("The app server exited during start-up");
+    try {
+      const response = await fetch(url);
+      if (response.ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`The app server did not answer ${url} in time`);
 }

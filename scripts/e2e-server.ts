@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { cpSync, mkdirSync, rmSync } from "node:fs";
 import { workerSite, type WorkerSite } from "../e2e/site.ts";
 import { adminQuery, createMigratedDatabase, databaseUrl, dropDatabase } from "../tests/db.ts";
-import { appServerArgs } from "./app-server.ts";
+import { appServerArgs, waitForHealth } from "./app-server.ts";
 import { fakeProviderEnv, startFakeProviders, type FakeProviders } from "./fake-providers.ts";
 
 const sites = Array.from({ length: Number(process.argv[2] ?? 1) }, (_, index) => workerSite(index));
@@ -65,18 +65,12 @@ for (const site of sites) {
   servers.push(server);
 }
 
-await Promise.all(sites.map((site) => untilAnswering(`${site.appUrl}/healthz`)));
-console.log("e2e sites ready");
-
-async function untilAnswering(url: string): Promise<void> {
-  for (;;) {
-    const answered = await fetch(url).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (answered) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+try {
+  await Promise.all(sites.map((site, index) => waitForHealth(`${site.appUrl}/healthz`, servers[index]!)));
+  console.log("e2e sites ready");
+} catch (error) {
+  console.error(error);
+  await stop(1);
 }
 
 function e2eEnvironment(site: WorkerSite): Record<string, string> {
