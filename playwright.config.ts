@@ -1,18 +1,26 @@
 import { randomBytes } from "node:crypto";
-import { readdirSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
 
 // Each worker drives a server and database of its own (e2e/site.ts): specs on different workers
-// never share data, so they can run at the same time. E2E_WORKERS sets how many (default 2, one
-// per core of these machines). The runner sets the base port and database name before workers
-// start, so every worker (and the fixtures that read the database) sees the same values.
-const workers = Number(process.env.E2E_WORKERS ?? 2);
+// never share data, so they can run at the same time. E2E_WORKERS sets how many (default 3: on a
+// 2-core machine two workers leave the cores idle a quarter of the time, each waiting on its
+// server and browser). The runner sets the base port and database name before workers start, so
+// every worker (and the fixtures that read the database) sees the same values.
+const workers = Number(process.env.E2E_WORKERS ?? 3);
 // Ports from 3100 up, stepping past 3659, which is on Chromium's list of blocked ports
 // (ERR_UNSAFE_PORT).
 let firstPort = 3100 + Math.floor(Math.random() * 800);
 if (firstPort <= 3659 && 3659 < firstPort + workers) firstPort = 3660;
 process.env.E2E_PORT ??= String(firstPort);
 process.env.E2E_DATABASE ??= `clib_e2e_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
+
+// Chromium's headless shell (Debian's chromium-headless-shell), the build Playwright itself runs
+// for headless tests: the same Blink and V8 without the desktop browser's windowing and display
+// compositor, for about 40% less CPU (docs/decisions/017-e2e-browser.md). The full browser runs
+// the suite too: CHROMIUM_PATH=/usr/bin/chromium.
+const HEADLESS_SHELL = "/usr/bin/chromium-headless-shell";
+const chromiumPath = process.env.CHROMIUM_PATH ?? (existsSync(HEADLESS_SHELL) ? HEADLESS_SHELL : "/usr/bin/chromium");
 
 // Playwright runs spec files in name order. E2E_ORDER=reverse runs them last to first (one
 // project per file, projects run in the order listed) to show that no spec relies on another
@@ -40,7 +48,7 @@ export default defineConfig({
     // third slower, so only a retried test records one; `--trace on` records them all.
     trace: "on-first-retry",
     launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      executablePath: chromiumPath,
       args: [
         "--no-sandbox",
         "--disable-gpu",
