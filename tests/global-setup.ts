@@ -7,12 +7,26 @@ declare module "vitest" {
   }
 }
 
-/** Builds one template database from the migrations; every test file copies it. */
+/** The run's template database, shared by the projects that use this setup (integration, pooler). */
+type Template = { name: string; migrated: Promise<unknown>; projects: number };
+const run = globalThis as { __templateDatabase?: Template };
+
+/**
+ * Builds one template database from the migrations; every test file copies it. Projects run their
+ * global setups in one process, each with its own module instance: the template is kept on
+ * `globalThis`, so the migrations run once per run, and the last project to finish drops it.
+ */
 export default async function setup(project: TestProject) {
-  const name = uniqueName("clib_tpl");
-  await createMigratedDatabase(name);
-  project.provide("templateDatabase", name);
+  const template = (run.__templateDatabase ??= (() => {
+    const name = uniqueName("clib_tpl");
+    return { name, migrated: createMigratedDatabase(name), projects: 0 };
+  })());
+  template.projects++;
+  await template.migrated;
+  project.provide("templateDatabase", template.name);
   return async () => {
-    await dropDatabase(name);
+    if (--template.projects > 0) return;
+    run.__templateDatabase = undefined;
+    await dropDatabase(template.name);
   };
 }
