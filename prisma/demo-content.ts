@@ -179,7 +179,20 @@ export async function demoImage(caption: string | null, seed: number, title: str
   </g>
   ${caption ? `<text x="60" y="110" font-family="DejaVu Sans, Arial, sans-serif" font-size="72" font-weight="bold" fill="#ffffff">${escapeXml(caption)}</text>` : ""}
 </svg>`;
-  // Film grain from the same seeded sequence (an SVG noise filter takes seconds per image).
+  return sharp(Buffer.from(svg))
+    .composite([{ input: filmGrain(), raw: { width: 1280, height: 720, channels: 3 }, blend: "soft-light" }])
+    .jpeg({ quality: 82 })
+    .toBuffer();
+}
+
+let grainLayer: Buffer | undefined;
+/**
+ * A 1280x720 layer of grey noise, laid over every cover (an SVG noise filter takes seconds per
+ * image). Drawn once from a fixed seed: the same on every cover and in every seed.
+ */
+function filmGrain(): Buffer {
+  if (grainLayer) return grainLayer;
+  const random = randomFrom(1);
   const grain = Buffer.alloc(1280 * 720 * 3);
   // Byte by byte: a Buffer.fill call per pixel costs about 15 times as much.
   for (let offset = 0; offset < grain.length; offset += 3) {
@@ -188,10 +201,7 @@ export async function demoImage(caption: string | null, seed: number, title: str
     grain[offset + 1] = level;
     grain[offset + 2] = level;
   }
-  return sharp(Buffer.from(svg))
-    .composite([{ input: grain, raw: { width: 1280, height: 720, channels: 3 }, blend: "soft-light" }])
-    .jpeg({ quality: 82 })
-    .toBuffer();
+  return (grainLayer = grain);
 }
 
 /** Parallel lines `gap` px apart across the 1280x720 cover, turned `degrees` clockwise from upright. */
