@@ -41,7 +41,7 @@ export async function switchTheme(page: Page, theme: "dark" | "light"): Promise<
 export async function expectAccessibleInBothThemes(page: Page): Promise<void> {
   for (const theme of ["dark", "light"] as const) {
     await switchTheme(page, theme);
-    const scan = new AxeBuilder({ page });
+    const scan = new AxeBuilder({ page }).options({ resultTypes: ["violations"] });
     const results = await (theme === "dark" ? scan.withTags(AXE_TAGS) : scan.withRules(COLOUR_RULES)).analyze();
     expect(results.violations, `${theme} theme:\n${describeViolations(results.violations)}`).toEqual([]);
     // The scan really looked at the page (a blank page would pass trivially): text was checked

@@ -84,6 +84,10 @@ function e2eEnvironment(site: WorkerSite): Record<string, string> {
     DATA_DIR: site.dataDir,
     SESSION_SECRET: "e2e-session-secret-e2e-session-secret-0123",
     DISABLE_JOBS: "1",
+    // One process per server: each Playwright worker already has a server of its own, and a
+    // cluster's extra workers would only add their start-up to the suite's CPU time
+    // (tests/server-cluster.test.ts runs the default, one worker per core).
+    WEB_CONCURRENCY: "1",
     // The browser, the server and PostgreSQL share two cores here: idle-only hashing threads
     // would make each spec's sign-in wait for a quiet moment. tests/server-cluster.test.ts runs
     // the production default (idle).
