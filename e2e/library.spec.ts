@@ -315,11 +315,14 @@ test("an admin edits a card, toggles it and reorders posts", async ({ page }) =>
   expect(saved).toMatchObject({ kofiId: "NEWKOFI1", version: "V1.1", isKofiOnly: true });
   expect(saved.tiers.filter((tier) => tier.kind === "FIRST").map((tier) => tier.tierId)).toEqual(["8824971"]);
 
+  // Each toggle's round trip ends with its toast; the next click comes after it, as a reader's would.
   await editable.getByRole("button", { name: "Disable" }).click();
   await expect(editable.getByRole("button", { name: "Enable" })).toBeVisible();
-  await expect.poll(async () => (await db.post.findUniqueOrThrow({ where: { id: created.id } })).enabled).toBe(false);
+  await expect(page.getByText("Post disabled.")).toBeVisible();
+  expect((await db.post.findUniqueOrThrow({ where: { id: created.id } })).enabled).toBe(false);
   await editable.getByRole("button", { name: "Enable" }).click();
-  await expect.poll(async () => (await db.post.findUniqueOrThrow({ where: { id: created.id } })).enabled).toBe(true);
+  await expect(page.getByText("Post enabled.")).toBeVisible();
+  expect((await db.post.findUniqueOrThrow({ where: { id: created.id } })).enabled).toBe(true);
 
   await editable.getByLabel("Index").fill("-3");
   await editable.getByRole("button", { name: "Set Index" }).click();
