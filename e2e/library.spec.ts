@@ -315,7 +315,7 @@ test("an admin edits a card, toggles it and reorders posts", async ({ page }) =>
   expect(saved).toMatchObject({ kofiId: "NEWKOFI1", version: "V1.1", isKofiOnly: true });
   expect(saved.tiers.filter((tier) => tier.kind === "FIRST").map((tier) => tier.tierId)).toEqual(["8824971"]);
 
-  // Each toggle's round trip ends with its toast; the next click comes after it, as a reader's would.
+  // Each toggle's round trip ends with its toast; the next click comes after it, as an admin's would.
   await editable.getByRole("button", { name: "Disable" }).click();
   await expect(editable.getByRole("button", { name: "Enable" })).toBeVisible();
   await expect(page.getByText("Post disabled.")).toBeVisible();
