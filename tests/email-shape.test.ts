@@ -10,22 +10,6 @@ import { callRoute, createTestUser, readJsonBody, sessionCookie } from "./helper
 
 const HOSTILE = ["a@" + ".".repeat(40_000) + "@", "a@" + "a.".repeat(20_000), "@".repeat(40_000), "a".repeat(40_000) + "@b", " ".repeat(40_000) + "x"];
 
-/**
- * Milliseconds of CPU this process spent (user + system), not wall time: a loaded machine that
- * leaves the test waiting for a core does not count, while a backtracking pattern, which burns
- * CPU, still does (about a second per hostile input with the old pattern).
- */
-function cpuMs(since: NodeJS.CpuUsage): number {
-  const used = process.cpuUsage(since);
-  return (used.user + used.system) / 1000;
-}
-
-function timed(run: () => unknown): number {
-  const started = process.cpuUsage();
-  run();
-  return cpuMs(started);
-}
-
 describe("email shape", () => {
   it("keeps the basic shape rule", () => {
     for (const good of ["a@b.co", "first.last+tag@sub.example.org", "x@y.z"]) expect(hasEmailShape(good)).toBe(true);
@@ -33,12 +17,15 @@ describe("email shape", () => {
       expect(hasEmailShape(bad)).toBe(false);
   });
 
-  it("every email schema refuses hostile input quickly with the spec's message", () => {
+  it("every email schema refuses hostile input by its length alone, with the spec's message", () => {
+    // The shape check never sees an over-long string: zod reports each check that ran as an issue
+    // of its own, so a lone "too_big" shows the length refused it and nothing else ran. (The last
+    // input trims to "x", which the shape check refuses.)
+    const codes = (parsed: { success: boolean; error?: { issues: { code: string }[] } }) => parsed.error?.issues.map((issue) => issue.code);
     for (const input of HOSTILE) {
-      expect(timed(() => expect(emailSchema.safeParse(input).success).toBe(false))).toBeLessThan(50);
-      expect(timed(() => expect(adminShopEmailSchema.safeParse(input).success).toBe(false))).toBeLessThan(50);
-      expect(timed(() => expect(adminUserUpdateSchema.safeParse({ email: input }).success).toBe(false))).toBeLessThan(50);
-      expect(timed(() => expect(emailField.safeParse(input).success).toBe(false))).toBeLessThan(50);
+      const expected = input.trim().length > 254 ? ["too_big"] : [expect.not.stringMatching(/^too_big$/)];
+      for (const schema of [emailSchema, adminShopEmailSchema, emailField]) expect(codes(schema.safeParse(input))).toEqual(expected);
+      expect(codes(adminUserUpdateSchema.safeParse({ email: input }))).toEqual(expected);
     }
     const parsed = emailSchema.safeParse(HOSTILE[0]);
     expect(parsed.success ? null : parsed.error.issues.map((issue) => issue.message)).toEqual(["Invalid email format."]);
@@ -46,12 +33,10 @@ describe("email shape", () => {
     expect(admin.success ? null : admin.error.issues[0]!.message).toBe("Ko-fi email cannot be empty.");
   });
 
-  it("POST /api/kofi/link answers the hostile address at once", async () => {
+  it("POST /api/kofi/link refuses the hostile address with the spec's message", async () => {
     const user = await createTestUser();
     const cookie = await sessionCookie(user.id);
-    const started = process.cpuUsage();
     const response = await callRoute(link, { method: "POST", json: { email: HOSTILE[0] }, cookie });
-    expect(cpuMs(started)).toBeLessThan(200);
     expect(response.status).toBe(400);
     expect(await readJsonBody(response)).toEqual({ error: "Invalid email format." });
   });

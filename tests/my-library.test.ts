@@ -6,7 +6,7 @@ import { renderContent } from "~/models/content.server";
 import { listMyUpdates, pruneOldDownloads } from "~/models/my-library.server";
 import * as downloadsPage from "~/routes/account.downloads";
 import * as updatesPage from "~/routes/account.updates";
-import { callRoute, createTestUser, sessionCookie } from "./helpers";
+import { callRoute, createTestUser, queriesDuring, sessionCookie } from "./helpers";
 import { createPost, createTiers, TIER_1, TIER_2 } from "./library-fixtures";
 import { seedUpdatesLibrary } from "./updates-seed";
 
@@ -66,7 +66,7 @@ describe("Updates for you", () => {
     ]);
   });
 
-  it("stays fast with 1,000 posts and 10,000 download records", async () => {
+  it("reads 1,000 posts and 10,000 download records in the same few queries", async () => {
     await createTiers();
     const user = await createTestUser({ currentTierId: TIER_2 });
     await db.download.deleteMany();
@@ -75,14 +75,9 @@ describe("Updates for you", () => {
     // Owned: free posts and Tier 2 posts (g even); behind: latest downloaded version differs.
     expect(first.length).toBeGreaterThan(100);
     expect(first.every((update) => update.fromVersion !== update.toVersion)).toBe(true);
-    const times: number[] = [];
-    for (let round = 0; round < 7; round++) {
-      const start = performance.now();
-      await listMyUpdates(user);
-      times.push(performance.now() - start);
-    }
-    times.sort((a, b) => a - b);
-    // The benchmark reports the real figure; this only catches a regression by an order of magnitude.
-    expect(times[3]).toBeLessThan(400);
+    // The viewer's facts, and the listing when its kept copy is stale: never a query per post or per
+    // download, however big the library. Its speed is measured by `npm run bench` (bench/updates.ts).
+    const { queries } = await queriesDuring("", () => listMyUpdates(user));
+    expect(queries.length).toBeLessThanOrEqual(2);
   });
 });

@@ -38,8 +38,6 @@ const CAMPAIGN_ID = "campaign-two-servers";
  * hooks the process's database writes and IPC channel when loaded.
  */
 const SHARED_PAGE_REUSE_MS = 1_000;
-/** How late a guest page on the other server may be beyond the reuse bound (timer and clock granularity). */
-const GUEST_MARGIN_MS = 50;
 
 type AppServer = { name: "A" | "B"; base: string; child: ChildProcess; output: string; dataDir: string };
 
@@ -327,7 +325,9 @@ describe("two app servers on one database and one bucket", () => {
     expect(await postTitles(B)).not.toContain(oldPost);
   });
 
-  it(`a change through A shows on B's guest pages within SHARED_PAGE_REUSE_MS (${SHARED_PAGE_REUSE_MS} ms) + ${GUEST_MARGIN_MS} ms, and at once on A's`, async () => {
+  // How long B may answer its kept copy (SHARED_PAGE_REUSE_MS) is checked against an injected clock in
+  // app/document-cache.server.test.ts; here, on real servers, only that B comes round and stays there.
+  it("a change through A shows on B's guest pages once B's kept copy expires, never flipping back, and at once on A's", async () => {
     const admin = await adminCookie();
     const nsfw = (await nsfwCookie.serialize(true)).split(";")[0]!;
     const oldPanel = word("Harbour");
@@ -363,28 +363,20 @@ describe("two app servers on one database and one bucket", () => {
       expect(onA).toContain(after);
       expect(onA).not.toContain(before);
 
-      // B: ask until it shows the change, then a few more times (it must not flip back).
-      let lastStaleSentAt: number | null = null;
-      let firstFreshSentAt: number | null = null;
+      // B: ask until it shows the change, then a few more times (it must not flip back). The
+      // deadline only ends a run where B never comes round; it is not a speed check.
       let freshInARow = 0;
       while (freshInARow < 5) {
-        const sentAt = Date.now();
-        if (sentAt - changedAt > SHARED_PAGE_REUSE_MS + 5_000) throw new Error(`B never showed the change on ${page}`);
+        if (Date.now() - changedAt > SHARED_PAGE_REUSE_MS + 15_000) throw new Error(`B never showed the change on ${page}`);
         const body = await (await guestPage()).text();
         if (body.includes(after) && !body.includes(before)) {
-          firstFreshSentAt ??= sentAt;
           freshInARow += 1;
         } else {
-          expect(body, `B went back to the old ${page} after showing the new one`).toContain(before);
-          expect(firstFreshSentAt, `B went back to the old ${page} after showing the new one`).toBeNull();
-          lastStaleSentAt = sentAt;
+          expect(body).toContain(before);
+          expect(freshInARow, `B went back to the old ${page} after showing the new one`).toBe(0);
         }
         await sleep(20);
       }
-      // Every request sent later than the bound after the change (A's answer came after its commit) was answered fresh.
-      const staleFor = lastStaleSentAt === null ? 0 : lastStaleSentAt - changedAt;
-      expect(staleFor, `B answered its old guest ${page} ${staleFor} ms after the change`).toBeLessThan(SHARED_PAGE_REUSE_MS + GUEST_MARGIN_MS);
-      expect(firstFreshSentAt! - changedAt).toBeLessThan(SHARED_PAGE_REUSE_MS + 2_000);
     }
   });
 
