@@ -6,7 +6,7 @@ vi.hoisted(() => {
 });
 import { db } from "~/db.server";
 import * as kofiWebhook from "~/routes/api.webhooks.kofi";
-import { postIdsUnlockedByPurchase } from "~/models/purchase.server";
+import { listLibraryPosts } from "~/models/library-listing.server";
 import { kofiPayload } from "./fakes/kofi";
 import { callRoute, createTestUser, readJsonBody } from "./helpers";
 
@@ -20,6 +20,12 @@ function deliver(payload: Record<string, unknown>) {
 
 async function createPost(id: string, kofiId: string) {
   return db.post.create({ data: { id, title: `Post ${id}`, kofiId, paidContent: true, isKofiOnly: true } });
+}
+
+/** The posts the library shows unlocked to the user: what production reads (viewer_context). */
+async function unlockedPostIds(userId: string): Promise<string[]> {
+  const user = await db.user.findUniqueOrThrow({ where: { id: userId } });
+  return (await listLibraryPosts(user)).filter((post) => post.unlocked).map((post) => post.postId);
 }
 
 describe("POST /api/webhooks/kofi", () => {
@@ -113,11 +119,11 @@ describe("POST /api/webhooks/kofi", () => {
     await db.shopEmail.create({ data: { userId: owner.id, email: "fan@example.com", verifiedEmail: "fan@example.com", verifiedAt: new Date() } });
     // Another account has the same address only pending: it must not get the post.
     await db.shopEmail.create({ data: { userId: other.id, email: "fan@example.com" } });
-    expect(await postIdsUnlockedByPurchase(owner.id)).toEqual([]);
+    expect(await unlockedPostIds(owner.id)).toEqual([]);
     const response = await deliver(kofiPayload({ email: "FAN@example.com", shop_items: [{ direct_link_code: "shopcode1", quantity: 1 }] }));
     expect(response.status).toBe(200);
-    expect(await postIdsUnlockedByPurchase(owner.id)).toEqual(["post-kofi-1"]);
-    expect(await postIdsUnlockedByPurchase(other.id)).toEqual([]);
+    expect(await unlockedPostIds(owner.id)).toEqual(["post-kofi-1"]);
+    expect(await unlockedPostIds(other.id)).toEqual([]);
   });
 
   it("updates kofi_current_tier for the account of a Subscription payment", async () => {

@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import pg from "pg";
 import { createMigratedDatabase, adminQuery, databaseUrl, dropDatabase, prismaCli, uniqueName } from "./db";
 
-/** Hand-written in the migrations because Prisma does not model them (0002_library_version, 0004_viewer_context, 0005_session_viewer, 0031_insights_speed, 0033 and 0035's triggers, 0039_guest_downloads, 0043_voter_access, 0044_record_download). */
+/** Hand-written in the migrations because Prisma does not model them: the triggers, and the functions whose sources are in prisma/functions. */
 const HAND_WRITTEN = [
   "FUNCTION bump_library_version()",
   "FUNCTION insights_mark_changes()",
@@ -25,6 +25,7 @@ const HAND_WRITTEN = [
   "FUNCTION vote_page(text, text, boolean, timestamp without time zone)",
   "FUNCTION viewer_access_details(text, boolean)",
   "FUNCTION viewer_context(text, boolean, boolean)",
+  "FUNCTION verified_purchases(text)",
   "TRIGGER post_tiers post_tiers_bump_library_version",
   "TRIGGER post_versions post_versions_bump_library_version",
   "TRIGGER post_versions post_versions_truncate_bump_library_version",

@@ -5,7 +5,7 @@ vi.hoisted(() => {
 });
 
 import { db } from "~/db.server";
-import { postIdsUnlockedByPurchase } from "~/models/purchase.server";
+import { listLibraryPosts } from "~/models/library-listing.server";
 import * as link from "~/routes/api.kofi.link";
 import * as verify from "~/routes/api.kofi.verify-email";
 import * as resend from "~/routes/api.kofi.resend-verification";
@@ -25,6 +25,12 @@ async function loggedIn() {
 
 function post(route: typeof link, cookie: string | undefined, json: unknown) {
   return callRoute(route, { method: "POST", json, cookie });
+}
+
+/** The posts the library shows unlocked to the user: what production reads (viewer_context). */
+async function unlockedPostIds(userId: string): Promise<string[]> {
+  const user = await db.user.findUniqueOrThrow({ where: { id: userId } });
+  return (await listLibraryPosts(user)).filter((post) => post.unlocked).map((post) => post.postId);
 }
 
 describe("shop email linking", () => {
@@ -47,7 +53,7 @@ describe("shop email linking", () => {
     expect(await readJsonBody(linked)).toEqual({ message: "Verification code sent to your email." });
     const code = await mail().nextCodeFor("guest@example.com");
     // Pending is not enough.
-    expect(await postIdsUnlockedByPurchase(user.id)).toEqual([]);
+    expect(await unlockedPostIds(user.id)).toEqual([]);
 
     const wrong = await post(verify, cookie, { email: "guest@example.com", code: code === "000000" ? "111111" : "000000" });
     expect(wrong.status).toBe(400);
@@ -58,7 +64,7 @@ describe("shop email linking", () => {
     expect(await readJsonBody(verified)).toEqual({ message: "Email verified successfully." });
     const row = await db.shopEmail.findFirstOrThrow({ where: { userId: user.id } });
     expect(row.verifiedEmail).toBe("guest@example.com");
-    expect(await postIdsUnlockedByPurchase(user.id)).toEqual(["guest-post"]);
+    expect(await unlockedPostIds(user.id)).toEqual(["guest-post"]);
 
     // The code was single use.
     const reused = await post(verify, cookie, { email: "guest@example.com", code });

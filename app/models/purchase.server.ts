@@ -86,26 +86,6 @@ export async function recordKofiWebhook(payload: KofiWebhook): Promise<WebhookOu
   }
 }
 
-/** Shop item codes (post `kofi_id`s) bought with any verified shop email of the user. */
-export async function purchasedItemCodes(userId: string): Promise<string[]> {
-  const emails = await db.shopEmail.findMany({ where: { userId, verifiedEmail: { not: null } }, select: { verifiedEmail: true } });
-  if (emails.length === 0) return [];
-  const rows = await db.purchase.findMany({
-    where: { email: { in: emails.map((row) => row.verifiedEmail!) } },
-    select: { kofiItemCode: true },
-    distinct: ["kofiItemCode"],
-  });
-  return rows.map((row) => row.kofiItemCode);
-}
-
-/** Posts unlocked for the user by a purchase (rule 6), as post ids. */
-export async function postIdsUnlockedByPurchase(userId: string): Promise<string[]> {
-  const codes = await purchasedItemCodes(userId);
-  if (codes.length === 0) return [];
-  const posts = await db.post.findMany({ where: { kofiId: { in: codes } }, select: { id: true } });
-  return posts.map((post) => post.id);
-}
-
 // ---------------------------------------------------------------- CSV import
 
 export type ImportReport = {

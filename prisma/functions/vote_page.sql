@@ -1,0 +1,20 @@
+-- What /inspiration-vote shows, in one round trip (app/models/inspiration-page.server.ts): the
+-- config, whether the visitor's tier may vote, the panels as the visitor sees them and the shipped
+-- ideas.
+CREATE OR REPLACE FUNCTION "vote_page"(p_user_id TEXT, p_tier_id TEXT, p_admin BOOLEAN, p_now TIMESTAMP(3))
+RETURNS TABLE (
+  "configId" INTEGER, "title" TEXT, "mode" "inspiration_mode", "votingOpen" BOOLEAN,
+  "votingEndTime" TIMESTAMP(3), "updatedAt" TIMESTAMP(3), "tierCanVote" BOOLEAN, "panels" TEXT, "shipped" TEXT)
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN QUERY SELECT c.id, c.title, c.mode, c.voting_open, c.voting_end_time, c.updated_at,
+    (SELECT t.can_vote FROM tiers t WHERE t.id = p_tier_id),
+    (SELECT json_agg(json_build_object('id', v.id, 'imageUrl', v."imageUrl", 'title', v.title, 'likes', v.likes,
+              'userHasLiked', v."userHasLiked", 'userHasPatreonLiked', v."userHasPatreonLiked") ORDER BY v.n)::text
+       FROM inspiration_panel_views(p_user_id) WITH ORDINALITY AS v(id, "imageUrl", title, likes, "userHasLiked", "userHasPatreonLiked", n)),
+    (SELECT json_agg(json_build_object('panelId', s."panelId", 'title', s.title, 'postId', s."postId", 'postTitle', s."postTitle",
+              'voters', s.voters, 'votersGetAccess', s."votersGetAccess") ORDER BY s.n)::text
+       FROM shipped_ideas(p_admin, p_now) WITH ORDINALITY AS s("panelId", title, "postId", "postTitle", voters, "votersGetAccess", n))
+    FROM (SELECT 1) AS one LEFT JOIN inspiration_config c ON c.id = 1;
+END
+$$;
