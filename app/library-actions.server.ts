@@ -22,9 +22,9 @@ import { withParam } from "~/utils/url";
 import { VERSION_MESSAGES, VERSION_UPLOAD_FIELDS, versionActionSchema } from "~/utils/version-schemas";
 import { nsfwAcceptedCookie } from "~/utils/visitor-cookies.server";
 
-/** Where to go back to after an action: only library addresses. */
+/** Where to go back to after an action: only library addresses (the library, or a post's page). */
 function safeBack(value: unknown): string {
-  if (typeof value !== "string" || !/^\/library(\?[^#\s]*)?$/.test(value)) return "/library";
+  if (typeof value !== "string" || !/^\/library(\/[^/?#\s]+)?(\?[^#\s]*)?$/.test(value)) return "/library";
   return value;
 }
 

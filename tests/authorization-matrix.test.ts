@@ -237,6 +237,8 @@ const MATRIX: Record<string, Case[]> = {
   "api.library.posts.$id.publish.ts": [{ method: "PUT", params: postParams, json: { publish_at: "2099-01-01T18:00:00.000Z" }, expect: adminApi(ok(200)) }],
   "api.library.posts.$id.toggle.ts": [{ method: "PUT", params: postParams, json: { enabled: false }, expect: adminApi(ok(200)) }],
   "api.library.posts.$id.ts": [
+    // Public like the library: the post as its page shows it to the viewer.
+    { method: "GET", params: postParams, expect: all(ok(200)) },
     { method: "PUT", params: postParams, json: { title: "Changed" }, expect: adminApi(ok(200)) },
     { method: "DELETE", params: postParams, expect: adminApi(ok(200)) },
   ],
@@ -294,6 +296,8 @@ const MATRIX: Record<string, Case[]> = {
   ],
   // Public like the library: the versions a picked file is compared with (no file here: none).
   "library.$postId.versions.ts": [{ method: "GET", params: (f) => ({ postId: f.postId }), expect: all(ok(200)) }],
+  // A post's own page: public like the library.
+  "library_.$postId.tsx": [{ method: "GET", params: (f) => ({ postId: f.postId }), expect: all(ok(200)) }],
   "login.tsx": [
     { method: "GET", expect: all(ok(200)) },
     {

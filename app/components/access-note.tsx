@@ -6,13 +6,13 @@ import type { AccessSummary } from "~/utils/access-words";
 
 type NoteTier = { tierId: string; title: string };
 
-export function AccessNote({ access, tiers }: { access: AccessSummary | undefined; tiers: readonly NoteTier[] }) {
+export function AccessNote({ access, tiers, open = false }: { access: AccessSummary | undefined; tiers: readonly NoteTier[]; open?: boolean }) {
   if (!access || access.allowed) return null;
   const titles = new Map(tiers.map((tier) => [tier.tierId, tier.title]));
   const unlockTiers = [...new Set(access.unlockTierIds)];
   const hasWays = unlockTiers.length > 0 || access.shopItem !== null;
   return (
-    <details className="post-disclosure post-access-locked" data-testid="access-unlock">
+    <details className="post-disclosure post-access-locked" data-testid="access-unlock" open={open}>
       <summary>What unlocks this?</summary>
       <div className="post-disclosure-body">
         {hasWays ? (

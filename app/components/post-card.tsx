@@ -2,6 +2,7 @@
 // be acted on, the title, then one status line with one primary action (Download with why it is
 // yours, or the main way in with a lock), a secondary action, and the details (what unlocks it,
 // version history) folded at the card's foot.
+import { Link } from "@remix-run/react";
 import { AccessNote } from "~/components/access-note";
 import { PostAccess } from "~/components/post-access";
 import { VerifyFile } from "~/components/verify-file";
@@ -221,7 +222,13 @@ export function InspiredBy({ post, voted }: { post: LibraryPost; voted: boolean 
   );
 }
 
+/** The address of a post's own page. */
+export function postPagePath(postId: string): string {
+  return `/library/${encodeURIComponent(postId)}`;
+}
+
 export function PostCard({
+  page = false,
   post: listed,
   tiers,
   links,
@@ -237,18 +244,21 @@ export function PostCard({
 }: PostEntryProps & {
   /** The post's visible versions, newest first. */
   versions?: VersionView[];
+  /** Shown as the post's own page: its title is the page's heading and its details are unfolded. */
+  page?: boolean;
 }) {
   const post = withPageDownload(listed, downloadedVersion);
   const titleId = `post-${post.postId}-title`;
+  const Title = page ? "h1" : "h2";
   const hasDetails = (!post.unlocked && access && !access.allowed) || versions.length > 0;
   return (
-    <article className="card post-card" aria-labelledby={titleId} data-testid="post-card" data-post-id={post.postId}>
+    <article className={page ? "card post-card post-page-card" : "card post-card"} aria-labelledby={titleId} data-testid="post-card" data-post-id={post.postId}>
       <PostImage post={post} />
       <div className="post-body">
         <PostBadges post={post} loggedIn={loggedIn} now={now} />
-        <h2 id={titleId} className="post-title">
-          {post.title}
-        </h2>
+        <Title id={titleId} className="post-title">
+          {page ? post.title : <Link to={postPagePath(post.postId)}>{post.title}</Link>}
+        </Title>
         <InspiredBy post={post} voted={voted} />
         {post.unlocked ? (
           <div className="post-owned">
@@ -271,10 +281,11 @@ export function PostCard({
         )}
         {hasDetails ? (
           <div className="post-details">
-            {!post.unlocked ? <AccessNote access={access} tiers={tiers} /> : null}
+            {!post.unlocked ? <AccessNote access={access} tiers={tiers} open={page} /> : null}
             <VersionHistory
               postId={post.postId}
               versions={versions}
+              open={page}
               // One "Verify a file" per card: under Download for a post the viewer may download,
               // else in the history (a copy got elsewhere can still be checked).
               verifySlot={!post.unlocked && versions.length > 0 ? <VerifyFile postId={post.postId} postTitle={post.title} /> : undefined}

@@ -1,6 +1,7 @@
 // A post in the library's compact list (layout=list): thumbnail, title with the badge that can be
 // acted on, one status line and one button, as a purchase library lists what you own. The card
 // (post-card.tsx) holds the rest: versions, verification and what unlocks a locked post.
+import { Link } from "@remix-run/react";
 import {
   DownloadForm,
   InspiredBy,
@@ -8,6 +9,7 @@ import {
   LockIcon,
   LockedActions,
   OwnedStatus,
+  postPagePath,
   ReleaseUpcoming,
   withPageDownload,
   type PostEntryProps,
@@ -51,7 +53,7 @@ export function PostRow({ post: listed, tiers, links, loggedIn, now, back, onDow
       <div className="post-row-text">
         <div className="post-row-head">
           <h2 id={titleId} className="post-row-title">
-            {post.title}
+            <Link to={postPagePath(post.postId)}>{post.title}</Link>
           </h2>
           <span className="badge badge-version">{post.version}</span>
           {leadBadge(post, loggedIn, now)}

@@ -106,15 +106,18 @@ export function VersionHistory({
   versions,
   renderActions,
   verifySlot,
+  open = false,
 }: {
   postId: string;
   versions: VersionView[];
   renderActions?: (version: VersionView) => ReactNode;
   verifySlot?: ReactNode;
+  /** Unfolded at first (the post's own page). */
+  open?: boolean;
 }) {
   if (versions.length === 0) return null;
   return (
-    <details className="version-history" data-testid="version-history" data-post-id={postId}>
+    <details className="version-history" data-testid="version-history" data-post-id={postId} open={open}>
       <summary>Version history ({versions.length})</summary>
       {verifySlot ? <div className="version-verify">{verifySlot}</div> : null}
       <VersionHistoryList versions={versions} showHash={false} renderActions={renderActions} />

@@ -1,9 +1,26 @@
-import type { ActionFunctionArgs } from "@remix-run/node";
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
-import { handleApi, methodNotAllowed, readJson, requireIdParam } from "~/api.server";
+import { apiError, handleApi, methodNotAllowed, readJson, requireIdParam } from "~/api.server";
+import { loadLibraryPageViewer } from "~/models/access.server";
 import { deletePost, updatePost } from "~/models/post-admin.server";
+import { loadPostPage } from "~/models/post-page.server";
 import { requireApiAdmin } from "~/models/session.server";
 import { LIBRARY_MESSAGES, postUpdateSchema } from "~/utils/library-schemas";
+
+/**
+ * GET /api/library/posts/{id}: the post as its page shows it to the viewer (a session, a Bearer
+ * token, or a guest): the listing's fields, the access explanation and the visible versions. A
+ * post the viewer may not see is 404, as an unknown id.
+ */
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  return handleApi(LIBRARY_MESSAGES.loadPostsFailed, async () => {
+    const id = requireIdParam(params.id, LIBRARY_MESSAGES.postNotFound);
+    const page = await loadPostPage(await loadLibraryPageViewer(request), id);
+    if (!page) throw apiError(404, LIBRARY_MESSAGES.postNotFound);
+    const { post, access, versions, voted, kept } = page;
+    return json({ post, access, versions, voted, kept }, { headers: { "Cache-Control": "private, no-store" } });
+  });
+}
 
 /** PUT /api/library/posts/{id} (post fields) and DELETE /api/library/posts/{id}: admins only. */
 export async function action({ request, params }: ActionFunctionArgs) {

@@ -13,8 +13,7 @@ import { AdultWarning, TermsPopup, useNsfwAcceptance } from "~/components/librar
 import { CreatePostForm, PostAdminCard } from "~/components/post-admin-card";
 import { PostCard, type PostEntryProps } from "~/components/post-card";
 import { PostRow } from "~/components/post-row";
-import { keptVersions, type KeptVersion } from "~/models/kept-versions.server";
-import { keptWords, type KeptOffer } from "~/utils/card-status";
+import { keptOffers } from "~/models/post-page.server";
 import { useLibraryDownload } from "~/components/use-library-download";
 import { env } from "~/env.server";
 import { libraryAction } from "~/library-actions.server";
@@ -23,7 +22,7 @@ import { filterLibraryPosts, keptLibraryStamp, listLibraryPosts } from "~/models
 import { versionHistories } from "~/models/post-version-history.server";
 import { listTiersAt } from "~/models/tier.server";
 import libraryStyles from "~/styles/library.css";
-import { isEffectiveAdmin, pledgedTierAt } from "~/utils/entitlement";
+import { isEffectiveAdmin } from "~/utils/entitlement";
 import { parseLibraryLayout } from "~/utils/library-layout";
 import { LIBRARY_MESSAGES, parseLibraryFilter, parsePostsPerLine } from "~/utils/library-schemas";
 import { withParam } from "~/utils/url";
@@ -87,18 +86,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const termsPost = termsParam ? matching.find((post) => post.postId === termsParam) : undefined;
   if (termsPost && !shown.includes(termsPost)) shown.push(termsPost);
   // Locked posts whose versions a lapsed member keeps (docs/product.md#keep-what-you-downloaded).
-  const locked = user ? shown.filter((post) => !post.unlocked).map((post) => post.postId) : [];
-  const keptByPost = user && locked.length > 0 ? await keptVersions(user.id, locked) : new Map<string, KeptVersion[]>();
-  const titles = new Map(tiers.map((tier) => [tier.tierId, tier.title]));
-  const kept: Record<string, KeptOffer> = {};
-  for (const [postId, versions] of keptByPost) {
-    const newest = versions[versions.length - 1];
-    const post = shown.find((item) => item.postId === postId);
-    if (!newest || !post) continue;
-    const tierId = pledgedTierAt(viewer.explained?.pledges ?? [], newest.downloadedAt);
-    const words = keptWords({ label: newest.label, downloadedAt: newest.downloadedAt, tierId }, { label: post.version, tierIds: post.tiers }, titles);
-    kept[postId] = { versionId: newest.versionId, label: newest.label, words };
-  }
+  const kept = await keptOffers(viewer, shown, tiers);
   // Which shown posts realize an idea this user voted for ("Inspired by your vote").
   const voted = shown.filter((post) => viewer.context.votedPostIds.has(post.postId)).map((post) => post.postId);
   return json({

@@ -1,0 +1,71 @@
+// One post as its own page (/library/{postId}) and as GET /api/library/posts/{postId}: the card's
+// data for a single post, read through the same listing, explanation and version history as the
+// library, so the page never shows a post the library would not. A post the viewer may not see
+// is the same "not found" as an unknown id.
+import type { KeptOffer } from "~/utils/card-status";
+import { keptWords } from "~/utils/card-status";
+import { pledgedTierAt } from "~/utils/entitlement";
+import { explainLibraryCards, loadLibraryPageViewer } from "~/models/access.server";
+import { keptVersions } from "~/models/kept-versions.server";
+import { listLibraryPosts, type LibraryPost } from "~/models/library-listing.server";
+import { versionHistories, type VersionView } from "~/models/post-version-history.server";
+import { listTiersAt, type ApiTier } from "~/models/tier.server";
+import type { CardAccess } from "~/utils/card-status";
+
+type PageViewer = Awaited<ReturnType<typeof loadLibraryPageViewer>>;
+
+/**
+ * The versions of these locked posts a lapsed member keeps (docs/product.md#keep-what-you-downloaded),
+ * each with its words, by post id.
+ */
+export async function keptOffers(viewer: PageViewer, posts: readonly LibraryPost[], tiers: readonly ApiTier[]): Promise<Record<string, KeptOffer>> {
+  const { user } = viewer;
+  const locked = user ? posts.filter((post) => !post.unlocked).map((post) => post.postId) : [];
+  if (!user || locked.length === 0) return {};
+  const keptByPost = await keptVersions(user.id, locked);
+  const titles = new Map(tiers.map((tier) => [tier.tierId, tier.title]));
+  const offers: Record<string, KeptOffer> = {};
+  for (const [postId, versions] of keptByPost) {
+    const newest = versions[versions.length - 1];
+    const post = posts.find((item) => item.postId === postId);
+    if (!newest || !post) continue;
+    const tierId = pledgedTierAt(viewer.explained?.pledges ?? [], newest.downloadedAt);
+    const words = keptWords({ label: newest.label, downloadedAt: newest.downloadedAt, tierId }, { label: post.version, tierIds: post.tiers }, titles);
+    offers[postId] = { versionId: newest.versionId, label: newest.label, words };
+  }
+  return offers;
+}
+
+export type PostPage = {
+  post: LibraryPost;
+  /** Why the viewer has it, or what would unlock it. */
+  access: CardAccess;
+  /** The visible versions, newest first, each with its notes and changelog. */
+  versions: VersionView[];
+  tiers: readonly ApiTier[];
+  /** The post realizes an inspiration item the viewer voted for. */
+  voted: boolean;
+  /** A version of this locked post the viewer keeps from their membership. */
+  kept: KeptOffer | null;
+};
+
+/** The post as `viewer` may see it now, or null when the library would not list it to them. */
+export async function loadPostPage(viewer: PageViewer, postId: string): Promise<PostPage | null> {
+  const { user, context } = viewer;
+  const post = (await listLibraryPosts(user, context)).find((item) => item.postId === postId);
+  if (!post) return null;
+  const tiers = await listTiersAt(context.libraryStamp);
+  const [access, histories, kept] = await Promise.all([
+    explainLibraryCards(user, [post], tiers, viewer.explained),
+    versionHistories([post.postId], { admin: false, stamp: context.libraryStamp }),
+    keptOffers(viewer, [post], tiers),
+  ]);
+  return {
+    post,
+    access: access[post.postId]!,
+    versions: histories[post.postId] ?? [],
+    tiers,
+    voted: context.votedPostIds.has(post.postId),
+    kept: kept[post.postId] ?? null,
+  };
+}

@@ -1,0 +1,132 @@
+// /library/{postId}: one post's own page, linkable and shareable. It holds what the library card
+// holds, unfolded: the download (or the ways in, and what unlocks the post), every version with its
+// notes and changelog, and "Verify a file". Link previews (Discord, Tumblr, …) read its Open Graph
+// and Twitter tags: the title, the cover, and "Free" or what unlocks the post. A post the viewer
+// may not see answers 404, as an unknown id does. Forms post to the library's action and come back
+// here, with or without JavaScript.
+import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { json } from "@remix-run/node";
+import { Link, useLoaderData, useLocation, useRouteError } from "@remix-run/react";
+import { useMemo } from "react";
+import { ErrorPage, refusedRequestPage } from "~/components/error-page";
+import { AdultWarning, TermsPopup, useNsfwAcceptance } from "~/components/library-gate";
+import { accessLine } from "~/components/post-access";
+import { PostCard } from "~/components/post-card";
+import { useLibraryDownload } from "~/components/use-library-download";
+import type { CacheableHandle } from "~/document-cache.server";
+import { env } from "~/env.server";
+import { loadLibraryPageViewer } from "~/models/access.server";
+import { loadPostPage } from "~/models/post-page.server";
+import libraryStyles from "~/styles/library.css";
+import { isEffectiveAdmin } from "~/utils/entitlement";
+import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
+import { withParam } from "~/utils/url";
+import { hasAcceptedNsfw } from "~/utils/visitor-cookies.server";
+
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: libraryStyles }];
+
+/** Like the library, a guest's page depends only on its address and the 18+ answer. */
+export const handle: CacheableHandle = { guestCacheable: true };
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const url = new URL(request.url);
+  const viewer = await loadLibraryPageViewer(request);
+  const page = await loadPostPage(viewer, params.postId ?? "");
+  if (!page) throw json({ error: LIBRARY_MESSAGES.postNotFound }, { status: 404 });
+  const { user } = viewer;
+  const config = env();
+  const { post } = page;
+  const canonical = `${config.APP_URL}/library/${encodeURIComponent(post.postId)}`;
+  return json({
+    ...page,
+    user: user ? { id: user.id, tosAccepted: user.tosAccepted || isEffectiveAdmin(user) } : null,
+    nsfwAccepted: await hasAcceptedNsfw(request),
+    termsPostId: url.searchParams.get("terms") === post.postId ? post.postId : null,
+    links: { kofiShopUrl: config.KOFI_SHOP_URL.replace(/\/$/, ""), patreonCreatorUrl: config.PATREON_CREATOR_URL.replace(/\/$/, "") },
+    // The minute is enough for the New/Updated badges (as on the library).
+    now: new Date(Math.floor(Date.now() / 60_000) * 60_000).toISOString(),
+    preview: { url: canonical, image: post.imageUrl ? `${config.APP_URL}${post.imageUrl}` : null },
+  });
+}
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => {
+  if (!data) return [{ title: "Post not found · Creator Library" }];
+  const { post, tiers, preview } = data;
+  const audience = post.paid_content ? accessLine(post, [...tiers]) : "Free";
+  const title = `${post.title} · Creator Library`;
+  return [
+    { title },
+    { name: "description", content: audience },
+    { tagName: "link", rel: "canonical", href: preview.url },
+    { property: "og:type", content: "website" },
+    { property: "og:site_name", content: "Creator Library" },
+    { property: "og:title", content: post.title },
+    { property: "og:description", content: audience },
+    { property: "og:url", content: preview.url },
+    ...(preview.image ? [{ property: "og:image", content: preview.image }] : []),
+    { name: "twitter:card", content: preview.image ? "summary_large_image" : "summary" },
+    { name: "twitter:title", content: post.title },
+    { name: "twitter:description", content: audience },
+    ...(preview.image ? [{ name: "twitter:image", content: preview.image }] : []),
+  ];
+};
+
+export default function PostPage() {
+  const data = useLoaderData<typeof loader>();
+  const location = useLocation();
+  const back = `${location.pathname}${location.search}`;
+  const nsfw = useNsfwAcceptance(data.nsfwAccepted);
+  const download = useLibraryDownload({ loggedIn: data.user !== null, tosAcceptedOnServer: data.user?.tosAccepted ?? false });
+  const now = useMemo(() => new Date(data.now), [data.now]);
+  const { post } = data;
+  const termsFor = download.termsFor;
+  return (
+    <div className="library-page">
+      {!nsfw.accepted ? <AdultWarning back={back} onAccept={nsfw.accept} /> : null}
+      {termsFor ? (
+        <TermsPopup
+          postId={termsFor.postId}
+          back={back}
+          guest={!data.user}
+          onAccept={() => download.acceptTermsAndDownload(termsFor)}
+          onCancel={download.cancelTerms}
+        />
+      ) : data.termsPostId && nsfw.accepted ? (
+        <TermsPopup postId={data.termsPostId} back={withParam(back, "terms", null)} guest={!data.user} />
+      ) : null}
+      <div
+        className={nsfw.accepted ? "library-content post-page" : "library-content post-page library-blurred"}
+        {...(nsfw.accepted ? {} : { inert: "", "aria-hidden": true })}
+        data-testid="post-page"
+      >
+        <p>
+          <Link to="/library">← Library</Link>
+        </p>
+        <PostCard
+          page
+          post={post}
+          tiers={[...data.tiers]}
+          links={data.links}
+          loggedIn={data.user !== null}
+          now={now}
+          back={back}
+          onDownload={download.requestDownload}
+          access={data.access}
+          versions={data.versions}
+          downloadedVersion={download.downloaded[post.postId]}
+          voted={data.voted}
+          kept={data.kept ?? undefined}
+        />
+      </div>
+      <iframe ref={download.frameRef} title="Download" className="visually-hidden" aria-hidden="true" tabIndex={-1} data-testid="download-frame" />
+    </div>
+  );
+}
+
+export function ErrorBoundary() {
+  const error = useRouteError();
+  const refused = refusedRequestPage(error);
+  if (refused) return refused;
+  console.error(error);
+  return <ErrorPage status={500} title={LIBRARY_MESSAGES.loadPostsFailed} message={LIBRARY_MESSAGES.fetchFailed} />;
+}
