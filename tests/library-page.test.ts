@@ -323,6 +323,26 @@ describe("the admin card's Save changes only what the admin edited", () => {
   });
 });
 
+describe("Publish now", () => {
+  it("the card says Published at once (not a minute later), where the scheduled card said who sees it", async () => {
+    const tomorrow = new Date(Date.now() + 24 * 3600_000).toISOString().slice(0, 16);
+    await post({ intent: "create", title: "Publish-now bench", publish_at: tomorrow, back: "/library" }, adminCookie);
+    const created = await db.post.findFirstOrThrow({ where: { title: "Publish-now bench" } });
+    const cardText = async () => (await requestDocument({ path: "/library?search=Publish-now%20bench", cookie: adminCookie })).text();
+    expect(await cardText()).toContain("(UTC): only admins see it until then.");
+
+    const published = await post({ intent: "publish-now", postId: created.id, back: "/library" }, adminCookie);
+    expect(await toastOf(published)).toMatchObject({ type: "success" });
+    // Supporters see it now...
+    expect((await load("/library?search=Publish-now%20bench")).posts.map((listed) => listed.postId)).toEqual([created.id]);
+    // ...and so the admin's card, on the very next page, says it is published.
+    const page = await cardText();
+    expect(page).not.toContain("only admins see it until then");
+    expect(page).not.toContain('data-testid="scheduled-badge"');
+    expect(page).toMatch(/data-testid="release-publication"[^>]*>Published\.</);
+  });
+});
+
 // With JavaScript the page posts to this same action (through a fetcher) instead of
 // calling /api; `respond=json` only changes the answer's form, never the rule behind it.
 describe("action with JavaScript (respond=json)", () => {

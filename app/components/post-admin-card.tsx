@@ -183,6 +183,7 @@ export function PostAdminCard({
   tiers,
   back,
   now,
+  scheduled,
   versions = [],
   position,
 }: {
@@ -190,6 +191,8 @@ export function PostAdminCard({
   tiers: CardTier[];
   back: string;
   now: Date;
+  /** Is the post's publication still ahead (the loader's exact clock, not the page's minute)? */
+  scheduled: boolean;
   versions?: VersionView[];
   /** The post's place in the whole library order (0 = first): what Set Index shows to start from. */
   position?: number;
@@ -218,7 +221,7 @@ export function PostAdminCard({
       <div className="post-body">
         <PostBadges post={post} loggedIn={false} now={now} />
         <h2 id={titleId} className="post-title">
-          {post.title} {enabled ? null : <span className="badge">Disabled</span>} <ScheduledBadge post={post} now={now} />
+          {post.title} {enabled ? null : <span className="badge">Disabled</span>} <ScheduledBadge post={post} scheduled={scheduled} />
         </h2>
         <p className="muted">
           Post ID {id}
@@ -262,7 +265,7 @@ export function PostAdminCard({
           </save.Form>
         </FoldingSection>
 
-        <ReleaseSection post={post} tiers={tiers} back={back} now={now} />
+        <ReleaseSection post={post} tiers={tiers} back={back} now={now} scheduled={scheduled} />
 
         <div className="admin-actions">
           <toggle.Form method="post" action="/library" preventScrollReset>

@@ -23,7 +23,7 @@ import { filterLibraryPosts, keptLibraryStamp, listLibraryPosts } from "~/models
 import { versionHistories } from "~/models/post-version-history.server";
 import { listTiersAt } from "~/models/tier.server";
 import libraryStyles from "~/styles/library.css";
-import { isEffectiveAdmin, pledgedTierAt } from "~/utils/entitlement";
+import { isEffectiveAdmin, isPublishedAt, pledgedTierAt } from "~/utils/entitlement";
 import { parseLibraryLayout } from "~/utils/library-layout";
 import { LIBRARY_MESSAGES, parseLibraryFilter, parsePostsPerLine } from "~/utils/library-schemas";
 import { withParam } from "~/utils/url";
@@ -58,6 +58,11 @@ function parseShown(value: string | null): number {
 function libraryPositions(all: { postId: string }[], shown: { postId: string }[]): Record<string, number> {
   const index = new Map(all.map((post, position) => [post.postId, position]));
   return Object.fromEntries(shown.map((post) => [post.postId, index.get(post.postId) ?? 0]));
+}
+
+/** The posts whose scheduled publication is still ahead at `now`. */
+function scheduledPosts(posts: { postId: string; publish_at: string | null }[], now: Date): string[] {
+  return posts.filter((post) => !isPublishedAt({ publishAt: post.publish_at ? new Date(post.publish_at) : null }, now)).map((post) => post.postId);
 }
 
 export async function loader({ request }: LoaderFunctionArgs) {
@@ -112,6 +117,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
     ),
     // Each shown post's place in the whole library order, for the admin card's Set Index.
     positions: adminView ? libraryPositions(allPosts, shown) : {},
+    // Posts still waiting for their publication, by the same clock and rule as the listing that
+    // hides them from everyone else (not the minute below: a post published now is published).
+    scheduledPostIds: adminView ? scheduledPosts(shown, new Date()) : [],
     matching: matching.length,
     total: visible.length,
     tiers,
@@ -237,6 +245,7 @@ export default function Library() {
                   tiers={data.tiers}
                   back={back}
                   now={now}
+                  scheduled={data.scheduledPostIds.includes(post.postId)}
                   versions={data.versions[post.postId]}
                   position={data.positions[post.postId]}
                 />
