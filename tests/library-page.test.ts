@@ -66,9 +66,13 @@ describe("loader", () => {
     // A value the cookie object did not write means nothing.
     expect((await load("/library", "nsfwAccepted=true")).nsfwAccepted).toBe(false);
     expect((await load("/library", adminCookie)).adminView).toBe(true);
+    // Admins are not shown the 18+ warning, in a fresh session without the cookie as in the user view.
+    expect((await load("/library", adminCookie)).nsfwAccepted).toBe(true);
+    expect((await load("/library?view=user", await sessionCookie(admin.id))).nsfwAccepted).toBe(true);
     expect((await load("/library?view=user", adminCookie)).adminView).toBe(false);
     const user = await createTestUser();
     expect((await load("/library", await sessionCookie(user.id))).adminView).toBe(false);
+    expect((await load("/library", await sessionCookie(user.id))).nsfwAccepted).toBe(false);
   });
 
   it("reads a signed-in viewer's context with the session, for the listing and the cards' words alike", async () => {
@@ -136,6 +140,24 @@ describe("loader", () => {
       await db.tier.update({ where: { id: TIER_2 }, data: { title: "Tier 2" } });
     }
     expect(((await load("/library", cookie)) as WithTiers).tiers.find((tier) => tier.tierId === TIER_2)?.title).toBe("Tier 2");
+  });
+
+  it("an empty result names the filter that emptied it and offers the whole library back", async () => {
+    const cookie = await sessionCookie((await createTestUser()).id);
+    const page = async (path: string) => {
+      const response = await requestDocument({ path, cookie });
+      expect(response.status).toBe(200);
+      return (await response.text()).replace(/<!-- -->/g, "");
+    };
+    // A new account has downloaded nothing: nothing is outdated, and the search box is empty.
+    const filtered = await page("/library?filter=outdated&perLine=3");
+    expect(filtered).toContain("No posts match the filter \u201cOutdated\u201d.");
+    expect(filtered).not.toContain("No posts match your search.");
+    expect(filtered).toMatch(/<a [^>]*href="\/library\?perLine=3"[^>]*>Show all posts<\/a>/);
+    const both = await page("/library?filter=never&search=no-such-title-anywhere");
+    expect(both).toContain("No posts match your search in the filter \u201cNever downloaded\u201d.");
+    expect(both).toMatch(/<a [^>]*href="\/library"[^>]*>Show all posts<\/a>/);
+    expect(await page("/library?search=no-such-title-anywhere")).toContain("No posts match your search.");
   });
 
   it("admins viewing as users see enabled posts only", async () => {

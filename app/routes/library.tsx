@@ -8,7 +8,7 @@ import { Link, useLoaderData, useLocation, useRouteError, type ShouldRevalidateF
 import { useMemo } from "react";
 import { ErrorPage, refusedRequestPage } from "~/components/error-page";
 import type { CacheableHandle } from "~/document-cache.server";
-import { LibraryControls } from "~/components/library-controls";
+import { EmptyLibrary, LibraryControls } from "~/components/library-controls";
 import { AdultWarning, TermsPopup, useNsfwAcceptance } from "~/components/library-gate";
 import { CreatePostForm, PostAdminCard } from "~/components/post-admin-card";
 import { PostCard, type PostEntryProps } from "~/components/post-card";
@@ -130,7 +130,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
     isAdmin,
     adminView,
     user: user ? { id: user.id, tosAccepted: user.tosAccepted || isAdmin } : null,
-    nsfwAccepted: await hasAcceptedNsfw(request),
+    // Admins run the library: they are not asked to confirm their age for it (in no session).
+    nsfwAccepted: isAdmin || (await hasAcceptedNsfw(request)),
     termsPostId: termsParam && visible.some((post) => post.postId === termsParam) ? termsParam : null,
     links: { kofiShopUrl: config.KOFI_SHOP_URL.replace(/\/$/, ""), patreonCreatorUrl: config.PATREON_CREATOR_URL.replace(/\/$/, "") },
     // The minute is enough for the New/Updated badges, and keeps the document the same for a
@@ -228,7 +229,7 @@ export default function Library() {
         </p>
 
         {data.matching === 0 ? (
-          <p className="library-empty">No posts match your search.</p>
+          <EmptyLibrary search={data.search} filter={data.filter} back={back} />
         ) : data.layout === "list" ? (
           <ul className="library-list" data-testid="library-list">
             {data.posts.map((post) => (
