@@ -66,6 +66,8 @@ test("an admin uploads a new version with notes; the card's version history show
   await card.getByRole("button", { name: "Upload file" }).click();
   await expect.poll(() => db.postVersion.count({ where: { postId } })).toBe(2);
   expect((await db.post.findUniqueOrThrow({ where: { id: postId } })).version).toBe("V2.0");
+  // The card's details form follows the upload: a Save now keeps V2.0.
+  await expect(card.getByLabel("Version", { exact: true })).toHaveValue("V2.0");
   // The admin's history lists both, newest first, with the SHA-256 of each.
   await card.getByText("Version history (2)").click();
   const adminItems = card.getByTestId("version-item");
