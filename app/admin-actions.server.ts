@@ -7,14 +7,22 @@ import type { AdminActionData } from "~/components/admin/action-data";
 import { adminHref } from "~/components/admin/admin-href";
 import { env } from "~/env.server";
 import { searchDownloadsByCode, searchDownloadsByLeakedFile } from "~/models/admin-search.server";
-import { addShopEmailAsAdmin, updateUserAsAdmin, verifyShopEmailAsAdmin } from "~/models/admin-user-edits.server";
+import { addShopEmailAsAdmin, removeShopEmailAsAdmin, updateUserAsAdmin, verifyShopEmailAsAdmin } from "~/models/admin-user-edits.server";
 import { isDomainError } from "~/models/errors";
 import { forceIntervalSync } from "~/models/interval-sync.server";
 import { importPurchasesCsv } from "~/models/purchase.server";
 import { recomputeUnlocksForUser } from "~/models/unlocks.server";
 import { sendUpdateDigestsNow } from "~/models/update-digest.server";
 import { redirectWithError, redirectWithSuccess } from "~/toast.server";
-import { ADMIN_MESSAGES, codeSearchSchema, digestsSentMessage, shopEmailSchema, userUpdateFromForm, type UserSearch } from "~/utils/admin-schemas";
+import {
+  ADMIN_MESSAGES,
+  codeSearchSchema,
+  digestsSentMessage,
+  postedEditorFields,
+  shopEmailSchema,
+  userUpdateFromForm,
+  type UserSearch,
+} from "~/utils/admin-schemas";
 import { MAX_CSV_BYTES } from "~/utils/body-limits";
 import { formRefusal } from "~/utils/form-failure.server";
 import { streamTail } from "~/utils/stream-tail.server";
@@ -119,8 +127,20 @@ export async function unlockObjects(actorId: string, form: FormData, back: UserS
   }
 }
 
-/** Save (closes the editor), and the no-JavaScript Add / Mark verified of a shop email. */
-export async function editUser(actorId: string, intent: "save-user" | "add-shop-email" | "verify-shop-email", form: FormData, back: UserSearch) {
+const SHOP_EMAIL_DONE = {
+  "add-shop-email": "Ko-fi email added as unverified.",
+  "verify-shop-email": "Ko-fi email marked as verified.",
+  "remove-shop-email": "Ko-fi email removed.",
+} as const;
+
+export type ShopEmailIntent = keyof typeof SHOP_EMAIL_DONE;
+
+/**
+ * Save (closes the editor), and the no-JavaScript Add / Mark verified / Remove of a shop email.
+ * Those post the whole editor form but change only the shop email: the answer draws the editor
+ * again with what the admin had typed elsewhere, still unsaved, so nothing typed is lost.
+ */
+export async function editUser(actorId: string, intent: "save-user" | ShopEmailIntent, form: FormData, back: UserSearch) {
   const userId = String(form.get("userId") ?? "");
   if (!userId) return answer({ intent, error: ADMIN_MESSAGES.noUserSelected }, 400);
   try {
@@ -130,15 +150,15 @@ export async function editUser(actorId: string, intent: "save-user" | "add-shop-
       await updateUserAsAdmin(actorId, userId, parsed.data);
       return redirectWithSuccess(adminHref(back), { message: ADMIN_MESSAGES.userUpdated });
     }
-    const email = intent === "add-shop-email" ? form.get("newShopEmail") : form.get("verifyShopEmail");
-    const parsed = shopEmailSchema.safeParse(email ?? "");
+    const field = { "add-shop-email": "newShopEmail", "verify-shop-email": "verifyShopEmail", "remove-shop-email": "removeShopEmail" }[intent];
+    const parsed = shopEmailSchema.safeParse(form.get(field) ?? "");
     if (!parsed.success) return answer({ intent, error: parsed.error.issues[0]?.message ?? ADMIN_MESSAGES.shopEmailInvalid }, 400);
-    if (intent === "add-shop-email") {
-      await addShopEmailAsAdmin(actorId, userId, parsed.data);
-      return redirectWithSuccess(adminHref({ ...back, user: userId }), { message: "Ko-fi email added as unverified." });
-    }
-    await verifyShopEmailAsAdmin(actorId, userId, parsed.data);
-    return redirectWithSuccess(adminHref({ ...back, user: userId }), { message: "Ko-fi email marked as verified." });
+    if (intent === "add-shop-email") await addShopEmailAsAdmin(actorId, userId, parsed.data);
+    else if (intent === "verify-shop-email") await verifyShopEmailAsAdmin(actorId, userId, parsed.data);
+    else await removeShopEmailAsAdmin(actorId, userId, parsed.data);
+    const posted = postedEditorFields(form);
+    if (!posted) return redirectWithSuccess(adminHref({ ...back, user: userId }), { message: SHOP_EMAIL_DONE[intent] });
+    return answer({ intent, message: SHOP_EMAIL_DONE[intent], posted });
   } catch (error) {
     return refused(intent, error, ADMIN_MESSAGES.updateUserFailed);
   }

@@ -145,6 +145,26 @@ test("an admin marks a pending Ko-fi email verified; it applies on Save", async 
   expect((await db.shopEmail.findFirstOrThrow({ where: { userId: buyer.id } })).verifiedEmail).toBe("pending@kofi.example");
 });
 
+test("an admin removes a mistyped Ko-fi email; it goes on Save", async ({ page }) => {
+  const buyer = await db.user.create({ data: { email: `typo-buyer-${Date.now()}@example.com`, fullName: "Typo Buyer", mailVerified: true } });
+  await db.shopEmail.createMany({
+    data: [
+      { userId: buyer.id, email: "typo@kofi.example", verifiedEmail: "typo@kofi.example", verifiedAt: new Date() },
+      { userId: buyer.id, email: "right@kofi.example" },
+    ],
+  });
+  await loginAsAdmin(page);
+  await page.goto(`/admin?user=${buyer.id}`);
+  const editor = page.getByTestId("user-editor");
+  await editor.getByRole("button", { name: "Remove typo@kofi.example" }).click();
+  await expect(editor.getByRole("listitem").filter({ hasText: "typo@kofi.example" })).toContainText("Removed, not saved");
+  await expect(editor.getByText("Unsaved changes")).toBeVisible();
+  expect(await db.shopEmail.count({ where: { userId: buyer.id } })).toBe(2);
+  await editor.getByRole("button", { name: "Save" }).click();
+  await expect(page.getByTestId("toast").filter({ hasText: "User updated successfully." })).toBeVisible();
+  expect((await db.shopEmail.findMany({ where: { userId: buyer.id } })).map((row) => row.email)).toEqual(["right@kofi.example"]);
+});
+
 test("code search finds the downloads of a leak-trace number by keyword", async ({ page }) => {
   const supporter = await demoUser("supporter@example.com");
   const post = await db.post.findFirstOrThrow({ where: { title: "Crystal Cave Build" } });

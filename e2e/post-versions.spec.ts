@@ -14,8 +14,10 @@ test.beforeAll(() => {
 });
 const postId = `e2ever${Date.now().toString(36)}`;
 
+const headingsPostId = `${postId}h`;
+
 test.afterAll(async () => {
-  await db.post.deleteMany({ where: { id: postId } });
+  await db.post.deleteMany({ where: { id: { in: [postId, headingsPostId] } } });
   rmSync(folder, { recursive: true, force: true });
 });
 
@@ -64,6 +66,8 @@ test("an admin uploads a new version with notes; the card's version history show
   await card.getByRole("button", { name: "Upload file" }).click();
   await expect.poll(() => db.postVersion.count({ where: { postId } })).toBe(2);
   expect((await db.post.findUniqueOrThrow({ where: { id: postId } })).version).toBe("V2.0");
+  // The card's details form follows the upload: a Save now keeps V2.0.
+  await expect(card.getByLabel("Version", { exact: true })).toHaveValue("V2.0");
   // The admin's history lists both, newest first, with the SHA-256 of each.
   await card.getByText("Version history (2)").click();
   const adminItems = card.getByTestId("version-item");
@@ -95,4 +99,30 @@ test("an admin uploads a new version with notes; the card's version history show
   await expect(changelog.getByText("mod/readme.txt")).toHaveCount(0);
   // The older version stays downloadable from the history.
   await expect(history.getByRole("button", { name: /Download V1\.0/ })).toBeVisible();
+});
+
+test("headings in version notes stay smaller than the post's title", async ({ page }) => {
+  await acceptAdultWarning(page);
+  await db.post.create({
+    data: { id: headingsPostId, title: "E2E Notes Headings", paidContent: false, version: "V2.0", orderDate: new Date("2000-01-01T00:00:00Z") },
+  });
+  await db.postVersion.create({
+    data: {
+      postId: headingsPostId,
+      label: "V2.0",
+      notes: "# Big news\n\nA new hat.\n\n## Fixes\n\n- Clipping",
+      storageKey: `posts/${headingsPostId}/v2.zip`,
+      fileName: "v2.zip",
+      size: BigInt(10),
+    },
+  });
+  await page.goto("/library?search=E2E%20Notes%20Headings");
+  const card = page.getByTestId("post-card").filter({ has: page.getByRole("heading", { name: "E2E Notes Headings" }) });
+  await card.getByTestId("version-history").getByText("Version history (1)").click();
+  const notes = card.getByTestId("version-item").first();
+  await expect(notes.getByRole("heading", { name: "Big news" })).toBeVisible();
+  const size = (locator: import("@playwright/test").Locator) => locator.evaluate((element) => parseFloat(getComputedStyle(element).fontSize));
+  const title = await size(card.getByRole("heading", { name: "E2E Notes Headings" }));
+  expect(await size(notes.getByRole("heading", { name: "Big news" }))).toBeLessThan(title);
+  expect(await size(notes.getByRole("heading", { name: "Fixes" }))).toBeLessThan(title);
 });

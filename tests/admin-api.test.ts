@@ -259,6 +259,30 @@ describe("PUT /api/admin/users/{id}", () => {
     expect(await db.shopEmail.count({ where: { userId: user.id, email: "taken@shop.example" } })).toBe(0);
   });
 
+  it("removes shop emails listed in removeKofiEmails (any case), verified or not, in the same audited change", async () => {
+    const user = await createTestUser();
+    await db.shopEmail.createMany({
+      data: [
+        { userId: user.id, email: "wrong@shop.example", verifiedEmail: "wrong@shop.example", verifiedAt: new Date() },
+        { userId: user.id, email: "keep@shop.example" },
+      ],
+    });
+    const response = await put(user.id, { removeKofiEmails: ["WRONG@shop.example"], kofiEmails: [{ email: "right@shop.example", emailVerified: false }] });
+    expect(response.status).toBe(200);
+    const left = await db.shopEmail.findMany({ where: { userId: user.id }, orderBy: { email: "asc" } });
+    expect(left.map((row) => row.email)).toEqual(["keep@shop.example", "right@shop.example"]);
+    const audit = await db.auditEntry.findFirstOrThrow({ where: { targetType: "user", targetId: user.id, action: "user.update" } });
+    expect(audit.after).toEqual({
+      kofiEmails: [
+        { email: "keep@shop.example", emailVerified: false },
+        { email: "right@shop.example", emailVerified: false },
+      ],
+    });
+    const invalid = await put(user.id, { removeKofiEmails: ["not-an-email"] });
+    expect(invalid.status).toBe(400);
+    expect(await db.shopEmail.count({ where: { userId: user.id } })).toBe(2);
+  });
+
   it("validates shop emails and user emails in the spec's words", async () => {
     const user = await createTestUser();
     const empty = await put(user.id, { kofiEmails: [{ email: "  ", emailVerified: false }] });

@@ -1,6 +1,8 @@
 // The /admin page's loader and action (the no-JavaScript paths) against a real database.
 import { db } from "~/db.server";
 import * as adminRoute from "~/routes/admin";
+import * as libraryRoute from "~/routes/library";
+import { formFieldsOf, requestDocument } from "./documents";
 import { callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
 
 type Json = Record<string, unknown>;
@@ -124,8 +126,9 @@ describe("/admin action without JavaScript", () => {
       form: { ...base, intent: "add-shop-email", newShopEmail: "Buyer@Shop.example" },
       cookie: adminCookie,
     });
-    expect(added.status).toBe(302);
-    expect(added.headers.get("Location")).toBe(`/admin?user=${target.id}`);
+    // The editor is drawn again with the rest of the form as posted (unsaved).
+    expect(added.status).toBe(200);
+    expect(await readJsonBody(added)).toMatchObject({ intent: "add-shop-email", message: "Ko-fi email added as unverified.", posted: { fullName: "x" } });
     let shopEmail = await db.shopEmail.findFirstOrThrow({ where: { userId: target.id } });
     expect(shopEmail).toMatchObject({ email: "Buyer@Shop.example", verifiedEmail: null, verifiedAt: null });
     // The fullName field of the same form is not saved by this button.
@@ -137,7 +140,7 @@ describe("/admin action without JavaScript", () => {
       form: { ...base, verifyShopEmail: "Buyer@Shop.example" },
       cookie: adminCookie,
     });
-    expect(verified.status).toBe(302);
+    expect(verified.status).toBe(200);
     shopEmail = await db.shopEmail.findFirstOrThrow({ where: { userId: target.id } });
     expect(shopEmail.verifiedEmail).toBe("Buyer@Shop.example");
     expect(shopEmail.verifiedAt).not.toBeNull();
@@ -148,6 +151,111 @@ describe("/admin action without JavaScript", () => {
       ["user.shop_email.verify", adminId],
     ]);
     expect(entries[1]!.after).toEqual({ kofiEmails: [{ email: "Buyer@Shop.example", emailVerified: true }] });
+  });
+
+  it("removes a shop email, verified or not, audited; it then unlocks nothing for the user", async () => {
+    const target = await createTestUser({ fullName: "Mistyped Buyer" });
+    await db.post.create({ data: { id: "p-shop-only", title: "Shop Only Hut", paidContent: true, kofiId: "hut-1" } });
+    await db.purchase.create({
+      data: { email: "someone-else@shop.example", kofiItemCode: "hut-1", transactionId: "tx-hut-1", source: "ADMIN", purchasedAt: new Date() },
+    });
+    await db.shopEmail.createMany({
+      data: [
+        { userId: target.id, email: "someone-else@shop.example", verifiedEmail: "someone-else@shop.example", verifiedAt: new Date() },
+        { userId: target.id, email: "typo@shop.example" },
+      ],
+    });
+    const unlocked = async () => {
+      const page = await callRoute(libraryRoute, { path: "/library?search=Shop%20Only%20Hut", cookie: await sessionCookie(target.id) });
+      return (await readJsonBody<{ posts: { postId: string; unlocked: boolean }[] }>(page)).posts.find((post) => post.postId === "p-shop-only")?.unlocked;
+    };
+    expect(await unlocked()).toBe(true);
+
+    // Not an admin: sent away, nothing removed.
+    const fan = await createTestUser();
+    const refused = await callRoute(adminRoute, {
+      method: "POST",
+      path: "/admin",
+      form: { userId: target.id, removeShopEmail: "someone-else@shop.example" },
+      cookie: await sessionCookie(fan.id),
+    });
+    expect(refused.status).toBe(302);
+    expect(refused.headers.get("Location")).toBe("/");
+    expect(await db.shopEmail.count({ where: { userId: target.id } })).toBe(2);
+
+    // The editor's Remove without JavaScript: a submit button named for its email (any case).
+    const removed = await callRoute(adminRoute, {
+      method: "POST",
+      path: `/admin?user=${target.id}`,
+      form: { userId: target.id, fullName: "Mistyped Buyer", email: target.email!, removeShopEmail: "SOMEONE-ELSE@shop.example" },
+      cookie: adminCookie,
+    });
+    expect(removed.status).toBe(200);
+    expect(await readJsonBody(removed)).toMatchObject({ intent: "remove-shop-email", message: "Ko-fi email removed." });
+    expect((await db.shopEmail.findMany({ where: { userId: target.id } })).map((row) => row.email)).toEqual(["typo@shop.example"]);
+    expect(await unlocked()).toBe(false);
+    const entry = await db.auditEntry.findFirstOrThrow({ where: { targetId: target.id, action: "user.shop_email.remove" } });
+    expect(entry.actorId).toBe(adminId);
+    expect(entry.before).toEqual({
+      kofiEmails: [
+        { email: "someone-else@shop.example", emailVerified: true },
+        { email: "typo@shop.example", emailVerified: false },
+      ],
+    });
+    expect(entry.after).toEqual({ kofiEmails: [{ email: "typo@shop.example", emailVerified: false }] });
+
+    // With JavaScript, Remove takes it out of the draft and Save sends it as kofiEmailRemoved.
+    const form = new URLSearchParams({
+      intent: "save-user",
+      userId: target.id,
+      fullName: "Mistyped Buyer",
+      email: target.email!,
+      kofiEmailRemoved: "typo@shop.example",
+    });
+    const saved = await callRoute(adminRoute, {
+      method: "POST",
+      path: "/admin",
+      body: form.toString(),
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      cookie: adminCookie,
+    });
+    expect(saved.status).toBe(302);
+    expect(await db.shopEmail.count({ where: { userId: target.id } })).toBe(0);
+    expect(await db.auditEntry.findFirstOrThrow({ where: { targetId: target.id, action: "user.update" } })).toMatchObject({
+      before: { kofiEmails: [{ email: "typo@shop.example", emailVerified: false }] },
+      after: { kofiEmails: [] },
+    });
+  });
+
+  it("without JavaScript, a shop email's Add keeps what the admin typed elsewhere in the editor, unsaved", async () => {
+    const target = await createTestUser({ fullName: "Typing Person" });
+    const html = await (await requestDocument({ path: `/admin?user=${target.id}`, cookie: adminCookie })).text();
+    const form = formFieldsOf(html, { userId: target.id });
+    form.set("fullName", "Typed But Not Saved");
+    form.append("unlocked_content", "p-ship");
+    form.set("newShopEmail", "new-buyer@shop.example");
+    form.set("intent", "add-shop-email");
+    const response = await requestDocument({
+      method: "POST",
+      path: `/admin?user=${target.id}`,
+      body: form.toString(),
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      cookie: adminCookie,
+    });
+    expect(response.status).toBe(200);
+    const page = await response.text();
+    // The email was added...
+    expect(page).toContain("Ko-fi email added as unverified.");
+    expect(await db.shopEmail.count({ where: { userId: target.id, email: "new-buyer@shop.example" } })).toBe(1);
+    // ...and the editor shows the typed name and the picked post again, as unsaved changes.
+    const again = formFieldsOf(page, { userId: target.id });
+    expect(again.get("fullName")).toBe("Typed But Not Saved");
+    expect(again.getAll("unlocked_content")).toEqual(["p-ship"]);
+    expect(again.getAll("kofiEmail")).toEqual(["new-buyer@shop.example"]);
+    expect(page).toContain("Unsaved changes");
+    const row = await db.user.findUniqueOrThrow({ where: { id: target.id }, include: { unlockedContent: true } });
+    expect(row.fullName).toBe("Typing Person");
+    expect(row.unlockedContent).toEqual([]);
   });
 
   it("answers 'No user selected' when the form names no user", async () => {

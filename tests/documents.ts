@@ -90,3 +90,49 @@ export async function pagesWithActions(): Promise<[string, string][]> {
       return [`${name}.tsx`, index ? "/?index" : `/${pattern}`];
     });
 }
+
+function decodeEntities(text: string): string {
+  return text.replace(/&(#x[0-9a-f]+|#\d+|amp|quot|lt|gt|apos);/gi, (_, entity: string) => {
+    const lower = entity.toLowerCase();
+    if (lower.startsWith("#x")) return String.fromCodePoint(parseInt(lower.slice(2), 16));
+    if (lower.startsWith("#")) return String.fromCodePoint(parseInt(lower.slice(1), 10));
+    return ({ amp: "&", quot: '"', lt: "<", gt: ">", apos: "'" } as Record<string, string>)[lower]!;
+  });
+}
+
+function attributesOf(tag: string): Map<string, string> {
+  const attributes = new Map<string, string>();
+  for (const [, name, value] of tag.matchAll(/\s([a-zA-Z_:][-a-zA-Z0-9_:.]*)(?:="([^"]*)")?/g))
+    attributes.set(name!.toLowerCase(), decodeEntities(value ?? ""));
+  return attributes;
+}
+
+/**
+ * The fields a browser would post for the first form of `html` that has every `wanted` field
+ * (text inputs, hidden inputs, checked boxes, text areas, selected options; no buttons or files),
+ * in document order.
+ */
+export function formFieldsOf(html: string, wanted: Record<string, string>): URLSearchParams {
+  for (const [, body] of html.matchAll(/<form\b[^>]*>([\s\S]*?)<\/form>/g)) {
+    const fields = new URLSearchParams();
+    for (const [control] of body!.matchAll(/<input\b[^>]*>|<textarea\b[^>]*>[\s\S]*?<\/textarea>|<select\b[^>]*>[\s\S]*?<\/select>/g)) {
+      const attributes = attributesOf(control.slice(0, control.indexOf(">") + 1));
+      const name = attributes.get("name");
+      if (!name || attributes.has("disabled")) continue;
+      if (control.startsWith("<textarea")) {
+        fields.append(name, decodeEntities(control.replace(/^<textarea\b[^>]*>/, "").replace(/<\/textarea>$/, "")));
+      } else if (control.startsWith("<select")) {
+        const options = [...control.matchAll(/<option\b[^>]*>/g)].map(([option]) => attributesOf(option));
+        const picked = options.find((option) => option.has("selected")) ?? options[0];
+        if (picked) fields.append(name, picked.get("value") ?? "");
+      } else {
+        const type = attributes.get("type") ?? "text";
+        if (["submit", "button", "reset", "file", "image"].includes(type)) continue;
+        if ((type === "checkbox" || type === "radio") && !attributes.has("checked")) continue;
+        fields.append(name, attributes.get("value") ?? (type === "checkbox" || type === "radio" ? "on" : ""));
+      }
+    }
+    if (Object.entries(wanted).every(([name, value]) => fields.getAll(name).includes(value))) return fields;
+  }
+  throw new Error(`no form with ${JSON.stringify(wanted)}`);
+}

@@ -1,6 +1,7 @@
 // The admin's user editor. Its form posts to the /admin action: through a fetcher with
 // JavaScript (changes stay in the draft until Save, which closes the editor), as a plain post
-// without (Add and Mark verified of a shop email then post at once).
+// without (Add, Mark verified and Remove of a shop email then post at once, and the editor is
+// drawn again with the rest of the form as typed, unsaved).
 import { Link, useFetcher, useNavigation } from "@remix-run/react";
 import { useEffect, useId, useRef, type ReactNode } from "react";
 import { AccessCheckForm } from "~/components/access-check";
@@ -13,6 +14,7 @@ import { ShopEmailsFieldset } from "~/components/admin/shop-emails-fieldset";
 import { useIntentAnswer } from "~/components/admin/use-intent-answer";
 import { FoldingSection } from "~/components/folding-section";
 import { useUserDraft, type EditorPost, type EditorTier, type EditorUser } from "~/components/admin/use-user-draft";
+import type { PostedEditorFields } from "~/utils/admin-schemas";
 
 export function AdminUserEditor({
   user,
@@ -21,6 +23,8 @@ export function AdminUserEditor({
   actionUrl,
   closeHref,
   formError,
+  formMessage,
+  posted,
 }: {
   user: EditorUser;
   posts: EditorPost[];
@@ -29,8 +33,12 @@ export function AdminUserEditor({
   closeHref: string;
   /** The refusal of a plain (no-JavaScript) post of this form. */
   formError?: string | null;
+  /** What a plain post of a shop email's button did ("Ko-fi email removed."). */
+  formMessage?: string | null;
+  /** The rest of the form as that plain post sent it: drawn again, unsaved. */
+  posted?: PostedEditorFields;
 }) {
-  const { draft, update, dirty } = useUserDraft(user);
+  const { draft, update, dirty } = useUserDraft(user, posted);
   const fetcher = useFetcher<AdminActionData>();
   const navigation = useNavigation();
   const headingRef = useRef<HTMLHeadingElement>(null);
@@ -80,6 +88,10 @@ export function AdminUserEditor({
           {error ? (
             <p className="form-error" role="alert">
               {error}
+            </p>
+          ) : formMessage ? (
+            <p className="form-success" role="status">
+              {formMessage}
             </p>
           ) : null}
         </div>

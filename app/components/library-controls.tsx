@@ -1,14 +1,15 @@
 // The library's search, filters, layout (grid or list) and posts per line: a GET form, so the choice lives in the
 // address (and survives a reload). With JavaScript it applies itself as the visitor types or
 // picks; without, the Apply button sends it.
-import { Form, useSubmit } from "@remix-run/react";
+import { Form, Link, useSubmit } from "@remix-run/react";
 import { useRef, useState } from "react";
 import { LIBRARY_LAYOUTS, type LibraryLayout } from "~/utils/library-layout";
 import { LIBRARY_FILTERS, POSTS_PER_LINE, USER_ONLY_FILTERS, type LibraryFilter } from "~/utils/library-schemas";
+import { withParam } from "~/utils/url";
 
 const LAYOUT_LABELS: Record<LibraryLayout, string> = { grid: "Grid", list: "List" };
 
-const FILTER_LABELS: Record<LibraryFilter, string> = {
+export const FILTER_LABELS: Record<LibraryFilter, string> = {
   all: "All",
   unlocked: "Unlocked",
   locked: "Locked",
@@ -99,5 +100,32 @@ export function LibraryControls({
         </button>
       </noscript>
     </Form>
+  );
+}
+
+/**
+ * No post matches: says what narrowed the list (the search, the filter, or both) and offers the
+ * whole library back. A full page load, so the controls above are drawn again empty.
+ */
+export function EmptyLibrary({ search, filter, back }: { search: string; filter: LibraryFilter; back: string }) {
+  const filtered = filter !== "all";
+  const label = FILTER_LABELS[filter];
+  const message = !filtered
+    ? "No posts match your search."
+    : search
+      ? `No posts match your search in the filter \u201c${label}\u201d.`
+      : `No posts match the filter \u201c${label}\u201d.`;
+  const all = ["filter", "search", "show"].reduce((address, name) => withParam(address, name, null), back);
+  return (
+    <div className="library-empty" data-testid="library-empty">
+      <p>{message}</p>
+      {filtered || search ? (
+        <p>
+          <Link to={all} reloadDocument className="button-secondary">
+            Show all posts
+          </Link>
+        </p>
+      ) : null}
+    </div>
   );
 }

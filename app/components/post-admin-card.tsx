@@ -13,17 +13,61 @@ import { showToast } from "~/components/toaster";
 import type { LibraryPost } from "~/models/library-listing.server";
 import type { VersionView } from "~/models/post-version-history.server";
 import { formatFileSize } from "~/utils/file-size";
-import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
+import { drawnFieldName, drawnTierList, LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { nextVersionLabel } from "~/utils/version-schemas";
 
 function dateInput(value: string | null): string {
   return value ? value.slice(0, 10) : "";
 }
 
-function TierBoxes({ legend, name, tiers, checked }: { legend: string; name: string; tiers: CardTier[]; checked: string[] }) {
+/*
+ * The post's details form draws each field twice: the field, and a hidden copy of its value as
+ * drawn (`drawn_<name>`), so Save applies only what the admin changed (postFormToInput). Each is
+ * keyed by its drawn value: when the post changes under the card (a new version uploaded, a save
+ * answered), the field and its copy are drawn again together with the new value.
+ */
+
+function DrawnTextField({
+  id,
+  label,
+  name,
+  drawn,
+  type = "text",
+  required,
+  placeholder,
+}: {
+  id: string;
+  label: string;
+  name: string;
+  drawn: string;
+  type?: "text" | "date";
+  required?: boolean;
+  placeholder?: string;
+}) {
   return (
-    <fieldset className="tier-boxes">
+    <div className="field" key={drawn}>
+      <label htmlFor={id}>{label}</label>
+      <input type={type} id={id} name={name} defaultValue={drawn} required={required} placeholder={placeholder} />
+      <input type="hidden" name={drawnFieldName(name)} value={drawn} />
+    </div>
+  );
+}
+
+function DrawnCheckbox({ name, label, drawn }: { name: string; label: string; drawn: boolean }) {
+  return (
+    <label className="checkbox" key={String(drawn)}>
+      <input type="checkbox" name={name} defaultChecked={drawn} /> {label}
+      <input type="hidden" name={drawnFieldName(name)} value={drawn ? "on" : ""} />
+    </label>
+  );
+}
+
+function TierBoxes({ legend, name, tiers, checked }: { legend: string; name: string; tiers: CardTier[]; checked: string[] }) {
+  const drawn = drawnTierList(checked);
+  return (
+    <fieldset className="tier-boxes" key={drawn}>
       <legend>{legend}</legend>
+      <input type="hidden" name={drawnFieldName(name)} value={drawn} />
       {tiers.map((tier) => (
         <label key={tier.tierId} className="checkbox">
           <input type="checkbox" name={name} value={tier.tierId} defaultChecked={checked.includes(tier.tierId)} /> {tier.title}
@@ -139,6 +183,7 @@ export function PostAdminCard({
   tiers,
   back,
   now,
+  scheduled,
   versions = [],
   position,
 }: {
@@ -146,6 +191,8 @@ export function PostAdminCard({
   tiers: CardTier[];
   back: string;
   now: Date;
+  /** Is the post's publication still ahead (the loader's exact clock, not the page's minute)? */
+  scheduled: boolean;
   versions?: VersionView[];
   /** The post's place in the whole library order (0 = first): what Set Index shows to start from. */
   position?: number;
@@ -174,7 +221,7 @@ export function PostAdminCard({
       <div className="post-body">
         <PostBadges post={post} loggedIn={false} now={now} />
         <h2 id={titleId} className="post-title">
-          {post.title} {enabled ? null : <span className="badge">Disabled</span>} <ScheduledBadge post={post} now={now} />
+          {post.title} {enabled ? null : <span className="badge">Disabled</span>} <ScheduledBadge post={post} scheduled={scheduled} />
         </h2>
         <p className="muted">
           Post ID {id}
@@ -202,45 +249,23 @@ export function PostAdminCard({
             <input type="hidden" name="back" value={back} />
             <input type="hidden" name="has_tiers" value="1" />
             <input type="hidden" name="has_flags" value="1" />
-            <div className="field">
-              <label htmlFor={field("title")}>Title</label>
-              <input type="text" id={field("title")} name="title" defaultValue={post.title} required />
-            </div>
-            <div className="field">
-              <label htmlFor={field("version")}>Version</label>
-              <input type="text" id={field("version")} name="version" defaultValue={post.version} />
-            </div>
-            <div className="field">
-              <label htmlFor={field("kofi")}>Ko-fi ID</label>
-              <input type="text" id={field("kofi")} name="kofi_id" defaultValue={post.kofi_id ?? ""} />
-            </div>
-            <div className="field">
-              <label htmlFor={field("drive")}>Drive file ID</label>
-              <input type="text" id={field("drive")} name="drive_file_id" defaultValue={post.drive_file_id ?? ""} placeholder="posts/123/file.zip" />
-            </div>
-            <div className="field">
-              <label htmlFor={field("first")}>First published</label>
-              <input id={field("first")} type="date" name="first_published_at" defaultValue={dateInput(post.first_published_at)} />
-            </div>
-            <div className="field">
-              <label htmlFor={field("updated")}>Last updated</label>
-              <input id={field("updated")} type="date" name="last_updated" defaultValue={dateInput(post.last_updated)} />
-            </div>
+            <DrawnTextField id={field("title")} label="Title" name="title" drawn={post.title} required />
+            <DrawnTextField id={field("version")} label="Version" name="version" drawn={post.version} />
+            <DrawnTextField id={field("kofi")} label="Ko-fi ID" name="kofi_id" drawn={post.kofi_id ?? ""} />
+            <DrawnTextField id={field("drive")} label="Drive file ID" name="drive_file_id" drawn={post.drive_file_id ?? ""} placeholder="posts/123/file.zip" />
+            <DrawnTextField id={field("first")} label="First published" name="first_published_at" type="date" drawn={dateInput(post.first_published_at)} />
+            <DrawnTextField id={field("updated")} label="Last updated" name="last_updated" type="date" drawn={dateInput(post.last_updated)} />
             <TierBoxes legend="First tiers" name="first_tiers" tiers={tiers} checked={post.first_tiers} />
             <TierBoxes legend="Current tiers" name="tiers" tiers={tiers} checked={post.tiers} />
-            <label className="checkbox">
-              <input type="checkbox" name="is_kofiOnly" defaultChecked={post.is_kofiOnly} /> Is Ko-fi Only
-            </label>
-            <label className="checkbox">
-              <input type="checkbox" name="paid_content" defaultChecked={post.paid_content} /> Paid content
-            </label>
+            <DrawnCheckbox name="is_kofiOnly" label="Is Ko-fi Only" drawn={post.is_kofiOnly} />
+            <DrawnCheckbox name="paid_content" label="Paid content" drawn={post.paid_content} />
             <button type="submit" className="button" disabled={save.state !== "idle"}>
               {save.state !== "idle" ? "Saving..." : "Save"}
             </button>
           </save.Form>
         </FoldingSection>
 
-        <ReleaseSection post={post} tiers={tiers} back={back} now={now} />
+        <ReleaseSection post={post} tiers={tiers} back={back} now={now} scheduled={scheduled} />
 
         <div className="admin-actions">
           <toggle.Form method="post" action="/library" preventScrollReset>

@@ -1,5 +1,5 @@
-// An admin's edits of a user (the editor's Save, PUT /api/admin/users/{id}, shop emails added or
-// verified by hand): each in one transaction that locks the user's row and records the changed
+// An admin's edits of a user (the editor's Save, PUT /api/admin/users/{id}, shop emails added,
+// verified or removed by hand): each in one transaction that locks the user's row and records the changed
 // fields, before and after, in the audit log.
 import { db, Prisma } from "~/db.server";
 import { recordAudit } from "~/models/audit.server";
@@ -63,6 +63,12 @@ async function verifyShopEmailInTx(tx: Tx, userId: string, email: string) {
   else await tx.shopEmail.create({ data: { userId, email, ...verified } });
 }
 
+/** Takes a shop email off the user (any case; verified or not): it unlocks nothing for them any more. */
+async function removeShopEmailInTx(tx: Tx, userId: string, email: string) {
+  // The column is citext: equality ignores case.
+  await tx.shopEmail.deleteMany({ where: { userId, email } });
+}
+
 /** Admin mode needs canBeAdmin: granting admin grants it, taking canBeAdmin away ends admin. */
 function adminFlags(update: AdminUserUpdate): Pick<AdminUserUpdate, "isAdmin" | "canBeAdmin"> {
   if (update.canBeAdmin === false) return { canBeAdmin: false, isAdmin: false };
@@ -106,6 +112,7 @@ async function applyUpdate(tx: Tx, actorId: string, userId: string, requested: A
     });
   }
 
+  for (const email of update.removeKofiEmails ?? []) await removeShopEmailInTx(tx, userId, email);
   for (const shopEmail of update.kofiEmails ?? []) {
     await addShopEmailInTx(tx, userId, shopEmail.email);
     if (shopEmail.emailVerified) await verifyShopEmailInTx(tx, userId, shopEmail.email);
@@ -147,4 +154,9 @@ export async function addShopEmailAsAdmin(actorId: string, userId: string, email
 /** Marks a user's shop email verified by hand (adds it first when missing). */
 export async function verifyShopEmailAsAdmin(actorId: string, userId: string, email: string): Promise<void> {
   await auditedUserChange(actorId, userId, "user.shop_email.verify", (tx) => verifyShopEmailInTx(tx, userId, email));
+}
+
+/** Takes a shop email off a user, verified or not (a mistyped address must not unlock someone else's purchases). */
+export async function removeShopEmailAsAdmin(actorId: string, userId: string, email: string): Promise<void> {
+  await auditedUserChange(actorId, userId, "user.shop_email.remove", (tx) => removeShopEmailInTx(tx, userId, email));
 }

@@ -74,8 +74,8 @@ export async function action({ request }: ActionFunctionArgs) {
   if (request.headers.get("Content-Type")?.startsWith("multipart/form-data")) return importPurchases(admin.id, request);
 
   const form = await readPageForm(request);
-  // Without JavaScript "Mark verified" is a submit button of the editor's form, named for its email.
-  const intent = form.get("verifyShopEmail") ? "verify-shop-email" : String(form.get("intent") ?? "");
+  // Without JavaScript "Mark verified" and "Remove" are submit buttons of the editor's form, named for their email.
+  const intent = form.get("verifyShopEmail") ? "verify-shop-email" : form.get("removeShopEmail") ? "remove-shop-email" : String(form.get("intent") ?? "");
   switch (intent) {
     case "search-by-code":
       return searchByCode(form);
@@ -88,6 +88,7 @@ export async function action({ request }: ActionFunctionArgs) {
     case "save-user":
     case "add-shop-email":
     case "verify-shop-email":
+    case "remove-shop-email":
       return editUser(admin.id, intent, form, back);
     default:
       return json<AdminActionData>({ intent, error: "Unknown action." }, { status: 400 });
@@ -103,10 +104,11 @@ export default function AdminPage() {
   actionSearch.delete("intent");
   const actionUrl = `/admin${actionSearch.size > 0 ? `?${actionSearch.toString()}` : ""}`;
   const closeHref = adminHref({ search: query.search, page: query.page });
-  const editFormError =
-    actionData && (actionData.intent === "save-user" || actionData.intent === "add-shop-email" || actionData.intent === "verify-shop-email")
-      ? (actionData.error ?? null)
-      : null;
+  const editAnswer = actionData && ["save-user", "add-shop-email", "verify-shop-email", "remove-shop-email"].includes(actionData.intent) ? actionData : null;
+  const editFormError = editAnswer?.error ?? null;
+  // A shop email changed without JavaScript: what the admin had typed elsewhere, drawn again unsaved.
+  const posted = editAnswer && "posted" in editAnswer ? editAnswer.posted : undefined;
+  const editMessage = editAnswer && "message" in editAnswer && typeof editAnswer.message === "string" ? editAnswer.message : null;
 
   return (
     <div className="admin-page">
@@ -124,6 +126,8 @@ export default function AdminPage() {
             actionUrl={actionUrl}
             closeHref={closeHref}
             formError={editFormError}
+            formMessage={editMessage}
+            posted={posted ?? undefined}
           />
         ) : (
           <section className="card" role="alert">

@@ -8,7 +8,7 @@ import { Link, useLoaderData, useLocation, useRouteError, type ShouldRevalidateF
 import { useMemo } from "react";
 import { ErrorPage, refusedRequestPage } from "~/components/error-page";
 import type { CacheableHandle } from "~/document-cache.server";
-import { LibraryControls } from "~/components/library-controls";
+import { EmptyLibrary, LibraryControls } from "~/components/library-controls";
 import { AdultWarning, TermsPopup, useNsfwAcceptance } from "~/components/library-gate";
 import { CreatePostForm, PostAdminCard } from "~/components/post-admin-card";
 import { PostCard, type PostEntryProps } from "~/components/post-card";
@@ -22,7 +22,7 @@ import { filterLibraryPosts, keptLibraryStamp, listLibraryPosts } from "~/models
 import { versionHistories } from "~/models/post-version-history.server";
 import { listTiersAt } from "~/models/tier.server";
 import libraryStyles from "~/styles/library.css";
-import { isEffectiveAdmin } from "~/utils/entitlement";
+import { isEffectiveAdmin, isPublishedAt } from "~/utils/entitlement";
 import { parseLibraryLayout } from "~/utils/library-layout";
 import { LIBRARY_MESSAGES, parseLibraryFilter, parsePostsPerLine } from "~/utils/library-schemas";
 import { withParam } from "~/utils/url";
@@ -57,6 +57,11 @@ function parseShown(value: string | null): number {
 function libraryPositions(all: { postId: string }[], shown: { postId: string }[]): Record<string, number> {
   const index = new Map(all.map((post, position) => [post.postId, position]));
   return Object.fromEntries(shown.map((post) => [post.postId, index.get(post.postId) ?? 0]));
+}
+
+/** The posts whose scheduled publication is still ahead at `now`. */
+function scheduledPosts(posts: { postId: string; publish_at: string | null }[], now: Date): string[] {
+  return posts.filter((post) => !isPublishedAt({ publishAt: post.publish_at ? new Date(post.publish_at) : null }, now)).map((post) => post.postId);
 }
 
 export async function loader({ request }: LoaderFunctionArgs) {
@@ -100,6 +105,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
     ),
     // Each shown post's place in the whole library order, for the admin card's Set Index.
     positions: adminView ? libraryPositions(allPosts, shown) : {},
+    // Posts still waiting for their publication, by the same clock and rule as the listing that
+    // hides them from everyone else (not the minute below: a post published now is published).
+    scheduledPostIds: adminView ? scheduledPosts(shown, new Date()) : [],
     matching: matching.length,
     total: visible.length,
     tiers,
@@ -110,7 +118,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
     isAdmin,
     adminView,
     user: user ? { id: user.id, tosAccepted: user.tosAccepted || isAdmin } : null,
-    nsfwAccepted: await hasAcceptedNsfw(request),
+    // Admins run the library: they are not asked to confirm their age for it (in no session).
+    nsfwAccepted: isAdmin || (await hasAcceptedNsfw(request)),
     termsPostId: termsParam && visible.some((post) => post.postId === termsParam) ? termsParam : null,
     links: { kofiShopUrl: config.KOFI_SHOP_URL.replace(/\/$/, ""), patreonCreatorUrl: config.PATREON_CREATOR_URL.replace(/\/$/, "") },
     // The minute is enough for the New/Updated badges, and keeps the document the same for a
@@ -208,7 +217,7 @@ export default function Library() {
         </p>
 
         {data.matching === 0 ? (
-          <p className="library-empty">No posts match your search.</p>
+          <EmptyLibrary search={data.search} filter={data.filter} back={back} />
         ) : data.layout === "list" ? (
           <ul className="library-list" data-testid="library-list">
             {data.posts.map((post) => (
@@ -225,6 +234,7 @@ export default function Library() {
                   tiers={data.tiers}
                   back={back}
                   now={now}
+                  scheduled={data.scheduledPostIds.includes(post.postId)}
                   versions={data.versions[post.postId]}
                   position={data.positions[post.postId]}
                 />

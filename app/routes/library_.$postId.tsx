@@ -40,7 +40,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   return json({
     ...page,
     user: user ? { id: user.id, tosAccepted: user.tosAccepted || isEffectiveAdmin(user) } : null,
-    nsfwAccepted: await hasAcceptedNsfw(request),
+    // Admins are not asked to confirm their age (as on the library).
+    nsfwAccepted: isEffectiveAdmin(user) || (await hasAcceptedNsfw(request)),
     termsPostId: url.searchParams.get("terms") === post.postId ? post.postId : null,
     links: { kofiShopUrl: config.KOFI_SHOP_URL.replace(/\/$/, ""), patreonCreatorUrl: config.PATREON_CREATOR_URL.replace(/\/$/, "") },
     // The minute is enough for the New/Updated badges (as on the library).

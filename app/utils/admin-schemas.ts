@@ -101,6 +101,8 @@ export const adminUserUpdateSchema = z.object({
     .array(z.object({ email: shopEmailSchema, emailVerified: z.boolean().optional().default(false) }))
     .max(100)
     .optional(),
+  /** Shop emails taken off the user (any case), verified or not; applied before `kofiEmails`. */
+  removeKofiEmails: z.array(shopEmailSchema).max(100).optional(),
 });
 
 export type AdminUserUpdate = z.infer<typeof adminUserUpdateSchema>;
@@ -148,6 +150,7 @@ export function userUpdateFromForm(form: FormData) {
   const texts = (name: string) => [...new Set(form.getAll(name).filter((value): value is string => typeof value === "string"))];
   const verified = new Set(texts("kofiEmailVerified").map((email) => email.toLowerCase()));
   const kofiEmails = texts("kofiEmail").map((email) => ({ email, emailVerified: verified.has(email.toLowerCase()) }));
+  const removed = texts("kofiEmailRemoved");
   return adminUserUpdateSchema.safeParse({
     fullName: text("fullName"),
     email: text("email"),
@@ -157,5 +160,35 @@ export function userUpdateFromForm(form: FormData) {
     isAdmin: form.get("isAdmin") === "true",
     unlocked_content: texts("unlocked_content"),
     kofiEmails: kofiEmails.length > 0 ? kofiEmails : undefined,
+    removeKofiEmails: removed.length > 0 ? removed : undefined,
   });
+}
+
+/** The editor's account fields and unlocked content as its form posted them (not validated: shown again, never saved). */
+export type PostedEditorFields = {
+  fullName: string;
+  email: string;
+  current_tier: string;
+  restricted: boolean;
+  canBeAdmin: boolean;
+  isAdmin: boolean;
+  unlocked_content: string[];
+};
+
+/**
+ * What the admin had typed in the editor when, without JavaScript, a shop email's Add, Mark
+ * verified or Remove posted the whole form: the page draws the editor again with it, unsaved.
+ */
+export function postedEditorFields(form: FormData): PostedEditorFields | null {
+  if (!form.has("fullName")) return null;
+  const text = (name: string) => String(form.get(name) ?? "").slice(0, 300);
+  return {
+    fullName: text("fullName"),
+    email: text("email"),
+    current_tier: text("current_tier"),
+    restricted: form.get("restricted") === "true",
+    canBeAdmin: form.get("canBeAdmin") === "true",
+    isAdmin: form.get("isAdmin") === "true",
+    unlocked_content: [...new Set(form.getAll("unlocked_content").filter((value): value is string => typeof value === "string"))].slice(0, 10_000),
+  };
 }

@@ -131,19 +131,37 @@ export const acceptTosSchema = z.object({
   tosAccepted: z.literal(true, { errorMap: () => ({ message: LIBRARY_MESSAGES.tosFailed }) }),
 });
 
+/** The card's hidden copy of a field as it was drawn: `drawn_title` for `title`. */
+export function drawnFieldName(name: string): string {
+  return `drawn_${name}`;
+}
+
+/** A list of tier ids as the card draws it in one hidden field: sorted, comma-separated. */
+export function drawnTierList(ids: readonly string[]): string {
+  return [...new Set(ids)].sort().join(",");
+}
+
 /**
  * The admin card form as the same object the PUT /api/library/posts/{id} route takes.
  * Checkboxes: absent = false; tier checkboxes repeat their name.
+ *
+ * The card also posts each field's value as it was drawn (`drawn_<name>`). A field whose value
+ * is still the drawn one was not edited and is left out, so Save changes only what the admin
+ * changed: a version uploaded (or a field changed elsewhere) after the card was drawn stays.
  */
 export function postFormToInput(form: FormData): Record<string, unknown> {
   const text = (name: string) => {
     const value = form.get(name);
     return typeof value === "string" ? value : undefined;
   };
+  const unchanged = (name: string, value: string) => {
+    const drawn = text(drawnFieldName(name));
+    return drawn !== undefined && drawn === value;
+  };
   const input: Record<string, unknown> = {};
   for (const name of ["title", "version", "kofi_id", "drive_file_id", "url", "first_published_at", "published_at", "last_updated"]) {
     const value = text(name);
-    if (value !== undefined) input[name] = value;
+    if (value !== undefined && !unchanged(name, value)) input[name] = value;
   }
   for (const name of ["first_published_at", "published_at", "last_updated"]) {
     // <input type="date"> answers YYYY-MM-DD: a day in UTC.
@@ -151,12 +169,16 @@ export function postFormToInput(form: FormData): Record<string, unknown> {
     if (typeof value === "string" && /^\d{4}-\d{2}-\d{2}$/.test(value)) input[name] = `${value}T00:00:00.000Z`;
   }
   if (form.has("has_flags")) {
-    input.is_kofiOnly = form.get("is_kofiOnly") === "on";
-    input.paid_content = form.get("paid_content") === "on";
+    for (const name of ["is_kofiOnly", "paid_content"]) {
+      const checked = form.get(name) === "on";
+      if (!unchanged(name, checked ? "on" : "")) input[name] = checked;
+    }
   }
   if (form.has("has_tiers")) {
-    input.tiers = form.getAll("tiers").filter((value): value is string => typeof value === "string");
-    input.first_tiers = form.getAll("first_tiers").filter((value): value is string => typeof value === "string");
+    for (const name of ["tiers", "first_tiers"]) {
+      const ids = form.getAll(name).filter((value): value is string => typeof value === "string");
+      if (!unchanged(name, drawnTierList(ids))) input[name] = ids;
+    }
   }
   return input;
 }

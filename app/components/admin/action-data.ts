@@ -1,4 +1,6 @@
 // What the /admin action answers to each of its forms; the page's tools read their own intent.
+import type { PostedEditorFields } from "~/utils/admin-schemas";
+
 /** What a leak-trace stamp's tag shows (app/utils/trace-stamp.server.ts). */
 export type TraceStampVerdict = "verified" | "untagged" | "forged";
 
@@ -25,8 +27,9 @@ export type AdminActionData =
   | { intent: "import-purchases"; error: string; details?: string; report?: undefined }
   | { intent: "import-purchases"; report: ImportReportData; error?: undefined }
   | { intent: "save-user"; error: string }
-  | { intent: "add-shop-email"; error: string }
-  | { intent: "verify-shop-email"; error: string }
+  | { intent: "add-shop-email" | "verify-shop-email" | "remove-shop-email"; error: string; message?: undefined; posted?: undefined }
+  /** A shop email changed by a plain post of the editor form: the editor is drawn again with `posted`, unsaved. */
+  | { intent: "add-shop-email" | "verify-shop-email" | "remove-shop-email"; message: string; posted: PostedEditorFields; error?: undefined }
   | { intent: "force-interval"; error?: string; details?: string; summary?: unknown; message?: string }
   | { intent: "unlock-objects"; error?: string; message?: string }
   | { intent: string; error: string };

@@ -52,13 +52,9 @@ function dateTimeInput(iso: string | null): string {
   return iso ? iso.slice(0, 16) : "";
 }
 
-export function isScheduled(post: LibraryPost, now: Date): boolean {
-  return post.publish_at !== null && new Date(post.publish_at) > now;
-}
-
 /** "Scheduled for 3 Dec, 18:00" beside a scheduled post's title. */
-export function ScheduledBadge({ post, now }: { post: LibraryPost; now: Date }) {
-  if (!isScheduled(post, now)) return null;
+export function ScheduledBadge({ post, scheduled }: { post: LibraryPost; scheduled: boolean }) {
+  if (!scheduled || !post.publish_at) return null;
   return (
     <span className="badge badge-scheduled" data-testid="scheduled-badge">
       Scheduled for {formatReleaseTime(new Date(post.publish_at!))}
@@ -66,7 +62,8 @@ export function ScheduledBadge({ post, now }: { post: LibraryPost; now: Date }) 
   );
 }
 
-export function ReleaseSection({ post, tiers, back, now }: { post: LibraryPost; tiers: CardTier[]; back: string; now: Date }) {
+/** `scheduled`: the post's publication is still ahead, by the loader's exact clock. */
+export function ReleaseSection({ post, tiers, back, now, scheduled }: { post: LibraryPost; tiers: CardTier[]; back: string; now: Date; scheduled: boolean }) {
   const schedule = useFetcher();
   const publish = useFetcher();
   const steps = useFetcher();
@@ -75,7 +72,6 @@ export function ReleaseSection({ post, tiers, back, now }: { post: LibraryPost; 
   const titles = new Map(tiers.map((tier) => [tier.tierId, tier.title]));
   const saved = savedPreview(post, titles, now);
   const [draft, setDraft] = useState<string | null>(null);
-  const scheduled = isScheduled(post, now);
   const rows = [...post.release_steps, ...Array.from({ length: Math.max(0, Math.min(BLANK_ROWS, MAX_RELEASE_STEPS - post.release_steps.length)) }, () => null)];
   const hint = `${scheduled ? `Scheduled for ${formatReleaseTime(new Date(post.publish_at!))}` : "Published"}${saved ? ` · ${saved}` : ""}`;
   return (

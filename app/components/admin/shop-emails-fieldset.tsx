@@ -1,6 +1,7 @@
-// The editor's Ko-fi emails. With JavaScript, Add and Mark verified change the draft and the
-// list goes with Save (as `kofiEmail` / `kofiEmailVerified` fields); without, both buttons post
-// at once to the /admin action.
+// The editor's Ko-fi emails. With JavaScript, Add, Mark verified and Remove change the draft and
+// the list goes with Save (as `kofiEmail` / `kofiEmailVerified` fields, and `kofiEmailRemoved` for
+// each saved one taken off); without, each button posts at once to the /admin action, which
+// changes that one email and draws the editor again with the rest of the form unsaved.
 import { useMemo, useState } from "react";
 import type { Draft, DraftUpdate, EditorShopEmail } from "~/components/admin/use-user-draft";
 import { ADMIN_MESSAGES, shopEmailSchema } from "~/utils/admin-schemas";
@@ -33,6 +34,18 @@ export function ShopEmailsFieldset({ idPrefix, saved, draft, update }: { idPrefi
     );
   }
 
+  function remove(event: React.MouseEvent, email: string) {
+    event.preventDefault();
+    update(
+      "kofiEmails",
+      draft.kofiEmails.filter((item) => item.email !== email),
+    );
+  }
+
+  // Saved emails the draft no longer has: Save takes them off the user.
+  const inDraft = new Set(draft.kofiEmails.map((item) => item.email.toLowerCase()));
+  const removed = saved.filter((item) => !inDraft.has(item.email.toLowerCase()));
+
   return (
     <fieldset className="admin-fieldset">
       <legend>Ko-fi emails</legend>
@@ -58,7 +71,24 @@ export function ShopEmailsFieldset({ idPrefix, saved, draft, update }: { idPrefi
               >
                 Mark verified
               </button>
-            ) : null}
+            ) : null}{" "}
+            <button
+              type="submit"
+              className="button-secondary admin-small"
+              name="removeShopEmail"
+              value={item.email}
+              formNoValidate
+              aria-label={`Remove ${item.email}`}
+              onClick={(event) => remove(event, item.email)}
+            >
+              Remove
+            </button>
+          </li>
+        ))}
+        {removed.map((item) => (
+          <li key={`removed-${item.email}`}>
+            <input type="hidden" name="kofiEmailRemoved" value={item.email} />
+            <del className="admin-email">{item.email}</del> <span className="badge badge-updated">Removed, not saved</span>
           </li>
         ))}
       </ul>

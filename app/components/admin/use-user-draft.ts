@@ -67,8 +67,12 @@ function draftOf(user: EditorUser): Draft {
 
 export type DraftUpdate = <K extends keyof Draft>(key: K, value: Draft[K]) => void;
 
-export function useUserDraft(user: EditorUser): { draft: Draft; update: DraftUpdate; dirty: boolean } {
-  const [draft, setDraft] = useState<Draft>(() => draftOf(user));
+/**
+ * `posted`: the fields as a plain (no-JavaScript) post of the form sent them, drawn again unsaved
+ * (the shop emails are the server's: the post changed one of them).
+ */
+export function useUserDraft(user: EditorUser, posted?: Omit<Draft, "kofiEmails">): { draft: Draft; update: DraftUpdate; dirty: boolean } {
+  const [draft, setDraft] = useState<Draft>(() => ({ ...draftOf(user), ...posted }));
   const serverUnlocks = useRef(user.unlocked_content);
 
   useEffect(() => {
