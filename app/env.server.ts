@@ -51,6 +51,11 @@ const schema = z
     HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1).default(15_000),
     /** A request body must arrive within this; post-file uploads get more (server/security.ts). */
     REQUEST_BODY_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
+    /**
+     * On SIGTERM/SIGINT the server stops taking connections and gives the responses in flight
+     * (a large mod file to a slow downloader) this long to finish before it exits (server/worker.ts).
+     */
+    SHUTDOWN_DRAIN_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
     /** `1` keeps this server from running the background jobs (the cluster gives them to one worker). */
     DISABLE_JOBS: boolFlag,
     /** Set by the cluster supervisor for its workers: it announces the whole group itself. */
