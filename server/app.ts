@@ -52,6 +52,7 @@ export function createApp(options: AppOptions): express.Express {
   app.set("query parser", false); // Remix reads the query itself
 
   app.use(securityHeaders(options));
+  app.use(retryAfterOnUnavailable);
   app.use(requireHost());
   // Downloads (attachments, ranged answers) go as stored: their length, validator and ranges stay the file's.
   app.use(compression({ filter: (req, res) => !res.getHeader("Content-Disposition") && !res.getHeader("Accept-Ranges") && compression.filter(req, res) }));
@@ -79,6 +80,20 @@ export function createApp(options: AppOptions): express.Express {
   );
   return app;
 }
+
+/** How long a 503 without its own `Retry-After` tells the client to wait (the database's outage hint). */
+const DEFAULT_RETRY_AFTER_SECONDS = "15";
+
+/** Every 503 says when to try again: one answered without `Retry-After` (a page while the database is down) gets the default. */
+const retryAfterOnUnavailable: express.RequestHandler = (_req, res, next) => {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: express.Response, ...args: unknown[]) {
+    const status = typeof args[0] === "number" ? args[0] : res.statusCode;
+    if (status === 503 && !res.headersSent && !res.hasHeader("Retry-After")) res.setHeader("Retry-After", DEFAULT_RETRY_AFTER_SECONDS);
+    return (writeHead as (...a: unknown[]) => express.Response).apply(this, args);
+  } as express.Response["writeHead"];
+  next();
+};
 
 /** One line per finished response, e.g. `GET /library 200 48213 - 12.4 ms` (morgan's hooks cost ~10% of the listing bench). */
 const requestLog: express.RequestHandler = (req, res, next) => {
