@@ -6,6 +6,7 @@ import { createRequestHandler } from "@remix-run/express";
 import type { ServerBuild } from "@remix-run/node";
 import compression from "compression";
 import express from "express";
+import { admissionControl, type AdmissionOptions } from "./admission.ts";
 import { routePolicies } from "./route-policy.ts";
 import { findRoutePolicy, limitBody, refuseCrossSiteRequests, requireHost, securityHeaders, pinAppOrigin, type SecurityOptions } from "./security.ts";
 
@@ -17,6 +18,8 @@ export type AppOptions = SecurityOptions & {
   mode: string;
   /** One line per request on stdout. */
   log: boolean;
+  /** How many requests this process works on and queues at once (server/admission.ts); unset, no limit. */
+  admission?: Omit<AdmissionOptions, "exempt">;
 };
 
 /** The guest-page cache entry.server.tsx exports (app/document-cache.server.ts), if the build has one. */
@@ -63,6 +66,8 @@ export function createApp(options: AppOptions): express.Express {
   const servePublic = express.static(options.publicDir, { maxAge: "1h", index: false, acceptRanges: false });
   app.use((req, res, next) => (publicFiles.has(req.path) ? servePublic(req, res, next) : next()));
   if (options.log) app.use(requestLog);
+  // Health checks always answer: a proxy must not take a busy server for a dead one.
+  if (options.admission) app.use(admissionControl({ ...options.admission, exempt: (pathname) => pathname === "/healthz" }));
   app.use(findRoutePolicy(routePolicies(options.build)));
   app.use(limitBody(options));
   app.use(refuseCrossSiteRequests(options));

@@ -45,6 +45,7 @@ const app = createApp({
   log: config.REQUEST_LOG,
   appUrl: config.APP_URL,
   postFileMaxBytes: config.POST_FILE_MAX_BYTES,
+  admission: { maxInFlight: config.MAX_IN_FLIGHT_REQUESTS, maxQueued: config.MAX_QUEUED_REQUESTS, queueTimeoutMs: config.REQUEST_QUEUE_TIMEOUT_MS },
 });
 
 // Under the cluster the primary announces the whole group instead (server/index.ts).
