@@ -61,7 +61,7 @@ const schema = z
      * waiting for a turn, and how long one may wait; past these a request hears 503 + Retry-After.
      */
     MAX_IN_FLIGHT_REQUESTS: z.coerce.number().int().min(1).max(10_000).default(16),
-    MAX_QUEUED_REQUESTS: z.coerce.number().int().min(0).max(100_000).default(32),
+    MAX_QUEUED_REQUESTS: z.coerce.number().int().min(0).max(100_000).default(512),
     REQUEST_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(1_000),
     /** `1` keeps this server from running the background jobs (the cluster gives them to one worker). */
     DISABLE_JOBS: boolFlag,
