@@ -4,6 +4,7 @@ import { json } from "@remix-run/node";
 import type { ZodType, ZodTypeDef } from "zod";
 import { DomainError } from "~/models/errors";
 import { DEFAULT_BODY_LIMIT } from "~/utils/body-limits";
+import { isDatabaseUnavailable } from "~/utils/errors";
 
 export function apiError(status: number, error: string, headers?: HeadersInit): Response {
   return json({ error }, { status, headers });
@@ -61,8 +62,8 @@ export function apiFailure(error: DomainError): Response {
 
 /**
  * Runs an `/api` handler: thrown Responses pass through, a model's refusal (DomainError) becomes
- * its JSON error; anything else is logged and answered as a generic 500 with the operation's own
- * failure message.
+ * its JSON error, the database being down a 503 with `Retry-After` and the operation's own
+ * failure message; anything else is logged and answered as a generic 500 with that message.
  */
 export async function handleApi(failureMessage: string, handler: () => Promise<Response>): Promise<Response> {
   try {
@@ -70,6 +71,8 @@ export async function handleApi(failureMessage: string, handler: () => Promise<R
   } catch (error) {
     if (error instanceof Response) return error;
     if (error instanceof DomainError) return apiFailure(error);
+    // Logged once per outage by app/db.server.ts, not once per request.
+    if (isDatabaseUnavailable(error)) return apiError(503, failureMessage, error.headers);
     console.error(`${failureMessage}`, error);
     return apiError(500, failureMessage);
   }

@@ -23,10 +23,13 @@ import {
 } from "~/document-cache.server";
 import { documentCsp } from "~/security.server";
 import { startBackgroundJobs } from "~/jobs.server";
+import { resumeSpooledDownloads } from "~/models/download.server";
 
 const ABORT_DELAY = 5_000;
 
 startBackgroundJobs();
+// Downloads completed during a database outage before a restart are recorded once it answers.
+resumeSpooledDownloads();
 
 export default function handleRequest(
   request: Request,

@@ -16,6 +16,13 @@ describe("parseEnv", () => {
     expect(() => parseEnv({ ...base, DATABASE_URL: "mysql://x" })).toThrow(/DATABASE_URL: must be a postgresql/);
     expect(() => parseEnv({ ...base, CALLBACK_ORIGINS: "not a url" })).toThrow(/CALLBACK_ORIGINS/);
     expect(() => parseEnv({ ...base, SMTP_URL: "http://mail" })).toThrow(/SMTP_URL/);
+    expect(() => parseEnv({ ...base, SHUTDOWN_DRAIN_SECONDS: "-1" })).toThrow(/SHUTDOWN_DRAIN_SECONDS/);
+    expect(() => parseEnv({ ...base, SHUTDOWN_DRAIN_SECONDS: "5m" })).toThrow(/SHUTDOWN_DRAIN_SECONDS/);
+  });
+
+  it("gives transfers in flight minutes to finish on a stop unless told otherwise", () => {
+    expect(parseEnv(base).SHUTDOWN_DRAIN_SECONDS).toBe(300);
+    expect(parseEnv({ ...base, SHUTDOWN_DRAIN_SECONDS: "900" }).SHUTDOWN_DRAIN_SECONDS).toBe(900);
   });
 
   it("takes a variable set to nothing as unset, as a .env copied from .env.example has them", () => {

@@ -51,6 +51,18 @@ const schema = z
     HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1).default(15_000),
     /** A request body must arrive within this; post-file uploads get more (server/security.ts). */
     REQUEST_BODY_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
+    /**
+     * On SIGTERM/SIGINT the server stops taking connections and gives the responses in flight
+     * (a large mod file to a slow downloader) this long to finish before it exits (server/worker.ts).
+     */
+    SHUTDOWN_DRAIN_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
+    /**
+     * Admission control per worker (server/admission.ts): requests worked on at once, requests
+     * waiting for a turn, and how long one may wait; past these a request hears 503 + Retry-After.
+     */
+    MAX_IN_FLIGHT_REQUESTS: z.coerce.number().int().min(1).max(10_000).default(16),
+    MAX_QUEUED_REQUESTS: z.coerce.number().int().min(0).max(100_000).default(512),
+    REQUEST_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(1_000),
     /** `1` keeps this server from running the background jobs (the cluster gives them to one worker). */
     DISABLE_JOBS: boolFlag,
     /** Set by the cluster supervisor for its workers: it announces the whole group itself. */

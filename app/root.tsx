@@ -4,7 +4,7 @@ import { Links, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, 
 import { NavBar } from "~/components/nav-bar";
 import { useNonce } from "~/components/nonce";
 import { Toaster } from "~/components/toaster";
-import { ErrorPage } from "~/components/error-page";
+import { ErrorPage, isUnavailable, SITE_UNAVAILABLE_HINT, SITE_UNAVAILABLE_TITLE } from "~/components/error-page";
 import { getCurrentUser } from "~/models/session.server";
 import { displayName } from "~/models/user.server";
 import { configureToasts, getToast } from "~/toast.server";
@@ -81,6 +81,7 @@ export default function App() {
 
 export function ErrorBoundary() {
   const error = useRouteError();
+  if (isUnavailable(error)) return <ErrorPage status={503} title={SITE_UNAVAILABLE_TITLE} message={SITE_UNAVAILABLE_HINT} />;
   if (isRouteErrorResponse(error)) {
     return <ErrorPage status={error.status} title={error.status === 404 ? "Page not found" : error.statusText} />;
   }

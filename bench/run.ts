@@ -6,6 +6,7 @@ import { benchUpdates } from "./updates.ts";
 import { runLoadBenchmark } from "./load.ts";
 import { runLighthouseBenchmark } from "./lighthouse.ts";
 import { runPagesBenchmark } from "./pages.ts";
+import { benchOverload } from "./overload.ts";
 import { benchReleaseDay } from "./release-day.ts";
 import { benchStampedDownload } from "./stamped-download.ts";
 import { benchRouteMatching } from "./route-matching.ts";
@@ -24,6 +25,7 @@ const results = [
   await runPagesBenchmark(),
   await runLoadBenchmark(),
   await benchReleaseDay(),
+  await benchOverload(),
   await runLighthouseBenchmark(),
   await benchRouteMatching(),
 ];

@@ -6,6 +6,7 @@ import { createRequestHandler } from "@remix-run/express";
 import type { ServerBuild } from "@remix-run/node";
 import compression from "compression";
 import express from "express";
+import { admissionControl, type AdmissionOptions } from "./admission.ts";
 import { routePolicies } from "./route-policy.ts";
 import { findRoutePolicy, limitBody, refuseCrossSiteRequests, requireHost, securityHeaders, pinAppOrigin, type SecurityOptions } from "./security.ts";
 
@@ -17,6 +18,8 @@ export type AppOptions = SecurityOptions & {
   mode: string;
   /** One line per request on stdout. */
   log: boolean;
+  /** How many requests this process works on and queues at once (server/admission.ts); unset, no limit. */
+  admission?: Omit<AdmissionOptions, "exempt">;
 };
 
 /** The guest-page cache entry.server.tsx exports (app/document-cache.server.ts), if the build has one. */
@@ -52,6 +55,7 @@ export function createApp(options: AppOptions): express.Express {
   app.set("query parser", false); // Remix reads the query itself
 
   app.use(securityHeaders(options));
+  app.use(retryAfterOnUnavailable);
   app.use(requireHost());
   // Downloads (attachments, ranged answers) go as stored: their length, validator and ranges stay the file's.
   app.use(compression({ filter: (req, res) => !res.getHeader("Content-Disposition") && !res.getHeader("Accept-Ranges") && compression.filter(req, res) }));
@@ -62,6 +66,8 @@ export function createApp(options: AppOptions): express.Express {
   const servePublic = express.static(options.publicDir, { maxAge: "1h", index: false, acceptRanges: false });
   app.use((req, res, next) => (publicFiles.has(req.path) ? servePublic(req, res, next) : next()));
   if (options.log) app.use(requestLog);
+  // Health checks always answer: a proxy must not take a busy server for a dead one.
+  if (options.admission) app.use(admissionControl({ ...options.admission, exempt: (pathname) => pathname === "/healthz" }));
   app.use(findRoutePolicy(routePolicies(options.build)));
   app.use(limitBody(options));
   app.use(refuseCrossSiteRequests(options));
@@ -79,6 +85,20 @@ export function createApp(options: AppOptions): express.Express {
   );
   return app;
 }
+
+/** How long a 503 without its own `Retry-After` tells the client to wait (the database's outage hint). */
+const DEFAULT_RETRY_AFTER_SECONDS = "15";
+
+/** Every 503 says when to try again: one answered without `Retry-After` (a page while the database is down) gets the default. */
+const retryAfterOnUnavailable: express.RequestHandler = (_req, res, next) => {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: express.Response, ...args: unknown[]) {
+    const status = typeof args[0] === "number" ? args[0] : res.statusCode;
+    if (status === 503 && !res.headersSent && !res.hasHeader("Retry-After")) res.setHeader("Retry-After", DEFAULT_RETRY_AFTER_SECONDS);
+    return (writeHead as (...a: unknown[]) => express.Response).apply(this, args);
+  } as express.Response["writeHead"];
+  next();
+};
 
 /** One line per finished response, e.g. `GET /library 200 48213 - 12.4 ms` (morgan's hooks cost ~10% of the listing bench). */
 const requestLog: express.RequestHandler = (req, res, next) => {

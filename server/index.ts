@@ -2,7 +2,7 @@
 // `node build/server.js [build/index.js]`. One worker per core (WEB_CONCURRENCY overrides), each
 // a whole app server (server/worker.ts) on the same port; any worker may answer any request. The
 // primary only supervises: it replaces dead workers, gives the background jobs to one, relays the
-// workers' messages, and on SIGTERM/SIGINT lets every worker finish its responses.
+// workers' messages, and on SIGTERM/SIGINT lets every worker finish its responses (SHUTDOWN_DRAIN_SECONDS).
 import cluster, { type Worker } from "node:cluster";
 import os from "node:os";
 import { env, type Env } from "../app/env.server.ts";
@@ -90,10 +90,11 @@ function superviseWorkers(count: number) {
     process.on(signal, () => {
       if (stopping) return;
       stopping = true;
-      // Each worker finishes its responses in flight, at most 10 s (server/worker.ts).
+      // Each worker stops taking connections and finishes its responses in flight, at most
+      // SHUTDOWN_DRAIN_SECONDS (server/worker.ts); the primary waits a little longer for them.
       for (const worker of slots.keys()) worker.process.kill("SIGTERM");
       if (slots.size === 0) process.exit(0);
-      setTimeout(() => process.exit(0), 15_000).unref();
+      setTimeout(() => process.exit(0), (config.SHUTDOWN_DRAIN_SECONDS + 5) * 1_000).unref();
     });
   }
 

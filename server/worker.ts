@@ -45,6 +45,7 @@ const app = createApp({
   log: config.REQUEST_LOG,
   appUrl: config.APP_URL,
   postFileMaxBytes: config.POST_FILE_MAX_BYTES,
+  admission: { maxInFlight: config.MAX_IN_FLIGHT_REQUESTS, maxQueued: config.MAX_QUEUED_REQUESTS, queueTimeoutMs: config.REQUEST_QUEUE_TIMEOUT_MS },
 });
 
 // Under the cluster the primary announces the whole group instead (server/index.ts).
@@ -62,14 +63,18 @@ let inFlight = 0;
 let stopping = false;
 server.on("request", (_req, res: import("node:http").ServerResponse) => {
   inFlight += 1;
+  // While draining, a connection carries its one response and closes, so none lingers idle.
+  if (stopping) res.shouldKeepAlive = false;
   res.once("close", () => {
     inFlight -= 1;
     if (stopping && inFlight === 0) process.exit(0);
   });
 });
 
-// Graceful stop, at most 10 s. Ctrl-C under `npm start` arrives twice (terminal and scripts/start.ts):
-// the handler stays installed so the second does not end the process mid-response.
+// Graceful stop: no new connections; the responses in flight (a download of a large mod file
+// included) get SHUTDOWN_DRAIN_SECONDS to finish, then the process exits. Ctrl-C under `npm start`
+// arrives twice (terminal and scripts/start.ts): the handler stays installed so the second does
+// not end the process mid-response.
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.on(signal, () => {
     if (stopping) return;
@@ -77,6 +82,12 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     server.close();
     server.closeIdleConnections();
     if (inFlight === 0) process.exit(0);
-    setTimeout(() => process.exit(0), 10_000).unref();
+    console.log(`[server] ${signal}: draining ${inFlight} response(s) in flight, at most ${config.SHUTDOWN_DRAIN_SECONDS} s`);
+    // A kept-alive connection that finished its response in the meantime is closed too.
+    setInterval(() => server.closeIdleConnections(), 1_000).unref();
+    setTimeout(() => {
+      console.warn(`[server] drain time over: ${inFlight} response(s) cut`);
+      process.exit(0);
+    }, config.SHUTDOWN_DRAIN_SECONDS * 1_000).unref();
   });
 }

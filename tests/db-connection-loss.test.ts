@@ -3,8 +3,9 @@
 // has a listener, which would end the worker. Nothing here touches Prisma first on purpose: the
 // plain-SQL lookups (queryRows) serve requests before Prisma's adapter has connected and added
 // a listener of its own.
+import pg from "pg";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { queryRows } from "~/db.server";
+import { db, isDatabaseUnavailable, queryRows } from "~/db.server";
 import { adminQuery } from "./db";
 
 afterEach(() => vi.restoreAllMocks());
@@ -21,5 +22,39 @@ describe("the app's database pool", () => {
 
     const [after] = await queryRows<{ pid: number }>("SELECT pg_backend_pid() AS pid", []);
     expect(after!.pid).not.toBe(before!.pid);
+  });
+
+  it("a query whose connection the server ends answers DatabaseUnavailable (a 503 for its caller), and the next query works", async () => {
+    globalThis.__allowConsoleError = true;
+    vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    const error = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const marker = `outage_${Date.now()}`;
+    const sleeping = db.$queryRawUnsafe(`SELECT pg_sleep(10) AS ${marker}`).then(
+      () => null,
+      (failure: unknown) => failure,
+    );
+    await vi.waitFor(
+      async () => {
+        const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+        await admin.connect();
+        try {
+          const ended = await admin.query(
+            `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE query LIKE '%AS ${marker}%' AND pid <> pg_backend_pid()`,
+          );
+          expect(ended.rows[0].n).toBe(1);
+        } finally {
+          await admin.end();
+        }
+      },
+      { timeout: 10_000 },
+    );
+    const failure = await sleeping;
+    expect(isDatabaseUnavailable(failure)).toBe(true);
+    expect(failure).toMatchObject({ status: 503, retryAfterSeconds: expect.any(Number) });
+    // The outage is logged as a server error, once.
+    expect(error).toHaveBeenCalledWith(expect.stringMatching(/^database unavailable: /));
+
+    const [after] = await queryRows<{ ok: number }>("SELECT 1 AS ok", []);
+    expect(after!.ok).toBe(1);
   });
 });

@@ -1,16 +1,22 @@
 // Fault: the database goes away while the app runs. The built app runs on a PRIVATE PostgreSQL
-// cluster (never the machine's shared one): /healthz answers 503 and pages answer an error
-// quickly while the cluster is down, and everything answers again once it is back, without
-// restarting the app.
+// cluster (never the machine's shared one): /healthz answers 503 and pages and the API answer
+// 503 with Retry-After quickly while the cluster is down, downloads completed meanwhile are
+// recorded once it is back, and everything answers again without restarting the app.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { once } from "node:events";
 import pg from "pg";
+import { PrismaPg } from "@prisma/adapter-pg";
 import { SHARED_PAGE_REUSE_MS } from "~/document-cache.server";
+import { PrismaClient } from "~/generated/prisma/client";
+import { signedDownloadUrl } from "~/models/download.server";
+import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prismaCli } from "./db";
+import { setEnv } from "./env";
+import { fileBytes } from "./library-fixtures";
 import { appServerArgs, ensureAppBuilt, freePort } from "../scripts/app-server";
 
 /**
@@ -48,6 +54,8 @@ let dataDir = "";
 let pgPort = 0;
 let app: ChildProcess | undefined;
 let base = "";
+let databaseUrl = "";
+const SESSION_SECRET = "fault-session-secret-fault-session-secret";
 
 /** Runs a PostgreSQL tool; as the postgres user when we are root (the server refuses root). */
 function pgTool(tool: string, args: string[]) {
@@ -76,10 +84,10 @@ function stopCluster() {
 }
 
 /** GET with a hard time bound: a hang fails the test instead of stalling it. */
-async function get(pathname: string, timeoutMs = 10_000): Promise<{ status: number; body: string; ms: number }> {
+async function get(pathname: string, timeoutMs = 10_000): Promise<{ status: number; body: string; ms: number; retryAfter: string | null }> {
   const started = Date.now();
   const response = await fetch(`${base}${pathname}`, { signal: AbortSignal.timeout(timeoutMs), redirect: "manual" });
-  return { status: response.status, body: await response.text(), ms: Date.now() - started };
+  return { status: response.status, body: await response.text(), ms: Date.now() - started, retryAfter: response.headers.get("Retry-After") };
 }
 
 async function waitFor(pathname: string, status: number, timeoutMs: number) {
@@ -118,6 +126,7 @@ beforeAll(async () => {
   await admin.query(`CREATE DATABASE clib_fault`);
   await admin.end();
   const url = `postgresql://postgres@127.0.0.1:${pgPort}/clib_fault`;
+  databaseUrl = url;
   await prismaCli(["migrate", "deploy"], url);
 
   const port = await freePort();
@@ -132,7 +141,7 @@ beforeAll(async () => {
       APP_URL: base,
       DATABASE_URL: url,
       DATA_DIR: dataDir,
-      SESSION_SECRET: "fault-session-secret-fault-session-secret",
+      SESSION_SECRET,
       DISABLE_JOBS: "1",
       REQUEST_LOG: "false",
     },
@@ -174,12 +183,26 @@ describe("the database restarts while the app runs", () => {
     // the guest copy the server may answer for a second (SHARED_PAGE_REUSE_MS) has expired.
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, homeAnsweredAt + SHARED_PAGE_REUSE_MS + 100 - Date.now())));
     const page = await get("/", 10_000);
-    expect(page.status).toBeGreaterThanOrEqual(500);
+    expect(page.status).toBe(503);
+    expect(Number(page.retryAfter)).toBeGreaterThan(0);
     expect(page.ms).toBeLessThan(10_000);
+    expect(page.body).toContain("The site is briefly unavailable");
     expect(page.body).not.toMatch(/\bat .+\.(js|ts):\d+/);
+    // A page whose words the spec sets keeps them, with the status and the hint of the outage.
+    const library = await get("/library", 10_000);
+    expect(library.status).toBe(503);
+    expect(Number(library.retryAfter)).toBeGreaterThan(0);
+    expect(library.body).toContain(LIBRARY_MESSAGES.loadPostsFailed);
+    expect(library.body).toContain("The site is briefly unavailable");
+    // The API answers JSON in its own words, 503 with Retry-After.
     const api = await get("/api/library/posts", 10_000);
-    expect(api.status).toBeGreaterThanOrEqual(500);
-    expect(api.body).not.toMatch(/\bat .+\.(js|ts):\d+/);
+    expect(api.status).toBe(503);
+    expect(Number(api.retryAfter)).toBeGreaterThan(0);
+    expect(JSON.parse(api.body)).toEqual({ error: LIBRARY_MESSAGES.loadPostsFailed });
+    const download = await get("/api/download/anything", 10_000);
+    expect(download.status).toBe(503);
+    expect(Number(download.retryAfter)).toBeGreaterThan(0);
+    expect(JSON.parse(download.body)).toEqual({ error: "Download failed." });
 
     startCluster();
     await waitFor("/healthz", 200, 30_000);
@@ -189,4 +212,97 @@ describe("the database restarts while the app runs", () => {
     expect(app!.exitCode).toBeNull();
     expect(app!.pid).toBe(appPid);
   }, 120_000);
+});
+
+describe("downloads completed while the database is down", () => {
+  const FILE_BYTES = 32 * 1024 * 1024;
+
+  it("are recorded once it is back, for a member and for a guest", async () => {
+    // The data, written straight into the private cluster and the app's storage folder.
+    const direct = new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl }) });
+    const postId = "outage-post";
+    const key = `posts/${postId}/mod.package`;
+    const published = new Date(Date.now() - 24 * 3600 * 1000);
+    let userId = "";
+    try {
+      userId = (await direct.user.create({ data: { email: "outage@example.com", fullName: "Outage", mailVerified: true, tosAccepted: true } })).id;
+      await direct.post.create({
+        data: {
+          id: postId,
+          title: "Outage post",
+          paidContent: false,
+          enabled: true,
+          version: "V1.0",
+          firstPublishedAt: published,
+          publishedAt: published,
+          lastUpdated: published,
+          orderDate: published,
+          driveFileId: key,
+          fileName: "mod.package",
+          fileSize: BigInt(FILE_BYTES),
+        },
+      });
+    } finally {
+      await direct.$disconnect();
+    }
+    mkdirSync(path.join(dataDir, "files", path.dirname(key)), { recursive: true });
+    writeFileSync(path.join(dataDir, "files", key), fileBytes(FILE_BYTES));
+
+    // Signed addresses as the app signs them (same secret, same origin).
+    setEnv("SESSION_SECRET", SESSION_SECRET);
+    setEnv("APP_URL", base);
+    const links = [signedDownloadUrl(postId, userId), signedDownloadUrl(postId, null)];
+    const guestSig = new URL(links[1]!).searchParams.get("sig")!;
+    setEnv("SESSION_SECRET", undefined);
+    setEnv("APP_URL", undefined);
+
+    // Both downloads start while the database answers, and stall after their first bytes.
+    const readers = await Promise.all(
+      links.map(async (link) => {
+        const response = await fetch(link, { signal: AbortSignal.timeout(60_000) });
+        expect(response.status).toBe(200);
+        const reader = response.body!.getReader();
+        const first = await reader.read();
+        return { reader, received: first.value?.byteLength ?? 0 };
+      }),
+    );
+    stopCluster();
+    await waitFor("/healthz", 503, 15_000);
+    // They finish during the outage: every byte arrives.
+    for (const download of readers) {
+      for (;;) {
+        const { done, value } = await download.reader.read();
+        if (done) break;
+        download.received += value.byteLength;
+      }
+      expect(download.received).toBe(FILE_BYTES);
+    }
+    // Their records wait on the server's disk meanwhile.
+    const spool = path.join(dataDir, "spool", "downloads");
+    const kept = readdirSync(spool).flatMap((file) => readFileSync(path.join(spool, file), "utf8").split("\n").filter(Boolean));
+    expect(kept).toHaveLength(2);
+
+    startCluster();
+    await waitFor("/healthz", 200, 30_000);
+    const check = new pg.Client({ connectionString: databaseUrl });
+    await check.connect();
+    try {
+      const deadline = Date.now() + 30_000;
+      let counts = { member: 0, guest: 0 };
+      while (Date.now() < deadline) {
+        const member = await check.query(`SELECT count(*)::int AS n FROM downloads WHERE user_id = $1 AND post_id = $2`, [userId, postId]);
+        const guest = await check.query(`SELECT count(*)::int AS n FROM guest_downloads WHERE post_id = $1 AND link = $2`, [postId, guestSig]);
+        counts = { member: member.rows[0].n as number, guest: guest.rows[0].n as number };
+        if (counts.member > 0 && counts.guest > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      expect(counts).toEqual({ member: 1, guest: 1 });
+    } finally {
+      await check.end();
+    }
+    // Nothing is left waiting.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(readdirSync(spool)).toEqual([]);
+    expect(app!.exitCode).toBeNull();
+  }, 180_000);
 });

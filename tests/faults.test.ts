@@ -8,8 +8,9 @@ import { once } from "node:events";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { db } from "~/db.server";
 import { S3Storage } from "~/integrations/s3-storage.server";
-import { LocalStorage, setStorageForTests } from "~/integrations/storage.server";
-import { mkdtempSync, rmSync } from "node:fs";
+import { LocalStorage, setStorageForTests, STORAGE_UNAVAILABLE_MESSAGE } from "~/integrations/storage.server";
+import { spawnSync } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import * as registerRoute from "~/routes/api.auth.register";
@@ -20,10 +21,12 @@ import * as paidRoute from "~/routes/api.download.$postId";
 import * as freeRoute from "~/routes/api.download.freedownload.$postId";
 import * as signedRoute from "~/routes/download.$postId";
 import * as importRoute from "~/routes/api.admin.import-purchases";
+import * as uploadRoute from "~/routes/api.upload.file.$id";
 import { callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
 import { createPost, createTiers, TIER_2 } from "./library-fixtures";
 import { startMailCapture } from "./mail-capture";
 import { setEnv } from "./env";
+import { startS3rver } from "./storage-s3rver";
 
 /** A port on 127.0.0.1 that nothing listens on (bound, then closed). */
 async function closedPort(): Promise<number> {
@@ -135,13 +138,101 @@ describe("object storage is down", () => {
     const signed = await callRoute(signedRoute, { path: `${url.pathname}${url.search}`, params: { postId: free.id } });
     expect(Date.now() - started).toBeLessThan(20_000);
     for (const response of [direct, signed]) {
-      expect(response.status).toBeGreaterThanOrEqual(500);
+      expect(response.status).toBe(503);
+      expect(Number(response.headers.get("Retry-After"))).toBeGreaterThan(0);
       expect(response.headers.get("Content-Type")).toContain("application/json");
       const body = await response.text();
-      expect(JSON.parse(body)).toEqual({ error: "Download failed." });
+      expect(JSON.parse(body)).toEqual({ error: STORAGE_UNAVAILABLE_MESSAGE });
       expect(body).not.toMatch(STACK_TRACE);
     }
     expect(await db.download.count({ where: { userId: user.id } })).toBe(0);
+  });
+
+  it("with the S3 server stopped, an upload answers 503 with Retry-After and leaves nothing, and a download answers 503 too", async () => {
+    const s3 = await startS3rver();
+    try {
+      setStorageForTests(s3.storage);
+      const post = await createPost({ paid: false, fileSize: 10_000 });
+      const before = await db.post.findUniqueOrThrow({ where: { id: post.id } });
+      const admin = await createTestUser({ isAdmin: true, canBeAdmin: true, tosAccepted: true });
+      const cookie = await sessionCookie(admin.id);
+      await s3.stopServer();
+
+      const upload = await callRoute(uploadRoute, { method: "POST", params: { id: post.id }, form: uploadForm(200_000), cookie });
+      expect(upload.status).toBe(503);
+      expect(Number(upload.headers.get("Retry-After"))).toBeGreaterThan(0);
+      expect(await readJsonBody(upload)).toEqual({ error: STORAGE_UNAVAILABLE_MESSAGE });
+      // Nothing partial: no version, the post as it was, and no object but the one it had.
+      expect(await db.postVersion.count({ where: { postId: post.id } })).toBe(0);
+      expect(await db.post.findUniqueOrThrow({ where: { id: post.id } })).toMatchObject({ driveFileId: before.driveFileId, fileSize: before.fileSize });
+      const objects = readdirSync(s3.directory, { recursive: true, encoding: "utf8" }).filter(
+        (name) => name.includes(`posts/${post.id}/`) && name.endsWith("._S3rver_object"),
+      );
+      expect(objects).toEqual([`library-test/${before.driveFileId}._S3rver_object`]);
+
+      const download = await callRoute(paidRoute, { params: { postId: post.id }, cookie });
+      expect(download.status).toBe(503);
+      expect(Number(download.headers.get("Retry-After"))).toBeGreaterThan(0);
+      expect(await readJsonBody(download)).toEqual({ error: STORAGE_UNAVAILABLE_MESSAGE });
+    } finally {
+      setStorageForTests(undefined);
+      await s3.stop();
+    }
+  });
+});
+
+/** A multipart form with a post file of `size` bytes. */
+function uploadForm(size: number): FormData {
+  const form = new FormData();
+  form.append("file", new Blob([Buffer.alloc(size, 7)], { type: "application/octet-stream" }), "mod.package");
+  return form;
+}
+
+describe("local storage is full or not writable", () => {
+  const isRoot = process.getuid?.() === 0;
+  let root = "";
+  let mounted = false;
+  beforeEach(() => {
+    root = mkdtempSync(path.join(os.tmpdir(), "clib-full-disk-"));
+    // A disk of 64 KiB (root may mount one); otherwise a folder this user may not write.
+    mounted = isRoot && spawnSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", root]).status === 0;
+    if (!mounted) {
+      mkdirSync(path.join(root, "posts"));
+      chmodSync(root, 0o555);
+      chmodSync(path.join(root, "posts"), 0o555);
+    }
+    setStorageForTests(new LocalStorage(root));
+  });
+  afterEach(() => {
+    setStorageForTests(undefined);
+    if (mounted) spawnSync("umount", [root]);
+    else chmodSync(root, 0o755);
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("an upload answers 503 with Retry-After, not 400, leaves no partial file, and a broken upload is still 400", async () => {
+    expect(mounted || !isRoot, "root could not mount a small disk for the test").toBe(true);
+    const post = await createPost({ paid: false, fileSize: null });
+    const admin = await createTestUser({ isAdmin: true, canBeAdmin: true });
+    const cookie = await sessionCookie(admin.id);
+
+    const upload = await callRoute(uploadRoute, { method: "POST", params: { id: post.id }, form: uploadForm(1024 * 1024), cookie });
+    expect(upload.status).toBe(503);
+    expect(Number(upload.headers.get("Retry-After"))).toBeGreaterThan(0);
+    expect(await readJsonBody(upload)).toEqual({ error: STORAGE_UNAVAILABLE_MESSAGE });
+    expect(await db.postVersion.count({ where: { postId: post.id } })).toBe(0);
+    expect(readdirSync(root, { recursive: true, encoding: "utf8" }).filter((name) => !["posts", `posts/${post.id}`].includes(name))).toEqual([]);
+
+    // The admin's own broken body stays the admin's error.
+    const broken = await callRoute(uploadRoute, {
+      method: "POST",
+      params: { id: post.id },
+      headers: { "Content-Type": "multipart/form-data; boundary=expected-boundary" },
+      body: '--expected-boundary\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\n\r\nno closing boundary',
+      cookie,
+    });
+    expect(broken.status).toBe(400);
+    expect(await readJsonBody(broken)).toEqual({ error: "The upload could not be read." });
   });
 });
 

@@ -7,7 +7,9 @@ import { S3Storage } from "~/integrations/s3-storage.server";
 
 type S3rverInstance = { run(): Promise<AddressInfo>; close(): Promise<void> };
 
-export async function startS3rver(bucket = "library-test"): Promise<{ storage: S3Storage; endpoint: string; stop: () => Promise<void> }> {
+export async function startS3rver(
+  bucket = "library-test",
+): Promise<{ storage: S3Storage; endpoint: string; directory: string; stopServer: () => Promise<void>; stop: () => Promise<void> }> {
   const directory = mkdtempSync(path.join(os.tmpdir(), "clib-s3rver-"));
   // s3rver ships no types.
   const { default: S3rver } = (await import("s3rver" as string)) as { default: new (options: object) => S3rverInstance };
@@ -15,12 +17,20 @@ export async function startS3rver(bucket = "library-test"): Promise<{ storage: S
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;
   const storage = await S3Storage.create({ endpoint, region: "us-east-1", bucket, accessKeyId: "S3RVER", secretAccessKey: "S3RVER", forcePathStyle: true });
+  let running = true;
+  /** Stops the S3 server only: the app's client stays, as when the real service goes down. */
+  const stopServer = async () => {
+    if (running) await server.close();
+    running = false;
+  };
   return {
     storage,
     endpoint,
+    directory,
+    stopServer,
     stop: async () => {
       storage.destroy();
-      await server.close();
+      await stopServer();
       rmSync(directory, { recursive: true, force: true });
     },
   };

@@ -1,16 +1,36 @@
 import { isRouteErrorResponse, Link } from "@remix-run/react";
 
-export function ErrorPage({ status, title, message }: { status: number; title: string; message?: string }) {
+/** The words of a page whose answer was 503 (a part of the site is down), in docs/messages.md. */
+export const SITE_UNAVAILABLE_TITLE = "The site is briefly unavailable";
+export const SITE_UNAVAILABLE_HINT = "Please try again in a minute.";
+
+/** Whether a route's error is a 503 answer: the database (or another part) is down for a while. */
+export function isUnavailable(error: unknown): boolean {
+  return isRouteErrorResponse(error) && error.status === 503;
+}
+
+/**
+ * An error page: its status, title and message. `hint` adds what to do, for an outage: a page
+ * whose title and message the spec sets keeps them, and says it is briefly unavailable beside them.
+ */
+export function ErrorPage({ status, title, message, hint }: { status: number; title: string; message?: string; hint?: string }) {
   return (
     <section className="error-page" aria-labelledby="error-title">
       <p className="error-status">{status}</p>
       <h1 id="error-title">{title}</h1>
       <p>{message ?? (status === 404 ? "There is nothing at this address." : "Please try again in a moment.")}</p>
+      {hint ? <p>{hint}</p> : null}
       <Link to="/" className="button">
         Back to Home
       </Link>
     </section>
   );
+}
+
+/** The page of a route whose own words the spec sets, when its answer is an outage (503): status 503 and the hint added. */
+export function unavailableRoutePage(error: unknown, title: string, message?: string): JSX.Element | null {
+  if (!isUnavailable(error)) return null;
+  return <ErrorPage status={503} title={title} message={message} hint={`${SITE_UNAVAILABLE_TITLE}. ${SITE_UNAVAILABLE_HINT}`} />;
 }
 
 /**

@@ -20,6 +20,13 @@ export const BUSY_RETRY_AFTER_SECONDS = 5;
  * none (PASSWORD_THREAD_PRIORITY), and a sign-in should then hear "try again" rather than hang.
  */
 export const MAX_QUEUE_WAIT_MS = 10_000;
+/**
+ * How long a sign-in waits for its answer in production before it hears "busy": a job a yielding
+ * thread took but gets no CPU for (a saturated machine), and that the aged lane has not started
+ * either, is refused then, so an overloaded server answers sign-ins within about a second and a
+ * half instead of after many (the overload benchmark, bench/overload.ts).
+ */
+export const MAX_ANSWER_WAIT_MS = 1_500;
 
 export const PASSWORD_POOL_BUSY = "password_pool_busy";
 
@@ -74,6 +81,10 @@ type Job = {
   aging?: ReturnType<typeof setTimeout>;
   /** Threads running it now: a yielding thread, and after aging perhaps the aged lane too. */
   runners: number;
+  /** Refuses the job as busy if it has no answer within maxAnswerWaitMs and the aged lane is not running it. */
+  deadline?: ReturnType<typeof setTimeout>;
+  /** The aged lane (normal priority) runs it: it will answer soon, so the deadline lets it. */
+  onAgedLane: boolean;
   settled: boolean;
 };
 type Slot = { worker: Worker; job: Job | null; aged: boolean; ready?: PasswordWorkerReady; startedAt: number };
@@ -90,6 +101,11 @@ export type PasswordPoolOptions = {
   priority?: PasswordThreadPriority;
   /** How long a job may wait for a thread before it is refused as busy. */
   maxQueueWaitMs?: number;
+  /**
+   * How long a job may take to answer before it is refused as busy, unless the aged lane runs it
+   * (default null: a job a thread took answers when it ends).
+   */
+  maxAnswerWaitMs?: number | null;
   /**
    * Aging: a job not finished this long after it was asked for also runs on the aged lane, one
    * more thread at normal priority (AGED_AFTER_MS in production; default null: no aged lane).
@@ -114,6 +130,7 @@ export class PasswordPool {
   readonly maxQueue: number;
   readonly priority: PasswordThreadPriority;
   readonly maxQueueWaitMs: number;
+  readonly maxAnswerWaitMs: number | null;
   readonly agedAfterMs: number | null;
   readonly agedCpuShare: number;
   readonly agedStats: AgedLaneStats = { runs: 0, cpuMs: 0 };
@@ -124,6 +141,7 @@ export class PasswordPool {
     this.maxQueue = options.maxQueue ?? this.size * QUEUE_PER_WORKER;
     this.priority = options.priority ?? "low";
     this.maxQueueWaitMs = options.maxQueueWaitMs ?? MAX_QUEUE_WAIT_MS;
+    this.maxAnswerWaitMs = options.maxAnswerWaitMs ?? null;
     this.agedAfterMs = options.agedAfterMs ?? null;
     this.agedCpuShare = Math.min(1, Math.max(0.01, options.agedCpuShare ?? AGED_CPU_SHARE));
     this.workerUrl = options.workerUrl ?? PASSWORD_WORKER_URL;
@@ -215,6 +233,7 @@ export class PasswordPool {
     job.settled = true;
     clearTimeout(job.expiry);
     clearTimeout(job.aging);
+    clearTimeout(job.deadline);
     this.remove(this.queue, job);
     this.remove(this.agedQueue, job);
     answer();
@@ -250,6 +269,7 @@ export class PasswordPool {
       clearTimeout(job.expiry);
       this.remove(this.queue, job);
       job.runners += 1;
+      if (slot.aged) job.onAgedLane = true;
       slot.job = job;
       slot.startedAt = performance.now();
       slot.worker.postMessage(job.message);
@@ -265,6 +285,7 @@ export class PasswordPool {
         resolve: resolve as (value: unknown) => void,
         reject,
         runners: 0,
+        onAgedLane: false,
         settled: false,
         expiry: setTimeout(() => {
           // Only a job no thread has taken is refused; a running one answers when it ends.
@@ -274,6 +295,14 @@ export class PasswordPool {
       };
       // A waiting sign-in does not keep a finished script alive.
       job.expiry.unref();
+      if (this.maxAnswerWaitMs !== null) {
+        job.deadline = setTimeout(() => {
+          // A thread that gets no CPU may still finish it: its answer is then dropped (settled).
+          if (job.settled || job.onAgedLane) return;
+          this.settle(job, () => reject(new PasswordPoolBusyError()));
+        }, this.maxAnswerWaitMs);
+        job.deadline.unref();
+      }
       if (this.agedAfterMs !== null) {
         job.aging = setTimeout(() => {
           // Still waiting, or still running on a yielding thread that gets no CPU: the aged lane
@@ -319,7 +348,7 @@ type PoolHolder = { [GLOBAL_KEY]?: Promise<PasswordPool> };
 export function passwordPool(): Promise<PasswordPool> {
   const holder = globalThis as PoolHolder;
   if (!holder[GLOBAL_KEY]) {
-    const pool = new PasswordPool({ priority: env().PASSWORD_THREAD_PRIORITY, agedAfterMs: AGED_AFTER_MS });
+    const pool = new PasswordPool({ priority: env().PASSWORD_THREAD_PRIORITY, agedAfterMs: AGED_AFTER_MS, maxAnswerWaitMs: MAX_ANSWER_WAIT_MS });
     const started = pool.start().then(() => pool);
     // A failed start is not cached: the next call tries again (and fails loudly again).
     started.catch(() => {

@@ -11,7 +11,16 @@ import { env } from "~/env.server";
 import { assertSafeKey, type ByteRange, type Storage, type StoredObject } from "~/integrations/storage-interface.server";
 
 // Callers take the interface and the key rule from here, beside the configured storage.
-export { assertSafeKey, isSafeKey, type ByteRange, type Storage, type StoredObject } from "~/integrations/storage-interface.server";
+export {
+  assertSafeKey,
+  isSafeKey,
+  isStorageOutage,
+  STORAGE_RETRY_AFTER_SECONDS,
+  STORAGE_UNAVAILABLE_MESSAGE,
+  type ByteRange,
+  type Storage,
+  type StoredObject,
+} from "~/integrations/storage-interface.server";
 
 export class LocalStorage implements Storage {
   constructor(private readonly root: string) {}
@@ -42,8 +51,11 @@ export class LocalStorage implements Storage {
       const info = await stat(file);
       if (!info.isFile()) return null;
       return { size: info.size, lastModified: info.mtime, etag: `"${info.size.toString(16)}-${info.mtimeMs.toString(16)}"` };
-    } catch {
-      return null;
+    } catch (error) {
+      // No such file is an answer; a disk that cannot be read is a failure (isStorageOutage).
+      const code = (error as { code?: unknown }).code;
+      if (code === "ENOENT" || code === "ENOTDIR") return null;
+      throw error;
     }
   }
 

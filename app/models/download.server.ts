@@ -5,6 +5,7 @@ import { db, queryRows, sqlTimestamp } from "~/db.server";
 import { env } from "~/env.server";
 import type { User } from "~/generated/prisma/client";
 import type { DownloadAccess } from "~/generated/prisma/enums";
+import { localSpool } from "~/integrations/local-spool.server";
 import { isSafeKey } from "~/integrations/storage.server";
 import { loadViewerContext, toEntitlementPost, type PostWithAccess } from "~/models/entitlement.server";
 import { libraryPostAt } from "~/models/library-listing.server";
@@ -16,6 +17,7 @@ import { isRestricted, RESTRICTED_MESSAGE } from "~/models/restriction.server";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { downloadFileName } from "~/utils/download-name";
 import { isEffectiveAdmin, isFreeAt, isPublishedAt, unlockReason, type UnlockReason } from "~/utils/entitlement";
+import { isDatabaseUnavailable } from "~/utils/errors";
 
 /** How long a signed free-download address stays valid. */
 export const SIGNED_DOWNLOAD_TTL_MS = 10 * 60 * 1000;
@@ -206,6 +208,41 @@ export async function acceptTerms(actor: Pick<User, "id" | "restricted">, userId
   await db.user.update({ where: { id: userId }, data: { tosAccepted: true } });
 }
 
+/** A completed download whose record waits for the database (times as ISO text). */
+type SpooledDownload =
+  | {
+      kind: "user";
+      userId: string;
+      postId: string;
+      version: string;
+      at: string;
+      reason: UnlockReason | null;
+      versionId: string | null;
+      source?: DownloadAccess;
+    }
+  | { kind: "guest"; postId: string; version: string; link: string; at: string };
+
+/**
+ * Downloads completed while the database was down, kept on the local disk and recorded once it
+ * is back (app/integrations/local-spool.server.ts: durable, so a restart during the outage loses
+ * none). Recording twice is harmless: a user's download counts once per window, a guest's once
+ * per signed address.
+ */
+const downloadSpool = localSpool<SpooledDownload>("downloads", async (item) => {
+  if (item.kind === "user") await recordDownload(item.userId, item.postId, item.version, new Date(item.at), item.reason, item.versionId, item.source);
+  else await recordGuestDownload(item.postId, item.version, item.link, new Date(item.at));
+});
+
+/** Records the downloads kept from an earlier outage once the database answers (called at server start). */
+export function resumeSpooledDownloads(): void {
+  downloadSpool.resume();
+}
+
+/** Writes the kept downloads now; answers how many are still waiting (tests). */
+export function replaySpooledDownloads(): Promise<number> {
+  return downloadSpool.replay();
+}
+
 /** What serving a post's file needs: its storage key, the name it is saved as, and what to do once it completed. */
 export type PostDownload = { key: string; fileName: string; onComplete?: () => Promise<void> };
 
@@ -213,18 +250,39 @@ export type PostDownload = { key: string; fileName: string; onComplete?: () => P
  * A post's file as a download; a logged-in downloader gets a download record once the file's
  * last byte has been read. The response's last chunk waits for the record, so a client that has
  * the whole file (and revalidates its library) finds it. A guest's download through a signed
- * address (`guestLink`, its signature) is counted without a user. A failed record is logged, and
- * the file still completes: the downloader paid for the bytes, not for our bookkeeping.
+ * address (`guestLink`, its signature) is counted without a user. While the database is down the
+ * record is kept on disk and written once it is back; any other failure is logged. Either way the
+ * file completes: the downloader paid for the bytes, not for our bookkeeping.
  */
 export function postDownload(post: DownloadablePost, userId: string | null, guestLink: string | null = null): PostDownload {
   const logFailure = (error: unknown) => console.error("Could not record a download", error);
+  // The database down: the record waits on disk and is written once it is back.
+  const keepOrLog = (item: SpooledDownload) => (error: unknown) =>
+    isDatabaseUnavailable(error) ? downloadSpool.add(item).catch(logFailure) : logFailure(error);
   return {
     key: post.driveFileId,
     fileName: downloadFileName(post.title, post.version, post.fileName ?? post.driveFileId.split("/").pop() ?? ""),
     onComplete: userId
-      ? () => recordDownload(userId, post.id, post.version, new Date(), post.unlockReason, post.versionId, post.keptSource).then(() => undefined, logFailure)
+      ? () => {
+          const at = new Date();
+          const item: SpooledDownload = {
+            kind: "user",
+            userId,
+            postId: post.id,
+            version: post.version,
+            at: at.toISOString(),
+            reason: post.unlockReason,
+            versionId: post.versionId,
+            source: post.keptSource,
+          };
+          return recordDownload(userId, post.id, post.version, at, post.unlockReason, post.versionId, post.keptSource).then(() => undefined, keepOrLog(item));
+        }
       : guestLink
-        ? () => recordGuestDownload(post.id, post.version, guestLink).then(() => undefined, logFailure)
+        ? () => {
+            const at = new Date();
+            const item: SpooledDownload = { kind: "guest", postId: post.id, version: post.version, link: guestLink, at: at.toISOString() };
+            return recordGuestDownload(post.id, post.version, guestLink, at).then(() => undefined, keepOrLog(item));
+          }
         : undefined,
   };
 }

@@ -12,7 +12,7 @@ import { AdminUserEditor } from "~/components/admin-user-editor";
 import type { AdminActionData } from "~/components/admin/action-data";
 import { adminHref } from "~/components/admin/admin-href";
 import { UserList } from "~/components/admin/user-list";
-import { ErrorPage } from "~/components/error-page";
+import { ErrorPage, isUnavailable, SITE_UNAVAILABLE_HINT, SITE_UNAVAILABLE_TITLE } from "~/components/error-page";
 import { InsightsEntry } from "~/components/insights/admin-entry";
 import { getAdminUser, listPickerPosts, searchUsers } from "~/models/admin-users.server";
 import { listRecentAuditRows } from "~/models/audit.server";
@@ -163,5 +163,12 @@ export function ErrorBoundary() {
   const error = useRouteError();
   const status = isRouteErrorResponse(error) ? error.status : 500;
   if (!isRouteErrorResponse(error)) console.error(error);
-  return <ErrorPage status={status} title="Admin" message={ADMIN_MESSAGES.fetchUsersFailed} />;
+  return (
+    <ErrorPage
+      status={status}
+      title="Admin"
+      message={ADMIN_MESSAGES.fetchUsersFailed}
+      hint={isUnavailable(error) ? `${SITE_UNAVAILABLE_TITLE}. ${SITE_UNAVAILABLE_HINT}` : undefined}
+    />
+  );
 }

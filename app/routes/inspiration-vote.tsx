@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
 import { Link, useActionData, useLoaderData, useRevalidator, useRouteError } from "@remix-run/react";
-import { ErrorPage, refusedRequestPage } from "~/components/error-page";
+import { ErrorPage, refusedRequestPage, unavailableRoutePage } from "~/components/error-page";
 import { useState } from "react";
 import { firstIssue } from "~/api.server";
 import { Countdown } from "~/components/countdown";
@@ -185,7 +185,7 @@ export async function action({ request }: ActionFunctionArgs) {
 
 export function ErrorBoundary() {
   const error = useRouteError();
-  const refused = refusedRequestPage(error);
+  const refused = refusedRequestPage(error) ?? unavailableRoutePage(error, "Something went wrong", "Failed to fetch inspiration data.");
   if (refused) return refused;
   console.error(error);
   return <ErrorPage status={500} title="Something went wrong" message="Failed to fetch inspiration data." />;

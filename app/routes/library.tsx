@@ -6,7 +6,7 @@ import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunctio
 import { json } from "@remix-run/node";
 import { Link, useLoaderData, useLocation, useRouteError, type ShouldRevalidateFunction } from "@remix-run/react";
 import { useMemo } from "react";
-import { ErrorPage, refusedRequestPage } from "~/components/error-page";
+import { ErrorPage, refusedRequestPage, unavailableRoutePage } from "~/components/error-page";
 import type { CacheableHandle } from "~/document-cache.server";
 import { EmptyLibrary, LibraryControls } from "~/components/library-controls";
 import { AdultWarning, TermsPopup, useNsfwAcceptance } from "~/components/library-gate";
@@ -260,7 +260,7 @@ export default function Library() {
 /** The library could not be loaded: the spec's message instead of a broken page. */
 export function ErrorBoundary() {
   const error = useRouteError();
-  const refused = refusedRequestPage(error);
+  const refused = refusedRequestPage(error) ?? unavailableRoutePage(error, LIBRARY_MESSAGES.loadPostsFailed, LIBRARY_MESSAGES.fetchFailed);
   if (refused) return refused;
   console.error(error);
   return <ErrorPage status={500} title={LIBRARY_MESSAGES.loadPostsFailed} message={LIBRARY_MESSAGES.fetchFailed} />;

@@ -44,3 +44,39 @@ export class DomainError extends Error {
 export function isDomainError(error: unknown): error is DomainError {
   return error instanceof DomainError;
 }
+
+/** How long a client is told to wait (`Retry-After`) while the database is unreachable. */
+export const DATABASE_RETRY_AFTER_SECONDS = 15;
+/** What a page says while the database is unreachable (docs/messages.md). */
+export const SITE_UNAVAILABLE_MESSAGE = "The site is briefly unavailable. Please try again in a minute.";
+
+/**
+ * What a database call throws instead of the driver's error while the database cannot be reached
+ * (stopped, restarting, refusing connections): app/db.server.ts. It has the shape of a Remix
+ * route error response (status, statusText, internal, data) and is no Error on purpose: Remix
+ * then answers any page or resource route with its 503, and a page's error boundary sees it as
+ * such on the server and in the browser alike (an Error would reach the browser as "Unexpected
+ * Server Error" with a 500). `/api` handlers and forms answer it with their own failure message.
+ */
+export class DatabaseUnavailable {
+  readonly name = "DatabaseUnavailable";
+  readonly status = 503;
+  readonly statusText = "Service Unavailable";
+  readonly internal = false;
+  readonly data = { error: SITE_UNAVAILABLE_MESSAGE };
+  readonly retryAfterSeconds = DATABASE_RETRY_AFTER_SECONDS;
+  readonly message: string;
+
+  constructor(readonly reason: string) {
+    this.message = `database unavailable: ${reason}`;
+  }
+
+  get headers(): Record<string, string> {
+    return { "Retry-After": String(this.retryAfterSeconds) };
+  }
+}
+
+/** Recognised by shape as well: the production build holds this module twice (the app and the server bundles). */
+export function isDatabaseUnavailable(error: unknown): error is DatabaseUnavailable {
+  return error instanceof DatabaseUnavailable || (typeof error === "object" && error !== null && (error as { name?: unknown }).name === "DatabaseUnavailable");
+}

@@ -1,7 +1,7 @@
 // Maps a model's refusal to what a UI form answers, so the no-JS post and the `useFetcher` post
 // get the same words. A DomainError keeps its status, message and field messages; anything else
 // is an unexpected failure: logged, and answered with the operation's own failure message.
-import { DomainError } from "~/utils/errors";
+import { DomainError, isDatabaseUnavailable } from "~/utils/errors";
 
 export type FormRefusal = {
   status: number;
@@ -17,6 +17,8 @@ export function formRefusal(error: unknown, failureMessage: string): FormRefusal
   if (error instanceof DomainError) {
     return { status: error.status, message: error.message, fields: error.fields, headers: error.headers, extra: error.extra };
   }
+  // The database is down: the same words, a 503 and when to try again (the outage is logged once, app/db.server.ts).
+  if (isDatabaseUnavailable(error)) return { status: 503, message: failureMessage, fields: {}, headers: error.headers, extra: {} };
   console.error(failureMessage, error);
   return { status: 500, message: failureMessage, fields: {}, headers: {}, extra: {} };
 }

@@ -2,7 +2,8 @@
 import { Readable } from "node:stream";
 import { createReadableStreamFromReadable } from "@remix-run/node";
 import parseRangeHeader from "range-parser";
-import { storage, type Storage } from "~/integrations/storage.server";
+import { isStorageOutage, STORAGE_RETRY_AFTER_SECONDS, STORAGE_UNAVAILABLE_MESSAGE, storage, type Storage } from "~/integrations/storage.server";
+import { DomainError } from "~/utils/errors";
 import { stampedView } from "~/integrations/zip-stamp.server";
 import { traceTag } from "~/utils/trace-stamp.server";
 import { traceComment } from "~/utils/zip-eocd";
@@ -38,8 +39,23 @@ export function selectRange(header: string | null, size: number): ByteRange | "u
   return { start: ranges[0]!.start, end: ranges[0]!.end };
 }
 
+/**
+ * Runs a storage call; a storage that is down or unreadable becomes a 503 refusal with
+ * `Retry-After` (logged as a server error), so the downloader hears to try again, not that the
+ * file is gone.
+ */
+async function fromStorage<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (!isStorageOutage(error)) throw error;
+    console.error("File storage failed while a file was served:", error);
+    throw new DomainError(503, STORAGE_UNAVAILABLE_MESSAGE, { retryAfterSeconds: STORAGE_RETRY_AFTER_SECONDS });
+  }
+}
+
 export async function serveStoredFile(request: Request, store: Storage, key: string, options: ServeOptions): Promise<Response> {
-  const info = await store.stat(key);
+  const info = await fromStorage(() => store.stat(key));
   if (!info) return new Response(JSON.stringify({ error: "File not found." }), { status: 404, headers: { "Content-Type": "application/json" } });
   const headers = new Headers({
     "Content-Type": options.contentType,
@@ -65,7 +81,7 @@ export async function serveStoredFile(request: Request, store: Storage, key: str
   if (range) headers.set("Content-Range", `bytes ${range.start}-${range.end}/${info.size}`);
   const status = range ? 206 : 200;
   if (request.method === "HEAD") return new Response(null, { status, headers });
-  const stream = await store.read(key, range ?? undefined);
+  const stream = await fromStorage(() => store.read(key, range ?? undefined));
   // Completed = the last byte of the file was read (a resumed download completes with its last range).
   const completes = options.onComplete && (!range || range.end === info.size - 1);
   // Byte-counted with room for two chunks of the storage's reads, so the next read overlaps the
@@ -108,7 +124,7 @@ export async function serveDownload(
   if (number !== null && number !== undefined) {
     // The tag is in the ETag too: a copy stamped under another secret is another copy.
     const tag = traceTag(number);
-    stamped = await stampedView(store, file.key, traceComment(number, tag), `t${number}-${tag}`);
+    stamped = await fromStorage(() => stampedView(store, file.key, traceComment(number, tag), `t${number}-${tag}`));
   }
   return serveStoredFile(request, stamped ?? store, file.key, {
     contentType: "application/octet-stream",

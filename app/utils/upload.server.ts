@@ -2,6 +2,7 @@
 // ever being buffered: small files (images, CSV) are collected in memory, post files are handed
 // on as a stream (into storage). The one place that parses multipart bodies for routes.
 import { MaxPartSizeExceededError, unstable_createMemoryUploadHandler, unstable_parseMultipartFormData } from "@remix-run/node";
+import { isStorageOutage, STORAGE_RETRY_AFTER_SECONDS, STORAGE_UNAVAILABLE_MESSAGE } from "~/integrations/storage.server";
 import { DomainError } from "~/utils/errors";
 import { MAX_IMAGE_BYTES, MULTIPART_OVERHEAD } from "~/utils/body-limits";
 import { readPageForm, unreadableForm } from "~/utils/page-form.server";
@@ -27,7 +28,9 @@ export type IncomingFile = { fileName: string; contentType: string; data: AsyncI
  * Hands the first file in `field` to `receive` while it streams, and answers what `receive`
  * answered. Refuses (DomainError) with 400 when there is no such file or it is empty, 413 when
  * it is larger than `maxBytes` (told by Content-Length up front, or counted as it arrives), and
- * 400 when the body is not readable multipart. Other parts are read past without being kept.
+ * 400 when the body is not readable multipart. Storage that fails while the body arrives whole
+ * (a full disk, S3 down) is no fault of the file: 503 with `Retry-After`, logged as a server
+ * error. Other parts are read past without being kept.
  */
 export async function receiveUploadedFile<T>(
   request: Request,
@@ -39,6 +42,8 @@ export async function receiveUploadedFile<T>(
   const declared = Number(request.headers.get("Content-Length") ?? 0);
   if (declared > maxBytes + MULTIPART_OVERHEAD) throw new DomainError(413, FILE_TOO_LARGE_MESSAGE);
   let received: { value: T; size: number } | undefined;
+  // Set when reading the body itself failed (cut off, malformed): then the sender is at fault.
+  let bodyFailed = false;
   const fields: Record<string, string> = {};
   try {
     await unstable_parseMultipartFormData(request, async ({ name, data, filename, contentType }) => {
@@ -60,10 +65,19 @@ export async function receiveUploadedFile<T>(
       }
       let size = 0;
       async function* capped() {
-        for await (const chunk of data) {
-          size += chunk.byteLength;
+        const chunks = data[Symbol.asyncIterator]();
+        for (;;) {
+          let next: IteratorResult<Uint8Array>;
+          try {
+            next = await chunks.next();
+          } catch (error) {
+            bodyFailed = true;
+            throw error;
+          }
+          if (next.done) return;
+          size += next.value.byteLength;
           if (size > maxBytes) throw new MaxPartSizeExceededError(field, maxBytes);
-          yield chunk;
+          yield next.value;
         }
       }
       const value = await receive({ fileName: filename, contentType, data: capped(), fields: { ...fields } });
@@ -73,6 +87,12 @@ export async function receiveUploadedFile<T>(
   } catch (error) {
     if (error instanceof MaxPartSizeExceededError) throw new DomainError(413, FILE_TOO_LARGE_MESSAGE);
     if (error instanceof DomainError || error instanceof Response) throw error;
+    if (!bodyFailed && isStorageOutage(error)) {
+      console.error("File storage failed while an upload was stored:", error);
+      throw new DomainError(503, STORAGE_UNAVAILABLE_MESSAGE, { retryAfterSeconds: STORAGE_RETRY_AFTER_SECONDS });
+    }
+    // Not an Error: a part that is down answered for itself (the database: app/db.server.ts).
+    if (!(error instanceof Error)) throw error;
     throw new DomainError(400, "The upload could not be read.");
   }
   if (!received || received.size === 0) throw new DomainError(400, missingMessage);

@@ -1,0 +1,87 @@
+// Overload: a worker works on at most MAX_IN_FLIGHT_REQUESTS requests and queues at most
+// MAX_QUEUED_REQUESTS, each for at most REQUEST_QUEUE_TIMEOUT_MS; past that a request is
+// answered at once with 503 and Retry-After instead of waiting. Here one worker with one turn
+// and one place in the queue, the turn held by a sign-in whose body is still arriving.
+import { spawn, type ChildProcess } from "node:child_process";
+import net from "node:net";
+import path from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { appServerArgs, ensureAppBuilt, freePort, waitForHealth } from "../scripts/app-server";
+
+const root = path.resolve(import.meta.dirname, "..");
+const BUSY = "The server is busy. Please try again in a few seconds.";
+
+let server: ChildProcess;
+let base = "";
+let port = 0;
+
+beforeAll(async () => {
+  ensureAppBuilt();
+  port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  server = spawn(process.execPath, appServerArgs(), {
+    cwd: root,
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      APP_URL: base,
+      REQUEST_LOG: "false",
+      WEB_CONCURRENCY: "1",
+      DISABLE_JOBS: "1",
+      MAX_IN_FLIGHT_REQUESTS: "1",
+      MAX_QUEUED_REQUESTS: "1",
+      REQUEST_QUEUE_TIMEOUT_MS: "500",
+    },
+    stdio: ["ignore", "ignore", "ignore"],
+  });
+  await waitForHealth(`${base}/healthz`, server);
+}, 240_000);
+
+afterAll(() => {
+  if (server && server.exitCode === null) server.kill("SIGKILL");
+});
+
+/** A sign-in whose body has not all arrived: the server works on it (its one turn) until it does. */
+async function slowSignIn(): Promise<net.Socket> {
+  const socket = net.connect(port, "127.0.0.1");
+  await new Promise((resolve) => socket.once("connect", resolve));
+  const body = "intent=login&email=slow%40example.com&password=Password1%21";
+  socket.write(
+    `POST /login HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`,
+  );
+  return socket;
+}
+
+it("answers 503 with Retry-After at once when the queue is full, and after a short wait in it, and serves again once the turn is free", async () => {
+  const holder = await slowSignIn();
+  // Give the server a moment to take the sign-in in: wait until a page is queued behind it.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const queued = fetch(`${base}/`);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+
+  // The queue's one place is taken: refused at once, the API in JSON.
+  const full = await fetch(`${base}/api/library/posts`);
+  expect(full.status).toBe(503);
+  expect(Number(full.headers.get("Retry-After"))).toBeGreaterThan(0);
+  expect(await full.json()).toEqual({ error: BUSY });
+
+  // The queued page waited its short time and was refused too.
+  const waited = await queued;
+  expect(waited.status).toBe(503);
+  expect(Number(waited.headers.get("Retry-After"))).toBeGreaterThan(0);
+  expect(await waited.text()).toContain(BUSY);
+
+  // Health checks answer whatever the load.
+  expect((await fetch(`${base}/healthz`)).status).toBe(200);
+
+  // The sign-in's turn ends with its connection; the next request is served.
+  holder.destroy();
+  let status = 0;
+  for (let tries = 0; tries < 50 && status !== 200; tries++) {
+    status = (await fetch(`${base}/`)).status;
+    if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  expect(status).toBe(200);
+}, 60_000);
