@@ -15,7 +15,8 @@ import { downloadableVersion } from "~/models/post-version.server";
 import { isRestricted, RESTRICTED_MESSAGE } from "~/models/restriction.server";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { downloadFileName } from "~/utils/download-name";
-import { isEffectiveAdmin, isFreeAt, isPublishedAt, unlockReason, type UnlockReason } from "~/utils/entitlement";
+import { isPostVisible } from "~/models/post-visibility.server";
+import { isEffectiveAdmin, isFreeAt, unlockReason, type UnlockReason } from "~/utils/entitlement";
 
 /** How long a signed free-download address stays valid. */
 export const SIGNED_DOWNLOAD_TTL_MS = 10 * 60 * 1000;
@@ -67,7 +68,7 @@ export async function authorizeDownload(user: Downloader, postId: string, versio
   const context = await loadViewerContext(user, { withLibraryStamp: true });
   const post = await libraryPostAt(context.libraryStamp, postId, now);
   // A disabled or not yet published post is unknown to everyone but admins.
-  if (!post || ((!post.enabled || !isPublishedAt(post, now)) && !isEffectiveAdmin(user))) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
+  if (!post || !isPostVisible(post, user, now)) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
   const viewer = context.viewer;
   const reason = unlockReason(toEntitlementPost(post), viewer, now);
   // A lapsed member may still fetch a version they downloaded through their membership, when the
@@ -94,7 +95,7 @@ export async function authorizeFreeDownload(user: Downloader, postId: string, ve
 export async function getDownloadablePost(postId: string, versionId?: string | null): Promise<DownloadablePost> {
   const now = new Date();
   const post = await libraryPostAt((await loadViewerContext(null, { withLibraryStamp: true })).libraryStamp, postId, now);
-  if (!post || !post.enabled || !isPublishedAt(post, now)) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
+  if (!post || !isPostVisible(post, null, now)) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
   // Signed addresses are for free posts only: a post made paid after its address was handed out is refused too.
   if (!isFreeAt(toEntitlementPost(post), now)) throw new DomainError(403, LIBRARY_MESSAGES.notFree);
   return chooseVersion({ ...post, unlockReason: "free" as const }, versionId);
