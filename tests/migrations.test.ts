@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import pg from "pg";
 import { createMigratedDatabase, adminQuery, databaseUrl, dropDatabase, prismaCli, uniqueName } from "./db";
 
-/** Hand-written in the migrations because Prisma does not model them (0002_library_version, 0004_viewer_context, 0005_session_viewer, 0031_insights_speed, 0033 and 0035's triggers, 0039_guest_downloads, 0043_voter_access, 0044_record_download). */
+/** Hand-written in the migrations because Prisma does not model them (0002_library_version, 0004_viewer_context, 0005_session_viewer, 0031_insights_speed, 0033 and 0035's triggers, 0039_guest_downloads, 0043_voter_access, 0044_record_download, 0047_download_progress). */
 const HAND_WRITTEN = [
   "FUNCTION bump_library_version()",
   "FUNCTION insights_mark_changes()",
@@ -19,6 +19,7 @@ const HAND_WRITTEN = [
   "TRIGGER pledge_events pledge_events_insert_insights_changes",
   "TRIGGER pledge_events pledge_events_truncate_insights_changes",
   "TRIGGER pledge_events pledge_events_update_insights_changes",
+  "FUNCTION credit_download_bytes(text, text, bigint, bigint, bigint, timestamp without time zone)",
   "FUNCTION record_download(text, text, text, text, text, timestamp without time zone, public.download_access, bigint)",
   "FUNCTION session_viewer(text, boolean, boolean, boolean)",
   "FUNCTION shipped_ideas(boolean, timestamp without time zone)",

@@ -15,6 +15,7 @@ import { downloadableVersion } from "~/models/post-version.server";
 import { isRestricted, RESTRICTED_MESSAGE } from "~/models/restriction.server";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { downloadFileName } from "~/utils/download-name";
+import type { SentBytes } from "~/utils/serve-file.server";
 import { isPostVisible } from "~/models/post-visibility.server";
 import { isEffectiveAdmin, isFreeAt, unlockReason, type UnlockReason } from "~/utils/entitlement";
 
@@ -146,8 +147,7 @@ export const DOWNLOAD_RECORD_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Records a completed download, once per (user, post, version) within the window: a client
- * asking again and again for the file's last byte (`Range: bytes=-1`) must not fill the table
- * or the admins' leak-trace search. Concurrent completions of one pair take turns (the database
+ * fetching the file again and again must not fill the table or the admins' leak-trace search. Concurrent completions of one pair take turns (the database
  * function `record_download`, migration 0044: one round trip). The record is what the insights,
  * "My downloads" and the leak-trace search read: a busy database delays it (the pool's queue has
  * no time limit), never drops it.
@@ -179,7 +179,7 @@ export async function recordDownload(
 /**
  * Counts a guest's completed free download (post, version label, time; nothing about who) for
  * Insights. `link` is the signed address's signature: one count per address handed out, so a
- * client asking again and again for the file's last byte counts once.
+ * client fetching the file again and again through it counts once.
  */
 export async function recordGuestDownload(postId: string, version: string, link: string, now = new Date()): Promise<boolean> {
   const inserted = await db.$executeRaw`
@@ -207,25 +207,64 @@ export async function acceptTerms(actor: Pick<User, "id" | "restricted">, userId
   await db.user.update({ where: { id: userId }, data: { tosAccepted: true } });
 }
 
-/** What serving a post's file needs: its storage key, the name it is saved as, and what to do once it completed. */
-export type PostDownload = { key: string; fileName: string; onComplete?: () => Promise<void> };
+/** What serving a post's file needs: its storage key, the name it is saved as, and what to do with each response's bytes. */
+export type PostDownload = { key: string; fileName: string; onSent?: (sent: SentBytes) => Promise<void> };
 
 /**
- * A post's file as a download; a logged-in downloader gets a download record once the file's
- * last byte has been read. The response's last chunk waits for the record, so a client that has
- * the whole file (and revalidates its library) finds it. A guest's download through a signed
- * address (`guestLink`, its signature) is counted without a user. A failed record is logged, and
- * the file still completes: the downloader paid for the bytes, not for our bookkeeping.
+ * Whether the downloader has now been sent the whole file: one response with every byte of it
+ * does it alone; otherwise the bytes of this response are added to the ranges they were sent
+ * before (`download_progress`, the database function `credit_download_bytes`, migration 0047),
+ * and the answer is whether those now cover the file.
+ *
+ * Why ranges and not "the response reached the last byte": a client asking for the last byte
+ * alone (`Range: bytes=-1`) would count as having downloaded a file it never fetched, and a
+ * member could so record a version they then keep (docs/product.md#keep-what-you-downloaded).
+ * A download resumed after a break, or fetched in parts in any order, still counts once every
+ * part was sent. "Sent" is handed to the response: the server cannot know what the client's
+ * network stack kept, so a client that asked for every byte is taken to have them. Ranges are kept
+ * per served copy (its ETag: a stamped ZIP is its own copy), so bytes of another file or of
+ * another downloader's copy never add up.
+ */
+export async function wholeFileSent(downloader: string, sent: SentBytes, now = new Date()): Promise<boolean> {
+  if (sent.first === 0 && sent.last === sent.size - 1) return true;
+  const [row] = await queryRows<{ complete: boolean }>(`SELECT credit_download_bytes($1, $2, $3, $4, $5, $6::timestamp(3)) AS complete`, [
+    downloader,
+    sent.etag,
+    sent.size,
+    sent.first,
+    sent.last,
+    sqlTimestamp(now),
+  ]);
+  return row?.complete === true;
+}
+
+/**
+ * A post's file as a download; a logged-in downloader gets a download record once the whole file
+ * has been sent to their account (`wholeFileSent`). The response's last chunk waits for the
+ * record, so a client that has the whole file (and revalidates its library) finds it. A guest's
+ * download through a signed address (`guestLink`, its signature) is counted without a user, the
+ * same way per address. A failed record is logged, and the file still completes: the downloader
+ * paid for the bytes, not for our bookkeeping.
  */
 export function postDownload(post: DownloadablePost, userId: string | null, guestLink: string | null = null): PostDownload {
   const logFailure = (error: unknown) => console.error("Could not record a download", error);
+  const record = userId
+    ? () => recordDownload(userId, post.id, post.version, new Date(), post.unlockReason, post.versionId, post.keptSource)
+    : guestLink
+      ? () => recordGuestDownload(post.id, post.version, guestLink)
+      : null;
+  const downloader = userId ? `u:${userId}` : `g:${guestLink ?? ""}`;
   return {
     key: post.driveFileId,
     fileName: downloadFileName(post.title, post.version, post.fileName ?? post.driveFileId.split("/").pop() ?? ""),
-    onComplete: userId
-      ? () => recordDownload(userId, post.id, post.version, new Date(), post.unlockReason, post.versionId, post.keptSource).then(() => undefined, logFailure)
-      : guestLink
-        ? () => recordGuestDownload(post.id, post.version, guestLink).then(() => undefined, logFailure)
-        : undefined,
+    onSent: record
+      ? async (sent) => {
+          try {
+            if (await wholeFileSent(downloader, sent)) await record();
+          } catch (error) {
+            logFailure(error);
+          }
+        }
+      : undefined,
   };
 }
