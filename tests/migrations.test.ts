@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import pg from "pg";
 import { createMigratedDatabase, adminQuery, databaseUrl, dropDatabase, prismaCli, uniqueName } from "./db";
 
-/** Hand-written in the migrations because Prisma does not model them (0002_library_version, 0004_viewer_context, 0005_session_viewer, 0031_insights_speed, 0033 and 0035's triggers, 0039_guest_downloads, 0043_voter_access, 0044_record_download, 0047_download_progress). */
+/** Hand-written in the migrations because Prisma does not model them (0002_library_version, 0004_viewer_context, 0005_session_viewer, 0031_insights_speed, 0033 and 0035's triggers, 0039_guest_downloads, 0043_voter_access, 0044_record_download, 0047_download_progress, 0048_shipped_ideas_visibility). */
 const HAND_WRITTEN = [
   "FUNCTION bump_library_version()",
   "FUNCTION insights_mark_changes()",
@@ -22,8 +22,8 @@ const HAND_WRITTEN = [
   "FUNCTION credit_download_bytes(text, text, bigint, bigint, bigint, timestamp without time zone)",
   "FUNCTION record_download(text, text, text, text, text, timestamp without time zone, public.download_access, bigint)",
   "FUNCTION session_viewer(text, boolean, boolean, boolean)",
-  "FUNCTION shipped_ideas(boolean, timestamp without time zone)",
-  "FUNCTION vote_page(text, text, boolean, timestamp without time zone)",
+  "FUNCTION shipped_ideas()",
+  "FUNCTION vote_page(text, text)",
   "FUNCTION viewer_access_details(text, boolean)",
   "FUNCTION viewer_context(text, boolean, boolean)",
   "TRIGGER post_tiers post_tiers_bump_library_version",
