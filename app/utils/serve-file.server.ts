@@ -74,13 +74,12 @@ export async function serveStoredFile(request: Request, store: Storage, key: str
   const sent: SentBytes = { first: range?.start ?? 0, last: range?.end ?? info.size - 1, size: info.size, etag: info.etag };
   // Byte-counted with room for two chunks of the storage's reads, so the next read overlaps the
   // socket's write (an object-mode stream would let the response hold one chunk at a time).
-  const body =
-    onSent && info.size > 0
-      ? Readable.from(
-          holdLastChunkUntil(stream, () => onSent(sent)),
-          { objectMode: false, highWaterMark: RESPONSE_READ_AHEAD },
-        )
-      : stream;
+  const body = onSent
+    ? Readable.from(
+        holdLastChunkUntil(stream, () => onSent(sent)),
+        { objectMode: false, highWaterMark: RESPONSE_READ_AHEAD },
+      )
+    : stream;
   return new Response(createReadableStreamFromReadable(body), { status, headers });
 }
 
