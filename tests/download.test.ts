@@ -155,6 +155,8 @@ describe.each(backends)("downloads from %s", (_name, make) => {
     const cookie = await sessionCookie(user.id);
     for (const range of [undefined, "bytes=100000-"]) {
       await db.download.deleteMany({ where: { userId: user.id } });
+      // A resumed download: its first part was sent before (and counted nothing on its own).
+      if (range) await bodyBytes(await callRoute(paidRoute, { params: { postId: post.id }, cookie, headers: { Range: "bytes=0-99999" } }));
       const response = await callRoute(paidRoute, { params: { postId: post.id }, cookie, headers: range ? { Range: range } : {} });
       const bytes = await bodyBytes(response);
       // No settling: the count is read the moment the body is complete.
@@ -241,9 +243,9 @@ describe.each(backends)("downloads from %s", (_name, make) => {
     }
   });
 
-  // `Range: bytes=-1` covers the file's end, so each such request completes a download; a
-  // (user, post, version) is recorded once per window, so repeating it records nothing more.
-  it("repeated tail ranges record one download per version within the window", async () => {
+  // `Range: bytes=-1` sends the file's last byte only: no download, however often it is asked;
+  // once the rest was sent too, a (user, post, version) is recorded once per window.
+  it("tail ranges alone record nothing; one download per version within the window", async () => {
     const post = await createPost({ tiers: [TIER_2], fileSize: 5000, version: "V2.0" });
     const user = await createTestUser({ currentTierId: TIER_2, tosAccepted: true });
     const cookie = await sessionCookie(user.id);
@@ -252,10 +254,13 @@ describe.each(backends)("downloads from %s", (_name, make) => {
       expect(tail.status).toBe(206);
       expect((await bodyBytes(tail)).length).toBe(1);
     }
+    expect(await settledDownloadCount(user.id, post.id)).toBe(0);
+    // The rest of the file completes it; whole files again record nothing more within the window.
+    await bodyBytes(await callRoute(paidRoute, { params: { postId: post.id }, cookie, headers: { Range: "bytes=0-4998" } }));
     expect(await settledDownloadCount(user.id, post.id)).toBe(1);
-    // A range that stops before the end records nothing; a new version is a new download.
-    await bodyBytes(await callRoute(paidRoute, { params: { postId: post.id }, cookie, headers: { Range: "bytes=0-9" } }));
+    await bodyBytes(await callRoute(paidRoute, { params: { postId: post.id }, cookie }));
     expect(await settledDownloadCount(user.id, post.id)).toBe(1);
+    // A new version is a new download.
     await db.post.update({ where: { id: post.id }, data: { version: "V2.1" } });
     await bodyBytes(await callRoute(paidRoute, { params: { postId: post.id }, cookie }));
     expect(await settledDownloadCount(user.id, post.id)).toBe(2);

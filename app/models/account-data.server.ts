@@ -3,6 +3,7 @@
 // section here; tests/account-privacy.test.ts checks that against the database's foreign keys.
 import { db } from "~/db.server";
 import { DomainError } from "~/models/errors";
+import { isPostVisible } from "~/models/post-visibility.server";
 
 /** The export's section for each table with a foreign key to users (what the test checks). */
 export const EXPORT_SECTION_OF_TABLE = {
@@ -31,6 +32,9 @@ export async function provenEmailsOf(userId: string): Promise<string[]> {
   return [...new Set(emails.map((email) => email.toLowerCase()))];
 }
 
+/** What a post's mention in the export needs: its title, and whether the account may see it now. */
+const POST_SEEN = { title: true, enabled: true, publishAt: true } as const;
+
 export async function exportAccountData(userId: string, now = new Date()) {
   const user = await db.user.findUnique({
     where: { id: userId },
@@ -38,17 +42,19 @@ export async function exportAccountData(userId: string, now = new Date()) {
       sessions: { select: { createdAt: true, expiresAt: true }, orderBy: { createdAt: "asc" } },
       apiTokens: { select: { label: true, createdAt: true, lastUsedAt: true, expiresAt: true }, orderBy: { createdAt: "asc" } },
       shopEmails: { select: { email: true, verifiedEmail: true, verifiedAt: true, createdAt: true }, orderBy: { createdAt: "asc" } },
-      unlockedContent: { select: { postId: true, source: true, createdAt: true, post: { select: { title: true } } }, orderBy: { createdAt: "asc" } },
-      downloads: { select: { postId: true, version: true, createdAt: true, post: { select: { title: true } } }, orderBy: { createdAt: "asc" } },
+      unlockedContent: { select: { postId: true, source: true, createdAt: true, post: { select: POST_SEEN } }, orderBy: { createdAt: "asc" } },
+      downloads: { select: { postId: true, version: true, createdAt: true, post: { select: POST_SEEN } }, orderBy: { createdAt: "asc" } },
       pledgeEvents: { orderBy: { date: "asc" } },
       inspirationLikes: { select: { panelId: true, kind: true, createdAt: true }, orderBy: { createdAt: "asc" } },
-      inspirationVotes: { select: { panelId: true, panel: { select: { title: true, postId: true, shippedAt: true } } } },
+      inspirationVotes: { select: { panelId: true, panel: { select: { title: true, postId: true, shippedAt: true, post: { select: POST_SEEN } } } } },
       auditEntries: { select: { action: true, targetType: true, targetId: true, createdAt: true }, orderBy: { createdAt: "asc" } },
       updateSubscription: true,
       updatesMailed: { select: { kind: true, subjectId: true, mailedAt: true }, orderBy: { mailedAt: "asc" } },
     },
   });
   if (!user) throw new DomainError(404, "Account not found.");
+  // A record of a post the account may not see now (scheduled, disabled) keeps its id, not its title.
+  const titleSeen = (post: { title: string; enabled: boolean; publishAt: Date | null }) => (isPostVisible(post, user, now) ? post.title : null);
   // Purchases are keyed by buyer email, not by account: only the emails this person proved are
   // theirs, or linking someone else's address (unverified) would reveal what they bought.
   const purchases = await db.purchase.findMany({
@@ -85,22 +91,21 @@ export async function exportAccountData(userId: string, now = new Date()) {
     shopEmails: user.shopEmails.map((row) => ({ email: row.email, verified: row.verifiedEmail !== null, verifiedAt: row.verifiedAt, linkedAt: row.createdAt })),
     purchases,
     pledgeHistory: user.pledgeEvents.map(({ userId: _owner, ...event }) => event),
-    unlockedContent: user.unlockedContent.map((row) => ({ postId: row.postId, postTitle: row.post.title, source: row.source, grantedAt: row.createdAt })),
+    unlockedContent: user.unlockedContent.map((row) => ({ postId: row.postId, postTitle: titleSeen(row.post), source: row.source, grantedAt: row.createdAt })),
     downloads: user.downloads.map((row) => ({
       postId: row.postId,
-      postTitle: row.post.title,
+      postTitle: titleSeen(row.post),
       version: row.version,
       date: row.createdAt,
       leakTraceNumber: user.number,
     })),
     likes: user.inspirationLikes,
     // Ideas that shipped as a post, credited to this account's vote.
-    ideasYouVotedFor: user.inspirationVotes.map((vote) => ({
-      panelId: vote.panelId,
-      title: vote.panel.title,
-      postId: vote.panel.postId,
-      shippedAt: vote.panel.shippedAt,
-    })),
+    ideasYouVotedFor: user.inspirationVotes.map((vote) => {
+      // Shipped as a post the account may see now; a scheduled or disabled one is not told.
+      const seen = vote.panel.post !== null && isPostVisible(vote.panel.post, user, now);
+      return { panelId: vote.panelId, title: vote.panel.title, postId: seen ? vote.panel.postId : null, shippedAt: seen ? vote.panel.shippedAt : null };
+    }),
     sessions: user.sessions,
     apiTokens: user.apiTokens,
     actionsYouTook: user.auditEntries,

@@ -111,6 +111,8 @@ export async function deleteOwnAccount(userId: string, proof: Proof): Promise<De
     await deleteRateLimitsOf(tx, user.id, emails);
     // What admins changed about the account stays as "something changed", not what it was.
     await redactAuditOf(tx, user.id, emails);
+    // The parts of files sent to the account not yet a whole download (keyed by text, no foreign key).
+    await tx.downloadProgress.deleteMany({ where: { downloader: `u:${user.id}` } });
     await tx.user.delete({ where: { id: user.id } });
     const summary = { purchasesAnonymised: purchases.count, pledgesAnonymised: pledges.length };
     await recordAudit({ actorId: null, action: "account.delete", targetType: "user", targetId: user.id, after: summary }, tx);

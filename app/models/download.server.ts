@@ -16,7 +16,9 @@ import { downloadableVersion } from "~/models/post-version.server";
 import { isRestricted, RESTRICTED_MESSAGE } from "~/models/restriction.server";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { downloadFileName } from "~/utils/download-name";
-import { isEffectiveAdmin, isFreeAt, isPublishedAt, unlockReason, type UnlockReason } from "~/utils/entitlement";
+import type { SentBytes } from "~/utils/serve-file.server";
+import { isPostVisible } from "~/models/post-visibility.server";
+import { isEffectiveAdmin, isFreeAt, unlockReason, type UnlockReason } from "~/utils/entitlement";
 import { isDatabaseUnavailable } from "~/utils/errors";
 
 /** How long a signed free-download address stays valid. */
@@ -69,7 +71,7 @@ export async function authorizeDownload(user: Downloader, postId: string, versio
   const context = await loadViewerContext(user, { withLibraryStamp: true });
   const post = await libraryPostAt(context.libraryStamp, postId, now);
   // A disabled or not yet published post is unknown to everyone but admins.
-  if (!post || ((!post.enabled || !isPublishedAt(post, now)) && !isEffectiveAdmin(user))) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
+  if (!post || !isPostVisible(post, user, now)) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
   const viewer = context.viewer;
   const reason = unlockReason(toEntitlementPost(post), viewer, now);
   // A lapsed member may still fetch a version they downloaded through their membership, when the
@@ -96,7 +98,7 @@ export async function authorizeFreeDownload(user: Downloader, postId: string, ve
 export async function getDownloadablePost(postId: string, versionId?: string | null): Promise<DownloadablePost> {
   const now = new Date();
   const post = await libraryPostAt((await loadViewerContext(null, { withLibraryStamp: true })).libraryStamp, postId, now);
-  if (!post || !post.enabled || !isPublishedAt(post, now)) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
+  if (!post || !isPostVisible(post, null, now)) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
   // Signed addresses are for free posts only: a post made paid after its address was handed out is refused too.
   if (!isFreeAt(toEntitlementPost(post), now)) throw new DomainError(403, LIBRARY_MESSAGES.notFree);
   return chooseVersion({ ...post, unlockReason: "free" as const }, versionId);
@@ -147,8 +149,7 @@ export const DOWNLOAD_RECORD_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Records a completed download, once per (user, post, version) within the window: a client
- * asking again and again for the file's last byte (`Range: bytes=-1`) must not fill the table
- * or the admins' leak-trace search. Concurrent completions of one pair take turns (the database
+ * fetching the file again and again must not fill the table or the admins' leak-trace search. Concurrent completions of one pair take turns (the database
  * function `record_download`, migration 0044: one round trip). The record is what the insights,
  * "My downloads" and the leak-trace search read: a busy database delays it (the pool's queue has
  * no time limit), never drops it.
@@ -180,7 +181,7 @@ export async function recordDownload(
 /**
  * Counts a guest's completed free download (post, version label, time; nothing about who) for
  * Insights. `link` is the signed address's signature: one count per address handed out, so a
- * client asking again and again for the file's last byte counts once.
+ * client fetching the file again and again through it counts once.
  */
 export async function recordGuestDownload(postId: string, version: string, link: string, now = new Date()): Promise<boolean> {
   const inserted = await db.$executeRaw`
@@ -243,45 +244,85 @@ export function replaySpooledDownloads(): Promise<number> {
   return downloadSpool.replay();
 }
 
-/** What serving a post's file needs: its storage key, the name it is saved as, and what to do once it completed. */
-export type PostDownload = { key: string; fileName: string; onComplete?: () => Promise<void> };
+/** What serving a post's file needs: its storage key, the name it is saved as, and what to do with each response's bytes. */
+export type PostDownload = { key: string; fileName: string; onSent?: (sent: SentBytes) => Promise<void> };
 
 /**
- * A post's file as a download; a logged-in downloader gets a download record once the file's
- * last byte has been read. The response's last chunk waits for the record, so a client that has
- * the whole file (and revalidates its library) finds it. A guest's download through a signed
- * address (`guestLink`, its signature) is counted without a user. While the database is down the
- * record is kept on disk and written once it is back; any other failure is logged. Either way the
- * file completes: the downloader paid for the bytes, not for our bookkeeping.
+ * Whether the downloader has now been sent the whole file: one response with every byte of it
+ * does it alone; otherwise the bytes of this response are added to the ranges they were sent
+ * before (`download_progress`, the database function `credit_download_bytes`), and the answer is
+ * whether those now cover the file.
+ *
+ * Why ranges and not "the response reached the last byte": a client asking for the last byte
+ * alone (`Range: bytes=-1`) would count as having downloaded a file it never fetched, and a
+ * member could so record a version they then keep (docs/product.md#keep-what-you-downloaded).
+ * A download resumed after a break, or fetched in parts in any order, still counts once every
+ * part was sent. "Sent" is handed to the response: the server cannot know what the client's
+ * network stack kept, so a client that asked for every byte is taken to have them. Ranges are kept
+ * per served copy (its ETag: a stamped ZIP is its own copy), so bytes of another file or of
+ * another downloader's copy never add up.
+ */
+export async function wholeFileSent(downloader: string, sent: SentBytes, now = new Date()): Promise<boolean> {
+  if (sent.first === 0 && sent.last === sent.size - 1) return true;
+  const [row] = await queryRows<{ complete: boolean }>(`SELECT credit_download_bytes($1, $2, $3, $4, $5, $6::timestamp(3)) AS complete`, [
+    downloader,
+    sent.etag,
+    sent.size,
+    sent.first,
+    sent.last,
+    sqlTimestamp(now),
+  ]);
+  return row?.complete === true;
+}
+
+/**
+ * A post's file as a download; a logged-in downloader gets a download record once the whole file
+ * has been sent to their account (`wholeFileSent`). The response's last chunk waits for the
+ * record, so a client that has the whole file (and revalidates its library) finds it. A guest's
+ * download through a signed address (`guestLink`, its signature) is counted without a user, the
+ * same way per address. While the database is down, a whole file's record is kept on disk and
+ * written once it is back (the byte ranges of a partial response need the database, so those are
+ * lost); any other failure is logged. Either way the file completes: the downloader paid for the
+ * bytes, not for our bookkeeping.
  */
 export function postDownload(post: DownloadablePost, userId: string | null, guestLink: string | null = null): PostDownload {
   const logFailure = (error: unknown) => console.error("Could not record a download", error);
-  // The database down: the record waits on disk and is written once it is back.
-  const keepOrLog = (item: SpooledDownload) => (error: unknown) =>
-    isDatabaseUnavailable(error) ? downloadSpool.add(item).catch(logFailure) : logFailure(error);
+  const spooled = (at: Date): SpooledDownload | null =>
+    userId
+      ? {
+          kind: "user",
+          userId,
+          postId: post.id,
+          version: post.version,
+          at: at.toISOString(),
+          reason: post.unlockReason,
+          versionId: post.versionId,
+          source: post.keptSource,
+        }
+      : guestLink
+        ? { kind: "guest", postId: post.id, version: post.version, link: guestLink, at: at.toISOString() }
+        : null;
+  const record = (item: SpooledDownload) =>
+    item.kind === "user"
+      ? recordDownload(item.userId, item.postId, item.version, new Date(item.at), item.reason, item.versionId, item.source)
+      : recordGuestDownload(item.postId, item.version, item.link, new Date(item.at));
+  const downloader = userId ? `u:${userId}` : `g:${guestLink ?? ""}`;
   return {
     key: post.driveFileId,
     fileName: downloadFileName(post.title, post.version, post.fileName ?? post.driveFileId.split("/").pop() ?? ""),
-    onComplete: userId
-      ? () => {
-          const at = new Date();
-          const item: SpooledDownload = {
-            kind: "user",
-            userId,
-            postId: post.id,
-            version: post.version,
-            at: at.toISOString(),
-            reason: post.unlockReason,
-            versionId: post.versionId,
-            source: post.keptSource,
-          };
-          return recordDownload(userId, post.id, post.version, at, post.unlockReason, post.versionId, post.keptSource).then(() => undefined, keepOrLog(item));
-        }
-      : guestLink
-        ? () => {
-            const at = new Date();
-            const item: SpooledDownload = { kind: "guest", postId: post.id, version: post.version, link: guestLink, at: at.toISOString() };
-            return recordGuestDownload(post.id, post.version, guestLink, at).then(() => undefined, keepOrLog(item));
+    onSent:
+      userId || guestLink
+        ? async (sent) => {
+            const item = spooled(new Date())!;
+            let whole = false;
+            try {
+              whole = await wholeFileSent(downloader, sent);
+              if (whole) await record(item);
+            } catch (error) {
+              // The database down: a whole file's record waits on disk and is written once it is back.
+              if (whole && isDatabaseUnavailable(error)) await downloadSpool.add(item).catch(logFailure);
+              else logFailure(error);
+            }
           }
         : undefined,
   };

@@ -2,15 +2,18 @@
 // per post), and answers the rule for posts loaded with their tiers.
 import { queryRows } from "~/db.server";
 import { getCurrentUserWith } from "~/models/session.server";
-import type { Post, PostTier, ReleaseStep, User } from "~/generated/prisma/client";
+import type { Post, PostTier, Prisma, ReleaseStep, User } from "~/generated/prisma/client";
 import { canDownload, type EntitlementPost, type EntitlementViewer } from "~/utils/entitlement";
 
-/** What a post query includes for the entitlement rule: its tiers and its release steps in order. */
+/** Release steps in the order they open (the listing's `release_steps`); saved plans never go back in time. */
+const IN_OPENING_ORDER: Prisma.ReleaseStepOrderByWithRelationInput[] = [{ opensAt: "asc" }, { position: "asc" }];
+
+/** What a post query includes for the entitlement rule: its tiers and its release steps in the order they open. */
 export const withAccess = {
   tiers: { select: { tierId: true, kind: true } },
   releaseSteps: {
     select: { position: true, audienceTierId: true, tierIds: true, afterDays: true, opensOn: true, opensAt: true },
-    orderBy: { position: "asc" },
+    orderBy: IN_OPENING_ORDER,
   },
 } as const;
 

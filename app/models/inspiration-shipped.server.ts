@@ -4,11 +4,10 @@
 // vote page lists what shipped, and the voters' updates say "The idea you voted for is out". With
 // `votersGetAccess` the voters also get the access of the post's first release, whatever their
 // tier: the entitlement rule reads it from the viewer context (migrations 0043 and 0045).
-import { db, queryRows, sqlTimestamp } from "~/db.server";
-import type { User } from "~/generated/prisma/client";
+import { db, queryRows } from "~/db.server";
 import { recordAudit } from "~/models/audit.server";
 import { DomainError } from "~/models/errors";
-import { isEffectiveAdmin } from "~/utils/entitlement";
+import { isPostVisible, type VisibilityViewer } from "~/models/post-visibility.server";
 import { INSPIRATION_PANEL_NOT_FOUND_MESSAGE } from "~/models/inspiration.server";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { postIdByRef } from "~/models/post-ref.server";
@@ -82,11 +81,21 @@ export async function setVoterAccess(actorId: string, panelId: string, votersGet
   });
 }
 
+/** A shipped item as the database function `shipped_ideas` (prisma/functions/shipped_ideas.sql) answers it: with what the visibility rule reads about its post. */
+export type StoredShippedIdea = ShippedIdea & { postEnabled: boolean; postPublishAtMs: number | null };
+
+/** The shipped items whose post this viewer may see at `now` (post-visibility.server.ts), in their order. */
+export function shippedIdeasSeenBy(rows: readonly StoredShippedIdea[], viewer: VisibilityViewer, now: Date): ShippedIdea[] {
+  return rows.flatMap(({ postEnabled, postPublishAtMs, ...idea }) => {
+    const post = { enabled: postEnabled, publishAt: postPublishAtMs === null ? null : new Date(postPublishAtMs) };
+    return isPostVisible(post, viewer, now) ? [idea] : [];
+  });
+}
+
 /**
  * Items that shipped, newest first: for admins all of them, for everyone else those whose post
- * they can see (the database function `shipped_ideas`, migration 0046, which the vote page's
- * single read uses too).
+ * they can see (the database function `shipped_ideas`, which the vote page's single read uses too).
  */
-export async function listShippedIdeas(viewer: Pick<User, "isAdmin" | "restricted"> | null, now = new Date()): Promise<ShippedIdea[]> {
-  return queryRows<ShippedIdea>(`SELECT * FROM shipped_ideas($1, $2::timestamp(3))`, [isEffectiveAdmin(viewer), sqlTimestamp(now)]);
+export async function listShippedIdeas(viewer: VisibilityViewer, now = new Date()): Promise<ShippedIdea[]> {
+  return shippedIdeasSeenBy(await queryRows<StoredShippedIdea>(`SELECT * FROM shipped_ideas()`, []), viewer, now);
 }

@@ -6,7 +6,8 @@ import { createCache } from "~/cache.server";
 import { db } from "~/db.server";
 import type { User } from "~/generated/prisma/client";
 import { loadViewerContext, toEntitlementPost, withAccess, type PostWithAccess, type ViewerContext } from "~/models/entitlement.server";
-import { canDownload, type EntitlementPost, isEffectiveAdmin, isFreeAt, isPublishedAt, nextReleaseChange, tierIdsAt } from "~/utils/entitlement";
+import { isPostPublic, isPostVisible } from "~/models/post-visibility.server";
+import { canDownload, type EntitlementPost, isEffectiveAdmin, isFreeAt, nextReleaseChange, tierIdsAt } from "~/utils/entitlement";
 import type { LibraryFilter } from "~/utils/library-schemas";
 import { displayVersion, downloadStatus, type DownloadStatus } from "~/utils/versions";
 
@@ -69,25 +70,31 @@ export function postImageKey(postId: string) {
 const POST_IMAGE_KEY = /^images\/posts\/([A-Za-z0-9_-]{1,64})\.(?:jpg|png|webp)$/;
 
 /**
- * Who may see a stored image: "public" for every image but a disabled post's front, which only
- * admins see ("admin": serve it privately, uncached); "hidden" answers 404 like a missing file.
+ * Who may see a stored image: "public" for every image but the front of a post not shown to
+ * everyone (disabled or scheduled), which only those who see the post get ("private": serve it
+ * privately, uncached, so no shared cache keeps it); "hidden" answers 404 like a missing file.
  */
 export async function storedImageAudience(
   key: string,
   viewer: () => Promise<Pick<User, "isAdmin" | "restricted"> | null>,
-): Promise<"public" | "admin" | "hidden"> {
+  now: Date = new Date(),
+): Promise<"public" | "private" | "hidden"> {
   const match = POST_IMAGE_KEY.exec(key);
   if (!match) return "public";
-  const post = await db.post.findUnique({ where: { id: match[1]! }, select: { enabled: true, imageKey: true } });
-  if (!post || post.imageKey !== key || post.enabled) return "public";
-  const user = await viewer();
-  return isEffectiveAdmin(user) ? "admin" : "hidden";
+  const post = await db.post.findUnique({ where: { id: match[1]! }, select: { enabled: true, publishAt: true, imageKey: true } });
+  if (!post || post.imageKey !== key || isPostPublic(post, now)) return "public";
+  return isPostVisible(post, await viewer(), now) ? "private" : "hidden";
 }
 
-function imageUrl(post: PostWithAccess): string | null {
+/**
+ * The front's address. Its version changes whenever the post row does and whenever the post
+ * becomes (or stops being) shown to everyone, so a copy cached as public and one served
+ * privately never share an address, and the public one can be cached forever.
+ */
+function imageUrl(post: PostWithAccess, now: Date): string | null {
   if (!post.imageKey?.startsWith("images/")) return null;
-  // The version changes whenever the post row does, so the image can be cached forever.
-  return `/media/${post.imageKey.slice("images/".length)}?v=${post.updatedAt.getTime().toString(36)}`;
+  const audience = isPostPublic(post, now) ? "" : "p";
+  return `/media/${post.imageKey.slice("images/".length)}?v=${post.updatedAt.getTime().toString(36)}${audience}`;
 }
 
 /**
@@ -106,7 +113,7 @@ export function toLibraryPost(
   const result: LibraryPost = {
     postId: post.id,
     title: post.title,
-    imageUrl: imageUrl(post),
+    imageUrl: imageUrl(post, now),
     enabled: post.enabled,
     paid_content: !isFreeAt(rule, now),
     is_content: post.isContent,
@@ -225,14 +232,14 @@ async function viewerAndLibrary(user: Viewer, preloaded?: ViewerContext) {
   // asked at `now` agrees with the tiers the snapshot shaped.
   const now = new Date();
   const library = await loadSnapshot(context.libraryStamp, now);
-  return { admin, context, library, now };
+  return { admin, user, context, library, now };
 }
 
-function viewPosts({ admin, context, library, now }: Awaited<ReturnType<typeof viewerAndLibrary>>): ViewedPost[] {
+function viewPosts({ admin, user, context, library, now }: Awaited<ReturnType<typeof viewerAndLibrary>>): ViewedPost[] {
   const viewed: ViewedPost[] = [];
   for (const post of library.posts) {
     // Disabled and scheduled posts are for admins only.
-    if (!admin && (!post.row.enabled || !isPublishedAt(post.entitlement, now))) continue;
+    if (!isPostVisible(post.row, user, now)) continue;
     const item: ViewedPost = {
       base: post.base,
       driveFileId: post.row.driveFileId,
@@ -281,6 +288,15 @@ export function entitlementOfListed(post: LibraryPost): EntitlementPost {
     publishAt: post.publish_at ? new Date(post.publish_at) : null,
     releaseSteps: post.release_steps.map((step) => ({ tierIds: step.tier_ids, opensAt: new Date(step.opens_at) })),
   };
+}
+
+/**
+ * Is a listed post shown to everyone at `now`? Admins' listings hold disabled and scheduled posts
+ * too: what is announced or offered to users (the feed, the mails, "Updates for you", the
+ * admins' user view) keeps only these.
+ */
+export function isListedPostPublic(post: Pick<LibraryPost, "enabled" | "publish_at">, now: Date = new Date()): boolean {
+  return isPostPublic({ enabled: post.enabled, publishAt: post.publish_at ? new Date(post.publish_at) : null }, now);
 }
 
 /** Recent listing bodies by viewer fingerprint, at the library version they were made at. */

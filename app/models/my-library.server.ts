@@ -3,7 +3,8 @@
 // version is behind the post's current one).
 import { db } from "~/db.server";
 import { env } from "~/env.server";
-import { listLibraryPosts } from "~/models/library-listing.server";
+import { isListedPostPublic, listLibraryPosts } from "~/models/library-listing.server";
+import { visiblePostsWhere } from "~/models/post-visibility.server";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 export const MY_DOWNLOADS_PAGE_SIZE = 50;
@@ -14,9 +15,9 @@ export function downloadRetentionDays(): number {
 
 export type MyDownload = { id: string; postId: string; postTitle: string; version: string; date: string; leakTraceNumber: number };
 
-/** One page of the user's download records, newest first. */
-export async function listMyDownloads(user: { id: string; number: number }, page: number) {
-  const where = { userId: user.id };
+/** One page of the user's download records of posts they may see now, newest first. */
+export async function listMyDownloads(user: { id: string; number: number; isAdmin: boolean; restricted: boolean }, page: number, now = new Date()) {
+  const where = { userId: user.id, post: visiblePostsWhere(user, now) };
   const [total, rows] = await Promise.all([
     db.download.count({ where }),
     db.download.findMany({
@@ -77,7 +78,7 @@ type LibraryUser = Parameters<typeof listLibraryPosts>[0];
  */
 export async function listMyUpdates(user: NonNullable<LibraryUser>): Promise<MyUpdate[]> {
   const posts = await listLibraryPosts(user);
-  const updates = posts.filter((post) => post.enabled && post.unlocked && post.downloadStatus === "outdated");
+  const updates = posts.filter((post) => isListedPostPublic(post) && post.unlocked && post.downloadStatus === "outdated");
   const when = (post: (typeof posts)[number]) => Date.parse(post.last_updated ?? post.order_date);
   updates.sort((a, b) => when(b) - when(a));
   return updates.map((post) => ({

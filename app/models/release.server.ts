@@ -15,6 +15,7 @@ import {
   presetSteps,
   publicationTime,
   RELEASE_MESSAGES,
+  releasePlanProblem,
   stepOpensAt,
   type PublishInput,
   type ReleaseStepInput,
@@ -59,6 +60,10 @@ export async function publishPost(actor: Actor, postId: string, input: PublishIn
     const before = await requirePost(tx, postId);
     const at = "publish_now" in input ? now : input.publish_at;
     if ("publish_now" in input && isPublishedAt(before, now)) throw new DomainError(409, RELEASE_MESSAGES.alreadyPublished);
+    // Steps given in days move with the publication; a step on a date must not open before it.
+    const saved = before.releaseSteps.map((step) => ({ after_days: step.afterDays, opens_on: step.opensOn }));
+    const problem = releasePlanProblem(saved, at);
+    if (problem) throw new DomainError(400, problem);
     await tx.post.update({ where: { id: postId }, data: { publishAt: at, firstPublishedAt: at, publishedAt: at } });
     await refreshStepTimes(tx, postId);
     const updated = await requirePost(tx, postId);
@@ -78,7 +83,11 @@ export async function publishPost(actor: Actor, postId: string, input: PublishIn
   return toLibraryPost(after, true, true);
 }
 
-/** Replaces the post's release steps with the given ones in their order, or a preset's (an empty list clears them). */
+/**
+ * Replaces the post's release steps with the given ones in their order, or a preset's (an empty
+ * list clears them). A plan that goes back in time, or opens a step before the post's publication,
+ * is refused (400, `releasePlanProblem`) before anything is written.
+ */
 export async function setReleaseSteps(actor: Actor, postId: string, input: ReleaseStepsInput): Promise<LibraryPost> {
   const after = await db.$transaction(async (tx) => {
     const before = await requirePost(tx, postId);
@@ -94,6 +103,8 @@ export async function setReleaseSteps(actor: Actor, postId: string, input: Relea
           )
         : input.steps;
     const publishedAt = publicationOf(before);
+    const problem = releasePlanProblem(steps, publishedAt);
+    if (problem) throw new DomainError(400, problem);
     const rows = steps.map((step, position) => ({
       postId,
       position,

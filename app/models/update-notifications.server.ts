@@ -9,7 +9,7 @@ import type { User } from "~/generated/prisma/client";
 import { requireProvenEmailToAttach } from "~/models/account.server";
 import { DomainError } from "~/models/errors";
 import { loadViewerContext } from "~/models/entitlement.server";
-import { entitlementOfListed, LISTING_VIEWER, listLibraryPosts } from "~/models/library-listing.server";
+import { entitlementOfListed, isListedPostPublic, LISTING_VIEWER, listLibraryPosts } from "~/models/library-listing.server";
 import { explainAccess } from "~/utils/entitlement";
 import { atomXml } from "~/utils/atom";
 import { UPDATE_MESSAGES, updatePreferencesSchema, updateTokenSchema } from "~/utils/update-schemas";
@@ -64,13 +64,13 @@ function newToken(): string {
 /**
  * What is new for the user, newest first: every post they may download now (dated by its first
  * publication) and every version that followed a post's first one, unless hidden. "May download"
- * is the library's own `unlocked` (the entitlement rule) on enabled posts, so the feed and the
+ * is the library's own `unlocked` (the entitlement rule) on posts shown to everyone, so the feed and the
  * mails never announce a post the library would refuse. `since` keeps only items after it.
  */
 export async function listUpdatesFor(user: LibraryUser, { since, limit }: { since?: Date; limit: number }): Promise<UpdateItem[]> {
   // One read of the viewer for the listing, the votes and the release steps' words.
   const context = await loadViewerContext(user, LISTING_VIEWER);
-  const listed = (await listLibraryPosts(user, context)).filter((post) => post.enabled);
+  const listed = (await listLibraryPosts(user, context)).filter((post) => isListedPostPublic(post));
   const voted = context.votedPostIds;
   const posts = listed.filter((post) => post.unlocked || voted.has(post.postId));
   if (posts.length === 0) return [];

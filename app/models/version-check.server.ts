@@ -5,7 +5,7 @@
 import { db } from "~/db.server";
 import type { User } from "~/generated/prisma/client";
 import { DomainError } from "~/models/errors";
-import { isEffectiveAdmin } from "~/utils/entitlement";
+import { isPostVisible } from "~/models/post-visibility.server";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import type { KnownVersion } from "~/utils/verify-file";
 
@@ -16,11 +16,11 @@ type Viewer = Pick<User, "isAdmin" | "restricted"> | null;
 /**
  * The versions a picked file of `postId` can be checked against, newest first: versions that are
  * not hidden and whose content hash is known. Anyone who sees the post in the library may ask
- * (a disabled post answers 404 to all but admins, as the library hides it).
+ * (a disabled or scheduled post answers 404 to all but admins, as the library hides it).
  */
 export async function listVerifiableVersions(viewer: Viewer, postId: string): Promise<VerifiableVersion[]> {
-  const post = await db.post.findUnique({ where: { id: postId }, select: { enabled: true, currentVersionId: true } });
-  if (!post || (!post.enabled && !isEffectiveAdmin(viewer))) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
+  const post = await db.post.findUnique({ where: { id: postId }, select: { enabled: true, publishAt: true, currentVersionId: true } });
+  if (!post || !isPostVisible(post, viewer)) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
   const versions = await db.postVersion.findMany({
     where: { postId, hidden: false, contentHash: { not: null } },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],

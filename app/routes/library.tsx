@@ -18,7 +18,7 @@ import { useLibraryDownload } from "~/components/use-library-download";
 import { env } from "~/env.server";
 import { libraryAction } from "~/library-actions.server";
 import { explainLibraryCards, loadLibraryPageViewer } from "~/models/access.server";
-import { filterLibraryPosts, keptLibraryStamp, listLibraryPosts } from "~/models/library-listing.server";
+import { filterLibraryPosts, isListedPostPublic, keptLibraryStamp, listLibraryPosts } from "~/models/library-listing.server";
 import { versionHistories } from "~/models/post-version-history.server";
 import { listTiersAt } from "~/models/tier.server";
 import libraryStyles from "~/styles/library.css";
@@ -81,8 +81,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
   // The viewer's library version says whether the tiers kept from an earlier request are current.
   const tiers = await listTiersAt(viewer.context.libraryStamp);
   const allPosts = await listLibraryPosts(user, viewer.context);
-  // Admins viewing as a user see what users see: enabled posts only.
-  const visible = isAdmin && !adminView ? allPosts.filter((post) => post.enabled) : allPosts;
+  // Admins viewing as a user see what users see: posts shown to everyone only.
+  const visible = isAdmin && !adminView ? allPosts.filter((post) => isListedPostPublic(post)) : allPosts;
   const termsParam = url.searchParams.get("terms");
   const config = env();
   const matching = filterLibraryPosts(visible, { search, filter });

@@ -8,7 +8,9 @@ import { serveStoredFile } from "~/utils/serve-file.server";
 
 /**
  * Images kept in storage under `images/` (post fronts, inspiration panels); `?w=` picks a smaller
- * variant. A disabled post's front is shown to admins only (404 for everyone else).
+ * variant. The front of a post not shown to everyone (disabled or scheduled) is served privately
+ * to those who see it (admins) and answers 404 to everyone else; every other image is public and
+ * immutable (its address changes with the post, app/models/library-listing.server.ts).
  */
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const key = `images/${params["*"] ?? ""}`;
@@ -21,6 +23,6 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const contentType = served.endsWith(".png") ? "image/png" : served.endsWith(".webp") ? "image/webp" : "image/jpeg";
   return serveStoredFile(request, store, served, {
     contentType,
-    cacheControl: audience === "admin" ? "private, no-store" : "public, max-age=31536000, immutable",
+    cacheControl: audience === "private" ? "private, no-store" : "public, max-age=31536000, immutable",
   });
 }

@@ -30,6 +30,14 @@ export function isPublishedAt(post: Pick<EntitlementPost, "publishAt">, now: Dat
   return !post.publishAt || post.publishAt.getTime() <= now.getTime();
 }
 
+/**
+ * Is the post shown to everyone at `now`: enabled and past its scheduled publication? The one
+ * statement of "visible now"; admins see every post besides (app/models/post-visibility.server.ts).
+ */
+export function isShownAt(post: Pick<EntitlementPost, "enabled" | "publishAt">, now: Date): boolean {
+  return post.enabled && isPublishedAt(post, now);
+}
+
 function opened(step: ReleaseStep, now: Date): boolean {
   return step.opensAt.getTime() <= now.getTime();
 }
@@ -217,7 +225,7 @@ export function explainAccess(post: EntitlementPost, viewer: EntitlementViewer |
   const granted = (grant: AccessGrant): AccessExplanation => ({ allowed: true, grant, misses, unlocks, upcoming: null });
   const refused = (): AccessExplanation => {
     // Nothing is promised to a restricted viewer, nor about a post that is disabled or not published yet.
-    const promised = !viewer?.restricted && post.enabled && isPublishedAt(post, now);
+    const promised = !viewer?.restricted && isShownAt(post, now);
     const step = promised ? upcomingStepFor(post, viewer?.currentTierId ?? null, now) : null;
     let upcoming: AccessExplanation["upcoming"] = step ? { tierId: step.tierIds ? (viewer?.currentTierId ?? null) : null, opensAt: step.opensAt } : null;
     const asVoter = promised && viewer?.voterPostIds.has(post.id) ? firstRelease(post) : null;

@@ -15,6 +15,8 @@ export const RELEASE_MESSAGES = {
   unknownTier: "Unknown tier.",
   alreadyPublished: "This post is already published.",
   stepsOrPreset: "Send either the steps or a preset.",
+  backInTime: "Each step must open at or after the step before it.",
+  beforePublication: "A step cannot open before the post is published.",
 } as const;
 
 /** The Releases view shows this far ahead and behind (days). */
@@ -178,6 +180,25 @@ export function publicationTime(publishAt: Date | null, firstPublishedAt: Date |
 /** When a step opens: its date, or its days after `publishedAt`. */
 export function stepOpensAt(step: { after_days?: number | null; opens_on?: Date | null }, publishedAt: Date): Date {
   return step.opens_on ?? new Date(publishedAt.getTime() + (step.after_days ?? 0) * 86_400_000);
+}
+
+/**
+ * What is wrong with a release plan against the post's publication (`publishedAt`, see
+ * `publicationTime`), or null when it makes sense: every step opens at or after the step before
+ * it (steps are listed in the order they open; two at the same instant are fine), and none opens
+ * before the post is published. The one rule for the card's form, the library action and
+ * PUT /api/library/posts/{id}/release (app/models/release.server.ts asks it before writing), and
+ * for a new publication time against the steps already saved.
+ */
+export function releasePlanProblem(steps: readonly { after_days?: number | null; opens_on?: Date | null }[], publishedAt: Date): string | null {
+  let previous: Date | null = null;
+  for (const step of steps) {
+    const opensAt = stepOpensAt(step, publishedAt);
+    if (opensAt.getTime() < publishedAt.getTime()) return RELEASE_MESSAGES.beforePublication;
+    if (previous && opensAt.getTime() < previous.getTime()) return RELEASE_MESSAGES.backInTime;
+    previous = opensAt;
+  }
+  return null;
 }
 
 /** "Tier 3 at publishing, Tier 2 on 10 Dec, free on 1 Feb", or "" without steps. */

@@ -13,12 +13,16 @@ export type ServeOptions = {
   cacheControl: string;
   fileName?: string;
   /**
-   * Called once the file's last byte has been read, before that byte is sent (not on aborts or
-   * HEAD). The response's last chunk waits for its promise, so a client that has the whole body
-   * sees what completion wrote (the library's "up to date" list reads the download record).
+   * Called once every byte of the response's body (the whole file, or the one range asked for)
+   * has been handed to the response, before its last chunk is (not on aborts, HEAD, 304 or 416).
+   * The last chunk waits for its promise, so a client that has the whole body sees what it wrote
+   * (the library's "up to date" list reads the download record).
    */
-  onComplete?: () => Promise<void>;
+  onSent?: (sent: SentBytes) => Promise<void>;
 };
+
+/** The bytes `first`..`last` (inclusive) of a file of `size` bytes served under `etag`. */
+export type SentBytes = { first: number; last: number; size: number; etag: string };
 
 type ByteRange = { start: number; end: number };
 
@@ -82,11 +86,16 @@ export async function serveStoredFile(request: Request, store: Storage, key: str
   const status = range ? 206 : 200;
   if (request.method === "HEAD") return new Response(null, { status, headers });
   const stream = await fromStorage(() => store.read(key, range ?? undefined));
-  // Completed = the last byte of the file was read (a resumed download completes with its last range).
-  const completes = options.onComplete && (!range || range.end === info.size - 1);
+  const onSent = options.onSent;
+  const sent: SentBytes = { first: range?.start ?? 0, last: range?.end ?? info.size - 1, size: info.size, etag: info.etag };
   // Byte-counted with room for two chunks of the storage's reads, so the next read overlaps the
   // socket's write (an object-mode stream would let the response hold one chunk at a time).
-  const body = completes ? Readable.from(holdLastChunkUntil(stream, options.onComplete!), { objectMode: false, highWaterMark: RESPONSE_READ_AHEAD }) : stream;
+  const body = onSent
+    ? Readable.from(
+        holdLastChunkUntil(stream, () => onSent(sent)),
+        { objectMode: false, highWaterMark: RESPONSE_READ_AHEAD },
+      )
+    : stream;
   return new Response(createReadableStreamFromReadable(body), { status, headers });
 }
 
@@ -115,7 +124,7 @@ export type DownloadServing = { traceNumber?: number | null };
  */
 export async function serveDownload(
   request: Request,
-  file: { key: string; fileName: string; onComplete?: () => Promise<void> },
+  file: { key: string; fileName: string; onSent?: (sent: SentBytes) => Promise<void> },
   serving: DownloadServing = {},
 ): Promise<Response> {
   const store = await storage();
@@ -130,6 +139,6 @@ export async function serveDownload(
     contentType: "application/octet-stream",
     cacheControl: "private, no-store",
     fileName: file.fileName,
-    onComplete: file.onComplete,
+    onSent: file.onSent,
   });
 }

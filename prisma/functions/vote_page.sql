@@ -1,7 +1,7 @@
 -- What /inspiration-vote shows, in one round trip (app/models/inspiration-page.server.ts): the
 -- config, whether the visitor's tier may vote, the panels as the visitor sees them and the shipped
--- ideas.
-CREATE OR REPLACE FUNCTION "vote_page"(p_user_id TEXT, p_tier_id TEXT, p_admin BOOLEAN, p_now TIMESTAMP(3))
+-- ideas as shipped_ideas() gives them.
+CREATE OR REPLACE FUNCTION "vote_page"(p_user_id TEXT, p_tier_id TEXT)
 RETURNS TABLE (
   "configId" INTEGER, "title" TEXT, "mode" "inspiration_mode", "votingOpen" BOOLEAN,
   "votingEndTime" TIMESTAMP(3), "updatedAt" TIMESTAMP(3), "tierCanVote" BOOLEAN, "panels" TEXT, "shipped" TEXT)
@@ -13,8 +13,9 @@ BEGIN
               'userHasLiked', v."userHasLiked", 'userHasPatreonLiked', v."userHasPatreonLiked") ORDER BY v.n)::text
        FROM inspiration_panel_views(p_user_id) WITH ORDINALITY AS v(id, "imageUrl", title, likes, "userHasLiked", "userHasPatreonLiked", n)),
     (SELECT json_agg(json_build_object('panelId', s."panelId", 'title', s.title, 'postId', s."postId", 'postTitle', s."postTitle",
-              'voters', s.voters, 'votersGetAccess', s."votersGetAccess") ORDER BY s.n)::text
-       FROM shipped_ideas(p_admin, p_now) WITH ORDINALITY AS s("panelId", title, "postId", "postTitle", voters, "votersGetAccess", n))
+              'voters', s.voters, 'votersGetAccess', s."votersGetAccess", 'postEnabled', s."postEnabled",
+              'postPublishAtMs', s."postPublishAtMs") ORDER BY s.n)::text
+       FROM shipped_ideas() WITH ORDINALITY AS s("panelId", title, "postId", "postTitle", voters, "votersGetAccess", "postEnabled", "postPublishAtMs", n))
     FROM (SELECT 1) AS one LEFT JOIN inspiration_config c ON c.id = 1;
 END
 $$;

@@ -1,0 +1,331 @@
+// Who sees what, route by route (docs/security-model.md#who-sees-a-post): every route file in
+// app/routes is either one that serves post data, probed here, or named with why it serves none
+// (so a new route cannot be forgotten). Each probe asks about a scheduled, a disabled and a
+// restricted-audience post (paid, for a tier nobody here has) as a guest, a fan (signed in, no
+// tier) and a supporter (another tier): the scheduled and disabled posts are never mentioned and
+// their files never served, and the restricted one is never handed out. Every probe must also
+// find an open post, so a probe that could not see a leak fails the test instead.
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import sharp from "sharp";
+import { beforeAll, describe, expect, it } from "vitest";
+import { db } from "~/db.server";
+import type { User } from "~/generated/prisma/client";
+import { storage } from "~/integrations/storage.server";
+import { signedDownloadUrl } from "~/models/download.server";
+import { linkIdeaToPost } from "~/models/inspiration-shipped.server";
+import { regenerateFeedToken } from "~/models/update-notifications.server";
+import { callRoute, createTestUser, sessionCookie } from "./helpers";
+import { createPost, createTiers, TIER_2, TIER_3 } from "./library-fixtures";
+
+const DAY = 86_400_000;
+const KINDS = ["scheduled", "disabled", "restricted", "open"] as const;
+type Kind = (typeof KINDS)[number];
+const VIEWERS = ["guest", "fan", "supporter"] as const;
+type ViewerName = (typeof VIEWERS)[number];
+
+type FixturePost = { id: string; title: string; versionId: string };
+type Viewer = { name: ViewerName; user: User | null; cookie?: string; feedToken?: string };
+/** What a response gave away about a post: named it (id or title), and handed it out (its file, an address to it, "unlocked"). */
+type Seen = { mentions: boolean; grants: boolean };
+type Probe = (post: FixturePost, viewer: Viewer) => Promise<Seen>;
+
+const posts = {} as Record<Kind, FixturePost>;
+const viewers = {} as Record<ViewerName, Viewer>;
+
+const route = (file: string) => import(`../app/routes/${file}`) as Promise<Parameters<typeof callRoute>[0]>;
+const named = (text: string, post: FixturePost) => text.includes(post.id) || text.includes(post.title);
+
+/** The listing's entry of the post in a JSON body with `posts`, if any. */
+function listedIn(text: string, post: FixturePost): { unlocked?: boolean } | undefined {
+  const body = JSON.parse(text) as { posts?: { postId: string; unlocked?: boolean }[] };
+  return body.posts?.find((item) => item.postId === post.id);
+}
+
+const PROBES: Record<string, Probe> = {
+  "library.tsx": async (post, viewer) => {
+    const text = await (await callRoute(await route("library.tsx"), { path: "/library?show=500", cookie: viewer.cookie })).text();
+    return { mentions: named(text, post), grants: listedIn(text, post)?.unlocked === true };
+  },
+  "api.library.posts.ts": async (post, viewer) => {
+    const text = await (await callRoute(await route("api.library.posts.ts"), { path: "/api/library/posts", cookie: viewer.cookie })).text();
+    return { mentions: named(text, post), grants: listedIn(text, post)?.unlocked === true };
+  },
+  "api.download.$postId.ts": async (post, viewer) => {
+    const response = await callRoute(await route("api.download.$postId.ts"), {
+      path: `/api/download/${post.id}`,
+      params: { postId: post.id },
+      cookie: viewer.cookie,
+    });
+    const ok = response.status === 200 || response.status === 206;
+    await response.arrayBuffer();
+    return { mentions: ok, grants: ok };
+  },
+  "api.download.freedownload.$postId.ts": async (post, viewer) => {
+    const response = await callRoute(await route("api.download.freedownload.$postId.ts"), {
+      path: `/api/download/freedownload/${post.id}`,
+      params: { postId: post.id },
+      cookie: viewer.cookie,
+    });
+    const ok = response.status === 200 && (await response.text()).includes("downloadUrl");
+    return { mentions: ok, grants: ok };
+  },
+  // An address handed out before the post was scheduled or disabled must stop working.
+  "download.$postId.ts": async (post, viewer) => {
+    const address = new URL(signedDownloadUrl(post.id, viewer.user?.id ?? null));
+    const response = await callRoute(await route("download.$postId.ts"), { path: `${address.pathname}${address.search}`, params: { postId: post.id } });
+    const ok = response.status === 200;
+    await response.arrayBuffer();
+    return { mentions: ok, grants: ok };
+  },
+  // The cover: shown on locked cards too, so only a mention.
+  "media.$.ts": async (post, viewer) => {
+    const response = await callRoute(await route("media.$.ts"), {
+      path: `/media/posts/${post.id}.jpg`,
+      params: { "*": `posts/${post.id}.jpg` },
+      cookie: viewer.cookie,
+    });
+    await response.arrayBuffer();
+    return { mentions: response.status === 200, grants: false };
+  },
+  // Version labels and hashes: for anyone who sees the post, locked or not.
+  "library.$postId.versions.ts": async (post, viewer) => {
+    const response = await callRoute(await route("library.$postId.versions.ts"), {
+      path: `/library/${post.id}/versions`,
+      params: { postId: post.id },
+      cookie: viewer.cookie,
+    });
+    const text = await response.text();
+    return { mentions: response.status === 200 && text.includes(post.versionId), grants: false };
+  },
+  // The post's own page and its API twin: the card's data, for anyone who sees the post.
+  "library_.$postId.tsx": async (post, viewer) => {
+    const response = await callRoute(await route("library_.$postId.tsx"), { path: `/library/${post.id}`, params: { postId: post.id }, cookie: viewer.cookie });
+    const text = response.status === 200 ? await response.text() : "";
+    const page = text ? (JSON.parse(text) as { post?: { unlocked?: boolean } }) : {};
+    return { mentions: named(text, post), grants: page.post?.unlocked === true };
+  },
+  "api.library.posts.$id.ts": async (post, viewer) => {
+    const response = await callRoute(await route("api.library.posts.$id.ts"), {
+      path: `/api/library/posts/${post.id}`,
+      params: { id: post.id },
+      cookie: viewer.cookie,
+    });
+    const text = await response.text();
+    const body = response.status === 200 ? (JSON.parse(text) as { post?: { unlocked?: boolean } }) : {};
+    return { mentions: response.status === 200 && named(text, post), grants: body.post?.unlocked === true };
+  },
+  // Every item of the feed is something the account may download.
+  "feeds.$token[.]atom.ts": async (post, viewer) => {
+    const token = viewer.feedToken ?? "A".repeat(43);
+    const text = await (await callRoute(await route("feeds.$token[.]atom.ts"), { path: `/feeds/${token}.atom`, params: { token } })).text();
+    return { mentions: named(text, post), grants: named(text, post) };
+  },
+  "account.downloads.tsx": async (post, viewer) => {
+    const text = await (await callRoute(await route("account.downloads.tsx"), { path: "/account/downloads", cookie: viewer.cookie })).text();
+    return { mentions: named(text, post), grants: false };
+  },
+  // "Updates for you" lists what the account may download again; "coming" names locked posts.
+  "account.updates.tsx": async (post, viewer) => {
+    const response = await callRoute(await route("account.updates.tsx"), { path: "/account/updates", cookie: viewer.cookie });
+    const text = await response.text();
+    const updates = response.status === 200 ? ((JSON.parse(text) as { updates?: { postId: string }[] }).updates ?? []) : [];
+    return { mentions: named(text, post), grants: updates.some((item) => item.postId === post.id) };
+  },
+  // Shipped ideas name the post that realizes them.
+  "inspiration-vote.tsx": async (post, viewer) => {
+    const text = await (await callRoute(await route("inspiration-vote.tsx"), { path: "/inspiration-vote", cookie: viewer.cookie })).text();
+    return { mentions: named(text, post), grants: false };
+  },
+  // The account's own records name the posts they concern; a post it may not see keeps only its id.
+  "account.data.ts": async (post, viewer) => {
+    const response = await callRoute(await route("account.data.ts"), { method: "POST", path: "/account/data", cookie: viewer.cookie });
+    const text = response.status === 200 ? await response.text() : "";
+    return { mentions: text.includes(post.title) || text.includes(`"postId": "${post.id}",\n      "title"`), grants: false };
+  },
+  // The library's download button: an address to the file, or a refusal.
+  "library.tsx#download": async (post, viewer) => {
+    const response = await callRoute(await route("library.tsx"), {
+      method: "POST",
+      path: "/library",
+      form: { intent: "download", postId: post.id, respond: "json", back: "/library" },
+      cookie: viewer.cookie,
+    });
+    const ok = response.status === 200 && (await response.text()).includes("downloadUrl");
+    return { mentions: ok, grants: ok };
+  },
+};
+
+/** Route files that serve no post data to these viewers, and why. */
+const NO_POST_DATA: Record<string, string> = {
+  "$.tsx": "the not-found page",
+  "_index.tsx": "the home page's panels",
+  "account.delete.tsx": "the account",
+  "account.export.tsx": "the page with the export's button (the file is account.data.ts)",
+  "account.notifications.tsx": "mail and feed settings",
+  "account.shop-email.tsx": "shop emails",
+  "api.auth.callback.ts": "sign-in",
+  "api.auth.change-password.ts": "the account",
+  "api.auth.forgot-password.ts": "the account",
+  "api.auth.login.ts": "sign-in",
+  "api.auth.logout.ts": "sign-out",
+  "api.auth.patreon-callback.ts": "sign-in",
+  "api.auth.register.ts": "sign-up",
+  "api.auth.resend-verification.ts": "the account",
+  "api.auth.reset-password.ts": "the account",
+  "api.auth.set-password.ts": "the account",
+  "api.auth.toggle-admin.ts": "the account",
+  "api.auth.update-username.ts": "the account",
+  "api.auth.user.ts": "the account",
+  "api.auth.verify-email.ts": "the account",
+  "api.discord.auth.ts": "sign-in",
+  "api.discord.callback.ts": "sign-in",
+  "api.discord.set-username-discord.ts": "the account",
+  "api.google.auth.ts": "sign-in",
+  "api.google.callback.ts": "sign-in",
+  "api.google.set-username-google.ts": "the account",
+  "api.inspiration.config.ts": "the vote's settings",
+  "api.inspiration.panels.$id.like.ts": "votes",
+  "api.inspiration.panels.$id.patreon-like.ts": "votes",
+  "api.inspiration.panels.$id.ts": "vote panels (admins edit)",
+  "api.inspiration.panels.ts": "vote panels, without their posts",
+  "api.inspiration.reset-likes.ts": "votes (admins)",
+  "api.inspiration.title.ts": "the vote's title",
+  "api.kofi.cancel-verification.ts": "shop emails",
+  "api.kofi.link.ts": "shop emails",
+  "api.kofi.resend-verification.ts": "shop emails",
+  "api.kofi.verify-email.ts": "shop emails",
+  "api.library.accept-tos.$id.ts": "the terms' answer",
+  "api.library.tiers.ts": "tiers",
+  "api.panels.$id.expanded.ts": "home panels",
+  "api.panels.$id.ts": "home panels",
+  "api.panels.ts": "home panels",
+  "api.panelsupload.$id.image.ts": "home panels (admins)",
+  "api.webhooks.kofi.ts": "shop webhooks",
+  "api.webhooks.patreon.ts": "membership webhooks",
+  "auth.callback.tsx": "sign-in",
+  "forgot-password.tsx": "the account",
+  "healthz.ts": "health",
+  "infos.tsx": "the info page",
+  "login.tsx": "sign-in",
+  "panel_images.$file.ts": "home panels' images",
+  "unsubscribe.$token.tsx": "mail settings",
+  // Admins only: every other viewer is refused (tests/authorization-matrix.test.ts pins it).
+  "admin.tsx": "admins only",
+  "admin_.access-check.tsx": "admins only",
+  "admin_.insights.$chart[.]csv.ts": "admins only",
+  "admin_.insights.tsx": "admins only",
+  "admin_.releases.tsx": "admins only",
+  "api.admin.force-interval.ts": "admins only",
+  "api.admin.import-purchases.ts": "admins only",
+  "api.admin.posts.getByIds.ts": "admins only",
+  "api.admin.posts.ts": "admins only",
+  "api.admin.search-by-code.ts": "admins only",
+  "api.admin.unlock-objects-user.ts": "admins only",
+  "api.admin.users.$id.ts": "admins only",
+  "api.admin.users.ts": "admins only",
+  "api.library.posts.$id.order.ts": "admins only",
+  "api.library.posts.$id.publish.ts": "admins only",
+  "api.library.posts.$id.release.ts": "admins only",
+  "api.library.posts.$id.toggle.ts": "admins only",
+  "api.upload.file.$id.ts": "admins only",
+  "api.upload.front.$id.ts": "admins only",
+};
+
+const routesDir = path.resolve(import.meta.dirname, "../app/routes");
+const routeFiles = readdirSync(routesDir).filter((file) => /\.(tsx?|jsx?)$/.test(file) && !/\.test\./.test(file) && !file.startsWith("."));
+
+/** A post with a stored front, a version and a file, as the library holds them. */
+async function fixturePost(kind: Kind, options: Parameters<typeof createPost>[0]): Promise<FixturePost> {
+  const title = `Visibility ${kind} zq${kind.length}`;
+  const post = await createPost({ ...options, title, version: "V1.0" });
+  const store = await storage();
+  const front = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#123456" } })
+    .jpeg()
+    .toBuffer();
+  await store.put(`images/posts/${post.id}.jpg`, front);
+  const version = await db.postVersion.create({
+    data: {
+      postId: post.id,
+      label: "V1.0",
+      storageKey: post.driveFileId!,
+      fileName: post.fileName!,
+      size: post.fileSize!,
+      contentHash: "ab".repeat(32),
+      sha256: "cd".repeat(32),
+    },
+  });
+  await db.post.update({ where: { id: post.id }, data: { imageKey: `images/posts/${post.id}.jpg`, currentVersionId: version.id } });
+  return { id: post.id, title, versionId: version.id };
+}
+
+beforeAll(async () => {
+  await createTiers();
+  posts.scheduled = await fixturePost("scheduled", { paid: false });
+  await db.post.update({ where: { id: posts.scheduled.id }, data: { publishAt: new Date(Date.now() + 7 * DAY) } });
+  posts.disabled = await fixturePost("disabled", { paid: false, enabled: false });
+  posts.restricted = await fixturePost("restricted", { paid: true, tiers: [TIER_3], kofiId: null });
+  posts.open = await fixturePost("open", { paid: false });
+
+  viewers.guest = { name: "guest", user: null };
+  for (const [name, tier] of [
+    ["fan", null],
+    ["supporter", TIER_2],
+  ] as const) {
+    const user = await createTestUser({ currentTierId: tier, tosAccepted: true });
+    const { url } = await regenerateFeedToken(user.id);
+    viewers[name] = { name, user, cookie: await sessionCookie(user.id), feedToken: /\/feeds\/([^/]+)\.atom$/.exec(url)![1] };
+    // Downloaded each post before (an older version): what "My downloads" and "Updates for you" read.
+    for (const kind of KINDS) {
+      await db.download.create({
+        data: { userId: user.id, postId: posts[kind].id, version: "V0.9", createdAt: new Date(Date.now() - 2 * DAY), accessSource: "FREE" },
+      });
+    }
+  }
+  // Each post realizes an idea (shipped), and the restricted one opens to the supporter's tier later.
+  for (const kind of KINDS) {
+    const panel = await db.inspirationPanel.create({ data: { imageUrl: `/media/inspiration/${kind}.jpg`, title: `Idea for ${kind}` } });
+    const admin = await createTestUser({ isAdmin: true, canBeAdmin: true });
+    await linkIdeaToPost(admin.id, panel.id, posts[kind].id);
+  }
+  await db.releaseStep.create({
+    data: {
+      postId: posts.restricted.id,
+      position: 0,
+      audienceTierId: TIER_2,
+      tierIds: [TIER_2, TIER_3],
+      afterDays: 60,
+      opensAt: new Date(Date.now() + 30 * DAY),
+    },
+  });
+});
+
+describe("who sees a post, route by route", () => {
+  it("names every route file as serving post data (probed) or not", () => {
+    const probed = new Set(Object.keys(PROBES).map((key) => key.split("#")[0]!));
+    const unnamed = routeFiles.filter((file) => !probed.has(file) && !(file in NO_POST_DATA));
+    expect(unnamed, "route files neither probed nor named as serving no post data").toEqual([]);
+    const stale = [...probed, ...Object.keys(NO_POST_DATA)].filter((file) => !routeFiles.includes(file));
+    expect(stale, "entries for route files that no longer exist").toEqual([]);
+    expect([...probed].filter((file) => file in NO_POST_DATA)).toEqual([]);
+  });
+
+  for (const [name, probe] of Object.entries(PROBES)) {
+    it(`${name}: nothing of a scheduled, disabled or restricted-audience post leaks`, async () => {
+      // Downloads made by earlier probes would bring the accounts up to date: back to the fixture's records.
+      await db.download.deleteMany({ where: { version: { not: "V0.9" } } });
+      const leaks: string[] = [];
+      for (const viewer of VIEWERS.map((key) => viewers[key])) {
+        for (const kind of ["scheduled", "disabled"] as const) {
+          const seen = await probe(posts[kind], viewer);
+          if (seen.mentions || seen.grants) leaks.push(`${viewer.name} sees the ${kind} post`);
+        }
+        if ((await probe(posts.restricted, viewer)).grants) leaks.push(`${viewer.name} is handed the restricted post`);
+      }
+      expect(leaks).toEqual([]);
+      // The probe sees an open post: it could have seen a leak.
+      const open = await probe(posts.open, viewers.supporter);
+      expect(open.mentions || open.grants, "the probe finds the open post").toBe(true);
+    });
+  }
+});
