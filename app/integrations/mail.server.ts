@@ -22,7 +22,8 @@ async function nodemailer() {
 async function smtpTransport(url: string): Promise<Transporter> {
   // Tests point SMTP_URL at a different capture server per file: rebuild when it changes.
   if (!transporter || transporterUrl !== url) {
-    transporter = (await nodemailer()).createTransport(url);
+    // Bounded waits: the outbox's claim on a message (CLAIM_MS) must outlast one attempt.
+    transporter = (await nodemailer()).createTransport({ url, connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 });
     transporterUrl = url;
   }
   return transporter;
@@ -44,7 +45,10 @@ export function missingMailTransportWarning(): string | null {
   return "No mail transport: set SMTP_URL (or MAIL_TO_FILES=true to write mail to DATA_DIR/mail). Until then every mail fails: email sign-ups, password resets, shop-email links and update digests.";
 }
 
-/** Sends one mail; throws when the SMTP server refuses it or no transport is configured. */
+/**
+ * Sends one mail; throws when the SMTP server refuses it or no transport is configured. Models
+ * do not call it: they enqueue in the mail outbox (models/mail-outbox.server.ts), which calls it.
+ */
 export async function sendMail(mail: OutgoingMail): Promise<void> {
   const config = env();
   const message = { from: config.MAIL_FROM, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, headers: mail.headers };
