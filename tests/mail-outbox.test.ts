@@ -13,7 +13,7 @@ import { deliverDueMail, enqueueMail, MAIL_GIVE_UP_MS, type OutboxOverview } fro
 import { requestPasswordReset } from "~/models/passwords.server";
 import { RELEASE_MAIL_SUBJECT, runReleaseMails } from "~/models/release-mail.server";
 import { setReleaseSteps } from "~/models/release.server";
-import { saveUpdatePreferences } from "~/models/update-notifications.server";
+import { saveUpdatePreferences, unsubscribeByToken, UPDATE_MESSAGES } from "~/models/update-notifications.server";
 import * as outboxApi from "~/routes/api.admin.mail";
 import * as outboxPage from "~/routes/admin_.mail";
 import * as registerRoute from "~/routes/api.auth.register";
@@ -213,6 +213,32 @@ describe("giving up", () => {
     expect(await deliverDueMail({ now: new Date(Date.now() + 5 * MINUTE) })).toMatchObject({ sent: 0 });
     expect(mailsTo(other.email!)).toHaveLength(1);
     expect(await db.outboxMail.count({ where: { to: other.email!, status: "GIVEN_UP", lastError: "Replaced by a newer message." } })).toBe(1);
+  });
+});
+
+describe("unsubscribing while update mails wait", () => {
+  it("gives up the account's queued notices and digests, and not its codes", async () => {
+    smtpDown();
+    const reader = await createTestUser({ currentTierId: TIER_2 });
+    await saveUpdatePreferences(reader.id, { releases: "on", newPosts: "on" });
+    const { unsubscribeToken } = await db.updateSubscription.findUniqueOrThrow({ where: { userId: reader.id } });
+    const to = reader.email!;
+    await enqueueMail(db, {
+      key: `notice:${to}`,
+      kind: "release",
+      userId: reader.id,
+      mail: { to, subject: RELEASE_MAIL_SUBJECT, text: "x", html: "<p>x</p>" },
+    });
+    await enqueueMail(db, { key: `code:${to}`, kind: "code", userId: reader.id, mail: { to, subject: "Your code", text: "123456", html: "<p>123456</p>" } });
+    await deliverDueMail();
+    expect(await unsubscribeByToken(unsubscribeToken)).toEqual({ message: UPDATE_MESSAGES.unsubscribed });
+    smtpUp();
+    expect(await deliverDueMail({ now: new Date(Date.now() + 10 * MINUTE) })).toMatchObject({ sent: 1 });
+    expect(mailsTo(to).map((message) => message.subject)).toEqual(["Your code"]);
+    expect(await db.outboxMail.findFirstOrThrow({ where: { to, kind: "release" } })).toMatchObject({
+      status: "GIVEN_UP",
+      lastError: "The recipient unsubscribed.",
+    });
   });
 });
 

@@ -112,6 +112,15 @@ export async function giveUpTopic(client: Client, topic: string, reason: string,
   return count;
 }
 
+/** Gives up the unsent notices and digests of an account (it unsubscribed): codes stay. */
+export async function giveUpUpdateMails(client: Client, userId: string, reason: string, now = new Date()): Promise<number> {
+  const { count } = await client.outboxMail.updateMany({
+    where: { userId, kind: { in: ["release", "digest"] }, OR: [{ status: "PENDING" }, { status: "SENDING", claimedUntil: { lte: now } }] },
+    data: { status: "GIVEN_UP", gaveUpAt: now, lastError: reason, text: "", html: "", claimToken: null, claimedUntil: null },
+  });
+  return count;
+}
+
 /** How long to wait after the `attempts`-th failed attempt. */
 export function retryDelayMs(attempts: number): number {
   return Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
