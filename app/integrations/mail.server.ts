@@ -37,12 +37,12 @@ function mailToFiles(): boolean {
 
 /**
  * What the server says at start when it can send no mail (production without SMTP_URL or
- * MAIL_TO_FILES=true): it still serves every page, but each mailed code fails, so a newcomer
- * would otherwise first learn of it from a refused sign-up.
+ * MAIL_TO_FILES=true): it still serves every page, but no mail leaves the outbox, so a newcomer
+ * would otherwise first learn of it from a code that never arrives.
  */
 export function missingMailTransportWarning(): string | null {
   if (env().SMTP_URL || mailToFiles()) return null;
-  return "No mail transport: set SMTP_URL (or MAIL_TO_FILES=true to write mail to DATA_DIR/mail). Until then every mail fails: email sign-ups, password resets, shop-email links and update digests.";
+  return "No mail transport: set SMTP_URL (or MAIL_TO_FILES=true to write mail to DATA_DIR/mail). Until then no mail leaves: sign-up and password-reset codes, shop-email links and update mails wait in the mail outbox (/admin/mail) and are given up in time.";
 }
 
 /**
