@@ -6,6 +6,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { once } from "node:events";
+import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db.server";
 import type { User } from "~/generated/prisma/client";
@@ -213,6 +214,33 @@ describe("giving up", () => {
     expect(await deliverDueMail({ now: new Date(Date.now() + 5 * MINUTE) })).toMatchObject({ sent: 0 });
     expect(mailsTo(other.email!)).toHaveLength(1);
     expect(await db.outboxMail.count({ where: { to: other.email!, status: "GIVEN_UP", lastError: "Replaced by a newer message." } })).toBe(1);
+  });
+});
+
+describe("a recipient the mail server refuses for good", () => {
+  it("is given up at once with the server's answer, not retried", async () => {
+    const refusing = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ["STARTTLS"],
+      logger: false,
+      onRcptTo(_address, _session, callback) {
+        const error = new Error("5.1.1 No such mailbox here") as Error & { responseCode: number };
+        error.responseCode = 550;
+        callback(error);
+      },
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, "127.0.0.1", resolve));
+    try {
+      setEnv("SMTP_URL", `smtp://127.0.0.1:${(refusing.server.address() as AddressInfo).port}`);
+      const to = "nobody-here@outbox.example";
+      await enqueueMail(db, { key: `refused:${to}`, kind: "release", mail: { to, subject: "Refused", text: "x", html: "<p>x</p>" } });
+      expect(await deliverDueMail()).toMatchObject({ sent: 0, givenUp: 1 });
+      const refused = await db.outboxMail.findFirstOrThrow({ where: { to } });
+      expect(refused).toMatchObject({ status: "GIVEN_UP", attempts: 1 });
+      expect(refused.lastError).toMatch(/^EENVELOPE 550: .*No such mailbox here/);
+    } finally {
+      await new Promise<void>((resolve) => refusing.close(() => resolve()));
+    }
   });
 });
 

@@ -25,6 +25,8 @@ const CODE_MARGIN_MS = 60_000;
 /** Sent and given-up rows are kept this long for the admin view, then deleted. */
 export const OUTBOX_KEEP_MS = 30 * 24 * 60 * 60 * 1000;
 const BATCH = 20;
+/** Batches one pass sends at most; the next pass (15 s later) goes on with the rest. */
+const MAX_BATCHES = 50;
 
 export type MailKind = "code" | "release" | "digest";
 
@@ -138,8 +140,10 @@ function errorText(error: unknown): string {
 
 /** The mail server refused the message for good (5xx): retrying would only be refused again. */
 function refusedForGood(error: unknown): boolean {
-  const responseCode = (error as { responseCode?: unknown }).responseCode;
-  return typeof responseCode === "number" && responseCode >= 500 && responseCode < 600;
+  // Only the recipient or the message itself: a 5xx to the login (EAUTH) is the operator's
+  // setting, and is retried until it is fixed.
+  const { code, responseCode } = error as { code?: unknown; responseCode?: unknown };
+  return (code === "EENVELOPE" || code === "EMESSAGE") && typeof responseCode === "number" && responseCode >= 500 && responseCode < 600;
 }
 
 function connectionFailure(error: unknown): boolean {
@@ -220,22 +224,21 @@ export type DeliveryRun = { sent: number; retrying: number; givenUp: number };
  * once). After a failure to reach the mail server, the rest of the batch waits for its next
  * attempt without being tried: they would only fail alike.
  */
-export async function deliverDueMail({
-  now = new Date(),
-  ids = null,
-  limit = BATCH,
-}: { now?: Date; ids?: string[] | null; limit?: number } = {}): Promise<DeliveryRun> {
+export async function deliverDueMail({ now, ids = null, limit = BATCH }: { now?: Date; ids?: string[] | null; limit?: number } = {}): Promise<DeliveryRun> {
+  // Each batch reads the clock anew (unless a test fixes it): a claim must last CLAIM_MS from
+  // when it is made, however long the batches before it took.
+  const clock = () => now ?? new Date();
   // The sweep is the job's: a request sending its own code needs only the claim, which skips
   // whatever is past its give-up time anyway.
-  const run: DeliveryRun = { sent: 0, retrying: 0, givenUp: ids ? 0 : await giveUpExpired(now) };
+  const run: DeliveryRun = { sent: 0, retrying: 0, givenUp: ids ? 0 : await giveUpExpired(clock()) };
   const token = randomBytes(12).toString("hex");
-  for (;;) {
-    const batch = await claim(token, now, limit, ids);
-    if (batch.length === 0) return run;
+  for (let round = 0; round < MAX_BATCHES; round++) {
+    const batch = await claim(token, clock(), limit, ids);
+    if (batch.length === 0) break;
     let down: string | null = null;
     for (const message of batch) {
       if (down) {
-        await settle(message, token, { sent: false, error: down, forGood: false }, now);
+        await settle(message, token, { sent: false, error: down, forGood: false }, clock());
         run.retrying += 1;
         continue;
       }
@@ -250,7 +253,7 @@ export async function deliverDueMail({
       } catch (error) {
         const text = errorText(error);
         const forGood = refusedForGood(error);
-        await settle(message, token, { sent: false, error: text, forGood }, now);
+        await settle(message, token, { sent: false, error: text, forGood }, clock());
         if (forGood) {
           run.givenUp += 1;
           console.error(`mail outbox: the mail server refused message ${message.id} for good: ${text}`);
@@ -261,11 +264,12 @@ export async function deliverDueMail({
         if (connectionFailure(error)) down = text;
         continue;
       }
-      await settle(message, token, { sent: true }, now);
+      await settle(message, token, { sent: true }, clock());
       run.sent += 1;
     }
-    if (down) return run;
+    if (down) break;
   }
+  return run;
 }
 
 /**
