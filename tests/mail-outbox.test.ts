@@ -273,10 +273,14 @@ describe("unsubscribing while update mails wait", () => {
 describe("a sign-up that the database fails half-way", () => {
   // The fault is a trigger that fails the insert of the code, or of its mail: each is a step
   // after the account row was written, in the same transaction.
-  for (const table of ["verifications", "mail_outbox"]) {
-    it(`leaves no account, no code and no mail when the insert into ${table} fails, and its retry signs up`, async () => {
+  const faults = [
+    { table: "verifications", what: "the insert of the code fails" },
+    { table: "mail_outbox", what: "the insert of the code's mail fails" },
+  ];
+  for (const [index, { table, what }] of faults.entries()) {
+    it(`leaves no account, no code and no mail when ${what}, and its retry signs up`, async () => {
       smtpUp();
-      const email = `half-${table.replace("_", "-")}@outbox.example`;
+      const email = `half-${index}@outbox.example`;
       await db.$executeRawUnsafe(
         `CREATE FUNCTION fail_signup() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'simulated database failure'; END $$ LANGUAGE plpgsql`,
       );
