@@ -48,6 +48,8 @@ const POOLER_TESTS = [
   "tests/login-codes.test.ts",
   // The update digest's run lock and mail ledger.
   "tests/update-notifications.test.ts",
+  // The mail outbox's claims (FOR UPDATE SKIP LOCKED in one statement) and the one-transaction sign-up.
+  "tests/mail-outbox.test.ts",
 ];
 
 export default defineConfig({

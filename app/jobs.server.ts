@@ -1,10 +1,11 @@
 // Background jobs of this app server. Each job guards itself against running on several
-// servers at once (advisory locks); this module only schedules them.
+// servers at once (advisory locks, or the mail outbox's row claims); this module only schedules them.
 import { env } from "~/env.server";
 import { deleteExpiredApiTokens } from "~/models/api-token.server";
 import { refreshInsightsRollups } from "~/models/insights/rollup.server";
 import { runIntervalSync } from "~/models/interval-sync.server";
 import { pruneOldDownloads } from "~/models/my-library.server";
+import { deliverDueMail, pruneMailOutbox } from "~/models/mail-outbox.server";
 import { runReleaseMails } from "~/models/release-mail.server";
 import { backfillAllVersionHashes } from "~/models/post-version-backfill.server";
 import { deleteExpiredRateLimits } from "~/models/rate-limit.server";
@@ -13,6 +14,8 @@ import { runUpdateDigests } from "~/models/update-digest.server";
 import { deleteExpiredCodes } from "~/models/verification.server";
 
 const HOUR_MS = 60 * 60 * 1000;
+/** How often each server looks for due mail (the first retry after a failure comes 30 s later). */
+const MAIL_OUTBOX_EVERY_MS = 15_000;
 
 type Job = { name: string; everyMs: number; run: () => Promise<unknown> };
 
@@ -34,6 +37,11 @@ function jobs(): Job[] {
     { name: "update-digest", everyMs: HOUR_MS, run: () => runUpdateDigests() },
     // Release mails: a post a release step opened, mailed at once to those who asked (one run per cluster).
     { name: "release-mail", everyMs: 60_000, run: () => runReleaseMails() },
+    // The mail outbox's sender: every server sends what is due; each message is claimed by one
+    // sender (FOR UPDATE SKIP LOCKED), so servers share the work and never send a message twice.
+    { name: "mail-outbox", everyMs: MAIL_OUTBOX_EVERY_MS, run: () => deliverDueMail() },
+    // Sent and given-up mails older than 30 days leave the outbox.
+    { name: "mail-outbox-prune", everyMs: HOUR_MS, run: () => pruneMailOutbox() },
     // Support-platform sync; INTERVAL_MINUTES=0 turns the timer off (admins can still force it).
     { name: "interval", everyMs: env().INTERVAL_MINUTES * 60 * 1000, run: () => runIntervalSync({ trigger: "timer" }) },
   ];

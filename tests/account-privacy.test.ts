@@ -13,6 +13,7 @@ import { deleteOwnAccount } from "~/models/account-deletion.server";
 import { checkAccess, explainLibraryCards } from "~/models/access.server";
 import { recordAudit } from "~/models/audit.server";
 import { listLibraryPosts } from "~/models/library-listing.server";
+import { enqueueMail } from "~/models/mail-outbox.server";
 import { listTiers } from "~/models/tier.server";
 import { formatAccessDate } from "~/utils/access-words";
 import * as dataRoute from "~/routes/account.data";
@@ -113,6 +114,12 @@ async function personWithEverything(tag: string) {
     },
   });
   await db.updateMailed.create({ data: { userId: user.id, kind: "NEW_POST", subjectId: post.id } });
+  await enqueueMail(db, {
+    key: `privacy:${tag}`,
+    kind: "code",
+    userId: user.id,
+    mail: { to: `${tag}@person.example`, subject: "Your code", text: `code for ${tag}`, html: `<p>code for ${tag}</p>` },
+  });
   return { user, post };
 }
 

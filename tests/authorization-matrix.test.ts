@@ -93,6 +93,7 @@ const MATRIX: Record<string, Case[]> = {
   ],
   "admin_.access-check.tsx": [{ method: "GET", expect: adminUi(ok(200), no("302 /")) }],
   "admin_.releases.tsx": [{ method: "GET", expect: adminUi(ok(200), no("302 /")) }],
+  "admin_.mail.tsx": [{ method: "GET", expect: adminUi(ok(200), no("302 /")) }],
   "account.shop-email.tsx": [
     { method: "GET", expect: user(ok("302 /login"), no("302 /login")) },
     {
@@ -148,6 +149,10 @@ const MATRIX: Record<string, Case[]> = {
   "api.admin.users.$id.ts": [
     { method: "GET", params: (f) => ({ id: f.targetUserId }), expect: adminApi(ok(200)) },
     { method: "PUT", params: (f) => ({ id: f.targetUserId }), json: { restricted: true }, expect: adminApi(ok(200)) },
+  ],
+  "api.admin.mail.ts": [
+    { method: "GET", expect: adminApi(ok(200)) },
+    { method: "POST", expect: METHOD_NOT_ALLOWED },
   ],
   "api.admin.users.ts": [
     { method: "GET", expect: adminApi(ok(200)) },

@@ -98,7 +98,7 @@ describe("modules read their values through env()", () => {
     const without = await said({});
     expect(without).toContain("[server] http://");
     expect(without.split("No mail transport: set SMTP_URL").length - 1).toBe(1);
-    expect(without).toContain("email sign-ups, password resets, shop-email links and update digests");
+    expect(without).toContain("sign-up and password-reset codes, shop-email links and update mails wait in the mail outbox");
     expect(await said({ MAIL_TO_FILES: "true" })).not.toContain("No mail transport");
     expect(await said({ SMTP_URL: "smtp://127.0.0.1:2525" })).not.toContain("No mail transport");
   }, 60_000);

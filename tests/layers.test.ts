@@ -77,6 +77,13 @@ describe("layers", () => {
     expect(offenders).toEqual([]);
   });
 
+  it("only the mail outbox sends mail: every other part of the app enqueues (docs/decisions/018)", () => {
+    const senders = sourceFiles("app")
+      .filter((file) => !file.startsWith("app/generated/"))
+      .filter((file) => /\bsendMail\s*\(/.test(readFileSync(path.join(root, file), "utf8")));
+    expect(senders.sort()).toEqual(["app/integrations/mail.server.ts", "app/models/mail-outbox.server.ts"]);
+  });
+
   it("the checker sees imports and cycles", () => {
     expect(importsOf("app/integrations/storage.server.ts")).toContain("~/integrations/s3-storage.server");
     expect(resolve("app/models/a.server.ts", "./b.server", new Set(["app/models/b.server.ts"]))).toBe("app/models/b.server.ts");

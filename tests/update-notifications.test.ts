@@ -5,6 +5,7 @@ import express from "express";
 import { parse as parseXml, validate as validateXml } from "fast-xml-parser";
 import { db } from "~/db.server";
 import type { User } from "~/generated/prisma/client";
+import { deliverDueMail } from "~/models/mail-outbox.server";
 import { DIGEST_SUBJECT, runUpdateDigests } from "~/models/update-digest.server";
 import { regenerateFeedToken, saveUpdatePreferences, UPDATE_MESSAGES } from "~/models/update-notifications.server";
 import * as accountPage from "~/routes/account.notifications";
@@ -300,7 +301,7 @@ describe("digest delivery failures", () => {
   beforeAll(() => void ((globalThis as { __allowConsoleError?: boolean }).__allowConsoleError = true));
   afterAll(() => void ((globalThis as { __allowConsoleError?: boolean }).__allowConsoleError = false));
 
-  it("a mail the SMTP server never took is released from the ledger and comes with the next run", async () => {
+  it("a digest the SMTP server never took stays queued in the mail outbox and arrives, once, when it is back", async () => {
     await createTiers();
     const user = await createTestUser({ currentTierId: TIER_2 });
     await saveUpdatePreferences(user.id, { newPosts: "on" });
@@ -313,14 +314,19 @@ describe("digest delivery failures", () => {
     await new Promise((resolve) => closed.close(resolve));
     try {
       setEnv("SMTP_URL", `smtp://127.0.0.1:${port}`);
-      expect(await runUpdateDigests({ now: new Date(Date.now() + 1000), ignorePeriod: true })).toMatchObject({ mailed: 0, failed: 1 });
-      expect(await db.updateMailed.count({ where: { userId: user.id } })).toBe(0);
+      expect(await runUpdateDigests({ now: new Date(Date.now() + 1000), ignorePeriod: true })).toMatchObject({ queued: 1, mailed: 0, failed: 1 });
+      // Claimed in the ledger together with the queued mail: no later run lists it again.
+      expect(await db.updateMailed.count({ where: { userId: user.id } })).toBe(1);
+      expect(await db.outboxMail.count({ where: { userId: user.id, kind: "digest", status: "PENDING" } })).toBe(1);
     } finally {
       setEnv("SMTP_URL", working);
     }
-    expect(await runUpdateDigests({ now: new Date(Date.now() + 1000), ignorePeriod: true })).toMatchObject({ mailed: 1, failed: 0 });
+    expect(await runUpdateDigests({ now: new Date(Date.now() + 2000), ignorePeriod: true })).toMatchObject({ queued: 0, mailed: 0 });
+    // The outbox's sender, once the retry is due, delivers it.
+    expect(await deliverDueMail({ now: new Date(Date.now() + 5 * 60_000) })).toMatchObject({ sent: 1 });
     expect((await mail().nextMailTo(user.email!)).text).toContain("Delivered later");
-    expect(await db.updateMailed.count({ where: { userId: user.id } })).toBe(1);
+    expect(await deliverDueMail({ now: new Date(Date.now() + 60 * 60_000) })).toMatchObject({ sent: 0 });
+    expect(mail().messages.filter((message) => message.to.includes(user.email!.toLowerCase()))).toHaveLength(1);
   });
 });
 

@@ -22,7 +22,8 @@ async function nodemailer() {
 async function smtpTransport(url: string): Promise<Transporter> {
   // Tests point SMTP_URL at a different capture server per file: rebuild when it changes.
   if (!transporter || transporterUrl !== url) {
-    transporter = (await nodemailer()).createTransport(url);
+    // Bounded waits: the outbox's claim on a message (CLAIM_MS) must outlast one attempt.
+    transporter = (await nodemailer()).createTransport({ url, connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 });
     transporterUrl = url;
   }
   return transporter;
@@ -36,15 +37,18 @@ function mailToFiles(): boolean {
 
 /**
  * What the server says at start when it can send no mail (production without SMTP_URL or
- * MAIL_TO_FILES=true): it still serves every page, but each mailed code fails, so a newcomer
- * would otherwise first learn of it from a refused sign-up.
+ * MAIL_TO_FILES=true): it still serves every page, but no mail leaves the outbox, so a newcomer
+ * would otherwise first learn of it from a code that never arrives.
  */
 export function missingMailTransportWarning(): string | null {
   if (env().SMTP_URL || mailToFiles()) return null;
-  return "No mail transport: set SMTP_URL (or MAIL_TO_FILES=true to write mail to DATA_DIR/mail). Until then every mail fails: email sign-ups, password resets, shop-email links and update digests.";
+  return "No mail transport: set SMTP_URL (or MAIL_TO_FILES=true to write mail to DATA_DIR/mail). Until then no mail leaves: sign-up and password-reset codes, shop-email links and update mails wait in the mail outbox (/admin/mail) and are given up in time.";
 }
 
-/** Sends one mail; throws when the SMTP server refuses it or no transport is configured. */
+/**
+ * Sends one mail; throws when the SMTP server refuses it or no transport is configured. Models
+ * do not call it: they enqueue in the mail outbox (models/mail-outbox.server.ts), which calls it.
+ */
 export async function sendMail(mail: OutgoingMail): Promise<void> {
   const config = env();
   const message = { from: config.MAIL_FROM, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, headers: mail.headers };

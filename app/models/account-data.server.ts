@@ -18,6 +18,7 @@ export const EXPORT_SECTION_OF_TABLE = {
   audit_log: "actionsYouTook",
   update_subscriptions: "updateSettings",
   update_mail_ledger: "updatesMailed",
+  mail_outbox: "mailsToYou",
 } as const;
 
 /** The emails a person proved are theirs: the account's (when verified) and verified shop emails. */
@@ -50,6 +51,11 @@ export async function exportAccountData(userId: string, now = new Date()) {
       auditEntries: { select: { action: true, targetType: true, targetId: true, createdAt: true }, orderBy: { createdAt: "asc" } },
       updateSubscription: true,
       updatesMailed: { select: { kind: true, subjectId: true, mailedAt: true }, orderBy: { mailedAt: "asc" } },
+      // The mails to the account, without their bodies (a queued code mail holds a live code).
+      outboxMails: {
+        select: { kind: true, to: true, subject: true, status: true, attempts: true, createdAt: true, sentAt: true, gaveUpAt: true },
+        orderBy: { createdAt: "asc" },
+      },
     },
   });
   if (!user) throw new DomainError(404, "Account not found.");
@@ -125,6 +131,7 @@ export async function exportAccountData(userId: string, now = new Date()) {
         ]
       : [],
     updatesMailed: user.updatesMailed,
+    mailsToYou: user.outboxMails,
     changesToYourAccount,
   };
 }

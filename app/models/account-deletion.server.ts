@@ -3,13 +3,14 @@
 // data goes. Purchases and pledges needed for accounting stay, with nothing naming the person.
 import { randomBytes } from "node:crypto";
 import { db } from "~/db.server";
-import { codeMail, sendMail } from "~/integrations/mail.server";
+import { codeMail } from "~/integrations/mail.server";
 import { passwordPool } from "~/integrations/password-pool.server";
 import { provenEmailsOf } from "~/models/account-data.server";
 import { recordAudit, redactAuditOf } from "~/models/audit.server";
 import { DomainError } from "~/models/errors";
+import { sendQueuedNow } from "~/models/mail-outbox.server";
 import { deleteRateLimitsOf, enforceRateLimit } from "~/models/rate-limit.server";
-import { checkCode, checkFailureMessage, cooldownMessage, issueCode } from "~/models/verification.server";
+import { checkCode, checkFailureMessage, cooldownMessage, issueCodeWithMail } from "~/models/verification.server";
 
 export const DELETE_MESSAGES = {
   deleted: "Your account has been deleted.",
@@ -32,17 +33,24 @@ export async function sendDeletionCode(userId: string): Promise<void> {
   const user = await db.user.findUnique({ where: { id: userId }, select: { id: true, email: true, passwordHash: true } });
   if (!user) throw new DomainError(404, DELETE_MESSAGES.notFound);
   if (!user.email) throw new DomainError(400, DELETE_MESSAGES.noEmail);
-  const issued = await issueCode({ purpose: "ACCOUNT_DELETE", target: user.id, userId: user.id });
-  if (!issued.ok) throw new DomainError(429, cooldownMessage(issued.retryAfterSeconds), { retryAfterSeconds: issued.retryAfterSeconds });
-  await sendMail(
-    codeMail({
-      to: user.email,
-      subject: "Confirm deleting your account",
-      intro: "Someone (hopefully you) asked to delete your Creator Library account. Enter this code to confirm:",
-      code: issued.code,
-      outro: "The code is valid for 15 minutes. If you did not ask for this, ignore this mail: nothing changes.",
+  const email = user.email;
+  const { issued, mailId } = await db.$transaction((tx) =>
+    issueCodeWithMail(tx, {
+      purpose: "ACCOUNT_DELETE",
+      target: user.id,
+      userId: user.id,
+      mail: (code) =>
+        codeMail({
+          to: email,
+          subject: "Confirm deleting your account",
+          intro: "Someone (hopefully you) asked to delete your Creator Library account. Enter this code to confirm:",
+          code,
+          outro: "The code is valid for 15 minutes. If you did not ask for this, ignore this mail: nothing changes.",
+        }),
     }),
   );
+  if (!issued.ok) throw new DomainError(429, cooldownMessage(issued.retryAfterSeconds), { retryAfterSeconds: issued.retryAfterSeconds });
+  await sendQueuedNow([mailId]);
 }
 
 async function confirmIdentity(user: { id: string; passwordHash: string | null }, proof: Proof): Promise<void> {

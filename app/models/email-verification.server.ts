@@ -2,24 +2,24 @@
 // "Cancel Verification" that abandons the sign-up.
 import { db } from "~/db.server";
 import type { User } from "~/generated/prisma/client";
-import { codeMail, sendMail } from "~/integrations/mail.server";
+import { codeMail, type OutgoingMail } from "~/integrations/mail.server";
 import { dropUnprovenAttachments, grantAdminIfListed, hasProvenEmail, MINUTE } from "~/models/account.server";
 import { DomainError } from "~/models/errors";
+import { sendQueuedNow } from "~/models/mail-outbox.server";
 import { enforceAddressLimit, enforceRateLimit } from "~/models/rate-limit.server";
-import { cancelCode, checkCode, checkRefusal, cooldownRefusal, issueCode, mailOrWithdraw, pendingCode } from "~/models/verification.server";
+import { cancelCode, checkCode, checkRefusal, cooldownRefusal, issueCodeWithMail, pendingCode } from "~/models/verification.server";
 
 export const ALREADY_VERIFIED_MESSAGE = "This email is already verified.";
 
-export async function sendVerificationMail(email: string, code: string): Promise<void> {
-  await sendMail(
-    codeMail({
-      to: email,
-      subject: "Your verification code",
-      intro: "Welcome! Enter this code on the login page to verify your email address:",
-      code,
-      outro: "The code is valid for 15 minutes. If you did not create an account, you can ignore this mail.",
-    }),
-  );
+/** The mail with the code that proves a new account's address. */
+export function verificationMail(email: string, code: string): OutgoingMail {
+  return codeMail({
+    to: email,
+    subject: "Your verification code",
+    intro: "Welcome! Enter this code on the login page to verify your email address:",
+    code,
+    outro: "The code is valid for 15 minutes. If you did not create an account, you can ignore this mail.",
+  });
 }
 
 /**
@@ -62,9 +62,12 @@ export async function resendVerification(email: string, client?: string | null):
   await enforceRateLimit(`resend:email:${email}`, 10, 60 * MINUTE);
   const user = await db.user.findUnique({ where: { email } });
   if (!user || user.mailVerified || !user.passwordHash) throw new DomainError(400, "There is no unverified account with this email.");
-  const issued = await issueCode({ purpose: "EMAIL_VERIFY", target: email, userId: user.id });
+  // The new code replaces the old one, and its mail any still queued mail of the old one.
+  const { issued, mailId } = await db.$transaction((tx) =>
+    issueCodeWithMail(tx, { purpose: "EMAIL_VERIFY", target: email, userId: user.id, mail: (code) => verificationMail(email, code) }),
+  );
   if (!issued.ok) throw cooldownRefusal(issued.retryAfterSeconds);
-  await mailOrWithdraw("EMAIL_VERIFY", email, () => sendVerificationMail(email, issued.code));
+  await sendQueuedNow([mailId]);
 }
 
 /** The signed-in account's own address, for the forms that verify it. */

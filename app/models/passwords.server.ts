@@ -5,14 +5,15 @@ import { Authenticator } from "remix-auth";
 import { FormStrategy } from "remix-auth-form";
 import { db, Prisma } from "~/db.server";
 import type { User } from "~/generated/prisma/client";
-import { codeMail, sendMail } from "~/integrations/mail.server";
+import { codeMail } from "~/integrations/mail.server";
 import { isPasswordPoolBusy, PASSWORD_POOL_BUSY, passwordPool, type PasswordPool } from "~/integrations/password-pool.server";
 import { revokeApiTokens } from "~/models/api-token.server";
 import { dropUnprovenAttachments, grantAdminIfListed, hasProvenEmail, MINUTE } from "~/models/account.server";
-import { sendVerificationMail } from "~/models/email-verification.server";
+import { verificationMail } from "~/models/email-verification.server";
 import { DomainError } from "~/models/errors";
+import { sendQueuedNow } from "~/models/mail-outbox.server";
 import { enforceAddressLimit, enforceRateLimit, resetRateLimit } from "~/models/rate-limit.server";
-import { cancelCode, checkCode, checkRefusal, issueCode, mailOrWithdraw } from "~/models/verification.server";
+import { checkCode, checkRefusal, issueCodeWithMail } from "~/models/verification.server";
 import { loginSchema, parseFormFields, signUpFormSchema } from "~/utils/auth-schemas";
 
 const BCRYPT_ROUNDS = 10;
@@ -21,6 +22,9 @@ export const INVALID_LOGIN_MESSAGE = "Invalid email or password.";
 export const PASSWORD_RESET_MESSAGE = "Password reset successfully. You can now log in.";
 export const FORGOT_PASSWORD_ANSWER = "If an account exists with that email, a reset code has been sent.";
 const EMAIL_TAKEN_MESSAGE = "An account with this email already exists. Please log in.";
+const SIGN_UP_FAILED_MESSAGE = "Failed to sign up.";
+/** What a sign-up that the database failed half-way asks the client to wait before its retry. */
+const SIGN_UP_RETRY_SECONDS = 5;
 const HAS_PASSWORD_MESSAGE = "Your account already has a password. Please change it instead.";
 
 // A fixed hash so a login for an unknown email costs as much time as one for a known email.
@@ -45,32 +49,41 @@ function passwordMatches(password: string, hash: string): Promise<boolean> {
   return withPasswordPool((pool) => pool.compare(password, hash));
 }
 
-/** Creates an unverified email account and mails its code. The caller starts the session. */
+/**
+ * Creates an unverified email account and mails its code. The account, its code and the code's
+ * mail are written in one transaction: a sign-up that fails half-way leaves nothing, and its
+ * retry starts clean. The mail is then sent at once; when the mail server is down it stays
+ * queued and is retried (docs/decisions/018-mail-outbox.md), and the sign-up still succeeds.
+ * The caller starts the session.
+ */
 export async function registerWithPassword({ email, password, client }: { email: string; password: string; client?: string | null }): Promise<User> {
   await enforceAddressLimit("signup", client, 20, 60 * MINUTE);
   await enforceRateLimit(`signup:email:${email}`, 5, 60 * MINUTE);
   const existing = await db.user.findUnique({ where: { email } });
   if (existing) throw new DomainError(409, EMAIL_TAKEN_MESSAGE);
-  let user: User;
+  const passwordHash = await hashPassword(password);
+  let created: { user: User; mailId: string | null };
   try {
-    user = await db.user.create({ data: { email, passwordHash: await hashPassword(password), mailVerified: false } });
+    created = await db.$transaction(async (tx) => {
+      const user = await tx.user.create({ data: { email, passwordHash, mailVerified: false } });
+      const { mailId } = await issueCodeWithMail(tx, {
+        purpose: "EMAIL_VERIFY",
+        target: email,
+        userId: user.id,
+        mail: (code) => verificationMail(email, code),
+      });
+      return { user, mailId };
+    });
   } catch (error) {
     // Another sign-up with this email won the race.
     if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") throw new DomainError(409, EMAIL_TAKEN_MESSAGE);
-    throw error;
+    if (error instanceof DomainError) throw error;
+    // The database failed mid-way: the transaction kept nothing, so the same sign-up may come again.
+    console.error("sign-up failed in the database; nothing was kept", error);
+    throw new DomainError(503, SIGN_UP_FAILED_MESSAGE, { retryAfterSeconds: SIGN_UP_RETRY_SECONDS });
   }
-  const issued = await issueCode({ purpose: "EMAIL_VERIFY", target: email, userId: user.id });
-  if (issued.ok) {
-    try {
-      await sendVerificationMail(email, issued.code);
-    } catch (error) {
-      // Mail server down: undo the sign-up so nothing half-made stays and a retry starts clean.
-      await cancelCode("EMAIL_VERIFY", email).catch(() => undefined);
-      await db.user.delete({ where: { id: user.id } }).catch(() => undefined);
-      throw error;
-    }
-  }
-  return user;
+  await sendQueuedNow([created.mailId]);
+  return created.user;
 }
 
 /** Checks email and password; limited per client address and per email address. */
@@ -156,21 +169,24 @@ export async function requestPasswordReset(email: string, client?: string | null
   await enforceRateLimit(`reset-request:email:${email}`, 5, 60 * MINUTE);
   const user = await db.user.findUnique({ where: { email } });
   if (user) {
-    const issued = await issueCode({ purpose: "PASSWORD_RESET", target: email, userId: user.id });
-    // Within the cooldown the earlier mail still holds a valid code; stay silent about it.
-    if (issued.ok) {
-      await mailOrWithdraw("PASSWORD_RESET", email, () =>
-        sendMail(
+    // Within the cooldown the earlier mail still holds a valid code (no new one is issued); stay
+    // silent about it. A mail server that is down leaves the mail queued, retried until the code expires.
+    const { mailId } = await db.$transaction((tx) =>
+      issueCodeWithMail(tx, {
+        purpose: "PASSWORD_RESET",
+        target: email,
+        userId: user.id,
+        mail: (code) =>
           codeMail({
             to: email,
             subject: "Your password reset code",
             intro: "Someone asked to reset the password of your account. Enter this code on the reset page:",
-            code: issued.code,
+            code,
             outro: "The code is valid for 15 minutes. If this was not you, ignore this mail: your password stays as it is.",
           }),
-        ),
-      );
-    }
+      }),
+    );
+    await sendQueuedNow([mailId]);
   }
   return FORGOT_PASSWORD_ANSWER;
 }

@@ -1,10 +1,12 @@
 // Release mails (docs/product.md#releases): a mail at once, for those who asked for it, when a
 // release step (or a scheduled publication) opens a post to them. Every app server runs it each
 // minute; a transaction advisory lock lets one run at a time, and the digests' ledger
-// (update_mail_ledger) tells each person of each post once, by this mail or by a digest.
-import { db } from "~/db.server";
-import { sendMail } from "~/integrations/mail.server";
-import { digestMail, NOT_SENT_CODES } from "~/models/update-digest.server";
+// (update_mail_ledger) tells each person of each post once, by this mail or by a digest. The run
+// puts each notice in the mail outbox in the same transaction as its ledger rows and the run's
+// record, then sends them: a mail server that is down only delays them (the outbox retries).
+import { db, type Prisma } from "~/db.server";
+import { deliverDueMail, enqueueMail } from "~/models/mail-outbox.server";
+import { digestMail, itemsKey } from "~/models/update-digest.server";
 import { listUpdatesFor, type UpdateItem } from "~/models/update-notifications.server";
 
 export const RELEASE_MAIL_JOB = "release-mail";
@@ -12,7 +14,11 @@ export const RELEASE_MAIL_SUBJECT = "Now available in the Creator Library";
 /** The first run looks back this far; later runs start at the instant of the last recorded run. */
 const FIRST_LOOKBACK_MS = 60 * 60 * 1000;
 
-export type ReleaseMailRun = { skipped: null | "locked" | "nothing"; mailed: number; items: number; failed: number };
+/**
+ * `queued`: notices put in the outbox; `mailed`: of those, sent at once; `failed`: not sent at
+ * once (the outbox retries them).
+ */
+export type ReleaseMailRun = { skipped: null | "locked" | "nothing"; queued: number; mailed: number; items: number; failed: number };
 
 /** Posts that opened to someone in (from, to]: a release step's instant, or a scheduled publication. */
 async function postsOpenedBetween(from: Date, to: Date): Promise<Set<string>> {
@@ -24,9 +30,10 @@ async function postsOpenedBetween(from: Date, to: Date): Promise<Set<string>> {
 }
 
 export async function runReleaseMails(now = new Date()): Promise<ReleaseMailRun> {
-  const result: ReleaseMailRun = { skipped: null, mailed: 0, items: 0, failed: 0 };
-  return db.$transaction(
-    async (tx) => {
+  const result: ReleaseMailRun = { skipped: null, queued: 0, mailed: 0, items: 0, failed: 0 };
+  const queued: string[] = [];
+  const run = await db.$transaction(
+    async (tx): Promise<ReleaseMailRun> => {
       const [lock] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(hashtext('release-mail')) AS locked`;
       if (!lock?.locked) return { ...result, skipped: "locked" };
       const last = await tx.jobRun.findFirst({ where: { job: RELEASE_MAIL_JOB, status: "done" }, orderBy: { startedAt: "desc" }, select: { startedAt: true } });
@@ -44,42 +51,55 @@ export async function runReleaseMails(now = new Date()): Promise<ReleaseMailRun>
         const pending = (await listUpdatesFor(subscriber.user, { since, limit: 500 })).filter(
           (item) => item.kind === "NEW_POST" && opened.has(item.postId) && item.at.getTime() <= now.getTime(),
         );
-        const outcome = await mailOnce(subscriber, pending, now);
-        if (outcome === "sent") result.mailed += 1;
-        if (outcome === "failed") result.failed += 1;
-        if (outcome === "sent") result.items += pending.length;
+        const notice = await enqueueNotice(tx, subscriber, pending, now);
+        if (notice) {
+          queued.push(notice.id);
+          result.items += notice.items;
+        }
       }
+      result.queued = queued.length;
       await tx.jobRun.create({ data: { job: RELEASE_MAIL_JOB, trigger: "timer", status: "done", summary: result, startedAt: now, finishedAt: new Date() } });
       return result;
     },
     { timeout: 10 * 60_000, maxWait: 10_000 },
   );
+  if (queued.length === 0) return run;
+  // Sent at once; what fails stays queued for the sender job.
+  const delivered = await deliverDueMail({ ids: queued, now }).catch((error: unknown) => {
+    console.warn("release mails: sending at once failed, the outbox retries", error);
+    return { sent: 0 };
+  });
+  return { ...run, mailed: delivered.sent, failed: queued.length - delivered.sent };
 }
 
 type Subscriber = { userId: string; unsubscribeToken: string; user: { email: string | null; fullName: string | null } };
 
-/** Claims the items in the ledger first (as the digest does), then mails exactly what it claimed. */
-async function mailOnce(subscriber: Subscriber, pending: UpdateItem[], now: Date): Promise<"sent" | "none" | "failed"> {
-  if (pending.length === 0) return "none";
-  const claimed = await db.updateMailed.createManyAndReturn({
+/**
+ * Claims the items in the ledger (as the digest does) and queues one notice listing exactly what
+ * it claimed, in the run's transaction. Its key names the person and the items, so the same
+ * notice is never queued twice.
+ */
+async function enqueueNotice(
+  tx: Prisma.TransactionClient,
+  subscriber: Subscriber,
+  pending: UpdateItem[],
+  now: Date,
+): Promise<{ id: string; items: number } | null> {
+  if (pending.length === 0) return null;
+  const claimed = await tx.updateMailed.createManyAndReturn({
     data: pending.map((item) => ({ userId: subscriber.userId, kind: item.kind, subjectId: item.subjectId, mailedAt: now })),
     skipDuplicates: true,
     select: { kind: true, subjectId: true },
   });
   const mine = new Set(claimed.map((row) => `${row.kind}:${row.subjectId}`));
   const items = pending.filter((item) => mine.has(`${item.kind}:${item.subjectId}`));
-  if (items.length === 0) return "none";
-  try {
-    await sendMail({ ...digestMail(subscriber.user.email!, subscriber.user.fullName, items, subscriber.unsubscribeToken), subject: RELEASE_MAIL_SUBJECT });
-    return "sent";
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (typeof code === "string" && NOT_SENT_CODES.has(code)) {
-      await db.updateMailed.deleteMany({
-        where: { userId: subscriber.userId, mailedAt: now, OR: items.map((item) => ({ kind: item.kind, subjectId: item.subjectId })) },
-      });
-    }
-    console.error(`release mail to user ${subscriber.userId} failed`, error);
-    return "failed";
-  }
+  if (items.length === 0) return null;
+  const id = await enqueueMail(tx, {
+    key: `release:${subscriber.userId}:${itemsKey(items)}`,
+    kind: "release",
+    userId: subscriber.userId,
+    mail: { ...digestMail(subscriber.user.email!, subscriber.user.fullName, items, subscriber.unsubscribeToken), subject: RELEASE_MAIL_SUBJECT },
+    now,
+  });
+  return id ? { id, items: items.length } : null;
 }

@@ -3,11 +3,12 @@
 // purchases made before, as a guest. One verified owner per address; one pending address per
 // user at a time.
 import { db, Prisma } from "~/db.server";
-import { codeMail, sendMail } from "~/integrations/mail.server";
+import { codeMail, type OutgoingMail } from "~/integrations/mail.server";
 import { requireProvenEmailToAttach } from "~/models/account.server";
 import { DomainError } from "~/models/errors";
+import { sendQueuedNow } from "~/models/mail-outbox.server";
 import { enforceRateLimit } from "~/models/rate-limit.server";
-import { cancelCode, checkCode, checkRefusal, cooldownRefusal, issueCode, pendingCode } from "~/models/verification.server";
+import { cancelCode, checkCode, checkRefusal, cooldownRefusal, issueCodeWithMail, pendingCode } from "~/models/verification.server";
 import { SHOP_MESSAGES } from "~/utils/shop-schemas";
 
 /** Code mails one account may cause per hour (cancel + link again must not turn into a mail cannon). */
@@ -36,16 +37,15 @@ async function countMail(userId: string, email: string, client: string | null) {
   for (const [key, limit] of keys) await enforceRateLimit(key, limit, HOUR);
 }
 
-async function mailCode(email: string, code: string) {
-  await sendMail(
+function codeMailTo(email: string) {
+  return (code: string): OutgoingMail =>
     codeMail({
       to: email,
       subject: "Your shop email verification code",
       intro: "Use this code to link this shop email to your account:",
       code,
       outro: "It expires in 15 minutes. If you did not ask for it, ignore this mail.",
-    }),
-  );
+    });
 }
 
 async function findOwnedElsewhere(userId: string, email: string) {
@@ -70,17 +70,15 @@ export async function linkShopEmail(userId: string, email: string, client: strin
   }
 
   await countMail(userId, email, client);
-  await db.shopEmail.create({ data: { userId, email } });
-  try {
-    const issued = await issueCode({ purpose: "SHOP_EMAIL", target: codeTarget(userId, email), userId });
+  // The pending address, its code and the code's mail: together or not at all. A mail server
+  // that is down leaves the mail queued and retried until the code expires.
+  const mailId = await db.$transaction(async (tx) => {
+    await tx.shopEmail.create({ data: { userId, email } });
+    const { issued, mailId } = await issueCodeWithMail(tx, { purpose: "SHOP_EMAIL", target: codeTarget(userId, email), userId, mail: codeMailTo(email) });
     if (!issued.ok) throw cooldownRefusal(issued.retryAfterSeconds);
-    await mailCode(email, issued.code);
-  } catch (error) {
-    // Without the mail the pending address is useless: take it back.
-    await db.shopEmail.deleteMany({ where: { userId, email, verifiedAt: null } });
-    await cancelCode("SHOP_EMAIL", codeTarget(userId, email));
-    throw error;
-  }
+    return mailId;
+  });
+  await sendQueuedNow([mailId]);
   return { message: SHOP_MESSAGES.sent };
 }
 
@@ -113,9 +111,11 @@ export async function resendShopEmailCode(userId: string, email: string, client:
   const pending = await db.shopEmail.findUnique({ where: { userId_email: { userId, email } } });
   if (!pending || pending.verifiedAt) throw new DomainError(404, SHOP_MESSAGES.noPending);
   await countMail(userId, email, client);
-  const issued = await issueCode({ purpose: "SHOP_EMAIL", target: codeTarget(userId, email), userId });
+  const { issued, mailId } = await db.$transaction((tx) =>
+    issueCodeWithMail(tx, { purpose: "SHOP_EMAIL", target: codeTarget(userId, email), userId, mail: codeMailTo(email) }),
+  );
   if (!issued.ok) throw cooldownRefusal(issued.retryAfterSeconds);
-  await mailCode(email, issued.code);
+  await sendQueuedNow([mailId]);
   return { message: SHOP_MESSAGES.resent };
 }
 

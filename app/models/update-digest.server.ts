@@ -1,10 +1,12 @@
 // The update digest job: one mail per opted-in account and run, listing the new versions of posts
 // it owns and the new posts it may download, each announced once (docs/decisions/012).
-import { db } from "~/db.server";
+import { createHash } from "node:crypto";
+import { db, type Prisma } from "~/db.server";
 import { env } from "~/env.server";
-import { escapeHtml, sendMail, type OutgoingMail } from "~/integrations/mail.server";
+import { escapeHtml, type OutgoingMail } from "~/integrations/mail.server";
 import { recordAudit } from "~/models/audit.server";
 import { DomainError } from "~/models/errors";
+import { deliverDueMail, enqueueMail } from "~/models/mail-outbox.server";
 import { listUpdatesFor, newPostHeadline, postLink, type UpdateItem } from "~/models/update-notifications.server";
 import { ADMIN_MESSAGES } from "~/utils/admin-schemas";
 import { renderVersionNotes, versionNotesAsText } from "~/utils/version-notes.server";
@@ -17,17 +19,12 @@ const LOOKBACK_MS = 30 * 24 * 60 * 60 * 1000;
 const ITEMS_PER_MAIL = 50;
 const HOUR_MS = 60 * 60 * 1000;
 
-/**
- * nodemailer's codes for failures where the SMTP server never took the message: the claim is
- * released and the items come again in the next run. Any other failure may have happened after
- * the server accepted the mail, so the claim stays (at most once, never twice).
- */
-export const NOT_SENT_CODES = new Set(["ECONNECTION", "EDNS", "EAUTH", "ETLS", "EENVELOPE", "ESOCKET"]);
-
 export type DigestRun = {
   skipped: null | "off" | "locked" | "recent";
   /** Accounts with at least one opt-in and a proven address. */
   accounts: number;
+  /** Digests put in the mail outbox; `mailed` of them were sent at once, `failed` wait for a retry. */
+  queued: number;
   mailed: number;
   items: number;
   failed: number;
@@ -111,38 +108,39 @@ export function digestMail(to: string, name: string | null, items: UpdateItem[],
   };
 }
 
+/** A short, stable name for a set of announced items (part of a mail's idempotency key). */
+export function itemsKey(items: { kind: string; subjectId: string }[]): string {
+  const names = items.map((item) => `${item.kind}:${item.subjectId}`).sort();
+  return createHash("sha256").update(names.join(",")).digest("hex").slice(0, 32);
+}
+
 /**
- * Mails one digest to the subscriber, if anything is pending. The order is what makes a retried
- * run harmless: first the ledger rows are inserted and committed (ON CONFLICT DO NOTHING, so a
- * concurrent or repeated run gets only the rows nobody claimed yet), then the mail lists exactly
- * the rows this call claimed. A crash after the claim loses at most this one digest; sending
- * first and recording after would mail it twice when the crash falls between the two.
+ * Queues one digest for the subscriber, if anything is pending, in the run's transaction: first
+ * the ledger rows are inserted (ON CONFLICT DO NOTHING, so a concurrent run or a release mail
+ * gets only the rows nobody claimed yet), then the mail listing exactly the rows this call
+ * claimed goes into the outbox. The ledger, the mail and the subscriber's last digest time are
+ * committed together; the outbox then sends the mail, and retries it while the mail server is down.
  */
-async function mailDigest(subscriber: Subscriber, now: Date): Promise<{ items: number; sent: boolean; failed: boolean }> {
+async function enqueueDigest(tx: Prisma.TransactionClient, subscriber: Subscriber, now: Date): Promise<{ id: string; items: number } | null> {
   const pending = await pendingItems(subscriber, now);
-  if (pending.length === 0) return { items: 0, sent: false, failed: false };
-  const claimed = await db.updateMailed.createManyAndReturn({
+  if (pending.length === 0) return null;
+  const claimed = await tx.updateMailed.createManyAndReturn({
     data: pending.map((item) => ({ userId: subscriber.userId, kind: item.kind, subjectId: item.subjectId, mailedAt: now })),
     skipDuplicates: true,
     select: { kind: true, subjectId: true },
   });
   const mine = new Set(claimed.map((row) => `${row.kind}:${row.subjectId}`));
   const items = pending.filter((item) => mine.has(`${item.kind}:${item.subjectId}`));
-  if (items.length === 0) return { items: 0, sent: false, failed: false };
-  try {
-    await sendMail(digestMail(subscriber.user.email!, subscriber.user.fullName, items, subscriber.unsubscribeToken));
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (typeof code === "string" && NOT_SENT_CODES.has(code)) {
-      await db.updateMailed.deleteMany({
-        where: { userId: subscriber.userId, mailedAt: now, OR: items.map((item) => ({ kind: item.kind, subjectId: item.subjectId })) },
-      });
-    }
-    console.error(`update digest to user ${subscriber.userId} failed`, error);
-    return { items: 0, sent: false, failed: true };
-  }
-  await db.updateSubscription.update({ where: { userId: subscriber.userId }, data: { lastDigestAt: now } });
-  return { items: items.length, sent: true, failed: false };
+  if (items.length === 0) return null;
+  const id = await enqueueMail(tx, {
+    key: `digest:${subscriber.userId}:${itemsKey(items)}`,
+    kind: "digest",
+    userId: subscriber.userId,
+    mail: digestMail(subscriber.user.email!, subscriber.user.fullName, items, subscriber.unsubscribeToken),
+    now,
+  });
+  await tx.updateSubscription.update({ where: { userId: subscriber.userId }, data: { lastDigestAt: now } });
+  return id ? { id, items: items.length } : null;
 }
 
 /**
@@ -152,11 +150,12 @@ async function mailDigest(subscriber: Subscriber, now: Date): Promise<{ items: n
  * (a retry; the ledger still keeps anyone from getting an item twice).
  */
 export async function runUpdateDigests({ now = new Date(), ignorePeriod = false }: { now?: Date; ignorePeriod?: boolean } = {}): Promise<DigestRun> {
-  const result: DigestRun = { skipped: null, accounts: 0, mailed: 0, items: 0, failed: 0 };
+  const result: DigestRun = { skipped: null, accounts: 0, queued: 0, mailed: 0, items: 0, failed: 0 };
   const hours = env().UPDATE_DIGEST_HOURS;
   if (hours <= 0 && !ignorePeriod) return { ...result, skipped: "off" };
-  return db.$transaction(
-    async (tx) => {
+  const queued: string[] = [];
+  const run = await db.$transaction(
+    async (tx): Promise<DigestRun> => {
       const [lock] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(hashtext('update-digest')) AS locked`;
       if (!lock?.locked) return { ...result, skipped: "locked" };
       if (!ignorePeriod) {
@@ -166,11 +165,12 @@ export async function runUpdateDigests({ now = new Date(), ignorePeriod = false 
       }
       for (const subscriber of await subscribers()) {
         result.accounts += 1;
-        const outcome = await mailDigest(subscriber, now);
-        if (outcome.sent) result.mailed += 1;
-        if (outcome.failed) result.failed += 1;
-        result.items += outcome.items;
+        const digest = await enqueueDigest(tx, subscriber, now);
+        if (!digest) continue;
+        queued.push(digest.id);
+        result.items += digest.items;
       }
+      result.queued = queued.length;
       await tx.jobRun.create({
         data: { job: DIGEST_JOB, trigger: ignorePeriod ? "manual" : "timer", status: "done", summary: result, startedAt: now, finishedAt: new Date() },
       });
@@ -178,6 +178,13 @@ export async function runUpdateDigests({ now = new Date(), ignorePeriod = false 
     },
     { timeout: 30 * 60_000, maxWait: 10_000 },
   );
+  if (queued.length === 0) return run;
+  // Sent at once; what fails stays queued for the sender job.
+  const delivered = await deliverDueMail({ ids: queued, now }).catch((error: unknown) => {
+    console.warn("update digests: sending at once failed, the outbox retries", error);
+    return { sent: 0 };
+  });
+  return { ...run, mailed: delivered.sent, failed: queued.length - delivered.sent };
 }
 
 /**

@@ -10,6 +10,7 @@ import { requireProvenEmailToAttach } from "~/models/account.server";
 import { DomainError } from "~/models/errors";
 import { loadViewerContext } from "~/models/entitlement.server";
 import { entitlementOfListed, isListedPostPublic, LISTING_VIEWER, listLibraryPosts } from "~/models/library-listing.server";
+import { giveUpUpdateMails } from "~/models/mail-outbox.server";
 import { explainAccess } from "~/utils/entitlement";
 import { atomXml } from "~/utils/atom";
 import { UPDATE_MESSAGES, updatePreferencesSchema, updateTokenSchema } from "~/utils/update-schemas";
@@ -288,17 +289,21 @@ export async function unsubscribeByToken(token: string): Promise<{ message: stri
   const row = await db.updateSubscription.findUnique({ where: { unsubscribeToken: token } });
   if (!row) throw new DomainError(404, UPDATE_MESSAGES.unknownLink);
   if (!row.notifyNewVersions && !row.notifyNewPosts && !row.notifyReleases) return { message: UPDATE_MESSAGES.alreadyUnsubscribed };
-  await db.updateSubscription.update({
-    where: { userId: row.userId },
-    data: {
-      notifyNewVersions: false,
-      notifyNewPosts: false,
-      notifyReleases: false,
-      newVersionsSince: null,
-      newPostsSince: null,
-      releasesSince: null,
-      unsubscribedAt: new Date(),
-    },
+  // Update mails still queued for the account (the mail server was down) are not sent after it.
+  await db.$transaction(async (tx) => {
+    await tx.updateSubscription.update({
+      where: { userId: row.userId },
+      data: {
+        notifyNewVersions: false,
+        notifyNewPosts: false,
+        notifyReleases: false,
+        newVersionsSince: null,
+        newPostsSince: null,
+        releasesSince: null,
+        unsubscribedAt: new Date(),
+      },
+    });
+    await giveUpUpdateMails(tx, row.userId, "The recipient unsubscribed.");
   });
   return { message: UPDATE_MESSAGES.unsubscribed };
 }

@@ -3,10 +3,12 @@
 // resend cooldown enforced here on the server. Provider login codes live here too, keyed by a
 // hash of the code itself (`storeKeyedCode`).
 import { createHash, createHmac, randomInt, timingSafeEqual } from "node:crypto";
-import { db } from "~/db.server";
+import { db, Prisma } from "~/db.server";
 import { env } from "~/env.server";
 import type { VerificationPurpose } from "~/generated/prisma/client";
+import type { OutgoingMail } from "~/integrations/mail.server";
 import { DomainError } from "~/models/errors";
+import { codeTopic, enqueueCodeMail, giveUpTopic } from "~/models/mail-outbox.server";
 
 export const CODE_TTL_MS = 15 * 60 * 1000;
 export const RESEND_COOLDOWN_MS = 60 * 1000;
@@ -28,36 +30,42 @@ export type IssueResult = { ok: true; code: string; expiresAt: Date } | { ok: fa
 /**
  * Issues a fresh code for (purpose, target), replacing any earlier one, unless one was sent less
  * than 60 s ago. `target` is what the code proves (an email address, or any key the caller
- * chooses, e.g. "<userId>:<email>" when several accounts may verify the same address).
+ * chooses, e.g. "<userId>:<email>" when several accounts may verify the same address). `client`:
+ * the caller's transaction, when the code is part of a larger change.
  */
 export async function issueCode({
   purpose,
   target,
   userId = null,
   now = new Date(),
+  client = db,
 }: {
   purpose: VerificationPurpose;
   target: string;
   userId?: string | null;
   now?: Date;
+  client?: Prisma.TransactionClient | typeof db;
 }): Promise<IssueResult> {
   const code = newCode();
   const expiresAt = new Date(now.getTime() + CODE_TTL_MS);
   const data = { codeHash: hashCode(purpose, target, code), attempts: 0, expiresAt, lastSentAt: now, userId };
   // Replace only a row whose last mail is old enough: one statement, so two racing requests
   // cannot both send.
-  const { count } = await db.verification.updateMany({
+  const { count } = await client.verification.updateMany({
     where: { purpose, target, lastSentAt: { lte: new Date(now.getTime() - RESEND_COOLDOWN_MS) } },
     data,
   });
   if (count === 1) return { ok: true, code, expiresAt };
-  const existing = await db.verification.findUnique({ where: { purpose_target: { purpose, target } } });
+  const existing = await client.verification.findUnique({ where: { purpose_target: { purpose, target } } });
   if (existing) return { ok: false, reason: "cooldown", retryAfterSeconds: secondsUntilResend(existing.lastSentAt, now) };
   try {
-    await db.verification.create({ data: { purpose, target, ...data } });
+    await client.verification.create({ data: { purpose, target, ...data } });
     return { ok: true, code, expiresAt };
-  } catch {
-    // Another request created it a moment ago.
+  } catch (error) {
+    // Another request created it a moment ago. In a caller's transaction the failed insert has
+    // ended the transaction: the caller must fail whole, not go on as if nothing happened.
+    const raced = error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
+    if (!raced || client !== db) throw error;
     return { ok: false, reason: "cooldown", retryAfterSeconds: Math.ceil(RESEND_COOLDOWN_MS / 1000) };
   }
 }
@@ -127,22 +135,26 @@ export function cooldownRefusal(retryAfterSeconds: number): DomainError {
   return new DomainError(429, cooldownMessage(retryAfterSeconds), { retryAfterSeconds });
 }
 
-/** Drops a pending code (e.g. "Cancel Verification"). */
+/** Drops a pending code (e.g. "Cancel Verification"); its mail, if still queued, is given up. */
 export async function cancelCode(purpose: VerificationPurpose, target: string): Promise<void> {
   await db.verification.deleteMany({ where: { purpose, target } });
+  await giveUpTopic(db, codeTopic(purpose, target), "The code was withdrawn.");
 }
 
 /**
- * Sends the mail of a freshly issued code; when the mail server fails, the code is withdrawn
- * (no resend cooldown for a mail that never left) and the error rethrown.
+ * Issues a code and puts its mail in the outbox, both in `client`'s transaction: the code and its
+ * mail exist together or not at all. Returns the issue result and the queued message's id, which
+ * the caller sends at once after its commit (`sendQueuedNow`).
  */
-export async function mailOrWithdraw(purpose: VerificationPurpose, target: string, send: () => Promise<void>): Promise<void> {
-  try {
-    await send();
-  } catch (error) {
-    await cancelCode(purpose, target).catch(() => undefined);
-    throw error;
-  }
+export async function issueCodeWithMail(
+  client: Prisma.TransactionClient,
+  { purpose, target, userId = null, mail }: { purpose: VerificationPurpose; target: string; userId?: string | null; mail: (code: string) => OutgoingMail },
+): Promise<{ issued: IssueResult; mailId: string | null }> {
+  const now = new Date();
+  const issued = await issueCode({ purpose, target, userId, now, client });
+  if (!issued.ok) return { issued, mailId: null };
+  const mailId = await enqueueCodeMail(client, { purpose, target, userId, mail: mail(issued.code), expiresAt: issued.expiresAt, now });
+  return { issued, mailId };
 }
 
 // One-time codes that are their own key (provider login codes): 256 random bits, so no attempt

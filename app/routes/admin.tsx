@@ -153,6 +153,13 @@ export default function AdminPage() {
         </p>
       </section>
 
+      <section className="card" aria-labelledby="mail-outbox-entry-title">
+        <h2 id="mail-outbox-entry-title">Mail outbox</h2>
+        <p>
+          Mails queued, retrying or given up, with the mail server&apos;s last error: <Link to="/admin/mail">Open the mail outbox</Link>
+        </p>
+      </section>
+
       <AuditLog entries={audit} userHref={(userId) => adminHref({ search: query.search, page: query.page, user: userId })} />
     </div>
   );

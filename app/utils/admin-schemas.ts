@@ -5,6 +5,7 @@ import { boundedEmail, hasEmailShape } from "~/utils/email-shape";
 
 export const ADMIN_MESSAGES = {
   fetchUsersFailed: "Failed to fetch users. Please try again later.",
+  fetchOutboxFailed: "Failed to fetch the mail outbox. Please try again later.",
   userNotFound: "User not found.",
   fetchUserFailed: "Error fetching user data.",
   networkError: "Network error. Please try again.",
@@ -39,7 +40,7 @@ export const ADMIN_MESSAGES = {
 
 /** The toast after "Send update digests now": how many went out, and how many failed. */
 export function digestsSentMessage({ mailed, failed }: { mailed: number; failed: number }): string {
-  return `Update digests sent: ${mailed}.${failed > 0 ? ` Not sent: ${failed} (see the server log).` : ""}`;
+  return `Update digests sent: ${mailed}.${failed > 0 ? ` Not sent yet: ${failed} (queued and retried; see Mail outbox).` : ""}`;
 }
 
 /** Checked by the page before uploading and by the import itself. */
