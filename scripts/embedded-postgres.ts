@@ -231,6 +231,16 @@ export function assertDataDirFree(dataDir: string): void {
   if (!owner && pid && parentOf(pid) !== 1) throw inUseError(dataDir, pid);
 }
 
+/** The connection string of the embedded database a live `npm start` serves from DATA_DIR, or null. */
+export function runningEmbeddedUrl(dataDir: string): string | null {
+  const clusterDir = path.join(dataDir, "postgres");
+  const owner = readOwner(dataDir);
+  if (!owner || !ownerAlive(owner) || !runningServerPid(clusterDir)) return null;
+  const port = Number(readFileSync(path.join(clusterDir, "postmaster.pid"), "utf8").split("\n")[3]);
+  const password = readFileSync(path.join(dataDir, "postgres-password"), "utf8").trim();
+  return `postgresql://postgres:${password}@127.0.0.1:${port}/${DATABASE}?sslmode=disable`;
+}
+
 /** Waits up to `ms` for a process to end; answers whether it did. */
 async function ended(pid: number, ms: number): Promise<boolean> {
   for (const deadline = Date.now() + ms; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
