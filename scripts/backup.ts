@@ -288,6 +288,8 @@ async function restore(archiveArg: string | undefined): Promise<void> {
           if (sequence.value !== null) await client.query("SELECT setval($1::regclass, $2::bigint, true)", [`public.${quoted(sequence.name)}`, sequence.value]);
         }
         await client.query("COMMIT");
+        // Fresh statistics, so the first queries of the restored site are planned well.
+        await client.query("ANALYZE");
       } catch (error) {
         await client.query("ROLLBACK").catch(() => undefined);
         throw error;
