@@ -399,9 +399,12 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   const port = await freePort();
   const log = openSync(logFile, "a", 0o600);
   if (user) await chown(logFile, user.uid, user.gid);
-  // Started with a parent-death signal of SIGINT (a fast shutdown): it stops with this process.
+  // Started with a parent-death signal: it stops with this process, however that ends. SIGQUIT,
+  // an immediate shutdown: the app is gone, so nothing is left to finish, and it ends at once
+  // rather than after a checkpoint that may take seconds on a busy machine (a process manager or
+  // the next start is waiting); the next start replays the WAL, so nothing committed is lost.
   const [program, args] = withParentDeathSignal(
-    "SIGINT",
+    "SIGQUIT",
     runner.command(bin.postgres, [
       "-D",
       clusterDir,
