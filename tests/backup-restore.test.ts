@@ -1,8 +1,8 @@
 // `npm run backup` and `npm run restore` end to end: a seeded site on the embedded default is
 // backed up while it runs, restored into a fresh DATA_DIR and served again (every page, every
 // demo account's sign-in and download), with the same files byte for byte; the same archive
-// restored into an empty database of the system PostgreSQL (DATABASE_URL) and backed up from
-// there holds the same rows. A restore onto data that is not empty is refused.
+// restored into an empty database of the system PostgreSQL (DATABASE_URL) with S3 storage and
+// backed up from there holds the same rows and files. A restore onto data that is not empty is refused.
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -11,6 +11,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureAppBuilt, freePort, projectRoot } from "../scripts/app-server.ts";
 import { adminQuery, databaseUrl, dropDatabase, uniqueName } from "./db";
+import { startS3rver } from "./storage-s3rver";
 import { errorLines, killGroup, newcomerEnv, pressCtrlC, startSite, START_TIMEOUT_MS, walk, type Site } from "./npm-start";
 
 /** Runs `npm run backup|restore` (scripts/backup.ts) and answers its exit code and output. */
@@ -68,9 +69,11 @@ describe("npm run backup and npm run restore", () => {
   const archive = path.join(scratch, "site.tar.gz");
   const database = uniqueName("clib_restore");
   let site: Site | undefined;
+  let s3: Awaited<ReturnType<typeof startS3rver>> | undefined;
   afterAll(async () => {
     killGroup(site);
     await site?.exited;
+    await s3?.stop();
     await dropDatabase(database);
     rmSync(scratch, { recursive: true, force: true });
   });
@@ -112,12 +115,22 @@ describe("npm run backup and npm run restore", () => {
   );
 
   it(
-    "restores the same archive into an empty database of DATABASE_URL, whose backup holds the same rows and files",
+    "restores the same archive into an empty database of DATABASE_URL and an S3 bucket, whose backup holds the same rows and files",
     async () => {
       await adminQuery(`CREATE DATABASE "${database}"`);
+      s3 = await startS3rver("restored-files");
       const dataDir = path.join(scratch, "with-url");
       mkdirSync(dataDir);
-      const env = newcomerEnv({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl(database) });
+      const env = newcomerEnv({
+        DATA_DIR: dataDir,
+        DATABASE_URL: databaseUrl(database),
+        STORAGE_DRIVER: "s3",
+        S3_ENDPOINT: s3.endpoint,
+        S3_BUCKET: "restored-files",
+        S3_ACCESS_KEY_ID: "S3RVER",
+        S3_SECRET_ACCESS_KEY: "S3RVER",
+        S3_FORCE_PATH_STYLE: "true",
+      });
       const restore = await run("restore", archive, env);
       expect(restore.output).toMatch(/Restored .*: \d+ rows in \d+ tables, \d+ files\.\n$/);
       expect(restore.code).toBe(0);
@@ -126,10 +139,13 @@ describe("npm run backup and npm run restore", () => {
       expect(again.code).toBe(1);
       expect(again.output).toMatch(/^Restore failed: the database of DATABASE_URL is not empty \(\d+ tables\); restore into an empty database\.\n$/);
 
+      expect(readdirSync(dataDir)).toEqual([]);
+
       const second = path.join(scratch, "from-url.tar.gz");
       expect((await run("backup", second, env)).code).toBe(0);
       const before = contents(archive);
       expect(Object.keys(before.tables).length).toBeGreaterThan(10);
+      expect(Object.keys(before.files).length).toBeGreaterThan(10);
       expect(contents(second)).toEqual(before);
     },
     2 * START_TIMEOUT_MS,
