@@ -7,7 +7,7 @@
 // runs in a process group of its own and stops only when `stop()` is called, after the app.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { closeSync, existsSync, openSync, readFileSync, statSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
 import { chmod, chown, cp, lstat, mkdir, mkdtemp, readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -173,16 +173,143 @@ function runningServerPid(clusterDir: string): number | null {
   }
 }
 
-function inUseError(dataDir: string, pid: number): EmbeddedDatabaseError {
-  return new EmbeddedDatabaseError(
-    `${dataDir} is in use by another running npm start (its PostgreSQL has PID ${pid}). Stop that one first, or set DATA_DIR to another folder`,
-  );
+function inUseError(dataDir: string, pid: number, owner?: number): EmbeddedDatabaseError {
+  const which = pid ? `its PostgreSQL has PID ${pid}` : `PID ${owner}, its PostgreSQL still starting`;
+  return new EmbeddedDatabaseError(`${dataDir} is in use by another running npm start (${which}). Stop that one first, or set DATA_DIR to another folder`);
 }
 
-/** Throws the "in use" error when another `npm start` runs its database on this DATA_DIR. */
+/**
+ * Who runs the embedded database of a DATA_DIR: `DATA_DIR/npm-start.lock` holds the PID and start
+ * time of the process that started it (npm start, a backup or a restore). Its PostgreSQL alive
+ * while that process is gone is an orphan (the owner was killed with SIGKILL, by the OOM killer).
+ */
+type Owner = { pid: number; started: string | null };
+
+const lockFile = (dataDir: string) => path.join(dataDir, "npm-start.lock");
+
+/** When a process started, in clock ticks since boot (Linux): tells a PID reused by another program apart. */
+function processStarted(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** The parent of a process (Linux), or null when unknown. */
+function parentOf(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return null;
+  }
+}
+
+function readOwner(dataDir: string): Owner | null {
+  try {
+    const owner = JSON.parse(readFileSync(lockFile(dataDir), "utf8")) as Owner;
+    return Number.isInteger(owner.pid) ? owner : null;
+  } catch {
+    return null;
+  }
+}
+
+function ownerAlive(owner: Owner): boolean {
+  if (!isAlive(owner.pid)) return false;
+  const started = processStarted(owner.pid);
+  return owner.started === null || started === null || started === owner.started;
+}
+
+/** Throws the "in use" error when another live `npm start` runs its database on this DATA_DIR. */
 export function assertDataDirFree(dataDir: string): void {
   const pid = runningServerPid(path.join(dataDir, "postgres"));
-  if (pid) throw inUseError(dataDir, pid);
+  const owner = readOwner(dataDir);
+  if (owner && owner.pid !== process.pid && ownerAlive(owner)) throw inUseError(dataDir, pid ?? 0, owner.pid);
+  // No lock file (an earlier version started it): an orphan only when nothing but init adopted it.
+  if (!owner && pid && parentOf(pid) !== 1) throw inUseError(dataDir, pid);
+}
+
+/** The connection string of the embedded database a live `npm start` serves from DATA_DIR, or null. */
+export function runningEmbeddedUrl(dataDir: string): string | null {
+  const clusterDir = path.join(dataDir, "postgres");
+  const owner = readOwner(dataDir);
+  if (!owner || !ownerAlive(owner) || !runningServerPid(clusterDir)) return null;
+  const port = Number(readFileSync(path.join(clusterDir, "postmaster.pid"), "utf8").split("\n")[3]);
+  const password = readFileSync(path.join(dataDir, "postgres-password"), "utf8").trim();
+  return `postgresql://postgres:${password}@127.0.0.1:${port}/${DATABASE}?sslmode=disable`;
+}
+
+/** Waits up to `ms` for a process to end; answers whether it did. */
+async function ended(pid: number, ms: number): Promise<boolean> {
+  for (const deadline = Date.now() + ms; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
+    if (!isAlive(pid)) return true;
+  }
+  return !isAlive(pid);
+}
+
+/**
+ * Makes this process the owner of DATA_DIR's embedded database, or throws the "in use" error when
+ * another live `npm start` owns it. A PostgreSQL whose owner is gone is stopped first, as
+ * `pg_ctl stop -m fast` does (SIGINT; SIGQUIT, then SIGKILL, if it does not end in time).
+ */
+export async function claimDataDir(dataDir: string, log: (line: string) => void = console.log): Promise<void> {
+  assertDataDirFree(dataDir);
+  const orphan = runningServerPid(path.join(dataDir, "postgres"));
+  if (orphan) {
+    log(`Stopping the embedded PostgreSQL (PID ${orphan}) left running by an npm start that ended.`);
+    for (const [signal, wait] of [
+      ["SIGINT", STOP_TIMEOUT_MS],
+      ["SIGQUIT", 5000],
+      ["SIGKILL", 5000],
+    ] as const) {
+      try {
+        process.kill(orphan, signal);
+      } catch {
+        // Already gone.
+      }
+      if (await ended(orphan, wait)) break;
+    }
+    if (isAlive(orphan)) throw new EmbeddedDatabaseError(`the PostgreSQL left running on ${dataDir} (PID ${orphan}) could not be stopped`);
+  }
+  await mkdir(dataDir, { recursive: true });
+  const me = JSON.stringify({ pid: process.pid, started: processStarted(process.pid) } satisfies Owner);
+  // Created exclusively: of two starts at the same moment one gets the lock, the other is refused.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await writeFile(lockFile(dataDir), me, { flag: "wx", mode: 0o644 });
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 2) throw error;
+      const owner = readOwner(dataDir);
+      if (owner?.pid === process.pid) return;
+      if (owner && ownerAlive(owner)) throw inUseError(dataDir, runningServerPid(path.join(dataDir, "postgres")) ?? 0, owner.pid);
+      await rm(lockFile(dataDir), { force: true });
+    }
+  }
+}
+
+/** Gives up the ownership `claimDataDir` took (kept when another process holds the lock by now). */
+export function releaseDataDir(dataDir: string): void {
+  if (readOwner(dataDir)?.pid === process.pid) rmSync(lockFile(dataDir), { force: true });
+}
+
+/**
+ * How a server is started so that it stops when this process dies, however it dies (SIGKILL, the
+ * OOM killer): setpriv's parent-death signal (Linux). Elsewhere the next start stops the orphan.
+ */
+export function withParentDeathSignal(signal: NodeJS.Signals, [program, args]: [string, string[]]): [string, string[]] {
+  if (!hasPdeathsig()) return [program, args];
+  // Within the one setpriv that changes the user: a later change of user would clear the signal.
+  if (program === "setpriv") return [program, [`--pdeathsig=${signal}`, ...args]];
+  return ["setpriv", [`--pdeathsig=${signal}`, "--", program, ...args]];
+}
+
+let pdeathsig: boolean | undefined;
+function hasPdeathsig(): boolean {
+  pdeathsig ??= process.platform === "linux" && spawnSync("setpriv", ["--pdeathsig=clear", "--", "true"]).status === 0;
+  return pdeathsig;
 }
 
 /** initdb as the server's user, with a generated password (the server takes TCP logins only). */
@@ -245,7 +372,7 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   const passwordPath = path.join(dataDir, "postgres-password");
   const logFile = path.join(dataDir, "postgres.log");
 
-  assertDataDirFree(dataDir);
+  await claimDataDir(dataDir);
 
   const user = serverUser();
   const bin = await binariesFor(user, await binaries());
@@ -272,18 +399,25 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   const port = await freePort();
   const log = openSync(logFile, "a", 0o600);
   if (user) await chown(logFile, user.uid, user.gid);
-  const [program, args] = runner.command(bin.postgres, [
-    "-D",
-    clusterDir,
-    "-p",
-    String(port),
-    "-c",
-    "listen_addresses=127.0.0.1",
-    "-c",
-    "unix_socket_directories=",
-    "-c",
-    "max_connections=200",
-  ]);
+  // Started with a parent-death signal: it stops with this process, however that ends. SIGQUIT,
+  // an immediate shutdown: the app is gone, so nothing is left to finish, and it ends at once
+  // rather than after a checkpoint that may take seconds on a busy machine (a process manager or
+  // the next start is waiting); the next start replays the WAL, so nothing committed is lost.
+  const [program, args] = withParentDeathSignal(
+    "SIGQUIT",
+    runner.command(bin.postgres, [
+      "-D",
+      clusterDir,
+      "-p",
+      String(port),
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "unix_socket_directories=",
+      "-c",
+      "max_connections=200",
+    ]),
+  );
   // A process group of its own: a Ctrl-C in the terminal reaches the app, not the database.
   // (setpriv, when used, becomes postgres itself: the PID stays the server's.)
   const server = spawn(program, args, { detached: true, stdio: ["ignore", log, log], ...runner.ids });
@@ -292,7 +426,10 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
     server.once("error", (error) => reject(new EmbeddedDatabaseError(`PostgreSQL could not run: ${error.message}`)));
   });
   // If this process ends without calling stop (an uncaught error), the database ends with it.
-  const stopOnExit = () => server.kill("SIGINT");
+  const stopOnExit = () => {
+    server.kill("SIGINT");
+    releaseDataDir(dataDir);
+  };
   process.on("exit", stopOnExit);
 
   const base = `postgresql://postgres:${password}@127.0.0.1:${port}`;
@@ -309,6 +446,7 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   } catch (error) {
     await stopServer(server);
     process.off("exit", stopOnExit);
+    releaseDataDir(dataDir);
     const text = await readFile(logFile, "utf8").catch(() => "");
     // Two starts at the same moment: PostgreSQL's own lock file refuses the second one.
     if (/lock file "postmaster\.pid" already exists/.test(text.slice(-2000))) {
@@ -324,6 +462,7 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
     async stop() {
       await stopServer(server);
       process.off("exit", stopOnExit);
+      releaseDataDir(dataDir);
     },
   };
 }

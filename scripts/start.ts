@@ -1,8 +1,9 @@
 // `npm start`: runs the site. It builds the app when the sources changed since the last build.
 // With no DATABASE_URL it starts an embedded PostgreSQL kept in DATA_DIR/postgres; either way it
 // applies pending migrations, seeds demo content once, then serves the built app with
-// server/index.ts. Ctrl-C (or SIGTERM) stops the app first, once the requests in
-// flight are answered, and the embedded database after it.
+// server/index.ts. Ctrl-C (or SIGTERM/SIGINT/SIGHUP to this process) stops the app first, once the
+// requests in flight are answered, and the embedded database after it. Killed outright, it leaves
+// nothing running: both servers get a parent-death signal.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -41,12 +42,35 @@ async function shutdown(code: number): Promise<never> {
 }
 
 // The terminal sends Ctrl-C to the app server too; it answers the requests in flight and exits,
-// and only then does the database stop (see the server's exit handler below).
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, () => {
-    if (server && server.exitCode === null) server.kill(signal);
-    else if (!stopping) void shutdown(130);
-  });
+// and only then does the database stop (see the server's exit handler below). SIGTERM or SIGINT
+// sent to this process alone (systemd, Docker, a process manager) is passed on to the server;
+// a closed terminal (SIGHUP) stops it the same way.
+function stopOn(signal: NodeJS.Signals) {
+  if (server && server.exitCode === null) server.kill(signal === "SIGHUP" ? "SIGTERM" : signal);
+  else if (!stopping) void shutdown(130);
+}
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => stopOn(signal));
+
+// Whoever started this process (npm, a shell) killed with SIGKILL: stop as on SIGTERM rather
+// than run on unowned.
+{
+  const parent = process.ppid;
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === "EPERM";
+    }
+  };
+  if (parent > 1) {
+    const watch = setInterval(() => {
+      if (alive(parent)) return;
+      clearInterval(watch);
+      stopOn("SIGTERM");
+    }, 1000);
+    watch.unref();
+  }
 }
 
 async function localSecret(file: string): Promise<string> {
@@ -68,11 +92,13 @@ const shown = (file: string) => {
   return relative && !relative.startsWith("..") ? relative : file;
 };
 
-// A second start on the same data is refused before it touches anything (the build included).
+// A second start on the same data is refused before it touches anything (the build included);
+// a database left running by a start that was killed is stopped, and this start owns the data.
 if (!process.env.DATABASE_URL) {
-  const { assertDataDirFree } = await import("./embedded-postgres.ts");
+  const { claimDataDir, releaseDataDir } = await import("./embedded-postgres.ts");
   try {
-    assertDataDirFree(dataDir);
+    await claimDataDir(dataDir);
+    process.on("exit", () => releaseDataDir(dataDir));
   } catch (error) {
     console.error(`Could not start the embedded PostgreSQL: ${(error as Error).message}. To use a PostgreSQL server of your own instead, set DATABASE_URL.`);
     process.exit(1);
@@ -182,7 +208,9 @@ if (!migrated) {
 
 if (stopping) await new Promise(() => undefined);
 // server/index.ts: remix-serve's duties plus security headers, CSRF and body-size checks.
-server = spawn(process.execPath, appServerArgs(), {
+// It stops (SIGTERM, answering the requests in flight) should this process be killed with SIGKILL.
+const { withParentDeathSignal } = await import("./embedded-postgres.ts");
+server = spawn(...withParentDeathSignal("SIGTERM", [process.execPath, appServerArgs()]), {
   stdio: ["ignore", "pipe", "inherit"],
   env: { ...process.env, PORT: String(config!.PORT) },
 });

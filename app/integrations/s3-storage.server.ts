@@ -121,6 +121,16 @@ export class S3Storage implements Storage {
     await this.client.send(new this.sdk.s3.DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
   }
 
+  /** Every key in the bucket, page by page (backups). */
+  async *keys(): AsyncGenerator<string> {
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(new this.sdk.s3.ListObjectsV2Command({ Bucket: this.bucket, ContinuationToken: token }));
+      for (const object of page.Contents ?? []) if (object.Key) yield object.Key;
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+
   private isNotFound(error: unknown): boolean {
     if (error instanceof this.sdk.s3.NotFound) return true;
     if (error instanceof this.sdk.s3.S3ServiceException) return error.$metadata.httpStatusCode === 404 || error.name === "NoSuchKey";
