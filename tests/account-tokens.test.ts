@@ -8,6 +8,7 @@ import * as tokensRoute from "~/routes/api.account.tokens";
 import * as tokenRoute from "~/routes/api.account.tokens.$id";
 import * as userRoute from "~/routes/api.auth.user";
 import { API_TOKEN_MESSAGES, MAX_API_TOKENS_PER_ACCOUNT } from "~/utils/api-token-schemas";
+import { requestDocument } from "./documents";
 import { callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
 
 type Made = { id: string; label: string; token: string; expires_at: string };
@@ -190,5 +191,30 @@ describe("the account page /account/tokens (no JavaScript)", () => {
     const guest = await post({ intent: "create", label: "x" });
     expect(guest.status).toBe(302);
     expect(guest.headers.get("Location")).toBe("/login");
+  });
+});
+
+describe("the rendered page, as a browser without JavaScript gets it", () => {
+  it("shows the new token in the page that answers the POST, and never again", async () => {
+    const user = await createTestUser();
+    const cookie = await sessionCookie(user.id);
+    const tab = await requestDocument({ path: "/account/tokens", cookie });
+    expect(tab.status).toBe(200);
+    const empty = await tab.text();
+    expect(empty).toContain("You have no tokens.");
+    expect(empty).toMatch(/<label for="token-label">Label<\/label>/);
+
+    const answer = await requestDocument({ method: "POST", path: "/account/tokens", cookie, form: { intent: "create", label: "Render check" } });
+    expect(answer.status).toBe(201);
+    expect(answer.headers.get("Cache-Control")).toContain("no-store");
+    const html = await answer.text();
+    const secret = /id="new-token-secret"[^>]*value="([^"]+)"/.exec(html)?.[1] ?? /value="([^"]+)"[^>]*id="new-token-secret"/.exec(html)?.[1];
+    expect(secret).toBeDefined();
+    expect(html).toContain(API_TOKEN_MESSAGES.created);
+    expect((await db.apiToken.findFirstOrThrow({ where: { userId: user.id } })).tokenHash).toBe(hashToken(secret!));
+
+    const later = await (await requestDocument({ path: "/account/tokens", cookie })).text();
+    expect(later).toContain("Render check");
+    expect(later).not.toContain(secret!);
   });
 });
