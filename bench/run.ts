@@ -8,6 +8,7 @@ import { runLighthouseBenchmark } from "./lighthouse.ts";
 import { runPagesBenchmark } from "./pages.ts";
 import { benchReleaseDay } from "./release-day.ts";
 import { benchStampedDownload } from "./stamped-download.ts";
+import { benchManifest } from "./manifest.ts";
 import { benchRouteMatching } from "./route-matching.ts";
 import { benchStart } from "./start.ts";
 
@@ -21,6 +22,7 @@ const results = [
   await benchAdminSearch(),
   await benchUpdates(),
   await benchStampedDownload(),
+  await benchManifest(),
   await runPagesBenchmark(),
   await runLoadBenchmark(),
   await benchReleaseDay(),
