@@ -123,7 +123,8 @@ export default function ApiTokensPage() {
               ) : created && !created.field ? (
                 <Result data={created} />
               ) : null}
-              <create.Form method="post" action="/account/tokens" className="stack">
+              {/* A new form after each token made, so its label field starts empty again. */}
+              <create.Form key={created?.token?.secret ?? "new"} method="post" action="/account/tokens" className="stack">
                 <div className="field">
                   <label htmlFor="token-label">Label</label>
                   <input
