@@ -53,6 +53,11 @@ for (const javaScriptEnabled of [true, false]) {
       const manifest = await request.get("/api/library/manifest", { headers: { Authorization: `Bearer ${token}` } });
       expect(manifest.status()).toBe(200);
       expect(await manifest.json()).toMatchObject({ posts: expect.any(Array) });
+      // Through the whole server (compression included), an unchanged manifest is a 304.
+      const etag = manifest.headers()["etag"]!;
+      expect(etag).toBeTruthy();
+      const again = await request.get("/api/library/manifest", { headers: { Authorization: `Bearer ${token}`, "If-None-Match": etag } });
+      expect(again.status()).toBe(304);
 
       // Opened again, the page lists it but never shows the secret.
       await page.goto("/account/tokens");
