@@ -20,7 +20,7 @@ import { isEffectiveAdmin, isFreeAt, isPublishedAt, unlockReason, type Entitleme
 /** How long a signed free-download address stays valid. */
 export const SIGNED_DOWNLOAD_TTL_MS = 10 * 60 * 1000;
 
-export type Downloader = Pick<User, "id" | "isAdmin" | "restricted" | "currentTierId" | "tosAccepted"> | null;
+type Downloader = Pick<User, "id" | "isAdmin" | "restricted" | "currentTierId" | "tosAccepted"> | null;
 
 /**
  * A post cleared for download, with why it was unlocked (recorded with the download for the access sources of Insights).
