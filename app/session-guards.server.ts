@@ -21,6 +21,16 @@ export async function requireFormUser(request: Request): Promise<User> {
   return user;
 }
 
+/**
+ * For pages that manage personal tokens: the user of the cookie session, or a redirect to /login.
+ * A request that carries `Authorization` is refused (403 with `sessionOnlyMessage`): a token never
+ * manages tokens.
+ */
+export async function requireSessionPageUser(request: Request, sessionOnlyMessage: string): Promise<User> {
+  if (request.headers.has("Authorization")) throw new Response(sessionOnlyMessage, { status: 403, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  return requireUser(request);
+}
+
 /** An admin, or a redirect to / (spec: non-admins are redirected to /). */
 export async function requireAdmin(request: Request): Promise<User> {
   const user = await getCurrentUser(request);

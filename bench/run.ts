@@ -9,6 +9,7 @@ import { runPagesBenchmark } from "./pages.ts";
 import { benchOverload } from "./overload.ts";
 import { benchReleaseDay } from "./release-day.ts";
 import { benchStampedDownload } from "./stamped-download.ts";
+import { benchManifest } from "./manifest.ts";
 import { benchRouteMatching } from "./route-matching.ts";
 import { benchStart } from "./start.ts";
 
@@ -22,6 +23,7 @@ const results = [
   await benchAdminSearch(),
   await benchUpdates(),
   await benchStampedDownload(),
+  await benchManifest(),
   await runPagesBenchmark(),
   await runLoadBenchmark(),
   await benchReleaseDay(),

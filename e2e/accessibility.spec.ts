@@ -61,6 +61,16 @@ const PAGES: PageCase[] = [
       await expect(page.getByLabel("Feed address")).toBeVisible();
     },
   },
+  {
+    name: "API tokens, with a new token",
+    path: "/account/tokens",
+    roles: ["fan"],
+    prepare: async (page) => {
+      await page.getByLabel("Label").fill("Axe check");
+      await page.getByRole("button", { name: "Make token" }).click();
+      await expect(page.getByLabel('Token "Axe check"')).toBeVisible();
+    },
+  },
   { name: "unsubscribe with an unknown link", path: `/unsubscribe/${"A".repeat(43)}`, roles: ["guest"] },
   { name: "check access without JavaScript", path: "/admin/access-check?userId=none&post=none", roles: ["admin"] },
   { name: "not found", path: "/no-such-page-here", roles: ["guest"] },

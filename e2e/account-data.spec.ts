@@ -17,7 +17,7 @@ async function person(label: string) {
   });
 }
 
-const TAB_ORDER = ["Updates", "My downloads", "Feed and mails", "Settings", "Export my data", "Delete account"];
+const TAB_ORDER = ["Updates", "My downloads", "Feed and mails", "API tokens", "Settings", "Export my data", "Delete account"];
 
 for (const javaScriptEnabled of [true, false]) {
   test.describe(`${javaScriptEnabled ? "with" : "without"} JavaScript`, () => {
@@ -39,6 +39,7 @@ for (const javaScriptEnabled of [true, false]) {
         ["Updates", "/account/updates", "Updates for you"],
         ["My downloads", "/account/downloads", "My downloads"],
         ["Feed and mails", "/account/notifications", "Updates by feed and mail"],
+        ["API tokens", "/account/tokens", "API tokens"],
         ["Export my data", "/account/export", "Export my data"],
         ["Delete account", "/account/delete", "Delete my account"],
         ["Settings", "/login", `Welcome, Person tabs-${javaScriptEnabled}!`],

@@ -85,6 +85,12 @@ const MATRIX: Record<string, Case[]> = {
     { method: "POST", form: () => ({ intent: "preferences", newPosts: "on" }), expect: user(ok(200), no("302 /login")) },
     { method: "POST", form: () => ({ intent: "feed" }), expect: { ...user(ok(200), no("302 /login")), unverified: no(403) } },
   ],
+  // Personal tokens: a proven email to see or make them; a restricted account may see and revoke, not make.
+  "account.tokens.tsx": [
+    { method: "GET", expect: user(ok(200), no("302 /login")) },
+    { method: "POST", form: () => ({ intent: "create", label: "Script" }), expect: { ...proven(ok(201)), guest: no("302 /login") } },
+    { method: "POST", form: () => ({ intent: "revoke", id: "no-such-token" }), expect: { ...user(no(404), no("302 /login")), unverified: no(403) } },
+  ],
   // The token in the address is the credential, never the session: unknown tokens are 404 for all.
   "feeds.$token[.]atom.ts": [{ method: "GET", params: () => ({ token: "A".repeat(43) }), expect: all(no(404)) }],
   "unsubscribe.$token.tsx": [
@@ -178,6 +184,11 @@ const MATRIX: Record<string, Case[]> = {
   "api.auth.set-password.ts": [{ method: "POST", json: { newPassword: "Password2!" }, expect: user(ok(409)) }],
   "api.auth.toggle-admin.ts": [{ method: "POST", expect: { ...all(no(403)), guest: no(401), canBeAdmin: ok(200), admin: ok(200) } }],
   "api.auth.update-username.ts": [{ method: "POST", json: { username: "New Name" }, expect: active(ok(200)) }],
+  "api.account.tokens.ts": [
+    { method: "GET", expect: { ...user(ok(200)), unverified: no(403) } },
+    { method: "POST", json: { label: "Script" }, expect: proven(ok(201)) },
+  ],
+  "api.account.tokens.$id.ts": [{ method: "DELETE", params: () => ({ id: "no-such-token" }), expect: { ...user(no(404)), unverified: no(403) } }],
   "api.auth.user.ts": [{ method: "GET", expect: user(ok(200)) }],
   "api.auth.verify-email.ts": [{ method: "POST", json: { email: "nobody@example.com", code: "123456" }, expect: all(ok(400)) }],
   "api.discord.auth.ts": [{ method: "GET", expect: all(ok("302 /login")) }],
@@ -237,6 +248,10 @@ const MATRIX: Record<string, Case[]> = {
     // Acceptance belongs to the account: another user's id is refused, even for admins.
     { method: "POST", params: (f) => ({ id: f.targetUserId }), json: { tosAccepted: true }, expect: user(no(403)) },
   ],
+  // Every signed-in account has a manifest (a restricted one's is empty).
+  "api.library.manifest.ts": [{ method: "GET", expect: user(ok(200)) }],
+  // The signature is the credential, never the session: an address without one is refused for all.
+  "api.library.files.$postId.ts": [{ method: "GET", params: (f) => ({ postId: f.postId }), expect: all(no(403)) }],
   "api.library.posts.$id.order.ts": [{ method: "PUT", params: postParams, json: { orderDate: "2024-01-01T00:00:00.000Z" }, expect: adminApi(ok(200)) }],
   "api.library.posts.$id.release.ts": [{ method: "PUT", params: postParams, json: { preset: "top-first-30" }, expect: adminApi(ok(200)) }],
   "api.library.posts.$id.publish.ts": [{ method: "PUT", params: postParams, json: { publish_at: "2099-01-01T18:00:00.000Z" }, expect: adminApi(ok(200)) }],

@@ -18,6 +18,7 @@ const PAGES: Record<string, { serves: Role[]; refusedTo?: string; reads?: false;
   "account.delete.tsx": { serves: ["user", "admin"], refusedTo: "/login" },
   "account.notifications.tsx": { serves: ["user", "admin"], refusedTo: "/login" },
   "account.shop-email.tsx": { serves: ["user", "admin"], refusedTo: "/login" },
+  "account.tokens.tsx": { serves: ["user", "admin"], refusedTo: "/login" },
   // The purchase CSV import: no file found.
   "admin.tsx": { serves: ["admin"], refusedTo: "/", multipart: 400 },
   "auth.callback.tsx": { serves: ["guest", "user", "admin"] },

@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db.server";
 import type { User } from "~/generated/prisma/client";
 import { storage } from "~/integrations/storage.server";
-import { signedDownloadUrl } from "~/models/download.server";
+import { signedDownloadUrl, signedLibraryFileUrl } from "~/models/download.server";
 import { linkIdeaToPost } from "~/models/inspiration-shipped.server";
 import { regenerateFeedToken } from "~/models/update-notifications.server";
 import { callRoute, createTestUser, sessionCookie } from "./helpers";
@@ -98,6 +98,23 @@ const PROBES: Record<string, Probe> = {
     const text = await response.text();
     return { mentions: response.status === 200 && text.includes(post.versionId), grants: false };
   },
+  // What a sync tool may download: exactly what the download check clears.
+  "api.library.manifest.ts": async (post, viewer) => {
+    const text = await (await callRoute(await route("api.library.manifest.ts"), { path: "/api/library/manifest", cookie: viewer.cookie })).text();
+    return { mentions: named(text, post), grants: named(text, post) };
+  },
+  // A manifest's file address handed out before the post was scheduled or disabled must stop working.
+  "api.library.files.$postId.ts": async (post, viewer) => {
+    if (!viewer.user) return { mentions: false, grants: false };
+    const address = new URL(signedLibraryFileUrl(post.id, viewer.user.id, post.versionId, Date.now() + 3_600_000));
+    const response = await callRoute(await route("api.library.files.$postId.ts"), {
+      path: `${address.pathname}${address.search}`,
+      params: { postId: post.id },
+    });
+    const ok = response.status === 200 || response.status === 206;
+    await response.arrayBuffer();
+    return { mentions: ok, grants: ok };
+  },
   // The post's own page and its API twin: the card's data, for anyone who sees the post.
   "library_.$postId.tsx": async (post, viewer) => {
     const response = await callRoute(await route("library_.$postId.tsx"), { path: `/library/${post.id}`, params: { postId: post.id }, cookie: viewer.cookie });
@@ -161,6 +178,9 @@ const NO_POST_DATA: Record<string, string> = {
   "$.tsx": "the not-found page",
   "_index.tsx": "the home page's panels",
   "account.delete.tsx": "the account",
+  "account.tokens.tsx": "the account's API tokens",
+  "api.account.tokens.ts": "the account's API tokens",
+  "api.account.tokens.$id.ts": "the account's API tokens",
   "account.export.tsx": "the page with the export's button (the file is account.data.ts)",
   "account.notifications.tsx": "mail and feed settings",
   "account.shop-email.tsx": "shop emails",
@@ -216,6 +236,8 @@ const NO_POST_DATA: Record<string, string> = {
   "admin_.insights.$chart[.]csv.ts": "admins only",
   "admin_.insights.tsx": "admins only",
   "admin_.releases.tsx": "admins only",
+  "admin_.mail.tsx": "admins only",
+  "api.admin.mail.ts": "admins only",
   "api.admin.force-interval.ts": "admins only",
   "api.admin.import-purchases.ts": "admins only",
   "api.admin.posts.getByIds.ts": "admins only",

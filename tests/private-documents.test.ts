@@ -22,6 +22,7 @@ describe("documents of one person's data", () => {
     ["/account/delete", 200],
     ["/account/downloads", 200],
     ["/account/notifications", 200],
+    ["/account/tokens", 200],
     ["/account/updates", 200],
     ["/login", 200],
   ])("a signed-in user's %s is no-store", async (path, status) => {

@@ -434,6 +434,30 @@ describe("cross-site state changes", () => {
     expect((await db.user.findUniqueOrThrow({ where: { id: user.id } })).fullName).toBe(user.fullName);
   });
 
+  it("personal tokens: a cross-site POST or DELETE with the session is refused; the site's own POST makes one", async () => {
+    const { user, cookie } = await sessionOf();
+    const json = { Cookie: cookie, "Content-Type": "application/json" };
+    const forged = await fetch(`${base}/api/account/tokens`, {
+      method: "POST",
+      headers: { ...json, Origin: "https://evil.example" },
+      body: '{"label":"forged"}',
+    });
+    expect(forged.status).toBe(403);
+    expect(await forged.json()).toEqual({ error: "Cross-site request refused." });
+    expect(await db.apiToken.count({ where: { userId: user.id } })).toBe(0);
+
+    const own = await fetch(`${base}/api/account/tokens`, {
+      method: "POST",
+      headers: { ...json, Origin: base, "Sec-Fetch-Site": "same-origin" },
+      body: '{"label":"mine"}',
+    });
+    expect(own.status).toBe(201);
+    const { id } = (await own.json()) as { id: string };
+    const revoke = await fetch(`${base}/api/account/tokens/${id}`, { method: "DELETE", headers: { Cookie: cookie, "Sec-Fetch-Site": "cross-site" } });
+    expect(revoke.status).toBe(403);
+    expect(await db.apiToken.count({ where: { userId: user.id } })).toBe(1);
+  });
+
   it("lets a same-origin POST through", async () => {
     const { user, cookie } = await sessionOf();
     const response = await fetch(`${base}/api/auth/logout`, {

@@ -10,7 +10,7 @@ import { isSafeKey } from "~/integrations/storage.server";
 import { loadViewerContext, toEntitlementPost, type PostWithAccess } from "~/models/entitlement.server";
 import { libraryPostAt } from "~/models/library-listing.server";
 import { accessSourceOf } from "~/models/insights/download-access.server";
-import { keptVersionFor } from "~/models/kept-versions.server";
+import { keptVersionFor, type KeptVersion } from "~/models/kept-versions.server";
 import { DomainError } from "~/models/errors";
 import { downloadableVersion } from "~/models/post-version.server";
 import { isRestricted, RESTRICTED_MESSAGE } from "~/models/restriction.server";
@@ -18,7 +18,7 @@ import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { downloadFileName } from "~/utils/download-name";
 import type { SentBytes } from "~/utils/serve-file.server";
 import { isPostVisible } from "~/models/post-visibility.server";
-import { isEffectiveAdmin, isFreeAt, unlockReason, type UnlockReason } from "~/utils/entitlement";
+import { isEffectiveAdmin, isFreeAt, unlockReason, type EntitlementViewer, type UnlockReason } from "~/utils/entitlement";
 import { isDatabaseUnavailable } from "~/utils/errors";
 
 /** How long a signed free-download address stays valid. */
@@ -70,13 +70,34 @@ export async function authorizeDownload(user: Downloader, postId: string, versio
   // The viewer and the library's stamp in one round trip; the post as the library holds it then.
   const context = await loadViewerContext(user, { withLibraryStamp: true });
   const post = await libraryPostAt(context.libraryStamp, postId, now);
+  return authorizeLoadedDownload(user, post, context.viewer, now, versionId, (post, asked) =>
+    user ? keptVersionFor(user.id, post.id, asked) : Promise.resolve(undefined),
+  );
+}
+
+/** The version of the post a lapsed member keeps, if any (`versionId`: the one asked for, or the current one). */
+export type KeptLookup = (post: PostWithAccess, versionId: string | null) => Promise<KeptVersion | undefined>;
+
+/**
+ * The download check of `authorizeDownload` on a post and viewer already loaded (`null`: no such
+ * post), at `now`: the listing of what an account may download asks it for each post, so it can
+ * never list more or less than the downloads serve. `keptVersion` is asked only when the rule
+ * itself refuses.
+ */
+export async function authorizeLoadedDownload(
+  user: Downloader,
+  post: PostWithAccess | null,
+  viewer: EntitlementViewer | null,
+  now: Date,
+  versionId: string | null | undefined,
+  keptVersion: KeptLookup,
+): Promise<DownloadablePost> {
   // A disabled or not yet published post is unknown to everyone but admins.
   if (!post || !isPostVisible(post, user, now)) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
-  const viewer = context.viewer;
   const reason = unlockReason(toEntitlementPost(post), viewer, now);
   // A lapsed member may still fetch a version they downloaded through their membership, when the
   // creator keeps downloads (docs/product.md#keep-what-you-downloaded); it is recorded as then.
-  const kept = !reason && user && !user.restricted ? await keptVersionFor(user.id, post.id, versionId ?? post.currentVersionId) : undefined;
+  const kept = !reason && user && !user.restricted ? await keptVersion(post, versionId ?? post.currentVersionId) : undefined;
   if (!reason && !kept) throw new DomainError(403, LIBRARY_MESSAGES.locked);
   if (user && !user.tosAccepted && !isEffectiveAdmin(user)) throw new DomainError(403, LIBRARY_MESSAGES.tosRequired);
   if (kept) return chooseVersion({ ...post, unlockReason: null, keptSource: kept.source }, kept.versionId);
@@ -142,6 +163,69 @@ export function verifySignedDownload(postId: string, search: URLSearchParams, no
     if (expected.length === given.length && timingSafeEqual(expected, given)) return user;
   }
   return null;
+}
+
+/** How long an address of the library manifest stays valid: about an hour (see `libraryFileExpiry`). */
+export const LIBRARY_FILE_TTL_MS = 60 * 60 * 1000;
+/** Manifest addresses expire on these steps, so a manifest made within one step is the same text. */
+export const LIBRARY_FILE_EXPIRY_STEP_MS = 10 * 60 * 1000;
+
+/** When the manifest's addresses made at `now` expire: an hour on, rounded up to the step (60 to 70 minutes). */
+export function libraryFileExpiry(now = Date.now()): number {
+  return Math.ceil((now + LIBRARY_FILE_TTL_MS) / LIBRARY_FILE_EXPIRY_STEP_MS) * LIBRARY_FILE_EXPIRY_STEP_MS;
+}
+
+function libraryFileSignature(postId: string, versionId: string, userId: string, expires: number, secret: string): string {
+  return createHmac("sha256", secret).update(`library-file:${postId}:${versionId}:${userId}:${expires}`).digest("base64url");
+}
+
+/**
+ * The address of a post's file in the account's library manifest: it works without cookies
+ * until `expires`, for that account only (the account is checked again when it is used, like
+ * any download). `versionId`: the version the manifest describes (null for a file without a
+ * version row, the current file).
+ */
+export function signedLibraryFileUrl(postId: string, userId: string, versionId: string | null, expires: number): string {
+  const params = new URLSearchParams({ u: userId });
+  if (versionId) params.set("version", versionId);
+  params.set("expires", String(expires));
+  params.set("sig", libraryFileSignature(postId, versionId ?? "", userId, expires, secrets()[0]!));
+  return `${env().APP_URL}/api/library/files/${encodeURIComponent(postId)}?${params.toString()}`;
+}
+
+/** The account and version a valid, unexpired manifest address names; null when it is invalid or expired. */
+export function verifyLibraryFile(postId: string, search: URLSearchParams, now = Date.now()): { userId: string; versionId: string | null } | null {
+  const expires = Number(search.get("expires"));
+  const userId = search.get("u") ?? "";
+  const versionId = search.get("version") ?? "";
+  const given = Buffer.from(search.get("sig") ?? "");
+  if (!userId || !Number.isSafeInteger(expires) || expires < now || expires > now + LIBRARY_FILE_TTL_MS + LIBRARY_FILE_EXPIRY_STEP_MS + 60_000) return null;
+  for (const secret of secrets()) {
+    const expected = Buffer.from(libraryFileSignature(postId, versionId, userId, expires, secret));
+    if (expected.length === given.length && timingSafeEqual(expected, given)) return { userId, versionId: versionId || null };
+  }
+  return null;
+}
+
+/** A short token of the signing secret in use: addresses signed under another secret are other addresses. */
+export function signingKeyTag(): string {
+  return createHmac("sha256", secrets()[0]!).update("library-file-key").digest("base64url").slice(0, 12);
+}
+
+/**
+ * The post behind a manifest address, for the account it names, under the same check as every
+ * download (`authorizeDownload`), made again now: a membership that ended since the manifest
+ * was made closes the address too. Answers the account's id and leak-trace number with it.
+ */
+export async function authorizeLibraryFile(postId: string, search: URLSearchParams): Promise<{ post: DownloadablePost; user: { id: string; number: number } }> {
+  const signed = verifyLibraryFile(postId, search);
+  if (!signed) throw new DomainError(403, LIBRARY_MESSAGES.manifestLinkExpired);
+  const user = await db.user.findUnique({
+    where: { id: signed.userId },
+    select: { id: true, number: true, isAdmin: true, restricted: true, currentTierId: true, tosAccepted: true },
+  });
+  if (!user) throw new DomainError(403, LIBRARY_MESSAGES.manifestLinkExpired);
+  return { post: await authorizeDownload(user, postId, signed.versionId), user };
 }
 
 /** A (user, post, version) is recorded at most once within this window. */

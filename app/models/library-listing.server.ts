@@ -215,6 +215,17 @@ export async function libraryPostAt(stamp: string, postId: string, now = new Dat
   return (await loadSnapshot(stamp, now)).byId.get(postId)?.row ?? null;
 }
 
+/**
+ * Every post as the library holds it at `stamp`, in library order, and the instant after `now`
+ * at which a scheduled publication or a release step next changes who may download (epoch ms,
+ * or undefined): read from the listing's snapshot, so asking again costs no query until the
+ * library changes or that instant passes.
+ */
+export async function libraryPostsAt(stamp: string, now = new Date()): Promise<{ posts: PostWithAccess[]; until: number | undefined }> {
+  const snapshot = await loadSnapshot(stamp, now);
+  return { posts: snapshot.posts.map((post) => post.row), until: snapshot.until };
+}
+
 type ViewedPost = { base: LibraryPost; driveFileId: string | null; json: string; unlocked: boolean; status?: DownloadStatus; userVersion?: string | null };
 
 /** The library version of the newest listing this process has read (after `listLibraryPosts`, at least the request's). */

@@ -242,6 +242,18 @@ export async function requireApiUser(request: Request): Promise<User> {
   return user;
 }
 
+/**
+ * The account of the request's cookie session, for what a personal API token must never do for
+ * itself (make, list or revoke tokens): a request that carries `Authorization` at all is refused
+ * (403 `sessionOnlyMessage`), whatever cookie comes with it; no session is a 401.
+ */
+export async function requireSessionUser(request: Request, sessionOnlyMessage: string): Promise<User> {
+  if (request.headers.has("Authorization")) throw new DomainError(403, sessionOnlyMessage);
+  const user = await getCurrentUser(request);
+  if (!user) throw new DomainError(401, NOT_AUTHENTICATED_MESSAGE);
+  return user;
+}
+
 /** For `/api` routes (inside `handleApi`): an admin, or a 401/403 refusal in the spec's words. */
 export async function requireApiAdmin(request: Request): Promise<User> {
   const user = await getCurrentUser(request);

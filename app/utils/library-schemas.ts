@@ -23,6 +23,8 @@ export const LIBRARY_MESSAGES = {
   fileMissing: "This post has no file to download yet.",
   notFree: "This post is not free. Please use its Download button.",
   fileUploadFailed: "Failed to upload file",
+  manifestLinkExpired: "This download link has expired. Fetch your library manifest again for a new one.",
+  manifestFailed: "Could not make your library manifest.",
 } as const;
 
 /** Spec section 9: download-started message delay. */

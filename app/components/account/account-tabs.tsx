@@ -1,5 +1,5 @@
 // The account area's tab row: one link per page, each page its own URL, so it works without
-// JavaScript. The library comes first (updates, downloads, feed and mails), then the settings
+// JavaScript. The library comes first (updates, downloads, feed and mails, API tokens), then the settings
 // (the account page at /login: profile, Ko-fi, Patreon, password), then the data export and
 // the account deletion. The active tab is marked with aria-current="page" (links, not the
 // in-page tab widget). On a phone the row scrolls sideways; with JavaScript the active tab is
@@ -7,12 +7,13 @@
 import { Link } from "@remix-run/react";
 import { useEffect, useRef } from "react";
 
-export type AccountTab = "updates" | "downloads" | "notifications" | "settings" | "export" | "delete";
+export type AccountTab = "updates" | "downloads" | "notifications" | "tokens" | "settings" | "export" | "delete";
 
 export const ACCOUNT_TABS: { key: AccountTab; to: string; label: string }[] = [
   { key: "updates", to: "/account/updates", label: "Updates" },
   { key: "downloads", to: "/account/downloads", label: "My downloads" },
   { key: "notifications", to: "/account/notifications", label: "Feed and mails" },
+  { key: "tokens", to: "/account/tokens", label: "API tokens" },
   { key: "settings", to: "/login", label: "Settings" },
   { key: "export", to: "/account/export", label: "Export my data" },
   { key: "delete", to: "/account/delete", label: "Delete account" },
