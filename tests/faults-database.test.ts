@@ -84,10 +84,9 @@ function stopCluster() {
 }
 
 /** GET with a hard time bound: a hang fails the test instead of stalling it. */
-async function get(pathname: string, timeoutMs = 10_000): Promise<{ status: number; body: string; ms: number; retryAfter: string | null }> {
-  const started = Date.now();
+async function get(pathname: string, timeoutMs = 10_000): Promise<{ status: number; body: string; retryAfter: string | null }> {
   const response = await fetch(`${base}${pathname}`, { signal: AbortSignal.timeout(timeoutMs), redirect: "manual" });
-  return { status: response.status, body: await response.text(), ms: Date.now() - started, retryAfter: response.headers.get("Retry-After") };
+  return { status: response.status, body: await response.text(), retryAfter: response.headers.get("Retry-After") };
 }
 
 async function waitFor(pathname: string, status: number, timeoutMs: number) {
@@ -185,7 +184,6 @@ describe("the database restarts while the app runs", () => {
     const page = await get("/", 10_000);
     expect(page.status).toBe(503);
     expect(Number(page.retryAfter)).toBeGreaterThan(0);
-    expect(page.ms).toBeLessThan(10_000);
     expect(page.body).toContain("The site is briefly unavailable");
     expect(page.body).not.toMatch(/\bat .+\.(js|ts):\d+/);
     // A page whose words the spec sets keeps them, with the status and the hint of the outage.
