@@ -13,39 +13,46 @@ import { createUserSession } from "~/models/session.server";
 import { reuseSharedPages } from "../server/app.ts";
 import { createTestUser } from "./helpers";
 
-function keep(path: string) {
-  rememberSharedPage(`http://site.test${path}`, null, newKeptDocument(Buffer.from(`<p>${path}</p>`)), new Headers(), sharedPagesSince());
+/**
+ * Keeps a page as made at `now`. The tests ask at that same instant: whether a kept page is
+ * forgotten is the question here, not its second of life (app/document-cache.server.test.ts checks
+ * that against its own clock), so a slow machine cannot let it expire on its own.
+ */
+function keep(path: string, now = Date.now()) {
+  rememberSharedPage(`http://site.test${path}`, null, newKeptDocument(Buffer.from(`<p>${path}</p>`)), new Headers(), sharedPagesSince(), now);
+  return now;
 }
 
 describe("what forgets a kept guest page", () => {
   it("writes to other tables do not: sessions, rate limits, a new account", async () => {
-    keep("/kept-1");
+    const keptAt = keep("/kept-1");
     const user = await createTestUser();
     await createUserSession(user.id);
     await enforceRateLimit(`login:email:${user.email}`, 10, 60_000);
     await db.rateLimit.deleteMany({ where: { key: "no-such-key" } });
-    expect(sharedPageAnswer("/kept-1", {})).not.toBeNull();
+    expect(sharedPageAnswer("/kept-1", {}, keptAt)).not.toBeNull();
   });
 
   it("a write to what guests see does, inside or outside a transaction", async () => {
-    keep("/kept-2");
+    const kept2 = keep("/kept-2");
     await db.panel.create({ data: { title: "New panel", link: "https://example.com", index: 50 } });
-    expect(sharedPageAnswer("/kept-2", {})).toBeNull();
+    expect(sharedPageAnswer("/kept-2", {}, kept2)).toBeNull();
 
-    keep("/kept-3");
+    const kept3 = keep("/kept-3");
     await db.$executeRaw`UPDATE panels SET title = title WHERE index = 50`;
-    expect(sharedPageAnswer("/kept-3", {})).toBeNull();
+    expect(sharedPageAnswer("/kept-3", {}, kept3)).toBeNull();
   });
 
   it("a page kept between a write and its commit is forgotten again at the commit", async () => {
+    let keptAt = 0;
     await db.$transaction(async (tx) => {
       await tx.panel.updateMany({ where: { index: 50 }, data: { title: "Renamed" } });
       // A guest page read now saw the rows before this write: kept at the new version...
-      keep("/kept-4");
-      expect(sharedPageAnswer("/kept-4", {})).not.toBeNull();
+      keptAt = keep("/kept-4");
+      expect(sharedPageAnswer("/kept-4", {}, keptAt)).not.toBeNull();
     });
     // ...and the commit forgets it.
-    expect(sharedPageAnswer("/kept-4", {})).toBeNull();
+    expect(sharedPageAnswer("/kept-4", {}, keptAt)).toBeNull();
   });
 
   it("a page whose request started before a write is not kept", async () => {

@@ -76,10 +76,6 @@ function providerConfig(provider: ProviderName): ProviderConfig | null {
   }
 }
 
-export function isProviderConfigured(provider: ProviderName): boolean {
-  return providerConfig(provider) !== null;
-}
-
 /** The provider sent the browser back with a `state` this browser never started (no cookie). */
 export class SignInStateError extends Error {
   constructor() {

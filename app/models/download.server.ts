@@ -275,17 +275,6 @@ export async function recordGuestDownload(postId: string, version: string, link:
   return inserted > 0;
 }
 
-/** The version of each post the user downloaded last. */
-export async function lastDownloadedVersions(userId: string): Promise<Map<string, string>> {
-  const rows = await db.download.findMany({
-    where: { userId },
-    distinct: ["postId"],
-    orderBy: [{ postId: "asc" }, { createdAt: "desc" }],
-    select: { postId: true, version: true },
-  });
-  return new Map(rows.map((row) => [row.postId, row.version]));
-}
-
 /** Terms of service acceptance belongs to the account: a user may accept only for themselves. */
 export async function acceptTerms(actor: Pick<User, "id" | "restricted">, userId: string): Promise<void> {
   if (actor.id !== userId) throw new DomainError(403, LIBRARY_MESSAGES.tosFailed);

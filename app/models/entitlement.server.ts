@@ -3,7 +3,7 @@
 import { queryRows } from "~/db.server";
 import { getCurrentUserWith } from "~/models/session.server";
 import type { Post, PostTier, Prisma, ReleaseStep, User } from "~/generated/prisma/client";
-import { canDownload, type EntitlementPost, type EntitlementViewer } from "~/utils/entitlement";
+import type { EntitlementPost, EntitlementViewer } from "~/utils/entitlement";
 
 /** Release steps in the order they open (the listing's `release_steps`); saved plans never go back in time. */
 const IN_OPENING_ORDER: Prisma.ReleaseStepOrderByWithRelationInput[] = [{ opensAt: "asc" }, { position: "asc" }];
@@ -150,8 +150,4 @@ export function toEntitlementPost(post: PostWithAccess): EntitlementPost {
     // A step without an audience tier opens the post to everyone.
     releaseSteps: post.releaseSteps.map((step) => ({ tierIds: step.audienceTierId === null ? null : step.tierIds, opensAt: step.opensAt })),
   };
-}
-
-export function isUnlocked(post: PostWithAccess, viewer: EntitlementViewer | null): boolean {
-  return canDownload(toEntitlementPost(post), viewer);
 }

@@ -48,9 +48,6 @@ export const versionActionSchema = z.object({
   versionId: z.string().min(1).max(64),
 });
 
-/** The `?version=` of a download: absent, or a version id. */
-export const versionQuerySchema = z.string().min(1).max(64).nullable();
-
 /** A suggested label for the next upload: the last number of the current one, plus one (V1.0 -> V1.1). */
 export function nextVersionLabel(current: string): string {
   const match = /(\d+)(\D*)$/.exec(current);

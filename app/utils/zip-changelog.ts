@@ -27,7 +27,3 @@ export function zipChangelog(before: readonly ChangelogEntry[], after: readonly 
   changelog.changed.sort(byPath);
   return changelog;
 }
-
-export function isEmptyChangelog(changelog: Changelog): boolean {
-  return changelog.added.length + changelog.removed.length + changelog.changed.length === 0;
-}
