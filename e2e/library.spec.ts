@@ -1,4 +1,5 @@
 import type { BrowserContext, Download, Page } from "@playwright/test";
+import { expectAccessibleInBothThemes } from "./axe";
 import { acceptAdultWarning, db, expect, loadedImageWidth, loginAs, test } from "./fixtures";
 
 /**
@@ -284,11 +285,13 @@ test("a compact list view is kept in the URL; an owned post with a newer version
   await download;
   await expect(row.getByText("Update available")).toHaveCount(0);
 
-  // Locked posts offer their main way in.
+  // Locked posts offer their main way in, beside the title's link to the post's page.
   await page.goto("/library?layout=list&filter=locked");
   const locked = page.getByTestId("post-row").first();
   await expect(locked.getByRole("img", { name: "Locked" })).toBeVisible();
-  await expect(locked.getByRole("link")).toHaveCount(1);
+  const title = (await locked.getByRole("heading").textContent()) ?? "";
+  await expect(locked.getByRole("link")).toHaveCount(2);
+  await expect(locked.getByRole("link", { name: title, exact: true })).toHaveAttribute("href", /^\/library\/[^/]+$/);
 
   await page.getByRole("radio", { name: "Grid" }).check();
   await page.waitForURL(/layout=grid/);
@@ -430,4 +433,24 @@ test("a download that became locked after the page loaded shows the server's err
   // Past the 3 s after which a started download would announce itself.
   await page.clock.runFor(3500);
   await expect(page.getByText("Download initiated.")).toHaveCount(0);
+});
+
+test("a card's title opens the post's own page: the card unfolded, a download that comes back to it, and no violation", async ({ page }) => {
+  const supporter = await db.user.findUniqueOrThrow({ where: { email: "supporter@example.com" } });
+  await db.user.update({ where: { id: supporter.id }, data: { tosAccepted: true } });
+  await loginAs(page, supporter.id);
+  await acceptAdultWarning(page);
+  await page.goto("/library?search=Cozy%20Cabin");
+  await card(page, "Cozy Cabin Lot").getByRole("link", { name: "Cozy Cabin Lot" }).click();
+  await page.waitForURL(/\/library\/[^/?]+$/);
+  await expect(page.getByRole("heading", { level: 1, name: "Cozy Cabin Lot" })).toBeVisible();
+  await expect(page.getByTestId("version-history")).toHaveAttribute("open", "");
+  const download = page.waitForEvent("download");
+  await page
+    .getByRole("button", { name: /^Download/ })
+    .first()
+    .click();
+  expect((await download).suggestedFilename()).toBe("cozy-cabin-lot-v1.0.package");
+  await expect(page).toHaveURL(/\/library\/[^/?]+$/);
+  await expectAccessibleInBothThemes(page);
 });
