@@ -3,60 +3,26 @@
 // without access, 404 for a version the post does not have, 409 for the current one; stamped,
 // recorded as a download of the current version, and no bigger than the changed entries'
 // compressed bytes plus 5%.
-import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db.server";
 import type { User } from "~/generated/prisma/client";
 import { storage } from "~/integrations/storage.server";
-import { listZipEntries, readZipDirectory } from "~/integrations/zip.server";
+import { readZipDirectory } from "~/integrations/zip.server";
 import { hashToken } from "~/models/session.server";
 import * as deltaRoute from "~/routes/api.library.posts.$id.delta";
 import { traceTag } from "~/utils/trace-stamp.server";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
 import { createPost, createTiers, TIER_2, TIER_3 } from "./library-fixtures";
-import { archiveComment, testArchive, writeZip, type ZipFileSpec } from "./zip-files";
+import { archiveComment, testArchive, type ZipFileSpec } from "./zip-files";
+import { addZipVersion, noise } from "./zip-versions";
 
 const work = mkdtempSync(path.join(tmpdir(), "library-delta-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-/** Random, incompressible text: entries whose compressed size is about their size. */
-function noise(seed: number, length: number): string {
-  let text = "";
-  let state = seed;
-  while (text.length < length) {
-    state = (state * 1103515245 + 12345) % 2 ** 31;
-    text += state.toString(36);
-  }
-  return text.slice(0, length);
-}
-
-let versionsMade = 0;
-/** Stores a ZIP of `files` as a version of the post (hashes and entries as an upload records them); `current` makes it the post's file. */
-async function addVersion(postId: string, label: string, files: ZipFileSpec[], current: boolean) {
-  versionsMade += 1;
-  const local = path.join(work, `v${versionsMade}.zip`);
-  writeZip(local, files, { deflate: true });
-  const bytes = readFileSync(local);
-  const key = `posts/${postId}/v${versionsMade}/file.zip`;
-  const store = await storage();
-  await store.put(key, bytes);
-  const entries = await listZipEntries(store, key);
-  const sha = createHash("sha256").update(bytes).digest("hex");
-  const version = await db.postVersion.create({
-    data: { postId, label, storageKey: key, fileName: "file.zip", size: BigInt(bytes.length), sha256: sha, contentHash: sha, zipEntries: entries },
-  });
-  if (current) {
-    await db.post.update({
-      where: { id: postId },
-      data: { currentVersionId: version.id, version: label, driveFileId: key, fileName: "file.zip", fileSize: BigInt(bytes.length) },
-    });
-  }
-  return { version, key, bytes, local };
-}
+const addVersion = addZipVersion;
 
 const V1: ZipFileSpec[] = [
   { name: "Mods/kept.package", text: noise(1, 60_000) },
