@@ -200,13 +200,19 @@ async function contentHashOf(file) {
   return hash.digest("hex");
 }
 
-/** Checks a downloaded manifest file against its hashes: a stamped ZIP by content_hash, anything else by sha256. */
-async function checkHashes(file, described, label) {
-  if (described.content_hash) {
-    if ((await contentHashOf(file)) !== described.content_hash) throw new SyncError(`${label}: the file does not match its content hash.`);
-  } else if (described.sha256) {
-    if ((await sha256Of(file)) !== described.sha256) throw new SyncError(`${label}: the file does not match its SHA-256.`);
+/**
+ * Checks a downloaded manifest file as the manifest documents: a ZIP by `content_hash` (a stamped
+ * copy differs from the stored file in its comment only), any other file by `sha256` and `size`.
+ * A hash the manifest does not have yet (null) is not checked.
+ */
+async function checkHashes(file, described, label, isZip) {
+  if (isZip) {
+    if (described.content_hash && (await contentHashOf(file)) !== described.content_hash)
+      throw new SyncError(`${label}: the file does not match its content hash.`);
+    return;
   }
+  if (described.size !== null && (await stat(file)).size !== described.size) throw new SyncError(`${label}: the file does not have its size.`);
+  if (described.sha256 && (await sha256Of(file)) !== described.sha256) throw new SyncError(`${label}: the file does not match its SHA-256.`);
 }
 
 // ------------------------------------------------------------------------------- reading ZIPs
@@ -433,7 +439,7 @@ async function syncPost(options, state, entry) {
   const partName = `${entry.postId}-${entry.version}-${file.name}.part`.replace(/[^A-Za-z0-9._-]/g, "_");
   const whole = await download(file.url, {}, path.join(parts, partName), label);
   try {
-    await checkHashes(whole, file, label);
+    await checkHashes(whole, file, label, isZip);
   } catch (error) {
     await rm(whole, { force: true });
     throw error;
