@@ -417,13 +417,13 @@ async function syncPost(options, state, entry) {
   if (record && record.kind === "zip" && isZip) {
     const label = `${describe(entry)} (update from ${record.version})`;
     const deltaUrl = `${site}/api/library/posts/${encodeURIComponent(entry.postId)}/delta?from=${encodeURIComponent(record.version)}`;
-    // 404/409/422: no delta from this version; the whole file follows.
+    // 404/409/422: no delta from this version; 403: not the current version (a kept one, say). The whole file follows.
     const delta = await download(
       deltaUrl,
       authHeaders(token),
       path.join(parts, `${entry.postId}-${entry.version}-from-${record.version}.delta.zip.part`.replace(/[^A-Za-z0-9._-]/g, "_")),
       label,
-      [404, 409, 422],
+      [403, 404, 409, 422],
     );
     if (delta) {
       const removed = (await readRemovedList(delta)).filter(Boolean);
