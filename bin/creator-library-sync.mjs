@@ -133,6 +133,14 @@ async function download(url, headers, part, label, skipStatuses = []) {
     await response.body?.cancel();
     return null;
   }
+  const finished = part.replace(/\.part$/, "");
+  // Everything was there already (a run stopped between the last byte and the rename).
+  if (response.status === 416 && have > 0 && response.headers.get("Content-Range") === `bytes */${have}`) {
+    await response.body?.cancel();
+    await rename(part, finished);
+    await rm(etagFile, { force: true });
+    return finished;
+  }
   if (response.status !== 200 && response.status !== 206) throw new SyncError(`${label} was refused (${response.status}): ${await errorOf(response)}`);
   const resumed = response.status === 206;
   if (!resumed) await rm(part, { force: true });
@@ -152,7 +160,6 @@ async function download(url, headers, part, label, skipStatuses = []) {
   });
   await pipeline(response.body, counter, createWriteStream(part, { flags: resumed ? "a" : "w" }));
   shown.end();
-  const finished = part.replace(/\.part$/, "");
   await rename(part, finished);
   await rm(etagFile, { force: true });
   return finished;

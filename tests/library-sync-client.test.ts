@@ -225,4 +225,35 @@ describe("creator-library-sync against a running site", () => {
     expect(readFileSync(path.join(dir, "Sync Porch", "porch.package"), "utf8")).toBe("the supporter's own");
     expect(existsSync(path.join(dir, `Sync Porch (${porch.id})`, "porch.package"))).toBe(true);
   });
+
+  it("checks the hash of a resumed download: a damaged .part is refused and nothing is written; a complete one is used", { timeout: 60_000 }, async () => {
+    const shed = await createPost({ tiers: [TIER_2], title: "Sync Shed", version: "V1.0" });
+    const shedV1 = await addZipVersion(shed.id, "V1.0", [{ name: "shed.package", text: noise(41, 50_000) }], true);
+    const manifest = (await (await fetch(`${base}/api/library/manifest`, { headers: { Authorization: `Bearer ${TOKEN}` } })).json()) as {
+      posts: { postId: string; files: { name: string; url: string }[] }[];
+    };
+    const file = manifest.posts.find((post) => post.postId === shed.id)!.files[0]!;
+    const answer = await fetch(file.url);
+    const stamped = Buffer.from(await answer.arrayBuffer());
+    const parts = path.join(dir, ".creator-library-sync-parts");
+    mkdirSync(parts, { recursive: true });
+    const part = path.join(parts, `${shed.id}-V1.0-${file.name}.part`.replace(/[^A-Za-z0-9._-]/g, "_"));
+    // The first 1000 bytes, one of them flipped: the resumed file is whole but not the one described.
+    const damaged = Buffer.from(stamped.subarray(0, 1000));
+    damaged.writeUInt8(damaged.readUInt8(500) ^ 0xff, 500);
+    writeFileSync(part, damaged);
+    writeFileSync(`${part}.etag`, answer.headers.get("ETag")!);
+    const refused = await sync();
+    expect(refused.code).toBe(1);
+    expect(refused.output).toContain("Could not sync Sync Shed V1.0: Sync Shed V1.0: the file does not match its content hash.");
+    expect(existsSync(path.join(dir, "Sync Shed"))).toBe(false);
+    expect(existsSync(part)).toBe(false);
+
+    // A .part that holds every byte already (a run stopped before its rename): the server answers 416 and it is used.
+    writeFileSync(part, stamped);
+    writeFileSync(`${part}.etag`, answer.headers.get("ETag")!);
+    const whole = await sync();
+    expect(whole.code, whole.output).toBe(0);
+    expectSameTree(tree(path.join(dir, "Sync Shed")), await unpack(shedV1.local));
+  });
 });
