@@ -8,6 +8,7 @@ const UNIT_TESTS = [
   "app/cache.server.test.ts",
   "app/content-coding.server.test.ts",
   "app/env.server.test.ts",
+  "app/integrations/zip-delta.server.test.ts",
   "tests/layers.test.ts",
 ];
 

@@ -3,7 +3,7 @@
 // archive costs a few small reads. yauzl does the parsing, ZIP64 included.
 import { Readable } from "node:stream";
 import yauzl from "yauzl";
-import type { Storage } from "~/integrations/storage.server";
+import { isStorageOutage, type Storage } from "~/integrations/storage.server";
 
 export type ZipEntry = { path: string; size: number; crc32: number };
 
@@ -84,6 +84,69 @@ export async function listZipEntries(store: Storage, key: string, { maxEntries =
     return await readEntries(zip);
   } catch (error) {
     if (error instanceof TooManyZipEntriesError) throw error;
+    throw new UnreadableZipError(`This ZIP archive is corrupt or truncated and cannot be read (${(error as Error).message}).`);
+  } finally {
+    zip?.close();
+    reader.close(() => undefined);
+  }
+}
+
+/** An entry of a ZIP's central directory, with what copying its data raw needs. */
+export type ZipDirectoryEntry = ZipEntry & {
+  method: number;
+  flags: number;
+  compressedSize: number;
+  dosTime: number;
+  dosDate: number;
+  versionMadeBy: number;
+  versionNeeded: number;
+  externalAttributes: number;
+  localHeaderOffset: number;
+};
+
+function readDirectory(zip: yauzl.ZipFile): Promise<ZipDirectoryEntry[]> {
+  return new Promise((resolve, reject) => {
+    const entries: ZipDirectoryEntry[] = [];
+    zip.on("entry", (entry: yauzl.Entry) => {
+      if (!entry.fileName.endsWith("/")) {
+        entries.push({
+          path: entry.fileName,
+          size: entry.uncompressedSize,
+          crc32: entry.crc32,
+          method: entry.compressionMethod,
+          flags: entry.generalPurposeBitFlag,
+          compressedSize: entry.compressedSize,
+          dosTime: entry.lastModFileTime,
+          dosDate: entry.lastModFileDate,
+          versionMadeBy: entry.versionMadeBy,
+          versionNeeded: entry.versionNeededToExtract,
+          externalAttributes: entry.externalFileAttributes,
+          localHeaderOffset: entry.relativeOffsetOfLocalHeader,
+        });
+      }
+      zip.readEntry();
+    });
+    zip.once("end", () => resolve(entries));
+    zip.once("error", reject);
+    zip.readEntry();
+  });
+}
+
+/**
+ * The files of a stored ZIP with their compression facts and local header offsets (ZIP64
+ * sources read too), in central-directory order; UnreadableZipError when it is not a ZIP.
+ */
+export async function readZipDirectory(store: Storage, key: string): Promise<ZipDirectoryEntry[]> {
+  const info = await store.stat(key);
+  if (!info) throw new UnreadableZipError("The archive is missing from storage.");
+  const reader = new StoredObjectReader(store, key);
+  let zip: yauzl.ZipFile | undefined;
+  try {
+    zip = await openArchive(reader, info.size);
+    return await readDirectory(zip);
+  } catch (error) {
+    // Storage that is down is not a broken archive.
+    if (isStorageOutage(error)) throw error;
     throw new UnreadableZipError(`This ZIP archive is corrupt or truncated and cannot be read (${(error as Error).message}).`);
   } finally {
     zip?.close();

@@ -25,6 +25,11 @@ export const LIBRARY_MESSAGES = {
   fileUploadFailed: "Failed to upload file",
   manifestLinkExpired: "This download link has expired. Fetch your library manifest again for a new one.",
   manifestFailed: "Could not make your library manifest.",
+  deltaFromMissing: "Name the version you have with ?from=.",
+  deltaFromUnknown: "This post has no version by that name, so no update can be made from it. Download the whole file.",
+  deltaFromCurrent: "You already have the current version of this post.",
+  deltaNotPossible: "No update can be made between these versions. Download the whole file.",
+  deltaFailed: "Could not make the update.",
 } as const;
 
 /** Spec section 9: download-started message delay. */
