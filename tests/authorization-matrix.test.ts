@@ -250,6 +250,9 @@ const MATRIX: Record<string, Case[]> = {
   ],
   // Every signed-in account has a manifest (a restricted one's is empty).
   "api.library.manifest.ts": [{ method: "GET", expect: user(ok(200)) }],
+  // A delta is a download: refused to those the post's access refuses, and for those it clears, a
+  // version the post never had is not found.
+  "api.library.posts.$id.delta.ts": [{ method: "GET", params: postParams, query: "?from=V0.0", expect: { ...user(no(403)), admin: ok(404) } }],
   // The signature is the credential, never the session: an address without one is refused for all.
   "api.library.files.$postId.ts": [{ method: "GET", params: (f) => ({ postId: f.postId }), expect: all(no(403)) }],
   "api.library.posts.$id.order.ts": [{ method: "PUT", params: postParams, json: { orderDate: "2024-01-01T00:00:00.000Z" }, expect: adminApi(ok(200)) }],

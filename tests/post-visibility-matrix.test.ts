@@ -115,6 +115,20 @@ const PROBES: Record<string, Probe> = {
     await response.arrayBuffer();
     return { mentions: ok, grants: ok };
   },
+  // A delta between two versions: from the current one it is a 409, which still says the post is
+  // there; a hidden post is not found, whatever the version.
+  "api.library.posts.$id.delta.ts": async (post, viewer) => {
+    const response = await callRoute(await route("api.library.posts.$id.delta.ts"), {
+      path: `/api/library/posts/${post.id}/delta?from=V1.0`,
+      params: { id: post.id },
+      cookie: viewer.cookie,
+    });
+    await response.arrayBuffer();
+    return {
+      mentions: response.status !== 404 && response.status !== 401,
+      grants: response.status === 200 || response.status === 206 || response.status === 409,
+    };
+  },
   // The post's own page and its API twin: the card's data, for anyone who sees the post.
   "library_.$postId.tsx": async (post, viewer) => {
     const response = await callRoute(await route("library_.$postId.tsx"), { path: `/library/${post.id}`, params: { postId: post.id }, cookie: viewer.cookie });
