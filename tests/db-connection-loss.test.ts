@@ -57,4 +57,36 @@ describe("the app's database pool", () => {
     const [after] = await queryRows<{ ok: number }>("SELECT 1 AS ok", []);
     expect(after!.ok).toBe(1);
   });
+
+  it("a transaction whose connection the server ends gives its pool slot back, so the app keeps answering", async () => {
+    globalThis.__allowConsoleError = true;
+    vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    vi.spyOn(console, "error").mockImplementation(() => undefined);
+    // The server ends the connection in the middle of each of these transactions, as a restart does.
+    await db.$executeRawUnsafe(
+      `CREATE FUNCTION end_my_connection() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_terminate_backend(pg_backend_pid()); RETURN NEW; END $$`,
+    );
+    await db.$executeRawUnsafe(`CREATE TABLE ended_mid_transaction (id int)`);
+    await db.$executeRawUnsafe(`CREATE TRIGGER ends_connection BEFORE INSERT ON ended_mid_transaction FOR EACH ROW EXECUTE FUNCTION end_my_connection()`);
+    // More of them than the pool has connections (DATABASE_POOL_SIZE is 4 in tests): had each kept
+    // its slot, the query after them would wait for a connection forever.
+    const size = Number(process.env.DATABASE_POOL_SIZE);
+    for (let attempt = 0; attempt <= size; attempt++) {
+      const failed = await db
+        .$transaction(async (tx) => {
+          await tx.$executeRawUnsafe(`INSERT INTO ended_mid_transaction VALUES (1)`);
+        })
+        .then(
+          () => false,
+          () => true,
+        );
+      expect(failed).toBe(true);
+    }
+    const answered = await Promise.race([
+      db.$queryRawUnsafe<{ ok: number }[]>("SELECT 1 AS ok"),
+      new Promise<"no connection">((resolve) => setTimeout(() => resolve("no connection"), 10_000)),
+    ]);
+    expect(answered).toEqual([{ ok: 1 }]);
+    expect(await db.$transaction(async (tx) => tx.$queryRawUnsafe<{ ok: number }[]>("SELECT 2 AS ok"))).toEqual([{ ok: 2 }]);
+  });
 });
