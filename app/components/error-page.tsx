@@ -1,4 +1,5 @@
 import { isRouteErrorResponse, Link } from "@remix-run/react";
+import { useRequestId } from "~/components/request-id";
 
 /** The words of a page whose answer was 503 (a part of the site is down), in docs/messages.md. */
 export const SITE_UNAVAILABLE_TITLE = "The site is briefly unavailable";
@@ -12,14 +13,21 @@ export function isUnavailable(error: unknown): boolean {
 /**
  * An error page: its status, title and message. `hint` adds what to do, for an outage: a page
  * whose title and message the spec sets keeps them, and says it is briefly unavailable beside them.
+ * A page the server rendered also shows its request's id (X-Request-Id), for a report.
  */
 export function ErrorPage({ status, title, message, hint }: { status: number; title: string; message?: string; hint?: string }) {
+  const requestId = useRequestId();
   return (
     <section className="error-page" aria-labelledby="error-title">
       <p className="error-status">{status}</p>
       <h1 id="error-title">{title}</h1>
       <p>{message ?? (status === 404 ? "There is nothing at this address." : "Please try again in a moment.")}</p>
       {hint ? <p>{hint}</p> : null}
+      {requestId ? (
+        <p className="error-request-id">
+          If you report this, quote the request id <code data-request-id>{requestId}</code>.
+        </p>
+      ) : null}
       <Link to="/" className="button">
         Back to Home
       </Link>
