@@ -7,15 +7,15 @@ import { env } from "~/env.server";
 
 function createLogger(): Logger {
   const mode = env().NODE_ENV;
-  if (mode === "test") {
-    return pino({ level: "error", base: null, timestamp: false }, { write: (line: string) => console.error(line.trimEnd()) });
-  }
   const options: pino.LoggerOptions = {
     base: { pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
     // `"level":"info"` rather than pino's numbers: readable by a person grepping the log.
     formatters: { level: (label) => ({ level: label }) },
   };
+  if (mode === "test") {
+    return pino({ ...options, level: "error", base: null, timestamp: false }, { write: (line: string) => console.error(line.trimEnd()) });
+  }
   if (mode === "development") {
     return pino(options, pretty({ sync: true, colorize: process.stdout.isTTY, translateTime: "SYS:HH:MM:ss.l", ignore: "pid" }));
   }

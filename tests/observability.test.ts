@@ -205,6 +205,18 @@ describe("the cluster's request ids, logs and metrics", () => {
     expect(server.output()).toMatch(/"level":"error".*exited \(SIGKILL\); starting another/);
   });
 
+  it("logs each background job run's start and end under one run id", async () => {
+    // The mail outbox's sender runs every 15 s in the worker that has the jobs.
+    await expect
+      .poll(() => logLines(server.output()).find((line) => line.job === "mail-outbox" && line.msg === "job finished"), { timeout: 30_000, interval: 500 })
+      .toBeDefined();
+    const lines = logLines(server.output()).filter((line) => line.job === "mail-outbox");
+    const end = lines.find((line) => line.msg === "job finished")!;
+    expect(end.runId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(end.durationMs).toEqual(expect.any(Number));
+    expect(lines.find((line) => line.msg === "job started" && line.runId === end.runId)).toMatchObject({ level: "info" });
+  });
+
   it.skipIf(!networkAddress)("refuses /metrics to another address without the token, and answers it with the token", async () => {
     const address = networkAddress!;
     expect(await getFrom(address, server.port, "/metrics")).toBe(403);
