@@ -38,7 +38,8 @@ export function observeRequests({ logRequests }: { logRequests: boolean }): Requ
         ...(accountId ? { accountId } : {}),
         ...(finished ? {} : { aborted: true }),
       };
-      const message = `${req.method} ${req.path} ${status} ${line.durationMs} ms`;
+      // One decimal always: "512.0 ms", so a duration never reads as a status.
+      const message = `${req.method} ${req.path} ${status} ${ms.toFixed(1)} ms`;
       if (res.statusCode >= 500) logger.error(line, message);
       else logger.info(line, message);
     });
