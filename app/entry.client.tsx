@@ -1,7 +1,7 @@
 import { RemixBrowser } from "@remix-run/react";
 import { startTransition, StrictMode } from "react";
 import { hydrateRoot } from "react-dom/client";
-import { documentRequestInPage, RequestIdContext } from "~/components/request-id";
+import { documentRequestInPage, RequestIdContext } from "~/components/error-page";
 
 // Read before hydration: the error page the server rendered shows its request's id.
 const documentRequest = documentRequestInPage();

@@ -6,7 +6,7 @@ import { RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { NonceContext } from "~/components/nonce";
-import { RequestIdContext } from "~/components/request-id";
+import { RequestIdContext } from "~/components/error-page";
 import { env } from "~/env.server";
 import { compressedJson, contentCoding } from "~/content-coding.server";
 import {
