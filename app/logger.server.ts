@@ -32,8 +32,7 @@ export function log(): Logger {
   return shared.__logger;
 }
 
-/** An error as log fields: its message, and its stack when it has one. */
-export function errorFields(error: unknown): { err: { message: string; stack?: string } } {
-  if (error instanceof Error) return { err: { message: error.message, stack: error.stack } };
-  return { err: { message: String(error) } };
+/** An error as log fields: pino's error serializer writes its type, message and stack. */
+export function errorFields(error: unknown): { err: Error | { message: string } } {
+  return { err: error instanceof Error ? error : { message: String(error) } };
 }
