@@ -5,6 +5,7 @@
 import { register } from "prom-client";
 import { describe, expect, it, vi } from "vitest";
 import { runJob } from "~/jobs.server";
+import { watchMailOutbox } from "~/metrics.server";
 
 async function runs(job: string, outcome: string): Promise<number> {
   const metric = register.getSingleMetric("clib_job_runs_total");
@@ -34,5 +35,23 @@ describe("background job runs", () => {
     expect(line).toMatchObject({ level: "error", job: "test-broken", msg: "job failed", err: { message: "the broken job broke" } });
     expect(line.runId).toMatch(/^[0-9a-f-]{36}$/);
     expect(line.durationMs).toEqual(expect.any(Number));
+  });
+});
+
+describe("the mail outbox's gauges", () => {
+  it("answer the scrape while the database is down: NaN (unknown) instead of a failed scrape", async () => {
+    let down = true;
+    watchMailOutbox(async () => {
+      if (down) throw new Error("connect ECONNREFUSED");
+      return { depth: 3, oldestAgeSeconds: 120 };
+    });
+    const text = await register.metrics();
+    // prom-client writes "Nan", which Prometheus reads as NaN (its parser ignores case).
+    expect(text).toMatch(/^clib_mail_outbox_depth nan$/im);
+    expect(text).toMatch(/^clib_mail_outbox_oldest_age_seconds nan$/im);
+    down = false;
+    const again = await register.metrics();
+    expect(again).toContain("clib_mail_outbox_depth 3");
+    expect(again).toContain("clib_mail_outbox_oldest_age_seconds 120");
   });
 });
