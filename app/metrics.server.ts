@@ -89,13 +89,13 @@ export type OutboxBacklog = { depth: number; oldestAgeSeconds: number };
 export function watchMailOutbox(read: () => Promise<OutboxBacklog>): void {
   if (register.getSingleMetric("clib_mail_outbox_depth")) return;
   let latest: Promise<OutboxBacklog | null> | null = null;
-  // Both gauges from one query: the first collect of a scrape reads, the second reuses it.
+  // Both gauges from one query: a scrape calls both collects at once, the second joins the first read.
   const backlog = () => {
     // A database that hangs must not hold the scrape (the cluster's answer waits for every worker).
     const timeout = new Promise<null>((resolve) => setTimeout(resolve, OUTBOX_READ_TIMEOUT_MS, null).unref());
     latest ??= Promise.race([read(), timeout])
       .catch(() => null)
-      .finally(() => setImmediate(() => (latest = null)));
+      .finally(() => (latest = null));
     return latest;
   };
   new Gauge({

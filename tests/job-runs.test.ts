@@ -39,9 +39,11 @@ describe("background job runs", () => {
 });
 
 describe("the mail outbox's gauges", () => {
-  it("answer the scrape while the database is down: NaN (unknown) instead of a failed scrape", async () => {
+  it("are read with one query per scrape, and answer it while the database is down: NaN (unknown) instead of a failed scrape", async () => {
     let down = true;
+    let reads = 0;
     watchMailOutbox(async () => {
+      reads += 1;
       if (down) throw new Error("connect ECONNREFUSED");
       return { depth: 3, oldestAgeSeconds: 120 };
     });
@@ -49,8 +51,11 @@ describe("the mail outbox's gauges", () => {
     // prom-client writes "Nan", which Prometheus reads as NaN (its parser ignores case).
     expect(text).toMatch(/^clib_mail_outbox_depth nan$/im);
     expect(text).toMatch(/^clib_mail_outbox_oldest_age_seconds nan$/im);
+    // One read serves both gauges of a scrape.
+    expect(reads).toBe(1);
     down = false;
     const again = await register.metrics();
+    expect(reads).toBe(2);
     expect(again).toContain("clib_mail_outbox_depth 3");
     expect(again).toContain("clib_mail_outbox_oldest_age_seconds 120");
   });
