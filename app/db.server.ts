@@ -3,6 +3,7 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { env } from "~/env.server";
+import { watchDatabasePool } from "~/metrics.server";
 import { PrismaClient } from "~/generated/prisma/client";
 import { DatabaseUnavailable } from "~/utils/errors";
 
@@ -122,6 +123,7 @@ function createClient() {
   // without this a worker died when its database restarted before its first Prisma query. The
   // pool has already dropped the connection; the next query opens a new one.
   pool.on("error", (error) => console.warn(`database connection lost while idle: ${error.message}`));
+  watchDatabasePool(pool);
   const adapter = guardAdapter(new PrismaPg(pool, { disposeExternalPool: true }));
   const client = new PrismaClient({ adapter, log: [{ emit: "event", level: "query" }] });
   client.$on("query", (event) => {

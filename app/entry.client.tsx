@@ -1,12 +1,18 @@
 import { RemixBrowser } from "@remix-run/react";
 import { startTransition, StrictMode } from "react";
 import { hydrateRoot } from "react-dom/client";
+import { documentRequestInPage, RequestIdContext } from "~/components/error-page";
+
+// Read before hydration: the error page the server rendered shows its request's id.
+const documentRequest = documentRequestInPage();
 
 startTransition(() => {
   hydrateRoot(
     document,
     <StrictMode>
-      <RemixBrowser />
+      <RequestIdContext.Provider value={documentRequest}>
+        <RemixBrowser />
+      </RequestIdContext.Provider>
     </StrictMode>,
   );
 });

@@ -6,6 +6,7 @@ import { RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { NonceContext } from "~/components/nonce";
+import { RequestIdContext } from "~/components/error-page";
 import { env } from "~/env.server";
 import { compressedJson, contentCoding } from "~/content-coding.server";
 import {
@@ -23,6 +24,7 @@ import {
 } from "~/document-cache.server";
 import { documentCsp } from "~/security.server";
 import { startBackgroundJobs } from "~/jobs.server";
+import { requestIdOf } from "~/request-context.server";
 import { resumeSpooledDownloads } from "~/models/download.server";
 
 const ABORT_DELAY = 5_000;
@@ -54,12 +56,16 @@ export default function handleRequest(
  */
 function streamDocument(request: Request, responseStatusCode: number, responseHeaders: Headers, remixContext: EntryContext) {
   const nonce = randomBytes(16).toString("base64");
+  // Not kept, so an error page may show its own request's id (the HTTP server's X-Request-Id).
+  const requestId = requestIdOf(request);
   const waitForAll = isbot(request.headers.get("user-agent") ?? "");
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;
     const { pipe, abort } = renderToPipeableStream(
       <NonceContext.Provider value={nonce}>
-        <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
+        <RequestIdContext.Provider value={requestId ? { id: requestId, locationKey: null } : null}>
+          <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
+        </RequestIdContext.Provider>
       </NonceContext.Provider>,
       {
         nonce,

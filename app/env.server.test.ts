@@ -32,6 +32,13 @@ describe("parseEnv", () => {
     expect(config.SMTP_URL).toBeUndefined();
   });
 
+  it("takes a metrics token of 24+ characters without spaces, and names a weak one", () => {
+    expect(parseEnv(base).METRICS_TOKEN).toBeUndefined();
+    expect(parseEnv({ ...base, METRICS_TOKEN: "a".repeat(24) }).METRICS_TOKEN).toBe("a".repeat(24));
+    expect(() => parseEnv({ ...base, METRICS_TOKEN: "short" })).toThrow(/METRICS_TOKEN/);
+    expect(() => parseEnv({ ...base, METRICS_TOKEN: `${"a".repeat(20)} ${"b".repeat(20)}` })).toThrow(/METRICS_TOKEN/);
+  });
+
   it("names a missing database URL", () => {
     expect(() => parseEnv({})).toThrow(/DATABASE_URL/);
   });

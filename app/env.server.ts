@@ -167,6 +167,14 @@ const schema = z
      * X-Real-IP, Fly-Client-IP). Unset: addresses are not used (a client could forge the header).
      */
     CLIENT_IP_HEADER: z.string().trim().toLowerCase().optional(),
+    /**
+     * With it, /metrics answers `Authorization: Bearer <METRICS_TOKEN>` from any address (a
+     * Prometheus on another machine); unset, only clients on this machine (server/metrics.ts).
+     */
+    METRICS_TOKEN: z
+      .string()
+      .regex(/^\S{24,}$/, "must be at least 24 characters without spaces (e.g. `openssl rand -hex 32`)")
+      .optional(),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV === "production") {

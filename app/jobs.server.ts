@@ -1,11 +1,14 @@
 // Background jobs of this app server. Each job guards itself against running on several
 // servers at once (advisory locks, or the mail outbox's row claims); this module only schedules them.
+import { randomUUID } from "node:crypto";
 import { env } from "~/env.server";
+import { errorFields, log } from "~/logger.server";
+import { jobRuns, watchMailOutbox } from "~/metrics.server";
 import { deleteExpiredApiTokens } from "~/models/api-token.server";
 import { refreshInsightsRollups } from "~/models/insights/rollup.server";
 import { runIntervalSync } from "~/models/interval-sync.server";
 import { pruneOldDownloads } from "~/models/my-library.server";
-import { deliverDueMail, pruneMailOutbox } from "~/models/mail-outbox.server";
+import { deliverDueMail, outboxBacklog, pruneMailOutbox } from "~/models/mail-outbox.server";
 import { runReleaseMails } from "~/models/release-mail.server";
 import { backfillAllVersionHashes } from "~/models/post-version-backfill.server";
 import { deleteExpiredRateLimits } from "~/models/rate-limit.server";
@@ -52,11 +55,26 @@ const globalForJobs = globalThis as unknown as { __jobsStarted?: boolean };
 export function startBackgroundJobs() {
   if (globalForJobs.__jobsStarted || env().NODE_ENV === "test" || env().DISABLE_JOBS) return;
   globalForJobs.__jobsStarted = true;
+  // The process that sends the outbox reports its backlog (one query per scrape for the cluster).
+  watchMailOutbox(() => outboxBacklog());
   for (const job of jobs()) {
     if (job.everyMs <= 0) continue;
-    const timer = setInterval(() => {
-      job.run().catch((error: unknown) => console.error(`job ${job.name} failed`, error));
-    }, job.everyMs);
+    const timer = setInterval(() => void runJob(job), job.everyMs);
     timer.unref();
+  }
+}
+
+/** One run of a job: logged at its start and end under one run id, and counted by outcome. */
+export async function runJob(job: Pick<Job, "name" | "run">): Promise<void> {
+  const logger = log().child({ job: job.name, runId: randomUUID() });
+  const started = performance.now();
+  logger.info("job started");
+  try {
+    await job.run();
+    jobRuns().inc({ job: job.name, outcome: "ok" });
+    logger.info({ durationMs: Math.round(performance.now() - started) }, "job finished");
+  } catch (error) {
+    jobRuns().inc({ job: job.name, outcome: "failed" });
+    logger.error({ durationMs: Math.round(performance.now() - started), ...errorFields(error) }, "job failed");
   }
 }

@@ -34,4 +34,9 @@ test("an unknown address shows the styled 404 page", async ({ page }) => {
   expect(response?.status()).toBe(404);
   await expect(page.getByRole("heading", { name: "Page not found" })).toBeVisible();
   await expect(page.getByRole("link", { name: "Back to Home" })).toBeVisible();
+  // The id of the request that rendered it, for a report: still there once the page is hydrated.
+  const requestId = response?.headers()["x-request-id"];
+  expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+  await page.waitForLoadState("networkidle");
+  await expect(page.getByText(`If you report this, quote the request id ${requestId}.`)).toBeVisible();
 });

@@ -7,6 +7,8 @@ import type { ServerBuild } from "@remix-run/node";
 import compression from "compression";
 import express from "express";
 import { admissionControl, type AdmissionOptions } from "./admission.ts";
+import { serveMetrics } from "./metrics.ts";
+import { observeRequests } from "./observe.ts";
 import { routePolicies } from "./route-policy.ts";
 import { findRoutePolicy, limitBody, refuseCrossSiteRequests, requireHost, securityHeaders, pinAppOrigin, type SecurityOptions } from "./security.ts";
 
@@ -16,8 +18,10 @@ export type AppOptions = SecurityOptions & {
   assetsDir: string;
   publicDir: string;
   mode: string;
-  /** One line per request on stdout. */
+  /** One JSON log line per request on stdout (server/observe.ts). */
   log: boolean;
+  /** With it, /metrics also answers `Authorization: Bearer <token>` from other machines (METRICS_TOKEN). */
+  metricsToken?: string;
   /** How many requests this process works on and queues at once (server/admission.ts); unset, no limit. */
   admission?: Omit<AdmissionOptions, "exempt">;
 };
@@ -65,10 +69,12 @@ export function createApp(options: AppOptions): express.Express {
   const publicFiles = listPublicFiles(options.publicDir, options.assetsDir);
   const servePublic = express.static(options.publicDir, { maxAge: "1h", index: false, acceptRanges: false });
   app.use((req, res, next) => (publicFiles.has(req.path) ? servePublic(req, res, next) : next()));
-  if (options.log) app.use(requestLog);
+  app.use(serveMetrics({ token: options.metricsToken }));
+  // The route that will answer, for the request's id, metrics and log line, and for the checks below.
+  app.use(findRoutePolicy(routePolicies(options.build)));
+  app.use(observeRequests({ logRequests: options.log }));
   // Health checks always answer: a proxy must not take a busy server for a dead one.
   if (options.admission) app.use(admissionControl({ ...options.admission, exempt: (pathname) => pathname === "/healthz" }));
-  app.use(findRoutePolicy(routePolicies(options.build)));
   app.use(limitBody(options));
   app.use(refuseCrossSiteRequests(options));
   app.use(pinAppOrigin(options));
@@ -97,17 +103,6 @@ const retryAfterOnUnavailable: express.RequestHandler = (_req, res, next) => {
     if (status === 503 && !res.headersSent && !res.hasHeader("Retry-After")) res.setHeader("Retry-After", DEFAULT_RETRY_AFTER_SECONDS);
     return (writeHead as (...a: unknown[]) => express.Response).apply(this, args);
   } as express.Response["writeHead"];
-  next();
-};
-
-/** One line per finished response, e.g. `GET /library 200 48213 - 12.4 ms` (morgan's hooks cost ~10% of the listing bench). */
-const requestLog: express.RequestHandler = (req, res, next) => {
-  const started = process.hrtime.bigint();
-  res.once("close", () => {
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    const status = res.writableFinished ? String(res.statusCode) : "aborted";
-    process.stdout.write(`${req.method} ${req.originalUrl} ${status} ${res.getHeader("Content-Length") ?? "-"} - ${ms.toFixed(1)} ms\n`);
-  });
   next();
 };
 

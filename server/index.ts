@@ -7,6 +7,8 @@ import cluster, { type Worker } from "node:cluster";
 import os from "node:os";
 import { env, type Env } from "../app/env.server.ts";
 import { missingMailTransportWarning } from "../app/integrations/mail.server.ts";
+import { log } from "../app/logger.server.ts";
+import { superviseMetrics } from "./metrics.ts";
 
 // The production server runs in production mode unless told otherwise; workers inherit it.
 process.env.NODE_ENV ??= "production";
@@ -42,13 +44,16 @@ function superviseWorkers(count: number) {
   const slots = new Map<Worker, { slot: number; startedAt: number; listened: boolean }>();
   let stopping = false;
   let listening = 0;
+  const metrics = superviseMetrics();
 
   const fork = (slot: number) => {
     // Background jobs run in slot 0 only; they also lock across app servers (app/jobs.server.ts).
     const workerEnv = { WORKER_SLOT: String(slot), ...(slot === 0 ? {} : { DISABLE_JOBS: "1" }), SERVER_QUIET: "1" };
     const worker = cluster.fork(workerEnv);
-    // The workers' word to each other (a write to what guests see: app/document-cache.server.ts).
+    // The workers' word to each other (a write to what guests see: app/document-cache.server.ts);
+    // a worker's question for the whole server's metrics is the primary's to answer.
     worker.on("message", (message) => {
+      if (metrics.handles(worker, message)) return;
       for (const other of slots.keys()) if (other !== worker && other.isConnected()) other.send(message);
     });
     const entry = { slot, startedAt: Date.now(), listened: false };
@@ -71,7 +76,10 @@ function superviseWorkers(count: number) {
     if (!entry) return;
     // A worker that never listened failed at start (a bad build): another would too, so the server stops.
     if (!entry.listened) {
-      console.error(`worker ${worker.process.pid} (slot ${entry.slot}) failed to start (${signal ?? `code ${code}`}); stopping the server`);
+      log().error(
+        { worker: worker.process.pid, slot: entry.slot, code, signal },
+        `worker ${worker.process.pid} (slot ${entry.slot}) failed to start (${signal ?? `code ${code}`}); stopping the server`,
+      );
       stopping = true;
       for (const other of slots.keys()) other.process.kill("SIGTERM");
       process.exitCode = 1;
@@ -79,7 +87,11 @@ function superviseWorkers(count: number) {
       setTimeout(() => process.exit(1), 15_000).unref();
       return;
     }
-    console.error(`worker ${worker.process.pid} (slot ${entry.slot}) exited (${signal ?? `code ${code}`}); starting another`);
+    log().error(
+      { worker: worker.process.pid, slot: entry.slot, code, signal },
+      `worker ${worker.process.pid} (slot ${entry.slot}) exited (${signal ?? `code ${code}`}); starting another`,
+    );
+    metrics.workerRestarted();
     const delay = Date.now() - entry.startedAt < CRASH_LOOP_MS ? 1_000 : 0;
     setTimeout(() => {
       if (!stopping) fork(entry.slot);

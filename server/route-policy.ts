@@ -19,11 +19,11 @@ function routeTree(build: ServerBuild, parentId: string | undefined): AgnosticRo
 }
 
 /**
- * Answers the policy of the route that answers a path: the deepest match's `requestPolicy()`,
- * else the default. A route exports its policy as a function so that the browser build, which
+ * Answers the route that answers a path (its id) and its policy: the deepest match's
+ * `requestPolicy()`, else the default. A route exports its policy as a function so that the browser build, which
  * keeps only a route's client exports, drops it together with the server code it names.
  */
-export function routePolicies(build: ServerBuild): (pathname: string) => RequestPolicy {
+export function routePolicies(build: ServerBuild): (pathname: string) => { routeId: string | null; policy: RequestPolicy } {
   const tree = routeTree(build, undefined);
   const policies = new Map<string, RequestPolicy>();
   for (const [id, route] of Object.entries(build.routes)) {
@@ -31,7 +31,7 @@ export function routePolicies(build: ServerBuild): (pathname: string) => Request
     if (declared) policies.set(id, declared());
   }
   return (pathname) => {
-    const leaf = matchRoutes(tree, pathname)?.at(-1);
-    return (leaf && policies.get(leaf.route.id!)) ?? DEFAULT_POLICY;
+    const routeId = matchRoutes(tree, pathname)?.at(-1)?.route.id ?? null;
+    return { routeId, policy: (routeId && policies.get(routeId)) || DEFAULT_POLICY };
   };
 }

@@ -24,10 +24,17 @@ export function policyOf(res: Response): RequestPolicy {
   return (res.locals.policy as RequestPolicy | undefined) ?? {};
 }
 
-/** Looks up the route's policy once per request, for the checks below. */
-export function findRoutePolicy(policyFor: (pathname: string) => RequestPolicy): RequestHandler {
+/** The id of the route that will answer this request (`routes/library`), or null when none matches. */
+export function routeIdOf(res: Response): string | null {
+  return (res.locals.routeId as string | null | undefined) ?? null;
+}
+
+/** Looks up the route and its policy once per request, for the checks below and the request's log line. */
+export function findRoutePolicy(routeFor: (pathname: string) => { routeId: string | null; policy: RequestPolicy }): RequestHandler {
   return (req, res, next) => {
-    res.locals.policy = policyFor(req.path);
+    const { routeId, policy } = routeFor(req.path);
+    res.locals.routeId = routeId;
+    res.locals.policy = policy;
     next();
   };
 }

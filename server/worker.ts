@@ -7,7 +7,9 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { installGlobals, type ServerBuild } from "@remix-run/node";
 import { env } from "../app/env.server.ts";
 import { PASSWORD_WORKER_URL, passwordPool } from "../app/integrations/password-pool.server.ts";
+import { log } from "../app/logger.server.ts";
 import { createApp } from "./app.ts";
+import { startWorkerMetrics } from "./metrics.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 // Checked by server/index.ts before this worker started (it also set NODE_ENV's default).
@@ -31,6 +33,7 @@ try {
   process.exit(1);
 }
 installGlobals({ nativeFetch: build.future.v3_singleFetch });
+startWorkerMetrics();
 
 const port = config.PORT;
 const host = config.HOST;
@@ -43,6 +46,7 @@ const app = createApp({
   publicDir: path.join(root, "public"),
   mode: config.NODE_ENV,
   log: config.REQUEST_LOG,
+  metricsToken: config.METRICS_TOKEN,
   appUrl: config.APP_URL,
   postFileMaxBytes: config.POST_FILE_MAX_BYTES,
   admission: { maxInFlight: config.MAX_IN_FLIGHT_REQUESTS, maxQueued: config.MAX_QUEUED_REQUESTS, queueTimeoutMs: config.REQUEST_QUEUE_TIMEOUT_MS },
@@ -82,11 +86,11 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     server.close();
     server.closeIdleConnections();
     if (inFlight === 0) process.exit(0);
-    console.log(`[server] ${signal}: draining ${inFlight} response(s) in flight, at most ${config.SHUTDOWN_DRAIN_SECONDS} s`);
+    log().info({ signal, inFlight }, `${signal}: draining ${inFlight} response(s) in flight, at most ${config.SHUTDOWN_DRAIN_SECONDS} s`);
     // A kept-alive connection that finished its response in the meantime is closed too.
     setInterval(() => server.closeIdleConnections(), 1_000).unref();
     setTimeout(() => {
-      console.warn(`[server] drain time over: ${inFlight} response(s) cut`);
+      log().warn({ inFlight }, `drain time over: ${inFlight} response(s) cut`);
       process.exit(0);
     }, config.SHUTDOWN_DRAIN_SECONDS * 1_000).unref();
   });

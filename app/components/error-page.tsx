@@ -1,4 +1,31 @@
-import { isRouteErrorResponse, Link } from "@remix-run/react";
+import { isRouteErrorResponse, Link, useLocation } from "@remix-run/react";
+import { createContext, useContext } from "react";
+
+/**
+ * The id of the request that rendered this document (its X-Request-Id), shown on its error page
+ * so a person can quote it. `locationKey`: the history entry the document was rendered for
+ * (null on the server, which renders only that one).
+ */
+export type DocumentRequest = { id: string; locationKey: string | null };
+
+export const RequestIdContext = createContext<DocumentRequest | null>(null);
+
+/** The document request's id, while the page shown is the one that request rendered; else null. */
+export function useRequestId(): string | null {
+  const request = useContext(RequestIdContext);
+  const { key } = useLocation();
+  // After a client-side navigation the page's data came from another request.
+  if (!request || (request.locationKey !== null && request.locationKey !== key)) return null;
+  return request.id;
+}
+
+/** In the browser: the id the server wrote on the page, and the history entry it belongs to. */
+export function documentRequestInPage(): DocumentRequest | null {
+  const id = document.querySelector("[data-request-id]")?.textContent;
+  if (!id) return null;
+  const state = window.history.state as { key?: string } | null;
+  return { id, locationKey: state?.key || "default" };
+}
 
 /** The words of a page whose answer was 503 (a part of the site is down), in docs/messages.md. */
 export const SITE_UNAVAILABLE_TITLE = "The site is briefly unavailable";
@@ -12,14 +39,21 @@ export function isUnavailable(error: unknown): boolean {
 /**
  * An error page: its status, title and message. `hint` adds what to do, for an outage: a page
  * whose title and message the spec sets keeps them, and says it is briefly unavailable beside them.
+ * A page the server rendered also shows its request's id (X-Request-Id), for a report.
  */
 export function ErrorPage({ status, title, message, hint }: { status: number; title: string; message?: string; hint?: string }) {
+  const requestId = useRequestId();
   return (
     <section className="error-page" aria-labelledby="error-title">
       <p className="error-status">{status}</p>
       <h1 id="error-title">{title}</h1>
       <p>{message ?? (status === 404 ? "There is nothing at this address." : "Please try again in a moment.")}</p>
       {hint ? <p>{hint}</p> : null}
+      {requestId ? (
+        <p className="error-request-id">
+          If you report this, quote the request id <code data-request-id>{requestId}</code>.
+        </p>
+      ) : null}
       <Link to="/" className="button">
         Back to Home
       </Link>

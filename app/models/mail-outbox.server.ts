@@ -5,7 +5,7 @@
 // so it works behind a transaction-mode pooler), send them, and mark them sent or due again later
 // with exponential backoff, until sent or given up.
 import { randomBytes } from "node:crypto";
-import { db, Prisma, sqlTimestamp } from "~/db.server";
+import { db, Prisma, queryRows, sqlTimestamp } from "~/db.server";
 import type { OutboxMail, OutboxMailStatus } from "~/generated/prisma/client";
 import { sendMail, type OutgoingMail } from "~/integrations/mail.server";
 
@@ -293,6 +293,19 @@ export async function pruneMailOutbox(now = new Date()): Promise<number> {
     where: { status: { in: ["SENT", "GIVEN_UP"] }, createdAt: { lt: new Date(now.getTime() - OUTBOX_KEEP_MS) } },
   });
   return count;
+}
+
+/**
+ * The outbox's backlog for the metrics: messages not yet sent nor given up, and the age of the
+ * oldest of them in seconds (0 when none waits). One query on the (status, next_attempt_at) index.
+ */
+export async function outboxBacklog(now = new Date()): Promise<{ depth: number; oldestAgeSeconds: number }> {
+  const [row] = await queryRows<{ depth: number; oldest: Date | null }>(
+    `SELECT count(*)::int AS depth, min(created_at) AS oldest FROM mail_outbox WHERE status IN ('PENDING', 'SENDING')`,
+    [],
+  );
+  const oldest = row?.oldest ?? null;
+  return { depth: row?.depth ?? 0, oldestAgeSeconds: oldest ? Math.max(0, (now.getTime() - oldest.getTime()) / 1000) : 0 };
 }
 
 // ---------------------------------------------------------------- the admins' view

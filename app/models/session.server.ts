@@ -7,6 +7,7 @@ import type { User } from "~/generated/prisma/client";
 import { DomainError } from "~/models/errors";
 import { clearCookie, readCookieValue, sessionCookie, SESSION_TTL_MS } from "~/utils/auth-cookies.server";
 import { isEffectiveAdmin } from "~/utils/entitlement";
+import { noteRequestAccount } from "~/request-context.server";
 
 export { SESSION_TTL_MS };
 
@@ -160,6 +161,7 @@ export async function getCurrentUserWith<Extra extends object>(
     lookup = started;
   }
   const found = await lookup.found;
+  if (found) noteRequestAccount(request, found.user.id);
   // Each caller gets its own objects, with only the columns it asked for: one loader changing its
   // copy must not reach another's, and a wider lookup must not change what a caller sees.
   return found ? { user: { ...found.user }, extra: columnsAsked(found.extra, want) as Extra } : null;

@@ -3,6 +3,7 @@ import { Readable } from "node:stream";
 import { createReadableStreamFromReadable } from "@remix-run/node";
 import parseRangeHeader from "range-parser";
 import { isStorageOutage, STORAGE_RETRY_AFTER_SECONDS, STORAGE_UNAVAILABLE_MESSAGE, storage, type Storage } from "~/integrations/storage.server";
+import { downloadBytes, downloadsInFlight } from "~/metrics.server";
 import { DomainError } from "~/utils/errors";
 import { stampedView } from "~/integrations/zip-stamp.server";
 import { traceTag } from "~/utils/trace-stamp.server";
@@ -19,6 +20,8 @@ export type ServeOptions = {
    * (the library's "up to date" list reads the download record).
    */
   onSent?: (sent: SentBytes) => Promise<void>;
+  /** Counted in the download metrics (bytes sent, transfers in flight). */
+  download?: boolean;
 };
 
 /** The bytes `first`..`last` (inclusive) of a file of `size` bytes served under `etag`. */
@@ -90,12 +93,9 @@ export async function serveStoredFile(request: Request, store: Storage, key: str
   const sent: SentBytes = { first: range?.start ?? 0, last: range?.end ?? info.size - 1, size: info.size, etag: info.etag };
   // Byte-counted with room for two chunks of the storage's reads, so the next read overlaps the
   // socket's write (an object-mode stream would let the response hold one chunk at a time).
-  const body = onSent
-    ? Readable.from(
-        holdLastChunkUntil(stream, () => onSent(sent)),
-        { objectMode: false, highWaterMark: RESPONSE_READ_AHEAD },
-      )
-    : stream;
+  let chunks: AsyncIterable<Buffer> | null = onSent ? holdLastChunkUntil(stream, () => onSent(sent)) : null;
+  if (options.download) chunks = countedDownload(chunks ?? (stream as AsyncIterable<Buffer>));
+  const body = chunks ? Readable.from(chunks, { objectMode: false, highWaterMark: RESPONSE_READ_AHEAD }) : stream;
   return new Response(createReadableStreamFromReadable(body), { status, headers });
 }
 
@@ -111,6 +111,24 @@ async function* holdLastChunkUntil(stream: Readable, beforeLast: () => Promise<v
   }
   await beforeLast();
   if (held) yield held;
+}
+
+/**
+ * A download's chunks, counted as they are handed to the response: the bytes sent, and the
+ * transfer in flight from its first chunk until it ends or is aborted (the generator is returned).
+ */
+async function* countedDownload(chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  const inFlight = downloadsInFlight();
+  const bytes = downloadBytes();
+  inFlight.inc();
+  try {
+    for await (const chunk of chunks) {
+      bytes.inc(chunk.length);
+      yield chunk;
+    }
+  } finally {
+    inFlight.dec();
+  }
 }
 
 /** How a download is served: `traceNumber` stamps a ZIP with the downloader's leak-trace number (docs/security-model.md). */
@@ -140,5 +158,6 @@ export async function serveDownload(
     cacheControl: "private, no-store",
     fileName: file.fileName,
     onSent: file.onSent,
+    download: true,
   });
 }

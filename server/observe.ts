@@ -1,0 +1,48 @@
+// What every request leaves behind: its own id (X-Request-Id on the response, and on the request
+// the app sees), its duration in the metrics by route id and status, and, with REQUEST_LOG, one
+// JSON log line: id, method, path, route id, status, duration and the signed-in account.
+import { randomUUID } from "node:crypto";
+import type { RequestHandler } from "express";
+import { log } from "../app/logger.server.ts";
+import { requestDuration, serverErrors } from "../app/metrics.server.ts";
+import { takeRequestAccount } from "../app/request-context.server.ts";
+import { routeIdOf } from "./security.ts";
+
+export function observeRequests({ logRequests }: { logRequests: boolean }): RequestHandler {
+  const duration = requestDuration();
+  const errors = serverErrors();
+  const logger = log();
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    // Always our own: a client's X-Request-Id could forge or collide with another request's.
+    const requestId = randomUUID();
+    req.headers["x-request-id"] = requestId;
+    res.setHeader("X-Request-Id", requestId);
+    res.once("close", () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const route = routeIdOf(res) ?? "none";
+      const finished = res.writableFinished;
+      const status = finished ? String(res.statusCode) : "aborted";
+      const accountId = takeRequestAccount(requestId);
+      duration.observe({ route, status }, ms / 1000);
+      if (res.statusCode >= 500) errors.inc({ route, status: String(res.statusCode) });
+      if (!logRequests) return;
+      const line = {
+        requestId,
+        method: req.method,
+        // The path only: a query may carry a signature or a token.
+        path: req.path,
+        route,
+        status: res.statusCode,
+        durationMs: Math.round(ms * 10) / 10,
+        ...(accountId ? { accountId } : {}),
+        ...(finished ? {} : { aborted: true }),
+      };
+      // One decimal always: "512.0 ms", so a duration never reads as a status.
+      const message = `${req.method} ${req.path} ${status} ${ms.toFixed(1)} ms`;
+      if (res.statusCode >= 500) logger.error(line, message);
+      else logger.info(line, message);
+    });
+    next();
+  };
+}
