@@ -103,12 +103,12 @@ test("the countdown ticks every second, then shows that voting has ended and clo
 
 test("randomized mode hides the counts as ? and ?+1", async ({ page }) => {
   const voter = await createVoter();
-  const liked = await db.inspirationPanel.findFirstOrThrow({ where: { title: "Idea #1" } });
+  const liked = await db.inspirationPanel.findFirstOrThrow({ where: { title: "Idea #4" } });
   await db.inspirationLike.create({ data: { userId: voter.id, panelId: liked.id, kind: "LIKE" } });
   await db.inspirationConfig.update({ where: { id: 1 }, data: { mode: "RANDOMIZED" } });
   await loginAs(page, voter.id);
   await page.goto("/inspiration-vote");
-  await expect(page.getByTestId("inspiration-panel").filter({ hasText: "Idea #1" }).getByTestId("like-count")).toHaveText(/(^|\s)\?\+1$/);
+  await expect(page.getByTestId("inspiration-panel").filter({ hasText: "Idea #4" }).getByTestId("like-count")).toHaveText(/(^|\s)\?\+1$/);
   await expect(page.getByTestId("inspiration-panel").filter({ hasText: "Idea #3" }).getByTestId("like-count")).toHaveText(/(^|\s)\?$/);
   // Liking another panel shows ?+1 there too, never a number.
   const third = page.getByTestId("inspiration-panel").filter({ hasText: "Idea #3" });
@@ -163,10 +163,10 @@ test("a card says its title once, and a broken image shows a placeholder instead
   const broken = await db.inspirationPanel.create({ data: { imageUrl: "/media/inspiration/no-such-image.jpg", title: "E2E Broken Image" } });
   try {
     await page.goto("/inspiration-vote");
-    const first = page.getByTestId("inspiration-panel").filter({ hasText: "Idea #1" });
-    await expect(first.getByRole("heading", { name: "Idea #1" })).toBeVisible();
+    const first = page.getByTestId("inspiration-panel").filter({ hasText: "Idea #4" });
+    await expect(first.getByRole("heading", { name: "Idea #4" })).toBeVisible();
     // The heading names the card; the image does not repeat it.
-    await expect(first.getByRole("img", { name: "Idea #1" })).toHaveCount(0);
+    await expect(first.getByRole("img", { name: "Idea #4" })).toHaveCount(0);
     const card = page.getByTestId("inspiration-panel").filter({ hasText: "E2E Broken Image" });
     await expect(card.getByText("Image not available")).toBeVisible();
     await expect(card.locator("img")).toHaveCount(0);

@@ -141,7 +141,9 @@ test.describe("voter-linked releases", () => {
     await expect(observatory.getByTestId("release-upcoming")).toHaveText(/^Opens to your Tier 2 on \d+ \w+ \(in 2 days\)$/);
     await page.goto("/inspiration-vote");
     const shipped = page.getByTestId("shipped-ideas");
-    await expect(shipped.getByRole("link", { name: "Midnight Observatory" })).toHaveAttribute("href", "/library?search=Midnight%20Observatory");
+    // A shipped idea links to its post's own page, and has left the live round (no Like).
+    const post = await db.post.findFirstOrThrow({ where: { title: "Midnight Observatory" }, select: { id: true } });
+    await expect(shipped.getByRole("link", { name: "Midnight Observatory" })).toHaveAttribute("href", `/library/${post.id}`);
   });
 });
 

@@ -607,7 +607,7 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
       // voters (the demo supporter among them) are kept with it.
       const shippedIdea = ideas.find((idea) => idea.title === "Idea #1")!;
       const realized = posts.find((entry) => entry.post.title === "Midnight Observatory")!;
-      await tx.inspirationPanel.update({ where: { id: shippedIdea.id }, data: { postId: realized.id, shippedAt: now } });
+      await tx.inspirationPanel.update({ where: { id: shippedIdea.id }, data: { postId: realized.id, shippedAt: now, status: "SHIPPED" } });
       const voterIds = new Set(past.likes.filter((like) => like.panelId === shippedIdea.id).map((like) => like.userId));
       voterIds.add(supporter.id);
       await tx.inspirationVoter.createMany({ data: [...voterIds].map((userId) => ({ panelId: shippedIdea.id, userId })) });

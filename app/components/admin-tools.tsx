@@ -33,7 +33,7 @@ function Refusal({ error, details }: { error?: string | null; details?: string }
 function CodeSearchResultView({ result }: { result: CodeSearchData }) {
   const { user } = result;
   return (
-    <div data-testid="code-search-result">
+    <div className="code-search-result" data-testid="code-search-result">
       <p>
         Number <strong>{result.number}</strong>:{" "}
         <Link to={adminHref({ search: user.email ?? String(result.number), user: user.id })} data-testid="trace-user">

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from "react";
 import { SubmitButton } from "~/components/form";
 import { showToast } from "~/components/toaster";
 import { likeLabel } from "~/utils/countdown";
+import { IDEA_STATUSES } from "~/utils/inspiration-schemas";
 import { GRID_IMAGE_SIZES, imageSrcSet, isLocalImage } from "~/utils/responsive-images";
 
 import type { InspirationPanelView } from "~/models/inspiration.server";
@@ -110,15 +111,29 @@ export function InspirationPanelCard({
       <CardImage imageUrl={panel.imageUrl} eager={position < 6} />
       <div className="inspiration-card-body">
         <h2 className="inspiration-card-title">{name}</h2>
+        {panel.status !== "open" ? (
+          <p className={`badge idea-status idea-status-${panel.status}`} data-testid="idea-status">
+            {panel.status === "shipped" ? "Shipped" : "Planned"}
+          </p>
+        ) : null}
         <p className="inspiration-likes" data-testid="like-count">
           <span aria-hidden="true">♥ </span>
           <span className="visually-hidden">Likes: </span>
           {shown}
         </p>
-        <div className="button-row">
-          <LikeButton panel={panel} kind="like" disabled={!votingOpen} />
-          {canPatreonLike ? <LikeButton panel={panel} kind="patreon-like" disabled={!votingOpen} /> : null}
-        </div>
+        {panel.status === "shipped" ? (
+          // A shipped idea has left the live round: its post instead of a Like.
+          shipped ? (
+            <p className="idea-shipped-post">
+              <Link to={`/library/${encodeURIComponent(shipped.postId)}`}>See the post: {shipped.postTitle}</Link>
+            </p>
+          ) : null
+        ) : (
+          <div className="button-row">
+            <LikeButton panel={panel} kind="like" disabled={!votingOpen} />
+            {canPatreonLike ? <LikeButton panel={panel} kind="patreon-like" disabled={!votingOpen} /> : null}
+          </div>
+        )}
         {admin ? (
           admin.editing ? (
             <Form method="post" action="/inspiration-vote" className="inspiration-edit" replace>
@@ -135,6 +150,16 @@ export function InspirationPanelCard({
               <div className="field">
                 <label htmlFor={`title-${panel.id}`}>Title</label>
                 <input id={`title-${panel.id}`} name="title" type="text" defaultValue={admin.refused?.values.title ?? panel.title ?? ""} />
+              </div>
+              <div className="field">
+                <label htmlFor={`status-${panel.id}`}>Status</label>
+                <select id={`status-${panel.id}`} name="status" defaultValue={admin.refused?.values.status ?? panel.status}>
+                  {IDEA_STATUSES.map((status) => (
+                    <option key={status} value={status}>
+                      {status === "open" ? "Open" : status === "planned" ? "Planned" : "Shipped (needs its post linked)"}
+                    </option>
+                  ))}
+                </select>
               </div>
               <div className="button-row">
                 <SubmitButton intent="update-panel" pendingLabel="Saving...">
@@ -160,7 +185,7 @@ export function InspirationPanelCard({
                 <input type="hidden" name="id" value={panel.id} />
                 {shipped ? (
                   <p>
-                    Shipped as <Link to={`/library?search=${encodeURIComponent(shipped.postTitle)}`}>{shipped.postTitle}</Link> ({shipped.voters}{" "}
+                    Shipped as <Link to={`/library/${encodeURIComponent(shipped.postId)}`}>{shipped.postTitle}</Link> ({shipped.voters}{" "}
                     {shipped.voters === 1 ? "voter" : "voters"})
                   </p>
                 ) : (

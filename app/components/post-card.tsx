@@ -11,6 +11,7 @@ import type { LibraryPost } from "~/models/library-listing.server";
 import type { VersionView } from "~/models/post-version-history.server";
 import { badgesFor } from "~/utils/badges";
 import type { CardAccess, KeptOffer } from "~/utils/card-status";
+import type { LockedAction } from "~/utils/locked-action";
 import { formatFileSize } from "~/utils/file-size";
 import { GRID_IMAGE_SIZES, imageSrcSet } from "~/utils/responsive-images";
 
@@ -118,15 +119,31 @@ export function OwnedStatus({ post, access }: { post: LibraryPost; access: CardA
 type WayIn = { label: string; href: string };
 
 /**
- * A locked post's ways in, the main one first: the membership (Subscribe, the cheapest tier that
- * includes it) when it has one, else the shop; the shop second; the support-platform page last.
+ * A locked post's ways in, by the action rule (app/utils/locked-action.ts) when the card has it:
+ * the main one first (the tier offered, else the shop); the shop second; the support-platform page
+ * last. When the viewer's own turn is coming its date comes first (ReleaseUpcoming), so there is
+ * no primary button and the tier offered is a quiet `upgrade` ("Get it now with Tier 3").
  */
-export function waysIn(post: LibraryPost, tiers: CardTier[], links: CardLinks): { primary: WayIn | null; secondary: WayIn | null; more: WayIn | null } {
-  const subscribe = !post.is_kofiOnly ? subscribeTier(post, tiers) : undefined;
-  const join = subscribe ? { label: `Subscribe (${subscribe.subscribeLabel})`, href: `${links.patreonCreatorUrl}/join` } : null;
+export function waysIn(
+  post: LibraryPost,
+  tiers: CardTier[],
+  links: CardLinks,
+  action?: LockedAction,
+): { primary: WayIn | null; secondary: WayIn | null; upgrade: WayIn | null; more: WayIn | null } {
   const shop = post.kofi_id ? { label: "Ko-fi Shop", href: `${links.kofiShopUrl}/s/${encodeURIComponent(post.kofi_id)}` } : null;
   const more = !post.is_kofiOnly && post.url ? { label: "More infos", href: `${links.patreonCreatorUrl}/posts/${encodeURIComponent(post.url)}` } : null;
-  return { primary: join ?? shop, secondary: join ? shop : null, more };
+  const joinHref = `${links.patreonCreatorUrl}/join`;
+  if (action) {
+    if (action.primary === "turn") {
+      const upgrade = action.offer && action.secondaryWords ? { label: action.secondaryWords, href: joinHref } : null;
+      return { primary: null, secondary: shop, upgrade, more };
+    }
+    const join = action.offer ? { label: `Subscribe (${action.offer.subscribeLabel})`, href: joinHref } : null;
+    return { primary: join ?? shop, secondary: join ? shop : null, upgrade: null, more };
+  }
+  const subscribe = !post.is_kofiOnly ? subscribeTier(post, tiers) : undefined;
+  const join = subscribe ? { label: `Subscribe (${subscribe.subscribeLabel})`, href: joinHref } : null;
+  return { primary: join ?? shop, secondary: join ? shop : null, upgrade: null, more };
 }
 
 function WayLink({ way, className }: { way: WayIn | null; className: string }) {
@@ -138,25 +155,76 @@ function WayLink({ way, className }: { way: WayIn | null; className: string }) {
   );
 }
 
-/** When a locked post's next release step opens it to this viewer: "Opens to your Tier 2 on 10 Dec (in 5 days)". */
+/**
+ * When a locked post's next release step opens it to this viewer: "Opens to your Tier 2 on 10 Dec
+ * (in 5 days)". By the action rule it is then the card's first thing, so it is set as the lead.
+ */
 export function ReleaseUpcoming({ access }: { access: CardAccess | undefined }) {
   if (!access?.upcoming) return null;
+  const lead = access.action?.primary === "turn";
   return (
-    <p className="post-upcoming" data-testid="release-upcoming">
-      {access.upcoming}
+    <p className={lead ? "post-upcoming post-upcoming-lead" : "post-upcoming"} data-testid="release-upcoming">
+      {lead ? <strong>{access.upcoming}</strong> : access.upcoming}
     </p>
   );
 }
 
-/** The locked card's actions: one primary way in, one secondary, and the post's page as a quiet link. */
-export function LockedActions({ post, tiers, links, only }: { post: LibraryPost; tiers: CardTier[]; links: CardLinks; only?: "primary" }) {
-  const ways = waysIn(post, tiers, links);
-  if (only === "primary") return <WayLink way={ways.primary ?? ways.more} className={ways.primary ? "button" : "button-quiet"} />;
-  if (!ways.primary && !ways.more) return null;
+/**
+ * The release ladder, every step in opening order with the viewer's own marked in words (not
+ * colour alone): "Tier 3 now · Tier 2 on 29 Nov (your step) · Free on 21 Jan".
+ */
+export function ReleaseLadder({ access }: { access: CardAccess | undefined }) {
+  const rungs = access?.ladder;
+  if (!rungs || rungs.length === 0) return null;
+  return (
+    <ol className="release-ladder" aria-label="Release steps" data-testid="release-ladder">
+      {rungs.map((rung, index) => (
+        <li key={index} className={rung.yours ? "release-rung release-rung-yours" : rung.open ? "release-rung release-rung-open" : "release-rung"}>
+          {index > 0 ? (
+            <span className="release-rung-sep" aria-hidden="true">
+              {" · "}
+            </span>
+          ) : null}
+          {rung.yours ? (
+            <strong>
+              {rung.name} {rung.when} <span className="release-rung-mark">(your step)</span>
+            </strong>
+          ) : (
+            <>
+              {rung.name} {rung.when}
+            </>
+          )}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/** The locked card's actions: one primary way in (or the quiet upgrade under the viewer's own date), one secondary, and the post's page as a quiet link. */
+export function LockedActions({
+  post,
+  tiers,
+  links,
+  action,
+  only,
+}: {
+  post: LibraryPost;
+  tiers: CardTier[];
+  links: CardLinks;
+  action?: LockedAction;
+  only?: "primary";
+}) {
+  const ways = waysIn(post, tiers, links, action);
+  if (only === "primary") {
+    if (ways.primary) return <WayLink way={ways.primary} className="button" />;
+    return <WayLink way={ways.upgrade ?? ways.more} className="button-quiet" />;
+  }
+  if (!ways.primary && !ways.upgrade && !ways.secondary && !ways.more) return null;
   return (
     <div className="button-row post-actions">
       <WayLink way={ways.primary} className="button" />
       <WayLink way={ways.secondary} className="button-secondary" />
+      <WayLink way={ways.upgrade} className="button-quiet" />
       <WayLink way={ways.more} className="button-quiet" />
     </div>
   );
@@ -266,6 +334,7 @@ export function PostCard({
               <DownloadForm post={post} back={back} onDownload={onDownload} />
               <OwnedStatus post={post} access={access} />
             </div>
+            <ReleaseLadder access={access} />
             {post.fileSize !== null ? <VerifyFile postId={post.postId} postTitle={post.title} /> : null}
           </div>
         ) : (
@@ -274,9 +343,10 @@ export function PostCard({
               <LockIcon />
               <PostAccess post={post} tiers={tiers} />
             </p>
+            <ReleaseLadder access={access} />
             <ReleaseUpcoming access={access} />
             <KeptVersionOffer post={post} kept={kept} back={back} />
-            <LockedActions post={post} tiers={tiers} links={links} />
+            <LockedActions post={post} tiers={tiers} links={links} action={access?.action} />
           </div>
         )}
         {hasDetails ? (

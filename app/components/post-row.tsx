@@ -10,6 +10,7 @@ import {
   LockedActions,
   OwnedStatus,
   postPagePath,
+  ReleaseLadder,
   ReleaseUpcoming,
   withPageDownload,
   type PostEntryProps,
@@ -48,7 +49,7 @@ export function PostRow({ post: listed, tiers, links, loggedIn, now, back, onDow
           height={90}
         />
       ) : (
-        <div className="post-row-thumb post-image-missing" aria-hidden="true" />
+        <div className="post-row-thumb post-image-missing">No preview picture found</div>
       )}
       <div className="post-row-text">
         <div className="post-row-head">
@@ -67,6 +68,7 @@ export function PostRow({ post: listed, tiers, links, loggedIn, now, back, onDow
             <PostAccess post={post} tiers={tiers} />
           </p>
         )}
+        <ReleaseLadder access={access} />
         {post.unlocked ? null : <ReleaseUpcoming access={access} />}
         {post.unlocked ? null : <KeptVersionOffer post={post} kept={kept} back={back} />}
       </div>
@@ -74,7 +76,7 @@ export function PostRow({ post: listed, tiers, links, loggedIn, now, back, onDow
         {post.unlocked ? (
           <DownloadForm post={post} back={back} onDownload={onDownload} />
         ) : (
-          <LockedActions post={post} tiers={tiers} links={links} only="primary" />
+          <LockedActions post={post} tiers={tiers} links={links} action={access?.action} only="primary" />
         )}
       </div>
     </li>

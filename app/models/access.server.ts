@@ -12,7 +12,7 @@ import { entitlementOfListed, LISTING_VIEWER, type LibraryPost } from "~/models/
 import { describeAccess, formatAccessDate, type AccessSummary } from "~/utils/access-words";
 import { keptVersions } from "~/models/kept-versions.server";
 import { postIdByRef } from "~/models/post-ref.server";
-import { describeCardAccess, type CardAccess } from "~/utils/card-status";
+import { describeCardAccess, describeLadder, type CardAccess } from "~/utils/card-status";
 import { explainAccess, isEffectiveAdmin, type AccessPurchase, type EntitlementViewer, type ViewerAccessDetails } from "~/utils/entitlement";
 
 type PurchaseJson = { code: string; email: string; purchasedAt: string };
@@ -84,7 +84,7 @@ export async function loadLibraryPageViewer(request: Request): Promise<{ user: U
 export async function explainLibraryCards(
   user: AccessUser | null,
   posts: readonly LibraryPost[],
-  tiers: readonly { tierId: string; title: string }[],
+  tiers: readonly { tierId: string; title: string; subscribeLabel?: string | null }[],
   /** The viewer already loaded with `loadLibraryPageViewer`; loaded here when left out. */
   preloaded?: EntitlementViewer | null,
 ): Promise<Record<string, CardAccess>> {
@@ -94,7 +94,14 @@ export async function explainLibraryCards(
   const viewer = explained?.details ? { ...explained, details: { ...explained.details, unverifiedPurchases: [] } } : explained;
   const titles = new Map(tiers.map((tier) => [tier.tierId, tier.title]));
   const result: Record<string, CardAccess> = {};
-  for (const post of posts) result[post.postId] = describeCardAccess(explainAccess(entitlementOfListed(post), viewer), titles);
+  const now = new Date();
+  const offered = tiers.map((tier) => ({ tierId: tier.tierId, title: tier.title, subscribeLabel: tier.subscribeLabel ?? null }));
+  // A restricted viewer is promised nothing, so no step is theirs.
+  const viewerTierId = viewer && !viewer.restricted ? viewer.currentTierId : null;
+  for (const post of posts) {
+    const explanation = explainAccess(entitlementOfListed(post), viewer, now);
+    result[post.postId] = { ...describeCardAccess(explanation, titles, now), ...describeLadder(post, offered, viewerTierId, explanation, now) };
+  }
   return result;
 }
 

@@ -8,11 +8,11 @@ import { db, queryRows } from "~/db.server";
 import { recordAudit } from "~/models/audit.server";
 import { DomainError } from "~/models/errors";
 import { isPostVisible, type VisibilityViewer } from "~/models/post-visibility.server";
-import { INSPIRATION_PANEL_NOT_FOUND_MESSAGE } from "~/models/inspiration.server";
+import { INSPIRATION_NOT_SHIPPED_MESSAGE, INSPIRATION_PANEL_NOT_FOUND_MESSAGE } from "~/models/inspiration.server";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { postIdByRef } from "~/models/post-ref.server";
 
-export const INSPIRATION_NOT_SHIPPED_MESSAGE = "Link the idea to its post first.";
+export { INSPIRATION_NOT_SHIPPED_MESSAGE };
 
 /** A shipped item as the vote page lists it. */
 export type ShippedIdea = { panelId: string; title: string | null; postId: string; postTitle: string; voters: number; votersGetAccess: boolean };
@@ -43,7 +43,8 @@ export async function linkIdeaToPost(
     const access = Boolean(post) && votersGetAccess;
     await tx.inspirationPanel.update({
       where: { id: panelId },
-      data: { postId: post?.id ?? null, shippedAt: post ? new Date() : null, votersGetAccess: access },
+      // Linking ships the idea (it leaves the live round); unlinking reopens it.
+      data: { postId: post?.id ?? null, shippedAt: post ? new Date() : null, votersGetAccess: access, status: post ? "SHIPPED" : "OPEN" },
     });
     await recordAudit(
       {

@@ -2,18 +2,29 @@
 // the admin changes (always audited).
 import { isRestricted, RESTRICTED_MESSAGE } from "~/models/restriction.server";
 import { db, Prisma, queryRows } from "~/db.server";
-import type { InspirationConfig, InspirationPanel, LikeKind, User } from "~/generated/prisma/client";
+import type { IdeaStatus, InspirationConfig, InspirationPanel, LikeKind, User } from "~/generated/prisma/client";
 import { recordAudit } from "~/models/audit.server";
 import { DomainError } from "~/models/errors";
 import { enforceRateLimit } from "~/models/rate-limit.server";
 import { isVotingOpen, shuffleForVisitor } from "~/utils/countdown";
-import { DEFAULT_INSPIRATION_TITLE, type InspirationConfigInput, type InspirationModeName, type InspirationPanelInput } from "~/utils/inspiration-schemas";
+import {
+  DEFAULT_INSPIRATION_TITLE,
+  type IdeaStatusName,
+  type InspirationConfigInput,
+  type InspirationModeName,
+  type InspirationPanelInput,
+} from "~/utils/inspiration-schemas";
+
+/** Setting an idea shipped needs its post (inspiration-shipped.server.ts links it). */
+export const INSPIRATION_NOT_SHIPPED_MESSAGE = "Link the idea to its post first.";
 
 export const VOTING_CLOSED_MESSAGE = "Voting is closed. You cannot like or unlike panels.";
 export const LOGIN_TO_LIKE_MESSAGE = "You must be logged in to like an inspiration.";
 export const TIER_TOO_LOW_MESSAGE = "You must have at least a tier 2 subscription.";
 export const PATREON_LINK_REQUIRED_MESSAGE = "Link your Patreon membership to give a Patreon like.";
 export const INSPIRATION_PANEL_NOT_FOUND_MESSAGE = "Inspiration panel not found.";
+export const IDEA_SHIPPED_MESSAGE = "This idea has shipped, so it can no longer be liked.";
+export const IDEA_REOPEN_LINKED_MESSAGE = "Unlink the idea from its post to reopen it.";
 
 const CONFIG_ID = 1;
 const LIKES_PER_MINUTE = 120;
@@ -83,7 +94,22 @@ export type InspirationPanelView = {
   likes: number | null;
   userHasLiked: boolean;
   userHasPatreonLiked: boolean;
+  /** Open and planned ideas are in the live round; a shipped one is linked to its post and cannot be liked. */
+  status: IdeaStatusName;
 };
+
+/** Is the idea in the live round (open or planned)? A shipped one has left it. */
+export function inLiveRound(panel: Pick<InspirationPanelView, "status">): boolean {
+  return panel.status !== "shipped";
+}
+
+export function statusName(status: IdeaStatus): IdeaStatusName {
+  return status.toLowerCase() as IdeaStatusName;
+}
+
+function storedStatus(status: IdeaStatusName): IdeaStatus {
+  return status.toUpperCase() as IdeaStatus;
+}
 
 /**
  * Whose order a randomized vote shows: each signed-in visitor their own, stable shuffle (the
@@ -109,13 +135,13 @@ export async function listInspirationPanels(
   return { config, panels: panelsAsSeen(config, rows, viewer, now) };
 }
 
-/** A panel as `inspiration_panel_views` gives it: the likes always counted. */
-export type PanelRow = Omit<InspirationPanelView, "likes"> & { likes: number };
+/** A panel as `inspiration_panel_views` gives it: the likes always counted, the status as stored. */
+export type PanelRow = Omit<InspirationPanelView, "likes" | "status"> & { likes: number; status: IdeaStatus };
 
 /** What a visitor sees of the panels at `now`: in a running randomized vote, no counts and their own order. */
 export function panelsAsSeen(config: InspirationConfig, rows: PanelRow[], viewer: Pick<User, "id"> | null, now: Date): InspirationPanelView[] {
   const hidden = likesHidden(config, now);
-  const views: InspirationPanelView[] = rows.map((row) => ({ ...row, likes: hidden ? null : row.likes }));
+  const views: InspirationPanelView[] = rows.map((row) => ({ ...row, likes: hidden ? null : row.likes, status: statusName(row.status) }));
   return hidden ? shuffleForVisitor(views, orderSeed(viewer)) : views;
 }
 
@@ -146,6 +172,8 @@ export async function setLike(
   if (kind === "PATREON" && !rights.canPatreonLike) throw new DomainError(403, PATREON_LINK_REQUIRED_MESSAGE);
   const panel = await getInspirationPanel(panelId);
   if (!panel) throw new DomainError(404, INSPIRATION_PANEL_NOT_FOUND_MESSAGE);
+  // A shipped idea has left the live round: its likes are what it shipped with.
+  if (panel.status === "SHIPPED") throw new DomainError(409, IDEA_SHIPPED_MESSAGE);
 
   const key = { userId: user.id, panelId, kind };
   let like = wanted;
@@ -173,6 +201,7 @@ async function panelView(panel: InspirationPanel, userId: string, hidden: boolea
     likes: hidden ? null : likes,
     userHasLiked: mine.some((like) => like.kind === "LIKE"),
     userHasPatreonLiked: mine.some((like) => like.kind === "PATREON"),
+    status: statusName(panel.status),
   };
 }
 
@@ -226,7 +255,10 @@ export async function resetLikes(actorId: string): Promise<number> {
 
 export async function createInspirationPanel(actorId: string, input: InspirationPanelInput): Promise<InspirationPanel> {
   return db.$transaction(async (tx) => {
-    const panel = await tx.inspirationPanel.create({ data: { imageUrl: input.imageUrl, title: input.title ?? null } });
+    // A new idea is open or planned: it ships when an admin links it to its post.
+    if (input.status === "shipped") throw new DomainError(409, INSPIRATION_NOT_SHIPPED_MESSAGE);
+    const status = input.status ? storedStatus(input.status) : "OPEN";
+    const panel = await tx.inspirationPanel.create({ data: { imageUrl: input.imageUrl, title: input.title ?? null, status } });
     await recordAudit({ actorId, action: "inspiration.panel.create", targetType: "inspiration_panel", targetId: panel.id, after: input }, tx);
     return panel;
   });
@@ -236,9 +268,16 @@ export async function updateInspirationPanel(actorId: string, id: string, input:
   return db.$transaction(async (tx) => {
     const before = await tx.inspirationPanel.findUnique({ where: { id } });
     if (!before) throw new DomainError(404, INSPIRATION_PANEL_NOT_FOUND_MESSAGE);
+    // Shipped exactly while linked to its post: linking ships it, unlinking reopens it.
+    if (input.status === "shipped" && before.postId === null) throw new DomainError(409, INSPIRATION_NOT_SHIPPED_MESSAGE);
+    if (input.status !== undefined && input.status !== "shipped" && before.postId !== null) throw new DomainError(409, IDEA_REOPEN_LINKED_MESSAGE);
     const panel = await tx.inspirationPanel.update({
       where: { id },
-      data: { imageUrl: input.imageUrl, ...(input.title !== undefined ? { title: input.title } : {}) },
+      data: {
+        imageUrl: input.imageUrl,
+        ...(input.title !== undefined ? { title: input.title } : {}),
+        ...(input.status !== undefined ? { status: storedStatus(input.status) } : {}),
+      },
     });
     await recordAudit(
       {
@@ -246,8 +285,8 @@ export async function updateInspirationPanel(actorId: string, id: string, input:
         action: "inspiration.panel.update",
         targetType: "inspiration_panel",
         targetId: id,
-        before: { imageUrl: before.imageUrl, title: before.title },
-        after: { imageUrl: panel.imageUrl, title: panel.title },
+        before: { imageUrl: before.imageUrl, title: before.title, status: before.status },
+        after: { imageUrl: panel.imageUrl, title: panel.title, status: panel.status },
       },
       tx,
     );

@@ -109,7 +109,7 @@ export default function UpdateNotificationsPage() {
           </h2>
           <p>
             {digestHours > 0
-              ? `At most one mail every ${digestHours} hours, listing what is new since the last one. Every mail has a one-click unsubscribe link.`
+              ? `New versions and new posts come in one digest, at most one every ${digestHours} hours, listing what is new since the last one. A post opening to your tier can instead be mailed on its own, at once. Every mail has a one-click unsubscribe link.`
               : "Update mails are switched off on this site for now; your choices are kept."}
           </p>
           {!hasEmail ? <p className="form-error">Your account has no email address, so no mail can reach you.</p> : null}
@@ -123,7 +123,8 @@ export default function UpdateNotificationsPage() {
                 <input type="checkbox" name="newPosts" defaultChecked={settings.newPosts} /> a new post for my tier
               </label>
               <label>
-                <input type="checkbox" name="releases" defaultChecked={settings.releases} /> a post opening to my tier, at once (not in a digest)
+                <input type="checkbox" name="releases" defaultChecked={settings.releases} /> a post opening to my tier, in its own mail at once (outside the
+                digest)
               </label>
             </fieldset>
             <Result data={preferencesResult} />

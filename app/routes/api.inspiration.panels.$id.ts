@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { handleApi, methodNotAllowed, readJson, requireIdParam } from "~/api.server";
-import { deleteInspirationPanel, INSPIRATION_PANEL_NOT_FOUND_MESSAGE, updateInspirationPanel } from "~/models/inspiration.server";
+import { deleteInspirationPanel, INSPIRATION_PANEL_NOT_FOUND_MESSAGE, statusName, updateInspirationPanel } from "~/models/inspiration.server";
 import { requireApiAdmin } from "~/models/session.server";
 import { inspirationPanelSchema } from "~/utils/inspiration-schemas";
 
@@ -13,7 +13,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
       const id = requireIdParam(params.id, INSPIRATION_PANEL_NOT_FOUND_MESSAGE);
       const input = await readJson(request, inspirationPanelSchema);
       const panel = await updateInspirationPanel(admin.id, id, input);
-      return json({ id: panel.id, imageUrl: panel.imageUrl, title: panel.title });
+      return json({ id: panel.id, imageUrl: panel.imageUrl, title: panel.title, status: statusName(panel.status) });
     });
   }
   if (request.method === "DELETE") {

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { handleApi, methodNotAllowed, readJson } from "~/api.server";
-import { createInspirationPanel, listInspirationPanels, toApiConfig } from "~/models/inspiration.server";
+import { createInspirationPanel, listInspirationPanels, statusName, toApiConfig } from "~/models/inspiration.server";
 import { getCurrentUser, requireApiAdmin } from "~/models/session.server";
 import { inspirationPanelSchema } from "~/utils/inspiration-schemas";
 
@@ -12,10 +12,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
     const now = new Date();
     const { config, panels } = await listInspirationPanels(user, now);
     return json({
-      panels: panels.map(({ id, imageUrl, title, likes, userHasLiked, userHasPatreonLiked }) => ({
+      panels: panels.map(({ id, imageUrl, title, status, likes, userHasLiked, userHasPatreonLiked }) => ({
         id,
         imageUrl,
         title,
+        status,
         likes,
         userHasLiked,
         userHasPatreonLiked,
@@ -32,6 +33,17 @@ export async function action({ request }: ActionFunctionArgs) {
     const admin = await requireApiAdmin(request);
     const input = await readJson(request, inspirationPanelSchema);
     const panel = await createInspirationPanel(admin.id, input);
-    return json({ id: panel.id, imageUrl: panel.imageUrl, title: panel.title, likes: 0, userHasLiked: false, userHasPatreonLiked: false }, { status: 201 });
+    return json(
+      {
+        id: panel.id,
+        imageUrl: panel.imageUrl,
+        title: panel.title,
+        status: statusName(panel.status),
+        likes: 0,
+        userHasLiked: false,
+        userHasPatreonLiked: false,
+      },
+      { status: 201 },
+    );
   });
 }

@@ -5,7 +5,7 @@ import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Field, SubmitButton } from "~/components/form";
 import { PASSWORD_RESET_MESSAGE, requestPasswordReset, resetPassword } from "~/models/passwords.server";
 import { redirectWithSuccess } from "~/toast.server";
-import { fieldErrors, forgotPasswordSchema, resetPasswordSchema } from "~/utils/auth-schemas";
+import { fieldErrors, forgotPasswordSchema, RESET_PASSWORD_RULE_HINT, resetPasswordSchema } from "~/utils/auth-schemas";
 import { clientAddress } from "~/utils/client-address.server";
 import { formRefusal } from "~/utils/form-failure.server";
 import { readPageForm } from "~/utils/page-form.server";
@@ -83,11 +83,18 @@ export default function ForgotPasswordPage() {
           </>
         ) : (
           <>
-            <p>Enter the code from the mail and your new password (at least 8 characters, 1 uppercase and 1 special character from !@#$%^&amp;*).</p>
+            <p>Enter the code from the mail and your new password.</p>
             <Form method="post" className="stack" noValidate>
               <Field label="Email" name="email" type="email" autoComplete="email" defaultValue={email} error={errors.email} />
               <Field label="Reset code" name="code" inputMode="numeric" autoComplete="one-time-code" maxLength={6} error={errors.code} />
-              <Field label="New password" name="newPassword" type="password" autoComplete="new-password" error={errors.newPassword} />
+              <Field
+                label="New password"
+                name="newPassword"
+                type="password"
+                autoComplete="new-password"
+                error={errors.newPassword}
+                hint={RESET_PASSWORD_RULE_HINT}
+              />
               {errors.form && !errors.email && !errors.code && !errors.newPassword ? (
                 <p className="form-error" role="alert">
                   {errors.form}

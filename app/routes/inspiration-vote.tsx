@@ -11,6 +11,7 @@ import { ConfirmDialog } from "~/components/confirm-dialog";
 import {
   createInspirationPanel,
   deleteInspirationPanel,
+  inLiveRound,
   modeName,
   resetLikes,
   setLike,
@@ -42,8 +43,10 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await getCurrentUser(request);
   const now = new Date();
-  const { config, panels, rights, shipped } = await loadVotePage(user, now);
+  const { config, panels: every, rights, shipped } = await loadVotePage(user, now);
   const isAdmin = isEffectiveAdmin(user);
+  // The live round: a shipped idea has left it (listed under "Ideas that shipped"); admins keep it to manage.
+  const panels = isAdmin ? every : every.filter(inLiveRound);
   const search = new URL(request.url).searchParams;
   return json({
     config: {
@@ -128,11 +131,11 @@ export async function action({ request }: ActionFunctionArgs) {
       }
       case "create-panel":
       case "update-panel": {
-        const parsed = inspirationPanelSchema.safeParse({ imageUrl: field(form, "imageUrl"), title: field(form, "title") });
+        const parsed = inspirationPanelSchema.safeParse({ imageUrl: field(form, "imageUrl"), title: field(form, "title"), status: field(form, "status") });
         const failure = intent === "create-panel" ? "Failed to create panel." : "Failed to update panel.";
         if (!parsed.success) {
           // Answered in place (not redirected) so the form knows it was not saved and keeps what was typed.
-          const values = { imageUrl: field(form, "imageUrl") ?? "", title: field(form, "title") ?? "" };
+          const values = { imageUrl: field(form, "imageUrl") ?? "", title: field(form, "title") ?? "", status: field(form, "status") ?? "" };
           return refuse({ intent, id: intent === "update-panel" ? field(form, "id") : undefined, error: firstIssue(parsed.error), values });
         }
         try {
@@ -264,7 +267,7 @@ export default function InspirationVote() {
           <ul>
             {data.shipped.map((idea) => (
               <li key={idea.panelId}>
-                {idea.title ?? "An idea"}: <Link to={`/library?search=${encodeURIComponent(idea.postTitle)}`}>{idea.postTitle}</Link>{" "}
+                {idea.title ?? "An idea"}: <Link to={`/library/${encodeURIComponent(idea.postId)}`}>{idea.postTitle}</Link>{" "}
                 <span className="muted">
                   (inspired by {idea.voters} {idea.voters === 1 ? "voter" : "voters"})
                 </span>

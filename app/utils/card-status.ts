@@ -4,6 +4,8 @@
 // app/utils/access-words.ts; both read the same `explainAccess` walk.
 import { describeAccess, missWords, releaseWords, tierName, type AccessSummary } from "~/utils/access-words";
 import type { AccessExplanation, AccessGrant, AccessMiss } from "~/utils/entitlement";
+import { lockedAction, type ActionPost, type ActionTier, type LockedAction } from "~/utils/locked-action";
+import { releaseLadder, type LadderPost, type LadderRung } from "~/utils/release-ladder";
 
 type Titles = ReadonlyMap<string, string>;
 
@@ -47,6 +49,10 @@ export function fanMissWords(miss: AccessMiss, titles: Titles): string {
 export type CardAccess = AccessSummary & {
   /** Owned posts: the short reason next to Download; null when locked. */
   status: string | null;
+  /** The release ladder with the viewer's step marked; null when the post is not in a cascade. */
+  ladder?: LadderRung[] | null;
+  /** What a locked post puts first (the action rule). */
+  action?: LockedAction;
 };
 
 export function describeCardAccess(explanation: AccessExplanation, titles: Titles, now?: Date): CardAccess {
@@ -54,6 +60,23 @@ export function describeCardAccess(explanation: AccessExplanation, titles: Title
     ...describeAccess(explanation, titles, now),
     misses: explanation.misses.map((miss) => fanMissWords(miss, titles)),
     status: explanation.allowed && explanation.grant ? cardStatusWords(explanation.grant, titles) : null,
+  };
+}
+
+/**
+ * A card's ladder and action rule for a viewer on `viewerTierId` (null: none), from the listing's
+ * data and the explanation's next step for them.
+ */
+export function describeLadder(
+  post: LadderPost & ActionPost,
+  tiers: readonly ActionTier[],
+  viewerTierId: string | null,
+  explanation: AccessExplanation,
+  now: Date,
+): Pick<CardAccess, "ladder" | "action"> {
+  return {
+    ladder: releaseLadder(post, tiers, viewerTierId, now),
+    action: lockedAction(post, tiers, viewerTierId, explanation.allowed ? null : (explanation.upcoming?.opensAt ?? null), now),
   };
 }
 

@@ -22,6 +22,11 @@ function isSafeImageUrl(value: string): boolean {
 
 const blankToNull = (value: unknown) => (typeof value === "string" && value.trim() === "" ? null : value);
 
+/** An idea's status (docs/product.md#idea-status); "shipped" needs the idea linked to its post. */
+export const IDEA_STATUSES = ["open", "planned", "shipped"] as const;
+export type IdeaStatusName = (typeof IDEA_STATUSES)[number];
+export const IDEA_STATUS_INVALID_MESSAGE = "Status must be open, planned or shipped.";
+
 export const inspirationPanelSchema = z.object({
   imageUrl: z.preprocess(
     (value) => (value === undefined || value === null ? "" : value),
@@ -33,6 +38,10 @@ export const inspirationPanelSchema = z.object({
       .refine(isSafeImageUrl, IMAGE_URL_INVALID_MESSAGE),
   ),
   title: z.preprocess(blankToNull, z.string().trim().max(200).nullish()),
+  status: z.preprocess(
+    (value) => (value === null || value === "" ? undefined : typeof value === "string" ? value.toLowerCase() : value),
+    z.enum(IDEA_STATUSES, { errorMap: () => ({ message: IDEA_STATUS_INVALID_MESSAGE }) }).optional(),
+  ),
 });
 export type InspirationPanelInput = z.infer<typeof inspirationPanelSchema>;
 

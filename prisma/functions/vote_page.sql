@@ -10,8 +10,8 @@ BEGIN
   RETURN QUERY SELECT c.id, c.title, c.mode, c.voting_open, c.voting_end_time, c.updated_at,
     (SELECT t.can_vote FROM tiers t WHERE t.id = p_tier_id),
     (SELECT json_agg(json_build_object('id', v.id, 'imageUrl', v."imageUrl", 'title', v.title, 'likes', v.likes,
-              'userHasLiked', v."userHasLiked", 'userHasPatreonLiked', v."userHasPatreonLiked") ORDER BY v.n)::text
-       FROM inspiration_panel_views(p_user_id) WITH ORDINALITY AS v(id, "imageUrl", title, likes, "userHasLiked", "userHasPatreonLiked", n)),
+              'userHasLiked', v."userHasLiked", 'userHasPatreonLiked', v."userHasPatreonLiked", 'status', v.status) ORDER BY v.n)::text
+       FROM inspiration_panel_views(p_user_id) WITH ORDINALITY AS v(id, "imageUrl", title, likes, "userHasLiked", "userHasPatreonLiked", status, n)),
     (SELECT json_agg(json_build_object('panelId', s."panelId", 'title', s.title, 'postId', s."postId", 'postTitle', s."postTitle",
               'voters', s.voters, 'votersGetAccess', s."votersGetAccess", 'postEnabled', s."postEnabled",
               'postPublishAtMs', s."postPublishAtMs") ORDER BY s.n)::text

@@ -2,6 +2,7 @@
 import { Form, Link, useLocation } from "@remix-run/react";
 import { FormError, useErrors, useSentEmail } from "~/components/account/form-errors";
 import { Field, SubmitButton } from "~/components/form";
+import { PASSWORD_RULE_HINT } from "~/utils/auth-schemas";
 import { LoginKofibuyOverlay } from "~/components/account/kofibuy-overlay";
 import { LoginProviderButtons } from "~/components/account/provider-buttons";
 
@@ -61,15 +62,7 @@ function SignUpForm() {
       <p className="login-divider">or with your email</p>
       <Form method="post" action="/login?tab=signup" className="stack" aria-label="Create an account with email">
         <Field label="Email" name="email" type="email" autoComplete="email" required error={errors.email} defaultValue={email} />
-        <Field
-          label="Password"
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          required
-          error={errors.password}
-          aria-description="At least 8 characters and 1 uppercase."
-        />
+        <Field label="Password" name="password" type="password" autoComplete="new-password" required error={errors.password} hint={PASSWORD_RULE_HINT} />
         <Field label="Confirm password" name="confirmPassword" type="password" autoComplete="new-password" required error={errors.confirmPassword} />
         <FormError message={!errors.email && !errors.password && !errors.confirmPassword ? errors.form : undefined} />
         <SubmitButton intent="signup" pendingLabel="Creating account...">
