@@ -14,15 +14,8 @@ import { displayVersion, downloadStatus, type DownloadStatus } from "~/utils/ver
 type Viewer = Pick<User, "id" | "isAdmin" | "restricted" | "currentTierId"> | null;
 
 /** A release step as the listing shows it: the admin's choice, and the instant and audience it resolves to. */
-export type ListedReleaseStep = {
-  /** The tier picked, or null for everyone. */
-  audience_tier_id: string | null;
-  /** The tiers it opens to (the picked one and those above); null for everyone. */
-  tier_ids: string[] | null;
-  after_days: number | null;
-  opens_on: string | null;
-  opens_at: string;
-};
+import type { ListedReleaseStep } from "~/utils/release-ladder";
+export type { ListedReleaseStep };
 
 /** A post as GET /api/library/posts answers it (field names of docs/api.md#post). */
 export type LibraryPost = {

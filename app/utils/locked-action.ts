@@ -2,7 +2,7 @@
 // A viewer whose own turn is coming sees its date first and an upgrade only as a quiet secondary
 // ("Get it now with Tier 3"); anyone else is offered the tier that gets the post soonest, and of
 // those the cheapest. One pure function, so the card, the list row and the post page agree.
-import type { ListedReleaseStep } from "~/models/library-listing.server";
+import type { ListedReleaseStep } from "~/utils/release-ladder";
 import { formatLadderDay } from "~/utils/release-ladder";
 
 export type ActionPost = { tiers: readonly string[]; release_steps: readonly ListedReleaseStep[]; is_kofiOnly: boolean; kofi_id: string | null };

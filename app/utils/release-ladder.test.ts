@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ListedReleaseStep } from "~/models/library-listing.server";
+import type { ListedReleaseStep } from "~/utils/release-ladder";
 import { lockedAction } from "./locked-action";
 import { ladderWords, releaseLadder } from "./release-ladder";
 

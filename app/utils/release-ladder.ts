@@ -2,7 +2,17 @@
 // shows every step in opening order, "Tier 3 now · Tier 2 on 29 Nov · Tier 1 on 6 Dec · Free on
 // 21 Jan", with the viewer's own step marked. Read from the listing's data alone (its `tiers` at
 // the instant of the answer and its `release_steps`), so cards, list rows and the post page agree.
-import type { ListedReleaseStep } from "~/models/library-listing.server";
+
+/** A release step as the listing gives it (`release_steps`, in opening order). */
+export type ListedReleaseStep = {
+  /** The tier picked, or null for everyone. */
+  audience_tier_id: string | null;
+  /** The tiers it opens to (the picked one and those above); null for everyone. */
+  tier_ids: string[] | null;
+  after_days: number | null;
+  opens_on: string | null;
+  opens_at: string;
+};
 
 export type LadderPost = { tiers: readonly string[]; release_steps: readonly ListedReleaseStep[]; is_kofiOnly: boolean };
 
