@@ -3,13 +3,33 @@
 // replaced); the app notes the signed-in account under that id, and the server takes it when the
 // response ends. Shared through globalThis: the Remix build and the HTTP server are bundled apart.
 
+import { AsyncLocalStorage } from "node:async_hooks";
+
 export const REQUEST_ID_HEADER = "X-Request-Id";
 
 /** Notes kept at most: a note whose response ended before it was made is never taken. */
 const MAX_NOTES = 10_000;
 
-const shared = globalThis as unknown as { __requestAccounts?: Map<string, string> };
+/**
+ * What the edge decided about a request that the app's work must honour: by when (a
+ * `performance.now()` instant) a password check of this request must have answered, or hear
+ * "busy" (server/admission.ts sets it for routes that check passwords).
+ */
+export type RequestScope = { passwordAnswerBy?: number };
+
+const shared = globalThis as unknown as { __requestAccounts?: Map<string, string>; __requestScopes?: AsyncLocalStorage<RequestScope> };
 const accounts = (shared.__requestAccounts ??= new Map());
+const scopes = (shared.__requestScopes ??= new AsyncLocalStorage<RequestScope>());
+
+/** Runs the rest of a request's handling within its scope. */
+export function runInRequestScope<T>(scope: RequestScope, work: () => T): T {
+  return scopes.run(scope, work);
+}
+
+/** By when the current request's password check must answer; undefined outside a scope that sets it. */
+export function passwordAnswerDeadline(): number | undefined {
+  return scopes.getStore()?.passwordAnswerBy;
+}
 
 /** The id the HTTP server gave this request, or null outside it (a test calling a route). */
 export function requestIdOf(request: Request): string | null {

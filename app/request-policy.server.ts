@@ -23,6 +23,11 @@ export type RequestPolicy = {
    * webhooks, and the one-click unsubscribe of a mail (its token is in the address).
    */
   crossSiteAllowed?: boolean;
+  /**
+   * The route checks or hashes a password: under load it waits less for a turn, and its
+   * password work has a budget counted from the request's arrival (server/admission.ts).
+   */
+  checksPassword?: boolean;
 };
 
 /** An admin (not restricted) signed in by cookie or API token. */
@@ -37,3 +42,4 @@ export function adminUploads(kind: UploadKind): RequestPolicy {
 
 export const FRAMED_BY_SELF: RequestPolicy = { framedBySelf: true };
 export const CROSS_SITE_ALLOWED: RequestPolicy = { crossSiteAllowed: true };
+export const CHECKS_PASSWORD: RequestPolicy = { checksPassword: true };

@@ -4,6 +4,8 @@
 // moment instead of letting requests wait until clients give up. A request stops counting once
 // its response head is written: a long download's bytes then flow without holding a turn.
 import type { Request, RequestHandler, Response } from "express";
+import { runInRequestScope } from "../app/request-context.server.ts";
+import { policyOf } from "./security.ts";
 
 export type AdmissionOptions = {
   maxInFlight: number;
@@ -12,6 +14,15 @@ export type AdmissionOptions = {
   /** Paths that are always answered at once (health checks). */
   exempt?: (path: string) => boolean;
 };
+
+/**
+ * Routes that check passwords (policy `checksPassword`) wait at most this long for a turn, and
+ * their password work must answer within PASSWORD_ANSWER_BUDGET_MS of the request's arrival, or
+ * they hear "busy" at once: an admitted sign-in is then answered within about 2 s however many
+ * arrive (bench/overload.ts), and the hashing a late sign-in would cost is not spent.
+ */
+export const PASSWORD_ROUTE_QUEUE_WAIT_MS = 300;
+export const PASSWORD_ANSWER_BUDGET_MS = 1_500;
 
 /** What a refused request hears (the words of the busy password pool, docs/messages.md). */
 export const BUSY_MESSAGE = "The server is busy. Please try again in a few seconds.";
@@ -40,6 +51,10 @@ export function admissionControl(options: AdmissionOptions): RequestHandler {
 
   return (req, res, next) => {
     if (options.exempt?.(req.path)) return next();
+    const arrivedAt = performance.now();
+    const checksPassword = policyOf(res).checksPassword === true;
+    const queueTimeoutMs = checksPassword ? Math.min(options.queueTimeoutMs, PASSWORD_ROUTE_QUEUE_WAIT_MS) : options.queueTimeoutMs;
+    const proceed = checksPassword ? () => runInRequestScope({ passwordAnswerBy: arrivedAt + PASSWORD_ANSWER_BUDGET_MS }, next) : next;
     const admit = () => {
       // A client that left while it waited frees its turn at once.
       if (res.destroyed || req.socket.destroyed) return;
@@ -57,7 +72,7 @@ export function admissionControl(options: AdmissionOptions): RequestHandler {
         return result;
       } as Response["writeHead"];
       res.once("close", finish);
-      next();
+      proceed();
     };
     if (inFlight < options.maxInFlight) return admit();
     if (queue.length >= options.maxQueued) return refuse(req, res);
@@ -67,7 +82,7 @@ export function admissionControl(options: AdmissionOptions): RequestHandler {
         const index = queue.indexOf(entry);
         if (index >= 0) queue.splice(index, 1);
         refuse(req, res);
-      }, options.queueTimeoutMs),
+      }, queueTimeoutMs),
     };
     queue.push(entry);
   };

@@ -31,8 +31,9 @@ beforeAll(async () => {
       WEB_CONCURRENCY: "1",
       DISABLE_JOBS: "1",
       MAX_IN_FLIGHT_REQUESTS: "1",
-      MAX_QUEUED_REQUESTS: "1",
-      REQUEST_QUEUE_TIMEOUT_MS: "500",
+      MAX_QUEUED_REQUESTS: "2",
+      // Ten times a password route's own wait (PASSWORD_ROUTE_QUEUE_WAIT_MS), so the two are told apart by order.
+      REQUEST_QUEUE_TIMEOUT_MS: "3000",
     },
     stdio: ["ignore", "ignore", "ignore"],
   });
@@ -54,20 +55,35 @@ async function slowSignIn(): Promise<net.Socket> {
   return socket;
 }
 
-it("answers 503 with Retry-After at once when the queue is full, and after a short wait in it, and serves again once the turn is free", async () => {
+it("answers 503 with Retry-After at once when the queue is full, after a short wait in it (shorter for a sign-in), and serves again once the turn is free", async () => {
   const holder = await slowSignIn();
   // Give the server a moment to take the sign-in in: wait until a page is queued behind it.
   await new Promise((resolve) => setTimeout(resolve, 300));
-  const queued = fetch(`${base}/`);
+  let pageSettled = false;
+  const queued = fetch(`${base}/`).finally(() => (pageSettled = true));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const queuedSignIn = fetch(`${base}/api/auth/login`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ email: "queued@example.com", password: "Password1!" }),
+  });
   await new Promise((resolve) => setTimeout(resolve, 50));
 
-  // The queue's one place is taken: refused at once, the API in JSON.
+  // The queue's two places are taken: refused at once, the API in JSON.
   const full = await fetch(`${base}/api/library/posts`);
   expect(full.status).toBe(503);
   expect(Number(full.headers.get("Retry-After"))).toBeGreaterThan(0);
   expect(await full.json()).toEqual({ error: BUSY });
 
-  // The queued page waited its short time and was refused too.
+  // The sign-in, queued after the page, hears "busy" first: a password route waits less for a
+  // turn, so an admitted sign-in keeps its answer budget and a late one costs no hashing.
+  const signIn = await queuedSignIn;
+  expect(signIn.status).toBe(503);
+  expect(Number(signIn.headers.get("Retry-After"))).toBeGreaterThan(0);
+  expect(await signIn.json()).toEqual({ error: BUSY });
+  expect(pageSettled).toBe(false);
+
+  // The queued page waited its own (longer) time and was refused too.
   const waited = await queued;
   expect(waited.status).toBe(503);
   expect(Number(waited.headers.get("Retry-After"))).toBeGreaterThan(0);

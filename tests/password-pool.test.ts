@@ -112,6 +112,26 @@ describe("password worker pool", () => {
     }
   });
 
+  it("a job asked for within a request's password budget answers busy once the budget is spent, and at once when it already is", async () => {
+    // The request's budget, not the pool's own bound (none here), limits the wait: a cost-14 hash
+    // takes far longer than the 40 ms left, and a request with nothing left is refused before any work.
+    let answerBy: number | undefined;
+    const pool = new PasswordPool({ size: 1, maxQueue: 4, priority: "low", answerBy: () => answerBy });
+    await pool.start();
+    try {
+      answerBy = performance.now() + 40;
+      await expect(pool.hash("over-budget", 14)).rejects.toBeInstanceOf(PasswordPoolBusyError);
+      answerBy = performance.now() - 1;
+      await expect(pool.compare("spent", "$2b$04$abcdefghijklmnopqrstuu")).rejects.toBeInstanceOf(PasswordPoolBusyError);
+      expect(pool.waiting).toBe(0);
+      // Outside a request's scope the pool answers as before.
+      answerBy = undefined;
+      expect(await pool.hash("no-budget", 4)).toMatch(/^\$2[aby]\$04\$/);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it("a full queue refuses at once: the sign-in answers 503 with Retry-After", async () => {
     // In production the pool comes from the server bundle's copy of the module, not the app's:
     // the refusal must not depend on which copy's error class it throws.

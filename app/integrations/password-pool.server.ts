@@ -5,6 +5,7 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { env } from "../env.server.ts";
+import { passwordAnswerDeadline } from "../request-context.server.ts";
 
 /** The worker file: beside this module in the source tree, beside build/index.js after a build. */
 export const PASSWORD_WORKER_URL = new URL("./password-worker.mjs", import.meta.url);
@@ -113,6 +114,12 @@ export type PasswordPoolOptions = {
   agedAfterMs?: number | null;
   /** The aged lane's bound, a share of one core (default AGED_CPU_SHARE). */
   agedCpuShare?: number;
+  /**
+   * By when (a `performance.now()` instant) the job being asked for must answer, from its
+   * request's own budget (default none): a job asked for too late is refused at once, and one not
+   * answered by then hears "busy" like one past maxAnswerWaitMs.
+   */
+  answerBy?: () => number | undefined;
   workerUrl?: URL;
 };
 
@@ -134,6 +141,7 @@ export class PasswordPool {
   readonly agedAfterMs: number | null;
   readonly agedCpuShare: number;
   readonly agedStats: AgedLaneStats = { runs: 0, cpuMs: 0 };
+  private readonly answerBy: () => number | undefined;
   private readonly workerUrl: URL;
 
   constructor(options: PasswordPoolOptions = {}) {
@@ -144,6 +152,7 @@ export class PasswordPool {
     this.maxAnswerWaitMs = options.maxAnswerWaitMs ?? null;
     this.agedAfterMs = options.agedAfterMs ?? null;
     this.agedCpuShare = Math.min(1, Math.max(0.01, options.agedCpuShare ?? AGED_CPU_SHARE));
+    this.answerBy = options.answerBy ?? (() => undefined);
     this.workerUrl = options.workerUrl ?? PASSWORD_WORKER_URL;
   }
 
@@ -279,6 +288,8 @@ export class PasswordPool {
   private run<T>(message: Job["message"]): Promise<T> {
     if (this.closed) return Promise.reject(new Error("password pool is closed"));
     if (this.queue.length >= this.maxQueue) return Promise.reject(new PasswordPoolBusyError());
+    const answerWaitMs = this.answerWaitMs();
+    if (answerWaitMs !== null && answerWaitMs <= 0) return Promise.reject(new PasswordPoolBusyError());
     return new Promise<T>((resolve, reject) => {
       const job: Job = {
         message,
@@ -295,12 +306,12 @@ export class PasswordPool {
       };
       // A waiting sign-in does not keep a finished script alive.
       job.expiry.unref();
-      if (this.maxAnswerWaitMs !== null) {
+      if (answerWaitMs !== null) {
         job.deadline = setTimeout(() => {
           // A thread that gets no CPU may still finish it: its answer is then dropped (settled).
           if (job.settled || job.onAgedLane) return;
           this.settle(job, () => reject(new PasswordPoolBusyError()));
-        }, this.maxAnswerWaitMs);
+        }, answerWaitMs);
         job.deadline.unref();
       }
       if (this.agedAfterMs !== null) {
@@ -316,6 +327,14 @@ export class PasswordPool {
       this.queue.push(job);
       this.dispatch();
     });
+  }
+
+  /** How long a job asked for now may take to answer: the pool's bound or what is left of its request's budget. */
+  private answerWaitMs(): number | null {
+    const answerBy = this.answerBy();
+    const left = answerBy === undefined ? null : answerBy - performance.now();
+    if (left === null) return this.maxAnswerWaitMs;
+    return this.maxAnswerWaitMs === null ? left : Math.min(this.maxAnswerWaitMs, left);
   }
 
   hash(password: string, rounds: number): Promise<string> {
@@ -348,7 +367,12 @@ type PoolHolder = { [GLOBAL_KEY]?: Promise<PasswordPool> };
 export function passwordPool(): Promise<PasswordPool> {
   const holder = globalThis as PoolHolder;
   if (!holder[GLOBAL_KEY]) {
-    const pool = new PasswordPool({ priority: env().PASSWORD_THREAD_PRIORITY, agedAfterMs: AGED_AFTER_MS, maxAnswerWaitMs: MAX_ANSWER_WAIT_MS });
+    const pool = new PasswordPool({
+      priority: env().PASSWORD_THREAD_PRIORITY,
+      agedAfterMs: AGED_AFTER_MS,
+      maxAnswerWaitMs: MAX_ANSWER_WAIT_MS,
+      answerBy: passwordAnswerDeadline,
+    });
     const started = pool.start().then(() => pool);
     // A failed start is not cached: the next call tries again (and fails loudly again).
     started.catch(() => {

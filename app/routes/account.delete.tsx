@@ -13,6 +13,12 @@ import { redirectWithSuccess } from "~/toast.server";
 import { formRefusal } from "~/utils/form-failure.server";
 import { readPageForm } from "~/utils/page-form.server";
 import { personalPageHeaders } from "~/utils/page-headers";
+import { CHECKS_PASSWORD } from "~/request-policy.server";
+
+// Checks a password: a bounded wait for a turn and an answer budget under load (server/admission.ts).
+export function requestPolicy() {
+  return CHECKS_PASSWORD;
+}
 
 export const links: LinksFunction = () => accountPanelLinks();
 

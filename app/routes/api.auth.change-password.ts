@@ -4,6 +4,12 @@ import { handleApi, methodNotAllowed, readJson } from "~/api.server";
 import { changePassword } from "~/models/passwords.server";
 import { readSessionId, requireApiUser } from "~/models/session.server";
 import { changePasswordSchema } from "~/utils/auth-schemas";
+import { CHECKS_PASSWORD } from "~/request-policy.server";
+
+// Checks a password: a bounded wait for a turn and an answer budget under load (server/admission.ts).
+export function requestPolicy() {
+  return CHECKS_PASSWORD;
+}
 
 export function action({ request }: ActionFunctionArgs) {
   if (request.method !== "POST") return methodNotAllowed();

@@ -9,6 +9,12 @@ import { getUserWithShopEmails, toApiUser } from "~/models/user.server";
 import { startProviderSignIn } from "~/provider-sign-in.server";
 import { loginSchema } from "~/utils/auth-schemas";
 import { clientAddress } from "~/utils/client-address.server";
+import { CHECKS_PASSWORD } from "~/request-policy.server";
+
+// Checks a password: a bounded wait for a turn and an answer budget under load (server/admission.ts).
+export function requestPolicy() {
+  return CHECKS_PASSWORD;
+}
 
 export const loader = ({ request }: LoaderFunctionArgs) => startProviderSignIn("patreon", request);
 

@@ -6,6 +6,12 @@ import { clientAddress } from "~/utils/client-address.server";
 import { createUserSession } from "~/models/session.server";
 import { getUserWithShopEmails, toApiUser } from "~/models/user.server";
 import { registerSchema } from "~/utils/auth-schemas";
+import { CHECKS_PASSWORD } from "~/request-policy.server";
+
+// Checks a password: a bounded wait for a turn and an answer budget under load (server/admission.ts).
+export function requestPolicy() {
+  return CHECKS_PASSWORD;
+}
 
 export function action({ request, context }: ActionFunctionArgs) {
   if (request.method !== "POST") return methodNotAllowed();

@@ -26,6 +26,12 @@ import { readPageForm } from "~/utils/page-form.server";
 import { personalPageHeaders } from "~/utils/page-headers";
 import { withQueryParam } from "~/utils/url";
 import stylesheet from "~/styles/login.css";
+import { CHECKS_PASSWORD } from "~/request-policy.server";
+
+// Checks a password: a bounded wait for a turn and an answer budget under load (server/admission.ts).
+export function requestPolicy() {
+  return CHECKS_PASSWORD;
+}
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: stylesheet }, ...accountPanelLinks()];
 
