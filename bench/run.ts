@@ -12,6 +12,7 @@ import { benchStampedDownload } from "./stamped-download.ts";
 import { benchManifest } from "./manifest.ts";
 import { benchRouteMatching } from "./route-matching.ts";
 import { benchStart } from "./start.ts";
+import { benchSteady } from "./steady.ts";
 
 // The library on each database people run: the machine's PostgreSQL, the embedded default of
 // `npm start`, and PostgreSQL behind PgBouncer in transaction mode.
@@ -25,6 +26,7 @@ const results = [
   await benchStampedDownload(),
   await benchManifest(),
   await runPagesBenchmark(),
+  await benchSteady(),
   await runLoadBenchmark(),
   await benchReleaseDay(),
   await benchOverload(),

@@ -1,0 +1,156 @@
+// Latency at a steady load: an even 200 requests per second (BENCH_STEADY_RATE), 150 signed-in
+// `/library` and 50 `/` in every 200, each sent at its own instant 5 ms after the one before,
+// whether or not earlier answers have come back (an open loop: a slow answer cannot slow the
+// arrivals and so hide itself). Saturating benchmarks measure queueing; this one measures what
+// a visitor waits at a load the site carries. A bare Node HTTP server answering a short body is
+// driven the same way in the same run, in windows taken in turn with the app's, so the machine's
+// own noise (it varies about 2x by the hour) shows beside the app's.
+// Latency counts from the instant a request was due, not from when it was sent.
+// Target: the app's p99 at most 30 ms.
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import http from "node:http";
+import { fileURLToPath } from "node:url";
+import { reportTargets, runAsScript, runBenchChild, type TargetLine } from "./child.ts";
+import { freePort } from "../scripts/app-server.ts";
+
+const RATE = Number(process.env.BENCH_STEADY_RATE ?? 200);
+/** Seconds per window; the app and the bare server take WINDOWS windows each, in turn. */
+const WINDOW_SECONDS = Number(process.env.BENCH_STEADY_WINDOW_SECONDS ?? 10);
+const WINDOWS = Number(process.env.BENCH_STEADY_WINDOWS ?? 3);
+const P99_TARGET_MS = 30;
+const READERS = 50;
+
+type Sample = { dueAt: number; ms: number; status: number | "error" };
+
+function percentile(sorted: readonly number[], fraction: number): number {
+  return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!;
+}
+
+/** Sends `targets[i % targets.length]` at an even `RATE` for `seconds`, open loop; resolves with every sample. */
+async function driveEvenly(targets: readonly { url: string; headers: Record<string, string> }[], seconds: number): Promise<Sample[]> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const samples: Sample[] = [];
+  const pending: Promise<void>[] = [];
+  const intervalMs = 1000 / RATE;
+  const total = Math.round(seconds * RATE);
+  const start = performance.now() + 20;
+  for (let index = 0; index < total; index++) {
+    const dueAt = start + index * intervalMs;
+    const wait = dueAt - performance.now();
+    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    else if (wait > 0) await new Promise((resolve) => setImmediate(resolve));
+    const target = targets[index % targets.length]!;
+    pending.push(
+      new Promise<void>((resolve) => {
+        const request = http.get(target.url, { agent, headers: target.headers }, (response) => {
+          response.on("data", () => undefined);
+          response.on("end", () => {
+            samples.push({ dueAt, ms: performance.now() - dueAt, status: response.statusCode ?? 0 });
+            resolve();
+          });
+        });
+        request.on("error", () => {
+          samples.push({ dueAt, ms: performance.now() - dueAt, status: "error" });
+          resolve();
+        });
+      }),
+    );
+  }
+  await Promise.all(pending);
+  agent.destroy();
+  return samples;
+}
+
+/** A bare server in a process of its own: a short HTML answer, nothing else. */
+async function startBareServer(): Promise<{ base: string; stop: () => Promise<void> }> {
+  const port = await freePort();
+  const source = `require("node:http").createServer((req, res) => { res.writeHead(200, { "Content-Type": "text/html" }); res.end("<!doctype html><p>ok</p>"); }).listen(${port}, "127.0.0.1");`;
+  const child: ChildProcess = spawn(process.execPath, ["-e", source], { stdio: "ignore" });
+  const base = `http://127.0.0.1:${port}`;
+  for (let tries = 0; tries < 100; tries++) {
+    const up = await new Promise<boolean>((resolve) =>
+      http
+        .get(base, (response) => {
+          response.resume();
+          resolve(true);
+        })
+        .on("error", () => resolve(false)),
+    );
+    if (up) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    base,
+    stop: async () => {
+      child.kill("SIGTERM");
+      if (child.exitCode === null) await once(child, "exit");
+    },
+  };
+}
+
+function summary(label: string, samples: readonly Sample[]): { p50: number; p99: number; max: number; text: string } {
+  const ms = samples.map((sample) => sample.ms).sort((a, b) => a - b);
+  const bad = samples.filter((sample) => sample.status !== 200).length;
+  const p50 = percentile(ms, 0.5);
+  const p99 = percentile(ms, 0.99);
+  const max = ms.at(-1) ?? Number.NaN;
+  // Where the slow answers fall: spread out (each request's own cost) or bunched in a few
+  // seconds (a pause of the whole process: garbage collection, a job, the machine).
+  const slowSeconds = new Set(samples.filter((sample) => sample.ms > P99_TARGET_MS).map((sample) => Math.floor(sample.dueAt / 1000)));
+  const slow = samples.filter((sample) => sample.ms > P99_TARGET_MS).length;
+  return {
+    p50,
+    p99,
+    max,
+    text: `${label.padEnd(6)} ${samples.length} requests: p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, slowest ${max.toFixed(1)} ms; non-200: ${bad}; over ${P99_TARGET_MS} ms: ${slow} in ${slowSeconds.size} distinct seconds`,
+  };
+}
+
+async function runChild() {
+  const { startSeededApp } = await import("./load.ts");
+  console.log(
+    `\nSteady load: ${RATE} req/s evenly spaced (3 signed-in /library : 1 /), ${WINDOWS} windows of ${WINDOW_SECONDS} s for the app and for a bare server, in turn`,
+  );
+  const app = await startSeededApp({ readers: READERS });
+  const bare = await startBareServer();
+  try {
+    // In each group of four: three signed-in library views, each by the next of the readers, and the home page.
+    const rotated = Array.from({ length: READERS * 4 }, (_, index) =>
+      index % 4 === 3
+        ? { url: `${app.base}/`, headers: {} as Record<string, string> }
+        : { url: `${app.base}/library`, headers: { Cookie: app.readerCookies[(index - Math.floor(index / 4)) % READERS]! } },
+    );
+    // Warm both (first compilations, connection set-up), then measure in turn.
+    await driveEvenly(rotated, 2);
+    await driveEvenly([{ url: bare.base, headers: {} }], 1);
+    const appSamples: Sample[] = [];
+    const bareSamples: Sample[] = [];
+    for (let window = 0; window < WINDOWS; window++) {
+      appSamples.push(...(await driveEvenly(rotated, WINDOW_SECONDS)));
+      bareSamples.push(...(await driveEvenly([{ url: bare.base, headers: {} }], WINDOW_SECONDS)));
+    }
+    const appFigures = summary("app", appSamples);
+    const bareFigures = summary("bare", bareSamples);
+    console.log(appFigures.text);
+    console.log(bareFigures.text);
+    const lines: (TargetLine & { text: string })[] = [
+      {
+        name: "steady p99",
+        ok: appFigures.p99 <= P99_TARGET_MS && appSamples.every((sample) => sample.status === 200),
+        text: `app p99 at ${RATE} req/s: ${appFigures.p99.toFixed(1)} ms (bare server ${bareFigures.p99.toFixed(1)} ms; target app <= ${P99_TARGET_MS} ms, every answer 200)`,
+      },
+    ];
+    reportTargets(lines);
+  } finally {
+    await bare.stop();
+    await app.stop();
+  }
+}
+
+/** The benchmark in a child process of its own. */
+export function benchSteady(): Promise<TargetLine[]> {
+  return runBenchChild(fileURLToPath(import.meta.url), "steady");
+}
+
+await runAsScript(import.meta.url, runChild, benchSteady);
