@@ -28,6 +28,7 @@ import { formRefusal } from "~/utils/form-failure.server";
 import { streamTail } from "~/utils/stream-tail.server";
 import { readUploadedFile, receiveUploadedFile } from "~/utils/upload.server";
 import { MAX_TAIL_BYTES } from "~/utils/zip-eocd";
+import { formText } from "~/utils/form-fields";
 
 function answer(data: AdminActionData, status = 200, headers: Record<string, string> = {}) {
   return json<AdminActionData>(data, { status, headers });
@@ -53,7 +54,7 @@ export async function importPurchases(actorId: string, request: Request) {
 
 export async function searchByCode(form: FormData) {
   const intent = "search-by-code";
-  const values = { code: String(form.get("code") ?? ""), keyword: String(form.get("keyword") ?? "") };
+  const values = { code: formText(form, "code"), keyword: formText(form, "keyword") };
   const parsed = codeSearchSchema.safeParse(values);
   if (!parsed.success) return answer({ intent, error: parsed.error.issues[0]?.message ?? ADMIN_MESSAGES.codeSearchRequired, values }, 400);
   try {
@@ -115,7 +116,7 @@ export async function sendDigests(actorId: string, back: UserSearch) {
 }
 
 export async function unlockObjects(actorId: string, form: FormData, back: UserSearch) {
-  const userId = String(form.get("userId") ?? "");
+  const userId = formText(form, "userId");
   if (!userId) return answer({ intent: "unlock-objects", error: ADMIN_MESSAGES.noUserSelected }, 400);
   try {
     const result = await recomputeUnlocksForUser(actorId, userId);
@@ -141,7 +142,7 @@ export type ShopEmailIntent = keyof typeof SHOP_EMAIL_DONE;
  * again with what the admin had typed elsewhere, still unsaved, so nothing typed is lost.
  */
 export async function editUser(actorId: string, intent: "save-user" | ShopEmailIntent, form: FormData, back: UserSearch) {
-  const userId = String(form.get("userId") ?? "");
+  const userId = formText(form, "userId");
   if (!userId) return answer({ intent, error: ADMIN_MESSAGES.noUserSelected }, 400);
   try {
     if (intent === "save-user") {
@@ -151,7 +152,7 @@ export async function editUser(actorId: string, intent: "save-user" | ShopEmailI
       return redirectWithSuccess(adminHref(back), { message: ADMIN_MESSAGES.userUpdated });
     }
     const field = { "add-shop-email": "newShopEmail", "verify-shop-email": "verifyShopEmail", "remove-shop-email": "removeShopEmail" }[intent];
-    const parsed = shopEmailSchema.safeParse(form.get(field) ?? "");
+    const parsed = shopEmailSchema.safeParse(formText(form, field));
     if (!parsed.success) return answer({ intent, error: parsed.error.issues[0]?.message ?? ADMIN_MESSAGES.shopEmailInvalid }, 400);
     if (intent === "add-shop-email") await addShopEmailAsAdmin(actorId, userId, parsed.data);
     else if (intent === "verify-shop-email") await verifyShopEmailAsAdmin(actorId, userId, parsed.data);

@@ -21,6 +21,7 @@ import { readUploadedFile, receiveUploadedFile, SELECT_IMAGE_MESSAGE } from "~/u
 import { withParam } from "~/utils/url";
 import { VERSION_MESSAGES, VERSION_UPLOAD_FIELDS, versionActionSchema } from "~/utils/version-schemas";
 import { nsfwAcceptedCookie } from "~/utils/visitor-cookies.server";
+import { formFlag, formOptionalText, formText } from "~/utils/form-fields";
 
 /** Where to go back to after an action: only library addresses (the library, or a post's page). */
 function safeBack(value: unknown): string {
@@ -77,16 +78,16 @@ async function uploadAction(request: Request, user: Awaited<ReturnType<typeof ge
  * with JavaScript (`respond=json`) it is the address, or the refusal, as JSON.
  */
 async function downloadAction(form: FormData, user: Awaited<ReturnType<typeof getCurrentUser>>, back: string) {
-  const postId = String(form.get("postId") ?? "");
-  const respondJson = form.get("respond") === "json";
-  const accepted = form.get("acceptTos") === "true";
+  const postId = formText(form, "postId");
+  const respondJson = formFlag(form, "respond", "json");
+  const accepted = formFlag(form, "acceptTos");
   if (!accepted && !(user?.tosAccepted || isEffectiveAdmin(user))) {
     if (respondJson) return json<DownloadAnswer>({ error: LIBRARY_MESSAGES.tosRequired }, { status: 403 });
     return redirect(withParam(back, "terms", postId));
   }
   try {
     if (accepted && user && !user.tosAccepted) await acceptTerms(user, user.id);
-    const versionId = String(form.get("versionId") ?? "") || null;
+    const versionId = formText(form, "versionId") || null;
     // The same check as GET /api/download/{postId}, which repeats it for every request of the file
     // (a direct link must not get past it). It is needed here too: a free post's signed address
     // is itself the permission (its route checks the signature, not the viewer), the address
@@ -114,13 +115,13 @@ export async function libraryAction(request: Request) {
   if (request.headers.get("Content-Type")?.startsWith("multipart/form-data")) return uploadAction(request, user);
 
   const form = await readPageForm(request);
-  const intent = String(form.get("intent") ?? "");
-  const back = safeBack(form.get("back"));
-  const postId = String(form.get("postId") ?? "");
+  const intent = formText(form, "intent");
+  const back = safeBack(formText(form, "back"));
+  const postId = formText(form, "postId");
 
   if (intent === "accept-nsfw") {
     const headers = { "Set-Cookie": await nsfwAcceptedCookie() };
-    return form.get("respond") === "json" ? json({ ok: true }, { headers }) : redirect(back, { headers });
+    return formFlag(form, "respond", "json") ? json({ ok: true }, { headers }) : redirect(back, { headers });
   }
   if (intent === "download") return downloadAction(form, user, back);
 
@@ -139,14 +140,14 @@ export async function libraryAction(request: Request) {
     }
     case "toggle": {
       try {
-        const post = await setPostEnabled(user, postId, form.get("enabled") === "true");
+        const post = await setPostEnabled(user, postId, formFlag(form, "enabled"));
         return redirectWithSuccess(back, post.enabled ? "Post enabled." : "Post disabled.");
       } catch (error) {
         return refused(back, error, LIBRARY_MESSAGES.toggleFailed);
       }
     }
     case "set-index": {
-      const parsed = parseSetIndex(form.get("index"));
+      const parsed = parseSetIndex(formOptionalText(form, "index"));
       if (!parsed.success) return redirectWithError(back, LIBRARY_MESSAGES.invalidIndex);
       try {
         await movePostToIndex(user, postId, parsed.data.index);
@@ -156,7 +157,7 @@ export async function libraryAction(request: Request) {
       }
     }
     case "create": {
-      const parsed = postCreateSchema.safeParse({ title: form.get("title") ?? "", postId: form.get("postId") ?? "", publish_at: form.get("publish_at") ?? "" });
+      const parsed = postCreateSchema.safeParse({ title: formText(form, "title"), postId, publish_at: formText(form, "publish_at") });
       if (!parsed.success) return redirectWithError(back, firstIssue(parsed.error));
       try {
         await createPost(user, parsed.data);
@@ -167,7 +168,7 @@ export async function libraryAction(request: Request) {
     }
     case "schedule":
     case "publish-now": {
-      const parsed = publishSchema.safeParse(intent === "publish-now" ? { publish_now: true } : { publish_at: form.get("publish_at") ?? "" });
+      const parsed = publishSchema.safeParse(intent === "publish-now" ? { publish_now: true } : { publish_at: formText(form, "publish_at") });
       if (!parsed.success) return redirectWithError(back, firstIssue(parsed.error));
       try {
         await publishPost(user, postId, parsed.data);
@@ -189,7 +190,7 @@ export async function libraryAction(request: Request) {
     case "version-hide":
     case "version-show":
     case "version-current": {
-      const parsed = versionActionSchema.safeParse({ postId, versionId: form.get("versionId") ?? "" });
+      const parsed = versionActionSchema.safeParse({ postId, versionId: formText(form, "versionId") });
       if (!parsed.success) return redirectWithError(back, VERSION_MESSAGES.versionNotFound);
       try {
         if (intent === "version-current") {

@@ -14,7 +14,8 @@ import { DomainError } from "~/models/errors";
 import { sendQueuedNow } from "~/models/mail-outbox.server";
 import { enforceAddressLimit, enforceRateLimit, resetRateLimit } from "~/models/rate-limit.server";
 import { checkCode, checkRefusal, issueCodeWithMail } from "~/models/verification.server";
-import { loginSchema, parseFormFields, signUpFormSchema } from "~/utils/auth-schemas";
+import { loginSchema, signUpFormSchema } from "~/utils/auth-schemas";
+import { parseForm } from "~/utils/form-fields";
 
 const BCRYPT_ROUNDS = 10;
 
@@ -108,18 +109,14 @@ export function passwordAuthenticator(client: string | null): Authenticator<User
   return new Authenticator<User>()
     .use(
       new FormStrategy(async ({ form }) => {
-        const input = parseFormFields(loginSchema, { email: form.get("email"), password: form.get("password") });
+        const input = parseForm(form, loginSchema);
         return loginWithPassword({ ...input, client });
       }),
       "login",
     )
     .use(
       new FormStrategy(async ({ form }) => {
-        const input = parseFormFields(signUpFormSchema, {
-          email: form.get("email"),
-          password: form.get("password"),
-          confirmPassword: form.get("confirmPassword"),
-        });
+        const input = parseForm(form, signUpFormSchema);
         return registerWithPassword({ email: input.email, password: input.password, client });
       }),
       "signup",

@@ -18,6 +18,7 @@ import homeStyles from "~/styles/home.css";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 import type { CacheableHandle } from "~/document-cache.server";
 import { adminUploads } from "~/request-policy.server";
+import { formFile, formText } from "~/utils/form-fields";
 
 // Admins upload panel images from the home page.
 export function requestPolicy() {
@@ -57,8 +58,8 @@ export async function action({ request }: ActionFunctionArgs) {
   } catch (error) {
     return redirectWithError("/", formRefusal(error, "Failed to update panel.").message);
   }
-  const intent = form.get("intent");
-  const id = typeof form.get("id") === "string" && form.get("id") !== "" ? String(form.get("id")) : undefined;
+  const intent = formText(form, "intent");
+  const id = formText(form, "id") || undefined;
 
   if (intent === "delete") {
     if (!id) return redirectWithError("/", "Failed to delete panel.");
@@ -72,15 +73,15 @@ export async function action({ request }: ActionFunctionArgs) {
 
   const values: PanelFormValues = {
     id,
-    title: String(form.get("title") ?? ""),
-    description: String(form.get("description") ?? ""),
-    link: String(form.get("link") ?? ""),
-    index: String(form.get("index") ?? ""),
+    title: formText(form, "title"),
+    description: formText(form, "description"),
+    link: formText(form, "link"),
+    index: formText(form, "index"),
   };
   const parsed = panelInputSchema.safeParse(values);
   if (!parsed.success) return json<ActionData>({ error: firstIssue(parsed.error), values }, { status: 400 });
-  const file = form.get("image");
-  const image = file instanceof File && file.size > 0 ? Buffer.from(await file.arrayBuffer()) : null;
+  const file = formFile(form, "image");
+  const image = file ? Buffer.from(await file.arrayBuffer()) : null;
   const failure = id ? "Failed to update panel." : "Failed to create panel.";
   try {
     if (id) await updatePanel(admin.id, id, parsed.data, image);

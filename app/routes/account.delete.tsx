@@ -14,6 +14,7 @@ import { formRefusal } from "~/utils/form-failure.server";
 import { readPageForm } from "~/utils/page-form.server";
 import { personalPageHeaders } from "~/utils/page-headers";
 import { CHECKS_PASSWORD } from "~/request-policy.server";
+import { formFlag, formText } from "~/utils/form-fields";
 
 // Checks a password: a bounded wait for a turn and an answer budget under load (server/admission.ts).
 export function requestPolicy() {
@@ -36,13 +37,13 @@ type ActionData = { intent: "send-code" | "delete"; ok: boolean; message: string
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const form = await readPageForm(request);
-  const intent = form.get("intent") === "send-code" ? "send-code" : "delete";
+  const intent = formFlag(form, "intent", "send-code") ? "send-code" : "delete";
   try {
     if (intent === "send-code") {
       await sendDeletionCode(user.id);
       return json<ActionData>({ intent, ok: true, message: DELETE_MESSAGES.codeSent, fields: {} });
     }
-    await deleteOwnAccount(user.id, { password: String(form.get("password") ?? ""), code: String(form.get("code") ?? "") });
+    await deleteOwnAccount(user.id, { password: formText(form, "password"), code: formText(form, "code") });
   } catch (error) {
     const refusal = formRefusal(error, intent === "delete" ? DELETE_MESSAGES.failed : "Could not send the code.");
     return json<ActionData>({ intent, ok: false, message: refusal.message, fields: refusal.fields }, { status: refusal.status, headers: refusal.headers });

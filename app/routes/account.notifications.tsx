@@ -16,6 +16,7 @@ import { formRefusal } from "~/utils/form-failure.server";
 import { readPageForm } from "~/utils/page-form.server";
 import { personalPageHeaders } from "~/utils/page-headers";
 import { UPDATE_MESSAGES } from "~/utils/update-schemas";
+import { formFlag, formOptionalText } from "~/utils/form-fields";
 
 export const links: LinksFunction = () => accountPanelLinks();
 
@@ -36,16 +37,16 @@ type ActionData = { intent: "feed" | "preferences"; ok: boolean; message: string
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const form = await readPageForm(request);
-  const intent = form.get("intent") === "feed" ? "feed" : "preferences";
+  const intent = formFlag(form, "intent", "feed") ? "feed" : "preferences";
   try {
     if (intent === "feed") {
       const { url } = await regenerateFeedToken(user.id);
       return json<ActionData>({ intent, ok: true, message: UPDATE_MESSAGES.feedCreated, feedUrl: url }, { headers: NO_STORE });
     }
     await saveUpdatePreferences(user.id, {
-      newVersions: form.get("newVersions") ?? undefined,
-      newPosts: form.get("newPosts") ?? undefined,
-      releases: form.get("releases") ?? undefined,
+      newVersions: formOptionalText(form, "newVersions"),
+      newPosts: formOptionalText(form, "newPosts"),
+      releases: formOptionalText(form, "releases"),
     });
     return json<ActionData>({ intent, ok: true, message: UPDATE_MESSAGES.preferencesSaved }, { headers: NO_STORE });
   } catch (error) {

@@ -11,6 +11,7 @@ import { clientAddress } from "~/utils/client-address.server";
 import { formRefusal } from "~/utils/form-failure.server";
 import { readPageForm } from "~/utils/page-form.server";
 import { SHOP_INTENTS, SHOP_MESSAGES, shopEmailCodeSchema, shopEmailSchema, type ShopIntent } from "~/utils/shop-schemas";
+import { formText } from "~/utils/form-fields";
 
 const FAILURE: Record<ShopIntent, string> = {
   link: SHOP_MESSAGES.sendFailed,
@@ -20,19 +21,19 @@ const FAILURE: Record<ShopIntent, string> = {
 };
 
 /** Only paths on this site (no `//host`, no `/\host`, no scheme). */
-function safeReturnPath(value: FormDataEntryValue | null): string {
-  if (typeof value !== "string" || !value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\")) return "/login";
+function safeReturnPath(value: string): string {
+  if (!value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\")) return "/login";
   return value;
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const form = await readPageForm(request);
-  const back = safeReturnPath(form.get("redirectTo"));
-  const intent = String(form.get("intent") ?? "") as ShopIntent;
+  const back = safeReturnPath(formText(form, "redirectTo"));
+  const intent = formText(form, "intent") as ShopIntent;
   if (!SHOP_INTENTS.includes(intent)) return redirectWithError(back, "Unknown action.");
   if (isRestricted(user)) return redirectWithError(back, RESTRICTED_MESSAGE);
-  const fields = { email: form.get("email") ?? "", code: form.get("code") ?? "" };
+  const fields = { email: formText(form, "email"), code: formText(form, "code") };
   const parsed = intent === "verify" ? shopEmailCodeSchema.safeParse(fields) : shopEmailSchema.safeParse(fields);
   if (!parsed.success) return redirectWithError(back, parsed.error.issues[0]?.message ?? FAILURE[intent]);
   const { email } = parsed.data;

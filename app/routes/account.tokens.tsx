@@ -17,6 +17,7 @@ import { API_TOKEN_LABEL_MAX, API_TOKEN_MESSAGES, MAX_API_TOKENS_PER_ACCOUNT } f
 import { formRefusal } from "~/utils/form-failure.server";
 import { readPageForm } from "~/utils/page-form.server";
 import { personalPageHeaders } from "~/utils/page-headers";
+import { formFlag, formOptionalText, formText } from "~/utils/form-fields";
 
 export const links: LinksFunction = () => accountPanelLinks();
 
@@ -42,13 +43,13 @@ type ActionData = { intent: "create" | "revoke"; ok: boolean; message: string; f
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireSessionPageUser(request, API_TOKEN_MESSAGES.sessionOnly);
   const form = await readPageForm(request);
-  const intent = form.get("intent") === "revoke" ? "revoke" : "create";
+  const intent = formFlag(form, "intent", "revoke") ? "revoke" : "create";
   try {
     if (intent === "revoke") {
-      await revokeApiToken(user, String(form.get("id") ?? ""));
+      await revokeApiToken(user, formText(form, "id"));
       return json<ActionData>({ intent, ok: true, message: API_TOKEN_MESSAGES.revoked }, { headers: NO_STORE });
     }
-    const made = await createApiToken(user, { label: form.get("label") ?? undefined });
+    const made = await createApiToken(user, { label: formOptionalText(form, "label") });
     return json<ActionData>(
       { intent, ok: true, message: API_TOKEN_MESSAGES.created, token: { label: made.label, secret: made.token, expiresAt: made.expires_at } },
       { status: 201, headers: NO_STORE },

@@ -24,6 +24,7 @@ import { readPageForm } from "~/utils/page-form.server";
 import { personalPageHeaders } from "~/utils/page-headers";
 import adminStyles from "~/styles/admin.css";
 import { adminUploads } from "~/request-policy.server";
+import { formText } from "~/utils/form-fields";
 
 // Admins drop a leaked ZIP (as large as a post file) or a purchases CSV here.
 export function requestPolicy() {
@@ -75,7 +76,7 @@ export async function action({ request }: ActionFunctionArgs) {
 
   const form = await readPageForm(request);
   // Without JavaScript "Mark verified" and "Remove" are submit buttons of the editor's form, named for their email.
-  const intent = form.get("verifyShopEmail") ? "verify-shop-email" : form.get("removeShopEmail") ? "remove-shop-email" : String(form.get("intent") ?? "");
+  const intent = formText(form, "verifyShopEmail") ? "verify-shop-email" : formText(form, "removeShopEmail") ? "remove-shop-email" : formText(form, "intent");
   switch (intent) {
     case "search-by-code":
       return searchByCode(form);

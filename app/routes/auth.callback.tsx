@@ -14,6 +14,7 @@ import { formRefusal } from "~/utils/form-failure.server";
 import { readPageForm } from "~/utils/page-form.server";
 import { personalPageHeaders } from "~/utils/page-headers";
 import stylesheet from "~/styles/login.css";
+import { formText } from "~/utils/form-fields";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: stylesheet }];
 
@@ -38,7 +39,7 @@ type Failure = { status: number; error: string };
 /** The no-JavaScript path: the same exchange as POST /api/auth/callback. */
 export async function action({ request, context }: ActionFunctionArgs) {
   const form = await readPageForm(request);
-  const code = String(form.get("code") ?? "");
+  const code = formText(form, "code");
   if (!code) return json<Failure>({ status: 400, error: NO_CODE }, { status: 400 });
   try {
     const headers = await exchangeProviderLoginCode(request, context, code);

@@ -5,13 +5,14 @@ import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Field, SubmitButton } from "~/components/form";
 import { PASSWORD_RESET_MESSAGE, requestPasswordReset, resetPassword } from "~/models/passwords.server";
 import { redirectWithSuccess } from "~/toast.server";
-import { fieldErrors, forgotPasswordSchema, RESET_PASSWORD_RULE_HINT, resetPasswordSchema } from "~/utils/auth-schemas";
+import { forgotPasswordSchema, RESET_PASSWORD_RULE_HINT, resetPasswordSchema } from "~/utils/auth-schemas";
 import { clientAddress } from "~/utils/client-address.server";
 import { formRefusal } from "~/utils/form-failure.server";
 import { readPageForm } from "~/utils/page-form.server";
 import { personalPageHeaders } from "~/utils/page-headers";
 import stylesheet from "~/styles/login.css";
 import { CHECKS_PASSWORD } from "~/request-policy.server";
+import { fieldErrors, formFields, formText } from "~/utils/form-fields";
 
 // Checks a password: a bounded wait for a turn and an answer budget under load (server/admission.ts).
 export function requestPolicy() {
@@ -39,11 +40,11 @@ type ActionResult = { intent: string; errors: Record<string, string> };
 // Every refusal shows inline (the email field or the form's alert): plain JSON, no toast as well.
 export async function action({ request, context }: ActionFunctionArgs) {
   const form = await readPageForm(request);
-  const intent = String(form.get("intent") ?? "");
+  const intent = formText(form, "intent");
   const failure = intent === "reset" ? "Failed to reset password." : "Failed to send reset code. Please try again.";
   try {
     if (intent === "reset") {
-      const parsed = resetPasswordSchema.safeParse({ email: form.get("email"), code: form.get("code"), newPassword: form.get("newPassword") });
+      const parsed = resetPasswordSchema.safeParse(formFields(form));
       if (!parsed.success) {
         const message = parsed.error.issues[0]!.message;
         return json<ActionResult>({ intent, errors: { form: message, ...fieldErrors(parsed.error) } }, { status: 400 });
@@ -51,7 +52,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       await resetPassword({ ...parsed.data, client: clientAddress(request, context) });
       return redirectWithSuccess("/login", PASSWORD_RESET_MESSAGE);
     }
-    const parsed = forgotPasswordSchema.safeParse({ email: form.get("email") });
+    const parsed = forgotPasswordSchema.safeParse(formFields(form));
     if (!parsed.success) {
       const message = parsed.error.issues[0]!.message;
       return json<ActionResult>({ intent: "request", errors: { form: message, email: message } }, { status: 400 });

@@ -30,6 +30,7 @@ import { readPageForm } from "~/utils/page-form.server";
 import inspirationStyles from "~/styles/inspiration.css";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 import type { CacheableHandle } from "~/document-cache.server";
+import { formFlag, formOptionalText, formTexts } from "~/utils/form-fields";
 
 const PAGE = "/inspiration-vote";
 
@@ -70,11 +71,6 @@ export async function loader({ request }: LoaderFunctionArgs) {
   });
 }
 
-function field(form: FormData, name: string): string | undefined {
-  const value = form.get(name);
-  return typeof value === "string" ? value : undefined;
-}
-
 /** A refused admin form: its message and what was typed, so the form shows both (also without JavaScript). */
 export type RefusedForm = { intent: "update-config" | "create-panel" | "update-panel"; id?: string; error: string; values: Record<string, string> };
 
@@ -86,39 +82,39 @@ function refuse(refused: RefusedForm) {
 export async function action({ request }: ActionFunctionArgs) {
   const user = await getCurrentUser(request);
   const form = await readPageForm(request);
-  const intent = field(form, "intent");
+  const intent = formOptionalText(form, "intent");
   try {
     if (intent === "like" || intent === "patreon-like") {
-      const panelId = field(form, "panelId") ?? "";
-      const wanted = field(form, "like");
+      const panelId = formOptionalText(form, "panelId") ?? "";
+      const wanted = formOptionalText(form, "like");
       try {
         await setLike(user, panelId, intent === "like" ? "LIKE" : "PATREON", wanted === undefined ? undefined : wanted === "true");
       } catch (error) {
         // With JavaScript the like button answers in place (no navigation, no scroll jump).
-        if (error instanceof DomainError && form.get("respond") === "json")
+        if (error instanceof DomainError && formFlag(form, "respond", "json"))
           return json({ error: error.message }, { status: error.status, headers: error.headers });
         throw error;
       }
-      return form.get("respond") === "json" ? json({ ok: true }) : redirect(PAGE);
+      return formFlag(form, "respond", "json") ? json({ ok: true }) : redirect(PAGE);
     }
     // Everything below changes the vote: admins only, checked here on the server.
     if (!isEffectiveAdmin(user)) return redirectWithError(PAGE, "You need to be logged in as an admin to perform this action.");
     switch (intent) {
       case "update-config": {
         const parsed = inspirationConfigSchema.safeParse({
-          title: field(form, "title"),
-          mode: field(form, "mode"),
+          title: formOptionalText(form, "title"),
+          mode: formOptionalText(form, "mode"),
           // The hidden "false" comes first; a ticked box adds "true" after it.
-          votingOpen: form.getAll("votingOpen").includes("true"),
+          votingOpen: formTexts(form, "votingOpen").includes("true"),
           // The form's time is UTC.
-          votingEndTime: field(form, "votingEndTime") ? `${field(form, "votingEndTime")}Z` : null,
+          votingEndTime: formOptionalText(form, "votingEndTime") ? `${formOptionalText(form, "votingEndTime")}Z` : null,
         });
         if (!parsed.success) {
           const values = {
-            title: field(form, "title") ?? "",
-            mode: field(form, "mode") ?? "",
-            votingEndTime: field(form, "votingEndTime") ?? "",
-            votingOpen: String(form.getAll("votingOpen").includes("true")),
+            title: formOptionalText(form, "title") ?? "",
+            mode: formOptionalText(form, "mode") ?? "",
+            votingEndTime: formOptionalText(form, "votingEndTime") ?? "",
+            votingOpen: String(formTexts(form, "votingOpen").includes("true")),
           };
           return refuse({ intent, error: firstIssue(parsed.error), values });
         }
@@ -131,16 +127,24 @@ export async function action({ request }: ActionFunctionArgs) {
       }
       case "create-panel":
       case "update-panel": {
-        const parsed = inspirationPanelSchema.safeParse({ imageUrl: field(form, "imageUrl"), title: field(form, "title"), status: field(form, "status") });
+        const parsed = inspirationPanelSchema.safeParse({
+          imageUrl: formOptionalText(form, "imageUrl"),
+          title: formOptionalText(form, "title"),
+          status: formOptionalText(form, "status"),
+        });
         const failure = intent === "create-panel" ? "Failed to create panel." : "Failed to update panel.";
         if (!parsed.success) {
           // Answered in place (not redirected) so the form knows it was not saved and keeps what was typed.
-          const values = { imageUrl: field(form, "imageUrl") ?? "", title: field(form, "title") ?? "", status: field(form, "status") ?? "" };
-          return refuse({ intent, id: intent === "update-panel" ? field(form, "id") : undefined, error: firstIssue(parsed.error), values });
+          const values = {
+            imageUrl: formOptionalText(form, "imageUrl") ?? "",
+            title: formOptionalText(form, "title") ?? "",
+            status: formOptionalText(form, "status") ?? "",
+          };
+          return refuse({ intent, id: intent === "update-panel" ? formOptionalText(form, "id") : undefined, error: firstIssue(parsed.error), values });
         }
         try {
           if (intent === "create-panel") await createInspirationPanel(user.id, parsed.data);
-          else await updateInspirationPanel(user.id, field(form, "id") ?? "", parsed.data);
+          else await updateInspirationPanel(user.id, formOptionalText(form, "id") ?? "", parsed.data);
         } catch (error) {
           return redirectWithError(PAGE, formRefusal(error, failure).message);
         }
@@ -148,26 +152,26 @@ export async function action({ request }: ActionFunctionArgs) {
       }
       case "link-post":
       case "unlink-post": {
-        const postRef = intent === "link-post" ? (field(form, "post") ?? "").trim().slice(0, 300) : null;
+        const postRef = intent === "link-post" ? (formOptionalText(form, "post") ?? "").trim().slice(0, 300) : null;
         if (postRef === "") return redirectWithError(PAGE, "Enter the post's ID or title.");
         try {
-          await linkIdeaToPost(user.id, field(form, "id") ?? "", postRef, { votersGetAccess: form.get("votersGetAccess") === "true" });
+          await linkIdeaToPost(user.id, formOptionalText(form, "id") ?? "", postRef, { votersGetAccess: formFlag(form, "votersGetAccess") });
         } catch (error) {
           return redirectWithError(PAGE, formRefusal(error, "Failed to update panel.").message);
         }
         return redirectWithSuccess(PAGE, postRef === null ? "Idea unlinked." : "Idea linked to its post.");
       }
       case "voter-access": {
-        const on = form.get("votersGetAccess") === "true";
+        const on = formFlag(form, "votersGetAccess");
         try {
-          await setVoterAccess(user.id, field(form, "id") ?? "", on);
+          await setVoterAccess(user.id, formOptionalText(form, "id") ?? "", on);
         } catch (error) {
           return redirectWithError(PAGE, formRefusal(error, "Failed to update panel.").message);
         }
         return redirectWithSuccess(PAGE, on ? "Voters now get the first release's access." : "Voters no longer get access of their own.");
       }
       case "delete-panel": {
-        await deleteInspirationPanel(user.id, field(form, "id") ?? "");
+        await deleteInspirationPanel(user.id, formOptionalText(form, "id") ?? "");
         return redirectWithSuccess(PAGE, "Panel deleted.");
       }
       default:

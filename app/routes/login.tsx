@@ -19,7 +19,8 @@ import { listTiers } from "~/models/tier.server";
 import { getUserWithShopEmails, toUserData } from "~/models/user.server";
 import { requireFormUser } from "~/session-guards.server";
 import { jsonWithError, redirectWithError, redirectWithSuccess } from "~/toast.server";
-import { changePasswordFormSchema, parseFormFields, setPasswordFormSchema, usernameSchema, verifyEmailFormSchema } from "~/utils/auth-schemas";
+import { changePasswordFormSchema, setPasswordFormSchema, usernameSchema, verifyEmailFormSchema } from "~/utils/auth-schemas";
+import { formText, parseForm } from "~/utils/form-fields";
 import { clientAddress } from "~/utils/client-address.server";
 import { formRefusal } from "~/utils/form-failure.server";
 import { readPageForm } from "~/utils/page-form.server";
@@ -107,7 +108,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const client = clientAddress(request, context);
   // Read once: the login and sign-up strategies get this same form (`formRequest`).
   const form = await readPageForm(request);
-  const intent = String(form.get("intent") ?? "");
+  const intent = formText(form, "intent");
   try {
     return await runIntent(intent, form, request, client);
   } catch (error) {
@@ -115,7 +116,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const refusal = formRefusal(error, FAILURES[intent] ?? "Something went wrong.");
     if (intent === "logout") return redirectWithError("/login", "Logout failed.");
     // A refused login or sign-up keeps the typed email (never a password), also without JavaScript.
-    const email = intent === "login" || intent === "signup" ? String(form.get("email") ?? "").slice(0, 320) : undefined;
+    const email = intent === "login" || intent === "signup" ? formText(form, "email").slice(0, 320) : undefined;
     const body: AccountActionResult = { intent, errors: { form: refusal.message, ...refusal.fields }, email };
     const init = { status: refusal.status, headers: refusal.headers };
     // Every form but Enable Admin shows its refusal inline: answered once, there, not toasted too.
@@ -140,13 +141,13 @@ async function runIntent(intent: string, form: FormData, request: Request, clien
     }
     case "set-username": {
       const user = await requireFormUser(request);
-      const { username } = parseFormFields(usernameSchema, { username: form.get("username") });
+      const { username } = parseForm(form, usernameSchema);
       const updated = await setUsername(user, username);
       return redirectWithSuccess("/login", usernameStepMessage(updated));
     }
     case "verify-email": {
       const user = await requireFormUser(request);
-      const input = parseFormFields(verifyEmailFormSchema, { username: form.get("username"), code: form.get("code") });
+      const input = parseForm(form, verifyEmailFormSchema);
       await verifyEmail({ email: ownEmail(user), code: input.code, username: input.username, client });
       // The proof ends every session of the account; this browser goes on in a fresh one.
       return redirectWithSuccess("/login", "Email verified and username set successfully.", {
@@ -165,16 +166,13 @@ async function runIntent(intent: string, form: FormData, request: Request, clien
     }
     case "change-password": {
       const user = await requireFormUser(request);
-      const input = parseFormFields(
-        changePasswordFormSchema,
-        Object.fromEntries(["currentPassword", "newPassword", "confirmPassword"].map((key) => [key, form.get(key)])),
-      );
+      const input = parseForm(form, changePasswordFormSchema);
       await changePassword(user, input, await readSessionId(request));
       return redirectWithSuccess("/login", "Password changed successfully.");
     }
     case "set-password": {
       const user = await requireFormUser(request);
-      const input = parseFormFields(setPasswordFormSchema, { newPassword: form.get("newPassword"), confirmPassword: form.get("confirmPassword") });
+      const input = parseForm(form, setPasswordFormSchema);
       await setPassword(user, input.newPassword);
       return redirectWithSuccess("/login", "Password set successfully.");
     }

@@ -2,6 +2,7 @@
 // Messages are docs/messages.md's, word for word.
 import { z } from "zod";
 import { boundedEmail, hasEmailShape } from "~/utils/email-shape";
+import { formFlag, formOptionalText, formText, formTexts } from "~/utils/form-fields";
 
 export const ADMIN_MESSAGES = {
   fetchUsersFailed: "Failed to fetch users. Please try again later.",
@@ -144,11 +145,8 @@ export type CodeSearch = z.infer<typeof codeSearchSchema>;
  * `kofiEmail` (each address) and `kofiEmailVerified` (those marked verified).
  */
 export function userUpdateFromForm(form: FormData) {
-  const text = (name: string) => {
-    const value = form.get(name);
-    return typeof value === "string" ? value : undefined;
-  };
-  const texts = (name: string) => [...new Set(form.getAll(name).filter((value): value is string => typeof value === "string"))];
+  const text = (name: string) => formOptionalText(form, name);
+  const texts = (name: string) => [...new Set(formTexts(form, name))];
   const verified = new Set(texts("kofiEmailVerified").map((email) => email.toLowerCase()));
   const kofiEmails = texts("kofiEmail").map((email) => ({ email, emailVerified: verified.has(email.toLowerCase()) }));
   const removed = texts("kofiEmailRemoved");
@@ -156,9 +154,9 @@ export function userUpdateFromForm(form: FormData) {
     fullName: text("fullName"),
     email: text("email"),
     current_tier: text("current_tier"),
-    restricted: form.get("restricted") === "true",
-    canBeAdmin: form.get("canBeAdmin") === "true",
-    isAdmin: form.get("isAdmin") === "true",
+    restricted: formFlag(form, "restricted"),
+    canBeAdmin: formFlag(form, "canBeAdmin"),
+    isAdmin: formFlag(form, "isAdmin"),
     unlocked_content: texts("unlocked_content"),
     kofiEmails: kofiEmails.length > 0 ? kofiEmails : undefined,
     removeKofiEmails: removed.length > 0 ? removed : undefined,
@@ -182,14 +180,14 @@ export type PostedEditorFields = {
  */
 export function postedEditorFields(form: FormData): PostedEditorFields | null {
   if (!form.has("fullName")) return null;
-  const text = (name: string) => String(form.get(name) ?? "").slice(0, 300);
+  const text = (name: string) => formText(form, name).slice(0, 300);
   return {
     fullName: text("fullName"),
     email: text("email"),
     current_tier: text("current_tier"),
-    restricted: form.get("restricted") === "true",
-    canBeAdmin: form.get("canBeAdmin") === "true",
-    isAdmin: form.get("isAdmin") === "true",
-    unlocked_content: [...new Set(form.getAll("unlocked_content").filter((value): value is string => typeof value === "string"))].slice(0, 10_000),
+    restricted: formFlag(form, "restricted"),
+    canBeAdmin: formFlag(form, "canBeAdmin"),
+    isAdmin: formFlag(form, "isAdmin"),
+    unlocked_content: [...new Set(formTexts(form, "unlocked_content"))].slice(0, 10_000),
   };
 }

@@ -1,6 +1,5 @@
 // Account rules written once, in the spec's words, shared by forms, actions and `/api` routes.
-import { z, type ZodType, type ZodTypeDef } from "zod";
-import { DomainError } from "~/utils/errors";
+import { z } from "zod";
 
 export const PASSWORD_RULE_MESSAGE = "Password must have at least 8 characters and 1 uppercase.";
 export const RESET_PASSWORD_RULE_MESSAGE = "Password must have at least 8 characters, 1 uppercase, and 1 special character.";
@@ -117,20 +116,3 @@ export const resetPasswordSchema = z
     }
   })
   .transform((value) => ({ email: value.email.trim().toLowerCase(), code: value.code.trim(), newPassword: value.newPassword }));
-
-/** Field errors of a failed parse, keyed by field ("form" for the rest), first message each. */
-export function fieldErrors(error: z.ZodError): Record<string, string> {
-  const errors: Record<string, string> = {};
-  for (const issue of error.issues) {
-    const key = String(issue.path[0] ?? "form");
-    errors[key] ??= issue.message;
-  }
-  return errors;
-}
-
-/** Form values parsed with `schema`; a failure is a 400 refusal with the message of each field. */
-export function parseFormFields<T>(schema: ZodType<T, ZodTypeDef, unknown>, values: Record<string, FormDataEntryValue | null>): T {
-  const parsed = schema.safeParse(values);
-  if (!parsed.success) throw new DomainError(400, parsed.error.issues[0]!.message, { fields: fieldErrors(parsed.error) });
-  return parsed.data;
-}

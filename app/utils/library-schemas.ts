@@ -2,6 +2,7 @@
 // actions and the /api routes. Messages are docs/messages.md's, word for word.
 import { z } from "zod";
 import { optionalPublishAtSchema } from "~/utils/release-schemas";
+import { formFlag, formOptionalText, formTexts } from "~/utils/form-fields";
 
 export const LIBRARY_MESSAGES = {
   fetchFailed: "Failed to fetch data. Please try again later.",
@@ -157,10 +158,7 @@ export function drawnTierList(ids: readonly string[]): string {
  * changed: a version uploaded (or a field changed elsewhere) after the card was drawn stays.
  */
 export function postFormToInput(form: FormData): Record<string, unknown> {
-  const text = (name: string) => {
-    const value = form.get(name);
-    return typeof value === "string" ? value : undefined;
-  };
+  const text = (name: string) => formOptionalText(form, name);
   const unchanged = (name: string, value: string) => {
     const drawn = text(drawnFieldName(name));
     return drawn !== undefined && drawn === value;
@@ -177,13 +175,13 @@ export function postFormToInput(form: FormData): Record<string, unknown> {
   }
   if (form.has("has_flags")) {
     for (const name of ["is_kofiOnly", "paid_content"]) {
-      const checked = form.get(name) === "on";
+      const checked = formFlag(form, name, "on");
       if (!unchanged(name, checked ? "on" : "")) input[name] = checked;
     }
   }
   if (form.has("has_tiers")) {
     for (const name of ["tiers", "first_tiers"]) {
-      const ids = form.getAll(name).filter((value): value is string => typeof value === "string");
+      const ids = formTexts(form, name);
       if (!unchanged(name, drawnTierList(ids))) input[name] = ids;
     }
   }
