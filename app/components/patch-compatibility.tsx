@@ -129,7 +129,7 @@ export function PatchCompatibility({
               <strong>{version.label}</strong>
               <span className={`post-patch post-patch-${view.mark}`}>{compatibilityLine({ patch: patch.name, mark: view.mark })}</span>
               <span className="muted" data-testid="patch-votes">
-                {works} {works === 1 ? "player" : "players"} confirmed · {broken} reported broken
+                {`${works} ${works === 1 ? "player" : "players"} confirmed · ${broken} reported broken`}
               </span>
               {history.length > 0 ? (
                 <span className="muted">Earlier: {history.map((item) => `${MARK_LABELS[item.mark]} on ${item.patch}`).join(", ")}</span>
