@@ -20,7 +20,7 @@ import * as postApi from "~/routes/api.library.posts.$id";
 import * as feedRoute from "~/routes/feeds.$token[.]atom";
 import * as library from "~/routes/library";
 import { requestDocument } from "./documents";
-import { callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
+import { callRoute, createTestUser, queriesDuring, readJsonBody, sessionCookie } from "./helpers";
 import { createPost, createTiers, TIER_2 } from "./library-fixtures";
 import { useMailCapture } from "./mail-capture";
 
@@ -301,6 +301,20 @@ describe("player confirmations", () => {
     expect([mark.mark, mark.patch.name]).toEqual(["WORKS", "1.113"]);
     expect(patchLines(await page("/library"))["Vote Sofa"]).toBe("Works on 1.113");
     expect(await db.auditEntry.count({ where: { action: "post_version.patch_accept", targetId: post.id } })).toBe(1);
+  });
+});
+
+describe("the library's cost", () => {
+  it("reads the marks with the posts once per library change, never per view or per card", async () => {
+    await listLibraryPosts(null);
+    const warm = await queriesDuring("version_patch_marks", () => listLibraryPosts(null));
+    expect(warm.queries).toEqual([]);
+    // A mark changes the library: the next view reads every mark on the current patch in one query.
+    const { post, versions } = await postWithVersions("Cost Table", ["V1.0"]);
+    await api(markApi, "PUT", `/api/admin/posts/${post.id}/compatibility`, { id: post.id }, { versionId: versions[0]!.id, mark: "works" }, adminCookie);
+    const changed = await queriesDuring("version_patch_marks", () => listLibraryPosts(null));
+    expect(changed.queries).toHaveLength(1);
+    expect(changed.result.find((item) => item.postId === post.id)?.compatibility).toEqual({ patch: "1.113", mark: "works" });
   });
 });
 
