@@ -7,13 +7,15 @@ import type { DownloadAnswer } from "~/components/use-library-download";
 import { env } from "~/env.server";
 import { acceptTerms, authorizeDownload, signedDownloadUrl } from "~/models/download.server";
 import { toEntitlementPost } from "~/models/entitlement.server";
+import { acceptConfirmations, setVersionMark, voteOnPatch } from "~/models/game-patch.server";
 import { createPost, deletePost, movePostToIndex, setPostEnabled, setPostImage, updatePost } from "~/models/post-admin.server";
 import { addPostVersion, makeVersionCurrent, setVersionHidden, storePostVersionFile } from "~/models/post-version.server";
 import { publishPost, setReleaseSteps } from "~/models/release.server";
-import { getCurrentUser } from "~/models/session.server";
+import { getCurrentUser, NOT_AUTHENTICATED_MESSAGE } from "~/models/session.server";
 import { redirectWithError, redirectWithSuccess } from "~/toast.server";
 import { isEffectiveAdmin, isFreeAt } from "~/utils/entitlement";
 import { formRefusal } from "~/utils/form-failure.server";
+import { PATCH_MESSAGES, patchAcceptSchema, patchFormToInput, patchMarkSchema, patchVoteSchema } from "~/utils/game-patch-schemas";
 import { LIBRARY_MESSAGES, parseSetIndex, postCreateSchema, postFormToInput, postUpdateSchema } from "~/utils/library-schemas";
 import { readPageForm } from "~/utils/page-form.server";
 import { publishSchema, RELEASE_MESSAGES, releaseFormToInput, releaseStepsSchema } from "~/utils/release-schemas";
@@ -124,6 +126,18 @@ export async function libraryAction(request: Request) {
     return formFlag(form, "respond", "json") ? json({ ok: true }, { headers }) : redirect(back, { headers });
   }
   if (intent === "download") return downloadAction(form, user, back);
+  if (intent === "patch-vote") {
+    // A player's answer on the current game patch: any account that downloaded the post.
+    if (!user) return redirectWithError(back, NOT_AUTHENTICATED_MESSAGE);
+    const parsed = patchVoteSchema.safeParse(patchFormToInput(form, ["versionId", "patchId", "verdict"]));
+    if (!parsed.success) return redirectWithError(back, firstIssue(parsed.error));
+    try {
+      await voteOnPatch(user, postId, parsed.data);
+      return redirectWithSuccess(back, PATCH_MESSAGES.voteSaved);
+    } catch (error) {
+      return refused(back, error, PATCH_MESSAGES.failed);
+    }
+  }
 
   if (!user || !isEffectiveAdmin(user)) return redirectWithError(back, LIBRARY_MESSAGES.adminOnly);
 
@@ -202,6 +216,26 @@ export async function libraryAction(request: Request) {
         return redirectWithSuccess(back, hidden ? VERSION_MESSAGES.versionHidden : VERSION_MESSAGES.versionShown);
       } catch (error) {
         return refused(back, error, VERSION_MESSAGES.versionFailed);
+      }
+    }
+    case "patch-mark": {
+      const parsed = patchMarkSchema.safeParse(patchFormToInput(form, ["versionId", "patchId", "mark"]));
+      if (!parsed.success) return redirectWithError(back, firstIssue(parsed.error));
+      try {
+        await setVersionMark(user, postId, parsed.data);
+        return redirectWithSuccess(back, PATCH_MESSAGES.markSaved);
+      } catch (error) {
+        return refused(back, error, PATCH_MESSAGES.failed);
+      }
+    }
+    case "patch-accept": {
+      const parsed = patchAcceptSchema.safeParse(patchFormToInput(form, ["versionId", "patchId"]));
+      if (!parsed.success) return redirectWithError(back, firstIssue(parsed.error));
+      try {
+        await acceptConfirmations(user, postId, parsed.data);
+        return redirectWithSuccess(back, PATCH_MESSAGES.accepted);
+      } catch (error) {
+        return refused(back, error, PATCH_MESSAGES.failed);
       }
     }
     case "delete": {

@@ -38,6 +38,19 @@ const PAGES: PageCase[] = [
   { name: "inspiration vote", path: "/inspiration-vote", roles: ["guest", "fan", "admin"] },
   { name: "admin", path: "/admin", roles: ["admin"] },
   { name: "admin releases", path: "/admin/releases", roles: ["admin"] },
+  { name: "admin game patches", path: "/admin/patches", roles: ["admin"] },
+  {
+    // The demo's patch day: the post page's compatibility section (players' answers; the admin's mark and Accept).
+    name: "a post page with its game compatibility",
+    path: "/infos",
+    roles: ["guest", "admin"],
+    adultAccepted: true,
+    prepare: async (page) => {
+      const post = await db.post.findFirstOrThrow({ where: { title: "Autumn Hair Collection" } });
+      await page.goto(`/library/${post.id}`);
+      await expect(page.getByRole("heading", { name: "Game compatibility" })).toBeVisible();
+    },
+  },
   {
     name: "a post's release steps on its admin card",
     path: "/library?search=Midnight%20Observatory",

@@ -314,6 +314,58 @@ const ZIP_DEMO_VERSIONS = [
   },
 ];
 
+/**
+ * Game patches (docs/product.md#game-patches) with a patch day under way: 1.112, current for two
+ * months, on which every post works; 1.113, current since yesterday, on which a few are confirmed
+ * already, the Neon Streetwear Set's V2.0 was broken and V2.1 fixed it, and players have answered
+ * for a post not yet confirmed.
+ */
+export const DEMO_PATCHES = { previous: "1.112", current: "1.113" } as const;
+/** Confirmed on the new patch by the admin ("works"), besides the fixed Neon Streetwear Set. */
+export const DEMO_CONFIRMED_ON_CURRENT = ["Starter Furniture Pack", "Cozy Cabin Lot", "Lakeside Pier", "Retro Diner Counter", "Arcade Machines"];
+/** Not confirmed on the new patch yet, with players' answers (two works, one broken). */
+export const DEMO_PLAYER_CONFIRMED = "Autumn Hair Collection";
+
+async function seedGamePatches(
+  tx: Prisma.TransactionClient,
+  now: Date,
+  versionsByTitle: Map<string, { id: string; label: string }[]>,
+  downloads: { userId: string; versionId?: string | null }[],
+): Promise<void> {
+  const previous = await tx.gamePatch.create({
+    data: { name: DEMO_PATCHES.previous, declaredAt: new Date(now.getTime() - 90 * DAY), currentSince: new Date(now.getTime() - 60 * DAY) },
+  });
+  const current = await tx.gamePatch.create({
+    data: { name: DEMO_PATCHES.current, declaredAt: new Date(now.getTime() - 2 * DAY), currentSince: new Date(now.getTime() - DAY) },
+  });
+  const marks: Prisma.VersionPatchMarkCreateManyInput[] = [];
+  for (const versions of versionsByTitle.values()) {
+    const newest = versions[versions.length - 1]!;
+    marks.push({ versionId: newest.id, patchId: previous.id, mark: "WORKS", markedAt: new Date(now.getTime() - 55 * DAY) });
+  }
+  for (const title of DEMO_CONFIRMED_ON_CURRENT) {
+    const newest = versionsByTitle.get(title)!.at(-1)!;
+    marks.push({ versionId: newest.id, patchId: current.id, mark: "WORKS", markedAt: new Date(now.getTime() - 12 * 3600_000) });
+  }
+  // Broken on patch day, fixed by the next version: the feed says "Fixed for 1.113 in V2.1".
+  const [broken, fixed] = versionsByTitle.get(ZIP_DEMO_TITLE)!;
+  marks.push({ versionId: broken!.id, patchId: current.id, mark: "BROKEN", markedAt: new Date(now.getTime() - 20 * 3600_000) });
+  marks.push({ versionId: fixed!.id, patchId: current.id, mark: "WORKS", markedAt: new Date(now.getTime() - 6 * 3600_000) });
+  await tx.versionPatchMark.createMany({ data: marks });
+  // Players who downloaded the current version answer for it: two works, one broken.
+  const version = versionsByTitle.get(DEMO_PLAYER_CONFIRMED)!.at(-1)!;
+  const players = [...new Set(downloads.filter((download) => download.versionId === version.id).map((download) => download.userId))].slice(0, 3);
+  await tx.patchConfirmation.createMany({
+    data: players.map((userId, index) => ({
+      userId,
+      versionId: version.id,
+      patchId: current.id,
+      verdict: index < 2 ? ("WORKS" as const) : ("BROKEN" as const),
+      createdAt: new Date(now.getTime() - (10 - index) * 3600_000),
+    })),
+  });
+}
+
 type DemoVersion = {
   label: string;
   notes: string;
@@ -472,6 +524,8 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
   ]);
 
   const history: HistoryPost[] = [];
+  /** Each demo post's version rows, oldest first (for the game patches' marks). */
+  const versionsByTitle = new Map<string, { id: string; label: string }[]>();
   await db.$transaction(
     async (tx) => {
       // The migrations already hold these tiers by id (0030); the demo gives them titles and prices.
@@ -533,6 +587,7 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
           versionRows.push({ id: created.id, label: demo.label, createdAt: demo.createdAt });
         }
         await tx.post.update({ where: { id }, data: { currentVersionId } });
+        versionsByTitle.set(post.title, versionRows);
         // The release demo posts are new: the generated past (drawn from a fixed sequence) leaves them out.
         if (post.release || post.publishInDays !== undefined) continue;
         history.push({
@@ -612,6 +667,7 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
       voterIds.add(supporter.id);
       await tx.inspirationVoter.createMany({ data: [...voterIds].map((userId) => ({ panelId: shippedIdea.id, userId })) });
       await tx.updateSubscription.createMany({ data: past.subscriptions });
+      await seedGamePatches(tx, now, versionsByTitle, past.downloads);
       // All or nothing, however slow the machine: Prisma's default 5 s limit was exceeded by a
       // first start on a loaded 2-core machine, which then failed and seeded nothing.
     },

@@ -89,6 +89,12 @@ async function personWithEverything(tag: string) {
   });
   await db.unlockedContent.create({ data: { userId: user.id, postId: post.id, source: "ADMIN" } });
   await db.download.create({ data: { userId: user.id, postId: post.id, version: "V1.0" } });
+  // A player's answer on a game patch (docs/product.md#game-patches).
+  const version = await db.postVersion.create({
+    data: { postId: post.id, label: "V1.0", storageKey: `posts/${post.id}/v1.zip`, fileName: "v1.zip", size: 1n },
+  });
+  const patch = await db.gamePatch.create({ data: { name: `patch-${tag}`, currentSince: new Date() } });
+  await db.patchConfirmation.create({ data: { userId: user.id, versionId: version.id, patchId: patch.id, verdict: "WORKS" } });
   const panel = await db.inspirationPanel.create({ data: { imageUrl: "/x.jpg", title: "Idea" } });
   await db.inspirationLike.create({ data: { userId: user.id, panelId: panel.id, kind: "LIKE" } });
   await db.inspirationVoter.create({ data: { userId: user.id, panelId: panel.id } });

@@ -100,6 +100,32 @@ const MATRIX: Record<string, Case[]> = {
   "admin_.access-check.tsx": [{ method: "GET", expect: adminUi(ok(200), no("302 /")) }],
   "admin_.releases.tsx": [{ method: "GET", expect: adminUi(ok(200), no("302 /")) }],
   "admin_.mail.tsx": [{ method: "GET", expect: adminUi(ok(200), no("302 /")) }],
+  // Game patches (docs/product.md#game-patches): naming one is an admin action.
+  "admin_.patches.tsx": [
+    { method: "GET", expect: adminUi(ok(200), no("302 /")) },
+    { method: "POST", form: () => ({ intent: "add", name: "9.99" }), expect: adminUi(ok(200), no("302 /")) },
+  ],
+  "api.admin.patches.ts": [
+    { method: "GET", expect: adminApi(ok(200)) },
+    { method: "POST", json: { name: "9.98" }, expect: adminApi(ok(201)) },
+  ],
+  "api.admin.patches.$id.current.ts": [
+    { method: "GET", expect: METHOD_NOT_ALLOWED },
+    { method: "POST", params: () => ({ id: "no-such-patch" }), expect: adminApi(no(404)) },
+  ],
+  "api.admin.posts.$id.compatibility.ts": [
+    { method: "GET", params: postParams, expect: METHOD_NOT_ALLOWED },
+    { method: "PUT", params: postParams, json: { versionId: "no-such-version", mark: "works" }, expect: adminApi(no(404)) },
+  ],
+  "api.admin.posts.$id.compatibility.accept.ts": [
+    { method: "GET", params: postParams, expect: METHOD_NOT_ALLOWED },
+    { method: "POST", params: postParams, json: { versionId: "no-such-version" }, expect: adminApi(no(404)) },
+  ],
+  // A player's answer: only an account with a completed download of the post (none here: 403 for all).
+  "api.library.posts.$id.compatibility.ts": [
+    { method: "GET", params: postParams, expect: METHOD_NOT_ALLOWED },
+    { method: "POST", params: postParams, json: { verdict: "works" }, expect: user(no(403)) },
+  ],
   "account.shop-email.tsx": [
     { method: "GET", expect: user(ok("302 /login"), no("302 /login")) },
     {
@@ -314,6 +340,14 @@ const MATRIX: Record<string, Case[]> = {
     {
       method: "POST",
       form: (f) => ({ intent: "version-hide", postId: f.postId, versionId: "no-such-version" }),
+      expect: adminUi(ok("302 /library"), no("302 /library")),
+    },
+    // A player's answer on the current patch: refused without a download (a toast), for every role.
+    { method: "POST", form: (f) => ({ intent: "patch-vote", postId: f.postId, verdict: "works" }), expect: all(no("302 /library")) },
+    // An admin's mark: admin-only on the server; an unknown version changes nothing.
+    {
+      method: "POST",
+      form: (f) => ({ intent: "patch-mark", postId: f.postId, versionId: "no-such-version", mark: "works" }),
       expect: adminUi(ok("302 /library"), no("302 /library")),
     },
   ],

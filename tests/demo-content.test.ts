@@ -8,7 +8,18 @@ import { loadInsights } from "~/models/insights/charts.server";
 import { versionHistories } from "~/models/post-version-history.server";
 import { runUpdateDigests } from "~/models/update-digest.server";
 import { parseInsightsRange } from "~/utils/insights-schemas";
-import { DEMO_ADMIN, DEMO_FAN, DEMO_SUPPORTER, demoImage, seedDemoContent } from "../prisma/demo-content";
+import { isListedPostPublic, listLibraryPosts, patchDayCounts } from "~/models/library-listing.server";
+import { listGamePatches, listPatchNews, postPatchView } from "~/models/game-patch.server";
+import {
+  DEMO_ADMIN,
+  DEMO_CONFIRMED_ON_CURRENT,
+  DEMO_FAN,
+  DEMO_PATCHES,
+  DEMO_PLAYER_CONFIRMED,
+  DEMO_SUPPORTER,
+  demoImage,
+  seedDemoContent,
+} from "../prisma/demo-content";
 
 describe("demo content", () => {
   it("seeds tiers, posts with files and images, panels, an inspiration vote and a demo admin, once", async () => {
@@ -148,6 +159,29 @@ describe("demo content", () => {
     expect(subscribers).toBeGreaterThan(0);
     expect(await runUpdateDigests({ ignorePeriod: true })).toMatchObject({ skipped: null, mailed: subscribers, failed: 0 });
   }, 60_000);
+
+  it("shows a patch day under way: two patches, some posts confirmed on the new one, one broken then fixed, players' answers", async () => {
+    // Seeded by the first test (same database).
+    const patches = await listGamePatches();
+    expect(patches.map((patch) => [patch.name, patch.current])).toEqual([
+      [DEMO_PATCHES.previous, false],
+      [DEMO_PATCHES.current, true],
+    ]);
+    const listed = (await listLibraryPosts(null)).filter((post) => isListedPostPublic(post));
+    const counts = patchDayCounts(listed)!;
+    expect(counts.patch).toBe(DEMO_PATCHES.current);
+    expect(counts.confirmed).toBe(DEMO_CONFIRMED_ON_CURRENT.length + 1);
+    expect(counts.total).toBeGreaterThan(counts.confirmed);
+    const neon = listed.find((post) => post.title === "Neon Streetwear Set")!;
+    expect(neon.compatibility).toEqual({ patch: DEMO_PATCHES.current, mark: "works" });
+    const news = await listPatchNews([neon.postId], new Date(0), 10);
+    expect(news.find((item) => item.patch === DEMO_PATCHES.current)).toMatchObject({ label: "V2.1", fixed: true });
+    const autumn = listed.find((post) => post.title === DEMO_PLAYER_CONFIRMED)!;
+    expect(autumn.compatibility?.mark).toBe("untested");
+    const version = await db.post.findUniqueOrThrow({ where: { id: autumn.postId } });
+    const view = await postPatchView(autumn.postId, [version.currentVersionId!], null);
+    expect(view.versions[version.currentVersionId!]!.votes).toEqual({ works: 2, broken: 1 });
+  });
 });
 
 async function streamToBuffer(stream: NodeJS.ReadableStream): Promise<Buffer> {

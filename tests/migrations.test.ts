@@ -37,6 +37,10 @@ const HAND_WRITTEN = [
   "TRIGGER release_steps release_steps_bump_library_version",
   "TRIGGER inspiration_panels inspiration_panels_bump_library_version",
   "TRIGGER inspiration_panels inspiration_panels_truncate_bump_library_version",
+  "TRIGGER game_patches game_patches_bump_library_version",
+  "TRIGGER game_patches game_patches_truncate_bump_library_version",
+  "TRIGGER version_patch_marks version_patch_marks_bump_library_version",
+  "TRIGGER version_patch_marks version_patch_marks_truncate_bump_library_version",
   "TRIGGER release_steps release_steps_truncate_bump_library_version",
   "TRIGGER tiers tiers_truncate_bump_library_version",
 ];

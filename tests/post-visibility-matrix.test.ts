@@ -136,6 +136,20 @@ const PROBES: Record<string, Probe> = {
     const page = text ? (JSON.parse(text) as { post?: { unlocked?: boolean } }) : {};
     return { mentions: named(text, post), grants: page.post?.unlocked === true };
   },
+  // A player's answer on the current game patch: for a version the viewer downloaded (made here),
+  // never for a post they may not see (404 like an unknown one).
+  "api.library.posts.$id.compatibility.ts": async (post, viewer) => {
+    await db.gamePatch.upsert({ where: { name: "vis-1.0" }, create: { name: "vis-1.0", currentSince: new Date() }, update: {} });
+    if (viewer.user) await db.download.create({ data: { userId: viewer.user.id, postId: post.id, version: "V1.0", versionId: post.versionId } });
+    const response = await callRoute(await route("api.library.posts.$id.compatibility.ts"), {
+      method: "POST",
+      path: `/api/library/posts/${post.id}/compatibility`,
+      params: { id: post.id },
+      json: { verdict: "works" },
+      cookie: viewer.cookie,
+    });
+    return { mentions: response.status === 200, grants: false };
+  },
   "api.library.posts.$id.ts": async (post, viewer) => {
     const response = await callRoute(await route("api.library.posts.$id.ts"), {
       path: `/api/library/posts/${post.id}`,
@@ -251,6 +265,11 @@ const NO_POST_DATA: Record<string, string> = {
   "admin_.insights.tsx": "admins only",
   "admin_.releases.tsx": "admins only",
   "admin_.mail.tsx": "admins only",
+  "admin_.patches.tsx": "admins only",
+  "api.admin.patches.ts": "admins only",
+  "api.admin.patches.$id.current.ts": "admins only",
+  "api.admin.posts.$id.compatibility.ts": "admins only",
+  "api.admin.posts.$id.compatibility.accept.ts": "admins only",
   "api.admin.mail.ts": "admins only",
   "api.admin.force-interval.ts": "admins only",
   "api.admin.import-purchases.ts": "admins only",

@@ -16,7 +16,12 @@ export const FILTER_LABELS: Record<LibraryFilter, string> = {
   patreon: "Patreon",
   outdated: "Outdated",
   never: "Never downloaded",
+  works: "Works on the current patch",
+  unconfirmed: "Not confirmed",
 };
+
+/** Filters that need a current game patch (docs/product.md#game-patches). */
+const PATCH_FILTERS: readonly LibraryFilter[] = ["works", "unconfirmed"];
 
 export function LibraryControls({
   search,
@@ -26,6 +31,7 @@ export function LibraryControls({
   showLayout,
   loggedIn,
   viewAsUser,
+  patchDay = false,
 }: {
   search: string;
   filter: LibraryFilter;
@@ -36,11 +42,13 @@ export function LibraryControls({
   loggedIn: boolean;
   /** An admin looking at the user view keeps it while searching. */
   viewAsUser: boolean;
+  /** A game patch is current: the compatibility filters are offered. */
+  patchDay?: boolean;
 }) {
   const submit = useSubmit();
   const searchTimer = useRef<number>();
   const [filtersOpen, setFiltersOpen] = useState(filter !== "all");
-  const filters = LIBRARY_FILTERS.filter((choice) => loggedIn || !USER_ONLY_FILTERS.includes(choice));
+  const filters = LIBRARY_FILTERS.filter((choice) => (loggedIn || !USER_ONLY_FILTERS.includes(choice)) && (patchDay || !PATCH_FILTERS.includes(choice)));
   return (
     <Form
       method="get"

@@ -13,6 +13,7 @@ import { badgesFor } from "~/utils/badges";
 import type { CardAccess, KeptOffer } from "~/utils/card-status";
 import type { LockedAction } from "~/utils/locked-action";
 import { formatFileSize } from "~/utils/file-size";
+import { compatibilityLine } from "~/utils/game-patch-schemas";
 import { GRID_IMAGE_SIZES, imageSrcSet } from "~/utils/responsive-images";
 
 export type CardTier = { tierId: string; title: string; isPaid: boolean; subscribeLabel: string | null; amount_cents: number | null };
@@ -290,6 +291,16 @@ export function InspiredBy({ post, voted }: { post: LibraryPost; voted: boolean 
   );
 }
 
+/** The post's standing on the current game patch (docs/product.md#game-patches), when one is current. */
+export function PatchLine({ post }: { post: LibraryPost }) {
+  if (!post.compatibility) return null;
+  return (
+    <p className={`post-patch post-patch-${post.compatibility.mark}`} data-testid="post-patch">
+      {compatibilityLine(post.compatibility)}
+    </p>
+  );
+}
+
 /** The address of a post's own page. */
 export function postPagePath(postId: string): string {
   return `/library/${encodeURIComponent(postId)}`;
@@ -328,6 +339,7 @@ export function PostCard({
           {page ? post.title : <Link to={postPagePath(post.postId)}>{post.title}</Link>}
         </Title>
         <InspiredBy post={post} voted={voted} />
+        <PatchLine post={post} />
         {post.unlocked ? (
           <div className="post-owned">
             <div className="post-primary">

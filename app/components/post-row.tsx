@@ -5,6 +5,7 @@ import { Link } from "@remix-run/react";
 import {
   DownloadForm,
   InspiredBy,
+  PatchLine,
   KeptVersionOffer,
   LockIcon,
   LockedActions,
@@ -60,6 +61,7 @@ export function PostRow({ post: listed, tiers, links, loggedIn, now, back, onDow
           {leadBadge(post, loggedIn, now)}
         </div>
         <InspiredBy post={post} voted={voted} />
+        <PatchLine post={post} />
         {post.unlocked ? (
           <OwnedStatus post={post} access={access} />
         ) : (

@@ -19,6 +19,7 @@ export const EXPORT_SECTION_OF_TABLE = {
   update_subscriptions: "updateSettings",
   update_mail_ledger: "updatesMailed",
   mail_outbox: "mailsToYou",
+  patch_confirmations: "gamePatchAnswers",
 } as const;
 
 /** The emails a person proved are theirs: the account's (when verified) and verified shop emails. */
@@ -51,6 +52,16 @@ export async function exportAccountData(userId: string, now = new Date()) {
       auditEntries: { select: { action: true, targetType: true, targetId: true, createdAt: true }, orderBy: { createdAt: "asc" } },
       updateSubscription: true,
       updatesMailed: { select: { kind: true, subjectId: true, mailedAt: true }, orderBy: { mailedAt: "asc" } },
+      patchConfirmations: {
+        select: {
+          verdict: true,
+          createdAt: true,
+          updatedAt: true,
+          patch: { select: { name: true } },
+          version: { select: { label: true, postId: true, post: { select: POST_SEEN } } },
+        },
+        orderBy: { createdAt: "asc" },
+      },
       // The mails to the account, without their bodies (a queued code mail holds a live code).
       outboxMails: {
         select: { kind: true, to: true, subject: true, status: true, attempts: true, createdAt: true, sentAt: true, gaveUpAt: true },
@@ -112,6 +123,16 @@ export async function exportAccountData(userId: string, now = new Date()) {
       const seen = vote.panel.post !== null && isPostVisible(vote.panel.post, user, now);
       return { panelId: vote.panelId, title: vote.panel.title, postId: seen ? vote.panel.postId : null, shippedAt: seen ? vote.panel.shippedAt : null };
     }),
+    // Players' answers on game patches (docs/product.md#game-patches).
+    gamePatchAnswers: user.patchConfirmations.map((row) => ({
+      postId: row.version.postId,
+      postTitle: titleSeen(row.version.post),
+      version: row.version.label,
+      patch: row.patch.name,
+      verdict: row.verdict.toLowerCase(),
+      answeredAt: row.createdAt,
+      changedAt: row.updatedAt,
+    })),
     sessions: user.sessions,
     apiTokens: user.apiTokens,
     actionsYouTook: user.auditEntries,

@@ -6,8 +6,10 @@ import { createCache } from "~/cache.server";
 import { db } from "~/db.server";
 import type { User } from "~/generated/prisma/client";
 import { loadViewerContext, toEntitlementPost, withAccess, type PostWithAccess, type ViewerContext } from "~/models/entitlement.server";
+import { currentPatchMarks } from "~/models/game-patch.server";
 import { isPostPublic, isPostVisible } from "~/models/post-visibility.server";
 import { canDownload, type EntitlementPost, isEffectiveAdmin, isFreeAt, nextReleaseChange, tierIdsAt } from "~/utils/entitlement";
+import type { PostCompatibility } from "~/utils/game-patch-schemas";
 import type { LibraryFilter } from "~/utils/library-schemas";
 import { displayVersion, downloadStatus, type DownloadStatus } from "~/utils/versions";
 
@@ -44,6 +46,8 @@ export type LibraryPost = {
   release_steps: ListedReleaseStep[];
   /** The inspiration item this post realizes, with how many had voted for it (docs/product.md#releases). */
   inspired_by: { title: string | null; voters: number } | null;
+  /** The current version's mark on the current game patch; null before the first patch day or without a file (docs/api.md#post). */
+  compatibility: PostCompatibility | null;
   unlocked: boolean;
   /** Only for logged-in viewers. */
   downloadStatus?: DownloadStatus;
@@ -100,6 +104,7 @@ export function toLibraryPost(
   admin: boolean,
   downloaded?: Map<string, string>,
   now: Date = new Date(),
+  compatibility: PostCompatibility | null = null,
 ): LibraryPost {
   const iso = (date: Date | null) => (date ? date.toISOString() : null);
   const rule = toEntitlementPost(post);
@@ -131,6 +136,7 @@ export function toLibraryPost(
       opens_at: step.opensAt.toISOString(),
     })),
     inspired_by: post.inspirations?.[0] ? { title: post.inspirations[0].title, voters: post.inspirations[0]._count.voters } : null,
+    compatibility,
     unlocked,
   };
   if (admin) result.drive_file_id = post.driveFileId;
@@ -167,10 +173,15 @@ function openJson(value: object): string {
 
 /** Rows read after the stamp are at least as new as it; a change in between only means one more read on the next request. */
 async function readSnapshot(stamp: string, now: Date): Promise<LibrarySnapshot> {
-  const rows = await db.post.findMany({ orderBy: [{ orderDate: "desc" }, { id: "asc" }], include: { ...withAccess, inspirations: withInspiration } });
+  const [rows, patch] = await Promise.all([
+    db.post.findMany({ orderBy: [{ orderDate: "desc" }, { id: "asc" }], include: { ...withAccess, inspirations: withInspiration } }),
+    // The marks on the current game patch: kept with the posts (the patches and marks bump the library version).
+    currentPatchMarks(),
+  ]);
   let until: number | undefined;
   const posts = rows.map((row) => {
-    const { unlocked: _unlocked, drive_file_id: _key, ...shared } = toLibraryPost(row, false, true, undefined, now);
+    const compatibility = patch && row.currentVersionId ? { patch: patch.patch, mark: patch.marks.get(row.currentVersionId) ?? "untested" } : null;
+    const { unlocked: _unlocked, drive_file_id: _key, ...shared } = toLibraryPost(row, false, true, undefined, now, compatibility);
     const entitlement = toEntitlementPost(row);
     const change = nextReleaseChange(entitlement, now);
     if (change !== undefined && (until === undefined || change < until)) until = change;
@@ -341,8 +352,19 @@ export function filterLibraryPosts(posts: LibraryPost[], { search, filter }: { s
         return post.unlocked && post.downloadStatus === "outdated";
       case "never":
         return post.unlocked && post.downloadStatus === "never";
+      case "works":
+        return post.compatibility?.mark === "works";
+      case "unconfirmed":
+        return post.compatibility !== null && post.compatibility.mark !== "works";
       default:
         return true;
     }
   });
+}
+
+/** The patch-day banner's numbers: of the listed posts with a file, how many work on the current patch. */
+export function patchDayCounts(posts: readonly LibraryPost[]): { patch: string; confirmed: number; total: number } | null {
+  const rated = posts.filter((post) => post.compatibility !== null);
+  if (rated.length === 0) return null;
+  return { patch: rated[0]!.compatibility!.patch, confirmed: rated.filter((post) => post.compatibility!.mark === "works").length, total: rated.length };
 }

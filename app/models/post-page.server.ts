@@ -6,6 +6,7 @@ import type { KeptOffer } from "~/utils/card-status";
 import { keptWords } from "~/utils/card-status";
 import { pledgedTierAt } from "~/utils/entitlement";
 import { explainLibraryCards, loadLibraryPageViewer } from "~/models/access.server";
+import { postPatchView, type PostPatchView } from "~/models/game-patch.server";
 import { keptVersions } from "~/models/kept-versions.server";
 import { listLibraryPosts, type LibraryPost } from "~/models/library-listing.server";
 import { versionHistories, type VersionView } from "~/models/post-version-history.server";
@@ -47,6 +48,8 @@ export type PostPage = {
   voted: boolean;
   /** A version of this locked post the viewer keeps from their membership. */
   kept: KeptOffer | null;
+  /** The versions' marks and players' answers on the current game patch (docs/product.md#game-patches). */
+  compatibility: PostPatchView;
 };
 
 /** The post as `viewer` may see it now, or null when the library would not list it to them. */
@@ -60,12 +63,19 @@ export async function loadPostPage(viewer: PageViewer, postId: string): Promise<
     versionHistories([post.postId], { admin: false, stamp: context.libraryStamp }),
     keptOffers(viewer, [post], tiers),
   ]);
+  const versions = histories[post.postId] ?? [];
+  const compatibility = await postPatchView(
+    post.postId,
+    versions.map((version) => version.id),
+    user?.id ?? null,
+  );
   return {
     post,
     access: access[post.postId]!,
-    versions: histories[post.postId] ?? [],
+    versions,
     tiers,
     voted: context.votedPostIds.has(post.postId),
     kept: kept[post.postId] ?? null,
+    compatibility,
   };
 }

@@ -7,7 +7,7 @@ import { escapeHtml, type OutgoingMail } from "~/integrations/mail.server";
 import { recordAudit } from "~/models/audit.server";
 import { DomainError } from "~/models/errors";
 import { deliverDueMail, enqueueMail } from "~/models/mail-outbox.server";
-import { listUpdatesFor, newPostHeadline, postLink, type UpdateItem } from "~/models/update-notifications.server";
+import { listUpdatesFor, newPostHeadline, patchItemHeadline, postLink, type UpdateItem } from "~/models/update-notifications.server";
 import { ADMIN_MESSAGES } from "~/utils/admin-schemas";
 import { renderVersionNotes, versionNotesAsText } from "~/utils/version-notes.server";
 
@@ -55,7 +55,8 @@ async function pendingItems(subscriber: Subscriber, now: Date): Promise<UpdateIt
   const items = (await listUpdatesFor(subscriber.user, { since: new Date(earliest), limit: 500 })).filter((item) => {
     if (item.at.getTime() > now.getTime()) return false;
     // "A new version of something I own": a post the user may download and downloaded before.
-    if (item.kind === "NEW_VERSION") return versionsSince !== null && item.owned && item.at.getTime() > versionsSince;
+    // A version of something the user owns confirmed on a game patch goes with the version news.
+    if (item.kind === "NEW_VERSION" || item.kind === "PATCH_WORKS") return versionsSince !== null && item.owned && item.at.getTime() > versionsSince;
     return postsSince !== null && item.at.getTime() > postsSince;
   });
   if (items.length === 0) return [];
@@ -72,6 +73,7 @@ export function digestMail(to: string, name: string | null, items: UpdateItem[],
   const unsubscribeUrl = `${appUrl}/unsubscribe/${unsubscribeToken}`;
   const versions = items.filter((item) => item.kind === "NEW_VERSION");
   const posts = items.filter((item) => item.kind === "NEW_POST");
+  const patches = items.filter((item) => item.kind === "PATCH_WORKS");
   const text: string[] = [`Hello${name ? ` ${name}` : ""},`, ""];
   const html: string[] = [`<p>Hello${name ? ` ${escapeHtml(name)}` : ""},</p>`];
   const section = (heading: string, list: UpdateItem[], line: (item: UpdateItem) => string) => {
@@ -96,6 +98,7 @@ export function digestMail(to: string, name: string | null, items: UpdateItem[],
   };
   section("New versions of posts you own", versions, (item) => `${item.title} ${item.label}`);
   section("New posts for you", posts, (item) => newPostHeadline(item, ""));
+  section("Game patch news for posts you own", patches, patchItemHeadline);
   const why = `You get this mail because you asked for update mails in your account (${appUrl}/account/notifications).`;
   text.push(why, `Unsubscribe with one click: ${unsubscribeUrl}`, "");
   html.push(`<p style="color:#555">${escapeHtml(why)} <a href="${escapeHtml(unsubscribeUrl)}">Unsubscribe</a></p>`);

@@ -10,7 +10,9 @@ import { requireProvenEmailToAttach } from "~/models/account.server";
 import { DomainError } from "~/models/errors";
 import { loadViewerContext } from "~/models/entitlement.server";
 import { entitlementOfListed, isListedPostPublic, LISTING_VIEWER, listLibraryPosts } from "~/models/library-listing.server";
+import { listPatchNews } from "~/models/game-patch.server";
 import { giveUpUpdateMails } from "~/models/mail-outbox.server";
+import { patchNewsHeadline } from "~/utils/game-patch-schemas";
 import { explainAccess } from "~/utils/entitlement";
 import { atomXml } from "~/utils/atom";
 import { UPDATE_MESSAGES, updatePreferencesSchema, updateTokenSchema } from "~/utils/update-schemas";
@@ -22,12 +24,12 @@ export const FEED_ENTRY_LIMIT = 50;
 
 type LibraryUser = NonNullable<Parameters<typeof listLibraryPosts>[0]>;
 
-export type UpdateKind = "NEW_POST" | "NEW_VERSION";
+export type UpdateKind = "NEW_POST" | "NEW_VERSION" | "PATCH_WORKS";
 
-/** Something new for a user: a post they may download, or a new version of one. */
+/** Something new for a user: a post they may download, a new version of one, or a version confirmed on a game patch. */
 export type UpdateItem = {
   kind: UpdateKind;
-  /** The post's id (NEW_POST) or the version's id (NEW_VERSION): what the ledger records. */
+  /** The post's id (NEW_POST), the version's id (NEW_VERSION) or "<versionId>:<patchId>" (PATCH_WORKS): what the ledger records. */
   subjectId: string;
   postId: string;
   title: string;
@@ -41,7 +43,14 @@ export type UpdateItem = {
   released: boolean;
   /** A NEW_POST realizing an inspiration item the user voted for (told even while it is locked for them). */
   voted: boolean;
+  /** PATCH_WORKS: the patch, and whether an earlier version of the post was broken on it ("Fixed for …"). */
+  patch?: { name: string; fixed: boolean };
 };
+
+/** How a game-patch confirmation is announced: "Confirmed for 1.113" or "Fixed for 1.113 in V2.2". */
+export function patchItemHeadline(item: Pick<UpdateItem, "title" | "label" | "patch">): string {
+  return `${item.title}: ${patchNewsHeadline({ patch: item.patch?.name ?? "", label: item.label, fixed: item.patch?.fixed ?? false })}`;
+}
 
 /** How a new post is announced: "Now available for your tier: …" when a release step opened it. */
 export function newPostHeadline(item: Pick<UpdateItem, "title" | "released" | "voted">, prefix: string): string {
@@ -143,6 +152,23 @@ export async function listUpdatesFor(user: LibraryUser, { since, limit }: { sinc
       owned: owned(post),
       released: false,
       voted: false,
+    });
+  }
+  // Versions marked "works" on a game patch (docs/product.md#game-patches), of posts the user may download.
+  for (const news of await listPatchNews([...byId.keys()], after, limit)) {
+    const post = byId.get(news.postId)!;
+    items.push({
+      kind: "PATCH_WORKS",
+      subjectId: news.subjectId,
+      postId: post.postId,
+      title: post.title,
+      label: news.label,
+      notes: "",
+      at: news.at,
+      owned: owned(post),
+      released: false,
+      voted: false,
+      patch: { name: news.patch, fixed: news.fixed },
     });
   }
   items.sort((a, b) => b.at.getTime() - a.at.getTime() || a.subjectId.localeCompare(b.subjectId));
@@ -253,13 +279,24 @@ async function buildFeed(user: User, token: string): Promise<string> {
   const appUrl = env().APP_URL;
   const host = new URL(appUrl).hostname;
   const items = await listUpdatesFor(user, { limit: FEED_ENTRY_LIMIT });
-  const entries = items.map((item) => ({
-    id: item.kind === "NEW_POST" ? `tag:${host},2026:post/${item.postId}` : `tag:${host},2026:version/${item.subjectId}`,
-    title: item.kind === "NEW_POST" ? newPostHeadline(item, "New post: ") : `${item.title} ${item.label}`,
-    updated: item.at,
-    link: postLink(item.title),
-    content: item.kind === "NEW_POST" ? `${item.title} (${item.label}) is in the library.` : item.notes || `${item.title} has a new version, ${item.label}.`,
-  }));
+  const entries = items.map((item) =>
+    item.kind === "PATCH_WORKS"
+      ? {
+          id: `tag:${host},2026:patch/${item.subjectId}`,
+          title: patchItemHeadline(item),
+          updated: item.at,
+          link: postLink(item.title),
+          content: `${item.title} ${item.label} works on game patch ${item.patch?.name ?? ""}.`,
+        }
+      : {
+          id: item.kind === "NEW_POST" ? `tag:${host},2026:post/${item.postId}` : `tag:${host},2026:version/${item.subjectId}`,
+          title: item.kind === "NEW_POST" ? newPostHeadline(item, "New post: ") : `${item.title} ${item.label}`,
+          updated: item.at,
+          link: postLink(item.title),
+          content:
+            item.kind === "NEW_POST" ? `${item.title} (${item.label}) is in the library.` : item.notes || `${item.title} has a new version, ${item.label}.`,
+        },
+  );
   return atomXml({
     id: `tag:${host},2026:updates/${user.id}`,
     title: "Creator Library: your updates",

@@ -154,6 +154,13 @@ export default function AdminPage() {
         </p>
       </section>
 
+      <section className="card" aria-labelledby="patches-entry-title">
+        <h2 id="patches-entry-title">Game patches</h2>
+        <p>
+          Name the game&apos;s patches, declare the current one and see how many posts are confirmed on it: <Link to="/admin/patches">Open game patches</Link>
+        </p>
+      </section>
+
       <section className="card" aria-labelledby="mail-outbox-entry-title">
         <h2 id="mail-outbox-entry-title">Mail outbox</h2>
         <p>

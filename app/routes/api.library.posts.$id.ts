@@ -17,8 +17,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     const id = requireIdParam(params.id, LIBRARY_MESSAGES.postNotFound);
     const page = await loadPostPage(await loadLibraryPageViewer(request), id);
     if (!page) throw apiError(404, LIBRARY_MESSAGES.postNotFound);
-    const { post, access, versions, voted, kept } = page;
-    return json({ post, access, versions, voted, kept }, { headers: { "Cache-Control": "private, no-store" } });
+    const { post, access, versions, voted, kept, compatibility } = page;
+    return json({ post, access, versions, voted, kept, compatibility }, { headers: { "Cache-Control": "private, no-store" } });
   });
 }
 

@@ -18,12 +18,13 @@ import { useLibraryDownload } from "~/components/use-library-download";
 import { env } from "~/env.server";
 import { libraryAction } from "~/library-actions.server";
 import { explainLibraryCards, loadLibraryPageViewer } from "~/models/access.server";
-import { filterLibraryPosts, isListedPostPublic, keptLibraryStamp, listLibraryPosts } from "~/models/library-listing.server";
+import { filterLibraryPosts, isListedPostPublic, keptLibraryStamp, listLibraryPosts, patchDayCounts } from "~/models/library-listing.server";
 import { versionHistories } from "~/models/post-version-history.server";
 import { listTiersAt } from "~/models/tier.server";
 import libraryStyles from "~/styles/library.css";
 import { isEffectiveAdmin, isPublishedAt } from "~/utils/entitlement";
 import { parseLibraryLayout } from "~/utils/library-layout";
+import { patchBanner } from "~/utils/game-patch-schemas";
 import { LIBRARY_MESSAGES, parseLibraryFilter, parsePostsPerLine } from "~/utils/library-schemas";
 import { withParam } from "~/utils/url";
 import { hasAcceptedNsfw } from "~/utils/visitor-cookies.server";
@@ -110,6 +111,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
     scheduledPostIds: adminView ? scheduledPosts(shown, new Date()) : [],
     matching: matching.length,
     total: visible.length,
+    // Patch day: how many of the viewer's posts are confirmed on the current game patch (null: none is current).
+    patchDay: patchDayCounts(visible),
     tiers,
     search,
     filter,
@@ -208,7 +211,22 @@ export default function Library() {
           showLayout={!data.adminView}
           loggedIn={data.user !== null}
           viewAsUser={data.isAdmin && !data.adminView}
+          patchDay={data.patchDay !== null}
         />
+
+        {data.patchDay ? (
+          <p className="patch-banner" data-testid="patch-banner">
+            {patchBanner(data.patchDay.confirmed, data.patchDay.total, data.patchDay.patch)}
+            {data.patchDay.confirmed < data.patchDay.total ? (
+              <>
+                {" "}
+                <Link to={withParam(withParam(back, "filter", "unconfirmed"), "show", null)} preventScrollReset>
+                  Show the ones not confirmed
+                </Link>
+              </>
+            ) : null}
+          </p>
+        ) : null}
 
         {data.adminView ? <CreatePostForm back={back} /> : null}
 

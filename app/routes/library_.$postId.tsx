@@ -11,6 +11,7 @@ import { useMemo } from "react";
 import { ErrorPage, refusedRequestPage } from "~/components/error-page";
 import { AdultWarning, TermsPopup, useNsfwAcceptance } from "~/components/library-gate";
 import { accessLine } from "~/components/post-access";
+import { PatchCompatibility } from "~/components/patch-compatibility";
 import { PostCard } from "~/components/post-card";
 import { useLibraryDownload } from "~/components/use-library-download";
 import type { CacheableHandle } from "~/document-cache.server";
@@ -40,6 +41,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   return json({
     ...page,
     user: user ? { id: user.id, tosAccepted: user.tosAccepted || isEffectiveAdmin(user) } : null,
+    admin: isEffectiveAdmin(user),
     // Admins are not asked to confirm their age (as on the library).
     nsfwAccepted: isEffectiveAdmin(user) || (await hasAcceptedNsfw(request)),
     termsPostId: url.searchParams.get("terms") === post.postId ? post.postId : null,
@@ -118,6 +120,7 @@ export default function PostPage() {
           voted={data.voted}
           kept={data.kept ?? undefined}
         />
+        <PatchCompatibility postId={post.postId} versions={data.versions} compatibility={data.compatibility} admin={data.admin} back={back} />
       </div>
       <iframe ref={download.frameRef} title="Download" className="visually-hidden" aria-hidden="true" tabIndex={-1} data-testid="download-frame" />
     </div>

@@ -38,7 +38,7 @@ export const DOWNLOAD_MESSAGE_DELAY_MS = 3000;
 export const POSTS_PER_LINE = [2, 3, 4] as const;
 export const DEFAULT_POSTS_PER_LINE = 2;
 
-export const LIBRARY_FILTERS = ["all", "unlocked", "locked", "patreon", "outdated", "never"] as const;
+export const LIBRARY_FILTERS = ["all", "unlocked", "locked", "patreon", "outdated", "never", "works", "unconfirmed"] as const;
 export type LibraryFilter = (typeof LIBRARY_FILTERS)[number];
 /** Filters that need a logged-in user (they depend on the user's downloads). */
 export const USER_ONLY_FILTERS: readonly LibraryFilter[] = ["outdated", "never"];
