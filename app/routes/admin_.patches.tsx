@@ -13,6 +13,7 @@ import { formRefusal } from "~/utils/form-failure.server";
 import { PATCH_MESSAGES, patchBanner, patchCreateSchema, patchDeclareSchema, patchFormToInput } from "~/utils/game-patch-schemas";
 import { readPageForm } from "~/utils/page-form.server";
 import { personalPageHeaders } from "~/utils/page-headers";
+import { formText } from "~/utils/form-fields";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: adminStyles }];
 
@@ -33,7 +34,7 @@ type ActionData = { ok: boolean; message: string; field?: "name" };
 export async function action({ request }: ActionFunctionArgs) {
   const admin = await requireAdmin(request);
   const form = await readPageForm(request);
-  const intent = String(form.get("intent") ?? "");
+  const intent = formText(form, "intent");
   try {
     if (intent === "add") {
       const parsed = patchCreateSchema.safeParse(patchFormToInput(form, ["name", "current"]));
@@ -42,7 +43,7 @@ export async function action({ request }: ActionFunctionArgs) {
       return json<ActionData>({ ok: true, message: PATCH_MESSAGES.added });
     }
     if (intent === "declare") {
-      const parsed = patchDeclareSchema.safeParse({ patchId: form.get("patchId") ?? "" });
+      const parsed = patchDeclareSchema.safeParse({ patchId: formText(form, "patchId") });
       if (!parsed.success) return json<ActionData>({ ok: false, message: PATCH_MESSAGES.patchNotFound }, { status: 404 });
       await declareCurrentPatch(admin, parsed.data.patchId);
       return json<ActionData>({ ok: true, message: PATCH_MESSAGES.declared });

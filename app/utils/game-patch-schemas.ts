@@ -2,6 +2,7 @@
 // the admin page, the post page's forms and the /api routes, and the words every surface shows.
 // Messages are docs/messages.md's, word for word.
 import { z } from "zod";
+import { formFlag, formText } from "~/utils/form-fields";
 
 export const PATCH_MESSAGES = {
   nameRequired: "Please enter the patch's name, such as 1.113.",
@@ -81,10 +82,10 @@ export type PatchVoteInput = z.infer<typeof patchVoteSchema>;
 export function patchFormToInput(form: FormData, names: readonly string[]): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   for (const name of names) {
-    const value = form.get(name);
-    if (typeof value === "string" && value.trim() !== "") input[name] = value;
+    const value = formText(form, name);
+    if (value.trim() !== "") input[name] = value;
   }
-  if (names.includes("current")) input.current = form.get("current") === "on" || form.get("current") === "true";
+  if (names.includes("current")) input.current = formFlag(form, "current", "on") || formFlag(form, "current");
   return input;
 }
 
