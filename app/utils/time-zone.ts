@@ -99,3 +99,15 @@ export function zonedFieldToIso(value: FormDataEntryValue | null, zone: string):
   const text = typeof value === "string" ? value : "";
   return zonedToInstant(text, zone)?.toISOString() ?? text;
 }
+
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** "Tue, 1 Dec 2026" in `zone`. */
+export function formatZonedDay(date: Date, zone: string): string {
+  let format = dayFormats.get(zone);
+  if (!format) {
+    format = new Intl.DateTimeFormat("en-GB", { timeZone: zone, weekday: "short", day: "numeric", month: "short", year: "numeric" });
+    dayFormats.set(zone, format);
+  }
+  return format.format(date);
+}

@@ -71,6 +71,11 @@ export function zonedWithUtc(date: Date, zone: string): string {
   return zone === "UTC" ? local : `${local} · ${formatZonedTime(date, "UTC").slice(-5)} UTC${utcDayNote(date, zone)}`;
 }
 
+/** "18:00 (Europe/Berlin) · 17:00 UTC": the time of day alone, for a list already by day. */
+export function clockWithUtc(date: Date, zone: string): string {
+  return zonedWithUtc(date, zone).replace(/^[^,]*, /, "");
+}
+
 /** ", 2 Dec" when the UTC day differs from the zone's. */
 function utcDayNote(date: Date, zone: string): string {
   const day = (name: string) => formatZonedTime(date, name).replace(/, \d\d:\d\d$/, "");
