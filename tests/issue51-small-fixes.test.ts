@@ -1,6 +1,10 @@
-// Issue 51's smaller creator-side fixes: the CSV import reads a semicolon-separated export, and
-// the digest lists a post once (under "New posts", not also under "New versions").
+// Issue 51's smaller creator-side fixes: the CSV import reads a semicolon-separated export, the
+// digest lists a post once (under "New posts", not also under "New versions"), and a voting end
+// time in the past is refused with a word.
 import { describe, expect, it } from "vitest";
+import { db } from "~/db.server";
+import * as configRoute from "~/routes/api.inspiration.config";
+import { callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
 import { csvDelimiter, parseKofiCsv } from "~/integrations/kofi.server";
 import { digestMail } from "~/models/update-digest.server";
 import type { UpdateItem } from "~/models/update-notifications.server";
@@ -54,5 +58,23 @@ describe("the digest", () => {
     expect(mail.text).toContain("New versions of posts you own");
     expect(mail.text).toContain("Old Garage V3.1");
     expect(mail.html.match(/Neon Streetwear Set/g)).toHaveLength(1);
+  });
+});
+
+describe("the voting end time", () => {
+  it("refuses an end time in the past with a clear message, and keeps the one set", async () => {
+    const admin = await createTestUser({ isAdmin: true, canBeAdmin: true });
+    const cookie = await sessionCookie(admin.id);
+    const later = new Date(Date.now() + 86_400_000);
+    await db.inspirationConfig.upsert({ where: { id: 1 }, create: { id: 1, votingOpen: true, votingEndTime: later }, update: { votingEndTime: later } });
+    const past = await callRoute(configRoute, {
+      method: "POST",
+      path: "/api/inspiration/config",
+      json: { votingEndTime: new Date(Date.now() - 60_000).toISOString() },
+      cookie,
+    });
+    expect(past.status).toBe(400);
+    expect(await readJsonBody(past)).toEqual({ error: "The voting end time must be in the future." });
+    expect((await db.inspirationConfig.findUniqueOrThrow({ where: { id: 1 } })).votingEndTime?.toISOString()).toBe(later.toISOString());
   });
 });
