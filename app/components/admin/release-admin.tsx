@@ -227,8 +227,8 @@ function ReleaseStepsForm({
       <input type="hidden" name="intent" value="release-steps" />
       <input type="hidden" name="postId" value={id} />
       <input type="hidden" name="back" value={back} />
-      <div className="release-preview" data-testid="release-preview">
-        <p className={"problem" in summary ? "release-preview-words field-error" : "release-preview-words"} role="status">
+      <div className="release-preview">
+        <p className={"problem" in summary ? "release-preview-words field-error" : "release-preview-words"} role="status" data-testid="release-preview">
           {"problem" in summary ? summary.problem : summary.words}
         </p>
         <LadderRungs rungs={ladder} testId="release-preview-ladder" />
