@@ -1,6 +1,7 @@
 // Configuration: every environment variable the server reads, validated once at start.
 // A missing or malformed value stops the server with a message that names it.
 import { z } from "zod";
+import { isTimeZone } from "./utils/time-zone";
 
 const list = z
   .string()
@@ -116,6 +117,12 @@ const schema = z
       }),
     KOFI_VERIFICATION_TOKEN: z.string().optional(),
     KOFI_SHOP_URL: z.string().url().default("https://ko-fi.com"),
+    /** The creator's time zone (IANA name): the release editor's times are entered and shown in it. */
+    CREATOR_TIME_ZONE: z
+      .string()
+      .trim()
+      .default("UTC")
+      .refine((zone) => isTimeZone(zone), "is not a time zone name such as Europe/Berlin"),
 
     PATREON_CLIENT_ID: z.string().optional(),
     PATREON_CLIENT_SECRET: z.string().optional(),

@@ -18,7 +18,9 @@ import { formRefusal } from "~/utils/form-failure.server";
 import { PATCH_MESSAGES, patchAcceptSchema, patchFormToInput, patchMarkSchema, patchVoteSchema } from "~/utils/game-patch-schemas";
 import { LIBRARY_MESSAGES, parseSetIndex, postCreateSchema, postFormToInput, postUpdateSchema } from "~/utils/library-schemas";
 import { readPageForm } from "~/utils/page-form.server";
+import { draftRowsFromForm, editDraftRows, encodeReleaseDraft } from "~/utils/release-draft";
 import { publishSchema, RELEASE_MESSAGES, releaseFormToInput, releaseStepsSchema } from "~/utils/release-schemas";
+import { zonedFieldToIso } from "~/utils/time-zone";
 import { readUploadedFile, receiveUploadedFile, SELECT_IMAGE_MESSAGE } from "~/utils/upload.server";
 import { withParam } from "~/utils/url";
 import { VERSION_MESSAGES, VERSION_UPLOAD_FIELDS, versionActionSchema } from "~/utils/version-schemas";
@@ -182,7 +184,8 @@ export async function libraryAction(request: Request) {
     }
     case "schedule":
     case "publish-now": {
-      const parsed = publishSchema.safeParse(intent === "publish-now" ? { publish_now: true } : { publish_at: formText(form, "publish_at") });
+      const zone = env().CREATOR_TIME_ZONE;
+      const parsed = publishSchema.safeParse(intent === "publish-now" ? { publish_now: true } : { publish_at: zonedFieldToIso(formText(form, "publish_at"), zone) });
       if (!parsed.success) return redirectWithError(back, firstIssue(parsed.error));
       try {
         await publishPost(user, postId, parsed.data);
@@ -192,13 +195,22 @@ export async function libraryAction(request: Request) {
       }
     }
     case "release-steps": {
-      const parsed = releaseStepsSchema.safeParse(releaseFormToInput(form));
-      if (!parsed.success) return redirectWithError(back, firstIssue(parsed.error));
+      // "Add step" or "Remove" without JavaScript: nothing is saved; the rows as typed come back
+      // in the address, one more or one fewer, at the editor.
+      const edit = formText(form, "step_edit");
+      if (edit) {
+        const rows = editDraftRows(draftRowsFromForm(form), edit);
+        return redirect(`${withParam(back, "release_draft", encodeReleaseDraft(postId, rows))}#release-${encodeURIComponent(postId)}`);
+      }
+      // A refusal keeps the rows as typed (in the address), a save shows the saved steps.
+      const keepRows = `${withParam(back, "release_draft", encodeReleaseDraft(postId, draftRowsFromForm(form)))}#release-${encodeURIComponent(postId)}`;
+      const parsed = releaseStepsSchema.safeParse(releaseFormToInput(form, env().CREATOR_TIME_ZONE));
+      if (!parsed.success) return redirectWithError(keepRows, firstIssue(parsed.error));
       try {
         await setReleaseSteps(user, postId, parsed.data);
-        return redirectWithSuccess(back, RELEASE_MESSAGES.stepsSaved);
+        return redirectWithSuccess(withParam(back, "release_draft", null), RELEASE_MESSAGES.stepsSaved);
       } catch (error) {
-        return refused(back, error, RELEASE_MESSAGES.failed);
+        return refused(keepRows, error, RELEASE_MESSAGES.failed);
       }
     }
     case "version-hide":

@@ -5,6 +5,7 @@ import { NavBar } from "~/components/nav-bar";
 import { useNonce } from "~/components/nonce";
 import { Toaster } from "~/components/toaster";
 import { ErrorPage, isUnavailable, SITE_UNAVAILABLE_HINT, SITE_UNAVAILABLE_TITLE } from "~/components/error-page";
+import { env } from "~/env.server";
 import { getCurrentUser } from "~/models/session.server";
 import { displayName } from "~/models/user.server";
 import { configureToasts, getToast } from "~/toast.server";
@@ -32,6 +33,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
     {
       toast: toast ?? null,
       account: user ? { name: displayName(user), isAdmin: isEffectiveAdmin(user) } : null,
+      // The creator's time zone, in which the admins' release editor reads and shows times.
+      creatorTimeZone: isEffectiveAdmin(user) ? env().CREATOR_TIME_ZONE : null,
     },
     sentToastCookie ? { headers } : undefined,
   );

@@ -109,6 +109,55 @@ for (const javaScriptEnabled of [true, false]) {
   });
 }
 
+for (const javaScriptEnabled of [false, true]) {
+  test(`the release editor ${javaScriptEnabled ? "with" : "without"} JavaScript: Add step and Remove keep what was typed, a 3-step cascade saved at once, the ladder previewed`, async ({
+    browser,
+  }) => {
+    const context = await browser.newContext({ javaScriptEnabled });
+    const page = await context.newPage();
+    const suffix = javaScriptEnabled ? "editorjs" : "editor";
+    const id = await post(suffix);
+    await loginAs(page, adminId);
+    await openLibrary(page);
+    const editor = () => card(page, suffix, "admin-post-card");
+    await editor().getByText("Release", { exact: true }).click();
+    // Only the current paid tiers are offered (no legacy tier).
+    await expect(editor().getByTestId("release-step-row")).toHaveCount(0);
+    await editor().getByRole("button", { name: "Add step" }).click();
+    await expect(editor().getByTestId("release-step-row")).toHaveCount(1);
+    const options = await editor().getByLabel("Step 1: opens to").locator("option").allTextContents();
+    expect(options.filter((text) => /legacy/i.test(text))).toEqual([]);
+    await editor().getByLabel("Step 1: opens to").selectOption({ label: "Tier 2 and above" });
+    await editor().getByLabel("Days after publication").first().fill("3");
+    await editor().getByRole("button", { name: "Add step" }).click();
+    await editor().getByLabel("Step 2: opens to").selectOption({ label: "Tier 1 and above" });
+    await editor().getByLabel("Days after publication").nth(1).fill("9");
+    await editor().getByRole("button", { name: "Add step" }).click();
+    await editor().getByLabel("Step 3: opens to").selectOption({ label: "Everyone (free)" });
+    await editor().getByLabel("Days after publication").nth(2).fill("30");
+    // A fourth row, removed again: the three typed rows stay.
+    await editor().getByRole("button", { name: "Add step" }).click();
+    await expect(editor().getByTestId("release-step-row")).toHaveCount(4);
+    await editor().getByRole("button", { name: "Remove step 4" }).click();
+    await expect(editor().getByTestId("release-step-row")).toHaveCount(3);
+    await expect(editor().getByLabel("Step 2: opens to")).toHaveValue(TIER_1);
+    await expect(editor().getByLabel("Days after publication").nth(1)).toHaveValue("9");
+    await expect(editor().getByTestId("release-step-when").first()).toHaveText(/^Opens \d+ \w+ \d{4}, \d\d:\d\d \(UTC\)$/);
+    if (javaScriptEnabled) {
+      // The live preview is the cards' ladder, before anything is saved.
+      await expect(editor().getByTestId("release-preview-ladder")).toHaveText(/^Tier 3 now · Tier 2 on \d+ \w+ · Tier 1 on \d+ \w+ · Free on \d+ \w+$/);
+    }
+    await editor().getByRole("button", { name: "Save steps" }).click();
+    await expect(page.getByText("Release steps saved.")).toBeVisible();
+    expect((await db.releaseStep.findMany({ where: { postId: id }, orderBy: { position: "asc" } })).map((row) => [row.audienceTierId, row.afterDays])).toEqual([
+      [TIER_2, 3],
+      [TIER_1, 9],
+      [null, 30],
+    ]);
+    await context.close();
+  });
+}
+
 test("a step that opens while the member reads shows on their next view, with no write", async ({ page }) => {
   const id = await post("soon");
   await step(id, 0, TIER_1, [TIER_1, TIER_2, TIER_3], new Date(Date.now() + 4000));

@@ -89,16 +89,23 @@ describe("/admin action without JavaScript", () => {
     expect(saved).toMatchObject({ fullName: "Form Person Renamed", restricted: true, currentTierId: "8825009", isAdmin: false, canBeAdmin: false });
     expect(saved.unlockedContent.map((unlock) => unlock.postId).sort()).toEqual(["p-house", "p-ship"]);
 
-    const page = await readJsonBody<{ audit: Json[] }>(await callRoute(adminRoute, { path: "/admin", cookie: adminCookie }));
-    expect(page.audit[0]).toMatchObject({
+    const page = await readJsonBody<{ audit: { rows: Json[] } }>(await callRoute(adminRoute, { path: "/admin", cookie: adminCookie }));
+    expect(page.audit.rows[0]).toMatchObject({
       actor: "Page Admin",
       action: "user.update",
       targetType: "user",
       targetId: target.id,
       targetLabel: target.email,
-      before: { fullName: "Form Person", restricted: false, current_tier: null, unlocked_content: [] },
-      after: { fullName: "Form Person Renamed", restricted: true, current_tier: "8825009", unlocked_content: ["p-house", "p-ship"] },
     });
+    // What changed, field by field, before -> after.
+    expect(page.audit.rows[0]!.changes).toEqual(
+      expect.arrayContaining([
+        { field: "fullName", before: "Form Person", after: "Form Person Renamed" },
+        { field: "restricted", before: false, after: true },
+        { field: "current_tier", before: null, after: "8825009" },
+        { field: "unlocked_content", before: [], after: ["p-house", "p-ship"] },
+      ]),
+    );
   });
 
   it("adds a shop email as unverified and marks it verified, each audited", async () => {
@@ -330,9 +337,9 @@ describe("/admin action without JavaScript", () => {
       const response = await callRoute(adminRoute, { method: "POST", path: "/admin", form: { intent: "force-interval" }, cookie: adminCookie });
       expect(response.status).toBe(502);
       expect(await readJsonBody(response)).toMatchObject({ intent: "force-interval", error: "Error forcing interval.", summary: { status: "failed" } });
-      const page = await readJsonBody<{ runs: Json[]; audit: Json[] }>(await callRoute(adminRoute, { path: "/admin", cookie: adminCookie }));
+      const page = await readJsonBody<{ runs: Json[]; audit: { rows: Json[] } }>(await callRoute(adminRoute, { path: "/admin", cookie: adminCookie }));
       expect(page.runs[0]).toMatchObject({ trigger: "admin", status: "failed" });
-      expect(page.audit[0]).toMatchObject({ action: "interval.force", actor: "Page Admin" });
+      expect(page.audit.rows[0]).toMatchObject({ action: "interval.force", actor: "Page Admin" });
     }
   });
 });

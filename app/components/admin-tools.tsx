@@ -164,7 +164,8 @@ export function PurchaseImport({ actionUrl, fallback }: ToolProps) {
             <code>{column}</code>
           </span>
         ))}
-        . Only rows whose TransactionType is Shop Order are imported.
+        . <code>Item</code> names what was bought: the shop item&apos;s address (…/s/<var>code</var>), its code, or the post&apos;s title (or give it in{" "}
+        <code>Reference</code>). Only rows whose TransactionType is Shop Order are imported. Commas, semicolons or tabs may separate the fields.
       </p>
       <fetcher.Form method="post" action={actionUrl} encType="multipart/form-data" onSubmit={check} noValidate>
         <FileDrop ref={inputRef} id={`${id}-file`} name="file" label="CSV file" accept=".csv,text/csv" describedBy={`${id}-hint ${id}-columns`} />

@@ -15,6 +15,7 @@ import type { LockedAction } from "~/utils/locked-action";
 import { formatFileSize } from "~/utils/file-size";
 import { compatibilityLine } from "~/utils/game-patch-schemas";
 import { GRID_IMAGE_SIZES, imageSrcSet } from "~/utils/responsive-images";
+import type { LadderRung } from "~/utils/release-ladder";
 
 export type CardTier = { tierId: string; title: string; isPaid: boolean; subscribeLabel: string | null; amount_cents: number | null };
 
@@ -175,10 +176,14 @@ export function ReleaseUpcoming({ access }: { access: CardAccess | undefined }) 
  * colour alone): "Tier 3 now · Tier 2 on 29 Nov (your step) · Free on 21 Jan".
  */
 export function ReleaseLadder({ access }: { access: CardAccess | undefined }) {
-  const rungs = access?.ladder;
+  return <LadderRungs rungs={access?.ladder} />;
+}
+
+/** The ladder's rungs as the cards draw them (also the release editor's live preview). */
+export function LadderRungs({ rungs, testId = "release-ladder" }: { rungs: readonly LadderRung[] | null | undefined; testId?: string }) {
   if (!rungs || rungs.length === 0) return null;
   return (
-    <ol className="release-ladder" aria-label="Release steps" data-testid="release-ladder">
+    <ol className="release-ladder" aria-label="Release steps" data-testid={testId}>
       {rungs.map((rung, index) => (
         <li key={index} className={rung.yours ? "release-rung release-rung-yours" : rung.open ? "release-rung release-rung-open" : "release-rung"}>
           {index > 0 ? (

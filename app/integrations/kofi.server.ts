@@ -103,15 +103,36 @@ function normaliseHeader(header: string): string {
     .toLowerCase();
 }
 
+const DELIMITERS = [",", ";", "\t"] as const;
+
 /**
- * Parses the export into rows keyed by the canonical header names. Headers are matched by name
+ * The file's field separator, read from its header line: the one that yields the most required
+ * column names (a spreadsheet in a comma-decimal locale saves with semicolons), then the most
+ * fields; a comma when nothing tells.
+ */
+export function csvDelimiter(content: Buffer | string): string {
+  const text = typeof content === "string" ? content.slice(0, 8192) : content.subarray(0, 8192).toString("utf8");
+  const header = text.replace(/^\uFEFF/, "").split(/\r?\n/, 1)[0] ?? "";
+  const required = KOFI_CSV_REQUIRED_HEADERS.map(normaliseHeader);
+  let best: { delimiter: string; known: number; fields: number } = { delimiter: ",", known: -1, fields: 0 };
+  for (const delimiter of DELIMITERS) {
+    const names = header.split(delimiter).map((name) => normaliseHeader(name.replace(/^"|"$/g, "")));
+    const known = names.filter((name) => required.includes(name)).length;
+    if (known > best.known || (known === best.known && names.length > best.fields)) best = { delimiter, known, fields: names.length };
+  }
+  return best.delimiter;
+}
+
+/**
+ * Parses the export into rows keyed by the canonical header names (comma-, semicolon- or
+ * tab-separated: see csvDelimiter). Headers are matched by name
  * (case and surrounding spaces ignored); extra columns are kept; a missing required column or
  * a malformed file throws KofiCsvError.
  */
 export function parseKofiCsv(content: Buffer | string): KofiCsvRow[] {
   let records: string[][];
   try {
-    records = parse(content, { bom: true, skip_empty_lines: true, relax_column_count: false }) as string[][];
+    records = parse(content, { bom: true, skip_empty_lines: true, relax_column_count: false, delimiter: csvDelimiter(content) }) as string[][];
   } catch (error) {
     throw new KofiCsvError(`The file is not valid CSV (${error instanceof Error ? error.message : "parse error"}).`);
   }

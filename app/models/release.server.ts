@@ -138,45 +138,93 @@ export type ReleaseEvent = {
   kind: "publication" | "step";
   audience: string | null;
   at: string;
-  /** Accounts the step opens the post to (members of its tiers now), or null for everyone and publications. */
-  reach: number | null;
+  /**
+   * Accounts the instant newly opens the post to: for a step, those its audience reaches that
+   * had no access before it (not on the post's own tiers or an earlier step's, no unlock of the
+   * post, no earlier step to everyone; admins and restricted accounts left out); for a
+   * publication, those on the post's own tiers (every account for a free post). Counted from the
+   * accounts' current tiers, the entitlement rule's facts for tiers.
+   */
+  reached: number;
+  /** Release notices sent (the mail outbox's sent "release" mails) naming the post from this instant to the post's next one. */
+  mailed: number;
+};
+
+type ReleaseRow = {
+  post_id: string;
+  post_title: string;
+  kind: "publication" | "step";
+  audience: string | null;
+  at: Date;
+  reached: bigint;
+  mailed: bigint;
 };
 
 /**
- * The admins' Releases view: what opens in the next 60 days and what opened in the last 30,
- * each step with how many accounts its tiers hold (not restricted).
+ * The admins' Releases view: what opens in the next 60 days and what opened in the last 30, each
+ * instant with the accounts it reached and the release notices mailed for it. One query: the
+ * steps and publications of the window, each with its counts.
  */
 export async function listReleases(now: Date = new Date()): Promise<{ upcoming: ReleaseEvent[]; recent: ReleaseEvent[] }> {
   const from = new Date(now.getTime() - RELEASES_BEHIND_DAYS * 86_400_000);
   const to = new Date(now.getTime() + RELEASES_AHEAD_DAYS * 86_400_000);
-  const [steps, scheduled, members] = await Promise.all([
-    db.releaseStep.findMany({
-      where: { opensAt: { gte: from, lte: to } },
-      select: { postId: true, audienceTierId: true, tierIds: true, opensAt: true, post: { select: { title: true } } },
-      orderBy: [{ opensAt: "asc" }, { position: "asc" }],
-    }),
-    db.post.findMany({ where: { publishAt: { gte: from, lte: to } }, select: { id: true, title: true, publishAt: true } }),
-    db.user.groupBy({ by: ["currentTierId"], where: { restricted: false, currentTierId: { not: null } }, _count: { _all: true } }),
-  ]);
-  const perTier = new Map(members.map((row) => [row.currentTierId!, row._count._all]));
-  const events: ReleaseEvent[] = [
-    ...scheduled.map((post) => ({
-      postId: post.id,
-      postTitle: post.title,
-      kind: "publication" as const,
-      audience: null,
-      at: post.publishAt!.toISOString(),
-      reach: null,
-    })),
-    ...steps.map((step) => ({
-      postId: step.postId,
-      postTitle: step.post.title,
-      kind: "step" as const,
-      audience: step.audienceTierId ?? "everyone",
-      at: step.opensAt.toISOString(),
-      reach: step.audienceTierId === null ? null : step.tierIds.reduce((sum, id) => sum + (perTier.get(id) ?? 0), 0),
-    })),
-  ].sort((a, b) => a.at.localeCompare(b.at));
+  const rows = await db.$queryRaw<ReleaseRow[]>`
+    WITH instants AS (
+      SELECT rs.post_id, 'step' AS kind, rs.audience_tier_id, rs.tier_ids, rs.opens_at AS at, rs.position
+      FROM release_steps rs
+      WHERE rs.opens_at BETWEEN ${from} AND ${to}
+      UNION ALL
+      SELECT p.id, 'publication', NULL, NULL, p.publish_at, -1
+      FROM posts p
+      WHERE p.publish_at BETWEEN ${from} AND ${to}
+    ),
+    described AS (
+      SELECT i.*, p.title AS post_title, p.enabled, p.paid_content, p.is_kofi_only,
+        -- The post's next instant (a later step), where this one's mails end.
+        (SELECT min(n.opens_at) FROM release_steps n WHERE n.post_id = i.post_id AND n.opens_at > i.at) AS next_at,
+        -- Tiers that had the post before this instant: its own, and earlier steps'.
+        ARRAY(
+          SELECT pt.tier_id FROM post_tiers pt WHERE pt.post_id = i.post_id AND pt.kind = 'CURRENT' AND NOT p.is_kofi_only
+          UNION
+          SELECT unnest(e.tier_ids) FROM release_steps e WHERE e.post_id = i.post_id AND (e.opens_at, e.position) < (i.at, i.position)
+        ) AS covered,
+        EXISTS (
+          SELECT 1 FROM release_steps e
+          WHERE e.post_id = i.post_id AND e.audience_tier_id IS NULL AND (e.opens_at, e.position) < (i.at, i.position)
+        ) AS free_before
+      FROM instants i JOIN posts p ON p.id = i.post_id
+    )
+    SELECT d.post_id, d.post_title, d.kind, CASE WHEN d.kind = 'step' THEN COALESCE(d.audience_tier_id, 'everyone') END AS audience, d.at,
+      (
+        SELECT count(*) FROM users u
+        WHERE d.enabled AND NOT u.restricted AND NOT u.is_admin
+          AND NOT EXISTS (SELECT 1 FROM unlocked_content uc WHERE uc.user_id = u.id AND uc.post_id = d.post_id)
+          AND CASE
+            WHEN d.kind = 'publication' THEN NOT d.paid_content OR u.current_tier_id = ANY(d.covered)
+            WHEN NOT d.paid_content OR d.free_before THEN false
+            WHEN d.audience_tier_id IS NULL THEN u.current_tier_id IS NULL OR NOT (u.current_tier_id = ANY(d.covered))
+            ELSE NOT d.is_kofi_only AND u.current_tier_id = ANY(d.tier_ids) AND NOT (u.current_tier_id = ANY(d.covered))
+          END
+      ) AS reached,
+      (
+        SELECT count(*) FROM update_mail_ledger l
+        WHERE l.kind = 'NEW_POST' AND l.subject_id = d.post_id AND l.mailed_at >= d.at AND (d.next_at IS NULL OR l.mailed_at < d.next_at)
+          AND EXISTS (
+            SELECT 1 FROM mail_outbox o
+            WHERE o.kind = 'release' AND o.status = 'SENT' AND o.user_id = l.user_id AND o.created_at = l.mailed_at
+          )
+      ) AS mailed
+    FROM described d
+    ORDER BY d.at, d.position`;
+  const events: ReleaseEvent[] = rows.map((row) => ({
+    postId: row.post_id,
+    postTitle: row.post_title,
+    kind: row.kind,
+    audience: row.audience,
+    at: row.at.toISOString(),
+    reached: Number(row.reached),
+    mailed: Number(row.mailed),
+  }));
   const past = (event: ReleaseEvent) => new Date(event.at).getTime() <= now.getTime();
   return { upcoming: events.filter((event) => !past(event)), recent: events.filter(past).reverse() };
 }

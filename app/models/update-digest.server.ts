@@ -71,9 +71,11 @@ async function pendingItems(subscriber: Subscriber, now: Date): Promise<UpdateIt
 export function digestMail(to: string, name: string | null, items: UpdateItem[], unsubscribeToken: string): OutgoingMail {
   const appUrl = env().APP_URL;
   const unsubscribeUrl = `${appUrl}/unsubscribe/${unsubscribeToken}`;
-  const versions = items.filter((item) => item.kind === "NEW_VERSION");
   const posts = items.filter((item) => item.kind === "NEW_POST");
   const patches = items.filter((item) => item.kind === "PATCH_WORKS");
+  // A post new to the reader is listed once, under "New posts": its new versions are part of it.
+  const newPostIds = new Set(posts.map((item) => item.postId));
+  const versions = items.filter((item) => item.kind === "NEW_VERSION" && !newPostIds.has(item.postId));
   const text: string[] = [`Hello${name ? ` ${name}` : ""},`, ""];
   const html: string[] = [`<p>Hello${name ? ` ${escapeHtml(name)}` : ""},</p>`];
   const section = (heading: string, list: UpdateItem[], line: (item: UpdateItem) => string) => {

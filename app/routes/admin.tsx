@@ -15,7 +15,8 @@ import { UserList } from "~/components/admin/user-list";
 import { ErrorPage, isUnavailable, SITE_UNAVAILABLE_HINT, SITE_UNAVAILABLE_TITLE } from "~/components/error-page";
 import { InsightsEntry } from "~/components/insights/admin-entry";
 import { getAdminUser, listPickerPosts, searchUsers } from "~/models/admin-users.server";
-import { listRecentAuditRows } from "~/models/audit.server";
+import { listAuditPage } from "~/models/audit.server";
+import { parseAuditFilter } from "~/utils/audit-log";
 import { recentSyncRuns } from "~/models/interval-sync.server";
 import { requireAdmin } from "~/session-guards.server";
 import { listTiers } from "~/models/tier.server";
@@ -42,9 +43,10 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const params = new URL(request.url).searchParams;
   const query = parseUserSearch(params);
   const editId = params.get("user");
+  const auditFilter = parseAuditFilter(params);
   const [list, audit, runs, editing] = await Promise.all([
     searchUsers(query),
-    listRecentAuditRows(25),
+    listAuditPage(auditFilter),
     recentSyncRuns(5).then((jobRuns) =>
       jobRuns.map((jobRun) => ({
         id: jobRun.id,
@@ -62,7 +64,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
         )
       : Promise.resolve(null),
   ]);
-  return json({ query, list, audit, runs, editing }, { headers: { "Cache-Control": "private, no-store" } });
+  return json({ query, list, audit: { ...audit, filter: auditFilter }, runs, editing }, { headers: { "Cache-Control": "private, no-store" } });
 }
 
 export async function action({ request }: ActionFunctionArgs) {
@@ -168,7 +170,11 @@ export default function AdminPage() {
         </p>
       </section>
 
-      <AuditLog entries={audit} userHref={(userId) => adminHref({ search: query.search, page: query.page, user: userId })} />
+      <AuditLog
+        audit={audit}
+        keep={{ search: query.search, page: query.page > 1 ? String(query.page) : "" }}
+        userHref={(userId) => adminHref({ search: query.search, page: query.page, user: userId })}
+      />
     </div>
   );
 }

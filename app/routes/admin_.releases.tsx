@@ -1,6 +1,6 @@
 // /admin/releases: the release timeline (docs/product.md#releases): scheduled publications and
-// release steps of the next 60 days, what opened in the last 30, and how many accounts each step
-// reached. Effective admins only. A plain page: no script is needed to read it.
+// release steps of the next 60 days by day (the creator's time zone), what opened in the last 30,
+// and for each "reached N · mailed M". Effective admins only. A plain page: no script is needed.
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
@@ -8,7 +8,9 @@ import { listReleases, type ReleaseEvent } from "~/models/release.server";
 import { listTiers } from "~/models/tier.server";
 import { requireAdmin } from "~/session-guards.server";
 import adminStyles from "~/styles/admin.css";
-import { formatReleaseTime, timeUntil } from "~/utils/access-words";
+import { timeUntil } from "~/utils/access-words";
+import { timelineCounts, timelineDays } from "~/utils/release-timeline";
+import { clockWithUtc, useCreatorTimeZone } from "~/components/admin/release-admin";
 import { personalPageHeaders } from "~/utils/page-headers";
 import { RELEASES_AHEAD_DAYS, RELEASES_BEHIND_DAYS } from "~/utils/release-schemas";
 
@@ -34,37 +36,42 @@ function what(event: ReleaseEvent, titles: Record<string, string>): string {
   return `Opens to ${titles[event.audience ?? ""] ?? "Unknown Tier"} and above`;
 }
 
-function reach(event: ReleaseEvent): string {
-  if (event.kind === "publication") return "Visible to everyone its steps allow";
-  if (event.reach === null) return "Everyone";
-  return `${event.reach.toLocaleString("en-US")} ${event.reach === 1 ? "account" : "accounts"} on these tiers`;
-}
-
-function Timeline({ events, titles, now, empty }: { events: ReleaseEvent[]; titles: Record<string, string>; now: Date; empty: string }) {
+function Timeline({ events, titles, now, zone, empty }: { events: ReleaseEvent[]; titles: Record<string, string>; now: Date; zone: string; empty: string }) {
   if (events.length === 0) return <p className="muted">{empty}</p>;
   return (
-    <ol className="release-timeline" data-testid="release-timeline">
-      {events.map((event) => {
-        const at = new Date(event.at);
-        return (
-          <li key={`${event.postId}-${event.kind}-${event.audience}-${event.at}`} className="release-event" data-testid="release-event">
-            <time dateTime={event.at}>
-              {formatReleaseTime(at)} UTC{at > now ? ` (${timeUntil(at, now)})` : ""}
-            </time>
-            <span className="release-what">
-              <Link to={`/library?search=${encodeURIComponent(event.postTitle)}`}>{event.postTitle}</Link>: {what(event, titles)}
-            </span>
-            <span className="muted">{reach(event)}</span>
-          </li>
-        );
-      })}
-    </ol>
+    <div className="release-days" data-testid="release-timeline">
+      {timelineDays(events, zone).map(({ day, events: today }) => (
+        <section key={day} className="release-day" aria-label={day} data-testid="release-day">
+          <h3 className="release-day-title">{day}</h3>
+          <ol className="release-timeline">
+            {today.map((event) => {
+              const at = new Date(event.at);
+              return (
+                <li key={`${event.postId}-${event.kind}-${event.audience}-${event.at}`} className="release-event" data-testid="release-event">
+                  <time dateTime={event.at}>
+                    {clockWithUtc(at, zone)}
+                    {at > now ? ` (${timeUntil(at, now)})` : ""}
+                  </time>
+                  <span className="release-what">
+                    <Link to={`/library?search=${encodeURIComponent(event.postTitle)}`}>{event.postTitle}</Link>: {what(event, titles)}
+                  </span>
+                  <span className="muted" data-testid="release-counts">
+                    {timelineCounts(event)}
+                  </span>
+                </li>
+              );
+            })}
+          </ol>
+        </section>
+      ))}
+    </div>
   );
 }
 
 export default function AdminReleases() {
   const { upcoming, recent, tierTitles, now } = useLoaderData<typeof loader>();
   const current = new Date(now);
+  const zone = useCreatorTimeZone();
   return (
     <div className="admin-page stack">
       <p>
@@ -72,15 +79,16 @@ export default function AdminReleases() {
       </p>
       <h1>Releases</h1>
       <p>
-        Scheduled publications and release steps, in UTC. A post&apos;s steps are edited on its card in the <Link to="/library">library</Link>.
+        Scheduled publications and release steps by day, in {zone} (UTC beside). &ldquo;Reached&rdquo; counts the accounts an instant newly opens the post to;
+        &ldquo;mailed&rdquo; the release notices sent for it. A post&apos;s steps are edited on its card in the <Link to="/library">library</Link>.
       </p>
       <section className="card" aria-labelledby="releases-upcoming">
         <h2 id="releases-upcoming">Next {RELEASES_AHEAD_DAYS} days</h2>
-        <Timeline events={upcoming} titles={tierTitles} now={current} empty="Nothing is scheduled." />
+        <Timeline events={upcoming} titles={tierTitles} now={current} zone={zone} empty="Nothing is scheduled." />
       </section>
       <section className="card" aria-labelledby="releases-recent">
         <h2 id="releases-recent">Opened in the last {RELEASES_BEHIND_DAYS} days</h2>
-        <Timeline events={recent} titles={tierTitles} now={current} empty="Nothing opened recently." />
+        <Timeline events={recent} titles={tierTitles} now={current} zone={zone} empty="Nothing opened recently." />
       </section>
     </div>
   );

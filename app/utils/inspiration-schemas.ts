@@ -5,6 +5,7 @@ export const IMAGE_URL_REQUIRED_MESSAGE = "Image URL is required.";
 export const IMAGE_URL_INVALID_MESSAGE = "Please enter a valid image URL (https://... or a path starting with /).";
 export const TITLE_REQUIRED_MESSAGE = "Title is required.";
 export const END_TIME_INVALID_MESSAGE = "Please enter a valid end time.";
+export const END_TIME_PAST_MESSAGE = "The voting end time must be in the future.";
 export const DEFAULT_INSPIRATION_TITLE = "Inspiration Vote";
 
 export const INSPIRATION_MODES = ["normal", "randomized"] as const;
@@ -69,6 +70,11 @@ export const inspirationConfigSchema = z.object({
       const date = new Date(value);
       if (Number.isNaN(date.getTime())) {
         context.addIssue({ code: z.ZodIssueCode.custom, message: END_TIME_INVALID_MESSAGE });
+        return z.NEVER;
+      }
+      // A vote that would end before it is set says so, instead of closing at once in silence.
+      if (date.getTime() <= Date.now()) {
+        context.addIssue({ code: z.ZodIssueCode.custom, message: END_TIME_PAST_MESSAGE });
         return z.NEVER;
       }
       return date;

@@ -2,6 +2,7 @@
 // steps, shared by the admin card's forms, the library action and PUT /api/library/posts/{id}/release;
 // the presets; and the one-line preview ("Tier 3 at publishing, Tier 2 on 10 Dec, free on 1 Feb").
 import { z } from "zod";
+import { zonedToInstant } from "~/utils/time-zone";
 
 export const RELEASE_MESSAGES = {
   failed: "Failed to update the release",
@@ -146,28 +147,33 @@ export function presetSteps(preset: ReleasePreset, tiers: readonly PresetTier[])
 }
 
 /**
- * The card's steps form as the API's body: a preset when one is chosen, else the rows
- * (`step_audience`, `step_days`, `step_date` repeated in order; rows without an audience are skipped).
+ * The release editor's steps form as the API's body: a preset when one is chosen, else the rows
+ * (`step_audience`, `step_days`, `step_date` repeated in order; rows without an audience are
+ * skipped). A row's date is a wall-clock time in the creator's `timeZone` (CREATOR_TIME_ZONE).
  */
-export function releaseFormToInput(form: FormData): { preset: string } | { steps: unknown[] } {
+export function releaseFormToInput(form: FormData, timeZone = "UTC"): { preset: string } | { steps: unknown[] } {
   const preset = form.get("preset");
   if (typeof preset === "string" && isReleasePreset(preset)) return { preset };
   const all = (name: string) => form.getAll(name).map((value) => (typeof value === "string" ? value.trim() : ""));
-  const audiences = all("step_audience");
   const days = all("step_days");
   const dates = all("step_date");
-  const steps: unknown[] = [];
-  audiences.forEach((audience, index) => {
-    if (!audience) return;
-    const day = days[index] ?? "";
-    const date = dates[index] ?? "";
-    steps.push({
-      audience,
-      after_days: date ? null : day === "" ? 0 : Number(day),
-      opens_on: date || null,
-    });
-  });
-  return { steps };
+  return {
+    steps: releaseRowsToSteps(
+      all("step_audience").map((audience, index) => ({ audience, days: days[index] ?? "", date: dates[index] ?? "" })),
+      timeZone,
+    ),
+  };
+}
+
+/** The editor's rows as the API's steps (rows without an audience are skipped; dates read in `timeZone`). */
+export function releaseRowsToSteps(rows: readonly { audience: string; days: string; date: string }[], timeZone: string): unknown[] {
+  return rows
+    .filter((row) => row.audience !== "")
+    .map((row) => ({
+      audience: row.audience,
+      after_days: row.date ? null : row.days === "" ? 0 : Number(row.days),
+      opens_on: row.date ? (zonedToInstant(row.date, timeZone)?.toISOString() ?? row.date) : null,
+    }));
 }
 
 const SHORT = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", timeZone: "UTC" });
