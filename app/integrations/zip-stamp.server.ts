@@ -108,7 +108,13 @@ async function stampPrefix(store: Storage, key: string, size: number): Promise<S
  * (it is then served as stored). `cacheTag`: what tells this file's bytes from an earlier
  * file's under the same key (the version's stored SHA-256).
  */
-export async function stampedDigest(store: Storage, key: string, size: number, comment: Uint8Array, cacheTag: string): Promise<{ size: number; sha256: string } | null> {
+export async function stampedDigest(
+  store: Storage,
+  key: string,
+  size: number,
+  comment: Uint8Array,
+  cacheTag: string,
+): Promise<{ size: number; sha256: string } | null> {
   const id = `${key}\u0000${cacheTag}\u0000${size}`;
   let pending = prefixes.get(id);
   if (!pending) {

@@ -35,12 +35,7 @@ export function fromDbExtensionType(type: DbExtensionType | null): BlenderExtens
  * The checked manifest of a stored ZIP for a post marked `marked`, or a 400 naming what is
  * missing or malformed. `entries`: the ZIP's central directory when already read (null: not a ZIP).
  */
-export async function checkExtensionFile(
-  store: Storage,
-  key: string,
-  entries: ZipEntry[] | null,
-  marked: BlenderExtensionType,
-): Promise<BlenderManifest> {
+export async function checkExtensionFile(store: Storage, key: string, entries: ZipEntry[] | null, marked: BlenderExtensionType): Promise<BlenderManifest> {
   if (!entries) throw new DomainError(400, BLENDER_MESSAGES.notZip, { code: "blender-manifest" });
   const path = blenderManifestPath(entries.map((entry) => entry.path));
   if (!path) throw new DomainError(400, BLENDER_MESSAGES.missing, { code: "blender-manifest" });

@@ -66,16 +66,24 @@ const manifestSchema = z.object({
   maintainer: text(),
   type: z.enum(BLENDER_EXTENSION_TYPES, { errorMap: () => ({ message: 'must be "add-on" or "theme"' }) }),
   license: z
-    .array(z.string({ invalid_type_error: 'must be a list of SPDX ids like "SPDX:GPL-3.0-or-later"' }).regex(/^SPDX:[A-Za-z0-9.+-]+$/, 'must be a list of SPDX ids like "SPDX:GPL-3.0-or-later"'), {
-      invalid_type_error: 'must be a list of SPDX ids like "SPDX:GPL-3.0-or-later"',
-    })
+    .array(
+      z
+        .string({ invalid_type_error: 'must be a list of SPDX ids like "SPDX:GPL-3.0-or-later"' })
+        .regex(/^SPDX:[A-Za-z0-9.+-]+$/, 'must be a list of SPDX ids like "SPDX:GPL-3.0-or-later"'),
+      {
+        invalid_type_error: 'must be a list of SPDX ids like "SPDX:GPL-3.0-or-later"',
+      },
+    )
     .min(1, 'must be a list of SPDX ids like "SPDX:GPL-3.0-or-later"'),
   blender_version_min: z
     .string({ invalid_type_error: "must be a Blender version like 4.2.0" })
     .regex(BLENDER_VERSION, "must be a Blender version like 4.2.0")
     .refine((value) => compareVersions(value, "4.2.0") >= 0, "must be 4.2.0 or later (extensions start with Blender 4.2)"),
   // Optional fields that the repository listing carries over when present.
-  blender_version_max: z.string({ invalid_type_error: "must be a Blender version like 5.0.0" }).regex(BLENDER_VERSION, "must be a Blender version like 5.0.0").optional(),
+  blender_version_max: z
+    .string({ invalid_type_error: "must be a Blender version like 5.0.0" })
+    .regex(BLENDER_VERSION, "must be a Blender version like 5.0.0")
+    .optional(),
   website: z
     .string({ invalid_type_error: "must be a web address" })
     .regex(/^https?:\/\/\S+$/, "must be a web address starting with http:// or https://")
@@ -83,7 +91,9 @@ const manifestSchema = z.object({
   tags: stringList.optional(),
   copyright: stringList.optional(),
   platforms: stringList.optional(),
-  permissions: z.record(z.string({ invalid_type_error: "must give each permission a reason as a string" }), { invalid_type_error: "must be a table" }).optional(),
+  permissions: z
+    .record(z.string({ invalid_type_error: "must give each permission a reason as a string" }), { invalid_type_error: "must be a table" })
+    .optional(),
 });
 
 /** A checked manifest: what the version row keeps and the Blender repository lists. */
