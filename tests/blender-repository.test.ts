@@ -19,6 +19,8 @@ import * as indexRoute from "~/routes/api.blender.index[.]json";
 import * as filesRoute from "~/routes/api.library.files.$postId";
 import * as postRoute from "~/routes/api.library.posts.$id";
 import * as fileRoute from "~/routes/api.upload.file.$id";
+import * as libraryRoute from "~/routes/library";
+import { getToast } from "~/toast.server";
 import { BLENDER_MESSAGES, checkBlenderManifest, malformedFieldMessage, missingFieldMessage } from "~/utils/blender-manifest";
 import { callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
 import { createPost, createTiers, TIER_1, TIER_2 } from "./library-fixtures";
@@ -117,6 +119,22 @@ function upload(postId: string, bytes: Buffer, fileName = "cabin_tools-1.2.0.zip
 
 function mark(postId: string, kind: string) {
   return callRoute(postRoute, { method: "PUT", params: { id: postId }, cookie: adminCookie, json: { blender_extension: kind } });
+}
+
+/** The admin card's Save, as a browser without JavaScript posts it (only the marking changed). */
+function saveCard(postId: string, kind: string) {
+  return callRoute(libraryRoute, {
+    method: "POST",
+    path: "/library",
+    cookie: adminCookie,
+    form: { intent: "save", postId, back: "/library", blender_extension: kind, drawn_blender_extension: "none" },
+  });
+}
+
+async function toastOf(response: Response) {
+  const cookie = (response.headers.get("Set-Cookie") ?? "").split(";")[0]!;
+  const { toast } = await getToast(new Request("http://localhost:3999/library", { headers: { Cookie: cookie } }));
+  return toast;
 }
 
 let tokenCounter = 0;
@@ -230,6 +248,21 @@ describe("marking a post as a Blender extension", () => {
     // Unmarking needs no check.
     expect((await mark(post.id, "none")).status).toBe(200);
     expect((await fileState(post.id)).post.blenderExtension).toBeNull();
+  });
+});
+
+describe("marking from the admin card (no JavaScript)", () => {
+  it("refuses with the reason as a toast and saves nothing, then marks a post whose file is an extension", async () => {
+    const post = await createPost({ tiers: [TIER_2], fileSize: null });
+    expect((await upload(post.id, zipBytes([{ name: "readme.txt", text: "hi" }]), "plain.zip")).status).toBe(200);
+    const refused = await saveCard(post.id, "add-on");
+    expect(await toastOf(refused)).toMatchObject({ type: "error", message: BLENDER_MESSAGES.missing });
+    expect((await fileState(post.id)).post.blenderExtension).toBeNull();
+
+    expect((await upload(post.id, extensionZip())).status).toBe(200);
+    const saved = await saveCard(post.id, "add-on");
+    expect(await toastOf(saved)).toMatchObject({ type: "success", message: "Post updated." });
+    expect((await fileState(post.id)).post.blenderExtension).toBe("ADD_ON");
   });
 });
 
