@@ -13,6 +13,7 @@ import { z } from "zod";
 import { db } from "~/db.server";
 import type { User } from "~/generated/prisma/client";
 import { LocalStorage, setStorageForTests } from "~/integrations/storage.server";
+import { makeVersionCurrent } from "~/models/post-version.server";
 import { hashToken } from "~/models/session.server";
 import * as tokensRoute from "~/routes/api.account.tokens";
 import * as indexRoute from "~/routes/api.blender.index[.]json";
@@ -248,6 +249,19 @@ describe("marking a post as a Blender extension", () => {
     // Unmarking needs no check.
     expect((await mark(post.id, "none")).status).toBe(200);
     expect((await fileState(post.id)).post.blenderExtension).toBeNull();
+  });
+});
+
+describe("making an older version of a marked post current", () => {
+  it("is refused when that version's file is not an extension, and changes nothing", async () => {
+    const post = await createPost({ tiers: [TIER_2], fileSize: null });
+    expect((await upload(post.id, zipBytes([{ name: "readme.txt", text: "old" }]), "old.zip")).status).toBe(200);
+    const plainVersion = (await fileState(post.id)).post.currentVersionId!;
+    expect((await upload(post.id, extensionZip())).status).toBe(200);
+    expect((await mark(post.id, "add-on")).status).toBe(200);
+    const before = await fileState(post.id);
+    await expect(makeVersionCurrent(admin, post.id, plainVersion)).rejects.toMatchObject({ status: 400, message: BLENDER_MESSAGES.missing });
+    expect(await fileState(post.id)).toEqual(before);
   });
 });
 
