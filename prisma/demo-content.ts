@@ -8,6 +8,7 @@ import bcrypt from "bcryptjs";
 import sharp from "sharp";
 import type { Prisma, PrismaClient } from "~/generated/prisma/client";
 import type { Storage } from "~/integrations/storage.server";
+import { checkBlenderManifest, type BlenderManifest } from "~/utils/blender-manifest";
 import { contentHashFeed } from "~/utils/content-hash";
 import { audienceTierIds } from "~/utils/release-schemas";
 import { buildDemoHistory, type HistoryPost } from "./demo-history";
@@ -366,6 +367,69 @@ async function seedGamePatches(
   });
 }
 
+/** The demo Blender add-on (docs/product.md#blender-extensions): a real, small extension ZIP. */
+const BLENDER_DEMO_TITLE = "Cabin Builder for Blender";
+
+const BLENDER_DEMO_FILES = [
+  {
+    path: "cabin_builder/blender_manifest.toml",
+    text: [
+      'schema_version = "1.0.0"',
+      'id = "cabin_builder"',
+      'version = "1.0.0"',
+      'name = "Cabin Builder"',
+      'tagline = "Adds a ready-made log cabin to the scene"',
+      'maintainer = "Creator Library demo <creator@example.com>"',
+      'type = "add-on"',
+      'tags = ["Add Mesh", "Modeling"]',
+      'blender_version_min = "4.2.0"',
+      'license = ["SPDX:GPL-3.0-or-later"]',
+      "",
+    ].join("\n"),
+  },
+  {
+    path: "cabin_builder/__init__.py",
+    text: [
+      "import bpy",
+      "",
+      "",
+      "class OBJECT_OT_add_cabin(bpy.types.Operator):",
+      '    """Add a simple log cabin made of cubes"""',
+      "",
+      '    bl_idname = "object.add_cabin"',
+      '    bl_label = "Log Cabin"',
+      '    bl_options = {"REGISTER", "UNDO"}',
+      "",
+      "    def execute(self, context):",
+      "        bpy.ops.mesh.primitive_cube_add(size=2, location=(0, 0, 1))",
+      "        bpy.ops.mesh.primitive_cone_add(vertices=4, radius1=1.8, depth=1.2, location=(0, 0, 2.6))",
+      '        return {"FINISHED"}',
+      "",
+      "",
+      "def menu(self, context):",
+      "    self.layout.operator(OBJECT_OT_add_cabin.bl_idname)",
+      "",
+      "",
+      "def register():",
+      "    bpy.utils.register_class(OBJECT_OT_add_cabin)",
+      "    bpy.types.VIEW3D_MT_mesh_add.append(menu)",
+      "",
+      "",
+      "def unregister():",
+      "    bpy.types.VIEW3D_MT_mesh_add.remove(menu)",
+      "    bpy.utils.unregister_class(OBJECT_OT_add_cabin)",
+      "",
+    ].join("\n"),
+  },
+];
+
+/** The demo add-on's manifest, checked as an upload checks it. */
+function blenderDemoManifest(): BlenderManifest {
+  const checked = checkBlenderManifest(BLENDER_DEMO_FILES[0]!.text);
+  if (!checked.ok) throw new Error(`The demo add-on's manifest is refused: ${checked.message}`);
+  return checked.manifest;
+}
+
 type DemoVersion = {
   label: string;
   notes: string;
@@ -375,6 +439,7 @@ type DemoVersion = {
   sha256: string;
   contentHash: string;
   zipEntries: { path: string; size: number; crc32: number }[] | null;
+  blenderManifest?: BlenderManifest;
   createdAt: Date;
 };
 
@@ -433,6 +498,8 @@ const POSTS: DemoPost[] = [
       { tierId: null, afterDays: 60 },
     ],
   },
+  // A Blender add-on (docs/product.md#blender-extensions), listed in supporters' Blender repository.
+  { title: BLENDER_DEMO_TITLE, kind: "tier", tiers: ["8824971", "8825009", "21786318"], daysAgo: 3 },
 ];
 
 const PANELS = [
@@ -498,6 +565,22 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
           createdAt,
         });
       }
+    } else if (post.title === BLENDER_DEMO_TITLE) {
+      const zip = demoZip(BLENDER_DEMO_FILES);
+      const fileName = "cabin_builder-1.0.0.zip";
+      const fileKey = `posts/${id}/${fileName}`;
+      await store.put(fileKey, zip.bytes);
+      versions.push({
+        label: version,
+        notes: "First release: *Add > Mesh > Log Cabin* in the 3D viewport.",
+        fileKey,
+        fileName,
+        size: zip.bytes.length,
+        ...demoDigest(zip.bytes),
+        zipEntries: zip.entries,
+        blenderManifest: blenderDemoManifest(),
+        createdAt: updated,
+      });
     } else {
       const fileName = `${slugify(post.title)}-${version.toLowerCase()}.package`;
       const fileKey = `posts/${id}/${fileName}`;
@@ -540,6 +623,7 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
             url: `${slugify(post.title)}-${id}`,
             kofiId: post.kind === "shop" || post.kind === "both" ? `D${id}` : null,
             isKofiOnly: post.kind === "shop",
+            blenderExtension: post.title === BLENDER_DEMO_TITLE ? "ADD_ON" : null,
             driveFileId: fileKey,
             fileName,
             fileSize: BigInt(size),
@@ -580,6 +664,7 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
               sha256: demo.sha256,
               contentHash: demo.contentHash,
               ...(demo.zipEntries ? { zipEntries: demo.zipEntries as Prisma.InputJsonValue } : {}),
+              ...(demo.blenderManifest ? { blenderManifest: demo.blenderManifest as unknown as Prisma.InputJsonValue } : {}),
               createdAt: demo.createdAt,
             },
           });
@@ -589,7 +674,7 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
         await tx.post.update({ where: { id }, data: { currentVersionId } });
         versionsByTitle.set(post.title, versionRows);
         // The release demo posts are new: the generated past (drawn from a fixed sequence) leaves them out.
-        if (post.release || post.publishInDays !== undefined) continue;
+        if (post.release || post.publishInDays !== undefined || post.title === BLENDER_DEMO_TITLE) continue;
         history.push({
           id,
           paidContent: post.kind !== "free",

@@ -276,6 +276,8 @@ const MATRIX: Record<string, Case[]> = {
   ],
   // Every signed-in account has a manifest (a restricted one's is empty).
   "api.library.manifest.ts": [{ method: "GET", expect: user(ok(200)) }],
+  // The Blender repository: the manifest's list narrowed to marked posts, for every signed-in account.
+  "api.blender.index[.]json.ts": [{ method: "GET", expect: user(ok(200)) }],
   // A delta is a download: refused to those the post's access refuses, and for those it clears, a
   // version the post never had is not found.
   "api.library.posts.$id.delta.ts": [{ method: "GET", params: postParams, query: "?from=V0.0", expect: { ...user(no(403)), admin: ok(404) } }],

@@ -3,7 +3,8 @@ import bcrypt from "bcryptjs";
 import sharp from "sharp";
 import { db } from "~/db.server";
 import { storage } from "~/integrations/storage.server";
-import { listZipEntries } from "~/integrations/zip.server";
+import { listZipEntries, readZipEntry } from "~/integrations/zip.server";
+import { checkBlenderManifest } from "~/utils/blender-manifest";
 import { loadInsights } from "~/models/insights/charts.server";
 import { versionHistories } from "~/models/post-version-history.server";
 import { runUpdateDigests } from "~/models/update-digest.server";
@@ -41,7 +42,7 @@ describe("demo content", () => {
     ).toEqual(["21786318", "23507144", "23507184", "8658988", "8825009", "8825088"].sort());
 
     const posts = await db.post.findMany({ include: { releaseSteps: true } });
-    expect(posts).toHaveLength(26);
+    expect(posts).toHaveLength(27);
     // Releases for a newcomer to see at once: a post mid-cascade, and one scheduled ahead.
     const now = Date.now();
     const cascade = posts.find((post) => post.title === "Midnight Observatory")!;
@@ -67,7 +68,7 @@ describe("demo content", () => {
           .digest("hex"),
       );
     }
-    const zipPost = posts.find((post) => post.fileName?.endsWith(".zip"))!;
+    const zipPost = posts.find((post) => post.title === "Neon Streetwear Set")!;
     const history = (await versionHistories([zipPost.id], { admin: false }))[zipPost.id]!;
     expect(history.map((version) => version.label)).toEqual(["V2.1", "V2.0"]);
     expect(await listZipEntries(store, zipPost.driveFileId!)).toEqual(
@@ -75,6 +76,17 @@ describe("demo content", () => {
     );
     const changelog = history[0]!.changelog!;
     expect([changelog.added.length, changelog.removed.length, changelog.changed.length].every((count) => count > 0)).toBe(true);
+
+    // One Blender add-on, its file a real extension ZIP whose manifest passes the upload's check.
+    const addOns = posts.filter((post) => post.blenderExtension !== null);
+    expect(addOns.map((post) => [post.title, post.blenderExtension])).toEqual([["Cabin Builder for Blender", "ADD_ON"]]);
+    const addOnEntries = await listZipEntries(store, addOns[0]!.driveFileId!);
+    const manifestText = (await readZipEntry(store, addOns[0]!.driveFileId!, "cabin_builder/blender_manifest.toml", 65_536))!.toString("utf8");
+    const checked = checkBlenderManifest(manifestText);
+    expect(checked).toMatchObject({ ok: true, manifest: { id: "cabin_builder", type: "add-on" } });
+    expect(addOnEntries.map((entry) => entry.path)).toContain("cabin_builder/__init__.py");
+    const addOnVersion = await db.postVersion.findUniqueOrThrow({ where: { id: addOns[0]!.currentVersionId! } });
+    expect(addOnVersion.blenderManifest).toEqual(checked.ok ? checked.manifest : null);
 
     expect(await db.panel.count()).toBe(6);
     expect(await db.inspirationPanel.count()).toBe(8);
@@ -87,7 +99,7 @@ describe("demo content", () => {
     expect(await bcrypt.compare(DEMO_ADMIN.password, admin.passwordHash!)).toBe(true);
 
     expect(await seedDemoContent(db, store)).toBe(false);
-    expect(await db.post.count()).toBe(26);
+    expect(await db.post.count()).toBe(27);
   }, 60_000);
 
   it("seeds a generated past that every insights chart shows on the first visit, without touching the demo accounts", async () => {

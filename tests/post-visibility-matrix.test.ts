@@ -103,6 +103,25 @@ const PROBES: Record<string, Probe> = {
     const text = await (await callRoute(await route("api.library.manifest.ts"), { path: "/api/library/manifest", cookie: viewer.cookie })).text();
     return { mentions: named(text, post), grants: named(text, post) };
   },
+  // The Blender repository lists marked posts the account may download: each fixture post is
+  // marked as an add-on here, its version holding a checked manifest that names it.
+  "api.blender.index[.]json.ts": async (post, viewer) => {
+    await db.post.update({ where: { id: post.id }, data: { blenderExtension: "ADD_ON" } });
+    const manifest = {
+      schema_version: "1.0.0",
+      id: `post_${post.id}`,
+      version: "1.0.0",
+      name: post.title,
+      tagline: "A fixture add-on",
+      maintainer: "Tests",
+      type: "add-on",
+      license: ["SPDX:MIT"],
+      blender_version_min: "4.2.0",
+    };
+    await db.postVersion.update({ where: { id: post.versionId }, data: { blenderManifest: manifest } });
+    const text = await (await callRoute(await route("api.blender.index[.]json.ts"), { path: "/api/blender/index.json", cookie: viewer.cookie })).text();
+    return { mentions: named(text, post), grants: named(text, post) };
+  },
   // A manifest's file address handed out before the post was scheduled or disabled must stop working.
   "api.library.files.$postId.ts": async (post, viewer) => {
     if (!viewer.user) return { mentions: false, grants: false };

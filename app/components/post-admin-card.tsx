@@ -62,6 +62,25 @@ function DrawnCheckbox({ name, label, drawn }: { name: string; label: string; dr
   );
 }
 
+/** The Blender extension marking: none, add-on or theme (docs/product.md#blender-extensions). */
+function BlenderExtensionField({ id, drawn }: { id: string; drawn: string }) {
+  const hint = `${id}-hint`;
+  return (
+    <div className="field" key={drawn}>
+      <label htmlFor={id}>Blender extension</label>
+      <select id={id} name="blender_extension" defaultValue={drawn} aria-describedby={hint}>
+        <option value="none">Not a Blender extension</option>
+        <option value="add-on">Blender add-on</option>
+        <option value="theme">Blender theme</option>
+      </select>
+      <input type="hidden" name={drawnFieldName("blender_extension")} value={drawn} />
+      <p id={hint} className="field-hint">
+        Listed in supporters&apos; Blender repository. The file must be an extension ZIP with a blender_manifest.toml.
+      </p>
+    </div>
+  );
+}
+
 function TierBoxes({ legend, name, tiers, checked }: { legend: string; name: string; tiers: CardTier[]; checked: string[] }) {
   const drawn = drawnTierList(checked);
   return (
@@ -255,6 +274,7 @@ export function PostAdminCard({
             <DrawnTextField id={field("drive")} label="Drive file ID" name="drive_file_id" drawn={post.drive_file_id ?? ""} placeholder="posts/123/file.zip" />
             <DrawnTextField id={field("first")} label="First published" name="first_published_at" type="date" drawn={dateInput(post.first_published_at)} />
             <DrawnTextField id={field("updated")} label="Last updated" name="last_updated" type="date" drawn={dateInput(post.last_updated)} />
+            <BlenderExtensionField id={field("blender")} drawn={post.blender_extension ?? "none"} />
             <TierBoxes legend="First tiers" name="first_tiers" tiers={tiers} checked={post.first_tiers} />
             <TierBoxes legend="Current tiers" name="tiers" tiers={tiers} checked={post.tiers} />
             <DrawnCheckbox name="is_kofiOnly" label="Is Ko-fi Only" drawn={post.is_kofiOnly} />

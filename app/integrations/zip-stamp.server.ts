@@ -2,6 +2,7 @@
 // to its EOCD record (prefix), then a new EOCD record whose comment names the downloader. Any
 // byte range of that is served from one stored range read plus a slice of the new record, so
 // Range, resume and an exact Content-Length work as for the stored file itself.
+import { createHash, type Hash } from "node:crypto";
 import { Readable } from "node:stream";
 import type { ByteRange, Storage, StoredObject } from "~/integrations/storage.server";
 import { EOCD_FIXED_BYTES, eocdWithComment, findEocd, MAX_TAIL_BYTES } from "~/utils/zip-eocd";
@@ -20,10 +21,21 @@ async function readAll(stream: Readable): Promise<Buffer> {
  * served as stored.
  */
 export async function stampLayout(store: Storage, key: string, size: number, comment: Uint8Array): Promise<StampLayout | null> {
+  const tail = await readTail(store, key, size);
+  return tail ? layoutFromTail(tail, size, comment) : null;
+}
+
+/** The last MAX_TAIL_BYTES of a stored file (all of a smaller one), or null when it is too short to be a ZIP. */
+async function readTail(store: Storage, key: string, size: number): Promise<Buffer | null> {
   if (size < EOCD_FIXED_BYTES) return null;
   const tailStart = Math.max(0, size - MAX_TAIL_BYTES);
   const tail = await readAll(await store.read(key, { start: tailStart, end: size - 1 }));
-  if (tail.length !== size - tailStart) return null;
+  return tail.length === size - tailStart ? tail : null;
+}
+
+/** The stamp's seam from the file's tail (see `stampLayout`). */
+function layoutFromTail(tail: Buffer, size: number, comment: Uint8Array): StampLayout | null {
+  const tailStart = size - tail.length;
   const info = findEocd(tail, size);
   if (!info) return null;
   const at = info.offset - tailStart;
@@ -70,4 +82,50 @@ export async function stampedView(store: Storage, key: string, comment: Uint8Arr
     stat: async (asked) => (asked === key ? stamped : store.stat(asked)),
     read: async (asked, range) => (asked === key ? readStamped(store, key, layout, range) : store.read(asked, range)),
   };
+}
+
+/** A stored file's SHA-256 state over the bytes every stamped copy shares (all before its end record), with its tail. */
+type StampPrefix = { size: number; tail: Buffer; prefixLength: number; hash: Hash } | null;
+
+/** Prefix states by storage key and stored hash (a version's bytes never change), newest last; a few dozen at most. */
+const prefixes = new Map<string, Promise<StampPrefix>>();
+const MAX_PREFIXES = 64;
+
+async function stampPrefix(store: Storage, key: string, size: number): Promise<StampPrefix> {
+  const tail = await readTail(store, key, size);
+  // Any comment gives the seam; the shared bytes end there whatever the stamp says.
+  const layout = tail ? layoutFromTail(tail, size, new Uint8Array()) : null;
+  if (!tail || !layout) return null;
+  const hash = createHash("sha256");
+  if (layout.prefixLength > 0) for await (const chunk of await store.read(key, { start: 0, end: layout.prefixLength - 1 })) hash.update(chunk as Buffer);
+  return { size, tail, prefixLength: layout.prefixLength, hash };
+}
+
+/**
+ * The size and SHA-256 of the copy of a stored ZIP that a download stamped with `comment`
+ * serves (what `stampedView` reads), without reading the file again for each comment: the
+ * shared bytes are hashed once per file and process. Null when the file cannot be stamped
+ * (it is then served as stored). `cacheTag`: what tells this file's bytes from an earlier
+ * file's under the same key (the version's stored SHA-256).
+ */
+export async function stampedDigest(
+  store: Storage,
+  key: string,
+  size: number,
+  comment: Uint8Array,
+  cacheTag: string,
+): Promise<{ size: number; sha256: string } | null> {
+  const id = `${key}\u0000${cacheTag}\u0000${size}`;
+  let pending = prefixes.get(id);
+  if (!pending) {
+    pending = stampPrefix(store, key, size);
+    prefixes.set(id, pending);
+    pending.catch(() => prefixes.delete(id));
+    if (prefixes.size > MAX_PREFIXES) prefixes.delete(prefixes.keys().next().value!);
+  }
+  const prefix = await pending;
+  if (!prefix) return null;
+  const layout = layoutFromTail(prefix.tail, prefix.size, comment);
+  if (!layout) return null;
+  return { size: layout.size, sha256: prefix.hash.copy().update(layout.record).digest("hex") };
 }

@@ -159,3 +159,37 @@ export function looksLikeZip(fileName: string, head?: Uint8Array): boolean {
   if (head && head.length >= 4) return head[0] === 0x50 && head[1] === 0x4b && (head[2] === 0x03 || head[2] === 0x05) && (head[3] === 0x04 || head[3] === 0x06);
   return /\.zip$/i.test(fileName);
 }
+
+/** The named entry of a stored ZIP, read whole when it holds at most `maxBytes`; null when it is absent or larger. */
+export async function readZipEntry(store: Storage, key: string, path: string, maxBytes: number): Promise<Buffer | null> {
+  const info = await store.stat(key);
+  if (!info) throw new UnreadableZipError("The archive is missing from storage.");
+  const reader = new StoredObjectReader(store, key);
+  let zip: yauzl.ZipFile | undefined;
+  try {
+    zip = await openArchive(reader, info.size);
+    const opened = zip;
+    const entry = await new Promise<yauzl.Entry | null>((resolve, reject) => {
+      opened.on("entry", (candidate: yauzl.Entry) => {
+        if (candidate.fileName === path) resolve(candidate);
+        else opened.readEntry();
+      });
+      opened.once("end", () => resolve(null));
+      opened.once("error", reject);
+      opened.readEntry();
+    });
+    if (!entry || entry.uncompressedSize > maxBytes) return null;
+    const stream = await new Promise<Readable>((resolve, reject) =>
+      opened.openReadStream(entry, (error, data) => (error || !data ? reject(error ?? new Error("no data")) : resolve(data))),
+    );
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  } catch (error) {
+    if (isStorageOutage(error)) throw error;
+    throw new UnreadableZipError(`This ZIP archive is corrupt or truncated and cannot be read (${(error as Error).message}).`);
+  } finally {
+    zip?.close();
+    reader.close(() => undefined);
+  }
+}

@@ -2,6 +2,7 @@
 // `unlocked` from the entitlement rule and the viewer's download status. The posts are shaped
 // once per library version and cached (app/cache.server.ts); post administration lives in
 // post-admin.server.ts.
+import { fromDbExtensionType } from "~/models/blender-extension.server";
 import { createCache } from "~/cache.server";
 import { db } from "~/db.server";
 import type { User } from "~/generated/prisma/client";
@@ -52,6 +53,8 @@ export type LibraryPost = {
   /** Only for logged-in viewers. */
   downloadStatus?: DownloadStatus;
   userVersion?: string | null;
+  /** For admins: "add-on" or "theme" when the post is marked as a Blender extension, else null. */
+  blender_extension?: "add-on" | "theme" | null;
 };
 
 export { withAccess };
@@ -139,7 +142,10 @@ export function toLibraryPost(
     compatibility,
     unlocked,
   };
-  if (admin) result.drive_file_id = post.driveFileId;
+  if (admin) {
+    result.drive_file_id = post.driveFileId;
+    result.blender_extension = fromDbExtensionType(post.blenderExtension);
+  }
   if (downloaded) {
     const version = downloaded.get(post.id);
     result.downloadStatus = downloadStatus(post.version, version === undefined ? null : { version });

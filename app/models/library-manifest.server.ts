@@ -74,6 +74,22 @@ export async function libraryManifest(request: Request, ifNoneMatch: string | nu
 }
 
 /**
+ * The request's account (a session or a personal token) and every post the download check
+ * clears for it now, as the manifest lists them (the Blender repository reads the same list).
+ * 401 without credentials.
+ */
+export async function downloadableLibrary(request: Request): Promise<{ user: ManifestUser; posts: DownloadablePost[]; now: Date; expires: number }> {
+  const withDownloads = keepsDownloadedVersions();
+  const found = await getCurrentUserWith<ViewerRow>(request, { withDownloads, withLibraryStamp: true });
+  if (!found) throw new DomainError(401, NOT_AUTHENTICATED_MESSAGE);
+  const context = toViewerContext(found.user, found.extra, withDownloads);
+  const now = new Date();
+  const library = await libraryPostsAt(context.libraryStamp, now);
+  const posts = await downloadablePosts(found.user, context, library.posts, now);
+  return { user: found.user, posts, now, expires: libraryFileExpiry(now.getTime()) };
+}
+
+/**
  * Everything the manifest says depends on: the viewer (its fingerprint: tier, grants, purchases,
  * pledges, votes and, when downloads are kept, the versions downloaded), the terms, the library
  * (its stamp, and the next instant a publication or release step opens), the addresses' expiry

@@ -9,6 +9,7 @@ import type { User } from "~/generated/prisma/client";
 import { InvalidImageError, reencodeImage } from "~/integrations/images.server";
 import { isSafeKey, storage } from "~/integrations/storage.server";
 import { recordAudit } from "~/models/audit.server";
+import { ensureExtensionFile, toDbExtensionType } from "~/models/blender-extension.server";
 import { followPostFile } from "~/models/post-version.server";
 import { refreshStepTimes } from "~/models/release.server";
 import type { PostWithAccess } from "~/models/entitlement.server";
@@ -62,6 +63,7 @@ function columnsOf(input: PostUpdateInput): Prisma.PostUpdateInput {
   if (input.first_published_at !== undefined) data.firstPublishedAt = input.first_published_at;
   if (input.published_at !== undefined) data.publishedAt = input.published_at;
   if (input.last_updated !== undefined) data.lastUpdated = input.last_updated;
+  if (input.blender_extension !== undefined) data.blenderExtension = toDbExtensionType(input.blender_extension);
   return data;
 }
 
@@ -88,6 +90,8 @@ export async function updatePost(actor: Actor, id: string, input: PostUpdateInpu
     await replaceTiers(tx, id, input);
     if (input.first_published_at !== undefined) await refreshStepTimes(tx, id);
     await followPostFile(tx, id, { labelGiven: input.version !== undefined });
+    // A marked post's file must be an extension of its kind: refused here, nothing is saved.
+    await ensureExtensionFile(tx, id);
     const after = await requirePost(id, tx);
     await recordAudit({ actorId: actor.id, action: "post.update", targetType: "post", targetId: id, before: snapshot(before), after: snapshot(after) }, tx);
     return after;
@@ -119,6 +123,7 @@ export async function createPost(actor: Actor, input: PostCreateInput): Promise<
     });
     await replaceTiers(tx, id, fields);
     await followPostFile(tx, id, { labelGiven: true });
+    await ensureExtensionFile(tx, id);
     const after = await requirePost(id, tx);
     await recordAudit({ actorId: actor.id, action: "post.create", targetType: "post", targetId: id, after: snapshot(after) }, tx);
     return after;

@@ -13,6 +13,7 @@ import type { PostVersion, User } from "~/generated/prisma/client";
 import { storage, type Storage } from "~/integrations/storage.server";
 import { listZipEntries, looksLikeZip, TooManyZipEntriesError, UnreadableZipError, type ZipEntry } from "~/integrations/zip.server";
 import { recordAudit } from "~/models/audit.server";
+import { checkExtensionFile, ensureExtensionFile, fromDbExtensionType } from "~/models/blender-extension.server";
 import { DomainError } from "~/models/errors";
 import { toLibraryPost, withAccess, type LibraryPost } from "~/models/library-listing.server";
 import { isEffectiveAdmin } from "~/utils/entitlement";
@@ -22,6 +23,7 @@ import type { IncomingFile } from "~/utils/upload.server";
 import { SELECT_FILE_MESSAGE } from "~/utils/upload.server";
 import { MAX_ZIP_ENTRIES, VERSION_MESSAGES, versionUploadSchema, type VersionUploadInput } from "~/utils/version-schemas";
 import { displayVersion } from "~/utils/versions";
+import type { BlenderManifest } from "~/utils/blender-manifest";
 
 type Admin = Pick<User, "id" | "isAdmin" | "restricted">;
 
@@ -46,6 +48,8 @@ export type StoredVersionFile = {
   sha256: string;
   contentHash: string;
   zipEntries: ZipEntry[] | null;
+  /** For a post marked as a Blender extension, the file's checked blender_manifest.toml. */
+  blenderManifest: BlenderManifest | null;
   input: VersionUploadInput;
 };
 
@@ -100,7 +104,7 @@ async function zipEntriesOrRefuse(store: Storage, key: string): Promise<ZipEntry
  */
 export async function storePostVersionFile(postId: string, file: IncomingFile): Promise<StoredVersionFile> {
   const input = versionInputOf(file.fields);
-  const post = await db.post.findUnique({ where: { id: postId }, select: { id: true } });
+  const post = await db.post.findUnique({ where: { id: postId }, select: { id: true, blenderExtension: true } });
   if (!post) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
   const store = await storage();
   const fileName = safeFileName(file.fileName);
@@ -122,7 +126,18 @@ export async function storePostVersionFile(postId: string, file: IncomingFile): 
     throw new DomainError(400, SELECT_FILE_MESSAGE);
   }
   const zipEntries = looksLikeZip(fileName, head) ? await zipEntriesOrRefuse(store, key) : null;
-  return { postId, key, fileName, size: digest.size, sha256: digest.sha256, contentHash: digest.contentHash, zipEntries, input };
+  // A post marked as a Blender extension takes only an extension ZIP of its kind.
+  const marked = fromDbExtensionType(post.blenderExtension);
+  let blenderManifest: BlenderManifest | null = null;
+  if (marked) {
+    try {
+      blenderManifest = await checkExtensionFile(store, key, zipEntries, marked);
+    } catch (error) {
+      await store.delete(key);
+      throw error;
+    }
+  }
+  return { postId, key, fileName, size: digest.size, sha256: digest.sha256, contentHash: digest.contentHash, zipEntries, blenderManifest, input };
 }
 
 async function postSnapshot(tx: Prisma.TransactionClient, id: string): Promise<LibraryPost> {
@@ -154,6 +169,7 @@ export async function addPostVersion(actor: Admin, stored: StoredVersionFile): P
           sha256: stored.sha256,
           contentHash: stored.contentHash,
           ...(stored.zipEntries ? { zipEntries: stored.zipEntries as unknown as Prisma.InputJsonValue } : {}),
+          ...(stored.blenderManifest ? { blenderManifest: stored.blenderManifest as unknown as Prisma.InputJsonValue } : {}),
           createdAt: now,
         },
       });
@@ -168,6 +184,8 @@ export async function addPostVersion(actor: Admin, stored: StoredVersionFile): P
           currentVersionId: version.id,
         },
       });
+      // Marked after the file was checked (or not checked): the check runs here, in the transaction.
+      await ensureExtensionFile(tx, stored.postId);
       await recordAudit(
         {
           actorId: actor.id,
@@ -257,6 +275,7 @@ export async function makeVersionCurrent(actor: Admin, postId: string, versionId
       where: { id: postId },
       data: { version: version.label, driveFileId: version.storageKey, fileName: version.fileName, fileSize: version.size, currentVersionId: version.id },
     });
+    await ensureExtensionFile(tx, postId);
     await recordAudit(
       {
         actorId: actor.id,

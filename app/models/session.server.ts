@@ -126,6 +126,9 @@ function covers(have: Asked, want: Asked): boolean {
 type Found = { user: User; extra: Record<string, unknown> };
 type Lookup = { asked: Asked; sent: boolean; found: Promise<Found | null> };
 
+/** A token's `last_used_at` is written at most this often (an SQL interval). */
+const TOKEN_USE_WRITE_INTERVAL = "interval '1 minute'";
+
 /** The logged-in user of a request (session cookie or personal API token), or null. */
 export async function getCurrentUser(request: Request): Promise<User | null> {
   return (await getCurrentUserWith(request, null))?.user ?? null;
@@ -193,8 +196,13 @@ async function lookUpUser(request: Request, lookup: Lookup): Promise<Found | nul
     lookup.sent = true;
     const { viewer, downloads, stamp, details } = lookup.asked;
     const joins = `${viewer ? " CROSS JOIN LATERAL viewer_context(u.id, $2, $3) v" : ""}${details ? " CROSS JOIN LATERAL viewer_access_details(u.id, false) d" : ""}`;
+    // The token's last use is written in the same statement (still one round trip), at most once a
+    // minute per token: a sync run's many requests do not each write the row.
     const [row] = await queryRows<User>(
-      `SELECT ${USER_COLUMNS}${extraColumns(lookup.asked, "v")} FROM api_tokens t JOIN users u ON u.id = t.user_id${joins} WHERE t.token_hash = $1 AND t.expires_at > timezone('UTC', now())`,
+      `WITH t AS (SELECT id, user_id FROM api_tokens WHERE token_hash = $1 AND expires_at > timezone('UTC', now())),` +
+        ` used AS (UPDATE api_tokens SET last_used_at = timezone('UTC', now()) WHERE id IN (SELECT id FROM t)` +
+        ` AND (last_used_at IS NULL OR last_used_at < timezone('UTC', now()) - ${TOKEN_USE_WRITE_INTERVAL}))` +
+        ` SELECT ${USER_COLUMNS}${extraColumns(lookup.asked, "v")} FROM t JOIN users u ON u.id = t.user_id${joins}`,
       [hashToken(token), ...(viewer ? [downloads, stamp] : [])],
     );
     return row ? splitRow(row) : null;

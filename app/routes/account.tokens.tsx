@@ -12,7 +12,7 @@ import { SubmitButton } from "~/components/form";
 import { createApiToken, listApiTokens, revokeApiToken, type ApiTokenSummary } from "~/models/api-token.server";
 import { isDomainError } from "~/models/errors";
 import { requireSessionPageUser } from "~/session-guards.server";
-import { formatAccessDate } from "~/utils/access-words";
+import { formatAccessDate, formatReleaseTime } from "~/utils/access-words";
 import { API_TOKEN_LABEL_MAX, API_TOKEN_MESSAGES, MAX_API_TOKENS_PER_ACCOUNT } from "~/utils/api-token-schemas";
 import { formRefusal } from "~/utils/form-failure.server";
 import { readPageForm } from "~/utils/page-form.server";
@@ -170,7 +170,8 @@ export default function ApiTokensPage() {
                         <span className="muted">
                           {" "}
                           · made {formatAccessDate(new Date(token.created_at))} · works until {formatAccessDate(new Date(token.expires_at))}
-                          {token.last_used_at ? ` · last used ${formatAccessDate(new Date(token.last_used_at))}` : ""}
+                          {/* Written at most once a minute per token (docs/product.md#personal-api-tokens). */}
+                          {token.last_used_at ? ` · last used ${formatReleaseTime(new Date(token.last_used_at))} UTC` : " · never used"}
                         </span>
                       </div>
                       <RevokeButton token={token} />

@@ -1,6 +1,7 @@
 // Validation for the library (docs/product.md#library-library, docs/api.md#library), shared by the page's forms, its
 // actions and the /api routes. Messages are docs/messages.md's, word for word.
 import { z } from "zod";
+import { blenderExtensionSchema } from "~/utils/blender-manifest";
 import { optionalPublishAtSchema } from "~/utils/release-schemas";
 import { formFlag, formOptionalText, formTexts } from "~/utils/form-fields";
 
@@ -97,6 +98,8 @@ export const postUpdateSchema = z
     first_published_at: optionalDate,
     published_at: optionalDate,
     last_updated: optionalDate,
+    /** "add-on" or "theme" marks a Blender extension; "none" unmarks (docs/product.md#blender-extensions). */
+    blender_extension: blenderExtensionSchema,
   })
   .partial();
 export type PostUpdateInput = z.infer<typeof postUpdateSchema>;
@@ -164,7 +167,7 @@ export function postFormToInput(form: FormData): Record<string, unknown> {
     return drawn !== undefined && drawn === value;
   };
   const input: Record<string, unknown> = {};
-  for (const name of ["title", "version", "kofi_id", "drive_file_id", "url", "first_published_at", "published_at", "last_updated"]) {
+  for (const name of ["title", "version", "kofi_id", "drive_file_id", "url", "first_published_at", "published_at", "last_updated", "blender_extension"]) {
     const value = text(name);
     if (value !== undefined && !unchanged(name, value)) input[name] = value;
   }
