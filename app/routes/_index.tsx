@@ -14,7 +14,7 @@ import { readFormWithFiles } from "~/utils/upload.server";
 import { formRefusal } from "~/utils/form-failure.server";
 import { panelInputSchema } from "~/utils/panel-schemas";
 import { GRID_IMAGE_SIZES, imageSrcSet } from "~/utils/responsive-images";
-import homeStyles from "~/styles/home.css";
+import homeStyles from "~/styles/home.css?url";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 import type { CacheableHandle } from "~/document-cache.server";
 import { adminUploads } from "~/request-policy.server";

@@ -7,7 +7,7 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { listReleases, type ReleaseEvent } from "~/models/release.server";
 import { listTiers } from "~/models/tier.server";
 import { requireAdmin } from "~/session-guards.server";
-import adminStyles from "~/styles/admin.css";
+import adminStyles from "~/styles/admin.css?url";
 import { formatReleaseTime, timeUntil } from "~/utils/access-words";
 import { personalPageHeaders } from "~/utils/page-headers";
 import { RELEASES_AHEAD_DAYS, RELEASES_BEHIND_DAYS } from "~/utils/release-schemas";

@@ -10,7 +10,7 @@ import { clientAddress } from "~/utils/client-address.server";
 import { formRefusal } from "~/utils/form-failure.server";
 import { readPageForm } from "~/utils/page-form.server";
 import { personalPageHeaders } from "~/utils/page-headers";
-import stylesheet from "~/styles/login.css";
+import stylesheet from "~/styles/login.css?url";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: stylesheet }];
 

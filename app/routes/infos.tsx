@@ -3,7 +3,7 @@ import { json } from "@remix-run/node";
 import { useLoaderData, useLocation } from "@remix-run/react";
 import { useEffect } from "react";
 import { renderContent } from "~/models/content.server";
-import infosStyles from "~/styles/infos.css";
+import infosStyles from "~/styles/infos.css?url";
 import type { CacheableHandle } from "~/document-cache.server";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: infosStyles }];

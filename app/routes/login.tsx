@@ -25,7 +25,7 @@ import { formRefusal } from "~/utils/form-failure.server";
 import { readPageForm } from "~/utils/page-form.server";
 import { personalPageHeaders } from "~/utils/page-headers";
 import { withQueryParam } from "~/utils/url";
-import stylesheet from "~/styles/login.css";
+import stylesheet from "~/styles/login.css?url";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: stylesheet }, ...accountPanelLinks()];
 

@@ -5,7 +5,7 @@ import { useFetcher, useLocation } from "@remix-run/react";
 import { useEffect, useId, useRef, useState } from "react";
 import { EmailText } from "~/components/email-text";
 import { Field, SubmitButton } from "~/components/form";
-import accountStyles from "~/styles/account.css";
+import accountStyles from "~/styles/account.css?url";
 import { RESEND_COOLDOWN_SECONDS } from "~/utils/shop-schemas";
 
 export const SHOP_EMAIL_ACTION = "/account/shop-email";
