@@ -106,7 +106,7 @@ export function createApp(options: AppOptions): express.Express {
   app.all(
     "*",
     createRequestHandler({
-      build: options.dev ? () => build : options.build,
+      build: options.dev ? async () => build : options.build,
       mode: options.mode,
       // sharedPagesSince: when the request started, so a page read before a change is not kept after it.
       getLoadContext: (req) => ({ clientAddress: req.socket.remoteAddress ?? null, sharedPagesSince: sharedPages().sharedPagesSince?.() }),
