@@ -37,13 +37,14 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const search = new URL(request.url).searchParams;
   const adminView = isAdmin && search.get("view") !== "user";
   const apiPanels = panels.map(toApiPanel);
-  return json({
+  // Plain data (single fetch): no status or headers to set.
+  return {
     panels: apiPanels,
     isAdmin,
     adminView,
     editing: adminView ? (apiPanels.find((panel) => panel._id === search.get("edit")) ?? null) : null,
     deleting: adminView ? (apiPanels.find((panel) => panel._id === search.get("delete")) ?? null) : null,
-  });
+  };
 }
 
 type ActionData = { error: string; values: PanelFormValues };

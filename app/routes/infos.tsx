@@ -1,5 +1,4 @@
 import type { LinksFunction, MetaFunction } from "@remix-run/node";
-import { json } from "@remix-run/node";
 import { useLoaderData, useLocation } from "@remix-run/react";
 import { useEffect } from "react";
 import { renderContent } from "~/models/content.server";
@@ -27,7 +26,8 @@ const SECTIONS = [
 
 export async function loader() {
   const sections = await Promise.all(SECTIONS.map(async (section) => ({ ...section, html: await renderContent(section.page) })));
-  return json({ sections });
+  // Plain data (single fetch): no status or headers to set.
+  return { sections };
 }
 
 /**
