@@ -28,4 +28,4 @@ HEALTHCHECK --interval=30s --timeout=5s CMD node -e "fetch('http://127.0.0.1:'+p
 # build/server.js is the HTTP server (headers, cross-site refusal, body limits) bundled by
 # `npm run build`. Migrations run as a release step before the server starts (safe with several servers:
 # prisma migrate deploy takes an advisory lock).
-CMD ["sh", "-c", "node scripts/prisma.mjs migrate deploy && exec node --max-semi-space-size=4 --heap-growing-percent=150 build/server.js build/index.js"]
+CMD ["sh", "-c", "node scripts/prisma.mjs migrate deploy && exec node --max-semi-space-size=4 --heap-growing-percent=150 build/server.js build/server/index.js"]

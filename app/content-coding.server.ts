@@ -56,13 +56,20 @@ export function varyOnAcceptEncoding(headers: Headers): void {
 }
 
 /**
- * A JSON answer compressed whole as `request` asks, or the answer as it was: no coding accepted,
- * already encoded, not JSON (deferred data streams), or too small to gain.
+ * Loader and action data as single fetch sends it (`text/x-script`, a turbo-stream), or a JSON
+ * answer. Read whole: the app's loaders return no promises, so the stream ends with its data.
  */
-export async function compressedJson(request: Request, response: Response): Promise<Response> {
+const WHOLE_DATA_TYPES = ["text/x-script", "application/json"];
+
+/**
+ * A data answer compressed whole as `request` asks, or the answer as it was: no coding accepted,
+ * already encoded, not data (a redirect, other streams), or too small to gain.
+ */
+export async function compressedData(request: Request, response: Response): Promise<Response> {
   const coding = contentCoding(request.headers.get("Accept-Encoding"));
   const type = response.headers.get("Content-Type") ?? "";
-  if (!coding || !response.body || response.headers.has("Content-Encoding") || !type.startsWith("application/json")) return response;
+  const isData = WHOLE_DATA_TYPES.some((dataType) => type.startsWith(dataType));
+  if (!coding || !response.body || response.headers.has("Content-Encoding") || !isData) return response;
   const bytes = Buffer.from(await response.arrayBuffer());
   const headers = new Headers(response.headers);
   varyOnAcceptEncoding(headers);

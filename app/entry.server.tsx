@@ -8,7 +8,7 @@ import { renderToPipeableStream } from "react-dom/server";
 import { NonceContext } from "~/components/nonce";
 import { RequestIdContext } from "~/components/error-page";
 import { env } from "~/env.server";
-import { compressedJson, contentCoding } from "~/content-coding.server";
+import { compressedData, contentCoding } from "~/content-coding.server";
 import {
   documentKey,
   GUEST_CACHE_CONTROL,
@@ -27,7 +27,10 @@ import { startBackgroundJobs } from "~/jobs.server";
 import { requestIdOf } from "~/request-context.server";
 import { resumeSpooledDownloads } from "~/models/download.server";
 
-const ABORT_DELAY = 5_000;
+/** How long single fetch waits for a loader's promise before it rejects it (Remix reads this export). */
+export const streamTimeout = 5_000;
+/** React's render is abandoned a second after that, once the rejections have been streamed. */
+const ABORT_DELAY = streamTimeout + 1_000;
 
 startBackgroundJobs();
 // Downloads completed during a database outage before a restart are recorded once it answers.
@@ -41,7 +44,8 @@ export default function handleRequest(
   loadContext: AppLoadContext,
 ) {
   const state = remixContext.staticHandlerContext;
-  if (isKeepable(request, responseStatusCode, state)) {
+  // `npm run dev` keeps no page: one rendered before an edit would be answered after it.
+  if (env().NODE_ENV !== "development" && isKeepable(request, responseStatusCode, state)) {
     const shared = isGuestCacheable(request, responseStatusCode, responseHeaders, state.matches, remixContext.routeModules);
     // The HTTP server (server/app.ts) notes when the request started; without it, it starts now.
     const since = typeof loadContext?.sharedPagesSince === "number" ? loadContext.sharedPagesSince : sharedPagesSince();
@@ -64,7 +68,7 @@ function streamDocument(request: Request, responseStatusCode: number, responseHe
     const { pipe, abort } = renderToPipeableStream(
       <NonceContext.Provider value={nonce}>
         <RequestIdContext.Provider value={requestId ? { id: requestId, locationKey: null } : null}>
-          <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
+          <RemixServer context={remixContext} url={request.url} nonce={nonce} />
         </RequestIdContext.Provider>
       </NonceContext.Provider>,
       {
@@ -105,7 +109,9 @@ async function renderKeptDocument(
   sharedSince: number | null,
 ) {
   const shared = sharedSince !== null;
-  const key = documentKey(request.url, remixContext.serverHandoffString ?? remixContext.staticHandlerContext.loaderData);
+  // With single fetch the loader data is no longer in serverHandoffString (it streams into the
+  // page): the key is made from the data itself.
+  const key = documentKey(request.url, remixContext.staticHandlerContext.loaderData);
   const document = await keptDocument(key, () => renderWhole(request, remixContext));
   const answer = await representation(document, contentCoding(request.headers.get("Accept-Encoding")));
   responseHeaders.set("Content-Type", "text/html; charset=utf-8");
@@ -133,7 +139,7 @@ function renderWhole(request: Request, remixContext: EntryContext): Promise<Buff
         done();
       },
     });
-    const { pipe, abort } = renderToPipeableStream(<RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} />, {
+    const { pipe, abort } = renderToPipeableStream(<RemixServer context={remixContext} url={request.url} />, {
       onAllReady() {
         pipe(sink);
       },
@@ -154,7 +160,7 @@ function setSecurityHeaders(headers: Headers, inline: { nonce: string } | { hash
 // For the HTTP server (server/app.ts), which answers guests' repeat requests before Remix runs.
 export { sharedPageAnswer, sharedPagesSince } from "~/document-cache.server";
 
-/** Loader and action data: the JSON compressed whole as the client asks. */
+/** Loader and action data (single fetch's `.data` answers): compressed whole as the client asks. */
 export function handleDataRequest(response: Response, { request }: { request: Request }) {
-  return compressedJson(request, response);
+  return compressedData(request, response);
 }

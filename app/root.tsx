@@ -9,8 +9,8 @@ import { env } from "~/env.server";
 import { getCurrentUser } from "~/models/session.server";
 import { displayName } from "~/models/user.server";
 import { configureToasts, getToast } from "~/toast.server";
-import designSystem from "~/styles/design-system.css";
-import stylesheet from "~/styles/app.css";
+import designSystem from "~/styles/design-system.css?url";
+import stylesheet from "~/styles/app.css?url";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 
 export const links: LinksFunction = () => [

@@ -13,7 +13,7 @@ import { startSeededApp } from "./load.ts";
 
 const CONNECTIONS = 50;
 const SECONDS = Number(process.env.BENCH_PAGE_SECONDS ?? 5);
-const PAGES = ["/", "/library", "/inspiration-vote", "/infos", "/library?_data=routes%2Flibrary"];
+const PAGES = ["/", "/library", "/inspiration-vote", "/infos", "/library.data"];
 /** `BENCH_PAGE_VIEWERS=guest` (or `supporter`) measures one viewer's table only; the burst and readers need the supporter. */
 const VIEWERS = (["guest", "supporter"] as const).filter(
   (viewer) => !process.env.BENCH_PAGE_VIEWERS || process.env.BENCH_PAGE_VIEWERS.split(",").includes(viewer),

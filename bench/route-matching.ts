@@ -52,7 +52,7 @@ export async function benchRouteMatching(): Promise<TargetLine[]> {
   process.env.DATABASE_URL ??= "postgresql://bench@127.0.0.1:9/none";
   process.env.SESSION_SECRET ??= "bench-session-secret-bench-session-secret";
   process.env.DISABLE_JOBS = "1";
-  const build = (await import(pathToFileURL(path.join(root, process.env.REMIX_BUILD_DIR ?? "build", "index.js")).href)) as {
+  const build = (await import(pathToFileURL(path.join(root, process.env.REMIX_BUILD_DIR ?? "build", "server", "index.js")).href)) as {
     routes: Record<string, BuiltRoute>;
   };
   const routes = routeTree(build.routes, undefined);

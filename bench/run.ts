@@ -5,6 +5,7 @@ import { benchAdminSearch } from "./admin-search.ts";
 import { benchUpdates } from "./updates.ts";
 import { runLoadBenchmark } from "./load.ts";
 import { runLighthouseBenchmark } from "./lighthouse.ts";
+import { benchFirstLoadJs } from "./first-load-js.ts";
 import { runPagesBenchmark } from "./pages.ts";
 import { benchOverload } from "./overload.ts";
 import { benchReleaseDay } from "./release-day.ts";
@@ -31,6 +32,7 @@ const results = [
   await benchReleaseDay(),
   await benchOverload(),
   await runLighthouseBenchmark(),
+  await benchFirstLoadJs(),
   await benchRouteMatching(),
 ];
 const failed = results.flat().filter((line) => !line.ok);

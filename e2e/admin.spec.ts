@@ -72,8 +72,9 @@ test("an admin finds a user, grants a post through the picker, saves, and the us
   await editor.getByRole("button", { name: "Add", exact: true }).click();
   await expect(editor.getByText("fan-shop@buyer.example")).toBeVisible();
 
-  // Save posts the draft to the page's own action (the same one the no-JavaScript form uses).
-  const saved = page.waitForRequest((request) => request.method() === "POST" && new URL(request.url()).pathname === "/admin");
+  // Save posts the draft to the page's own action (the same one the no-JavaScript form uses; with
+  // JavaScript at its single fetch address, /admin.data).
+  const saved = page.waitForRequest((request) => request.method() === "POST" && new URL(request.url()).pathname === "/admin.data");
   await editor.getByRole("button", { name: "Save" }).click();
   const body = new URLSearchParams((await saved).postData() ?? "");
   expect(body.get("intent")).toBe("save-user");

@@ -168,8 +168,8 @@ test("the admin drops a leaked copy on the code search and gets its downloader",
     if (sent.method() === "POST") posted.push(`${new URL(sent.url()).pathname}${new URL(sent.url()).search}`);
   });
   await traceAsAdmin(page, file, supporter.number);
-  // Through the page's fetcher: the page stayed where it was.
-  expect(posted.some((address) => address.startsWith("/admin?intent=trace-zip"))).toBe(true);
+  // Through the page's fetcher (single fetch posts to the page's `.data` address): the page stayed where it was.
+  expect(posted.some((address) => address.startsWith("/admin.data?intent=trace-zip"))).toBe(true);
   await expect(page).toHaveURL(/\/admin$/);
 });
 

@@ -1,5 +1,5 @@
 // How every launcher (npm start, the e2e server, server tests, benchmarks) starts the production
-// server: the bundled `<build>/server.js` (scripts/build-server.mjs) serving `<build>/index.js`.
+// server: the bundled `<build>/server.js` (scripts/build-server.mjs) serving `<build>/server/index.js`.
 import { spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
@@ -26,7 +26,7 @@ export const APP_SERVER_NODE_FLAGS = ["--max-semi-space-size=4", "--heap-growing
 /** Node arguments that start the app server on the given build folder (default REMIX_BUILD_DIR or build). */
 export function appServerArgs(buildDir = process.env.REMIX_BUILD_DIR ?? "build"): string[] {
   const dir = path.resolve(projectRoot, buildDir);
-  return [...APP_SERVER_NODE_FLAGS, path.join(dir, "server.js"), path.join(dir, "index.js")];
+  return [...APP_SERVER_NODE_FLAGS, path.join(dir, "server.js"), path.join(dir, "server", "index.js")];
 }
 
 /**
@@ -42,7 +42,10 @@ export function ensureAppBuilt(buildDir = process.env.REMIX_BUILD_DIR ?? "build"
   // A production build whatever the caller runs as (tests run with NODE_ENV=test, whose React
   // build the production server cannot render with).
   const env: NodeJS.ProcessEnv = { ...process.env, REMIX_BUILD_DIR: buildDir, NODE_ENV: "production" };
-  for (const step of [[path.join(projectRoot, "node_modules/@remix-run/dev/dist/cli.js"), "build"], [path.join(projectRoot, "scripts/build-server.mjs")]]) {
+  for (const step of [
+    [path.join(projectRoot, "node_modules/@remix-run/dev/dist/cli.js"), "vite:build"],
+    [path.join(projectRoot, "scripts/build-server.mjs")],
+  ]) {
     // The builders' output is shown only when they fail.
     const result = spawnSync(process.execPath, step, { cwd: projectRoot, env, stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
     if (result.status !== 0) throw new Error(`building the app failed (${path.basename(step[0]!)}):\n${result.stdout}${result.stderr}`);

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Bundles the production server (server/index.ts and what it imports from app/) into plain
-// JavaScript next to the Remix build, so production runs `node <build>/server.js` without a
-// TypeScript loader in memory. Packages stay external (node_modules at run time).
+// JavaScript next to the Remix build (<build>/server/index.js and <build>/client, made by
+// `remix vite:build`), so production runs `node <build>/server.js` without a TypeScript loader in
+// memory. Packages stay external (node_modules at run time).
 import { copyFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,9 +28,11 @@ await build({
   logLevel: "warning",
 });
 
-// The password pool's worker thread runs as its own file, beside build/index.js and server.js
-// (both resolve it as `./password-worker.mjs` from their own address).
-copyFileSync(path.join(root, "app/integrations/password-worker.mjs"), path.join(buildDir, "password-worker.mjs"));
+// The password pool's worker thread runs as its own file, beside build/server/index.js and
+// build/server.js (both resolve it as `./password-worker.mjs` from their own address).
+for (const folder of [buildDir, path.join(buildDir, "server")]) {
+  copyFileSync(path.join(root, "app/integrations/password-worker.mjs"), path.join(folder, "password-worker.mjs"));
+}
 
-// The last step of `npm run build` (after `remix build`): the build is complete and current.
+// The last step of `npm run build` (after `remix vite:build`): the build is complete and current.
 writeFileSync(path.join(buildDir, FINGERPRINT_FILE), `${fingerprint}\n`);

@@ -4,7 +4,7 @@
 // result, without its minutes). No build and no data: the first `npm start` there makes both.
 // Used by the first-run test and the start benchmark.
 import { spawnSync } from "node:child_process";
-import { chownSync, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync } from "node:fs";
+import { chownSync, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { projectRoot } from "./app-server.ts";
 
@@ -28,6 +28,9 @@ export function copyProject(target: string, owner?: { uid: number; gid: number }
   }
   if (owner) chownTree(target, owner);
   linkTree(path.join(projectRoot, "node_modules"), path.join(target, "node_modules"));
+  // Vite's caches and its bundled config (left by this checkout's builds and dev server) are not
+  // what npm install leaves; owned by this checkout's user, they would stop another user's build.
+  for (const cache of [".vite", ".vite-temp"]) rmSync(path.join(target, "node_modules", cache), { recursive: true, force: true });
   linkTree(path.join(projectRoot, "app/generated"), path.join(target, "app/generated"));
 }
 

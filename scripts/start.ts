@@ -1,4 +1,6 @@
 // `npm start`: runs the site. It builds the app when the sources changed since the last build.
+// `npm run dev` (--dev): the same start, but instead of a build it serves app/ through Vite's dev
+// server with hot module replacement (server/dev.ts), in development mode.
 // With no DATABASE_URL it starts an embedded PostgreSQL kept in DATA_DIR/postgres; either way it
 // applies pending migrations, seeds demo content once, then serves the built app with
 // server/index.ts. Ctrl-C (or SIGTERM/SIGINT/SIGHUP to this process) stops the app first, once the
@@ -17,7 +19,8 @@ if (existsSync(path.join(root, ".env"))) process.loadEnvFile(path.join(root, ".e
 for (const [name, value] of Object.entries(process.env)) if (value?.trim() === "") delete process.env[name];
 // What the person asked for, before the default below: an explicit production never runs the demo.
 const requestedNodeEnv = process.env.NODE_ENV;
-process.env.NODE_ENV ??= "production";
+const devMode = process.argv.includes("--dev");
+process.env.NODE_ENV ??= devMode ? "development" : "production";
 
 // The fake sign-in providers sign anyone in as any email: never beside an explicit production.
 if (process.env.FAKE_PROVIDERS === "true" && requestedNodeEnv === "production") {
@@ -106,7 +109,7 @@ if (!process.env.DATABASE_URL) {
 }
 
 try {
-  ensureAppBuilt(process.env.REMIX_BUILD_DIR, (line) => console.log(line));
+  if (!devMode) ensureAppBuilt(process.env.REMIX_BUILD_DIR, (line) => console.log(line));
 } catch (error) {
   console.error((error as Error).message);
   process.exit(1);
@@ -207,15 +210,18 @@ if (!migrated) {
 }
 
 if (stopping) await new Promise(() => undefined);
-// server/index.ts: remix-serve's duties plus security headers, CSRF and body-size checks.
-// It stops (SIGTERM, answering the requests in flight) should this process be killed with SIGKILL.
+// server/index.ts: remix-serve's duties plus security headers, CSRF and body-size checks; under
+// --dev, server/dev.ts (the same checks, with Vite). It stops (SIGTERM, answering the requests in
+// flight) should this process be killed with SIGKILL.
 const { withParentDeathSignal } = await import("./embedded-postgres.ts");
-server = spawn(...withParentDeathSignal("SIGTERM", [process.execPath, appServerArgs()]), {
+const serverArgs = devMode ? ["--import", "tsx", path.join(root, "server/dev.ts")] : appServerArgs();
+server = spawn(...withParentDeathSignal("SIGTERM", [process.execPath, serverArgs]), {
   stdio: ["ignore", "pipe", "inherit"],
   env: { ...process.env, PORT: String(config!.PORT) },
 });
 server.stdout!.on("data", (chunk: Buffer) => {
   const text = chunk.toString();
-  process.stdout.write(text.includes("[server]") ? `Creator Library is running at ${config!.APP_URL}\n` : text);
+  const running = `Creator Library is running at ${config!.APP_URL}${devMode ? " (development: edits to app/ show at once)" : ""}\n`;
+  process.stdout.write(text.includes("[server]") ? running : text);
 });
 server.on("exit", (code, signal) => void shutdown(code ?? (signal ? 0 : 1)));

@@ -14,7 +14,7 @@ import { findRoutePolicy, limitBody, refuseCrossSiteRequests, requireHost, secur
 
 export type AppOptions = SecurityOptions & {
   build: ServerBuild;
-  /** Folder of the built browser assets (build.assetsBuildDirectory resolved by the caller). */
+  /** Folder of the built browser files (build.assetsBuildDirectory resolved by the caller); its assets/ holds the hashed scripts and styles. */
   assetsDir: string;
   publicDir: string;
   mode: string;
@@ -24,6 +24,11 @@ export type AppOptions = SecurityOptions & {
   metricsToken?: string;
   /** How many requests this process works on and queues at once (server/admission.ts); unset, no limit. */
   admission?: Omit<AdmissionOptions, "exempt">;
+  /**
+   * `npm run dev` (server/dev.ts): Vite's middleware serves the app's modules and assets, and the
+   * build is loaded again for every request, so an edit shows without a restart.
+   */
+  dev?: { middlewares: express.RequestHandler; loadBuild: () => Promise<ServerBuild> };
 };
 
 /** The guest-page cache entry.server.tsx exports (app/document-cache.server.ts), if the build has one. */
@@ -63,30 +68,48 @@ export function createApp(options: AppOptions): express.Express {
   app.use(requireHost());
   // Downloads (attachments, ranged answers) go as stored: their length, validator and ranges stay the file's.
   app.use(compression({ filter: (req, res) => !res.getHeader("Content-Disposition") && !res.getHeader("Accept-Ranges") && compression.filter(req, res) }));
-  // The app's scripts and styles go compressed: no ranges on them (a ranged answer goes as stored).
-  app.use(options.build.publicPath, express.static(options.assetsDir, { immutable: true, maxAge: "1y", acceptRanges: false }));
+  // The app's scripts and styles (hashed names, kept for good) go compressed: no ranges on them (a
+  // ranged answer goes as stored). In development Vite serves them, and the modules it transforms.
+  if (options.dev) app.use(options.dev.middlewares);
+  else
+    app.use(
+      `${options.build.publicPath}assets`,
+      express.static(path.join(options.assetsDir, "assets"), { immutable: true, maxAge: "1y", acceptRanges: false }),
+    );
   // public/'s few files are listed once, so other requests skip express.static's file-system lookup.
   const publicFiles = listPublicFiles(options.publicDir, options.assetsDir);
   const servePublic = express.static(options.publicDir, { maxAge: "1h", index: false, acceptRanges: false });
   app.use((req, res, next) => (publicFiles.has(req.path) ? servePublic(req, res, next) : next()));
   app.use(serveMetrics({ token: options.metricsToken }));
+  // The build this request runs on: the one given, or in development the current one (after edits).
+  let build = options.build;
+  const policiesOf = new WeakMap<ServerBuild, ReturnType<typeof routePolicies>>();
+  if (options.dev) {
+    const { loadBuild } = options.dev;
+    app.use((_req, _res, next) => void loadBuild().then((current) => ((build = current), next()), next));
+  }
+  const routeFor = (pathname: string) => {
+    if (!policiesOf.has(build)) policiesOf.set(build, routePolicies(build));
+    return policiesOf.get(build)!(pathname);
+  };
   // The route that will answer, for the request's id, metrics and log line, and for the checks below.
-  app.use(findRoutePolicy(routePolicies(options.build)));
+  app.use(findRoutePolicy(routeFor));
   app.use(observeRequests({ logRequests: options.log }));
   // Health checks always answer: a proxy must not take a busy server for a dead one.
   if (options.admission) app.use(admissionControl({ ...options.admission, exempt: (pathname) => pathname === "/healthz" }));
   app.use(limitBody(options));
   app.use(refuseCrossSiteRequests(options));
   app.use(pinAppOrigin(options));
-  const sharedPages = options.build.entry.module as SharedPagesEntry;
-  app.use(reuseSharedPages(sharedPages));
+  const sharedPages = () => build.entry.module as SharedPagesEntry;
+  // Not in development: a page kept before an edit would be answered after it.
+  if (!options.dev) app.use(reuseSharedPages(sharedPages()));
   app.all(
     "*",
     createRequestHandler({
-      build: options.build,
+      build: options.dev ? async () => build : options.build,
       mode: options.mode,
       // sharedPagesSince: when the request started, so a page read before a change is not kept after it.
-      getLoadContext: (req) => ({ clientAddress: req.socket.remoteAddress ?? null, sharedPagesSince: sharedPages.sharedPagesSince?.() }),
+      getLoadContext: (req) => ({ clientAddress: req.socket.remoteAddress ?? null, sharedPagesSince: sharedPages().sharedPagesSince?.() }),
     }),
   );
   return app;

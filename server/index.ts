@@ -1,5 +1,5 @@
 // The production server, bundled to build/server.js by `npm run build`:
-// `node build/server.js [build/index.js]`. One worker per core (WEB_CONCURRENCY overrides), each
+// `node build/server.js [build/server/index.js]`. One worker per core (WEB_CONCURRENCY overrides), each
 // a whole app server (server/worker.ts) on the same port; any worker may answer any request. The
 // primary only supervises: it replaces dead workers, gives the background jobs to one, relays the
 // workers' messages, and on SIGTERM/SIGINT lets every worker finish its responses (SHUTDOWN_DRAIN_SECONDS).

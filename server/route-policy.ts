@@ -19,6 +19,15 @@ function routeTree(build: ServerBuild, parentId: string | undefined): AgnosticRo
 }
 
 /**
+ * The page a single fetch data request is for, as Remix reads it: `/library.data` asks for
+ * `/library`'s loaders (or posts to its action), `/_root.data` for `/`'s. Other paths are themselves.
+ */
+export function pagePathOf(pathname: string): string {
+  if (!pathname.endsWith(".data")) return pathname;
+  return pathname.replace(/\.data$/, "").replace(/^\/_root$/, "/");
+}
+
+/**
  * Answers the route that answers a path (its id) and its policy: the deepest match's
  * `requestPolicy()`, else the default. A route exports its policy as a function so that the browser build, which
  * keeps only a route's client exports, drops it together with the server code it names.
@@ -30,8 +39,9 @@ export function routePolicies(build: ServerBuild): (pathname: string) => { route
     const declared = (route.module as { requestPolicy?: () => RequestPolicy }).requestPolicy;
     if (declared) policies.set(id, declared());
   }
+  const singleFetch = Boolean(build.future.v3_singleFetch);
   return (pathname) => {
-    const routeId = matchRoutes(tree, pathname)?.at(-1)?.route.id ?? null;
+    const routeId = matchRoutes(tree, singleFetch ? pagePathOf(pathname) : pathname)?.at(-1)?.route.id ?? null;
     return { routeId, policy: (routeId && policies.get(routeId)) || DEFAULT_POLICY };
   };
 }

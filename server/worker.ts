@@ -1,5 +1,5 @@
 // One app server process (started by server/index.ts per worker): the Remix build in argv[2],
-// else $REMIX_BUILD_DIR/index.js, behind server/app.ts on PORT (and HOST).
+// else $REMIX_BUILD_DIR/server/index.js, behind server/app.ts on PORT (and HOST).
 import { existsSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
@@ -15,7 +15,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 // Checked by server/index.ts before this worker started (it also set NODE_ENV's default).
 const config = env();
 
-const buildPath = path.resolve(root, process.argv[2] ?? path.join(config.REMIX_BUILD_DIR, "index.js"));
+const buildPath = path.resolve(root, process.argv[2] ?? path.join(config.REMIX_BUILD_DIR, "server", "index.js"));
 if (!existsSync(buildPath)) {
   console.error(`No server build at ${buildPath}. Run \`npm run build\` first.`);
   process.exit(1);
@@ -41,7 +41,7 @@ const host = config.HOST;
 const app = createApp({
   bodyTimeoutMs: config.REQUEST_BODY_TIMEOUT_MS,
   build,
-  // The browser assets sit next to the server build's folder (remix.config.js).
+  // The browser assets: <build>/client beside the server build's folder (vite.config.ts).
   assetsDir: path.resolve(root, build.assetsBuildDirectory),
   publicDir: path.join(root, "public"),
   mode: config.NODE_ENV,

@@ -4,7 +4,8 @@
 // the same walk with DATABASE_URL going through PgBouncer in transaction mode. Every page as a guest
 // and as each demo account of the README, a burst of parallel requests, an owned file
 // downloaded; zero 5xx and no error line in the server's output. Then restarts, a second start
-// on the same data, a Ctrl-C in the middle of a request, and a database that cannot start.
+// on the same data, `npm run dev` once on that data, a Ctrl-C in the middle of a request, and a
+// database that cannot start.
 import { spawnSync } from "node:child_process";
 import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import http from "node:http";
@@ -86,6 +87,33 @@ describe("npm start on the embedded default", () => {
       expect(await site!.exited).toBe(0);
       expect(existsSync(path.join(dataDir, "postgres", "postmaster.pid"))).toBe(false);
       expect(errorLines(site!.output())).toEqual([]);
+    },
+    START_TIMEOUT_MS,
+  );
+
+  it(
+    "npm run dev serves the home page from the sources through Vite, on the same data, and stops on Ctrl-C",
+    async () => {
+      const npm = process.env.npm_execpath;
+      const command: [string, string[]] = npm ? [process.execPath, [npm, "run", "dev"]] : ["npm", ["run", "dev"]];
+      const dev = await startSite(newcomerEnv({ DATA_DIR: dataDir, PORT: String(port) }), { command });
+      try {
+        expect(dev.output()).toContain("development: edits to app/ show at once");
+        expect(dev.output()).not.toContain("Building the app");
+        const home = await fetch(`${dev.base}/`);
+        expect(home.status).toBe(200);
+        const html = await home.text();
+        expect(html).toContain("<title>Home · Creator Library</title>");
+        // The page's scripts are the sources as Vite serves them, not a build.
+        expect(html).toContain("/app/entry.client.tsx");
+        expect((await fetch(`${dev.base}/@vite/client`)).status).toBe(200);
+        pressCtrlC(dev);
+        expect(await dev.exited).toBe(0);
+        expect(existsSync(path.join(dataDir, "postgres", "postmaster.pid"))).toBe(false);
+        expect(errorLines(dev.output())).toEqual([]);
+      } finally {
+        killGroup(dev);
+      }
     },
     START_TIMEOUT_MS,
   );

@@ -2,7 +2,7 @@ import { Form, Link } from "@remix-run/react";
 import { useEffect, useId, useState } from "react";
 import { FileDrop } from "~/components/file-drop";
 import { SubmitButton } from "~/components/form";
-import { PANEL_IMAGE_ACCEPT } from "~/utils/panel-schemas";
+import { PANEL_IMAGE_ACCEPT } from "~/utils/form-hints";
 
 export type PanelFormValues = { id?: string; title: string; description: string; link: string; index: string; imageUrl?: string | null };
 

@@ -14,7 +14,7 @@ import { readFormWithFiles } from "~/utils/upload.server";
 import { formRefusal } from "~/utils/form-failure.server";
 import { panelInputSchema } from "~/utils/panel-schemas";
 import { GRID_IMAGE_SIZES, imageSrcSet } from "~/utils/responsive-images";
-import homeStyles from "~/styles/home.css";
+import homeStyles from "~/styles/home.css?url";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 import type { CacheableHandle } from "~/document-cache.server";
 import { adminUploads } from "~/request-policy.server";
@@ -38,13 +38,14 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const search = new URL(request.url).searchParams;
   const adminView = isAdmin && search.get("view") !== "user";
   const apiPanels = panels.map(toApiPanel);
-  return json({
+  // Plain data (single fetch): no status or headers to set.
+  return {
     panels: apiPanels,
     isAdmin,
     adminView,
     editing: adminView ? (apiPanels.find((panel) => panel._id === search.get("edit")) ?? null) : null,
     deleting: adminView ? (apiPanels.find((panel) => panel._id === search.get("delete")) ?? null) : null,
-  });
+  };
 }
 
 type ActionData = { error: string; values: PanelFormValues };

@@ -23,7 +23,7 @@ import { listTiers } from "~/models/tier.server";
 import { ADMIN_MESSAGES, parseUserSearch } from "~/utils/admin-schemas";
 import { readPageForm } from "~/utils/page-form.server";
 import { personalPageHeaders } from "~/utils/page-headers";
-import adminStyles from "~/styles/admin.css";
+import adminStyles from "~/styles/admin.css?url";
 import { adminUploads } from "~/request-policy.server";
 import { formText } from "~/utils/form-fields";
 

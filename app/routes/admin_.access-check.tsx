@@ -11,7 +11,7 @@ import { UserPickerInput } from "~/components/admin/user-picker";
 import { ACCESS_CHECK_MESSAGES, checkAccess } from "~/models/access.server";
 import { pickedUserById, pickedUserRef, pickUser, type PickedUser } from "~/models/admin-user-pick.server";
 import { requireAdmin } from "~/session-guards.server";
-import adminStyles from "~/styles/admin.css";
+import adminStyles from "~/styles/admin.css?url";
 import { formRefusal } from "~/utils/form-failure.server";
 import { personalPageHeaders } from "~/utils/page-headers";
 

@@ -18,8 +18,8 @@ import { isDomainError } from "~/models/errors";
 import { getCurrentUser } from "~/models/session.server";
 import { dayString, parseInsightsRange, rangeQuery, type InsightsRange } from "~/utils/insights-schemas";
 import { personalPageHeaders } from "~/utils/page-headers";
-import adminStyles from "~/styles/admin.css";
-import insightsStyles from "~/styles/insights.css";
+import adminStyles from "~/styles/admin.css?url";
+import insightsStyles from "~/styles/insights.css?url";
 
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: adminStyles },

@@ -6,7 +6,7 @@ import { json } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { outboxOverview, type OutboxRow, type OutboxState } from "~/models/mail-outbox.server";
 import { requireAdmin } from "~/session-guards.server";
-import adminStyles from "~/styles/admin.css";
+import adminStyles from "~/styles/admin.css?url";
 import { personalPageHeaders } from "~/utils/page-headers";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: adminStyles }];

@@ -8,7 +8,7 @@ import { Link, useActionData, useFetcher, useLoaderData } from "@remix-run/react
 import { addGamePatch, declareCurrentPatch, listGamePatches } from "~/models/game-patch.server";
 import { isListedPostPublic, listLibraryPosts, patchDayCounts } from "~/models/library-listing.server";
 import { requireAdmin } from "~/session-guards.server";
-import adminStyles from "~/styles/admin.css";
+import adminStyles from "~/styles/admin.css?url";
 import { formRefusal } from "~/utils/form-failure.server";
 import { PATCH_MESSAGES, patchBanner, patchCreateSchema, patchDeclareSchema, patchFormToInput } from "~/utils/game-patch-schemas";
 import { readPageForm } from "~/utils/page-form.server";

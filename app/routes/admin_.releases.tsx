@@ -7,7 +7,7 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { listReleases, type ReleaseEvent } from "~/models/release.server";
 import { listTiers } from "~/models/tier.server";
 import { requireAdmin } from "~/session-guards.server";
-import adminStyles from "~/styles/admin.css";
+import adminStyles from "~/styles/admin.css?url";
 import { timeUntil } from "~/utils/access-words";
 import { timelineCounts, timelineDays } from "~/utils/release-timeline";
 import { clockWithUtc, useCreatorTimeZone } from "~/components/admin/release-admin";

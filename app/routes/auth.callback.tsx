@@ -13,7 +13,7 @@ import { callbackErrorMessage } from "~/utils/auth-callback-errors";
 import { formRefusal } from "~/utils/form-failure.server";
 import { readPageForm } from "~/utils/page-form.server";
 import { personalPageHeaders } from "~/utils/page-headers";
-import stylesheet from "~/styles/login.css";
+import stylesheet from "~/styles/login.css?url";
 import { formText } from "~/utils/form-fields";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: stylesheet }];

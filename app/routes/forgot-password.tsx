@@ -10,7 +10,7 @@ import { clientAddress } from "~/utils/client-address.server";
 import { formRefusal } from "~/utils/form-failure.server";
 import { readPageForm } from "~/utils/page-form.server";
 import { personalPageHeaders } from "~/utils/page-headers";
-import stylesheet from "~/styles/login.css";
+import stylesheet from "~/styles/login.css?url";
 import { CHECKS_PASSWORD } from "~/request-policy.server";
 import { fieldErrors, formFields, formText } from "~/utils/form-fields";
 

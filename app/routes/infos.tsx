@@ -1,9 +1,8 @@
 import type { LinksFunction, MetaFunction } from "@remix-run/node";
-import { json } from "@remix-run/node";
 import { useLoaderData, useLocation } from "@remix-run/react";
 import { useEffect } from "react";
 import { renderContent } from "~/models/content.server";
-import infosStyles from "~/styles/infos.css";
+import infosStyles from "~/styles/infos.css?url";
 import type { CacheableHandle } from "~/document-cache.server";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: infosStyles }];
@@ -27,7 +26,8 @@ const SECTIONS = [
 
 export async function loader() {
   const sections = await Promise.all(SECTIONS.map(async (section) => ({ ...section, html: await renderContent(section.page) })));
-  return json({ sections });
+  // Plain data (single fetch): no status or headers to set.
+  return { sections };
 }
 
 /**

@@ -27,7 +27,7 @@ import { isVotingOpen } from "~/utils/countdown";
 import { formRefusal } from "~/utils/form-failure.server";
 import { inspirationConfigSchema, inspirationPanelSchema } from "~/utils/inspiration-schemas";
 import { readPageForm } from "~/utils/page-form.server";
-import inspirationStyles from "~/styles/inspiration.css";
+import inspirationStyles from "~/styles/inspiration.css?url";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 import type { CacheableHandle } from "~/document-cache.server";
 import { formFlag, formOptionalText, formTexts } from "~/utils/form-fields";

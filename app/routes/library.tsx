@@ -21,7 +21,7 @@ import { explainLibraryCards, loadLibraryPageViewer } from "~/models/access.serv
 import { filterLibraryPosts, isListedPostPublic, keptLibraryStamp, listLibraryPosts, patchDayCounts } from "~/models/library-listing.server";
 import { versionHistories } from "~/models/post-version-history.server";
 import { listTiersAt } from "~/models/tier.server";
-import libraryStyles from "~/styles/library.css";
+import libraryStyles from "~/styles/library.css?url";
 import { isEffectiveAdmin, isPublishedAt } from "~/utils/entitlement";
 import { parseLibraryLayout } from "~/utils/library-layout";
 import { patchBanner } from "~/utils/game-patch-schemas";

@@ -18,7 +18,7 @@ import type { CacheableHandle } from "~/document-cache.server";
 import { env } from "~/env.server";
 import { loadLibraryPageViewer } from "~/models/access.server";
 import { loadPostPage } from "~/models/post-page.server";
-import libraryStyles from "~/styles/library.css";
+import libraryStyles from "~/styles/library.css?url";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { withParam } from "~/utils/url";

@@ -26,7 +26,7 @@ import { formRefusal } from "~/utils/form-failure.server";
 import { readPageForm } from "~/utils/page-form.server";
 import { personalPageHeaders } from "~/utils/page-headers";
 import { withQueryParam } from "~/utils/url";
-import stylesheet from "~/styles/login.css";
+import stylesheet from "~/styles/login.css?url";
 import { CHECKS_PASSWORD } from "~/request-policy.server";
 
 // Checks a password: a bounded wait for a turn and an answer budget under load (server/admission.ts).

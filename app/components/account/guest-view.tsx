@@ -2,7 +2,7 @@
 import { Form, Link, useLocation } from "@remix-run/react";
 import { FormError, useErrors, useSentEmail } from "~/components/account/form-errors";
 import { Field, SubmitButton } from "~/components/form";
-import { PASSWORD_RULE_HINT } from "~/utils/auth-schemas";
+import { PASSWORD_RULE_HINT } from "~/utils/form-hints";
 import { LoginKofibuyOverlay } from "~/components/account/kofibuy-overlay";
 import { LoginProviderButtons } from "~/components/account/provider-buttons";
 

@@ -2,7 +2,7 @@
 import { Form } from "@remix-run/react";
 import { FormError, useErrors } from "~/components/account/form-errors";
 import { Field, SubmitButton } from "~/components/form";
-import { PASSWORD_RULE_HINT } from "~/utils/auth-schemas";
+import { PASSWORD_RULE_HINT } from "~/utils/form-hints";
 
 export function ChangePasswordForm() {
   const errors = useErrors("change-password");

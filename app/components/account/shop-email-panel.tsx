@@ -5,8 +5,8 @@ import { useFetcher, useLocation } from "@remix-run/react";
 import { useEffect, useId, useRef, useState } from "react";
 import { EmailText } from "~/components/email-text";
 import { Field, SubmitButton } from "~/components/form";
-import accountStyles from "~/styles/account.css";
-import { RESEND_COOLDOWN_SECONDS } from "~/utils/shop-schemas";
+import accountStyles from "~/styles/account.css?url";
+import { RESEND_COOLDOWN_SECONDS } from "~/utils/form-hints";
 
 export const SHOP_EMAIL_ACTION = "/account/shop-email";
 

@@ -1,0 +1,53 @@
+// `npm run dev` (scripts/start.ts --dev starts it once the database is ready): the same HTTP
+// server as production (server/app.ts: security headers, cross-site refusal, body limits) with
+// Vite in middleware mode in front of Remix. Vite transforms app/ on request and pushes edits to
+// the browser (hot module replacement) over this server's own port; the server build is loaded
+// again through Vite for each request, so a loader or action edit needs no restart either.
+import http from "node:http";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { installGlobals, type ServerBuild } from "@remix-run/node";
+import { createServer as createViteServer } from "vite";
+import { env } from "../app/env.server.ts";
+import { createApp } from "./app.ts";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const config = env();
+
+const server = http.createServer({ headersTimeout: config.HEADERS_TIMEOUT_MS, requestTimeout: 0 });
+const vite = await createViteServer({
+  root,
+  configFile: path.join(root, "vite.config.ts"),
+  appType: "custom",
+  // The HMR socket shares the page's origin, which the pages' CSP (connect-src 'self') allows.
+  server: { middlewareMode: true, hmr: { server } },
+});
+installGlobals({ nativeFetch: true });
+const loadBuild = () => vite.ssrLoadModule("virtual:remix/server-build") as Promise<ServerBuild>;
+const build = await loadBuild();
+
+const app = createApp({
+  bodyTimeoutMs: config.REQUEST_BODY_TIMEOUT_MS,
+  build,
+  assetsDir: path.join(root, "public"),
+  publicDir: path.join(root, "public"),
+  mode: config.NODE_ENV,
+  log: config.REQUEST_LOG,
+  metricsToken: config.METRICS_TOKEN,
+  appUrl: config.APP_URL,
+  postFileMaxBytes: config.POST_FILE_MAX_BYTES,
+  dev: { middlewares: vite.middlewares as unknown as import("express").RequestHandler, loadBuild },
+});
+server.on("request", app);
+
+const onListen = () => console.log(`[server] http://${config.HOST ?? "localhost"}:${config.PORT} (development, Vite)`);
+if (config.HOST) server.listen(config.PORT, config.HOST, onListen);
+else server.listen(config.PORT, onListen);
+
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.once(signal, () => {
+    server.closeAllConnections();
+    server.close();
+    void vite.close().finally(() => process.exit(0));
+  });
+}
