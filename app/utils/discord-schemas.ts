@@ -37,7 +37,6 @@ export const DISCORD_MESSAGES = {
   createFailed: "Could not save the role mapping.",
   removeFailed: "Could not remove the role mapping.",
   fetchFailed: "Could not load the Discord roles.",
-  announceUrlInvalid: "An announcement address is a Discord channel webhook address (https://…).",
 } as const;
 
 const optionalText = z.preprocess((value) => (typeof value === "string" && value.trim() === "" ? undefined : value), z.string().trim().max(200).optional());

@@ -17,6 +17,7 @@ export const RELEASE_MESSAGES = {
   stepsOrPreset: "Send either the steps or a preset.",
   backInTime: "Each step must open at or after the step before it.",
   beforePublication: "A step cannot open before the post is published.",
+  announceUrlInvalid: "An announcement address is a Discord channel webhook address (https://…).",
 } as const;
 
 /** The Releases view shows this far ahead and behind (days). */
@@ -66,6 +67,19 @@ export const releaseStepSchema = z
     audience: audienceSchema,
     after_days: z.number().int().min(0).max(MAX_AFTER_DAYS).nullish(),
     opens_on: instantSchema.nullish(),
+    /** A Discord channel webhook address: the step, once open, is announced there once (docs/product.md#discord-roles). */
+    announce_url: z
+      .preprocess(
+        (value) => (typeof value === "string" && value.trim() === "" ? null : value),
+        z
+          .string()
+          .trim()
+          .max(500, RELEASE_MESSAGES.announceUrlInvalid)
+          .url(RELEASE_MESSAGES.announceUrlInvalid)
+          .refine((value) => /^https?:\/\//i.test(value), RELEASE_MESSAGES.announceUrlInvalid)
+          .nullish(),
+      )
+      .optional(),
   })
   .refine((step) => (step.after_days == null) !== (step.opens_on == null), RELEASE_MESSAGES.oneTime);
 export type ReleaseStepInput = z.infer<typeof releaseStepSchema>;
@@ -156,6 +170,7 @@ export function releaseFormToInput(form: FormData): { preset: string } | { steps
   const audiences = all("step_audience");
   const days = all("step_days");
   const dates = all("step_date");
+  const announces = all("step_announce");
   const steps: unknown[] = [];
   audiences.forEach((audience, index) => {
     if (!audience) return;
@@ -165,6 +180,7 @@ export function releaseFormToInput(form: FormData): { preset: string } | { steps
       audience,
       after_days: date ? null : day === "" ? 0 : Number(day),
       opens_on: date || null,
+      announce_url: announces[index] || null,
     });
   });
   return { steps };

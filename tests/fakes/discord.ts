@@ -42,6 +42,8 @@ export type FakeDiscord = {
    * The next `count` requests whose method and path match answer 429 with `retryAfter` seconds
    * (global or for the route's bucket); the bucket then stays limited until that time passes.
    */
+  /** Ends every running and planned 429. */
+  clearLimits(): void;
   rateLimitNext(options: { count?: number; retryAfter: number; global?: boolean; match?: (method: string, path: string) => boolean }): void;
   stop(): Promise<void>;
 };
@@ -199,6 +201,11 @@ export async function startFakeDiscord({ token = "fake-bot-token", guildId = "11
     },
     setRoles(userId, roles) {
       members.set(userId, new Set(roles));
+    },
+    clearLimits() {
+      limits.length = 0;
+      limitedUntil.clear();
+      globalUntil = 0;
     },
     rateLimitNext({ count = 1, retryAfter, global = false, match = () => true }) {
       limits.push({ count, retryAfter, global, match });
