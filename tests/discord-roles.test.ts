@@ -14,6 +14,7 @@ import { updateUserAsAdmin } from "~/models/admin-user-edits.server";
 import { deleteOwnAccount } from "~/models/account-deletion.server";
 import { accountDiscordRoles, createRoleMapping, reconcileDiscordRoles, runDiscordRoleSync } from "~/models/discord-roles.server";
 import { applyMember, applyMemberDelivery } from "~/models/patreon-membership.server";
+import { listLibraryPosts } from "~/models/library-listing.server";
 import { setReleaseSteps } from "~/models/release.server";
 import * as loginRoute from "~/routes/login";
 import { callRoute, createTestUser, sessionCookie } from "./helpers";
@@ -245,6 +246,12 @@ describe("release announcements", () => {
     expect(body.content).toContain(`<@&${GOLD}>`);
     expect(body.content).not.toContain(`<@&${EARLY}>`);
     expect(body.content).toContain("“Announced Pack” is now available to Tier 2");
+    // The address lets anyone post to the channel: only admins' listings carry it.
+    const publicPost = (await listLibraryPosts(null)).find((listed) => listed.postId === post.id);
+    expect(publicPost).toBeDefined();
+    expect(JSON.stringify(publicPost)).not.toContain("fake-webhook-token");
+    const adminPost = (await listLibraryPosts(admin)).find((listed) => listed.postId === post.id);
+    expect(adminPost?.release_announce_urls).toEqual([discord.webhookUrl]);
     // Saving the same plan again does not announce the step again.
     await setReleaseSteps(admin, post.id, { steps: [{ audience: TIER_2, opens_on: opensAt, announce_url: discord.webhookUrl }] });
     await run(new Date(opensAt.getTime() + 60_000));

@@ -28,6 +28,8 @@ export type LibraryPost = {
   url: string | null;
   kofi_id: string | null;
   drive_file_id?: string | null;
+  /** Admins only: each release step's Discord announcement address (a secret: it lets anyone post), or null. */
+  release_announce_urls?: (string | null)[];
   fileName: string | null;
   fileSize: number | null;
   version: string;
@@ -94,6 +96,11 @@ function imageUrl(post: PostWithAccess, now: Date): string | null {
  * A stored post in the listing's shape at `now` (its tiers and whether it is paid are what its
  * release steps have reached by then); `admin` adds its storage key, `downloaded` the viewer's status.
  */
+/** Each release step's announcement address, in the steps' order (admins only). */
+function announceUrlsOf(post: Pick<PostWithAccess, "releaseSteps">): (string | null)[] {
+  return post.releaseSteps.map((step) => step.announceUrl ?? null);
+}
+
 export function toLibraryPost(
   post: PostWithAccess & { inspirations?: InspirationOfPost[] },
   unlocked: boolean,
@@ -133,7 +140,10 @@ export function toLibraryPost(
     inspired_by: post.inspirations?.[0] ? { title: post.inspirations[0].title, voters: post.inspirations[0]._count.voters } : null,
     unlocked,
   };
-  if (admin) result.drive_file_id = post.driveFileId;
+  if (admin) {
+    result.drive_file_id = post.driveFileId;
+    result.release_announce_urls = announceUrlsOf(post);
+  }
   if (downloaded) {
     const version = downloaded.get(post.id);
     result.downloadStatus = downloadStatus(post.version, version === undefined ? null : { version });
@@ -170,7 +180,7 @@ async function readSnapshot(stamp: string, now: Date): Promise<LibrarySnapshot> 
   const rows = await db.post.findMany({ orderBy: [{ orderDate: "desc" }, { id: "asc" }], include: { ...withAccess, inspirations: withInspiration } });
   let until: number | undefined;
   const posts = rows.map((row) => {
-    const { unlocked: _unlocked, drive_file_id: _key, ...shared } = toLibraryPost(row, false, true, undefined, now);
+    const { unlocked: _unlocked, drive_file_id: _key, release_announce_urls: _announce, ...shared } = toLibraryPost(row, false, true, undefined, now);
     const entitlement = toEntitlementPost(row);
     const change = nextReleaseChange(entitlement, now);
     if (change !== undefined && (until === undefined || change < until)) until = change;
@@ -179,7 +189,7 @@ async function readSnapshot(stamp: string, now: Date): Promise<LibrarySnapshot> 
       entitlement,
       base: { ...shared, unlocked: false },
       publicJson: openJson(shared),
-      adminJson: openJson({ ...shared, drive_file_id: row.driveFileId }),
+      adminJson: openJson({ ...shared, drive_file_id: row.driveFileId, release_announce_urls: announceUrlsOf(row) }),
     };
   });
   return { stamp, until, posts, byId: new Map(posts.map((post) => [post.row.id, post])) };
@@ -219,7 +229,15 @@ export async function libraryPostsAt(stamp: string, now = new Date()): Promise<{
   return { posts: snapshot.posts.map((post) => post.row), until: snapshot.until };
 }
 
-type ViewedPost = { base: LibraryPost; driveFileId: string | null; json: string; unlocked: boolean; status?: DownloadStatus; userVersion?: string | null };
+type ViewedPost = {
+  base: LibraryPost;
+  driveFileId: string | null;
+  announceUrls: (string | null)[];
+  json: string;
+  unlocked: boolean;
+  status?: DownloadStatus;
+  userVersion?: string | null;
+};
 
 /** The library version of the newest listing this process has read (after `listLibraryPosts`, at least the request's). */
 export function keptLibraryStamp(): string | null {
@@ -247,6 +265,7 @@ function viewPosts({ admin, user, context, library, now }: Awaited<ReturnType<ty
     const item: ViewedPost = {
       base: post.base,
       driveFileId: post.row.driveFileId,
+      announceUrls: announceUrlsOf(post.row),
       json: admin ? post.adminJson : post.publicJson,
       unlocked: canDownload(post.entitlement, context.viewer, now),
     };
@@ -269,7 +288,10 @@ export async function listLibraryPosts(user: Viewer, preloaded?: ViewerContext):
   const view = await viewerAndLibrary(user, preloaded);
   return viewPosts(view).map((item) => {
     const post: LibraryPost = { ...item.base, unlocked: item.unlocked };
-    if (view.admin) post.drive_file_id = item.driveFileId;
+    if (view.admin) {
+      post.drive_file_id = item.driveFileId;
+      post.release_announce_urls = item.announceUrls;
+    }
     if (item.status) {
       post.downloadStatus = item.status;
       post.userVersion = item.userVersion ?? null;

@@ -161,6 +161,18 @@ export function ReleaseSection({ post, tiers, back, now, scheduled }: { post: Li
                 <label htmlFor={field(`step-date-${index}`)}>or on (UTC)</label>
                 <input id={field(`step-date-${index}`)} type="datetime-local" name="step_date" defaultValue={dateTimeInput(step?.opens_on ?? null)} />
               </div>
+              <div className="field">
+                <label htmlFor={field(`step-announce-${index}`)}>Announce on Discord (channel webhook address, optional)</label>
+                <input
+                  id={field(`step-announce-${index}`)}
+                  type="url"
+                  name="step_announce"
+                  inputMode="url"
+                  autoComplete="off"
+                  placeholder="https://discord.com/api/webhooks/…"
+                  defaultValue={step ? (post.release_announce_urls?.[index] ?? "") : ""}
+                />
+              </div>
             </div>
           ))}
         </fieldset>
