@@ -208,6 +208,10 @@ const MATRIX: Record<string, Case[]> = {
   ],
   "api.account.tokens.$id.ts": [{ method: "DELETE", params: () => ({ id: "no-such-token" }), expect: { ...user(no(404)), unverified: no(403) } }],
   "api.auth.user.ts": [{ method: "GET", expect: user(ok(200)) }],
+  "api.account.discord-roles.ts": [
+    { method: "GET", expect: user(ok(200)) },
+    { method: "POST", expect: METHOD_NOT_ALLOWED },
+  ],
   "api.auth.verify-email.ts": [{ method: "POST", json: { email: "nobody@example.com", code: "123456" }, expect: all(ok(400)) }],
   "api.discord.auth.ts": [{ method: "GET", expect: all(ok("302 /login")) }],
   "api.discord.callback.ts": [{ method: "GET", expect: all(no("302 /auth/callback")) }],

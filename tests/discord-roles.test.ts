@@ -16,6 +16,7 @@ import { accountDiscordRoles, createRoleMapping, reconcileDiscordRoles, runDisco
 import { applyMember, applyMemberDelivery } from "~/models/patreon-membership.server";
 import { listLibraryPosts } from "~/models/library-listing.server";
 import { setReleaseSteps } from "~/models/release.server";
+import * as accountRolesRoute from "~/routes/api.account.discord-roles";
 import * as loginRoute from "~/routes/login";
 import { callRoute, createTestUser, sessionCookie } from "./helpers";
 import { createPost, createTiers, TIER_1, TIER_2, TIER_3 } from "./library-fixtures";
@@ -109,6 +110,9 @@ describe("roles in step after each kind of change", () => {
     // The page says it too.
     const page = await callRoute(loginRoute, { path: "/login", cookie: await sessionCookie(user.id) });
     expect(JSON.stringify(await page.json())).toContain("You have @Gold because: Your Tier 3 membership");
+    // And /api.
+    const api = await callRoute(accountRolesRoute, { path: "/api/account/discord-roles", cookie: await sessionCookie(user.id) });
+    expect(await api.json()).toMatchObject({ enabled: true, linked: true, roles: [{ roleName: "Gold", reason: "Your Tier 3 membership" }] });
 
     // A second run changes nothing: the applied state is what is deserved.
     expect(await run()).toMatchObject({ queued: 0 });

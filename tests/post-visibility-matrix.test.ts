@@ -211,6 +211,7 @@ const NO_POST_DATA: Record<string, string> = {
   "api.auth.toggle-admin.ts": "the account",
   "api.auth.update-username.ts": "the account",
   "api.auth.user.ts": "the account",
+  "api.account.discord-roles.ts": "the account's Discord roles",
   "api.auth.verify-email.ts": "the account",
   "api.discord.auth.ts": "sign-in",
   "api.discord.callback.ts": "sign-in",

@@ -225,7 +225,9 @@ export function deservedRoles(viewer: EntitlementViewer | null, votedIdeaIds: Re
         const postId = held[0];
         if (postId) {
           const source = supporter.details?.grantSources.get(postId) ?? null;
-          const title = inputs.posts.get(postId)?.title;
+          // A hidden post (disabled, scheduled) is not named.
+          const post = inputs.posts.get(postId);
+          const title = post && isShownAt(post, now) ? post.title : undefined;
           const words = grantWords({ reason: "unlocked-content", source, pledgedTierId: null, publishedAt: null }, titles);
           reason = title ? `“${title}”: ${words}` : words;
         }
