@@ -181,6 +181,10 @@ describe("roles in step after each kind of change", () => {
     expect(await db.discordRoleState.count({ where: { discordUserId: user.discordId } })).toBe(0);
     const removal = discord.requests.find((request) => request.method === "DELETE");
     expect(removal?.reason).toBe("The account is deleted or no longer linked to this Discord account");
+    // Nothing keeps the deleted account's id or its Discord id once the role is gone.
+    expect(await db.discordJob.count({ where: { OR: [{ userId: user.id }, { discordUserId: user.discordId }] } })).toBe(0);
+    const removed = await db.auditEntry.findFirstOrThrow({ where: { action: "discord.role.remove" }, orderBy: { createdAt: "desc" } });
+    expect(JSON.stringify(removed)).not.toContain(user.discordId);
   });
 });
 

@@ -212,8 +212,8 @@ export function deservedRoles(viewer: EntitlementViewer | null, votedIdeaIds: Re
         break;
       case "OWNS_SHOP_ITEM":
         if (mapping.shopItem && supporter.purchasedKofiCodes.has(mapping.shopItem)) {
-          const purchase = supporter.details?.purchases.find((item) => item.code === mapping.shopItem) ?? null;
-          reason = grantWords({ reason: "purchase", code: mapping.shopItem, purchase }, titles);
+          // Not naming the shop email: reasons are kept in the queue and the audit log.
+          reason = grantWords({ reason: "purchase", code: mapping.shopItem, purchase: null }, titles);
         }
         break;
       case "VOTED_FOR_IDEA":
@@ -520,6 +520,12 @@ async function settleDone(job: DiscordJob, token: string, now: Date): Promise<vo
       });
     } else if (job.kind === "remove") {
       await tx.discordRoleState.deleteMany({ where: { discordUserId: job.discordUserId!, roleId: job.roleId! } });
+      // Done for an account that is gone: the Discord member's id is not kept either.
+      if (!job.userId)
+        await tx.discordJob.updateMany({
+          where: { discordUserId: job.discordUserId, userId: null, status: { in: ["DONE", "GIVEN_UP"] } },
+          data: { discordUserId: null },
+        });
     }
     const action = job.kind === "add" ? "discord.role.add" : job.kind === "remove" ? "discord.role.remove" : "discord.announce";
     await recordAudit(
@@ -531,7 +537,8 @@ async function settleDone(job: DiscordJob, token: string, now: Date): Promise<vo
         after:
           job.kind === "announce"
             ? { reason: job.reason, roles: (job.payload as { allowed_mentions?: { roles?: string[] } } | null)?.allowed_mentions?.roles ?? [] }
-            : { roleId: job.roleId, roleName, discordUserId: job.discordUserId, reason: job.reason },
+            : // A deleted account's Discord member is not kept: only which role went and why.
+              { roleId: job.roleId, roleName, ...(job.userId ? { discordUserId: job.discordUserId } : {}), reason: job.reason },
       },
       tx,
     );
