@@ -145,6 +145,15 @@ const schema = z
     DISCORD_AUTHORIZE_URL: z.string().url().default("https://discord.com/oauth2/authorize"),
     DISCORD_TOKEN_URL: z.string().url().default("https://discord.com/api/oauth2/token"),
     DISCORD_API_URL: z.string().url().default("https://discord.com/api/v10"),
+    /** Discord roles that follow access (docs/product.md#discord-roles): the bot's token and the server's id; both, or the feature is off. */
+    DISCORD_BOT_TOKEN: z.string().trim().min(1).optional(),
+    DISCORD_GUILD_ID: z
+      .string()
+      .trim()
+      .regex(/^\d{1,20}$/, "is not a Discord server id (digits)")
+      .optional(),
+    /** The bot's REST base (tests and the demo point it at a fake). */
+    DISCORD_API_BASE: z.string().url().default("https://discord.com/api/v10"),
 
     STORAGE_DRIVER: z.enum(["local", "s3"]).default("local"),
     S3_ENDPOINT: optionalUrl,

@@ -5,6 +5,7 @@ import { env } from "~/env.server";
 import { errorFields, log } from "~/logger.server";
 import { jobRuns, watchMailOutbox } from "~/metrics.server";
 import { deleteExpiredApiTokens } from "~/models/api-token.server";
+import { pruneDiscordJobs, reconcileDiscordRoles, runDiscordRoleSync } from "~/models/discord-roles.server";
 import { refreshInsightsRollups } from "~/models/insights/rollup.server";
 import { runIntervalSync } from "~/models/interval-sync.server";
 import { pruneOldDownloads } from "~/models/my-library.server";
@@ -19,6 +20,8 @@ import { deleteExpiredCodes } from "~/models/verification.server";
 const HOUR_MS = 60 * 60 * 1000;
 /** How often each server looks for due mail (the first retry after a failure comes 30 s later). */
 const MAIL_OUTBOX_EVERY_MS = 15_000;
+/** How often the Discord roles are recomputed: a change of access reaches Discord within a minute. */
+const DISCORD_ROLES_EVERY_MS = 20_000;
 
 type Job = { name: string; everyMs: number; run: () => Promise<unknown> };
 
@@ -45,6 +48,14 @@ function jobs(): Job[] {
     { name: "mail-outbox", everyMs: MAIL_OUTBOX_EVERY_MS, run: () => deliverDueMail() },
     // Sent and given-up mails older than 30 days leave the outbox.
     { name: "mail-outbox-prune", everyMs: HOUR_MS, run: () => pruneMailOutbox() },
+    // Discord roles that follow access (docs/product.md#discord-roles): every 20 s the roles of
+    // linked accounts are recomputed, the differences queued and sent (one planner per cluster),
+    // so a change of access shows on Discord within a minute whatever caused it. Off without
+    // DISCORD_BOT_TOKEN and DISCORD_GUILD_ID.
+    { name: "discord-roles", everyMs: DISCORD_ROLES_EVERY_MS, run: () => runDiscordRoleSync() },
+    // Hourly: each member's roles as Discord holds them, drift repaired.
+    { name: "discord-reconcile", everyMs: HOUR_MS, run: () => reconcileDiscordRoles() },
+    { name: "discord-jobs-prune", everyMs: HOUR_MS, run: () => pruneDiscordJobs() },
     // Support-platform sync; INTERVAL_MINUTES=0 turns the timer off (admins can still force it).
     { name: "interval", everyMs: env().INTERVAL_MINUTES * 60 * 1000, run: () => runIntervalSync({ trigger: "timer" }) },
   ];

@@ -753,6 +753,14 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
       await tx.inspirationVoter.createMany({ data: [...voterIds].map((userId) => ({ panelId: shippedIdea.id, userId })) });
       await tx.updateSubscription.createMany({ data: past.subscriptions });
       await seedGamePatches(tx, now, versionsByTitle, past.downloads);
+      // Discord roles that follow access (docs/product.md#discord-roles): shown on /admin/discord
+      // whether or not DISCORD_BOT_TOKEN and DISCORD_GUILD_ID are set (off by default).
+      await tx.discordRoleMapping.createMany({
+        data: [
+          { roleId: "1200000000000000001", roleName: "Gold", rule: "TIER_AT_LEAST", tierId: "8825009" },
+          { roleId: "1200000000000000002", roleName: "Voter", rule: "VOTED_FOR_IDEA", panelId: shippedIdea.id },
+        ],
+      });
       // All or nothing, however slow the machine: Prisma's default 5 s limit was exceeded by a
       // first start on a loaded 2-core machine, which then failed and seeded nothing.
     },

@@ -126,6 +126,16 @@ const MATRIX: Record<string, Case[]> = {
     { method: "GET", params: postParams, expect: METHOD_NOT_ALLOWED },
     { method: "POST", params: postParams, json: { verdict: "works" }, expect: user(no(403)) },
   ],
+  // Discord roles: the admin's mapping is saved (201) and audited; an unknown mapping is 404.
+  "admin_.discord.tsx": [
+    { method: "GET", expect: adminUi(ok(200), no("302 /")) },
+    {
+      method: "POST",
+      form: () => ({ intent: "create", role_id: "880000000000000001", role_name: "Matrix", rule: "ANY_PAID_ACCESS" }),
+      expect: adminUi(ok(201), no("302 /")),
+    },
+    { method: "POST", form: () => ({ intent: "delete", id: "no-such-mapping" }), expect: adminUi(no(404), no("302 /")) },
+  ],
   "account.shop-email.tsx": [
     { method: "GET", expect: user(ok("302 /login"), no("302 /login")) },
     {
@@ -186,6 +196,14 @@ const MATRIX: Record<string, Case[]> = {
     { method: "GET", expect: adminApi(ok(200)) },
     { method: "POST", expect: METHOD_NOT_ALLOWED },
   ],
+  "api.admin.discord-roles.ts": [
+    { method: "GET", expect: adminApi(ok(200)) },
+    { method: "POST", json: { role_id: "880000000000000002", role_name: "Matrix API", rule: "ANY_PAID_ACCESS" }, expect: adminApi(ok(201)) },
+  ],
+  "api.admin.discord-roles.$id.ts": [
+    { method: "GET", params: () => ({ id: "no-such-mapping" }), expect: METHOD_NOT_ALLOWED },
+    { method: "DELETE", params: () => ({ id: "no-such-mapping" }), expect: adminApi(no(404)) },
+  ],
   "api.admin.users.ts": [
     { method: "GET", expect: adminApi(ok(200)) },
     { method: "POST", expect: METHOD_NOT_ALLOWED },
@@ -216,6 +234,10 @@ const MATRIX: Record<string, Case[]> = {
   ],
   "api.account.tokens.$id.ts": [{ method: "DELETE", params: () => ({ id: "no-such-token" }), expect: { ...user(no(404)), unverified: no(403) } }],
   "api.auth.user.ts": [{ method: "GET", expect: user(ok(200)) }],
+  "api.account.discord-roles.ts": [
+    { method: "GET", expect: user(ok(200)) },
+    { method: "POST", expect: METHOD_NOT_ALLOWED },
+  ],
   "api.auth.verify-email.ts": [{ method: "POST", json: { email: "nobody@example.com", code: "123456" }, expect: all(ok(400)) }],
   "api.discord.auth.ts": [{ method: "GET", expect: all(ok("302 /login")) }],
   "api.discord.callback.ts": [{ method: "GET", expect: all(no("302 /auth/callback")) }],

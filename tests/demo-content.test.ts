@@ -90,6 +90,10 @@ describe("demo content", () => {
 
     expect(await db.panel.count()).toBe(6);
     expect(await db.inspirationPanel.count()).toBe(8);
+    // A Discord role mapping: tier 2 or higher gets @Gold.
+    expect(await db.discordRoleMapping.findMany({ where: { rule: "TIER_AT_LEAST" }, select: { roleName: true, tierId: true } })).toEqual([
+      { roleName: "Gold", tierId: "8825009" },
+    ]);
     // The card shows the title under the image: the demo images carry no caption of their own.
     const idea = await db.inspirationPanel.findFirstOrThrow({ where: { title: "Idea #1" } });
     const ideaImage = await streamToBuffer(await store.read(idea.imageUrl.replace("/media/", "images/")));

@@ -121,6 +121,10 @@ export async function deleteOwnAccount(userId: string, proof: Proof): Promise<De
     await redactAuditOf(tx, user.id, emails);
     // The parts of files sent to the account not yet a whole download (keyed by text, no foreign key).
     await tx.downloadProgress.deleteMany({ where: { downloader: `u:${user.id}` } });
+    // Discord roles (no foreign key): the roles stay recorded under the Discord member until the
+    // next run of the discord-roles job takes them back, no longer tied to the account.
+    await tx.discordRoleState.updateMany({ where: { userId: user.id }, data: { userId: null } });
+    await tx.discordJob.updateMany({ where: { userId: user.id }, data: { userId: null } });
     await tx.user.delete({ where: { id: user.id } });
     const summary = { purchasesAnonymised: purchases.count, pledgesAnonymised: pledges.length };
     await recordAudit({ actorId: null, action: "account.delete", targetType: "user", targetId: user.id, after: summary }, tx);

@@ -12,12 +12,13 @@ const IN_OPENING_ORDER: Prisma.ReleaseStepOrderByWithRelationInput[] = [{ opensA
 export const withAccess = {
   tiers: { select: { tierId: true, kind: true } },
   releaseSteps: {
-    select: { position: true, audienceTierId: true, tierIds: true, afterDays: true, opensOn: true, opensAt: true },
+    select: { position: true, audienceTierId: true, tierIds: true, afterDays: true, opensOn: true, opensAt: true, announceUrl: true },
     orderBy: IN_OPENING_ORDER,
   },
 } as const;
 
-export type StoredReleaseStep = Pick<ReleaseStep, "position" | "audienceTierId" | "tierIds" | "afterDays" | "opensOn" | "opensAt">;
+export type StoredReleaseStep = Pick<ReleaseStep, "position" | "audienceTierId" | "tierIds" | "afterDays" | "opensOn" | "opensAt"> &
+  Partial<Pick<ReleaseStep, "announceUrl">>;
 
 export type PostWithAccess = Post & { tiers: Pick<PostTier, "tierId" | "kind">[]; releaseSteps: StoredReleaseStep[] };
 

@@ -31,6 +31,8 @@ export type LibraryPost = {
   url: string | null;
   kofi_id: string | null;
   drive_file_id?: string | null;
+  /** Admins only: each release step's Discord announcement address (a secret: it lets anyone post), or null. */
+  release_announce_urls?: (string | null)[];
   fileName: string | null;
   fileSize: number | null;
   version: string;
@@ -101,6 +103,11 @@ function imageUrl(post: PostWithAccess, now: Date): string | null {
  * A stored post in the listing's shape at `now` (its tiers and whether it is paid are what its
  * release steps have reached by then); `admin` adds its storage key, `downloaded` the viewer's status.
  */
+/** Each release step's announcement address, in the steps' order (admins only). */
+function announceUrlsOf(post: Pick<PostWithAccess, "releaseSteps">): (string | null)[] {
+  return post.releaseSteps.map((step) => step.announceUrl ?? null);
+}
+
 export function toLibraryPost(
   post: PostWithAccess & { inspirations?: InspirationOfPost[] },
   unlocked: boolean,
@@ -145,6 +152,7 @@ export function toLibraryPost(
   if (admin) {
     result.drive_file_id = post.driveFileId;
     result.blender_extension = fromDbExtensionType(post.blenderExtension);
+    result.release_announce_urls = announceUrlsOf(post);
   }
   if (downloaded) {
     const version = downloaded.get(post.id);
@@ -187,7 +195,7 @@ async function readSnapshot(stamp: string, now: Date): Promise<LibrarySnapshot> 
   let until: number | undefined;
   const posts = rows.map((row) => {
     const compatibility = patch && row.currentVersionId ? { patch: patch.patch, mark: patch.marks.get(row.currentVersionId) ?? "untested" } : null;
-    const { unlocked: _unlocked, drive_file_id: _key, ...shared } = toLibraryPost(row, false, true, undefined, now, compatibility);
+    const { unlocked: _unlocked, drive_file_id: _key, release_announce_urls: _announce, ...shared } = toLibraryPost(row, false, true, undefined, now, compatibility);
     const entitlement = toEntitlementPost(row);
     const change = nextReleaseChange(entitlement, now);
     if (change !== undefined && (until === undefined || change < until)) until = change;
@@ -196,7 +204,7 @@ async function readSnapshot(stamp: string, now: Date): Promise<LibrarySnapshot> 
       entitlement,
       base: { ...shared, unlocked: false },
       publicJson: openJson(shared),
-      adminJson: openJson({ ...shared, drive_file_id: row.driveFileId }),
+      adminJson: openJson({ ...shared, drive_file_id: row.driveFileId, release_announce_urls: announceUrlsOf(row) }),
     };
   });
   return { stamp, until, posts, byId: new Map(posts.map((post) => [post.row.id, post])) };
@@ -236,7 +244,15 @@ export async function libraryPostsAt(stamp: string, now = new Date()): Promise<{
   return { posts: snapshot.posts.map((post) => post.row), until: snapshot.until };
 }
 
-type ViewedPost = { base: LibraryPost; driveFileId: string | null; json: string; unlocked: boolean; status?: DownloadStatus; userVersion?: string | null };
+type ViewedPost = {
+  base: LibraryPost;
+  driveFileId: string | null;
+  announceUrls: (string | null)[];
+  json: string;
+  unlocked: boolean;
+  status?: DownloadStatus;
+  userVersion?: string | null;
+};
 
 /** The library version of the newest listing this process has read (after `listLibraryPosts`, at least the request's). */
 export function keptLibraryStamp(): string | null {
@@ -264,6 +280,7 @@ function viewPosts({ admin, user, context, library, now }: Awaited<ReturnType<ty
     const item: ViewedPost = {
       base: post.base,
       driveFileId: post.row.driveFileId,
+      announceUrls: announceUrlsOf(post.row),
       json: admin ? post.adminJson : post.publicJson,
       unlocked: canDownload(post.entitlement, context.viewer, now),
     };
@@ -286,7 +303,10 @@ export async function listLibraryPosts(user: Viewer, preloaded?: ViewerContext):
   const view = await viewerAndLibrary(user, preloaded);
   return viewPosts(view).map((item) => {
     const post: LibraryPost = { ...item.base, unlocked: item.unlocked };
-    if (view.admin) post.drive_file_id = item.driveFileId;
+    if (view.admin) {
+      post.drive_file_id = item.driveFileId;
+      post.release_announce_urls = item.announceUrls;
+    }
     if (item.status) {
       post.downloadStatus = item.status;
       post.userVersion = item.userVersion ?? null;

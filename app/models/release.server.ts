@@ -113,6 +113,7 @@ export async function setReleaseSteps(actor: Actor, postId: string, input: Relea
       afterDays: step.opens_on ? null : (step.after_days ?? 0),
       opensOn: step.opens_on ?? null,
       opensAt: stepOpensAt(step, publishedAt),
+      announceUrl: step.announce_url ?? null,
     }));
     await tx.releaseStep.deleteMany({ where: { postId } });
     if (rows.length > 0) await tx.releaseStep.createMany({ data: rows });

@@ -163,6 +163,13 @@ export default function AdminPage() {
         </p>
       </section>
 
+      <section className="card" aria-labelledby="discord-entry-title">
+        <h2 id="discord-entry-title">Discord roles</h2>
+        <p>
+          Discord roles that follow access, and the queue of role changes: <Link to="/admin/discord">Open Discord roles</Link>
+        </p>
+      </section>
+
       <section className="card" aria-labelledby="mail-outbox-entry-title">
         <h2 id="mail-outbox-entry-title">Mail outbox</h2>
         <p>

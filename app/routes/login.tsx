@@ -11,6 +11,7 @@ import { GuestView } from "~/components/account/guest-view";
 import { accountPanelLinks } from "~/components/account/shop-email-panel";
 import { allowedCallback, setUsername, toggleAdmin, usernameStepMessage, verifiesByUsername } from "~/models/account.server";
 import { cancelEmailVerification, ownEmail, resendVerification, verificationResendWait, verifyEmail } from "~/models/email-verification.server";
+import { accountDiscordRoles } from "~/models/discord-roles.server";
 import { DomainError } from "~/models/errors";
 import { changePassword, formRequest, passwordAuthenticator, setPassword } from "~/models/passwords.server";
 import { createUserSession, destroyUserSession, getCurrentUser, readSessionId, renewUserSession } from "~/models/session.server";
@@ -67,11 +68,12 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
   const tab = url.searchParams.get("tab") === "signup" ? ("signup" as const) : ("login" as const);
   if (!current) return json({ view: "guest" as const, tab });
-  const [user, tiers, resendWait, shopEmails] = await Promise.all([
+  const [user, tiers, resendWait, shopEmails, discord] = await Promise.all([
     getUserWithShopEmails(current.id),
     listTiers(),
     verificationResendWait(current),
     shopEmailPanelData(current.id),
+    accountDiscordRoles(current),
   ]);
   if (!user) return json({ view: "guest" as const, tab });
   // The account view shows the email and linked accounts: never stored.
@@ -83,6 +85,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       resendWait,
       shopEmailResendWait: shopEmails.pending?.resendInSeconds ?? 0,
       loadedAt: Date.now(),
+      discordRoles: discord.enabled && discord.linked ? discord.roles.map((role) => ({ roleName: role.roleName, sentence: role.sentence })) : null,
     },
     { headers: { "Cache-Control": "private, no-store" } },
   );

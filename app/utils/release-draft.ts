@@ -8,25 +8,30 @@ import { releaseLadder, type LadderRung, type LadderTier, type ListedReleaseStep
 import { audienceTierIds, MAX_RELEASE_STEPS, stepOpensAt } from "~/utils/release-schemas";
 import { instantToZoned, zonedToInstant } from "~/utils/time-zone";
 
-/** One row as typed: the audience ("" none, "everyone", a tier id), days after publication, a wall-clock date. */
-export type DraftRow = { audience: string; days: string; date: string };
+/**
+ * One row as typed: the audience ("" none, "everyone", a tier id), days after publication, a
+ * wall-clock date, and the Discord channel address that announces the step ("" none).
+ */
+export type DraftRow = { audience: string; days: string; date: string; announce?: string };
 
-export const BLANK_ROW: DraftRow = { audience: "", days: "", date: "" };
+export const BLANK_ROW: DraftRow = { audience: "", days: "", date: "", announce: "" };
 
 /** The form's rows, in order (`step_audience`, `step_days`, `step_date` repeated). */
 export function draftRowsFromForm(form: FormData): DraftRow[] {
   const all = (name: string) => form.getAll(name).map((value) => (typeof value === "string" ? value.trim() : ""));
   const days = all("step_days");
   const dates = all("step_date");
-  return all("step_audience").map((audience, index) => ({ audience, days: days[index] ?? "", date: dates[index] ?? "" }));
+  const announces = all("step_announce");
+  return all("step_audience").map((audience, index) => ({ audience, days: days[index] ?? "", date: dates[index] ?? "", announce: announces[index] ?? "" }));
 }
 
 /** The saved steps as rows, their dates in the creator's `timeZone`. */
-export function savedDraftRows(steps: readonly ListedReleaseStep[], timeZone: string): DraftRow[] {
-  return steps.map((step) => ({
+export function savedDraftRows(steps: readonly ListedReleaseStep[], timeZone: string, announceUrls: readonly (string | null)[] = []): DraftRow[] {
+  return steps.map((step, index) => ({
     audience: step.audience_tier_id ?? "everyone",
     days: step.opens_on ? "" : String(step.after_days ?? 0),
     date: step.opens_on ? instantToZoned(new Date(step.opens_on), timeZone) : "",
+    announce: announceUrls[index] ?? "",
   }));
 }
 
@@ -40,7 +45,7 @@ export function editDraftRows(rows: readonly DraftRow[], edit: string): DraftRow
 
 const draftSchema = z.object({
   post: z.string().max(64),
-  rows: z.array(z.object({ audience: z.string().max(64), days: z.string().max(8), date: z.string().max(32) })).max(MAX_RELEASE_STEPS),
+  rows: z.array(z.object({ audience: z.string().max(64), days: z.string().max(8), date: z.string().max(32), announce: z.string().max(500).default("") })).max(MAX_RELEASE_STEPS),
 });
 
 /** The rows of one post's editor as the `release_draft` parameter. */

@@ -18,6 +18,7 @@ export const RELEASE_MESSAGES = {
   stepsOrPreset: "Send either the steps or a preset.",
   backInTime: "Each step must open at or after the step before it.",
   beforePublication: "A step cannot open before the post is published.",
+  announceUrlInvalid: "An announcement address is a Discord channel webhook address (https://…).",
 } as const;
 
 /** The Releases view shows this far ahead and behind (days). */
@@ -67,6 +68,19 @@ export const releaseStepSchema = z
     audience: audienceSchema,
     after_days: z.number().int().min(0).max(MAX_AFTER_DAYS).nullish(),
     opens_on: instantSchema.nullish(),
+    /** A Discord channel webhook address: the step, once open, is announced there once (docs/product.md#discord-roles). */
+    announce_url: z
+      .preprocess(
+        (value) => (typeof value === "string" && value.trim() === "" ? null : value),
+        z
+          .string()
+          .trim()
+          .max(500, RELEASE_MESSAGES.announceUrlInvalid)
+          .url(RELEASE_MESSAGES.announceUrlInvalid)
+          .refine((value) => /^https?:\/\//i.test(value), RELEASE_MESSAGES.announceUrlInvalid)
+          .nullish(),
+      )
+      .optional(),
   })
   .refine((step) => (step.after_days == null) !== (step.opens_on == null), RELEASE_MESSAGES.oneTime);
 export type ReleaseStepInput = z.infer<typeof releaseStepSchema>;
@@ -157,22 +171,25 @@ export function releaseFormToInput(form: FormData, timeZone = "UTC"): { preset: 
   const all = (name: string) => form.getAll(name).map((value) => (typeof value === "string" ? value.trim() : ""));
   const days = all("step_days");
   const dates = all("step_date");
+  const announces = all("step_announce");
   return {
     steps: releaseRowsToSteps(
-      all("step_audience").map((audience, index) => ({ audience, days: days[index] ?? "", date: dates[index] ?? "" })),
+      all("step_audience").map((audience, index) => ({ audience, days: days[index] ?? "", date: dates[index] ?? "", announce: announces[index] ?? "" })),
       timeZone,
     ),
   };
 }
 
 /** The editor's rows as the API's steps (rows without an audience are skipped; dates read in `timeZone`). */
-export function releaseRowsToSteps(rows: readonly { audience: string; days: string; date: string }[], timeZone: string): unknown[] {
+export function releaseRowsToSteps(rows: readonly { audience: string; days: string; date: string; announce?: string }[], timeZone: string): unknown[] {
   return rows
     .filter((row) => row.audience !== "")
     .map((row) => ({
       audience: row.audience,
       after_days: row.date ? null : row.days === "" ? 0 : Number(row.days),
       opens_on: row.date ? (zonedToInstant(row.date, timeZone)?.toISOString() ?? row.date) : null,
+      // The step's Discord announcement address (docs/product.md#discord-roles), when one was given.
+      announce_url: row.announce || null,
     }));
 }
 

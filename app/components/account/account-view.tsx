@@ -31,9 +31,11 @@ export type AccountViewProps = {
   shopEmailResendWait: number;
   /** Changes on every load so the resend countdown restarts after a resend. */
   loadedAt: number;
+  /** The linked Discord account's roles and why (docs/product.md#discord-roles); null when off or not linked. */
+  discordRoles?: { roleName: string; sentence: string }[] | null;
 };
 
-export function AccountView({ user, tiers, resendWait, shopEmailResendWait, loadedAt }: AccountViewProps) {
+export function AccountView({ user, tiers, resendWait, shopEmailResendWait, loadedAt, discordRoles = null }: AccountViewProps) {
   if (!user.mailVerified) {
     return (
       <div className="login-page">
@@ -71,6 +73,7 @@ export function AccountView({ user, tiers, resendWait, shopEmailResendWait, load
           <ShopEmailPanel user={user} resendInSeconds={shopEmailResendWait} />
         </div>
         <SupportPlatformPanel user={user} tiers={tiers} />
+        {discordRoles ? <DiscordRolesCard roles={discordRoles} /> : null}
         {user.hasPassword ? <ChangePasswordForm /> : <SetPasswordForm />}
         <LoginKofibuyOverlay loggedIn />
       </div>
@@ -85,5 +88,24 @@ function ToggleAdminButton({ label }: { label: string }) {
         {label}
       </SubmitButton>
     </Form>
+  );
+}
+
+/** "You have @Gold because: …" for each mapped Discord role the linked account deserves. */
+function DiscordRolesCard({ roles }: { roles: { roleName: string; sentence: string }[] }) {
+  return (
+    <section className="card" aria-labelledby="discord-roles-title" data-testid="discord-roles">
+      <h2 id="discord-roles-title">Discord roles</h2>
+      {roles.length === 0 ? (
+        <p>Your linked Discord account has no role from this site for now.</p>
+      ) : (
+        <ul>
+          {roles.map((role) => (
+            <li key={role.roleName}>{role.sentence}</li>
+          ))}
+        </ul>
+      )}
+      <p className="muted">Roles follow your access: they change on Discord within a minute of a change here.</p>
+    </section>
   );
 }

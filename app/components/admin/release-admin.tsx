@@ -117,7 +117,7 @@ export function ReleaseSection({ post, tiers, back, now, scheduled }: { post: Li
   // Rows sent back by "Add step" or "Remove" without JavaScript, or by a refused save.
   const draftParam = searchParams.get("release_draft");
   const draft = decodeReleaseDraft(draftParam);
-  const rows = draft?.post === id ? draft.rows : savedDraftRows(post.release_steps, zone);
+  const rows = draft?.post === id ? draft.rows : savedDraftRows(post.release_steps, zone, post.release_announce_urls ?? []);
   const hint = `${scheduled ? `Scheduled for ${formatReleaseTime(new Date(post.publish_at!))}` : "Published"}${saved ? ` · ${saved}` : ""}`;
   const publishAt = post.publish_at ? new Date(post.publish_at) : null;
   return (
@@ -288,6 +288,17 @@ function ReleaseStepsForm({
                 name="step_date"
                 value={row.date}
                 onChange={(event) => update(index, { date: event.currentTarget.value })}
+              />
+            </div>
+            <div className="field">
+              <label htmlFor={field(`step-announce-${index}`)}>Announce on Discord (channel webhook address, optional)</label>
+              <input
+                id={field(`step-announce-${index}`)}
+                type="url"
+                name="step_announce"
+                inputMode="url"
+                value={row.announce ?? ""}
+                onChange={(event) => update(index, { announce: event.currentTarget.value })}
               />
             </div>
             <p className="release-step-when muted" data-testid="release-step-when">
