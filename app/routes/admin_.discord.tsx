@@ -9,11 +9,12 @@ import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Field, SubmitButton } from "~/components/form";
 import { createRoleMapping, deleteRoleMapping, discordOverview, mappingTargets } from "~/models/discord-roles.server";
 import { requireAdmin } from "~/session-guards.server";
-import adminStyles from "~/styles/admin.css";
+import adminStyles from "~/styles/admin.css?url";
 import { DISCORD_MESSAGES, DISCORD_RULE_WORDS, DISCORD_RULES } from "~/utils/discord-schemas";
 import { formRefusal } from "~/utils/form-failure.server";
 import { readPageForm } from "~/utils/page-form.server";
 import { personalPageHeaders } from "~/utils/page-headers";
+import { formFlag, formOptionalText, formText } from "~/utils/form-fields";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: adminStyles }];
 
@@ -34,16 +35,13 @@ type ActionData = { intent: "create" | "delete"; ok: boolean; message: string; f
 export async function action({ request }: ActionFunctionArgs) {
   const admin = await requireAdmin(request);
   const form = await readPageForm(request);
-  const intent = form.get("intent") === "delete" ? "delete" : "create";
+  const intent = formFlag(form, "intent", "delete") ? "delete" : "create";
   try {
     if (intent === "delete") {
-      await deleteRoleMapping(admin, String(form.get("id") ?? ""));
+      await deleteRoleMapping(admin, formText(form, "id"));
       return json<ActionData>({ intent, ok: true, message: DISCORD_MESSAGES.removed, fields: {} }, { headers: NO_STORE });
     }
-    const text = (name: string) => {
-      const value = form.get(name);
-      return typeof value === "string" ? value : undefined;
-    };
+    const text = (name: string) => formOptionalText(form, name);
     await createRoleMapping(admin, {
       role_id: text("role_id"),
       role_name: text("role_name"),

@@ -45,7 +45,9 @@ export function editDraftRows(rows: readonly DraftRow[], edit: string): DraftRow
 
 const draftSchema = z.object({
   post: z.string().max(64),
-  rows: z.array(z.object({ audience: z.string().max(64), days: z.string().max(8), date: z.string().max(32), announce: z.string().max(500).default("") })).max(MAX_RELEASE_STEPS),
+  rows: z
+    .array(z.object({ audience: z.string().max(64), days: z.string().max(8), date: z.string().max(32), announce: z.string().max(500).default("") }))
+    .max(MAX_RELEASE_STEPS),
 });
 
 /** The rows of one post's editor as the `release_draft` parameter. */
