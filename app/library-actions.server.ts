@@ -10,6 +10,9 @@ import { toEntitlementPost } from "~/models/entitlement.server";
 import { createPost, deletePost, movePostToIndex, setPostEnabled, setPostImage, updatePost } from "~/models/post-admin.server";
 import { addPostVersion, makeVersionCurrent, setVersionHidden, storePostVersionFile } from "~/models/post-version.server";
 import { publishPost, setReleaseSteps } from "~/models/release.server";
+import { releaseRequirementWarnings, setPostRequirements } from "~/models/post-requirements.server";
+import { setPostTags } from "~/models/catalog.server";
+import { CATALOG_MESSAGES, postTagsSchema, requirementsFormToInput, requirementsSchema } from "~/utils/catalog-schemas";
 import { getCurrentUser } from "~/models/session.server";
 import { redirectWithError, redirectWithSuccess } from "~/toast.server";
 import { isEffectiveAdmin, isFreeAt } from "~/utils/entitlement";
@@ -137,6 +140,26 @@ export async function libraryAction(request: Request) {
         return refused(back, error, LIBRARY_MESSAGES.updateFailed);
       }
     }
+    case "requirements": {
+      const parsed = requirementsSchema.safeParse(requirementsFormToInput(form));
+      if (!parsed.success) return redirectWithError(back, firstIssue(parsed.error));
+      try {
+        await setPostRequirements(user.id, postId, parsed.data);
+        return redirectWithSuccess(back, CATALOG_MESSAGES.requirementsSaved);
+      } catch (error) {
+        return refused(back, error, CATALOG_MESSAGES.requirementsFailed);
+      }
+    }
+    case "tags": {
+      const parsed = postTagsSchema.safeParse({ tags: form.getAll("tags").filter((value) => typeof value === "string") });
+      if (!parsed.success) return redirectWithError(back, firstIssue(parsed.error));
+      try {
+        await setPostTags(user.id, postId, parsed.data);
+        return redirectWithSuccess(back, CATALOG_MESSAGES.tagsSaved);
+      } catch (error) {
+        return refused(back, error, CATALOG_MESSAGES.tagsFailed);
+      }
+    }
     case "toggle": {
       try {
         const post = await setPostEnabled(user, postId, form.get("enabled") === "true");
@@ -181,7 +204,9 @@ export async function libraryAction(request: Request) {
       if (!parsed.success) return redirectWithError(back, firstIssue(parsed.error));
       try {
         await setReleaseSteps(user, postId, parsed.data);
-        return redirectWithSuccess(back, RELEASE_MESSAGES.stepsSaved);
+        // Saved either way; the requirement warnings ride on the toast (docs/product.md#requirements).
+        const warnings = await releaseRequirementWarnings(postId);
+        return redirectWithSuccess(back, [RELEASE_MESSAGES.stepsSaved, ...warnings.map((warning) => `Warning: ${warning}`)].join(" "));
       } catch (error) {
         return refused(back, error, RELEASE_MESSAGES.failed);
       }

@@ -37,6 +37,12 @@ const HAND_WRITTEN = [
   "TRIGGER release_steps release_steps_bump_library_version",
   "TRIGGER inspiration_panels inspiration_panels_bump_library_version",
   "TRIGGER inspiration_panels inspiration_panels_truncate_bump_library_version",
+  "TRIGGER tags tags_bump_library_version",
+  "TRIGGER tags tags_truncate_bump_library_version",
+  "TRIGGER post_tags post_tags_bump_library_version",
+  "TRIGGER post_tags post_tags_truncate_bump_library_version",
+  "TRIGGER post_requirements post_requirements_bump_library_version",
+  "TRIGGER post_requirements post_requirements_truncate_bump_library_version",
   "TRIGGER release_steps release_steps_truncate_bump_library_version",
   "TRIGGER tiers tiers_truncate_bump_library_version",
 ];

@@ -9,6 +9,8 @@ import {
   LockIcon,
   LockedActions,
   OwnedStatus,
+  PostRequirements,
+  PostTags,
   postPagePath,
   ReleaseLadder,
   ReleaseUpcoming,
@@ -32,7 +34,7 @@ function leadBadge(post: LibraryPost, loggedIn: boolean, now: Date) {
   return null;
 }
 
-export function PostRow({ post: listed, tiers, links, loggedIn, now, back, onDownload, access, downloadedVersion, voted, kept }: PostEntryProps) {
+export function PostRow({ post: listed, tiers, links, loggedIn, now, back, onDownload, access, downloadedVersion, voted, kept, requirements }: PostEntryProps) {
   const post = withPageDownload(listed, downloadedVersion);
   const titleId = `post-row-${post.postId}-title`;
   return (
@@ -60,6 +62,8 @@ export function PostRow({ post: listed, tiers, links, loggedIn, now, back, onDow
           {leadBadge(post, loggedIn, now)}
         </div>
         <InspiredBy post={post} voted={voted} />
+        <PostTags post={post} />
+        <PostRequirements requirements={requirements} />
         {post.unlocked ? (
           <OwnedStatus post={post} access={access} />
         ) : (

@@ -117,6 +117,7 @@ export default function PostPage() {
           downloadedVersion={download.downloaded[post.postId]}
           voted={data.voted}
           kept={data.kept ?? undefined}
+          requirements={data.requirements}
         />
       </div>
       <iframe ref={download.frameRef} title="Download" className="visually-hidden" aria-hidden="true" tabIndex={-1} data-testid="download-frame" />
