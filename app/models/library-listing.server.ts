@@ -72,7 +72,9 @@ const withRequirements = {
 type RequirementRow = { requiredPostId: string | null; minVersion: string | null; name: string | null; url: string | null };
 
 function toStoredRequirement(row: RequirementRow): StoredRequirement {
-  return row.requiredPostId ? { kind: "post", requiredPostId: row.requiredPostId, minVersion: row.minVersion } : { kind: "item", name: row.name ?? "", url: row.url ?? "" };
+  return row.requiredPostId
+    ? { kind: "post", requiredPostId: row.requiredPostId, minVersion: row.minVersion }
+    : { kind: "item", name: row.name ?? "", url: row.url ?? "" };
 }
 
 /** The newest inspiration item a post realizes, with its voter count (the listing's `inspired_by`). */
