@@ -65,6 +65,22 @@ describe("demo content", () => {
     const changelog = history[0]!.changelog!;
     expect([changelog.added.length, changelog.removed.length, changelog.changed.length].every((count) => count > 0)).toBe(true);
 
+    // Requirements, tags and prices (docs/product.md#requirements, #tags, #prices).
+    const coats = posts.find((post) => post.title === "Winter Coat Bundle")!;
+    const required = await db.postRequirement.findMany({ where: { postId: coats.id }, orderBy: { position: "asc" }, include: { requiredPost: true } });
+    expect(required.map((row) => [row.requiredPost?.title ?? row.name, row.minVersion])).toEqual([
+      ["Neon Streetwear Set", "V2"],
+      ["Script Extender", null],
+    ]);
+    expect(await db.postTag.count()).toBeGreaterThanOrEqual(6);
+    expect(await db.tag.findMany({ orderBy: { slug: "asc" }, select: { slug: true } })).toEqual([
+      { slug: "builds" },
+      { slug: "clothing" },
+      { slug: "furniture" },
+    ]);
+    expect(posts.filter((post) => post.shopPriceCents !== null).length).toBeGreaterThan(0);
+    expect(tiers.find((tier) => tier.id === "8825009")).toMatchObject({ amountCents: 500, currency: "USD" });
+
     expect(await db.panel.count()).toBe(6);
     expect(await db.inspirationPanel.count()).toBe(8);
     // The card shows the title under the image: the demo images carry no caption of their own.
