@@ -5,8 +5,8 @@
 ALTER TABLE "tiers" ADD COLUMN     "currency" TEXT NOT NULL DEFAULT 'USD';
 
 -- AlterTable
-ALTER TABLE "posts" ADD COLUMN     "shop_currency" TEXT,
-ADD COLUMN     "shop_price_cents" INTEGER;
+ALTER TABLE "posts" ADD COLUMN     "shop_price_cents" INTEGER,
+ADD COLUMN     "shop_currency" TEXT;
 
 -- CreateTable
 CREATE TABLE "tags" (
