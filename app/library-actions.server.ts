@@ -12,6 +12,9 @@ import { createPost, deletePost, movePostToIndex, setPostEnabled, setPostImage, 
 import { addPostVersion, makeVersionCurrent, setVersionHidden, storePostVersionFile } from "~/models/post-version.server";
 import { publishPost, setReleaseSteps } from "~/models/release.server";
 import { getCurrentUser, NOT_AUTHENTICATED_MESSAGE } from "~/models/session.server";
+import { releaseRequirementWarnings, setPostRequirements } from "~/models/post-requirements.server";
+import { setPostTags } from "~/models/catalog.server";
+import { CATALOG_MESSAGES, postTagsSchema, requirementsFormToInput, requirementsSchema } from "~/utils/catalog-schemas";
 import { redirectWithError, redirectWithSuccess } from "~/toast.server";
 import { isEffectiveAdmin, isFreeAt } from "~/utils/entitlement";
 import { formRefusal } from "~/utils/form-failure.server";
@@ -154,6 +157,26 @@ export async function libraryAction(request: Request) {
         return refused(back, error, LIBRARY_MESSAGES.updateFailed);
       }
     }
+    case "requirements": {
+      const parsed = requirementsSchema.safeParse(requirementsFormToInput(form));
+      if (!parsed.success) return redirectWithError(back, firstIssue(parsed.error));
+      try {
+        await setPostRequirements(user.id, postId, parsed.data);
+        return redirectWithSuccess(back, CATALOG_MESSAGES.requirementsSaved);
+      } catch (error) {
+        return refused(back, error, CATALOG_MESSAGES.requirementsFailed);
+      }
+    }
+    case "tags": {
+      const parsed = postTagsSchema.safeParse({ tags: form.getAll("tags").filter((value) => typeof value === "string") });
+      if (!parsed.success) return redirectWithError(back, firstIssue(parsed.error));
+      try {
+        await setPostTags(user.id, postId, parsed.data);
+        return redirectWithSuccess(back, CATALOG_MESSAGES.tagsSaved);
+      } catch (error) {
+        return refused(back, error, CATALOG_MESSAGES.tagsFailed);
+      }
+    }
     case "toggle": {
       try {
         const post = await setPostEnabled(user, postId, formFlag(form, "enabled"));
@@ -185,7 +208,9 @@ export async function libraryAction(request: Request) {
     case "schedule":
     case "publish-now": {
       const zone = env().CREATOR_TIME_ZONE;
-      const parsed = publishSchema.safeParse(intent === "publish-now" ? { publish_now: true } : { publish_at: zonedFieldToIso(formText(form, "publish_at"), zone) });
+      const parsed = publishSchema.safeParse(
+        intent === "publish-now" ? { publish_now: true } : { publish_at: zonedFieldToIso(formText(form, "publish_at"), zone) },
+      );
       if (!parsed.success) return redirectWithError(back, firstIssue(parsed.error));
       try {
         await publishPost(user, postId, parsed.data);
@@ -208,7 +233,12 @@ export async function libraryAction(request: Request) {
       if (!parsed.success) return redirectWithError(keepRows, firstIssue(parsed.error));
       try {
         await setReleaseSteps(user, postId, parsed.data);
-        return redirectWithSuccess(withParam(back, "release_draft", null), RELEASE_MESSAGES.stepsSaved);
+        // Saved either way; the requirement warnings ride on the toast (docs/product.md#requirements).
+        const warnings = await releaseRequirementWarnings(postId);
+        return redirectWithSuccess(
+          withParam(back, "release_draft", null),
+          [RELEASE_MESSAGES.stepsSaved, ...warnings.map((warning) => `Warning: ${warning}`)].join(" "),
+        );
       } catch (error) {
         return refused(keepRows, error, RELEASE_MESSAGES.failed);
       }

@@ -502,6 +502,19 @@ const POSTS: DemoPost[] = [
   { title: BLENDER_DEMO_TITLE, kind: "tier", tiers: ["8824971", "8825009", "21786318"], daysAgo: 3 },
 ];
 
+/** Demo tags and the posts that carry them. */
+export const DEMO_TAGS: [string, string[]][] = [
+  ["Builds", ["Cozy Cabin Lot", "Victorian Greenhouse", "Lakeside Pier", "Gothic Cathedral Windows"]],
+  ["Clothing", ["Neon Streetwear Set", "Winter Coat Bundle", "Autumn Hair Collection"]],
+  ["Furniture", ["Starter Furniture Pack", "Minimalist Kitchen", "Retro Diner Counter"]],
+];
+
+/** Shop items whose price the creator entered (cents, USD). */
+const DEMO_SHOP_PRICES: [string, number][] = [
+  ["Victorian Greenhouse", 450],
+  ["Sci-Fi Bedroom", 600],
+];
+
 const PANELS = [
   { title: "Support me on Patreon", description: "Early access to every new mod.", link: "https://www.patreon.com/" },
   { title: "Ko-fi Shop", description: "Buy single mods, no subscription.", link: "https://ko-fi.com/" },
@@ -761,6 +774,21 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
           { roleId: "1200000000000000002", roleName: "Voter", rule: "VOTED_FOR_IDEA", panelId: shippedIdea.id },
         ],
       });
+      // Requirements, tags and shop prices (docs/product.md#requirements, #tags, #prices): a Tier 1
+      // post that requires a Tier 2 one from V2 on and an outside item; tags on several posts.
+      const postIdOf = (title: string) => posts.find((entry) => entry.post.title === title)!.id;
+      await tx.postRequirement.createMany({
+        data: [
+          { postId: postIdOf("Winter Coat Bundle"), position: 0, requiredPostId: postIdOf("Neon Streetwear Set"), minVersion: "V2" },
+          { postId: postIdOf("Winter Coat Bundle"), position: 1, name: "Script Extender", url: "https://example.com/script-extender" },
+        ],
+      });
+      for (const [name, titles] of DEMO_TAGS) {
+        const tag = await tx.tag.create({ data: { name, slug: slugify(name) } });
+        await tx.postTag.createMany({ data: titles.map((title) => ({ postId: postIdOf(title), tagId: tag.id })) });
+      }
+      for (const [title, cents] of DEMO_SHOP_PRICES)
+        await tx.post.update({ where: { id: postIdOf(title) }, data: { shopPriceCents: cents, shopCurrency: "USD" } });
       // All or nothing, however slow the machine: Prisma's default 5 s limit was exceeded by a
       // first start on a loaded 2-core machine, which then failed and seeded nothing.
     },

@@ -136,6 +136,11 @@ const MATRIX: Record<string, Case[]> = {
     },
     { method: "POST", form: () => ({ intent: "delete", id: "no-such-mapping" }), expect: adminUi(no(404), no("302 /")) },
   ],
+  // Tags and prices: a tag without a name is refused beside its field (400), nothing written.
+  "admin_.catalog.tsx": [
+    { method: "GET", expect: adminUi(ok(200), no("302 /")) },
+    { method: "POST", form: () => ({ intent: "create-tag", name: "", slug: "" }), expect: adminUi(no(400), no("302 /")) },
+  ],
   "account.shop-email.tsx": [
     { method: "GET", expect: user(ok("302 /login"), no("302 /login")) },
     {
@@ -191,6 +196,26 @@ const MATRIX: Record<string, Case[]> = {
   "api.admin.users.$id.ts": [
     { method: "GET", params: (f) => ({ id: f.targetUserId }), expect: adminApi(ok(200)) },
     { method: "PUT", params: (f) => ({ id: f.targetUserId }), json: { restricted: true }, expect: adminApi(ok(200)) },
+  ],
+  "api.admin.tags.ts": [
+    { method: "GET", expect: adminApi(ok(200)) },
+    { method: "POST", json: { name: "Matrix", slug: "matrix-tag" }, expect: adminApi(ok(201)) },
+  ],
+  "api.admin.tags.$id.ts": [
+    { method: "GET", params: () => ({ id: "no-such-tag" }), expect: METHOD_NOT_ALLOWED },
+    { method: "DELETE", params: () => ({ id: "no-such-tag" }), expect: adminApi(no(404)) },
+  ],
+  "api.admin.posts.$id.tags.ts": [
+    { method: "GET", params: postParams, expect: METHOD_NOT_ALLOWED },
+    { method: "PUT", params: postParams, json: { tags: [] }, expect: adminApi(ok(200)) },
+  ],
+  "api.admin.posts.$id.requirements.ts": [
+    { method: "GET", params: postParams, expect: adminApi(ok(200)) },
+    { method: "PUT", params: postParams, json: { requirements: [{ name: "Extender", url: "https://example.com/x" }] }, expect: adminApi(ok(200)) },
+  ],
+  "api.admin.tiers.$id.ts": [
+    { method: "GET", params: () => ({ id: "no-such-tier" }), expect: METHOD_NOT_ALLOWED },
+    { method: "PUT", params: () => ({ id: "no-such-tier" }), json: { amount_cents: 500, currency: "USD" }, expect: adminApi(no(404)) },
   ],
   "api.admin.mail.ts": [
     { method: "GET", expect: adminApi(ok(200)) },

@@ -87,6 +87,21 @@ describe("demo content", () => {
     expect(addOnEntries.map((entry) => entry.path)).toContain("cabin_builder/__init__.py");
     const addOnVersion = await db.postVersion.findUniqueOrThrow({ where: { id: addOns[0]!.currentVersionId! } });
     expect(addOnVersion.blenderManifest).toEqual(checked.ok ? checked.manifest : null);
+    // Requirements, tags and prices (docs/product.md#requirements, #tags, #prices).
+    const coats = posts.find((post) => post.title === "Winter Coat Bundle")!;
+    const required = await db.postRequirement.findMany({ where: { postId: coats.id }, orderBy: { position: "asc" }, include: { requiredPost: true } });
+    expect(required.map((row) => [row.requiredPost?.title ?? row.name, row.minVersion])).toEqual([
+      ["Neon Streetwear Set", "V2"],
+      ["Script Extender", null],
+    ]);
+    expect(await db.postTag.count()).toBeGreaterThanOrEqual(6);
+    expect(await db.tag.findMany({ orderBy: { slug: "asc" }, select: { slug: true } })).toEqual([
+      { slug: "builds" },
+      { slug: "clothing" },
+      { slug: "furniture" },
+    ]);
+    expect(posts.filter((post) => post.shopPriceCents !== null).length).toBeGreaterThan(0);
+    expect(tiers.find((tier) => tier.id === "8825009")).toMatchObject({ amountCents: 500, currency: "USD" });
 
     expect(await db.panel.count()).toBe(6);
     expect(await db.inspirationPanel.count()).toBe(8);

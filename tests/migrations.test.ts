@@ -41,6 +41,12 @@ const HAND_WRITTEN = [
   "TRIGGER game_patches game_patches_truncate_bump_library_version",
   "TRIGGER version_patch_marks version_patch_marks_bump_library_version",
   "TRIGGER version_patch_marks version_patch_marks_truncate_bump_library_version",
+  "TRIGGER tags tags_bump_library_version",
+  "TRIGGER tags tags_truncate_bump_library_version",
+  "TRIGGER post_tags post_tags_bump_library_version",
+  "TRIGGER post_tags post_tags_truncate_bump_library_version",
+  "TRIGGER post_requirements post_requirements_bump_library_version",
+  "TRIGGER post_requirements post_requirements_truncate_bump_library_version",
   "TRIGGER release_steps release_steps_truncate_bump_library_version",
   "TRIGGER tiers tiers_truncate_bump_library_version",
 ];

@@ -32,6 +32,8 @@ export function LibraryControls({
   loggedIn,
   viewAsUser,
   patchDay = false,
+  tag = null,
+  tags = [],
 }: {
   search: string;
   filter: LibraryFilter;
@@ -44,6 +46,9 @@ export function LibraryControls({
   viewAsUser: boolean;
   /** A game patch is current: the compatibility filters are offered. */
   patchDay?: boolean;
+  /** The tag filter (`?tag=slug`), and the tags to choose from. */
+  tag?: string | null;
+  tags?: readonly { slug: string; name: string }[];
 }) {
   const submit = useSubmit();
   const searchTimer = useRef<number>();
@@ -78,6 +83,19 @@ export function LibraryControls({
           ))}
         </fieldset>
       </details>
+      {tags.length > 0 ? (
+        <div className="field library-tag">
+          <label htmlFor="library-tag">Tag</label>
+          <select id="library-tag" name="tag" defaultValue={tag ?? ""}>
+            <option value="">All tags</option>
+            {tags.map((item) => (
+              <option key={item.slug} value={item.slug}>
+                {item.name}
+              </option>
+            ))}
+          </select>
+        </div>
+      ) : null}
       {showLayout ? (
         <fieldset className="library-layout">
           <legend>View</legend>
@@ -115,15 +133,20 @@ export function LibraryControls({
  * No post matches: says what narrowed the list (the search, the filter, or both) and offers the
  * whole library back. A full page load, so the controls above are drawn again empty.
  */
-export function EmptyLibrary({ search, filter, back }: { search: string; filter: LibraryFilter; back: string }) {
-  const filtered = filter !== "all";
+export function EmptyLibrary({ search, filter, back, tag = null }: { search: string; filter: LibraryFilter; back: string; tag?: string | null }) {
+  const filtered = filter !== "all" || tag !== null;
   const label = FILTER_LABELS[filter];
-  const message = !filtered
-    ? "No posts match your search."
-    : search
-      ? `No posts match your search in the filter \u201c${label}\u201d.`
-      : `No posts match the filter \u201c${label}\u201d.`;
-  const all = ["filter", "search", "show"].reduce((address, name) => withParam(address, name, null), back);
+  const message =
+    tag !== null && filter === "all"
+      ? search
+        ? "No posts with this tag match your search."
+        : "No posts have this tag."
+      : !filtered
+        ? "No posts match your search."
+        : search
+          ? `No posts match your search in the filter \u201c${label}\u201d.`
+          : `No posts match the filter \u201c${label}\u201d.`;
+  const all = ["filter", "search", "show", "tag"].reduce((address, name) => withParam(address, name, null), back);
   return (
     <div className="library-empty" data-testid="library-empty">
       <p>{message}</p>

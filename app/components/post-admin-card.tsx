@@ -8,6 +8,8 @@ import { ReleaseSection, ScheduledBadge } from "~/components/admin/release-admin
 import { AdminVersionHistory } from "~/components/admin/version-admin";
 import { FileDrop } from "~/components/file-drop";
 import { FoldingSection } from "~/components/folding-section";
+import { RequirementsSection, TagsSection } from "~/components/post-catalog-admin";
+import type { AdminRequirement } from "~/models/post-requirements.server";
 import { PostBadges, PostImage, type CardTier } from "~/components/post-card";
 import { showToast } from "~/components/toaster";
 import type { LibraryPost } from "~/models/library-listing.server";
@@ -26,6 +28,11 @@ function dateInput(value: string | null): string {
  * keyed by its drawn value: when the post changes under the card (a new version uploaded, a save
  * answered), the field and its copy are drawn again together with the new value.
  */
+
+/** Cents as the price field shows them: "4.50", or "" when none. */
+function priceInput(cents: number | null): string {
+  return cents === null ? "" : (cents / 100).toFixed(2);
+}
 
 function DrawnTextField({
   id,
@@ -205,11 +212,16 @@ export function PostAdminCard({
   scheduled,
   versions = [],
   position,
+  requirements = [],
+  tags = [],
 }: {
   post: LibraryPost;
   tiers: CardTier[];
   back: string;
   now: Date;
+  /** The post's requirements as stored, and every tag (docs/product.md#requirements, #tags). */
+  requirements?: readonly AdminRequirement[];
+  tags?: readonly { slug: string; name: string }[];
   /** Is the post's publication still ahead (the loader's exact clock, not the page's minute)? */
   scheduled: boolean;
   versions?: VersionView[];
@@ -271,6 +283,8 @@ export function PostAdminCard({
             <DrawnTextField id={field("title")} label="Title" name="title" drawn={post.title} required />
             <DrawnTextField id={field("version")} label="Version" name="version" drawn={post.version} />
             <DrawnTextField id={field("kofi")} label="Ko-fi ID" name="kofi_id" drawn={post.kofi_id ?? ""} />
+            <DrawnTextField id={field("shop-price")} label="Shop price (optional, e.g. 4.50)" name="shop_price" drawn={priceInput(post.shop_price_cents)} />
+            <DrawnTextField id={field("shop-currency")} label="Shop currency" name="shop_currency" drawn={post.shop_currency ?? ""} placeholder="USD" />
             <DrawnTextField id={field("drive")} label="Drive file ID" name="drive_file_id" drawn={post.drive_file_id ?? ""} placeholder="posts/123/file.zip" />
             <DrawnTextField id={field("first")} label="First published" name="first_published_at" type="date" drawn={dateInput(post.first_published_at)} />
             <DrawnTextField id={field("updated")} label="Last updated" name="last_updated" type="date" drawn={dateInput(post.last_updated)} />
@@ -286,6 +300,8 @@ export function PostAdminCard({
         </FoldingSection>
 
         <ReleaseSection post={post} tiers={tiers} back={back} now={now} scheduled={scheduled} />
+        <RequirementsSection postId={id} requirements={requirements} back={back} />
+        <TagsSection postId={id} checked={post.tags.map((tag) => tag.slug)} tags={tags} back={back} />
 
         <div className="admin-actions">
           <toggle.Form method="post" action="/library" preventScrollReset>

@@ -14,12 +14,26 @@ import type { CardAccess, KeptOffer } from "~/utils/card-status";
 import type { LockedAction } from "~/utils/locked-action";
 import { formatFileSize } from "~/utils/file-size";
 import { compatibilityLine } from "~/utils/game-patch-schemas";
+import { formatPrice } from "~/utils/catalog-schemas";
+import { REQUIREMENT_WORDS, unmetRequirements, type RequirementView } from "~/utils/requirements";
 import { GRID_IMAGE_SIZES, imageSrcSet } from "~/utils/responsive-images";
 import type { LadderRung } from "~/utils/release-ladder";
 
-export type CardTier = { tierId: string; title: string; isPaid: boolean; subscribeLabel: string | null; amount_cents: number | null };
+export type CardTier = { tierId: string; title: string; isPaid: boolean; subscribeLabel: string | null; amount_cents: number | null; currency?: string };
 
 export type CardLinks = { kofiShopUrl: string; patreonCreatorUrl: string };
+
+/** A Subscribe button's words: "Subscribe (Tier 2) · $5/month" when the tier's price is known. */
+export function subscribeWords(tier: { subscribeLabel: string | null; tierId: string }, tiers: readonly CardTier[]): string {
+  const priced = tiers.find((item) => item.tierId === tier.tierId);
+  const price = priced && priced.amount_cents !== null ? ` · ${formatPrice(priced.amount_cents, priced.currency ?? "USD")}/month` : "";
+  return `Subscribe (${tier.subscribeLabel})${price}`;
+}
+
+/** The shop button's words: "Ko-fi Shop · $4" when the creator entered the item's price. */
+export function shopWords(post: Pick<LibraryPost, "shop_price_cents" | "shop_currency">): string {
+  return post.shop_price_cents !== null ? `Ko-fi Shop · ${formatPrice(post.shop_price_cents, post.shop_currency ?? "USD")}` : "Ko-fi Shop";
+}
 
 /** The cheapest tier of the post that has a Subscribe label (docs/product.md#constants). */
 export function subscribeTier(post: LibraryPost, tiers: CardTier[]): CardTier | undefined {
@@ -132,7 +146,7 @@ export function waysIn(
   links: CardLinks,
   action?: LockedAction,
 ): { primary: WayIn | null; secondary: WayIn | null; upgrade: WayIn | null; more: WayIn | null } {
-  const shop = post.kofi_id ? { label: "Ko-fi Shop", href: `${links.kofiShopUrl}/s/${encodeURIComponent(post.kofi_id)}` } : null;
+  const shop = post.kofi_id ? { label: shopWords(post), href: `${links.kofiShopUrl}/s/${encodeURIComponent(post.kofi_id)}` } : null;
   const more = !post.is_kofiOnly && post.url ? { label: "More infos", href: `${links.patreonCreatorUrl}/posts/${encodeURIComponent(post.url)}` } : null;
   const joinHref = `${links.patreonCreatorUrl}/join`;
   if (action) {
@@ -140,11 +154,11 @@ export function waysIn(
       const upgrade = action.offer && action.secondaryWords ? { label: action.secondaryWords, href: joinHref } : null;
       return { primary: null, secondary: shop, upgrade, more };
     }
-    const join = action.offer ? { label: `Subscribe (${action.offer.subscribeLabel})`, href: joinHref } : null;
+    const join = action.offer ? { label: subscribeWords(action.offer, tiers), href: joinHref } : null;
     return { primary: join ?? shop, secondary: join ? shop : null, upgrade: null, more };
   }
   const subscribe = !post.is_kofiOnly ? subscribeTier(post, tiers) : undefined;
-  const join = subscribe ? { label: `Subscribe (${subscribe.subscribeLabel})`, href: joinHref } : null;
+  const join = subscribe ? { label: subscribeWords(subscribe, tiers), href: joinHref } : null;
   return { primary: join ?? shop, secondary: join ? shop : null, upgrade: null, more };
 }
 
@@ -247,6 +261,71 @@ export function LockIcon() {
   );
 }
 
+/** The post's tags, each a link to the library filtered by it. */
+export function PostTags({ post }: { post: LibraryPost }) {
+  if (post.tags.length === 0) return null;
+  return (
+    <ul className="post-tags" aria-label="Tags" data-testid="post-tags">
+      {post.tags.map((tag) => (
+        <li key={tag.slug}>
+          <Link className="tag-chip" to={`/library?tag=${encodeURIComponent(tag.slug)}`}>
+            {tag.name}
+          </Link>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** What the post requires, each with its own access line for this viewer: "Requires Base Pack V2 or later · unlocked by Tier 2". */
+export function PostRequirements({ requirements }: { requirements: readonly RequirementView[] | undefined }) {
+  if (!requirements || requirements.length === 0) return null;
+  return (
+    <ul className="post-requirements" aria-label="Requirements" data-testid="post-requirements">
+      {requirements.map((item, index) => (
+        <li key={index} className={item.met === false ? "post-requirement post-requirement-missing" : "post-requirement"}>
+          {item.kind === "post" ? (
+            <>
+              Requires <Link to={postPagePath(item.post_id)}>{item.title}</Link>
+              {item.min_version ? ` ${item.min_version} or later` : ""}
+              <span aria-hidden="true"> · </span>
+              <span className="visually-hidden">: </span>
+              {item.access}
+            </>
+          ) : item.kind === "item" ? (
+            <>
+              Requires{" "}
+              <a href={item.url} target="_blank" rel="noreferrer">
+                {item.name}
+              </a>{" "}
+              <span className="muted">(outside this site)</span>
+            </>
+          ) : (
+            <>
+              {item.words}
+              <span aria-hidden="true"> · </span>
+              <span className="visually-hidden">: </span>
+              {item.access}
+            </>
+          )}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Beside Download when the viewer lacks something the post requires: a warning, never a block. */
+export function RequirementNotice({ requirements }: { requirements: readonly RequirementView[] | undefined }) {
+  const missing = unmetRequirements(requirements ?? []);
+  if (missing.length === 0) return null;
+  const names = missing.map((item) => (item.kind === "post" ? item.title : "another post"));
+  return (
+    <p className="post-requirement-notice" role="note" data-testid="requirement-notice">
+      <span aria-hidden="true">⚠ </span>You don&apos;t have {names.join(" or ")} yet. {REQUIREMENT_WORDS.notice}
+    </p>
+  );
+}
+
 /** What a post's card and its list row are shown from. */
 export type PostEntryProps = {
   post: LibraryPost;
@@ -264,6 +343,8 @@ export type PostEntryProps = {
   voted?: boolean;
   /** A version of this locked post the viewer keeps from their membership. */
   kept?: KeptOffer;
+  /** What the post requires, in this viewer's words (docs/product.md#requirements). */
+  requirements?: RequirementView[];
 };
 
 /** A locked card's kept version: what the viewer keeps, and its Download (a plain post, with or without JavaScript). */
@@ -325,6 +406,7 @@ export function PostCard({
   downloadedVersion,
   voted,
   kept,
+  requirements,
 }: PostEntryProps & {
   /** The post's visible versions, newest first. */
   versions?: VersionView[];
@@ -345,12 +427,15 @@ export function PostCard({
         </Title>
         <InspiredBy post={post} voted={voted} />
         <PatchLine post={post} />
+        <PostTags post={post} />
+        <PostRequirements requirements={requirements} />
         {post.unlocked ? (
           <div className="post-owned">
             <div className="post-primary">
               <DownloadForm post={post} back={back} onDownload={onDownload} />
               <OwnedStatus post={post} access={access} />
             </div>
+            <RequirementNotice requirements={requirements} />
             <ReleaseLadder access={access} />
             {post.fileSize !== null ? <VerifyFile postId={post.postId} postTitle={post.title} /> : null}
           </div>

@@ -10,6 +10,8 @@ import {
   LockIcon,
   LockedActions,
   OwnedStatus,
+  PostRequirements,
+  PostTags,
   postPagePath,
   ReleaseLadder,
   ReleaseUpcoming,
@@ -33,7 +35,7 @@ function leadBadge(post: LibraryPost, loggedIn: boolean, now: Date) {
   return null;
 }
 
-export function PostRow({ post: listed, tiers, links, loggedIn, now, back, onDownload, access, downloadedVersion, voted, kept }: PostEntryProps) {
+export function PostRow({ post: listed, tiers, links, loggedIn, now, back, onDownload, access, downloadedVersion, voted, kept, requirements }: PostEntryProps) {
   const post = withPageDownload(listed, downloadedVersion);
   const titleId = `post-row-${post.postId}-title`;
   return (
@@ -62,6 +64,8 @@ export function PostRow({ post: listed, tiers, links, loggedIn, now, back, onDow
         </div>
         <InspiredBy post={post} voted={voted} />
         <PatchLine post={post} />
+        <PostTags post={post} />
+        <PostRequirements requirements={requirements} />
         {post.unlocked ? (
           <OwnedStatus post={post} access={access} />
         ) : (

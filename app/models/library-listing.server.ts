@@ -12,6 +12,7 @@ import { isPostPublic, isPostVisible } from "~/models/post-visibility.server";
 import { canDownload, type EntitlementPost, isEffectiveAdmin, isFreeAt, nextReleaseChange, tierIdsAt } from "~/utils/entitlement";
 import type { PostCompatibility } from "~/utils/game-patch-schemas";
 import type { LibraryFilter } from "~/utils/library-schemas";
+import type { StoredRequirement } from "~/utils/requirements";
 import { displayVersion, downloadStatus, type DownloadStatus } from "~/utils/versions";
 
 type Viewer = Pick<User, "id" | "isAdmin" | "restricted" | "currentTierId"> | null;
@@ -51,6 +52,11 @@ export type LibraryPost = {
   inspired_by: { title: string | null; voters: number } | null;
   /** The current version's mark on the current game patch; null before the first patch day or without a file (docs/api.md#post). */
   compatibility: PostCompatibility | null;
+  /** The post's tags (docs/product.md#tags), by name. */
+  tags: PostTagView[];
+  /** The shop item's price where the creator entered it (docs/product.md#prices). */
+  shop_price_cents: number | null;
+  shop_currency: string | null;
   unlocked: boolean;
   /** Only for logged-in viewers. */
   downloadStatus?: DownloadStatus;
@@ -60,6 +66,25 @@ export type LibraryPost = {
 };
 
 export { withAccess };
+
+export type PostTagView = { slug: string; name: string };
+
+/** A post's tags as the listing shows them, by name. */
+const withTags = { select: { tag: { select: { slug: true, name: true } } } } as const;
+type TagsOfPost = { tag: PostTagView }[];
+
+/** A post's requirements in their order. */
+const withRequirements = {
+  select: { requiredPostId: true, minVersion: true, name: true, url: true },
+  orderBy: [{ position: "asc" as const }, { id: "asc" as const }],
+};
+type RequirementRow = { requiredPostId: string | null; minVersion: string | null; name: string | null; url: string | null };
+
+function toStoredRequirement(row: RequirementRow): StoredRequirement {
+  return row.requiredPostId
+    ? { kind: "post", requiredPostId: row.requiredPostId, minVersion: row.minVersion }
+    : { kind: "item", name: row.name ?? "", url: row.url ?? "" };
+}
 
 /** The newest inspiration item a post realizes, with its voter count (the listing's `inspired_by`). */
 const withInspiration = { select: { title: true, _count: { select: { voters: true } } }, orderBy: { shippedAt: "desc" }, take: 1 } as const;
@@ -109,7 +134,7 @@ function announceUrlsOf(post: Pick<PostWithAccess, "releaseSteps">): (string | n
 }
 
 export function toLibraryPost(
-  post: PostWithAccess & { inspirations?: InspirationOfPost[] },
+  post: PostWithAccess & { inspirations?: InspirationOfPost[]; tags?: TagsOfPost },
   unlocked: boolean,
   admin: boolean,
   downloaded?: Map<string, string>,
@@ -147,6 +172,9 @@ export function toLibraryPost(
     })),
     inspired_by: post.inspirations?.[0] ? { title: post.inspirations[0].title, voters: post.inspirations[0]._count.voters } : null,
     compatibility,
+    tags: (post.tags ?? []).map((link) => link.tag).sort((a, b) => a.name.localeCompare(b.name)),
+    shop_price_cents: post.shopPriceCents,
+    shop_currency: post.shopPriceCents === null ? null : (post.shopCurrency ?? "USD"),
     unlocked,
   };
   if (admin) {
@@ -174,7 +202,15 @@ type LibrarySnapshot = {
   posts: SnapshotPost[];
   byId: Map<string, SnapshotPost>;
 };
-type SnapshotPost = { row: PostWithAccess; entitlement: EntitlementPost; base: LibraryPost; publicJson: string; adminJson: string };
+type SnapshotPost = {
+  row: PostWithAccess;
+  entitlement: EntitlementPost;
+  base: LibraryPost;
+  publicJson: string;
+  adminJson: string;
+  /** Kept beside the shared JSON, never in it: a required post's id is named only to those who may see it. */
+  requirements: StoredRequirement[];
+};
 
 const snapshots = createCache<LibrarySnapshot>(1);
 /** The stamp of the newest snapshot this process read (see keptLibraryStamp). */
@@ -188,14 +224,22 @@ function openJson(value: object): string {
 /** Rows read after the stamp are at least as new as it; a change in between only means one more read on the next request. */
 async function readSnapshot(stamp: string, now: Date): Promise<LibrarySnapshot> {
   const [rows, patch] = await Promise.all([
-    db.post.findMany({ orderBy: [{ orderDate: "desc" }, { id: "asc" }], include: { ...withAccess, inspirations: withInspiration } }),
+    db.post.findMany({
+      orderBy: [{ orderDate: "desc" }, { id: "asc" }],
+      include: { ...withAccess, inspirations: withInspiration, tags: withTags, requirements: withRequirements },
+    }),
     // The marks on the current game patch: kept with the posts (the patches and marks bump the library version).
     currentPatchMarks(),
   ]);
   let until: number | undefined;
   const posts = rows.map((row) => {
     const compatibility = patch && row.currentVersionId ? { patch: patch.patch, mark: patch.marks.get(row.currentVersionId) ?? "untested" } : null;
-    const { unlocked: _unlocked, drive_file_id: _key, release_announce_urls: _announce, ...shared } = toLibraryPost(row, false, true, undefined, now, compatibility);
+    const {
+      unlocked: _unlocked,
+      drive_file_id: _key,
+      release_announce_urls: _announce,
+      ...shared
+    } = toLibraryPost(row, false, true, undefined, now, compatibility);
     const entitlement = toEntitlementPost(row);
     const change = nextReleaseChange(entitlement, now);
     if (change !== undefined && (until === undefined || change < until)) until = change;
@@ -205,6 +249,7 @@ async function readSnapshot(stamp: string, now: Date): Promise<LibrarySnapshot> 
       base: { ...shared, unlocked: false },
       publicJson: openJson(shared),
       adminJson: openJson({ ...shared, drive_file_id: row.driveFileId, release_announce_urls: announceUrlsOf(row) }),
+      requirements: row.requirements.map(toStoredRequirement),
     };
   });
   return { stamp, until, posts, byId: new Map(posts.map((post) => [post.row.id, post])) };
@@ -242,6 +287,20 @@ export async function libraryPostAt(stamp: string, postId: string, now = new Dat
 export async function libraryPostsAt(stamp: string, now = new Date()): Promise<{ posts: PostWithAccess[]; until: number | undefined }> {
   const snapshot = await loadSnapshot(stamp, now);
   return { posts: snapshot.posts.map((post) => post.row), until: snapshot.until };
+}
+
+/**
+ * The stored requirements of these posts as the library holds them at `stamp`, by post id (posts
+ * without any are left out): read from the listing's snapshot, so no query per card.
+ */
+export async function storedRequirementsAt(stamp: string, postIds: readonly string[], now = new Date()): Promise<Map<string, StoredRequirement[]>> {
+  const snapshot = await loadSnapshot(stamp, now);
+  const found = new Map<string, StoredRequirement[]>();
+  for (const id of postIds) {
+    const requirements = snapshot.byId.get(id)?.requirements;
+    if (requirements && requirements.length > 0) found.set(id, requirements);
+  }
+  return found;
 }
 
 type ViewedPost = {
@@ -362,10 +421,14 @@ export async function libraryPostsJson({ user, context }: { user: Viewer; contex
 }
 
 /** Search by title and one of the library's filters (docs/product.md) (already validated). */
-export function filterLibraryPosts(posts: LibraryPost[], { search, filter }: { search: string; filter: LibraryFilter }): LibraryPost[] {
+export function filterLibraryPosts(
+  posts: LibraryPost[],
+  { search, filter, tag = null }: { search: string; filter: LibraryFilter; tag?: string | null },
+): LibraryPost[] {
   const needle = search.trim().toLowerCase();
   return posts.filter((post) => {
     if (needle && !post.title.toLowerCase().includes(needle)) return false;
+    if (tag && !post.tags.some((item) => item.slug === tag)) return false;
     switch (filter) {
       case "unlocked":
         return post.unlocked;

@@ -64,6 +64,8 @@ function columnsOf(input: PostUpdateInput): Prisma.PostUpdateInput {
   if (input.published_at !== undefined) data.publishedAt = input.published_at;
   if (input.last_updated !== undefined) data.lastUpdated = input.last_updated;
   if (input.blender_extension !== undefined) data.blenderExtension = toDbExtensionType(input.blender_extension);
+  if (input.shop_price_cents !== undefined) data.shopPriceCents = input.shop_price_cents;
+  if (input.shop_currency !== undefined) data.shopCurrency = input.shop_currency;
   return data;
 }
 

@@ -12,6 +12,8 @@ import { listLibraryPosts, type LibraryPost } from "~/models/library-listing.ser
 import { versionHistories, type VersionView } from "~/models/post-version-history.server";
 import { listTiersAt, type ApiTier } from "~/models/tier.server";
 import type { CardAccess } from "~/utils/card-status";
+import { requirementsForViewer } from "~/models/post-requirements.server";
+import type { RequirementView } from "~/utils/requirements";
 
 type PageViewer = Awaited<ReturnType<typeof loadLibraryPageViewer>>;
 
@@ -50,18 +52,22 @@ export type PostPage = {
   kept: KeptOffer | null;
   /** The versions' marks and players' answers on the current game patch (docs/product.md#game-patches). */
   compatibility: PostPatchView;
+  /** What the post requires, each with its access line for this viewer (docs/product.md#requirements). */
+  requirements: RequirementView[];
 };
 
 /** The post as `viewer` may see it now, or null when the library would not list it to them. */
 export async function loadPostPage(viewer: PageViewer, postId: string): Promise<PostPage | null> {
   const { user, context } = viewer;
-  const post = (await listLibraryPosts(user, context)).find((item) => item.postId === postId);
+  const listed = await listLibraryPosts(user, context);
+  const post = listed.find((item) => item.postId === postId);
   if (!post) return null;
   const tiers = await listTiersAt(context.libraryStamp);
-  const [access, histories, kept] = await Promise.all([
+  const [access, histories, kept, requirements] = await Promise.all([
     explainLibraryCards(user, [post], tiers, viewer.explained),
     versionHistories([post.postId], { admin: false, stamp: context.libraryStamp }),
     keptOffers(viewer, [post], tiers),
+    requirementsForViewer(viewer, [post], listed, tiers),
   ]);
   const versions = histories[post.postId] ?? [];
   const compatibility = await postPatchView(
@@ -77,5 +83,6 @@ export async function loadPostPage(viewer: PageViewer, postId: string): Promise<
     voted: context.votedPostIds.has(post.postId),
     kept: kept[post.postId] ?? null,
     compatibility,
+    requirements: requirements[post.postId] ?? [],
   };
 }

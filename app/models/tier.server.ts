@@ -2,7 +2,7 @@
 import { createCache } from "~/cache.server";
 import { queryRows } from "~/db.server";
 
-export type ApiTier = { tierId: string; title: string; isPaid: boolean; subscribeLabel: string | null; amount_cents: number | null };
+export type ApiTier = { tierId: string; title: string; isPaid: boolean; subscribeLabel: string | null; amount_cents: number | null; currency: string };
 
 /**
  * Every tier, cheapest first. Plain SQL because the library page reads it on every request, and a
@@ -10,7 +10,7 @@ export type ApiTier = { tierId: string; title: string; isPaid: boolean; subscrib
  */
 export async function listTiers(): Promise<ApiTier[]> {
   return queryRows<ApiTier>(
-    `SELECT id AS "tierId", title, is_paid AS "isPaid", subscribe_label AS "subscribeLabel", amount_cents AS "amount_cents"
+    `SELECT id AS "tierId", title, is_paid AS "isPaid", subscribe_label AS "subscribeLabel", amount_cents AS "amount_cents", currency
      FROM tiers ORDER BY amount_cents ASC NULLS LAST, title ASC`,
     [],
   );

@@ -177,6 +177,13 @@ export default function AdminPage() {
         </p>
       </section>
 
+      <section className="card" aria-labelledby="catalog-entry-title">
+        <h2 id="catalog-entry-title">Tags and prices</h2>
+        <p>
+          The tags posts carry and each tier&apos;s price on its Subscribe buttons: <Link to="/admin/catalog">Open tags and prices</Link>
+        </p>
+      </section>
+
       <AuditLog
         audit={audit}
         keep={{ search: query.search, page: query.page > 1 ? String(query.page) : "" }}

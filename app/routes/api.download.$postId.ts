@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { handleApi, requireIdParam } from "~/api.server";
 import { authorizeDownload, postDownload } from "~/models/download.server";
+import { missingRequirementsForDownload } from "~/models/post-requirements.server";
 import { getCurrentUser } from "~/models/session.server";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { serveDownload } from "~/utils/serve-file.server";
@@ -14,7 +15,8 @@ export function requestPolicy() {
 /**
  * GET /api/download/{postId}[?version={versionId}]: streams the current (or named visible)
  * version's file to an entitled viewer (Range, ETag). A signed-in downloader's ZIP carries their
- * leak-trace number in its comment (free signed addresses never).
+ * leak-trace number in its comment (free signed addresses never). `X-Missing-Requirements`
+ * names the required posts the downloader lacks.
  */
 export async function loader({ request, params }: LoaderFunctionArgs) {
   return handleApi("Download failed.", async () => {
@@ -22,6 +24,11 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     const user = await getCurrentUser(request);
     // The door to the file: checked on every request, whatever the library's action answered before.
     const post = await authorizeDownload(user, postId, new URL(request.url).searchParams.get("version"));
-    return serveDownload(request, postDownload(post, user?.id ?? null), { traceNumber: user?.number ?? null });
+    const response = await serveDownload(request, postDownload(post, user?.id ?? null), { traceNumber: user?.number ?? null });
+    // Requirements warn, never block (docs/api.md#download): the required posts this downloader
+    // cannot download yet, by id ("hidden" for one they may not see).
+    const missing = await missingRequirementsForDownload(user, postId);
+    if (missing.length > 0) response.headers.set("X-Missing-Requirements", missing.join(", "));
+    return response;
   });
 }

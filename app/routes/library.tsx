@@ -20,6 +20,10 @@ import { libraryAction } from "~/library-actions.server";
 import { explainLibraryCards, loadLibraryPageViewer } from "~/models/access.server";
 import { filterLibraryPosts, isListedPostPublic, keptLibraryStamp, listLibraryPosts, patchDayCounts } from "~/models/library-listing.server";
 import { versionHistories } from "~/models/post-version-history.server";
+import { adminRequirementsOf, requirementsForViewer } from "~/models/post-requirements.server";
+import { listTags } from "~/models/catalog.server";
+import { PostChoices } from "~/components/post-catalog-admin";
+import { parseTagFilter } from "~/utils/catalog-schemas";
 import { listTiersAt } from "~/models/tier.server";
 import libraryStyles from "~/styles/library.css?url";
 import { isEffectiveAdmin, isPublishedAt } from "~/utils/entitlement";
@@ -76,6 +80,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const adminView = isAdmin && url.searchParams.get("view") !== "user";
   const search = (url.searchParams.get("search") ?? "").slice(0, 200);
   const filter = parseLibraryFilter(url.searchParams.get("filter"), loggedIn);
+  const tag = parseTagFilter(url.searchParams.get("tag"));
   const perLine = parsePostsPerLine(url.searchParams.get("perLine"));
   // Admins edit posts on cards: the compact list is the user view's.
   const layout = adminView ? "grid" : parseLibraryLayout(url.searchParams.get("layout"));
@@ -86,7 +91,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const visible = isAdmin && !adminView ? allPosts.filter((post) => isListedPostPublic(post)) : allPosts;
   const termsParam = url.searchParams.get("terms");
   const config = env();
-  const matching = filterLibraryPosts(visible, { search, filter });
+  const matching = filterLibraryPosts(visible, { search, filter, tag });
+  // The tags to filter by: those on posts this viewer sees, by name.
+  const tagChoices = [...new Map(visible.flatMap((post) => post.tags.map((item) => [item.slug, item] as const))).values()].sort((a, b) =>
+    a.name.localeCompare(b.name),
+  );
   // The post a terms link points at is always among the rendered cards.
   const shown = matching.slice(0, parseShown(url.searchParams.get("show")));
   const termsPost = termsParam ? matching.find((post) => post.postId === termsParam) : undefined;
@@ -100,10 +109,17 @@ export async function loader({ request }: LoaderFunctionArgs) {
     votedPostIds: voted,
     kept,
     access: await explainLibraryCards(user, shown, tiers, viewer.explained),
+    // What each shown post requires, in this viewer's words; required posts are looked up among
+    // those this page lists (an admin's user view: public ones only).
+    requirements: await requirementsForViewer(viewer, shown, visible, tiers),
     versions: await versionHistories(
       shown.map((post) => post.postId),
       { admin: adminView, stamp: keptLibraryStamp() },
     ),
+    // The admin editor's requirements and tags, and every post to pick a required one from.
+    adminRequirements: adminView ? await adminRequirementsOf(shown.map((post) => post.postId)) : {},
+    allTags: adminView ? (await listTags()).map((item) => ({ slug: item.slug, name: item.name })) : [],
+    postChoices: adminView ? allPosts.map((post) => ({ postId: post.postId, title: post.title })) : [],
     // Each shown post's place in the whole library order, for the admin card's Set Index.
     positions: adminView ? libraryPositions(allPosts, shown) : {},
     // Posts still waiting for their publication, by the same clock and rule as the listing that
@@ -116,6 +132,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
     tiers,
     search,
     filter,
+    tag,
+    tags: tagChoices,
     perLine,
     layout,
     isAdmin,
@@ -169,6 +187,7 @@ export default function Library() {
     downloadedVersion: download.downloaded[post.postId],
     voted: data.votedPostIds.includes(post.postId),
     kept: data.kept[post.postId],
+    requirements: data.requirements[post.postId],
   });
 
   const serverTermsPost = data.termsPostId ? (data.posts.find((post) => post.postId === data.termsPostId) ?? null) : null;
@@ -212,6 +231,8 @@ export default function Library() {
           loggedIn={data.user !== null}
           viewAsUser={data.isAdmin && !data.adminView}
           patchDay={data.patchDay !== null}
+          tag={data.tag}
+          tags={data.tags}
         />
 
         {data.patchDay ? (
@@ -229,13 +250,14 @@ export default function Library() {
         ) : null}
 
         {data.adminView ? <CreatePostForm back={back} /> : null}
+        {data.adminView ? <PostChoices posts={data.postChoices} /> : null}
 
         <p className="muted library-count" aria-live="polite">
           {data.matching} of {data.total} posts
         </p>
 
         {data.matching === 0 ? (
-          <EmptyLibrary search={data.search} filter={data.filter} back={back} />
+          <EmptyLibrary search={data.search} filter={data.filter} back={back} tag={data.tag} />
         ) : data.layout === "list" ? (
           <ul className="library-list" data-testid="library-list">
             {data.posts.map((post) => (
@@ -255,6 +277,8 @@ export default function Library() {
                   scheduled={data.scheduledPostIds.includes(post.postId)}
                   versions={data.versions[post.postId]}
                   position={data.positions[post.postId]}
+                  requirements={data.adminRequirements[post.postId]}
+                  tags={data.allTags}
                 />
               ) : (
                 <PostCard key={post.postId} {...entryProps(post)} versions={data.versions[post.postId]} />

@@ -119,6 +119,7 @@ export default function PostPage() {
           downloadedVersion={download.downloaded[post.postId]}
           voted={data.voted}
           kept={data.kept ?? undefined}
+          requirements={data.requirements}
         />
         <PatchCompatibility postId={post.postId} versions={data.versions} compatibility={data.compatibility} admin={data.admin} back={back} />
       </div>

@@ -100,6 +100,19 @@ export const postUpdateSchema = z
     last_updated: optionalDate,
     /** "add-on" or "theme" marks a Blender extension; "none" unmarks (docs/product.md#blender-extensions). */
     blender_extension: blenderExtensionSchema,
+    /** The shop item's price where known (docs/product.md#prices). */
+    shop_price_cents: z
+      .number({ invalid_type_error: "Enter the shop price as an amount such as 4.50." })
+      .int("Enter the shop price as an amount such as 4.50.")
+      .min(0, "Enter the shop price as an amount such as 4.50.")
+      .max(100_000_000)
+      .nullable(),
+    shop_currency: z
+      .string()
+      .trim()
+      .toUpperCase()
+      .regex(/^[A-Z]{3}$/, "The currency is a three-letter code such as USD.")
+      .nullable(),
   })
   .partial();
 export type PostUpdateInput = z.infer<typeof postUpdateSchema>;
@@ -175,6 +188,13 @@ export function postFormToInput(form: FormData): Record<string, unknown> {
     // <input type="date"> answers YYYY-MM-DD: a day in UTC.
     const value = input[name];
     if (typeof value === "string" && /^\d{4}-\d{2}-\d{2}$/.test(value)) input[name] = `${value}T00:00:00.000Z`;
+  }
+  for (const name of ["shop_price", "shop_currency"]) {
+    const value = text(name);
+    if (value === undefined || unchanged(name, value)) continue;
+    const trimmed = value.trim();
+    if (name === "shop_currency") input.shop_currency = trimmed === "" ? null : trimmed;
+    else input.shop_price_cents = trimmed === "" ? null : /^\d+(?:\.\d{1,2})?$/.test(trimmed) ? Math.round(Number(trimmed) * 100) : Number.NaN;
   }
   if (form.has("has_flags")) {
     for (const name of ["is_kofiOnly", "paid_content"]) {

@@ -1,0 +1,157 @@
+// Validation for requirements, tags and prices (docs/product.md#requirements, #tags, #prices),
+// shared by the admin forms and the /api/admin routes. Messages are docs/messages.md's.
+import { z } from "zod";
+import { formText } from "~/utils/form-fields";
+
+export const CATALOG_MESSAGES = {
+  requirementsSaved: "Requirements saved.",
+  requirementsFailed: "Could not save the requirements.",
+  tagsSaved: "Tags saved.",
+  tagsFailed: "Could not save the tags.",
+  tagCreated: "Tag created.",
+  tagDeleted: "Tag deleted.",
+  tagFailed: "Could not save the tag.",
+  tagNotFound: "Tag not found.",
+  tagSlugTaken: "A tag with this slug already exists.",
+  unknownTag: "Unknown tag.",
+  tierSaved: "Tier price saved.",
+  tierFailed: "Could not save the tier price.",
+  tierNotFound: "Tier not found.",
+  requiredPostUnknown: "The required post does not exist.",
+  requiresItself: "A post cannot require itself.",
+  requiredTwice: "Each post can be required only once.",
+  requirementKind: "A requirement is a post or an outside item (a name and a link), not both.",
+  httpsLink: "The link must start with https://.",
+  nameRequired: "Give the outside item a name.",
+} as const;
+
+const postId = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, CATALOG_MESSAGES.requiredPostUnknown);
+
+const optionalLabel = z
+  .string()
+  .trim()
+  .max(40)
+  .optional()
+  .nullable()
+  .transform((value) => (value ? value : null));
+
+/** One requirement: another post (with an optional minimum version label) or an outside item. */
+export const requirementSchema = z
+  .object({
+    post_id: postId.optional().nullable(),
+    min_version: optionalLabel,
+    name: z.string().trim().max(120).optional().nullable(),
+    url: z.string().trim().max(2000).optional().nullable(),
+  })
+  .superRefine((value, ctx) => {
+    const isPost = Boolean(value.post_id);
+    const isItem = Boolean(value.name) || Boolean(value.url);
+    if (isPost === isItem || (isItem && value.min_version)) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: CATALOG_MESSAGES.requirementKind });
+      return;
+    }
+    if (!isItem) return;
+    if (!value.name) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["name"], message: CATALOG_MESSAGES.nameRequired });
+    if (!value.url || !isHttpsUrl(value.url)) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["url"], message: CATALOG_MESSAGES.httpsLink });
+  })
+  .transform((value): RequirementInput =>
+    value.post_id ? { kind: "post", postId: value.post_id, minVersion: value.min_version } : { kind: "item", name: value.name!, url: value.url! },
+  );
+
+export type RequirementInput = { kind: "post"; postId: string; minVersion: string | null } | { kind: "item"; name: string; url: string };
+
+function isHttpsUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === "https:" && url.hostname.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** PUT /api/admin/posts/{id}/requirements and the post editor's Requirements form: the whole list, in order. */
+export const requirementsSchema = z.object({ requirements: z.array(requirementSchema).max(20) }).superRefine((value, ctx) => {
+  const ids = value.requirements.flatMap((item) => (item.kind === "post" ? [item.postId] : []));
+  if (new Set(ids).size !== ids.length) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["requirements"], message: CATALOG_MESSAGES.requiredTwice });
+});
+export type RequirementsInput = z.infer<typeof requirementsSchema>;
+
+/**
+ * The post editor's Requirements form as the object the /api route takes: rows numbered
+ * `req_post_0`, `req_min_0`, `req_name_0`, `req_url_0`; a row left blank is no requirement.
+ */
+export function requirementsFormToInput(form: FormData): Record<string, unknown> {
+  const text = (name: string) => formText(form, name).trim();
+  const requirements: Record<string, string | null>[] = [];
+  for (let index = 0; index < 20; index++) {
+    const row = { post_id: text(`req_post_${index}`), min_version: text(`req_min_${index}`), name: text(`req_name_${index}`), url: text(`req_url_${index}`) };
+    if (!row.post_id && !row.min_version && !row.name && !row.url) continue;
+    requirements.push({ post_id: row.post_id || null, min_version: row.min_version || null, name: row.name || null, url: row.url || null });
+  }
+  return { requirements };
+}
+
+const slug = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "A slug is lowercase letters and digits joined by single dashes.")
+  .max(60);
+
+/** POST /api/admin/tags and the tags form: a new tag. */
+export const tagCreateSchema = z.object({
+  name: z.string().trim().min(1, "Give the tag a name.").max(60),
+  slug,
+});
+export type TagCreateInput = z.infer<typeof tagCreateSchema>;
+
+/** PUT /api/admin/posts/{id}/tags and the post editor's tag checkboxes: the post's tags by slug. */
+export const postTagsSchema = z.object({ tags: z.array(slug).max(50) });
+export type PostTagsInput = z.infer<typeof postTagsSchema>;
+
+/** The `tag` filter of the library's address: a slug, or none. */
+export function parseTagFilter(value: string | null | undefined): string | null {
+  const parsed = slug.safeParse(value ?? "");
+  return parsed.success ? parsed.data : null;
+}
+
+/** PUT /api/admin/tiers/{id} and the tier price form: a tier's price per month. */
+export const tierPriceSchema = z.object({
+  amount_cents: z
+    .number({ invalid_type_error: "Enter the price in cents, a whole number of 0 or more." })
+    .int("Enter the price in cents, a whole number of 0 or more.")
+    .min(0, "Enter the price in cents, a whole number of 0 or more.")
+    .max(100_000_000)
+    .nullable(),
+  currency: z
+    .string()
+    .trim()
+    .toUpperCase()
+    .regex(/^[A-Z]{3}$/, "The currency is a three-letter code such as USD."),
+});
+export type TierPriceInput = z.infer<typeof tierPriceSchema>;
+
+/** The tier price form ("5.00" in the currency's units) as the /api body. */
+export function tierPriceFormToInput(form: FormData): Record<string, unknown> {
+  const amount = formText(form, "amount").trim();
+  const cents = amount === "" ? null : /^\d+(?:\.\d{1,2})?$/.test(amount) ? Math.round(Number(amount) * 100) : Number.NaN;
+  return { amount_cents: cents, currency: formText(form, "currency") };
+}
+
+/** "$5", "$4.50", "€3", "12 SEK": a price for a button. */
+export function formatPrice(cents: number, currency: string): string {
+  const whole = cents % 100 === 0;
+  try {
+    return new Intl.NumberFormat("en-US", {
+      style: "currency",
+      currency,
+      minimumFractionDigits: whole ? 0 : 2,
+      maximumFractionDigits: whole ? 0 : 2,
+    }).format(cents / 100);
+  } catch {
+    return `${(cents / 100).toFixed(whole ? 0 : 2)} ${currency}`;
+  }
+}
