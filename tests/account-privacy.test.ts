@@ -89,6 +89,12 @@ async function personWithEverything(tag: string) {
   });
   await db.unlockedContent.create({ data: { userId: user.id, postId: post.id, source: "ADMIN" } });
   await db.download.create({ data: { userId: user.id, postId: post.id, version: "V1.0" } });
+  await db.bugReport.create({ data: { postId: post.id, userId: user.id, versionLabel: "V1.0", title: `Bug by ${tag}`, body: "Something is wrong." } });
+  const other = await createTestUser();
+  const othersReport = await db.bugReport.create({
+    data: { postId: post.id, userId: other.id, versionLabel: "V1.0", title: "Someone's bug", body: "Wrong too." },
+  });
+  await db.bugReportMeToo.create({ data: { reportId: othersReport.id, userId: user.id } });
   const panel = await db.inspirationPanel.create({ data: { imageUrl: "/x.jpg", title: "Idea" } });
   await db.inspirationLike.create({ data: { userId: user.id, panelId: panel.id, kind: "LIKE" } });
   await db.inspirationVoter.create({ data: { userId: user.id, panelId: panel.id } });

@@ -269,7 +269,8 @@ async function buildFeed(user: User, token: string): Promise<string> {
     link: versionNotesLink(fix.postId, fix.versionId),
     content: `The bug \u201c${fix.title}\u201d you reported or said \u201cme too\u201d to is fixed in ${fix.postTitle} ${fix.label}.${fix.notes.trim() ? `\n\n${fix.notes}` : ""}`,
   }));
-  const entries = [...updates, ...fixed].sort((a, b) => b.updated.getTime() - a.updated.getTime() || a.id.localeCompare(b.id)).slice(0, FEED_ENTRY_LIMIT);
+  // A stable sort by date only: the updates keep their own order among themselves.
+  const entries = [...updates, ...fixed].sort((a, b) => b.updated.getTime() - a.updated.getTime()).slice(0, FEED_ENTRY_LIMIT);
   return atomXml({
     id: `tag:${host},2026:updates/${user.id}`,
     title: "Creator Library: your updates",
