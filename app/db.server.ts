@@ -9,9 +9,9 @@ import { DatabaseUnavailable } from "~/utils/errors";
 
 const SLOW_QUERY_MS = 200;
 
-/** A write to a table whose rows pages show to guests (posts and their tiers and versions, tiers, home and vote panels, likes, the vote's settings). */
+/** A write to a table whose rows pages show to guests (posts and their tiers and versions, tiers, home and vote panels, likes, the vote's settings, bug reports and their "me too"s). */
 const GUEST_CONTENT_WRITE =
-  /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(?:"?public"?\.)?"?(?:posts|post_tiers|post_versions|release_steps|tiers|panels|inspiration_panels|inspiration_likes|inspiration_config)"?[\s(]/i;
+  /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(?:"?public"?\.)?"?(?:posts|post_tiers|post_versions|release_steps|tiers|panels|inspiration_panels|inspiration_likes|inspiration_config|bug_reports|bug_report_me_toos)"?[\s(]/i;
 const guestContentListeners = new Set<() => void>();
 let guestContentUncommitted = false;
 

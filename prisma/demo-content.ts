@@ -533,6 +533,88 @@ function slugify(text: string) {
     .replace(/^-|-$/g, "");
 }
 
+/**
+ * Bug reports in each state (docs/product.md#bug-reports) on the post with the most downloaders of
+ * the generated past (the ZIP set when it has enough), each reported by one of them, with "me
+ * too"s from others: new, confirmed, fixed in the post's current version (its notices counted as
+ * told: the demo mails nobody) and won't fix. The demo accounts keep no records of their own.
+ */
+async function seedBugReports(
+  tx: Prisma.TransactionClient,
+  posts: { id: string; post: DemoPost }[],
+  downloads: Prisma.DownloadCreateManyInput[],
+  now: Date,
+): Promise<void> {
+  const downloaders = new Map<string, string[]>();
+  for (const row of downloads) {
+    const list = downloaders.get(row.postId) ?? [];
+    if (!list.includes(row.userId)) list.push(row.userId);
+    downloaders.set(row.postId, list);
+  }
+  const zip = posts.find((entry) => entry.post.title === ZIP_DEMO_TITLE);
+  const busiest = [...downloaders.entries()].sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]))[0];
+  const postId = zip && (downloaders.get(zip.id)?.length ?? 0) >= 8 ? zip.id : busiest?.[0];
+  const people = postId ? downloaders.get(postId)! : [];
+  if (!postId || people.length < 8) return;
+  const post = await tx.post.findUniqueOrThrow({ where: { id: postId }, select: { currentVersionId: true, version: true } });
+  const reported = (index: number) =>
+    downloads.filter((row) => row.postId === postId && row.userId === people[index]).map((row) => row.version)[0] ?? post.version;
+  const reports = [
+    {
+      state: "NEW" as const,
+      title: "Hoodie clips through long hair",
+      body: "With any long hairstyle the hood goes through the hair at the back.",
+      patch: "1.113",
+      days: 2,
+      meToos: [4, 5, 6],
+    },
+    {
+      state: "CONFIRMED" as const,
+      title: "Sneakers lose their colour after saving",
+      body: "I pick a colour, save the outfit, and after loading the game they are white again.",
+      patch: "1.112",
+      days: 6,
+      meToos: [5],
+    },
+    {
+      state: "FIXED" as const,
+      title: "Jacket missing from the catalogue",
+      body: "The jacket does not show up in the catalogue, only the hoodie and sneakers do.",
+      patch: "1.111",
+      days: 14,
+      meToos: [6, 7],
+    },
+    {
+      state: "WONT_FIX" as const,
+      title: "Does not work on the old 1.98 patch",
+      body: "On game patch 1.98 the game shows an error when loading the set.",
+      patch: "1.98",
+      days: 20,
+      meToos: [],
+    },
+  ];
+  for (const [index, report] of reports.entries()) {
+    const createdAt = new Date(now.getTime() - report.days * DAY);
+    const fixed = report.state === "FIXED" ? new Date(createdAt.getTime() + 4 * DAY) : null;
+    await tx.bugReport.create({
+      data: {
+        postId,
+        userId: people[index]!,
+        versionLabel: reported(index),
+        gamePatch: report.patch,
+        title: report.title,
+        body: report.body,
+        state: report.state,
+        createdAt,
+        fixedVersionId: fixed ? post.currentVersionId : null,
+        fixedAt: fixed,
+        fixNoticeAt: fixed,
+        meToos: { create: report.meToos.map((at) => ({ userId: people[at]!, createdAt: new Date(createdAt.getTime() + DAY) })) },
+      },
+    });
+  }
+}
+
 export async function seedDemoContent(db: PrismaClient, store: Storage, now = new Date()): Promise<boolean> {
   // Only into a fresh site: no posts and no accounts yet (tiers come with the migrations).
   if ((await db.post.count()) > 0 || (await db.user.count()) > 0) return false;
@@ -789,6 +871,7 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
       }
       for (const [title, cents] of DEMO_SHOP_PRICES)
         await tx.post.update({ where: { id: postIdOf(title) }, data: { shopPriceCents: cents, shopCurrency: "USD" } });
+      await seedBugReports(tx, posts, past.downloads, now);
       // All or nothing, however slow the machine: Prisma's default 5 s limit was exceeded by a
       // first start on a loaded 2-core machine, which then failed and seeded nothing.
     },

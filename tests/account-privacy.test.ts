@@ -95,6 +95,12 @@ async function personWithEverything(tag: string) {
   });
   const patch = await db.gamePatch.create({ data: { name: `patch-${tag}`, currentSince: new Date() } });
   await db.patchConfirmation.create({ data: { userId: user.id, versionId: version.id, patchId: patch.id, verdict: "WORKS" } });
+  await db.bugReport.create({ data: { postId: post.id, userId: user.id, versionLabel: "V1.0", title: `Bug by ${tag}`, body: "Something is wrong." } });
+  const other = await createTestUser();
+  const othersReport = await db.bugReport.create({
+    data: { postId: post.id, userId: other.id, versionLabel: "V1.0", title: "Someone's bug", body: "Wrong too." },
+  });
+  await db.bugReportMeToo.create({ data: { reportId: othersReport.id, userId: user.id } });
   const panel = await db.inspirationPanel.create({ data: { imageUrl: "/x.jpg", title: "Idea" } });
   await db.inspirationLike.create({ data: { userId: user.id, panelId: panel.id, kind: "LIKE" } });
   await db.inspirationVoter.create({ data: { userId: user.id, panelId: panel.id } });

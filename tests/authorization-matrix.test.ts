@@ -56,7 +56,7 @@ const adminApi = (cell: Cell): Record<Role, Cell> => ({ ...all(no(403)), guest: 
 const adminUi = (cell: Cell, refused: Cell): Record<Role, Cell> => ({ ...all(refused), admin: cell });
 const METHOD_NOT_ALLOWED = all(ok(405));
 
-type Fixtures = { postId: string; panelId: string; inspirationPanelId: string; targetUserId: string; users: Record<Role, User | null> };
+type Fixtures = { postId: string; reportId: string; panelId: string; inspirationPanelId: string; targetUserId: string; users: Record<Role, User | null> };
 
 const postParams = (f: Fixtures) => ({ id: f.postId });
 
@@ -403,7 +403,32 @@ const MATRIX: Record<string, Case[]> = {
   // Public like the library: the versions a picked file is compared with (no file here: none).
   "library.$postId.versions.ts": [{ method: "GET", params: (f) => ({ postId: f.postId }), expect: all(ok(200)) }],
   // A post's own page: public like the library.
-  "library_.$postId.tsx": [{ method: "GET", params: (f) => ({ postId: f.postId }), expect: all(ok(200)) }],
+  // Its bug-report form: only an account that downloaded the post (none of the roles has); guests log in first.
+  "library_.$postId.tsx": [
+    { method: "GET", params: (f) => ({ postId: f.postId }), expect: all(ok(200)) },
+    {
+      method: "POST",
+      params: (f) => ({ postId: f.postId }),
+      form: () => ({ intent: "report", title: "Matrix bug", body: "Something is wrong here." }),
+      expect: { ...all(no(403)), guest: no("302 /login") },
+    },
+  ],
+  // Known issues: for whoever sees the post. Reporting and "me too": downloaders only (none of
+  // the roles downloaded the post); taking back a "me too" one never gave changes nothing.
+  "api.library.posts.$id.reports.ts": [
+    { method: "GET", params: postParams, expect: all(ok(200)) },
+    { method: "POST", params: postParams, json: { title: "Matrix bug", body: "Something is wrong here." }, expect: user(no(403)) },
+  ],
+  "api.reports.$id.me-too.ts": [
+    { method: "POST", params: (f) => ({ id: f.reportId }), expect: user(no(403)) },
+    { method: "DELETE", params: (f) => ({ id: f.reportId }), expect: { ...active(ok(200)), unverified: no(403) } },
+  ],
+  "api.admin.reports.ts": [{ method: "GET", expect: adminApi(ok(200)) }],
+  "api.admin.reports.$id.ts": [{ method: "PUT", params: (f) => ({ id: f.reportId }), json: { state: "CONFIRMED" }, expect: adminApi(ok(200)) }],
+  "admin_.reports.tsx": [
+    { method: "GET", expect: adminUi(ok(200), no("302 /")) },
+    { method: "POST", form: (f) => ({ reportId: f.reportId, state: "CONFIRMED" }), expect: adminUi(ok("303 /admin/reports"), no("302 /")) },
+  ],
   "login.tsx": [
     { method: "GET", expect: all(ok(200)) },
     {
@@ -504,6 +529,10 @@ async function resetFixtures(): Promise<{ fixtures: Fixtures; cookies: Record<Ro
   await db.user.update({ where: { id: targetUser.id }, data: { restricted: false, tosAccepted: false } });
   await db.post.deleteMany({ where: { id: "matrix-post" } });
   await db.post.create({ data: { id: "matrix-post", title: "Matrix post", paidContent: false, enabled: true } });
+  // A bug report on it by the target account (the roles' "me too" and the admins' triage act on it).
+  const report = await db.bugReport.create({
+    data: { postId: "matrix-post", userId: targetUser.id, versionLabel: "V1.0", title: "Matrix report", body: "Something is wrong here." },
+  });
   await db.panel.deleteMany({});
   const panel = await db.panel.create({ data: { title: "Matrix panel", link: "https://example.com/panel" } });
   await db.inspirationLike.deleteMany({});
@@ -515,7 +544,14 @@ async function resetFixtures(): Promise<{ fixtures: Fixtures; cookies: Record<Ro
     update: { votingOpen: true, votingEndTime: new Date(Date.now() + 86_400_000) },
   });
   return {
-    fixtures: { postId: "matrix-post", panelId: panel.id, inspirationPanelId: inspirationPanel.id, targetUserId: targetUser.id, users: roleUsers },
+    fixtures: {
+      postId: "matrix-post",
+      reportId: report.id,
+      panelId: panel.id,
+      inspirationPanelId: inspirationPanel.id,
+      targetUserId: targetUser.id,
+      users: roleUsers,
+    },
     cookies,
   };
 }

@@ -160,6 +160,12 @@ describe("demo content", () => {
     expect(await db.purchase.count({ where: { amountCents: { not: null } } })).toBeGreaterThan(20);
     expect(await db.inspirationLike.count({ where: { kind: "LIKE" } })).toBeGreaterThan(10);
     expect(await db.inspirationLike.count({ where: { kind: "PATREON" } })).toBeGreaterThan(0);
+    // Bug reports in each state, each by an account that downloaded the post, with "me too"s; the fixed one names a version of its post.
+    const reports = await db.bugReport.findMany({ include: { _count: { select: { meToos: true } }, fixedVersion: { select: { postId: true } } } });
+    expect(new Set(reports.map((report) => report.state))).toEqual(new Set(["NEW", "CONFIRMED", "FIXED", "WONT_FIX"]));
+    expect(reports.reduce((sum, report) => sum + report._count.meToos, 0)).toBeGreaterThan(0);
+    for (const report of reports) expect(await db.download.count({ where: { userId: report.userId, postId: report.postId } })).toBeGreaterThan(0);
+    expect(reports.find((report) => report.state === "FIXED")!.fixedVersion!.postId).toBe(reports[0]!.postId);
 
     // The insights job ran once at the end of the seed: past days come from its rollups.
     expect(day((await db.insightsRollupState.findUniqueOrThrow({ where: { id: 1 } })).completeThrough!)).toBe(today);

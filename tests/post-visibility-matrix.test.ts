@@ -179,6 +179,16 @@ const PROBES: Record<string, Probe> = {
     const body = response.status === 200 ? (JSON.parse(text) as { post?: { unlocked?: boolean } }) : {};
     return { mentions: response.status === 200 && named(text, post), grants: body.post?.unlocked === true };
   },
+  // Known issues: the post's reports (titles and states), for whoever sees the post.
+  "api.library.posts.$id.reports.ts": async (post, viewer) => {
+    const response = await callRoute(await route("api.library.posts.$id.reports.ts"), {
+      path: `/api/library/posts/${post.id}/reports`,
+      params: { id: post.id },
+      cookie: viewer.cookie,
+    });
+    const text = await response.text();
+    return { mentions: response.status === 200 && text.includes(`Bug on ${post.title}`), grants: false };
+  },
   // Every item of the feed is something the account may download.
   "feeds.$token[.]atom.ts": async (post, viewer) => {
     const token = viewer.feedToken ?? "A".repeat(43);
@@ -314,6 +324,11 @@ const NO_POST_DATA: Record<string, string> = {
   "api.library.posts.$id.toggle.ts": "admins only",
   "api.upload.file.$id.ts": "admins only",
   "api.upload.front.$id.ts": "admins only",
+  "api.admin.reports.ts": "admins only",
+  "api.admin.reports.$id.ts": "admins only",
+  "admin_.reports.tsx": "admins only",
+  // Answers only a count; a report on a post the account may not see is not found (tests/bug-reports.test.ts).
+  "api.reports.$id.me-too.ts": "a report's \u201cme too\u201d count",
 };
 
 const routesDir = path.resolve(import.meta.dirname, "../app/routes");
@@ -365,6 +380,13 @@ beforeAll(async () => {
         data: { userId: user.id, postId: posts[kind].id, version: "V0.9", createdAt: new Date(Date.now() - 2 * DAY), accessSource: "FREE" },
       });
     }
+  }
+  // Each post has a known issue, reported by an admin (the probes' viewers did not report it).
+  const reporter = await createTestUser({ isAdmin: true, canBeAdmin: true });
+  for (const kind of KINDS) {
+    await db.bugReport.create({
+      data: { postId: posts[kind].id, userId: reporter.id, versionLabel: "V1.0", title: `Bug on ${posts[kind].title}`, body: "Something is wrong." },
+    });
   }
   // Each post realizes an idea (shipped), and the restricted one opens to the supporter's tier later.
   for (const kind of KINDS) {

@@ -70,6 +70,7 @@ export function VersionHistoryList({
       {versions.map((version, index) => (
         <li
           key={version.id}
+          id={`version-${version.id}`}
           className={version.hidden ? "version-item version-hidden" : "version-item"}
           data-testid="version-item"
           data-version-id={version.id}

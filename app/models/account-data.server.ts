@@ -20,6 +20,8 @@ export const EXPORT_SECTION_OF_TABLE = {
   update_mail_ledger: "updatesMailed",
   mail_outbox: "mailsToYou",
   patch_confirmations: "gamePatchAnswers",
+  bug_reports: "bugReports",
+  bug_report_me_toos: "bugsYouAlsoHave",
 } as const;
 
 /** The emails a person proved are theirs: the account's (when verified) and verified shop emails. */
@@ -60,6 +62,26 @@ export async function exportAccountData(userId: string, now = new Date()) {
           patch: { select: { name: true } },
           version: { select: { label: true, postId: true, post: { select: POST_SEEN } } },
         },
+        orderBy: { createdAt: "asc" },
+      },
+      bugReports: {
+        select: {
+          id: true,
+          postId: true,
+          versionLabel: true,
+          gamePatch: true,
+          title: true,
+          body: true,
+          state: true,
+          createdAt: true,
+          fixedAt: true,
+          post: { select: POST_SEEN },
+          fixedVersion: { select: { label: true } },
+        },
+        orderBy: { createdAt: "asc" },
+      },
+      bugReportMeToos: {
+        select: { reportId: true, createdAt: true, report: { select: { title: true, postId: true, post: { select: POST_SEEN } } } },
         orderBy: { createdAt: "asc" },
       },
       // The mails to the account, without their bodies (a queued code mail holds a live code).
@@ -153,6 +175,30 @@ export async function exportAccountData(userId: string, now = new Date()) {
       : [],
     updatesMailed: user.updatesMailed,
     mailsToYou: user.outboxMails,
+    // Bug reports the account sent, and those it said "me too" to (a post it may not see now keeps only its id).
+    bugReports: user.bugReports.map((row) => ({
+      id: row.id,
+      postId: row.postId,
+      postTitle: titleSeen(row.post),
+      version: row.versionLabel,
+      gamePatch: row.gamePatch,
+      title: row.title,
+      body: row.body,
+      state: row.state,
+      fixedIn: row.fixedVersion?.label ?? null,
+      reportedAt: row.createdAt,
+      fixedAt: row.fixedAt,
+    })),
+    bugsYouAlsoHave: user.bugReportMeToos.map((row) => {
+      const seen = titleSeen(row.report.post) !== null;
+      return {
+        reportId: row.reportId,
+        title: seen ? row.report.title : null,
+        postId: row.report.postId,
+        postTitle: titleSeen(row.report.post),
+        addedAt: row.createdAt,
+      };
+    }),
     changesToYourAccount,
   };
 }

@@ -28,7 +28,8 @@ const BATCH = 20;
 /** Batches one pass sends at most; the next pass (15 s later) goes on with the rest. */
 const MAX_BATCHES = 50;
 
-export type MailKind = "code" | "release" | "digest";
+/** "fix": a bug a person reported (or said "me too" to) is fixed (app/models/bug-report.server.ts). */
+export type MailKind = "code" | "release" | "digest" | "fix";
 
 type Client = Prisma.TransactionClient | typeof db;
 
@@ -117,7 +118,7 @@ export async function giveUpTopic(client: Client, topic: string, reason: string,
 /** Gives up the unsent notices and digests of an account (it unsubscribed): codes stay. */
 export async function giveUpUpdateMails(client: Client, userId: string, reason: string, now = new Date()): Promise<number> {
   const { count } = await client.outboxMail.updateMany({
-    where: { userId, kind: { in: ["release", "digest"] }, OR: [{ status: "PENDING" }, { status: "SENDING", claimedUntil: { lte: now } }] },
+    where: { userId, kind: { in: ["release", "digest", "fix"] }, OR: [{ status: "PENDING" }, { status: "SENDING", claimedUntil: { lte: now } }] },
     data: { status: "GIVEN_UP", gaveUpAt: now, lastError: reason, text: "", html: "", claimToken: null, claimedUntil: null },
   });
   return count;

@@ -1,6 +1,6 @@
 // Who sees a post now (docs/security-model.md#who-sees-a-post): every place that serves a post's
 // data (the listing and the post page, both downloads, its cover under /media, its versions and
-// the file check, the feed and the digests, my downloads and updates, shipped ideas) asks this
+// the file check, the feed and the digests, my downloads and updates, shipped ideas, known issues and bug reports) asks this
 // module, never `enabled` or the publication time on its own. A post is shown to everyone once it
 // is enabled and published; effective admins (not restricted) see every post. Not seeing a post
 // answers like a missing one (404), so a scheduled or disabled post reveals nothing, not even

@@ -16,7 +16,8 @@ export function rateLimitRefusal(retryAfterSeconds: number): DomainError {
   });
 }
 
-function formatWait(seconds: number): string {
+/** "42 seconds", "3 minutes": the wait of a refusal in words. */
+export function formatWait(seconds: number): string {
   if (seconds < 60) return `${seconds} second${seconds === 1 ? "" : "s"}`;
   const minutes = Math.ceil(seconds / 60);
   return `${minutes} minute${minutes === 1 ? "" : "s"}`;

@@ -11,6 +11,7 @@ import { DomainError } from "~/models/errors";
 import { loadViewerContext } from "~/models/entitlement.server";
 import { entitlementOfListed, isListedPostPublic, LISTING_VIEWER, listLibraryPosts } from "~/models/library-listing.server";
 import { listPatchNews } from "~/models/game-patch.server";
+import { listFixNoticesFor, versionNotesLink } from "~/models/bug-report.server";
 import { giveUpUpdateMails } from "~/models/mail-outbox.server";
 import { patchNewsHeadline } from "~/utils/game-patch-schemas";
 import { explainAccess } from "~/utils/entitlement";
@@ -278,8 +279,8 @@ export async function feedForToken(token: string): Promise<string | null> {
 async function buildFeed(user: User, token: string): Promise<string> {
   const appUrl = env().APP_URL;
   const host = new URL(appUrl).hostname;
-  const items = await listUpdatesFor(user, { limit: FEED_ENTRY_LIMIT });
-  const entries = items.map((item) =>
+  const [items, fixes] = await Promise.all([listUpdatesFor(user, { limit: FEED_ENTRY_LIMIT }), listFixNoticesFor(user, FEED_ENTRY_LIMIT)]);
+  const updates = items.map((item) =>
     item.kind === "PATCH_WORKS"
       ? {
           id: `tag:${host},2026:patch/${item.subjectId}`,
@@ -297,6 +298,16 @@ async function buildFeed(user: User, token: string): Promise<string> {
             item.kind === "NEW_POST" ? `${item.title} (${item.label}) is in the library.` : item.notes || `${item.title} has a new version, ${item.label}.`,
         },
   );
+  // A bug the account reported (or said "me too" to) fixed in a version: one entry per report, linking that version's notes.
+  const fixed = fixes.map((fix) => ({
+    id: `tag:${host},2026:bug-fixed/${fix.reportId}`,
+    title: `Fixed in ${fix.postTitle} ${fix.label}: ${fix.title}`,
+    updated: fix.at,
+    link: versionNotesLink(fix.postId, fix.versionId),
+    content: `The bug \u201c${fix.title}\u201d you reported or said \u201cme too\u201d to is fixed in ${fix.postTitle} ${fix.label}.${fix.notes.trim() ? `\n\n${fix.notes}` : ""}`,
+  }));
+  // A stable sort by date only: the updates keep their own order among themselves.
+  const entries = [...updates, ...fixed].sort((a, b) => b.updated.getTime() - a.updated.getTime()).slice(0, FEED_ENTRY_LIMIT);
   return atomXml({
     id: `tag:${host},2026:updates/${user.id}`,
     title: "Creator Library: your updates",

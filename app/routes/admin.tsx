@@ -170,6 +170,14 @@ export default function AdminPage() {
         </p>
       </section>
 
+      <section className="card" aria-labelledby="bug-reports-entry-title">
+        <h2 id="bug-reports-entry-title">Bug reports</h2>
+        <p>
+          Reports from downloaders, with their reporters and &ldquo;me too&rdquo; counts, to confirm, fix in a version or close:{" "}
+          <Link to="/admin/reports">Open bug reports</Link>
+        </p>
+      </section>
+
       <section className="card" aria-labelledby="mail-outbox-entry-title">
         <h2 id="mail-outbox-entry-title">Mail outbox</h2>
         <p>

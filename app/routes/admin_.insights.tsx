@@ -11,6 +11,7 @@ import { TopPostsList } from "~/components/insights/top-posts";
 import { ErrorPage } from "~/components/error-page";
 import { assertInsightsViewer, loadInsights } from "~/models/insights/charts.server";
 import { ACCESS_SOURCES, downloadsTable, postDownloadsWideTable, topPostsTable } from "~/models/insights/downloads.server";
+import { bugReportsTable } from "~/models/insights/bug-reports.server";
 import { inspirationTable } from "~/models/insights/inspiration.server";
 import { shopTable } from "~/models/insights/shop.server";
 import { supportersTable } from "~/models/insights/supporters.server";
@@ -100,6 +101,20 @@ async function buildView(range: InsightsRange) {
         ],
       ),
       table: inspirationTable(data.inspiration),
+    },
+    bugReports: {
+      csv: csv("bug-reports"),
+      open: data.bugReports.open,
+      fixed: data.bugReports.fixed,
+      medianDaysToFix: data.bugReports.medianDaysToFix,
+      geometry: itemBars(
+        data.bugReports.posts.map((post) => post.title),
+        [
+          { label: "New", values: data.bugReports.posts.map((post) => post.new) },
+          { label: "Confirmed", values: data.bugReports.posts.map((post) => post.confirmed) },
+        ],
+      ),
+      table: bugReportsTable(data.bugReports),
     },
   };
 }
@@ -246,6 +261,26 @@ export default function InsightsPage() {
             />
             <Legend geometry={view.inspiration.geometry} />
             <DataTableView id="inspiration-table" title="Likes per idea" table={view.inspiration.table} />
+          </ChartSection>
+          <ChartSection
+            id="bug-reports"
+            title="Bug reports"
+            csvHref={view.bugReports.csv}
+            summary={`${count(view.bugReports.open, "open report")} now (new and confirmed, whatever the range). ${
+              view.bugReports.medianDaysToFix === null
+                ? "No report was fixed in this range."
+                : `Median time from report to fix: ${view.bugReports.medianDaysToFix.toLocaleString("en-US")} days, over ${count(view.bugReports.fixed, "report")} fixed in this range.`
+            }`}
+          >
+            <ChartSvg
+              id="bug-reports"
+              title="Open bug reports per post"
+              description="Horizontal stacked bars: new and confirmed reports per post."
+              geometry={view.bugReports.geometry}
+              empty="No open bug reports."
+            />
+            <Legend geometry={view.bugReports.geometry} />
+            <DataTableView id="bug-reports-table" title="Bug reports per post" table={view.bugReports.table} />
           </ChartSection>
         </>
       ) : null}

@@ -4,11 +4,12 @@
 // and Twitter tags: the title, the cover, and "Free" or what unlocks the post. A post the viewer
 // may not see answers 404, as an unknown id does. Forms post to the library's action and come back
 // here, with or without JavaScript.
-import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { json } from "@remix-run/node";
+import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { json, redirect } from "@remix-run/node";
 import { Link, useLoaderData, useLocation, useRouteError } from "@remix-run/react";
 import { useMemo } from "react";
 import { ErrorPage, refusedRequestPage } from "~/components/error-page";
+import { KnownIssues, type ReportActionData } from "~/components/known-issues";
 import { AdultWarning, TermsPopup, useNsfwAcceptance } from "~/components/library-gate";
 import { accessLine } from "~/components/post-access";
 import { PatchCompatibility } from "~/components/patch-compatibility";
@@ -17,12 +18,18 @@ import { useLibraryDownload } from "~/components/use-library-download";
 import type { CacheableHandle } from "~/document-cache.server";
 import { env } from "~/env.server";
 import { loadLibraryPageViewer } from "~/models/access.server";
+import { addMeToo, BUG_REPORT_MESSAGES, fileBugReport, listKnownIssues, removeMeToo, reportFormFor } from "~/models/bug-report.server";
 import { loadPostPage } from "~/models/post-page.server";
+import { getCurrentUser } from "~/models/session.server";
+import { redirectWithSuccess } from "~/toast.server";
+import { formRefusal } from "~/utils/form-failure.server";
+import { readPageForm } from "~/utils/page-form.server";
 import libraryStyles from "~/styles/library.css?url";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { withParam } from "~/utils/url";
 import { hasAcceptedNsfw } from "~/utils/visitor-cookies.server";
+import { formText } from "~/utils/form-fields";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: libraryStyles }];
 
@@ -38,8 +45,12 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const config = env();
   const { post } = page;
   const canonical = `${config.APP_URL}/library/${encodeURIComponent(post.postId)}`;
+  // Known issues follow the post's visibility (the page is a 404 before this for a hidden post).
+  const [knownIssues, reportForm] = await Promise.all([listKnownIssues(user, post.postId), reportFormFor(user, post.postId)]);
   return json({
     ...page,
+    knownIssues,
+    reportForm,
     user: user ? { id: user.id, tosAccepted: user.tosAccepted || isEffectiveAdmin(user) } : null,
     admin: isEffectiveAdmin(user),
     // Admins are not asked to confirm their age (as on the library).
@@ -50,6 +61,43 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     now: new Date(Math.floor(Date.now() / 60_000) * 60_000).toISOString(),
     preview: { url: canonical, image: post.imageUrl ? `${config.APP_URL}${post.imageUrl}` : null },
   });
+}
+
+/**
+ * The post page's bug-report forms (docs/product.md#bug-reports): `intent` "report" (title, body,
+ * gamePatch), "me-too" or "undo-me-too" (reportId). The same model functions as
+ * /api/library/posts/{id}/reports and /api/reports/{id}/me-too. Done: back to the known issues with
+ * a toast; refused: the message (and the field's) with the model's status.
+ */
+export async function action({ request, params }: ActionFunctionArgs) {
+  const user = await getCurrentUser(request);
+  const postId = params.postId ?? "";
+  const back = `/library/${encodeURIComponent(postId)}#known-issues`;
+  if (!user) throw redirect("/login");
+  const form = await readPageForm(request);
+  const intent = formText(form, "intent");
+  const reportId = formText(form, "reportId");
+  try {
+    if (intent === "report") {
+      await fileBugReport(user, postId, { title: formText(form, "title"), body: formText(form, "body"), gamePatch: formText(form, "gamePatch") });
+      return redirectWithSuccess(back, BUG_REPORT_MESSAGES.reported, { status: 303 });
+    }
+    if (intent === "me-too") {
+      await addMeToo(user, reportId);
+      return redirectWithSuccess(back, BUG_REPORT_MESSAGES.meTooAdded, { status: 303 });
+    }
+    if (intent === "undo-me-too") {
+      await removeMeToo(user, reportId);
+      return redirectWithSuccess(back, BUG_REPORT_MESSAGES.meTooRemoved, { status: 303 });
+    }
+    return json<ReportActionData>({ ok: false, intent, message: "Invalid input." }, { status: 400 });
+  } catch (error) {
+    const refusal = formRefusal(error, BUG_REPORT_MESSAGES.failed);
+    return json<ReportActionData>(
+      { ok: false, intent, message: refusal.message, fields: refusal.fields },
+      { status: refusal.status, headers: { "Cache-Control": "private, no-store", ...refusal.headers } },
+    );
+  }
 }
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => {
@@ -122,6 +170,7 @@ export default function PostPage() {
           requirements={data.requirements}
         />
         <PatchCompatibility postId={post.postId} versions={data.versions} compatibility={data.compatibility} admin={data.admin} back={back} />
+        <KnownIssues postId={post.postId} issues={data.knownIssues} form={data.reportForm} />
       </div>
       <iframe ref={download.frameRef} title="Download" className="visually-hidden" aria-hidden="true" tabIndex={-1} data-testid="download-frame" />
     </div>

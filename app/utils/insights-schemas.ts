@@ -109,7 +109,7 @@ export function rangeQuery(range: InsightsRange): string {
   return params.toString();
 }
 
-export const INSIGHTS_CHARTS = ["downloads", "top-posts", "post-downloads", "supporters", "shop", "inspiration"] as const;
+export const INSIGHTS_CHARTS = ["downloads", "top-posts", "post-downloads", "supporters", "shop", "inspiration", "bug-reports"] as const;
 export type InsightsChart = (typeof INSIGHTS_CHARTS)[number];
 export const insightsChartSchema = z.enum(INSIGHTS_CHARTS, { message: INSIGHTS_MESSAGES.unknownChart });
 

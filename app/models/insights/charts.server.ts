@@ -2,6 +2,7 @@
 // it. The page draws the chart and the table from this; the CSV export writes the same table.
 import type { User } from "~/generated/prisma/client";
 import { DomainError } from "~/models/errors";
+import { bugReportInsights, bugReportsTable } from "~/models/insights/bug-reports.server";
 import { downloadsPerDay, downloadsTable, postDownloadsTable, topPosts, topPostsTable } from "~/models/insights/downloads.server";
 import { inspirationTable, likesPerIdea } from "~/models/insights/inspiration.server";
 import { shopByMonth, shopTable } from "~/models/insights/shop.server";
@@ -17,6 +18,7 @@ export type InsightsData = {
   members: Awaited<ReturnType<typeof currentMembersByTier>>;
   shop: Awaited<ReturnType<typeof shopByMonth>>;
   inspiration: Awaited<ReturnType<typeof likesPerIdea>>;
+  bugReports: Awaited<ReturnType<typeof bugReportInsights>>;
 };
 
 /** Insights are for effective admins only; everyone else (guests too) is refused with 403. */
@@ -26,15 +28,16 @@ export function assertInsightsViewer(user: Pick<User, "isAdmin" | "restricted"> 
 
 /** Every chart of the page, loaded together. */
 export async function loadInsights(range: InsightsRange): Promise<InsightsData> {
-  const [downloads, top, supporters, members, shop, inspiration] = await Promise.all([
+  const [downloads, top, supporters, members, shop, inspiration, bugReports] = await Promise.all([
     downloadsPerDay(range),
     topPosts(range),
     supportersByMonth(range),
     currentMembersByTier(),
     shopByMonth(range),
     likesPerIdea(),
+    bugReportInsights(range),
   ]);
-  return { downloads, topPosts: top, supporters, members, shop, inspiration };
+  return { downloads, topPosts: top, supporters, members, shop, inspiration, bugReports };
 }
 
 /** One chart's data as the table its CSV export holds, loaded by the chart's own model function. */
@@ -52,5 +55,7 @@ export async function insightsTable(chart: InsightsChart, range: InsightsRange):
       return shopTable(await shopByMonth(range));
     case "inspiration":
       return inspirationTable(await likesPerIdea());
+    case "bug-reports":
+      return bugReportsTable(await bugReportInsights(range));
   }
 }
