@@ -31,10 +31,18 @@ export async function writeLocalPart(uploadId: string, partNumber: number, body:
   const temporary = `${target}.${randomBytes(6).toString("hex")}.tmp`;
   let size = 0;
   async function* counted() {
-    for await (const chunk of body) {
-      size += chunk.byteLength;
+    const chunks = body[Symbol.asyncIterator]();
+    for (;;) {
+      let next: IteratorResult<Uint8Array>;
+      try {
+        next = await chunks.next();
+      } catch (error) {
+        throw new PartCutOffError(error);
+      }
+      if (next.done) return;
+      size += next.value.byteLength;
       if (size > maxBytes) throw new PartTooLargeError();
-      yield chunk;
+      yield next.value;
     }
   }
   try {
@@ -50,6 +58,13 @@ export async function writeLocalPart(uploadId: string, partNumber: number, body:
 export class PartTooLargeError extends Error {
   constructor() {
     super("The part is larger than the upload's part size.");
+  }
+}
+
+/** The part's body broke off before its end (a dropped connection): the sender's fault, not the disk's. */
+export class PartCutOffError extends Error {
+  constructor(cause: unknown) {
+    super("The part was cut off.", { cause });
   }
 }
 

@@ -8,7 +8,15 @@
 import { randomBytes } from "node:crypto";
 import { db } from "~/db.server";
 import type { UploadSession, User } from "~/generated/prisma/client";
-import { deleteLocalPart, deleteLocalParts, listLocalParts, PartTooLargeError, readLocalParts, writeLocalPart } from "~/integrations/local-upload-parts.server";
+import {
+  deleteLocalPart,
+  deleteLocalParts,
+  listLocalParts,
+  PartCutOffError,
+  PartTooLargeError,
+  readLocalParts,
+  writeLocalPart,
+} from "~/integrations/local-upload-parts.server";
 import type { UploadedPart } from "~/integrations/s3-storage.server";
 import { isStorageOutage, storage, STORAGE_RETRY_AFTER_SECONDS, STORAGE_UNAVAILABLE_MESSAGE, type Storage } from "~/integrations/storage.server";
 import { env } from "~/env.server";
@@ -35,6 +43,7 @@ export const UPLOAD_MESSAGES = {
   notYours: "Only the admin who started this upload may continue it.",
   noSuchPart: "This upload has no part with that number.",
   partWrongSize: "This part has the wrong size: every part but the last is exactly the part size, and the last holds the rest.",
+  partCutOff: "This part was cut off before it arrived whole, so it was not kept. Send it again.",
   partsGoToStorage: "The parts of this upload go straight to file storage, through the part URLs the upload answered.",
   incomplete: "The upload is not complete yet: some parts have not arrived. Ask the upload what arrived and send the rest.",
   aborted: "Upload cancelled.",
@@ -105,7 +114,10 @@ async function statusOf(session: UploadSession): Promise<UploadStatus> {
   if (session.driver === "s3") {
     const store = await multipartStorage();
     partUrls = await Promise.all(
-      missing.map(async (partNumber) => ({ partNumber, url: await store.presignUploadPart(session.storageKey, session.s3UploadId ?? "", partNumber, PART_URL_SECONDS) })),
+      missing.map(async (partNumber) => ({
+        partNumber,
+        url: await store.presignUploadPart(session.storageKey, session.s3UploadId ?? "", partNumber, PART_URL_SECONDS),
+      })),
     );
   } else {
     partUrls = missing.map((partNumber) => ({ partNumber, url: `/api/uploads/${session.id}/parts/${partNumber}` }));
@@ -203,6 +215,11 @@ export async function receivePart(actor: Admin | null, uploadId: string, partNum
     size = await writeLocalPart(session.id, partNumber, body ?? (async function* () {})(), expected);
   } catch (error) {
     if (error instanceof PartTooLargeError) throw new DomainError(400, UPLOAD_MESSAGES.partWrongSize);
+    if (error instanceof PartCutOffError) throw new DomainError(400, UPLOAD_MESSAGES.partCutOff);
+    if (isStorageOutage(error)) {
+      log().error(errorFields(error), "file storage failed while a part was stored");
+      throw new DomainError(503, STORAGE_UNAVAILABLE_MESSAGE, { retryAfterSeconds: STORAGE_RETRY_AFTER_SECONDS });
+    }
     throw error;
   }
   await db.uploadSession.update({ where: { id: session.id }, data: { lastActivity: new Date() } });

@@ -44,7 +44,10 @@ export const uploadSessionSchema = z
   .object({
     postId: z.string().trim().min(1, "Choose a post.").max(64),
     fileName: z.string().trim().min(1, "Please select a file first.").max(255, "The file name must be at most 255 characters."),
-    size: z.number({ invalid_type_error: "The file size must be a whole number of bytes." }).int("The file size must be a whole number of bytes.").min(1, "Please select a file first."),
+    size: z
+      .number({ invalid_type_error: "The file size must be a whole number of bytes." })
+      .int("The file size must be a whole number of bytes.")
+      .min(1, "Please select a file first."),
   })
   .and(versionUploadSchema);
 export type UploadSessionInput = z.infer<typeof uploadSessionSchema>;
