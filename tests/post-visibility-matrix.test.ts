@@ -266,6 +266,10 @@ const NO_POST_DATA: Record<string, string> = {
   "api.library.posts.$id.toggle.ts": "admins only",
   "api.upload.file.$id.ts": "admins only",
   "api.upload.front.$id.ts": "admins only",
+  "api.uploads.ts": "admins only",
+  "api.uploads.$uploadId.ts": "only the admin who started the upload",
+  "api.uploads.$uploadId.complete.ts": "only the admin who started the upload",
+  "api.uploads.$uploadId.parts.$part.ts": "only the admin who started the upload",
 };
 
 const routesDir = path.resolve(import.meta.dirname, "../app/routes");

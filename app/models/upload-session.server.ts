@@ -31,7 +31,7 @@ import type { UploadSessionInput } from "~/utils/version-schemas";
 
 type Admin = Pick<User, "id" | "isAdmin" | "restricted">;
 
-/** An upload with no part and no question for this long is abandoned; the upload-cleanup job aborts it. */
+/** An upload with no part for this long is abandoned; the upload-cleanup job aborts it. */
 export const UPLOAD_ABANDON_HOURS = 24;
 /** How long a presigned part URL stays valid; a client asks the session again for fresh ones. */
 export const PART_URL_SECONDS = 6 * 60 * 60;
@@ -200,7 +200,6 @@ export async function ownsUpload(user: Admin | null, uploadId: string): Promise<
 /** What arrived so far, and where the rest goes (a resuming client asks this first). */
 export async function uploadStatus(actor: Admin | null, uploadId: string): Promise<UploadStatus> {
   const session = await ownSession(actor, uploadId);
-  await db.uploadSession.update({ where: { id: session.id }, data: { lastActivity: new Date() } });
   return storageCall(() => statusOf(session));
 }
 
@@ -222,11 +221,11 @@ export async function receivePart(actor: Admin | null, uploadId: string, partNum
     }
     throw error;
   }
-  await db.uploadSession.update({ where: { id: session.id }, data: { lastActivity: new Date() } });
   if (size !== expected) {
     await deleteLocalPart(session.id, partNumber);
     throw new DomainError(400, UPLOAD_MESSAGES.partWrongSize);
   }
+  await db.uploadSession.update({ where: { id: session.id }, data: { lastActivity: new Date() } });
   return storageCall(() => statusOf(session));
 }
 
@@ -291,9 +290,8 @@ export async function abortUpload(actor: Admin | null, uploadId: string): Promis
 }
 
 /**
- * Aborts uploads abandoned for UPLOAD_ABANDON_HOURS (no part arrived, nobody asked): S3 multipart
- * uploads are aborted, local parts deleted. A part that reached S3 since (the browser sends parts
- * without us) counts as activity. Answers how many were cleaned up.
+ * Aborts uploads abandoned for UPLOAD_ABANDON_HOURS (no part arrived): S3 multipart uploads are
+ * aborted, local parts deleted. The parts' own times count (S3 parts reach the bucket without us). Answers how many were cleaned up.
  */
 export async function cleanUpAbandonedUploads(now = new Date()): Promise<number> {
   const cutoff = new Date(now.getTime() - UPLOAD_ABANDON_HOURS * 60 * 60 * 1000);
@@ -301,7 +299,7 @@ export async function cleanUpAbandonedUploads(now = new Date()): Promise<number>
   let cleaned = 0;
   for (const session of stale) {
     try {
-      const parts = session.driver === "s3" && session.s3UploadId ? await arrivedParts(session) : [];
+      const parts = session.driver === "local" || session.s3UploadId ? await arrivedParts(session) : [];
       const latest = parts.reduce((last, part) => Math.max(last, part.lastModified.getTime()), 0);
       if (latest >= cutoff.getTime()) {
         await db.uploadSession.update({ where: { id: session.id }, data: { lastActivity: new Date(latest) } });
