@@ -14,6 +14,7 @@ import { runReleaseMails } from "~/models/release-mail.server";
 import { backfillAllVersionHashes } from "~/models/post-version-backfill.server";
 import { deleteExpiredRateLimits } from "~/models/rate-limit.server";
 import { deleteExpiredSessions } from "~/models/session.server";
+import { cleanUpAbandonedUploads } from "~/models/upload-session.server";
 import { runUpdateDigests } from "~/models/update-digest.server";
 import { deleteExpiredCodes } from "~/models/verification.server";
 
@@ -56,6 +57,8 @@ function jobs(): Job[] {
     // Hourly: each member's roles as Discord holds them, drift repaired.
     { name: "discord-reconcile", everyMs: HOUR_MS, run: () => reconcileDiscordRoles() },
     { name: "discord-jobs-prune", everyMs: HOUR_MS, run: () => pruneDiscordJobs() },
+    // Resumable uploads with no part for UPLOAD_ABANDON_HOURS (24 h): S3 multipart uploads aborted, local parts deleted.
+    { name: "upload-cleanup", everyMs: HOUR_MS, run: () => cleanUpAbandonedUploads() },
     // Support-platform sync; INTERVAL_MINUTES=0 turns the timer off (admins can still force it).
     { name: "interval", everyMs: env().INTERVAL_MINUTES * 60 * 1000, run: () => runIntervalSync({ trigger: "timer" }) },
   ];

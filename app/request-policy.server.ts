@@ -5,12 +5,13 @@
 // to DEFAULT_BODY_LIMIT (1 MiB) that declare their length, may not be framed, and refuses
 // state changes sent from other sites.
 import { getCurrentUser } from "~/models/session.server";
+import { ownsUpload } from "~/models/upload-session.server";
 import type { UploadKind } from "~/utils/body-limits";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 
 export type RequestPolicy = {
   /**
-   * The route streams uploaded files: a multipart body up to the largest file of `kind` (plus
+   * The route streams uploaded files: a multipart body (kind "post-file-part": a raw body) up to the largest file of `kind` (plus
    * framing), or without a declared length, from whoever `allowed` admits. `allowed` sees the
    * request's address and headers only, and is asked before a byte of the body is read; everyone
    * else gets the default limit and body time.
@@ -38,6 +39,19 @@ async function adminAsks(request: Request): Promise<boolean> {
 /** A route whose admins upload files of `kind`. */
 export function adminUploads(kind: UploadKind): RequestPolicy {
   return { upload: { kind, allowed: adminAsks } };
+}
+
+/** The part route of a resumable upload: raw part bodies, only from the admin who started `/api/uploads/{id}`. */
+export function uploadPartPolicy(): RequestPolicy {
+  return {
+    upload: {
+      kind: "post-file-part",
+      allowed: async (request) => {
+        const uploadId = /^\/api\/uploads\/([^/]+)\/parts\//.exec(new URL(request.url).pathname)?.[1] ?? "";
+        return ownsUpload(await getCurrentUser(request), uploadId);
+      },
+    },
+  };
 }
 
 export const FRAMED_BY_SELF: RequestPolicy = { framedBySelf: true };

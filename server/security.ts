@@ -177,9 +177,10 @@ export function limitBody(options: SecurityOptions): RequestHandler {
     const upload = policyOf(res).upload;
     let limit = DEFAULT_BODY_LIMIT;
     let admitted = false;
-    if (upload && (declared === null || declared > DEFAULT_BODY_LIMIT) && isMultipart(req)) {
+    // A resumable upload's part is sent raw (application/octet-stream), every other upload as multipart.
+    if (upload && (declared === null || declared > DEFAULT_BODY_LIMIT) && (upload.kind === "post-file-part" || isMultipart(req))) {
       admitted = await upload.allowed(headersOnly(req, appOrigin)).catch(() => false);
-      if (admitted) limit = maxFileBytes(upload.kind, options.postFileMaxBytes) + MULTIPART_OVERHEAD;
+      if (admitted) limit = maxFileBytes(upload.kind, options.postFileMaxBytes) + (upload.kind === "post-file-part" ? 0 : MULTIPART_OVERHEAD);
       res.locals.admittedUpload = admitted;
     }
     if (declared !== null && declared > limit) return jsonError(res, 413, "Request body is too large.");

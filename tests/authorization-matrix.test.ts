@@ -56,9 +56,18 @@ const adminApi = (cell: Cell): Record<Role, Cell> => ({ ...all(no(403)), guest: 
 const adminUi = (cell: Cell, refused: Cell): Record<Role, Cell> => ({ ...all(refused), admin: cell });
 const METHOD_NOT_ALLOWED = all(ok(405));
 
-type Fixtures = { postId: string; reportId: string; panelId: string; inspirationPanelId: string; targetUserId: string; users: Record<Role, User | null> };
+type Fixtures = {
+  postId: string;
+  reportId: string;
+  uploadId: string;
+  panelId: string;
+  inspirationPanelId: string;
+  targetUserId: string;
+  users: Record<Role, User | null>;
+};
 
 const postParams = (f: Fixtures) => ({ id: f.postId });
+const uploadParams = (f: Fixtures) => ({ uploadId: f.uploadId });
 
 const MATRIX: Record<string, Case[]> = {
   "$.tsx": [{ method: "GET", params: () => ({ "*": "no-such-page" }), expect: all(ok(404)) }],
@@ -358,6 +367,21 @@ const MATRIX: Record<string, Case[]> = {
   "api.panelsupload.$id.image.ts": [{ method: "POST", params: (f) => ({ id: f.panelId }), expect: adminApi(ok(400)) }],
   "api.upload.file.$id.ts": [{ method: "POST", params: postParams, expect: adminApi(ok(400)) }],
   "api.upload.front.$id.ts": [{ method: "POST", params: postParams, expect: adminApi(ok(400)) }],
+  // Resumable uploads: starting is an admin's; a session is only its starter's (the matrix's admin):
+  // anyone else signed in learns nothing of it (404). Another admin's 403: tests/upload-resume.test.ts.
+  "api.uploads.ts": [
+    { method: "POST", json: {}, expect: adminApi(ok(400)) },
+    { method: "POST", json: { postId: "matrix-post", fileName: "pack.zip", size: 20_000_000 }, expect: adminApi(ok(201)) },
+  ],
+  "api.uploads.$uploadId.ts": [
+    { method: "GET", params: uploadParams, expect: { ...all(no(404)), guest: no(401), admin: ok(200) } },
+    { method: "DELETE", params: uploadParams, expect: { ...all(no(404)), guest: no(401), admin: ok(200) } },
+  ],
+  "api.uploads.$uploadId.complete.ts": [{ method: "POST", params: uploadParams, expect: { ...all(no(404)), guest: no(401), admin: no(409) } }],
+  // A 2-byte body is no whole part: refused, nothing kept.
+  "api.uploads.$uploadId.parts.$part.ts": [
+    { method: "PUT", params: (f) => ({ ...uploadParams(f), part: "1" }), expect: { ...all(no(404)), guest: no(401), admin: no(400) } },
+  ],
   // Signed, not cookie-authenticated: without the signature every role is refused alike.
   "api.webhooks.kofi.ts": [
     { method: "GET", expect: METHOD_NOT_ALLOWED },
@@ -511,6 +535,8 @@ beforeAll(async () => {
 });
 
 /** Puts the shared rows back the way every case expects them (allowed calls change them). */
+const MATRIX_UPLOAD_ID = "0123456789abcdef0123456789abcdef";
+
 async function resetFixtures(): Promise<{ fixtures: Fixtures; cookies: Record<Role, string | undefined> }> {
   await db.session.deleteMany({});
   await db.shopEmail.deleteMany({});
@@ -533,6 +559,19 @@ async function resetFixtures(): Promise<{ fixtures: Fixtures; cookies: Record<Ro
   const report = await db.bugReport.create({
     data: { postId: "matrix-post", userId: targetUser.id, versionLabel: "V1.0", title: "Matrix report", body: "Something is wrong here." },
   });
+  // A resumable upload of the post, started by the admin (removed with the post above).
+  await db.uploadSession.create({
+    data: {
+      id: MATRIX_UPLOAD_ID,
+      postId: "matrix-post",
+      adminId: roleUsers.admin!.id,
+      fileName: "pack.zip",
+      size: BigInt(20_000_000),
+      partSize: 8 * 1024 * 1024,
+      driver: "local",
+      storageKey: `uploads/${MATRIX_UPLOAD_ID}/assembled`,
+    },
+  });
   await db.panel.deleteMany({});
   const panel = await db.panel.create({ data: { title: "Matrix panel", link: "https://example.com/panel" } });
   await db.inspirationLike.deleteMany({});
@@ -547,6 +586,7 @@ async function resetFixtures(): Promise<{ fixtures: Fixtures; cookies: Record<Ro
     fixtures: {
       postId: "matrix-post",
       reportId: report.id,
+      uploadId: MATRIX_UPLOAD_ID,
       panelId: panel.id,
       inspirationPanelId: inspirationPanel.id,
       targetUserId: targetUser.id,

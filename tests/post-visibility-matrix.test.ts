@@ -329,6 +329,10 @@ const NO_POST_DATA: Record<string, string> = {
   "admin_.reports.tsx": "admins only",
   // Answers only a count; a report on a post the account may not see is not found (tests/bug-reports.test.ts).
   "api.reports.$id.me-too.ts": "a report's \u201cme too\u201d count",
+  "api.uploads.ts": "admins only",
+  "api.uploads.$uploadId.ts": "only the admin who started the upload",
+  "api.uploads.$uploadId.complete.ts": "only the admin who started the upload",
+  "api.uploads.$uploadId.parts.$part.ts": "only the admin who started the upload",
 };
 
 const routesDir = path.resolve(import.meta.dirname, "../app/routes");

@@ -676,10 +676,10 @@ describe("slow clients", () => {
   });
 });
 
-/** Sends only the head of a POST declaring `length` body bytes, and reads the answer. */
-function declaredBody(pathname: string, length: number, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+/** Sends only the head of a POST (or `method`) declaring `length` body bytes, and reads the answer. */
+function declaredBody(pathname: string, length: number, headers: Record<string, string>, method = "POST"): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const request = http.request(`${base}${pathname}`, { method: "POST", headers: { ...headers, "Content-Length": String(length) } }, (response) => {
+    const request = http.request(`${base}${pathname}`, { method, headers: { ...headers, "Content-Length": String(length) } }, (response) => {
       let body = "";
       response.on("data", (chunk: Buffer) => (body += chunk.toString()));
       response.on("end", () => {
@@ -770,6 +770,39 @@ describe("body size limits", () => {
     // Each upload route's own kind caps the admin too (images: 10 MiB).
     expect((await declaredBody("/api/upload/front/no-such-post", 11 * MiB, { ...multipart, Cookie: adminCookie })).status).toBe(413);
     expect((await declaredBody("/api/upload/file/no-such-post", 9 * MiB, { ...multipart, Cookie: adminCookie })).status).toBe(413);
+  });
+
+  it("admits a resumable upload's raw part body only for the admin who started it, up to the part size", async () => {
+    const MiB = 1024 * 1024;
+    const owner = await createTestUser({ isAdmin: true, canBeAdmin: true });
+    const otherAdmin = await createTestUser({ isAdmin: true, canBeAdmin: true });
+    const post = await createPost({ fileSize: null });
+    const uploadId = "edgeedgeedgeedge0123456789abcdef";
+    await db.uploadSession.create({
+      data: {
+        id: uploadId,
+        postId: post.id,
+        adminId: owner.id,
+        fileName: "pack.zip",
+        size: BigInt(20 * MiB),
+        partSize: 8 * MiB,
+        driver: "local",
+        storageKey: `uploads/${uploadId}/assembled`,
+      },
+    });
+    const raw = { "Content-Type": "application/octet-stream", Origin: base };
+    const part = `/api/uploads/${uploadId}/parts/1`;
+    // Refused from the headers alone: a guest, another admin.
+    expect((await declaredBody(part, 3 * MiB, raw, "PUT")).status).toBe(413);
+    expect((await declaredBody(part, 3 * MiB, { ...raw, Cookie: await sessionCookie(otherAdmin.id) }, "PUT")).status).toBe(413);
+    const ownerCookie = await sessionCookie(owner.id);
+    // The owner too above the part size (8 MiB for an 8 MiB POST_FILE_MAX_BYTES).
+    expect((await declaredBody(part, 9 * MiB, { ...raw, Cookie: ownerCookie }, "PUT")).status).toBe(413);
+    // The owner's part passes the edge; the route then finds it the wrong size (a whole part is 8 MiB).
+    const admitted = await fetch(`${base}${part}`, { method: "PUT", headers: { ...raw, Cookie: ownerCookie }, body: new Uint8Array(3 * MiB) });
+    expect(admitted.status).toBe(400);
+    expect(((await admitted.json()) as { error: string }).error).toContain("wrong size");
+    await db.uploadSession.delete({ where: { id: uploadId } });
   });
 
   it("takes no chunked body from someone who may not upload, and closes the connection", async () => {

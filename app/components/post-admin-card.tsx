@@ -15,6 +15,7 @@ import { showToast } from "~/components/toaster";
 import type { LibraryPost } from "~/models/library-listing.server";
 import type { VersionView } from "~/models/post-version-history.server";
 import { formatFileSize } from "~/utils/file-size";
+import { uploadResumably, UploadRefused, type UploadProgress } from "~/utils/resumable-upload";
 import { drawnFieldName, drawnTierList, LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { nextVersionLabel } from "~/utils/version-schemas";
 
@@ -117,18 +118,24 @@ function uploadAction(intent: "upload-image" | "upload-file", postId: string, ba
 }
 
 /**
- * The post's file, streamed into storage by the library action as a new version: its label and
- * Markdown notes come first in the body (the action reads them before the file streams). With
- * JavaScript it is sent to that same action by XMLHttpRequest, the one browser API with upload
- * progress events (a fetcher has none), and answered as JSON; without, the form posts there and
- * is redirected back.
+ * The post's file as a new version. Without JavaScript the form posts it to the library action in
+ * one request (label and notes first, the file streamed into storage) and is redirected back.
+ * With JavaScript it is sent as a resumable upload (app/utils/resumable-upload.ts): in parts, with
+ * the bytes sent and the percentage shown, resuming after a dropped connection, cancellable.
  */
 function FileUpload({ post, back }: { post: LibraryPost; back: string }) {
-  const [progress, setProgress] = useState<number | null>(null);
+  const [progress, setProgress] = useState<UploadProgress | null>(null);
+  const cancelRef = useRef<AbortController | null>(null);
   const revalidator = useRevalidator();
   const inputRef = useRef<HTMLInputElement>(null);
   const inputId = `file-${post.postId}`;
   const action = uploadAction("upload-file", post.postId, back);
+  const percent = progress && progress.total > 0 ? Math.floor((progress.sent / progress.total) * 100) : 0;
+  const progressText = progress
+    ? progress.retryInSeconds !== undefined
+      ? `Connection lost. Trying again in ${progress.retryInSeconds} s… (${formatFileSize(progress.sent)} of ${formatFileSize(progress.total)} arrived)`
+      : `Uploading ${formatFileSize(progress.sent)} of ${formatFileSize(progress.total)} (${percent}%)`
+    : "";
   return (
     <form
       method="post"
@@ -142,39 +149,32 @@ function FileUpload({ post, back }: { post: LibraryPost; back: string }) {
           showToast({ type: "error", message: "Please select a file first." });
           return;
         }
-        // The same fields in the same order as the form posts them without JavaScript.
         const form = new FormData(event.currentTarget);
-        const body = new FormData();
-        body.append("label", String(form.get("label") ?? ""));
-        body.append("notes", String(form.get("notes") ?? ""));
-        body.append("file", file);
-        const request = new XMLHttpRequest();
-        request.open("POST", `${action}&respond=json`);
-        request.upload.onprogress = (progressEvent) => {
-          if (progressEvent.lengthComputable) setProgress(Math.round((progressEvent.loaded / progressEvent.total) * 100));
-        };
-        request.onload = () => {
-          setProgress(null);
-          let answer: { message?: string; error?: string } = {};
-          try {
-            answer = JSON.parse(request.responseText) as typeof answer;
-          } catch {
-            // Not our JSON (a proxy's error page): the operation's own message below.
-          }
-          if (request.status >= 200 && request.status < 300) {
+        const controller = new AbortController();
+        cancelRef.current = controller;
+        setProgress({ sent: 0, total: file.size });
+        uploadResumably({
+          postId: post.postId,
+          file,
+          label: String(form.get("label") ?? ""),
+          notes: String(form.get("notes") ?? ""),
+          signal: controller.signal,
+          onProgress: setProgress,
+          failureMessage: LIBRARY_MESSAGES.fileUploadFailed,
+        })
+          .then((answer) => {
             showToast({ type: "success", message: answer.message ?? "File uploaded." });
             inputRef.current?.form?.reset();
             revalidator.revalidate();
-          } else {
-            showToast({ type: "error", message: answer.error ?? LIBRARY_MESSAGES.fileUploadFailed });
-          }
-        };
-        request.onerror = () => {
-          setProgress(null);
-          showToast({ type: "error", message: LIBRARY_MESSAGES.fileUploadFailed });
-        };
-        setProgress(0);
-        request.send(body);
+          })
+          .catch((error: unknown) => {
+            if (controller.signal.aborted) showToast({ type: "success", message: "Upload cancelled." });
+            else showToast({ type: "error", message: error instanceof UploadRefused ? error.message : LIBRARY_MESSAGES.fileUploadFailed });
+          })
+          .finally(() => {
+            cancelRef.current = null;
+            setProgress(null);
+          });
       }}
     >
       <div className="field">
@@ -193,12 +193,20 @@ function FileUpload({ post, back }: { post: LibraryPost; back: string }) {
       </div>
       <FileDrop id={inputId} ref={inputRef} name="file" label="File" />
       {progress !== null ? (
-        <progress max={100} value={progress} aria-label={`Uploading file: ${progress}%`}>
-          {progress}%
-        </progress>
+        <div className="upload-progress">
+          <progress max={100} value={percent} aria-label={`Uploading file: ${percent}%`}>
+            {percent}%
+          </progress>
+          <p role="status" aria-live="polite">
+            {progressText}
+          </p>
+          <button type="button" className="button-secondary" onClick={() => cancelRef.current?.abort()}>
+            Cancel upload
+          </button>
+        </div>
       ) : null}
       <button type="submit" className="button-secondary" disabled={progress !== null}>
-        {progress !== null ? `Uploading ${progress}%` : "Upload file"}
+        {progress !== null ? `Uploading ${percent}%` : "Upload file"}
       </button>
     </form>
   );

@@ -6,6 +6,9 @@ import type * as S3Uploads from "@aws-sdk/lib-storage";
 import { env } from "~/env.server";
 import { assertSafeKey, type ByteRange, type Storage, type StoredObject } from "~/integrations/storage-interface.server";
 
+/** One part of a multipart upload as S3 lists it. */
+export type UploadedPart = { partNumber: number; size: number; etag: string; lastModified: Date };
+
 export type S3Config = {
   endpoint?: string;
   region: string;
@@ -135,6 +138,67 @@ export class S3Storage implements Storage {
     if (error instanceof this.sdk.s3.NotFound) return true;
     if (error instanceof this.sdk.s3.S3ServiceException) return error.$metadata.httpStatusCode === 404 || error.name === "NoSuchKey";
     return false;
+  }
+
+  // ---- Multipart uploads the browser fills itself (resumable uploads, app/models/upload-session.server.ts)
+
+  /** Starts a multipart upload into `key`; answers S3's UploadId. */
+  async createMultipartUpload(key: string, contentType = "application/octet-stream"): Promise<string> {
+    assertSafeKey(key);
+    const result = await this.client.send(new this.sdk.s3.CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }));
+    if (!result.UploadId) throw new Error("S3 answered no UploadId");
+    return result.UploadId;
+  }
+
+  /** A presigned URL that lets whoever holds it PUT part `partNumber` straight into the bucket, for `expiresInSeconds`. */
+  async presignUploadPart(key: string, uploadId: string, partNumber: number, expiresInSeconds: number): Promise<string> {
+    assertSafeKey(key);
+    const { getSignedUrl } = await import("@aws-sdk/s3-request-presigner");
+    return getSignedUrl(this.client, new this.sdk.s3.UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber }), {
+      expiresIn: expiresInSeconds,
+    });
+  }
+
+  /** The parts that have arrived (ListParts, page by page), in part order. */
+  async listParts(key: string, uploadId: string): Promise<UploadedPart[]> {
+    assertSafeKey(key);
+    const parts: UploadedPart[] = [];
+    let marker: string | undefined;
+    for (;;) {
+      const page = await this.client.send(new this.sdk.s3.ListPartsCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumberMarker: marker }));
+      for (const part of page.Parts ?? []) {
+        if (part.PartNumber && part.ETag) {
+          parts.push({ partNumber: part.PartNumber, size: Number(part.Size ?? 0), etag: part.ETag, lastModified: part.LastModified ?? new Date(0) });
+        }
+      }
+      if (!page.IsTruncated || !page.NextPartNumberMarker) break;
+      marker = page.NextPartNumberMarker;
+    }
+    return parts.sort((a, b) => a.partNumber - b.partNumber);
+  }
+
+  /** Assembles the listed parts into the object (CompleteMultipartUpload). */
+  async completeMultipartUpload(key: string, uploadId: string, parts: readonly UploadedPart[]): Promise<void> {
+    assertSafeKey(key);
+    await this.client.send(
+      new this.sdk.s3.CompleteMultipartUploadCommand({
+        Bucket: this.bucket,
+        Key: key,
+        UploadId: uploadId,
+        MultipartUpload: { Parts: parts.map((part) => ({ PartNumber: part.partNumber, ETag: part.etag })) },
+      }),
+    );
+  }
+
+  /** Drops a multipart upload and the parts it holds (AbortMultipartUpload); one S3 no longer knows is already gone. */
+  async abortMultipartUpload(key: string, uploadId: string): Promise<void> {
+    assertSafeKey(key);
+    try {
+      await this.client.send(new this.sdk.s3.AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId }));
+    } catch (error) {
+      if (error instanceof this.sdk.s3.S3ServiceException && (error.name === "NoSuchUpload" || error.$metadata.httpStatusCode === 404)) return;
+      throw error;
+    }
   }
 
   /** Closes the client's sockets (tests, shutdown). */

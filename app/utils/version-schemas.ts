@@ -39,6 +39,19 @@ export const versionUploadSchema = z.object({
 });
 export type VersionUploadInput = z.infer<typeof versionUploadSchema>;
 
+/** Starting a resumable upload: the post, the file's name and size, and the version's label and notes. */
+export const uploadSessionSchema = z
+  .object({
+    postId: z.string().trim().min(1, "Choose a post.").max(64),
+    fileName: z.string().trim().min(1, "Please select a file first.").max(255, "The file name must be at most 255 characters."),
+    size: z
+      .number({ invalid_type_error: "The file size must be a whole number of bytes." })
+      .int("The file size must be a whole number of bytes.")
+      .min(1, "Please select a file first."),
+  })
+  .and(versionUploadSchema);
+export type UploadSessionInput = z.infer<typeof uploadSessionSchema>;
+
 /** The multipart text fields an upload may carry before its file. */
 export const VERSION_UPLOAD_FIELDS = ["label", "notes"] as const;
 
