@@ -1,4 +1,4 @@
-// Discord roles that follow access (docs/product.md#discord-roles, docs/decisions/020-discord-roles.md).
+// Discord roles that follow access (docs/product.md#discord-roles, docs/decisions/021-discord-roles.md).
 // An admin maps a Discord role to a rule. `deservedRoles` is the one answer to "which mapped roles
 // does this account deserve now, and why": it asks the entitlement rule (explainAccess, fed by the
 // viewer loader of the downloads) and the viewer's own facts, never restating who has access.
