@@ -135,8 +135,14 @@ async function cutAndResume(expectedSha: string) {
   await sendUpTo(upload.partCount);
   expect(upload.missing).toEqual([]);
 
-  const done = await complete(cookie, upload.id);
-  expect(done.status).toBe(200);
+  // Two completes at once (a double click, a retry racing the first): one version, the other refused.
+  const versionsBefore = await db.postVersion.count({ where: { postId: post.id } });
+  const answers = await Promise.all([complete(cookie, upload.id), complete(cookie, upload.id)]);
+  expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
+  const done = answers.find((answer) => answer.status === 200)!;
+  const refused = (await answers.find((answer) => answer.status === 409)!.json()) as { error: string };
+  expect(refused.error).toBe("This upload is already being completed. Ask the upload or the post for the result.");
+  expect(await db.postVersion.count({ where: { postId: post.id } })).toBe(versionsBefore + 1);
   const body = (await done.json()) as { version: { sha256: string; size: number; label: string } };
   expect(body.version).toMatchObject({ sha256: expectedSha, size: FILE_BYTES, label: "V2.0" });
   const stored = await db.post.findUniqueOrThrow({ where: { id: post.id }, include: { currentVersion: true } });

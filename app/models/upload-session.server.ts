@@ -46,6 +46,7 @@ export const UPLOAD_MESSAGES = {
   partCutOff: "This part was cut off before it arrived whole, so it was not kept. Send it again.",
   partsGoToStorage: "The parts of this upload go straight to file storage, through the part URLs the upload answered.",
   incomplete: "The upload is not complete yet: some parts have not arrived. Ask the upload what arrived and send the rest.",
+  completing: "This upload is already being completed. Ask the upload or the post for the result.",
   aborted: "Upload cancelled.",
 } as const;
 
@@ -250,6 +251,26 @@ async function discard(session: UploadSession): Promise<void> {
 export async function completeUpload(actor: Admin | null, uploadId: string) {
   const session = await ownSession(actor, uploadId);
   const admin = actor as Admin;
+  // One completion at a time (a double click, a retry racing the first): the claim is one row
+  // update, so the second is refused instead of making a second version. A claim older than the
+  // lease is taken to be a crashed server's.
+  const claimed = await db.uploadSession.updateMany({
+    where: { id: session.id, OR: [{ completingSince: null }, { completingSince: { lt: new Date(Date.now() - COMPLETION_LEASE_MS) } }] },
+    data: { completingSince: new Date() },
+  });
+  if (claimed.count === 0) throw new DomainError(409, UPLOAD_MESSAGES.completing);
+  try {
+    return await assemble(session, admin);
+  } finally {
+    // Still here (not completed, not refused for good): another "complete" may try again.
+    await db.uploadSession.updateMany({ where: { id: session.id }, data: { completingSince: null } });
+  }
+}
+
+/** How long a claimed completion keeps others out: the assembly of the largest file, with room. */
+const COMPLETION_LEASE_MS = 60 * 60 * 1000;
+
+async function assemble(session: UploadSession, admin: Admin) {
   return storageCall(async () => {
     const parts = await arrivedParts(session);
     const count = partCountOf(session);
@@ -295,7 +316,11 @@ export async function abortUpload(actor: Admin | null, uploadId: string): Promis
  */
 export async function cleanUpAbandonedUploads(now = new Date()): Promise<number> {
   const cutoff = new Date(now.getTime() - UPLOAD_ABANDON_HOURS * 60 * 60 * 1000);
-  const stale = await db.uploadSession.findMany({ where: { lastActivity: { lt: cutoff } }, take: 500 });
+  // One being completed is left alone (its assembly may outlast the parts' times).
+  const stale = await db.uploadSession.findMany({
+    where: { lastActivity: { lt: cutoff }, OR: [{ completingSince: null }, { completingSince: { lt: cutoff } }] },
+    take: 500,
+  });
   let cleaned = 0;
   for (const session of stale) {
     try {

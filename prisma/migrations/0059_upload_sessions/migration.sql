@@ -14,6 +14,7 @@ CREATE TABLE "upload_sessions" (
     "s3_upload_id" TEXT,
     "created_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "last_activity" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "completing_since" TIMESTAMP(3),
 
     CONSTRAINT "upload_sessions_pkey" PRIMARY KEY ("id")
 );
