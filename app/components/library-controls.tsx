@@ -4,7 +4,7 @@
 import { Form, Link, useSubmit } from "@remix-run/react";
 import { useRef, useState } from "react";
 import { LIBRARY_LAYOUTS, type LibraryLayout } from "~/utils/library-layout";
-import { LIBRARY_FILTERS, POSTS_PER_LINE, USER_ONLY_FILTERS, type LibraryFilter } from "~/utils/library-schemas";
+import { LIBRARY_FILTERS, POSTS_PER_LINE, USER_ONLY_FILTERS, type LibraryFilter } from "~/utils/library-words";
 import { withParam } from "~/utils/url";
 
 const LAYOUT_LABELS: Record<LibraryLayout, string> = { grid: "Grid", list: "List" };

@@ -5,7 +5,7 @@
 // it is sent by a fetcher and its button says so while it is on its way.
 import { useFetcher } from "@remix-run/react";
 import type { PostPatchView } from "~/models/game-patch.server";
-import { compatibilityLine, PATCH_MARKS, type PatchMarkName } from "~/utils/game-patch-schemas";
+import { compatibilityLine, PATCH_MARKS, type PatchMarkName } from "~/utils/game-patch-words";
 
 type Version = { id: string; label: string };
 

@@ -16,7 +16,7 @@ import type { LibraryPost } from "~/models/library-listing.server";
 import type { VersionView } from "~/models/post-version-history.server";
 import { formatFileSize } from "~/utils/file-size";
 import { uploadResumably, UploadRefused, type UploadProgress } from "~/utils/resumable-upload";
-import { drawnFieldName, drawnTierList, LIBRARY_MESSAGES } from "~/utils/library-schemas";
+import { drawnFieldName, drawnTierList, LIBRARY_MESSAGES } from "~/utils/library-words";
 import { nextVersionLabel } from "~/utils/version-schemas";
 
 function dateInput(value: string | null): string {

@@ -6,7 +6,7 @@ import { useFetcher } from "@remix-run/react";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { showToast } from "~/components/toaster";
 import type { LibraryPost } from "~/models/library-listing.server";
-import { DOWNLOAD_MESSAGE_DELAY_MS, LIBRARY_MESSAGES } from "~/utils/library-schemas";
+import { DOWNLOAD_MESSAGE_DELAY_MS, LIBRARY_MESSAGES } from "~/utils/library-words";
 
 /** What the library action answers a JavaScript download: the file's address, or why not. */
 export type DownloadAnswer = { downloadUrl: string; paid: boolean } | { error: string };

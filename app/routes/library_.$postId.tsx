@@ -26,7 +26,7 @@ import { formRefusal } from "~/utils/form-failure.server";
 import { readPageForm } from "~/utils/page-form.server";
 import libraryStyles from "~/styles/library.css?url";
 import { isEffectiveAdmin } from "~/utils/entitlement";
-import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
+import { LIBRARY_MESSAGES } from "~/utils/library-words";
 import { withParam } from "~/utils/url";
 import { hasAcceptedNsfw } from "~/utils/visitor-cookies.server";
 import { formText } from "~/utils/form-fields";

@@ -3,6 +3,9 @@
 import { z } from "zod";
 import { formText } from "~/utils/form-fields";
 
+// Prices as buttons show them live in a zod-free module, for the browser's pages.
+export { formatPrice } from "~/utils/price-words";
+
 export const CATALOG_MESSAGES = {
   requirementsSaved: "Requirements saved.",
   requirementsFailed: "Could not save the requirements.",
@@ -139,19 +142,4 @@ export function tierPriceFormToInput(form: FormData): Record<string, unknown> {
   const amount = formText(form, "amount").trim();
   const cents = amount === "" ? null : /^\d+(?:\.\d{1,2})?$/.test(amount) ? Math.round(Number(amount) * 100) : Number.NaN;
   return { amount_cents: cents, currency: formText(form, "currency") };
-}
-
-/** "$5", "$4.50", "€3", "12 SEK": a price for a button. */
-export function formatPrice(cents: number, currency: string): string {
-  const whole = cents % 100 === 0;
-  try {
-    return new Intl.NumberFormat("en-US", {
-      style: "currency",
-      currency,
-      minimumFractionDigits: whole ? 0 : 2,
-      maximumFractionDigits: whole ? 0 : 2,
-    }).format(cents / 100);
-  } catch {
-    return `${(cents / 100).toFixed(whole ? 0 : 2)} ${currency}`;
-  }
 }

@@ -4,32 +4,19 @@
 import { z } from "zod";
 import { formFlag, formText } from "~/utils/form-fields";
 
-export const PATCH_MESSAGES = {
-  nameRequired: "Please enter the patch's name, such as 1.113.",
-  nameInvalid: "A patch's name is at most 40 letters, digits, spaces, dots, dashes or underscores.",
-  nameTaken: "A patch with this name already exists.",
-  patchNotFound: "Game patch not found.",
-  noCurrentPatch: "No game patch is current yet.",
-  markInvalid: "Choose works, broken or untested.",
-  verdictInvalid: "Choose works or broken.",
-  versionNotFound: "Version not found.",
-  notDownloaded: "Only accounts that downloaded this post can confirm whether it works on a patch.",
-  versionNotDownloaded: "You can only confirm a version you downloaded.",
-  nothingToAccept: "There are no player confirmations to accept for this version on this patch.",
-  splitVotes: "Players are split evenly on this version: set its mark yourself.",
-  failed: "Could not update the game compatibility.",
-  loadFailed: "Could not load the game patches.",
-  added: "Game patch added.",
-  declared: "The current game patch is changed.",
-  markSaved: "Compatibility mark saved.",
-  voteSaved: "Thank you: your answer is saved.",
-  accepted: "The players' answer is now the version's mark.",
-} as const;
-
-export const PATCH_MARKS = ["works", "broken", "untested"] as const;
-export type PatchMarkName = (typeof PATCH_MARKS)[number];
-export const PLAYER_VERDICTS = ["works", "broken"] as const;
-export type PlayerVerdictName = (typeof PLAYER_VERDICTS)[number];
+// The words and marks every surface shows live in a zod-free module, for the browser's pages.
+export {
+  compatibilityLine,
+  PATCH_MARKS,
+  PATCH_MESSAGES,
+  patchBanner,
+  patchNewsHeadline,
+  PLAYER_VERDICTS,
+  type PatchMarkName,
+  type PlayerVerdictName,
+  type PostCompatibility,
+} from "~/utils/game-patch-words";
+import { PATCH_MARKS, PATCH_MESSAGES, PLAYER_VERDICTS } from "~/utils/game-patch-words";
 
 const id = z
   .string()
@@ -87,24 +74,4 @@ export function patchFormToInput(form: FormData, names: readonly string[]): Reco
   }
   if (names.includes("current")) input.current = formFlag(form, "current", "on") || formFlag(form, "current");
   return input;
-}
-
-/** A post's standing on the current patch, as cards and the post page show it. */
-export type PostCompatibility = { patch: string; mark: PatchMarkName };
-
-/** The line a card shows: "Works on 1.113", "Broken on 1.113" or "Not yet confirmed for 1.113". */
-export function compatibilityLine(compatibility: PostCompatibility): string {
-  if (compatibility.mark === "works") return `Works on ${compatibility.patch}`;
-  if (compatibility.mark === "broken") return `Broken on ${compatibility.patch}`;
-  return `Not yet confirmed for ${compatibility.patch}`;
-}
-
-/** The library's patch-day banner: "12 of 30 posts confirmed for 1.113". */
-export function patchBanner(confirmed: number, total: number, patch: string): string {
-  return `${confirmed} of ${total} ${total === 1 ? "post" : "posts"} confirmed for ${patch}`;
-}
-
-/** How the feed and the digests announce a "works" mark: "Confirmed for 1.113" or "Fixed for 1.113 in V2.2". */
-export function patchNewsHeadline({ patch, label, fixed }: { patch: string; label: string; fixed: boolean }): string {
-  return fixed ? `Fixed for ${patch} in ${label}` : `Confirmed for ${patch}`;
 }
