@@ -101,6 +101,19 @@ async function personWithEverything(tag: string) {
     data: { postId: post.id, userId: other.id, versionLabel: "V1.0", title: "Someone's bug", body: "Wrong too." },
   });
   await db.bugReportMeToo.create({ data: { reportId: othersReport.id, userId: user.id } });
+  // A resumable upload the account (as an admin) started and has not completed.
+  await db.uploadSession.create({
+    data: {
+      id: `upload-${tag}`,
+      postId: post.id,
+      adminId: user.id,
+      fileName: "pack.zip",
+      size: 1n,
+      partSize: 8 * 1024 * 1024,
+      driver: "local",
+      storageKey: "unused",
+    },
+  });
   const panel = await db.inspirationPanel.create({ data: { imageUrl: "/x.jpg", title: "Idea" } });
   await db.inspirationLike.create({ data: { userId: user.id, panelId: panel.id, kind: "LIKE" } });
   await db.inspirationVoter.create({ data: { userId: user.id, panelId: panel.id } });

@@ -93,7 +93,8 @@ describe("the ladder on the post page", () => {
     });
     const page = await html(`/library/${post.id}`, fanCookie);
     expect(ladderText(page)).toBe(`Tier 3 now · Tier 1 on ${day(published + 10 * DAY)}`);
-    expect(page).toMatch(/<a class="button" href="[^"]*\/join"[^>]*>Subscribe \(Tier 3\)<\/a>/);
+    // The tier's price follows when it is known ("Subscribe (Tier 3) · $10/month").
+    expect(page).toMatch(/<a class="button" href="[^"]*\/join"[^>]*>Subscribe \(Tier 3\)( · [^<]+\/month)?<\/a>/);
     expect(page).not.toContain("release-upcoming");
   });
 });

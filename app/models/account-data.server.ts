@@ -22,6 +22,7 @@ export const EXPORT_SECTION_OF_TABLE = {
   patch_confirmations: "gamePatchAnswers",
   bug_reports: "bugReports",
   bug_report_me_toos: "bugsYouAlsoHave",
+  upload_sessions: "uploadsInProgress",
 } as const;
 
 /** The emails a person proved are theirs: the account's (when verified) and verified shop emails. */
@@ -78,6 +79,11 @@ export async function exportAccountData(userId: string, now = new Date()) {
           post: { select: POST_SEEN },
           fixedVersion: { select: { label: true } },
         },
+        orderBy: { createdAt: "asc" },
+      },
+      // Resumable uploads an admin started and has not completed or cancelled.
+      uploadSessions: {
+        select: { id: true, postId: true, fileName: true, size: true, createdAt: true, lastActivity: true, post: { select: POST_SEEN } },
         orderBy: { createdAt: "asc" },
       },
       bugReportMeToos: {
@@ -188,6 +194,15 @@ export async function exportAccountData(userId: string, now = new Date()) {
       fixedIn: row.fixedVersion?.label ?? null,
       reportedAt: row.createdAt,
       fixedAt: row.fixedAt,
+    })),
+    uploadsInProgress: user.uploadSessions.map((row) => ({
+      id: row.id,
+      postId: row.postId,
+      postTitle: titleSeen(row.post),
+      fileName: row.fileName,
+      size: Number(row.size),
+      startedAt: row.createdAt,
+      lastPartAt: row.lastActivity,
     })),
     bugsYouAlsoHave: user.bugReportMeToos.map((row) => {
       const seen = titleSeen(row.report.post) !== null;

@@ -14,7 +14,7 @@ import { instantToZoned, zonedToInstant } from "~/utils/time-zone";
  */
 export type DraftRow = { audience: string; days: string; date: string; announce?: string };
 
-export const BLANK_ROW: DraftRow = { audience: "", days: "", date: "", announce: "" };
+export const BLANK_ROW: DraftRow = { audience: "", days: "", date: "" };
 
 /** The form's rows, in order (`step_audience`, `step_days`, `step_date` repeated). */
 export function draftRowsFromForm(form: FormData): DraftRow[] {
@@ -22,7 +22,13 @@ export function draftRowsFromForm(form: FormData): DraftRow[] {
   const days = all("step_days");
   const dates = all("step_date");
   const announces = all("step_announce");
-  return all("step_audience").map((audience, index) => ({ audience, days: days[index] ?? "", date: dates[index] ?? "", announce: announces[index] ?? "" }));
+  // The announcement address only where one was typed, so rows without one stay as they were.
+  return all("step_audience").map((audience, index) => ({
+    audience,
+    days: days[index] ?? "",
+    date: dates[index] ?? "",
+    ...(announces[index] ? { announce: announces[index] } : {}),
+  }));
 }
 
 /** The saved steps as rows, their dates in the creator's `timeZone`. */
@@ -31,7 +37,7 @@ export function savedDraftRows(steps: readonly ListedReleaseStep[], timeZone: st
     audience: step.audience_tier_id ?? "everyone",
     days: step.opens_on ? "" : String(step.after_days ?? 0),
     date: step.opens_on ? instantToZoned(new Date(step.opens_on), timeZone) : "",
-    announce: announceUrls[index] ?? "",
+    ...(announceUrls[index] ? { announce: announceUrls[index] } : {}),
   }));
 }
 
@@ -46,7 +52,7 @@ export function editDraftRows(rows: readonly DraftRow[], edit: string): DraftRow
 const draftSchema = z.object({
   post: z.string().max(64),
   rows: z
-    .array(z.object({ audience: z.string().max(64), days: z.string().max(8), date: z.string().max(32), announce: z.string().max(500).default("") }))
+    .array(z.object({ audience: z.string().max(64), days: z.string().max(8), date: z.string().max(32), announce: z.string().max(500).optional() }))
     .max(MAX_RELEASE_STEPS),
 });
 
