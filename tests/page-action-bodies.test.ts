@@ -21,11 +21,17 @@ const PAGES: Record<string, { serves: Role[]; refusedTo?: string; reads?: false;
   "account.tokens.tsx": { serves: ["user", "admin"], refusedTo: "/login" },
   // The purchase CSV import: no file found.
   "admin.tsx": { serves: ["admin"], refusedTo: "/", multipart: 400 },
+  "admin_.catalog.tsx": { serves: ["admin"], refusedTo: "/" },
+  "admin_.discord.tsx": { serves: ["admin"], refusedTo: "/" },
+  "admin_.patches.tsx": { serves: ["admin"], refusedTo: "/" },
+  "admin_.reports.tsx": { serves: ["admin"], refusedTo: "/" },
   "auth.callback.tsx": { serves: ["guest", "user", "admin"] },
   "forgot-password.tsx": { serves: ["guest", "user", "admin"] },
   "inspiration-vote.tsx": { serves: ["guest", "user", "admin"] },
   // The streamed uploads: a redirect with the refusal's toast.
   "library.tsx": { serves: ["guest", "user", "admin"], multipart: 302 },
+  // The post page's bug-report forms: guests are sent to sign in first.
+  "library_.$postId.tsx": { serves: ["user", "admin"], refusedTo: "/login" },
   "login.tsx": { serves: ["guest", "user", "admin"] },
   // The token in the address is all it takes: an unknown one is 404 whatever the body.
   "unsubscribe.$token.tsx": { serves: ["guest", "user", "admin"], reads: false },

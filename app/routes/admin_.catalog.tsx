@@ -13,6 +13,7 @@ import { CATALOG_MESSAGES, formatPrice, tagCreateSchema, tierPriceFormToInput, t
 import { formRefusal } from "~/utils/form-failure.server";
 import { personalPageHeaders } from "~/utils/page-headers";
 import { formText } from "~/utils/form-fields";
+import { readPageForm } from "~/utils/page-form.server";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: adminStyles }];
 
@@ -40,7 +41,7 @@ function failure(form: string, message: string, fields: Record<string, string>, 
 
 export async function action({ request }: ActionFunctionArgs) {
   const admin = await requireAdmin(request);
-  const form = await request.formData();
+  const form = await readPageForm(request);
   const intent = formText(form, "intent");
   if (intent === "create-tag") {
     const parsed = tagCreateSchema.safeParse({ name: formText(form, "name"), slug: formText(form, "slug") });
