@@ -22,6 +22,11 @@ const vite = await createViteServer({
   // The HMR socket shares the page's origin, which the pages' CSP (connect-src 'self') allows.
   server: { middlewareMode: true, hmr: { server } },
 });
+// The browser's dependencies are pre-bundled before the first page: a page then loads them at
+// once, and a Ctrl-C never stops esbuild half way through ("error while updating dependencies").
+const optimizer = vite.environments.client.depsOptimizer;
+await optimizer?.scanProcessing;
+await Promise.all(optimizer?.metadata.depInfoList.map((dep) => dep.processing) ?? []);
 installGlobals({ nativeFetch: true });
 const loadBuild = () => vite.ssrLoadModule("virtual:remix/server-build") as Promise<ServerBuild>;
 const build = await loadBuild();
