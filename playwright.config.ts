@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
@@ -8,11 +9,26 @@ import { defineConfig, devices } from "@playwright/test";
 // server and browser). The runner sets the base port and database name before workers start, so
 // every worker (and the fixtures that read the database) sees the same values.
 const workers = Number(process.env.E2E_WORKERS ?? 3);
-// Ports from 3100 up, stepping past 3659, which is on Chromium's list of blocked ports
-// (ERR_UNSAFE_PORT).
-let firstPort = 3100 + Math.floor(Math.random() * 800);
-if (firstPort <= 3659 && 3659 < firstPort + workers) firstPort = 3660;
-process.env.E2E_PORT ??= String(firstPort);
+// Ports from 3100 up, `workers` in a row that nothing listens on (a machine's own services, such
+// as MariaDB on 3306, sit in this range), stepping past 3659, which is on Chromium's list of
+// blocked ports (ERR_UNSAFE_PORT). Found by a child process: the config is read synchronously.
+const FREE_PORTS = `
+const net = require("node:net");
+const free = (port) => new Promise((resolve) => {
+  const server = net.createServer().once("error", () => resolve(false));
+  server.listen(port, () => server.close(() => resolve(true)));
+});
+(async () => {
+  for (let tries = 0; tries < 200; tries++) {
+    const first = 3100 + Math.floor(Math.random() * 800);
+    if (first <= 3659 && 3659 < first + ${workers}) continue;
+    let all = true;
+    for (let port = first; port < first + ${workers} && all; port++) all = await free(port);
+    if (all) return console.log(first);
+  }
+  process.exit(1);
+})();`;
+process.env.E2E_PORT ??= execFileSync(process.execPath, ["-e", FREE_PORTS], { encoding: "utf8" }).trim();
 process.env.E2E_DATABASE ??= `clib_e2e_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
 
 // Chromium's headless shell (Debian's chromium-headless-shell), the build Playwright itself runs
