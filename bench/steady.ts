@@ -10,6 +10,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import http from "node:http";
+import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { reportTargets, runAsScript, runBenchChild, type TargetLine } from "./child.ts";
 import { freePort } from "../scripts/app-server.ts";
@@ -112,7 +113,8 @@ async function runChild() {
   console.log(
     `\nSteady load: ${RATE} req/s evenly spaced (3 signed-in /library : 1 /), ${WINDOWS} windows of ${WINDOW_SECONDS} s for the app and for a bare server, in turn`,
   );
-  const app = await startSeededApp({ readers: READERS });
+  // One worker per core, as production runs (server/index.ts).
+  const app = await startSeededApp({ readers: READERS, workers: os.availableParallelism() });
   const bare = await startBareServer();
   try {
     // In each group of four: three signed-in library views, each by the next of the readers, and the home page.

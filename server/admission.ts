@@ -21,8 +21,8 @@ export type AdmissionOptions = {
  * they hear "busy" at once: an admitted sign-in is then answered within about 2 s however many
  * arrive (bench/overload.ts), and the hashing a late sign-in would cost is not spent.
  */
-export const PASSWORD_ROUTE_QUEUE_WAIT_MS = 300;
-export const PASSWORD_ANSWER_BUDGET_MS = 1_500;
+export const PASSWORD_ROUTE_QUEUE_WAIT_MS = 250;
+export const PASSWORD_ANSWER_BUDGET_MS = 1_000;
 
 /** What a refused request hears (the words of the busy password pool, docs/messages.md). */
 export const BUSY_MESSAGE = "The server is busy. Please try again in a few seconds.";
