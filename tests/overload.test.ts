@@ -32,7 +32,7 @@ beforeAll(async () => {
       DISABLE_JOBS: "1",
       MAX_IN_FLIGHT_REQUESTS: "1",
       MAX_QUEUED_REQUESTS: "2",
-      // Ten times a password route's own wait (PASSWORD_ROUTE_QUEUE_WAIT_MS), so the two are told apart by order.
+      // Twelve times a password route's own wait (PASSWORD_ROUTE_QUEUE_WAIT_MS), so the two are told apart by order.
       REQUEST_QUEUE_TIMEOUT_MS: "3000",
     },
     stdio: ["ignore", "ignore", "ignore"],
