@@ -312,6 +312,21 @@ function hasPdeathsig(): boolean {
   return pdeathsig;
 }
 
+/**
+ * A second guard beside the parent-death signal, which the kernel clears in some starts (a change
+ * of credentials or capabilities at exec): a small watcher outside this process group, so a kill of
+ * the group spares it, that stops the database (SIGQUIT, as the signal would) once this process is
+ * gone. It is ended with a normal stop.
+ */
+function watchOwner(serverPid: number | undefined): ChildProcess | null {
+  if (!serverPid || process.platform === "win32") return null;
+  const script = 'while kill -0 "$1" 2>/dev/null; do sleep 1; done; grep -q postgres "/proc/$2/cmdline" 2>/dev/null && kill -QUIT "$2"';
+  const watcher = spawn("sh", ["-c", script, "sh", String(process.pid), String(serverPid)], { detached: true, stdio: "ignore" });
+  watcher.on("error", () => undefined);
+  watcher.unref();
+  return watcher;
+}
+
 /** initdb as the server's user, with a generated password (the server takes TCP logins only). */
 async function initialiseCluster(bin: Binaries, clusterDir: string, password: string, user: OsUser, runner: Runner) {
   await mkdir(clusterDir, { recursive: true, mode: 0o700 });
@@ -422,11 +437,13 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   // (setpriv, when used, becomes postgres itself: the PID stays the server's.)
   const server = spawn(program, args, { detached: true, stdio: ["ignore", log, log], ...runner.ids });
   closeSync(log);
+  const watcher = watchOwner(server.pid);
   const spawnFailure = new Promise<never>((_resolve, reject) => {
     server.once("error", (error) => reject(new EmbeddedDatabaseError(`PostgreSQL could not run: ${error.message}`)));
   });
   // If this process ends without calling stop (an uncaught error), the database ends with it.
   const stopOnExit = () => {
+    watcher?.kill();
     server.kill("SIGINT");
     releaseDataDir(dataDir);
   };
@@ -460,6 +477,7 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
     url: `${base}/${DATABASE}?sslmode=disable`,
     pid: server.pid!,
     async stop() {
+      watcher?.kill();
       await stopServer(server);
       process.off("exit", stopOnExit);
       releaseDataDir(dataDir);
