@@ -46,6 +46,9 @@ export default defineConfig(({ isSsrBuild }) => ({
   // untranspiled ESM that Node cannot import on its own; the generated Prisma client is app/ source.
   ssr: { noExternal: [/^remix-auth/, /^remix-toast/] },
   server: { hmr: { overlay: true } },
+  // `npm run dev` pre-bundles every dependency its scan of the routes finds before serving
+  // (server/dev.ts); remix-toast reaches this one only at request time.
+  optimizeDeps: { include: ["@remix-run/server-runtime"] },
   plugins: [
     serverOnlyRouteExports(),
     remix({
@@ -58,6 +61,8 @@ export default defineConfig(({ isSsrBuild }) => ({
         v3_throwAbortReason: true,
         v3_lazyRouteDiscovery: true,
         v3_singleFetch: true,
+        // Scan the entry and every route for dependencies at dev start, not on the first page.
+        unstable_optimizeDeps: true,
       },
     }),
   ],

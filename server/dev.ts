@@ -24,7 +24,9 @@ const vite = await createViteServer({
 });
 // The browser's dependencies are pre-bundled before the first page: a page then loads them at
 // once, and a Ctrl-C never stops esbuild half way through ("error while updating dependencies").
+// In middleware mode Vite starts its optimizer only on the first browser request, so start it here.
 const optimizer = vite.environments.client.depsOptimizer;
+await optimizer?.init();
 await optimizer?.scanProcessing;
 await Promise.all(optimizer?.metadata.depInfoList.map((dep) => dep.processing) ?? []);
 installGlobals({ nativeFetch: true });
