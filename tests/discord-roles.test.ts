@@ -12,6 +12,7 @@ import { resetDiscordLimits } from "~/integrations/discord.server";
 import type { MemberData } from "~/integrations/patreon.server";
 import { updateUserAsAdmin } from "~/models/admin-user-edits.server";
 import { deleteOwnAccount } from "~/models/account-deletion.server";
+import { loadExplainedViewer, loadExplainedViewers } from "~/models/access.server";
 import { accountDiscordRoles, createRoleMapping, reconcileDiscordRoles, runDiscordRoleSync } from "~/models/discord-roles.server";
 import { applyMember, applyMemberDelivery } from "~/models/patreon-membership.server";
 import { listLibraryPosts } from "~/models/library-listing.server";
@@ -87,6 +88,22 @@ beforeEach(async () => {
   discord.clearLimits();
   discord.requests.length = 0;
   discord.webhookMessages.length = 0;
+});
+
+describe("the planner's facts", () => {
+  it("are loaded for every linked account in one batch, each the same as the account's own load", async () => {
+    const post = await createPost({ tiers: [TIER_2] });
+    const supporter = await linkedUser({ currentTierId: TIER_2 });
+    const granted = await linkedUser();
+    await db.unlockedContent.create({ data: { userId: granted.id, postId: post.id, source: "ADMIN" } });
+    const plain = await linkedUser();
+    const restricted = await linkedUser({ restricted: true, currentTierId: TIER_3 });
+    const users = [supporter, granted, plain, restricted];
+    const batch = await loadExplainedViewers(users);
+    expect([...batch.keys()]).toEqual(users.map((user) => user.id));
+    for (const user of users) expect(batch.get(user.id), user.id).toEqual(await loadExplainedViewer(user));
+    expect(batch.get(granted.id)?.unlockedPostIds.has(post.id)).toBe(true);
+  });
 });
 
 describe("roles in step after each kind of change", () => {

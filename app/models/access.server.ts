@@ -48,6 +48,22 @@ export async function loadExplainedViewer(user: AccessUser | null): Promise<Enti
   return (await loadExplained(user)).explained;
 }
 
+// The same two functions for many users in one round trip (the Discord role planner's accounts).
+const DETAILS_OF_MANY_SQL = `SELECT u.id AS "viewerId", v.unlocked, v.purchases, v.pledges, v.downloads, v.stamp, v.voted, ${ACCESS_DETAIL_COLUMNS}
+  FROM unnest($1::text[]) AS u(id)
+  CROSS JOIN LATERAL viewer_context(u.id, false, false) v
+  CROSS JOIN LATERAL viewer_access_details(u.id, true) d`;
+
+/** `loadExplainedViewer` for many users at once, by user id: one query, not one per user. */
+export async function loadExplainedViewers(users: readonly AccessUser[]): Promise<Map<string, EntitlementViewer | null>> {
+  const result = new Map<string, EntitlementViewer | null>();
+  if (users.length === 0) return result;
+  const rows = await queryRows<ViewerRow & AccessDetailsRow & { viewerId: string }>(DETAILS_OF_MANY_SQL, [users.map((user) => user.id)]);
+  const rowOf = new Map(rows.map((row) => [row.viewerId, row]));
+  for (const user of users) result.set(user.id, explainedViewer(user, rowOf.get(user.id), false).explained);
+  return result;
+}
+
 async function loadExplained(user: AccessUser): Promise<{ context: ViewerContext; explained: EntitlementViewer | null }> {
   const [row] = await queryRows<ViewerRow & AccessDetailsRow>(DETAILS_SQL, [user.id]);
   return explainedViewer(user, row, false);

@@ -21,7 +21,7 @@ import {
   type DiscordClient,
   type DiscordConfig,
 } from "~/integrations/discord.server";
-import { loadExplainedViewer } from "~/models/access.server";
+import { loadExplainedViewer, loadExplainedViewers } from "~/models/access.server";
 import { recordAudit } from "~/models/audit.server";
 import { toEntitlementPost, withAccess } from "~/models/entitlement.server";
 import { DomainError } from "~/models/errors";
@@ -345,8 +345,9 @@ export async function runDiscordRoleSync({ now = new Date(), client }: { now?: D
       );
       // What each Discord member should have: linked accounts by their rules, everyone else nothing.
       const desired = new Map<string, { userId: string | null; roles: Map<string, DeservedRole> }>();
+      const viewers = inputs.mappings.length > 0 ? await loadExplainedViewers(linked) : new Map<string, null>();
       for (const user of linked) {
-        const viewer = inputs.mappings.length > 0 ? await loadExplainedViewer(user) : null;
+        const viewer = viewers.get(user.id) ?? null;
         const roles = deservedRoles(viewer, voted.get(user.id) ?? new Set(), inputs, now);
         desired.set(user.discordId!, { userId: user.id, roles: new Map(roles.map((role) => [role.roleId, role])) });
       }
