@@ -55,17 +55,18 @@ const POOLER_TESTS = [
 ];
 
 /**
- * The longest files, longest first (each over half a minute alone; together about a third of the
- * run). They start before every other file: one of them started last would run on alone at the
- * end while the other forks sit idle. Without this a fresh clone (no timings cached) runs the
- * largest files first, and a file's size says little about how long it runs.
+ * The longest files, longest first (each over half a minute alone on CI; together about a third
+ * of the forks' time). They start before every other file: one of them started late runs on
+ * alone at the end while the other forks sit idle. Without this a fresh clone (no timings cached)
+ * runs the largest files first, and a file's size says little about how long it runs
+ * (first-run.test.ts was 29th).
  */
 const LONGEST_FILES = [
-  "tests/first-run.test.ts",
-  "tests/first-run-copy.test.ts",
-  "tests/first-run-copy-user.test.ts",
   "tests/authorization-matrix.test.ts",
   "tests/backup-restore.test.ts",
+  "tests/first-run-copy-user.test.ts",
+  "tests/first-run-copy.test.ts",
+  "tests/first-run.test.ts",
   "tests/npm-start-stops.test.ts",
   "tests/observability.test.ts",
 ];
