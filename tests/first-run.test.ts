@@ -1,19 +1,18 @@
 // The README's first command as a newcomer runs it: scripts/start.ts (what `npm start` runs) on a
-// fresh DATA_DIR with no DATABASE_URL, so on the embedded PostgreSQL; then `npm start` itself in a
-// copy of the whole project inside a private (0700) folder, as root and as an ordinary user; then
-// the same walk with DATABASE_URL going through PgBouncer in transaction mode. Every page as a guest
-// and as each demo account of the README, a burst of parallel requests, an owned file
-// downloaded; zero 5xx and no error line in the server's output. Then restarts, a second start
-// on the same data, `npm run dev` once on that data, a Ctrl-C in the middle of a request, and a
-// database that cannot start.
-import { spawnSync } from "node:child_process";
-import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+// fresh DATA_DIR with no DATABASE_URL, so on the embedded PostgreSQL; then the same walk with
+// DATABASE_URL going through PgBouncer in transaction mode. Every page as a guest and as each demo
+// account of the README, a burst of parallel requests, an owned file downloaded; zero 5xx and no
+// error line in the server's output. Then restarts, a second start on the same data, `npm run dev`
+// once on that data, a Ctrl-C in the middle of a request, and a database that cannot start.
+// `npm start` itself in a fresh copy of the project, as root and as an ordinary user, is
+// tests/first-run-copy.test.ts and tests/first-run-copy-user.test.ts (files of their own, so
+// that they run beside this one).
+import { existsSync, mkdirSync, readdirSync, readFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureAppBuilt, freePort } from "../scripts/app-server.ts";
-import { copyProject } from "../scripts/project-copy.ts";
 import { DEMO_FAN } from "../prisma/demo-content";
 import { adminQuery, databaseUrl, dropDatabase, uniqueName } from "./db";
 import { ACCOUNTS, errorLines, killGroup, launch, newcomerEnv, postCount, pressCtrlC, signIn, startSite, START_TIMEOUT_MS, walk, type Site } from "./npm-start";
@@ -185,85 +184,6 @@ describe("npm start on the embedded default", () => {
       }
     },
     START_TIMEOUT_MS,
-  );
-});
-
-/**
- * Ctrl-C on `npm start`: npm itself ends on the signal (no exit code) while scripts/start.ts
- * stops the app and then the database; done when the database's pid file is gone.
- */
-async function stopNpmStart(site: Site, project: string): Promise<void> {
-  pressCtrlC(site);
-  expect([0, null]).toContain(await site.exited);
-  const pidFile = path.join(project, "data", "postgres", "postmaster.pid");
-  for (let waited = 0; existsSync(pidFile) && waited < 30_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
-  expect(existsSync(pidFile)).toBe(false);
-  expect(errorLines(site.output())).toEqual([]);
-}
-
-/** An ordinary OS user for the newcomer who is not root: `nobody`, present on every Debian-like system. */
-function ordinaryUser(): { uid: number; gid: number } {
-  const id = (flag: string) => Number(spawnSync("id", [flag, "nobody"], { encoding: "utf8" }).stdout.trim());
-  return { uid: id("-u"), gid: id("-g") };
-}
-
-// The whole project (its installed packages included) in a 0700 folder, started with `npm start`
-// from there, as a clone under /root is: as root (the database's OS user must still reach the
-// PostgreSQL binaries inside it) and, when the tests run as root, as an ordinary user who owns it.
-const runners = process.getuid?.() === 0 ? (["root", "an ordinary user"] as const) : (["this user"] as const);
-describe.each(runners)("npm start in a copy of the project in a private folder, as %s", (runner) => {
-  const privateFolder = mkdtempSync(path.join(os.tmpdir(), "clib-private-project-"));
-  const project = path.join(privateFolder, "app");
-  const home = path.join(privateFolder, "home");
-  const user = runner === "an ordinary user" ? ordinaryUser() : undefined;
-  let site: Site | undefined;
-  afterAll(async () => {
-    killGroup(site);
-    await site?.exited;
-    rmSync(privateFolder, { recursive: true, force: true });
-  });
-
-  it(
-    "builds, starts on the embedded database and serves every page to guests and every demo account",
-    async () => {
-      copyProject(project, user);
-      mkdirSync(home);
-      if (user) {
-        chownSync(privateFolder, user.uid, user.gid);
-        chownSync(home, user.uid, user.gid);
-      }
-      expect(statSync(privateFolder).mode & 0o777).toBe(0o700);
-      const port = await freePort();
-      const npm = process.env.npm_execpath;
-      const command: [string, string[]] = npm ? [process.execPath, [npm, "start"]] : ["npm", ["start"]];
-      const env = newcomerEnv({ PORT: String(port), HOME: home, REMIX_BUILD_DIR: undefined });
-      site = await startSite(env, { cwd: project, command, user });
-      expect(site.output()).toContain("Building the app into build/");
-      expect(site.output()).toContain("Demo content seeded.");
-      expect(existsSync(path.join(project, "data", "postgres", "PG_VERSION"))).toBe(true);
-      expect(await walk(site.base)).toEqual([]);
-      expect(errorLines(site.output())).toEqual([]);
-
-      // A restart with unchanged sources neither builds nor migrates again.
-      await stopNpmStart(site, project);
-      site = await startSite(env, { cwd: project, command, user });
-      expect(site.output()).not.toContain("Building the app");
-      expect(site.output()).toContain("Database is up to date.");
-      expect((await fetch(`${site.base}/library`)).status).toBe(200);
-
-      // A second start on the same data is refused before it builds anything.
-      writeFileSync(path.join(project, "app", "touched.ts"), "export {};\n");
-      const second = launch({ ...env, PORT: String(await freePort()) }, { cwd: project, command, user });
-      try {
-        expect(await second.exited).toBe(1);
-        expect(second.output()).toMatch(/is in use by another running npm start/);
-        expect(second.output()).not.toContain("Building the app");
-      } finally {
-        killGroup(second);
-      }
-      await stopNpmStart(site, project);
-    },
-    4 * START_TIMEOUT_MS,
   );
 });
 
