@@ -11,6 +11,8 @@ import { displayName } from "~/models/user.server";
 import { configureToasts, getToast } from "~/toast.server";
 import designSystem from "~/styles/design-system.css?url";
 import stylesheet from "~/styles/app.css?url";
+import { TIME_ZONE_COOKIE_SCRIPT, useBrowserDateSettings } from "~/utils/dates";
+import { viewerDateSettings } from "~/utils/dates.server";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 
 export const links: LinksFunction = () => [
@@ -35,6 +37,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
       account: user ? { name: displayName(user), isAdmin: isEffectiveAdmin(user) } : null,
       // The creator's time zone, in which the admins' release editor reads and shows times.
       creatorTimeZone: isEffectiveAdmin(user) ? env().CREATOR_TIME_ZONE : null,
+      // The locale and time zone the server wrote this page's dates in; the browser writes in them too.
+      dates: viewerDateSettings(request),
     },
     sentToastCookie ? { headers } : undefined,
   );
@@ -44,9 +48,10 @@ export type RootLoader = typeof loader;
 
 /**
  * Runs before first paint: applies the stored theme (default dark) so there is no flash, and
- * handles the spec's `token` query parameter (stored locally, then on to /library).
+ * handles the spec's `token` query parameter (stored locally, then on to /library); tells the
+ * server the browser's time zone for the next request (app/utils/dates.ts).
  */
-const bootScript = `(function(){try{var d=document.documentElement;var t=localStorage.getItem("theme");d.dataset.theme=t==="light"?"light":"dark";var p=new URLSearchParams(location.search);var k=p.get("token");if(k){localStorage.setItem("token",k);location.replace("/library");}}catch(e){}})();`;
+const bootScript = `(function(){try{var d=document.documentElement;var t=localStorage.getItem("theme");d.dataset.theme=t==="light"?"light":"dark";var p=new URLSearchParams(location.search);var k=p.get("token");if(k){localStorage.setItem("token",k);location.replace("/library");}${TIME_ZONE_COOKIE_SCRIPT}}catch(e){}})();`;
 
 export function Layout({ children }: { children: React.ReactNode }) {
   const nonce = useNonce();
@@ -78,7 +83,8 @@ export function Layout({ children }: { children: React.ReactNode }) {
 }
 
 export default function App() {
-  useLoaderData<typeof loader>();
+  const data = useLoaderData<typeof loader>();
+  useBrowserDateSettings(data.dates);
   return <Outlet />;
 }
 
