@@ -48,10 +48,14 @@ export type RootLoader = typeof loader;
 
 /**
  * Runs before first paint: applies the stored theme (default dark) so there is no flash, and
- * handles the spec's `token` query parameter (stored locally, then on to /library); tells the
- * server the browser's time zone for the next request (app/utils/dates.ts).
+ * handles the spec's `token` query parameter (stored locally, then on to /library). For a
+ * signed-in viewer it also tells the server the browser's time zone for the next request
+ * (app/utils/dates.ts); a guest's pages are written in the creator's zone, and a cookie more would
+ * only split the shared caches' copies of them.
  */
-const bootScript = `(function(){try{var d=document.documentElement;var t=localStorage.getItem("theme");d.dataset.theme=t==="light"?"light":"dark";var p=new URLSearchParams(location.search);var k=p.get("token");if(k){localStorage.setItem("token",k);location.replace("/library");}${TIME_ZONE_COOKIE_SCRIPT}}catch(e){}})();`;
+function bootScript(signedIn: boolean): string {
+  return `(function(){try{var d=document.documentElement;var t=localStorage.getItem("theme");d.dataset.theme=t==="light"?"light":"dark";var p=new URLSearchParams(location.search);var k=p.get("token");if(k){localStorage.setItem("token",k);location.replace("/library");}${signedIn ? TIME_ZONE_COOKIE_SCRIPT : ""}}catch(e){}})();`;
+}
 
 export function Layout({ children }: { children: React.ReactNode }) {
   const nonce = useNonce();
@@ -62,7 +66,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="color-scheme" content="dark light" />
-        <script nonce={nonce || undefined} suppressHydrationWarning dangerouslySetInnerHTML={{ __html: bootScript }} />
+        <script nonce={nonce || undefined} suppressHydrationWarning dangerouslySetInnerHTML={{ __html: bootScript(Boolean(data?.account)) }} />
         <Meta />
         <Links />
       </head>
