@@ -26,8 +26,8 @@ test("the theme defaults to dark, toggles, and survives a reload", async ({ page
 test("the theme toggle shows the icon of the applied theme before any script of the app runs", async ({ page }) => {
   await page.goto("/infos");
   await page.evaluate(() => localStorage.setItem("theme", "light"));
-  // Only the inline boot script runs: the app's bundles never load, so React never hydrates.
-  await page.route("**/assets/**", (route) => route.abort());
+  // Only the inline boot script runs: the app's script bundles never load (its styles do), so React never hydrates.
+  await page.route("**/assets/**", (route) => (route.request().resourceType() === "script" ? route.abort() : route.continue()));
   for (const path of ["/", "/infos", "/library"]) {
     await page.goto(path);
     await expect(page.locator("html")).toHaveAttribute("data-theme", "light");
