@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { db } from "~/db.server";
 import { hashToken } from "~/models/session.server";
+import { dateSettingsFor } from "~/utils/dates.server";
 import { requestDocument } from "./documents";
 import { createTestUser, sessionCookie } from "./helpers";
 
@@ -67,5 +68,12 @@ describe("one date format", () => {
 
     // A zone the runtime does not know is ignored, not trusted.
     expect(await page(`${session}; timeZone=Mars%2FOlympus`)).toContain("made 25 Nov 2026");
+  });
+
+  it("a guest gets the site's locale and the creator's zone whatever they send, so a shared guest page is the same for everyone", () => {
+    const sent = { acceptLanguage: "en-US", authorization: null };
+    expect(dateSettingsFor({ ...sent, cookie: "timeZone=America%2FNew_York; nsfwAccepted=dHJ1ZQ%3D%3D" })).toEqual({ locale: "en-GB", timeZone: "UTC" });
+    expect(dateSettingsFor({ ...sent, cookie: "__session=s; timeZone=America%2FNew_York" })).toEqual({ locale: "en-US", timeZone: "America/New_York" });
+    expect(dateSettingsFor({ ...sent, cookie: null, authorization: "Bearer t" })).toEqual({ locale: "en-US", timeZone: "UTC" });
   });
 });

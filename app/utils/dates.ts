@@ -35,12 +35,12 @@ export function useBrowserDateSettings(settings: DateSettings): void {
 }
 
 /** The creator's time zone where known (server), else UTC. */
-export function defaultTimeZone(): string {
+function defaultTimeZone(): string {
   return shared.__creatorTimeZone?.() ?? "UTC";
 }
 
 /** The locale and time zone dates are written in now. */
-export function currentDateSettings(): DateSettings {
+function currentDateSettings(): DateSettings {
   return shared.__viewerDateSettings?.getStore() ?? browserSettings ?? { locale: SITE_LOCALE, timeZone: defaultTimeZone() };
 }
 
@@ -115,9 +115,4 @@ export function formatDayTime(when: When, options: Options = {}): string {
 /** "18:00" (en-GB), "06:00 PM" (en-US). */
 export function formatTime(when: When, options: Options = {}): string {
   return formatter("time", options.timeZone).format(new Date(when));
-}
-
-/** The time zone dates are written in now, for a note beside a time ("Europe/Berlin"). */
-export function currentTimeZone(): string {
-  return currentDateSettings().timeZone;
 }
