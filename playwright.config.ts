@@ -63,6 +63,9 @@ export default defineConfig({
     // Tracing every test (DOM snapshots and screenshots of each step) makes the suite about a
     // third slower, so only a retried test records one; `--trace on` records them all.
     trace: "on-first-retry",
+    // The viewer's language and time zone are pinned: dates are written in them (app/utils/dates.ts).
+    locale: "en-GB",
+    timezoneId: "UTC",
     launchOptions: {
       executablePath: chromiumPath,
       args: [

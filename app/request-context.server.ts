@@ -50,3 +50,23 @@ export function takeRequestAccount(requestId: string): string | undefined {
   if (account !== undefined) accounts.delete(requestId);
   return account;
 }
+
+/**
+ * Who is asking, as far as formatting for them goes: the request headers that say the viewer's
+ * languages and time zone and whether they are signed in. Set around every request the app
+ * answers (server/app.ts); `dates` is what app/utils/dates.server.ts worked out from them, once.
+ */
+export type ViewerScope = { cookie: string | null; acceptLanguage: string | null; authorization: string | null; dates?: unknown };
+
+const viewerShared = globalThis as unknown as { __requestViewers?: AsyncLocalStorage<ViewerScope> };
+const viewers = (viewerShared.__requestViewers ??= new AsyncLocalStorage<ViewerScope>());
+
+/** Runs a request's handling with its viewer's headers at hand. */
+export function runAsViewer<T>(headers: { get(name: string): string | null }, work: () => T): T {
+  return viewers.run({ cookie: headers.get("Cookie"), acceptLanguage: headers.get("Accept-Language"), authorization: headers.get("Authorization") }, work);
+}
+
+/** The current request's viewer; undefined outside a request (mails, jobs, a test calling a function). */
+export function currentViewer(): ViewerScope | undefined {
+  return viewers.getStore();
+}

@@ -11,6 +11,8 @@ import { displayName } from "~/models/user.server";
 import { configureToasts, getToast } from "~/toast.server";
 import designSystem from "~/styles/design-system.css?url";
 import stylesheet from "~/styles/app.css?url";
+import { TIME_ZONE_COOKIE_SCRIPT, useBrowserDateSettings } from "~/utils/dates";
+import { viewerDateSettings } from "~/utils/dates.server";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 
 export const links: LinksFunction = () => [
@@ -35,6 +37,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
       account: user ? { name: displayName(user), isAdmin: isEffectiveAdmin(user) } : null,
       // The creator's time zone, in which the admins' release editor reads and shows times.
       creatorTimeZone: isEffectiveAdmin(user) ? env().CREATOR_TIME_ZONE : null,
+      // The locale and time zone the server wrote this page's dates in; the browser writes in them too.
+      dates: viewerDateSettings(request),
     },
     sentToastCookie ? { headers } : undefined,
   );
@@ -44,9 +48,14 @@ export type RootLoader = typeof loader;
 
 /**
  * Runs before first paint: applies the stored theme (default dark) so there is no flash, and
- * handles the spec's `token` query parameter (stored locally, then on to /library).
+ * handles the spec's `token` query parameter (stored locally, then on to /library). For a
+ * signed-in viewer it also tells the server the browser's time zone for the next request
+ * (app/utils/dates.ts); a guest's pages are written in the creator's zone, and a cookie more would
+ * only split the shared caches' copies of them.
  */
-const bootScript = `(function(){try{var d=document.documentElement;var t=localStorage.getItem("theme");d.dataset.theme=t==="light"?"light":"dark";var p=new URLSearchParams(location.search);var k=p.get("token");if(k){localStorage.setItem("token",k);location.replace("/library");}}catch(e){}})();`;
+function bootScript(signedIn: boolean): string {
+  return `(function(){try{var d=document.documentElement;var t=localStorage.getItem("theme");d.dataset.theme=t==="light"?"light":"dark";var p=new URLSearchParams(location.search);var k=p.get("token");if(k){localStorage.setItem("token",k);location.replace("/library");}${signedIn ? TIME_ZONE_COOKIE_SCRIPT : ""}}catch(e){}})();`;
+}
 
 export function Layout({ children }: { children: React.ReactNode }) {
   const nonce = useNonce();
@@ -57,7 +66,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="color-scheme" content="dark light" />
-        <script nonce={nonce || undefined} suppressHydrationWarning dangerouslySetInnerHTML={{ __html: bootScript }} />
+        <script nonce={nonce || undefined} suppressHydrationWarning dangerouslySetInnerHTML={{ __html: bootScript(Boolean(data?.account)) }} />
         <Meta />
         <Links />
       </head>
@@ -78,7 +87,8 @@ export function Layout({ children }: { children: React.ReactNode }) {
 }
 
 export default function App() {
-  useLoaderData<typeof loader>();
+  const data = useLoaderData<typeof loader>();
+  useBrowserDateSettings(data.dates);
   return <Outlet />;
 }
 

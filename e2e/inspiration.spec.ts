@@ -250,3 +250,45 @@ test.describe("without JavaScript", () => {
     expect(await db.inspirationLike.count({ where: { userId: voter.id } })).toBe(0);
   });
 });
+
+for (const javaScriptEnabled of [true, false]) {
+  test.describe(javaScriptEnabled ? "with JavaScript" : "without JavaScript, uploading", () => {
+    test.use({ javaScriptEnabled });
+
+    test("a new idea's image is uploaded with its form and shown from /media", async ({ page }) => {
+      const admin = await db.user.create({
+        data: { email: `insp-admin-${Date.now()}-upload-${javaScriptEnabled}@example.com`, fullName: "Insp Admin", isAdmin: true, mailVerified: true },
+      });
+      const title = `E2E Uploaded Idea ${javaScriptEnabled ? "js" : "plain"}`;
+      try {
+        await loginAs(page, admin.id);
+        await page.goto("/inspiration-vote");
+        const create = page.getByRole("form", { name: "New inspiration panel" });
+        // A 2×2 PNG, made here so the spec carries no binary file.
+        const png = Buffer.from(
+          "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAEklEQVQImWMwTptpnDaTAUIBAB/uBMm6iK1UAAAAAElFTkSuQmCC",
+          "base64",
+        );
+        await create.getByLabel("Image (png, jpg, jpeg)").setInputFiles({ name: "idea.png", mimeType: "image/png", buffer: png });
+        await create.getByLabel("Title (optional)").fill(title);
+        await create.getByRole("button", { name: "Create Panel" }).click();
+        const card = page.getByTestId("inspiration-panel").filter({ hasText: title });
+        await expect(card).toBeVisible();
+        await expect(card.locator("img").first()).toHaveAttribute("src", /^\/media\/inspiration\/[0-9a-f]{16}\.jpg/);
+        // The browser loaded it: the stored, re-encoded image is served.
+        await card.locator("img").first().scrollIntoViewIfNeeded();
+        await expect
+          .poll(() =>
+            card
+              .locator("img")
+              .first()
+              .evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0),
+          )
+          .toBe(true);
+      } finally {
+        await db.inspirationPanel.deleteMany({ where: { title } });
+        await db.user.delete({ where: { id: admin.id } });
+      }
+    });
+  });
+}

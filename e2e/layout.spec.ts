@@ -23,6 +23,18 @@ test("the theme defaults to dark, toggles, and survives a reload", async ({ page
   await expect(html).toHaveAttribute("data-theme", "dark");
 });
 
+test("the theme toggle shows the icon of the applied theme before any script of the app runs", async ({ page }) => {
+  await page.goto("/infos");
+  await page.evaluate(() => localStorage.setItem("theme", "light"));
+  // Only the inline boot script runs: the app's script bundles never load (its styles do), so React never hydrates.
+  await page.route("**/assets/**", (route) => (route.request().resourceType() === "script" ? route.abort() : route.continue()));
+  for (const path of ["/", "/infos", "/library"]) {
+    await page.goto(path);
+    await expect(page.locator("html")).toHaveAttribute("data-theme", "light");
+    await expect(page.getByTestId("theme-toggle")).toHaveText("☾", { useInnerText: true });
+  }
+});
+
 test("a token query parameter is stored and leads to the library", async ({ page }) => {
   await page.goto("/infos?token=abc123");
   await page.waitForURL("**/library");

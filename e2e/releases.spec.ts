@@ -75,11 +75,11 @@ for (const javaScriptEnabled of [true, false]) {
 
     test("a locked card says when the member's turn comes, a guest's when it is free; a scheduled post is hidden", async ({ page }) => {
       await openLibrary(page);
-      await expect(card(page, "cascade").getByTestId("release-upcoming")).toHaveText(/^Free for everyone on \d+ \w+ \(in 40 days\)$/);
+      await expect(card(page, "cascade").getByTestId("release-upcoming")).toHaveText(/^Free for everyone on \d+ \w+ \d{4} \(in 40 days\)$/);
       await expect(card(page, "scheduled")).toHaveCount(0);
       await loginAs(page, tier2Id);
       await openLibrary(page);
-      await expect(card(page, "cascade").getByTestId("release-upcoming")).toHaveText(/^Opens to your Tier 2 on \d+ \w+ \(in 5 days\)$/);
+      await expect(card(page, "cascade").getByTestId("release-upcoming")).toHaveText(/^Opens to your Tier 2 on \d+ \w+ \d{4} \(in 5 days\)$/);
       await expect(card(page, "scheduled")).toHaveCount(0);
     });
 
@@ -91,20 +91,20 @@ for (const javaScriptEnabled of [true, false]) {
       await presetCard.getByLabel("Preset").selectOption({ label: "Top tier first, everyone after 30 days" });
       if (javaScriptEnabled) {
         // The preview follows the form before anything is saved.
-        await expect(presetCard.getByTestId("release-preview")).toHaveText(/^Tier 3 at publishing, free on \d+ \w+$/);
+        await expect(presetCard.getByTestId("release-preview")).toHaveText(/^Tier 3 at publishing, free on \d+ \w+ \d{4}$/);
       }
       await presetCard.getByRole("button", { name: "Save steps" }).click();
       await expect(page.getByText("Release steps saved.")).toBeVisible();
-      await expect(card(page, "preset", "admin-post-card").getByTestId("release-preview")).toHaveText(/^Tier 3 at publishing, free on \d+ \w+$/);
+      await expect(card(page, "preset", "admin-post-card").getByTestId("release-preview")).toHaveText(/^Tier 3 at publishing, free on \d+ \w+ \d{4}$/);
       expect((await db.releaseStep.findMany({ where: { postId: `rel${tag}preset` } })).map((row) => row.audienceTierId)).toEqual([TIER_3, null]);
 
       const scheduled = card(page, "scheduled", "admin-post-card");
-      await expect(scheduled.getByTestId("scheduled-badge")).toHaveText(/^Scheduled for \d+ \w+, \d\d:\d\d$/);
+      await expect(scheduled.getByTestId("scheduled-badge")).toHaveText(/^Scheduled for \d+ \w+ \d{4}, \d\d:\d\d$/);
       await scheduled.getByText("Release", { exact: true }).click();
       await scheduled.getByLabel("Change the time (UTC)").fill("2031-06-01T18:30");
       await scheduled.getByRole("button", { name: "Schedule" }).click();
       await expect(page.getByText("Publication scheduled.")).toBeVisible();
-      await expect(card(page, "scheduled", "admin-post-card").getByTestId("scheduled-badge")).toHaveText("Scheduled for 1 Jun, 18:30");
+      await expect(card(page, "scheduled", "admin-post-card").getByTestId("scheduled-badge")).toHaveText("Scheduled for 1 Jun 2031, 18:30");
     });
   });
 }
@@ -145,7 +145,9 @@ for (const javaScriptEnabled of [false, true]) {
     await expect(editor().getByTestId("release-step-when").first()).toHaveText(/^Opens \d+ \w+ \d{4}, \d\d:\d\d \(UTC\)$/);
     if (javaScriptEnabled) {
       // The live preview is the cards' ladder, before anything is saved.
-      await expect(editor().getByTestId("release-preview-ladder")).toHaveText(/^Tier 3 now · Tier 2 on \d+ \w+ · Tier 1 on \d+ \w+ · Free on \d+ \w+$/);
+      await expect(editor().getByTestId("release-preview-ladder")).toHaveText(
+        /^Tier 3 now · Tier 2 on \d+ \w+ \d{4} · Tier 1 on \d+ \w+ \d{4} · Free on \d+ \w+ \d{4}$/,
+      );
     }
     await editor().getByRole("button", { name: "Save steps" }).click();
     await expect(page.getByText("Release steps saved.")).toBeVisible();
@@ -164,7 +166,7 @@ test("a step that opens while the member reads shows on their next view, with no
   await loginAs(page, tier1Id);
   await openLibrary(page);
   const soon = card(page, "soon");
-  await expect(soon.getByTestId("release-upcoming")).toHaveText(/^Opens to your Tier 1 on \d+ \w+ \(in 1 minute\)$/);
+  await expect(soon.getByTestId("release-upcoming")).toHaveText(/^Opens to your Tier 1 on \d+ \w+ \d{4} \(in 1 minute\)$/);
   await expect(soon.getByRole("button", { name: /^Download/ })).toHaveCount(0);
   await page.waitForTimeout(4500);
   await page.reload();
@@ -183,11 +185,11 @@ test.describe("voter-linked releases", () => {
     await page.goto("/library?search=Midnight%20Observatory");
     const observatory = page.getByTestId("post-card").filter({ has: page.getByRole("heading", { name: "Midnight Observatory" }) });
     await expect(observatory.getByTestId("post-inspired")).toHaveText(/^Inspired by \d+ voters$/);
-    await expect(observatory.getByTestId("release-upcoming")).toHaveText(/^Free for everyone on \d+ \w+ \(in 55 days\)$/);
+    await expect(observatory.getByTestId("release-upcoming")).toHaveText(/^Free for everyone on \d+ \w+ \d{4} \(in 55 days\)$/);
     await loginAs(page, supporter.id);
     await page.goto("/library?search=Midnight%20Observatory");
     await expect(observatory.getByTestId("post-inspired")).toHaveText("Inspired by your vote");
-    await expect(observatory.getByTestId("release-upcoming")).toHaveText(/^Opens to your Tier 2 on \d+ \w+ \(in 2 days\)$/);
+    await expect(observatory.getByTestId("release-upcoming")).toHaveText(/^Opens to your Tier 2 on \d+ \w+ \d{4} \(in 2 days\)$/);
     await page.goto("/inspiration-vote");
     const shipped = page.getByTestId("shipped-ideas");
     // A shipped idea links to its post's own page, and has left the live round (no Like).

@@ -6,6 +6,7 @@ import { createRequestHandler } from "@remix-run/express";
 import type { ServerBuild } from "@remix-run/node";
 import compression from "compression";
 import express from "express";
+import { runAsViewer } from "../app/request-context.server.ts";
 import { admissionControl, type AdmissionOptions } from "./admission.ts";
 import { serveMetrics } from "./metrics.ts";
 import { observeRequests } from "./observe.ts";
@@ -103,15 +104,14 @@ export function createApp(options: AppOptions): express.Express {
   const sharedPages = () => build.entry.module as SharedPagesEntry;
   // Not in development: a page kept before an edit would be answered after it.
   if (!options.dev) app.use(reuseSharedPages(sharedPages()));
-  app.all(
-    "*",
-    createRequestHandler({
-      build: options.dev ? async () => build : options.build,
-      mode: options.mode,
-      // sharedPagesSince: when the request started, so a page read before a change is not kept after it.
-      getLoadContext: (req) => ({ clientAddress: req.socket.remoteAddress ?? null, sharedPagesSince: sharedPages().sharedPagesSince?.() }),
-    }),
-  );
+  const remix = createRequestHandler({
+    build: options.dev ? async () => build : options.build,
+    mode: options.mode,
+    // sharedPagesSince: when the request started, so a page read before a change is not kept after it.
+    getLoadContext: (req) => ({ clientAddress: req.socket.remoteAddress ?? null, sharedPagesSince: sharedPages().sharedPagesSince?.() }),
+  });
+  // The viewer's headers stay at hand for the whole answer: dates are written in their locale and time zone.
+  app.all("*", (req, res, next) => runAsViewer({ get: (name) => req.get(name) ?? null }, () => remix(req, res, next)));
   return app;
 }
 

@@ -15,7 +15,7 @@ import { recordAudit } from "~/models/audit.server";
 import { listLibraryPosts } from "~/models/library-listing.server";
 import { enqueueMail } from "~/models/mail-outbox.server";
 import { listTiers } from "~/models/tier.server";
-import { formatAccessDate } from "~/utils/access-words";
+import { formatDay } from "~/utils/dates";
 import * as dataRoute from "~/routes/account.data";
 import * as deleteRoute from "~/routes/account.delete";
 import * as kofiWebhook from "~/routes/api.webhooks.kofi";
@@ -184,7 +184,7 @@ describe("Download my data", () => {
     expect(cards[locked.id]!.misses).toEqual(["Not bought in the shop"]);
     const check = await checkAccess(user.id, locked.id);
     expect(check.access.misses).toEqual([
-      "Bought on " + formatAccessDate(new Date()) + " with unproven-pending@buyer.example, which is linked to this account but not verified",
+      "Bought on " + formatDay(new Date()) + " with unproven-pending@buyer.example, which is linked to this account but not verified",
     ]);
   });
 

@@ -5,6 +5,7 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import { createRequestHandler, type ServerBuild } from "@remix-run/node";
 import * as entry from "~/entry.server";
+import { runAsViewer } from "~/request-context.server";
 import * as root from "~/root";
 import { buildRequest } from "./helpers";
 
@@ -78,7 +79,9 @@ let handler: Promise<ReturnType<typeof createRequestHandler>> | undefined;
 /** Requests a page (GET) or posts to its action, as the HTTP server would hand it to Remix. */
 export async function requestDocument(options: Parameters<typeof buildRequest>[0]): Promise<Response> {
   handler ??= pageBuild().then((build) => createRequestHandler(build, "production"));
-  return (await handler)(buildRequest(options), { clientAddress: "127.0.0.1" });
+  const request = buildRequest(options);
+  const handle = await handler;
+  return runAsViewer(request.headers, () => handle(request, { clientAddress: "127.0.0.1" }));
 }
 
 /** Every page route file that exports an action, as `[file name, address pattern]` (an index route's posts carry `?index`). */

@@ -7,6 +7,7 @@ import pg from "pg";
 import { db } from "~/db.server";
 import type { Prisma, User } from "~/generated/prisma/client";
 import { createUserSession } from "~/models/session.server";
+import { runAsViewer } from "~/request-context.server";
 
 let counter = 0;
 
@@ -72,7 +73,8 @@ export async function callRoute(route: RouteModule, options: CallOptions = {}): 
   const handler = request.method === "GET" || request.method === "HEAD" ? route.loader : route.action;
   if (!handler) throw new Error(`route has no ${request.method === "GET" ? "loader" : "action"}`);
   try {
-    const result = await handler(args);
+    // As the HTTP server does: the viewer's headers at hand (dates in their locale and zone).
+    const result = await runAsViewer(request.headers, () => handler(args));
     if (result instanceof Response) return result;
     return new Response(JSON.stringify(result), { headers: { "Content-Type": "application/json" } });
   } catch (thrown) {

@@ -1,5 +1,8 @@
 // The /inspiration-vote page's loader and form action (the no-JavaScript path).
+import sharp from "sharp";
 import { db } from "~/db.server";
+import { storage } from "~/integrations/storage.server";
+import * as media from "~/routes/media.$";
 import * as page from "~/routes/inspiration-vote";
 import { callRoute, createTestUser, sessionCookie } from "./helpers";
 
@@ -93,5 +96,48 @@ describe("inspiration page", () => {
     expect(data.panels[0]!.likes).toBeNull();
     await callRoute(page, { method: "POST", path: "/inspiration-vote", form: { intent: "reset-likes" }, cookie: adminCookie });
     expect(await db.inspirationLike.count()).toBe(0);
+  });
+
+  it("takes a new idea's image as an upload, checked and stored as panel images are, and served from /media", async () => {
+    const png = await sharp({ create: { width: 24, height: 12, channels: 3, background: "#345678" } })
+      .png()
+      .toBuffer();
+    const ideaForm = (image: { bytes: Buffer; name: string; type: string }, imageUrl = "") => {
+      const form = new FormData();
+      for (const [name, value] of Object.entries({ intent: "create-panel", title: "Uploaded idea", imageUrl })) form.append(name, value);
+      form.append("image", new Blob([new Uint8Array(image.bytes)], { type: image.type }), image.name);
+      return form;
+    };
+    const created = await callRoute(page, {
+      method: "POST",
+      path: "/inspiration-vote",
+      form: ideaForm({ bytes: png, name: "idea.png", type: "image/png" }),
+      cookie: adminCookie,
+    });
+    expect(created.status).toBe(302);
+    const idea = await db.inspirationPanel.findFirstOrThrow({ where: { title: "Uploaded idea" } });
+    expect(idea.imageUrl).toMatch(/^\/media\/inspiration\/[0-9a-f]{16}\.jpg$/);
+    // Re-encoded to JPEG, as panel images are, and served publicly.
+    const key = `images/${idea.imageUrl.slice("/media/".length)}`;
+    expect((await (await storage()).stat(key))?.size).toBeGreaterThan(0);
+    const served = await callRoute(media, { path: idea.imageUrl, params: { "*": idea.imageUrl.slice("/media/".length) } });
+    expect(served.status).toBe(200);
+    expect(served.headers.get("Content-Type")).toBe("image/jpeg");
+    expect((await sharp(Buffer.from(await served.arrayBuffer())).metadata()).format).toBe("jpeg");
+
+    // A file that is no image is refused in place with what was typed, and nothing is created.
+    const refused = await callRoute(page, {
+      method: "POST",
+      path: "/inspiration-vote",
+      form: ideaForm({ bytes: Buffer.from("hello"), name: "fake.jpg", type: "image/jpeg" }, "https://example.com/typed.png"),
+      cookie: adminCookie,
+    });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({
+      intent: "create-panel",
+      error: "The file is not a valid image.",
+      values: { imageUrl: "https://example.com/typed.png", title: "Uploaded idea" },
+    });
+    expect(await db.inspirationPanel.count({ where: { title: "Uploaded idea" } })).toBe(1);
   });
 });

@@ -158,6 +158,13 @@ describe("loader", () => {
     expect(both).toContain("No posts match your search in the filter \u201cNever downloaded\u201d.");
     expect(both).toMatch(/<a [^>]*href="\/library"[^>]*>Show all posts<\/a>/);
     expect(await page("/library?search=no-such-title-anywhere")).toContain("No posts match your search.");
+    // A tag filter is named by the tag's name, not its address slug.
+    const post = await createPost({ title: "Tagged for the empty library" });
+    const tag = await db.tag.create({ data: { name: "Empty Shelf Tag", slug: `empty-shelf-${Date.now().toString(36)}` } });
+    await db.postTag.create({ data: { postId: post.id, tagId: tag.id } });
+    const tagged = await page(`/library?tag=${tag.slug}&search=no-such-title-anywhere`);
+    expect(tagged).toContain("No posts with the tag \u201cEmpty Shelf Tag\u201d match your search.");
+    expect(tagged).toMatch(/<a [^>]*href="\/library"[^>]*>Show all posts<\/a>/);
   });
 
   it("admins viewing as users see enabled posts only", async () => {

@@ -27,7 +27,8 @@ const PAGES: Record<string, { serves: Role[]; refusedTo?: string; reads?: false;
   "admin_.reports.tsx": { serves: ["admin"], refusedTo: "/" },
   "auth.callback.tsx": { serves: ["guest", "user", "admin"] },
   "forgot-password.tsx": { serves: ["guest", "user", "admin"] },
-  "inspiration-vote.tsx": { serves: ["guest", "user", "admin"] },
+  // The idea forms with their image: Remix's multipart parser finds no fields, so no action is named ("Unknown action.").
+  "inspiration-vote.tsx": { serves: ["guest", "user", "admin"], multipart: 302 },
   // The streamed uploads: a redirect with the refusal's toast.
   "library.tsx": { serves: ["guest", "user", "admin"], multipart: 302 },
   // The post page's bug-report forms: guests are sent to sign in first.

@@ -194,7 +194,8 @@ describe("the editor's tiers and preview", () => {
       "Europe/Berlin",
       published,
     );
-    // 00:30 in Berlin on 21 Jan is 23:30 UTC on 20 Jan: the ladder's day is UTC's, as on the cards.
-    expect(ladderWords(rungs!)).toBe("Tier 3 now · Tier 2 on 29 Nov · Free on 20 Jan");
+    // 00:30 in Berlin on 21 Jan is 23:30 UTC on 20 Jan: the ladder's day is the viewer's (here,
+    // outside a request, the site's default zone, UTC), as on the cards.
+    expect(ladderWords(rungs!)).toBe("Tier 3 now · Tier 2 on 29 Nov 2026 · Free on 20 Jan 2027");
   });
 });

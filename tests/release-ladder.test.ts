@@ -5,6 +5,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { User } from "~/generated/prisma/client";
 import { setReleaseSteps } from "~/models/release.server";
+import { formatDay } from "~/utils/dates";
 import { requestDocument } from "./documents";
 import { createTestUser, sessionCookie } from "./helpers";
 import { createPost, createTiers, TIER_1, TIER_2, TIER_3 } from "./library-fixtures";
@@ -32,7 +33,7 @@ function ladderText(page: string): string | null {
 }
 
 function day(at: number): string {
-  return new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", timeZone: "UTC" }).format(new Date(at));
+  return formatDay(at, { timeZone: "UTC" });
 }
 
 let admin: User;

@@ -4,6 +4,7 @@
 import { Form, Link } from "@remix-run/react";
 import { useId } from "react";
 import { auditFilterParams, auditValue, type AuditChange, type AuditFilter } from "~/utils/audit-log";
+import { formatDayTime } from "~/utils/dates";
 
 export type AuditRow = {
   id: string;
@@ -23,8 +24,6 @@ export type AuditPage = {
   actors: { id: string; label: string }[];
   filter: AuditFilter;
 };
-
-const timeFormat = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" });
 
 /** `keep`: the page's other parameters (the user search), kept by the filter and the paging. */
 export function AuditLog({ audit, keep, userHref }: { audit: AuditPage; keep: Record<string, string>; userHref: (userId: string) => string }) {
@@ -95,7 +94,7 @@ export function AuditLog({ audit, keep, userHref }: { audit: AuditPage; keep: Re
             <tbody>
               {audit.rows.map((entry) => (
                 <tr key={entry.id}>
-                  <td>{timeFormat.format(new Date(entry.createdAt))}</td>
+                  <td>{formatDayTime(entry.createdAt)}</td>
                   <td>{entry.actor}</td>
                   <td className="admin-mono">{entry.action}</td>
                   <td>

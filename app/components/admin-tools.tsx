@@ -7,7 +7,7 @@ import type { AdminActionData, CodeSearchData } from "~/components/admin/action-
 import { adminHref } from "~/components/admin/admin-href";
 import { DataTable } from "~/components/admin/data-table";
 import { FileDrop } from "~/components/file-drop";
-import { formatDate } from "~/components/admin/format";
+import { formatDay, formatDayTime } from "~/utils/dates";
 import { useIntentAnswer } from "~/components/admin/use-intent-answer";
 import { showToast } from "~/components/toaster";
 import { ADMIN_MESSAGES, isPurchaseCsvName } from "~/utils/admin-schemas";
@@ -53,7 +53,7 @@ function CodeSearchResultView({ result }: { result: CodeSearchData }) {
           columns={[
             { header: "Post", cell: (download) => download.postTitle },
             { header: "Version", cell: (download) => download.version },
-            { header: "Date", cell: (download) => formatDate(download.date) },
+            { header: "Date", cell: (download) => formatDay(download.date) },
             { header: "Post id", cell: (download) => download.postId, className: "admin-mono" },
           ]}
         />
@@ -232,8 +232,6 @@ function summaryText(summary: unknown): string {
   return parts.length > 0 ? parts.join(" · ") : "—";
 }
 
-const runTime = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "medium", timeZone: "UTC" });
-
 /** Force interval: runs the support-platform sync now and shows what it did. */
 export function ForceInterval({ actionUrl, runs, fallback }: ToolProps & { runs: SyncRunRow[] }) {
   const fetcher = useFetcher<AdminActionData>();
@@ -263,7 +261,7 @@ export function ForceInterval({ actionUrl, runs, fallback }: ToolProps & { runs:
             rows={runs}
             rowKey={(jobRun) => jobRun.id}
             columns={[
-              { header: "Started (UTC)", cell: (jobRun) => runTime.format(new Date(jobRun.startedAt)) },
+              { header: "Started", cell: (jobRun) => formatDayTime(jobRun.startedAt) },
               { header: "Trigger", cell: (jobRun) => jobRun.trigger },
               { header: "Status", cell: (jobRun) => jobRun.status },
               {

@@ -8,13 +8,14 @@ import { AccessCheckForm } from "~/components/access-check";
 import { AccountFieldset } from "~/components/admin/account-fieldset";
 import type { AdminActionData } from "~/components/admin/action-data";
 import { DataTable } from "~/components/admin/data-table";
-import { formatCents, formatDate, providerLabels } from "~/components/admin/format";
+import { formatCents, providerLabels } from "~/components/admin/format";
 import { PostPicker } from "~/components/admin/post-picker";
 import { ShopEmailsFieldset } from "~/components/admin/shop-emails-fieldset";
 import { useIntentAnswer } from "~/components/admin/use-intent-answer";
 import { FoldingSection } from "~/components/folding-section";
 import { useUserDraft, type EditorPost, type EditorTier, type EditorUser } from "~/components/admin/use-user-draft";
 import type { PostedEditorFields } from "~/utils/admin-schemas";
+import { formatDay } from "~/utils/dates";
 
 export function AdminUserEditor({
   user,
@@ -124,7 +125,7 @@ export function AdminUserEditor({
           rows={user.pledge_history}
           rowKey={(pledge) => pledge.pledgeId}
           columns={[
-            { header: "Date", cell: (pledge) => formatDate(pledge.date) },
+            { header: "Date", cell: (pledge) => formatDay(pledge.date) },
             { header: "Amount", cell: (pledge) => formatCents(pledge.amount_cents) },
             { header: "Tier", cell: (pledge) => pledge.tier_title ?? pledge.tier_id ?? "None" },
             { header: "Payment status", cell: (pledge) => pledge.payment_status ?? "Unknown" },
@@ -138,7 +139,7 @@ export function AdminUserEditor({
           rows={user.downloads}
           rowKey={(download) => download._id}
           columns={[
-            { header: "Date", cell: (download) => formatDate(download.date) },
+            { header: "Date", cell: (download) => formatDay(download.date) },
             { header: "Post", cell: (download) => download.postTitle },
             { header: "Version", cell: (download) => download.version },
           ]}

@@ -1,5 +1,7 @@
 import { Form, Link } from "@remix-run/react";
+import { FileDrop } from "~/components/file-drop";
 import { SubmitButton, useSavedKey } from "~/components/form";
+import { PANEL_IMAGE_ACCEPT } from "~/utils/form-hints";
 
 export type AdminConfig = { title: string; mode: "normal" | "randomized"; votingOpenFlag: boolean; votingEndTime: string | null };
 
@@ -66,12 +68,26 @@ export function InspirationAdmin({ config, refused }: { config: AdminConfig; ref
             </Link>
           </div>
         </Form>
-        <Form key={createdKey} method="post" replace className="stack" aria-label="New inspiration panel">
+        {/* One multipart post with the fields and the image, as the home page's panel form: works without JavaScript. */}
+        <Form key={createdKey} method="post" encType="multipart/form-data" replace className="stack" aria-label="New inspiration panel">
           <h3>New panel</h3>
           <FormError message={createRefused?.error} />
           <div className="field">
+            <FileDrop id="new-image-file" name="image" label="Image (png, jpg, jpeg)" accept={PANEL_IMAGE_ACCEPT} describedBy="new-image-hint" />
+          </div>
+          <div className="field">
             <label htmlFor="new-image">Image URL</label>
-            <input id="new-image" name="imageUrl" type="text" placeholder="https:// or /media/..." defaultValue={createRefused?.values.imageUrl} />
+            <input
+              id="new-image"
+              name="imageUrl"
+              type="text"
+              placeholder="https:// or /media/..."
+              aria-describedby="new-image-hint"
+              defaultValue={createRefused?.values.imageUrl}
+            />
+            <p id="new-image-hint" className="muted">
+              Upload an image, or give the address of one already online. An uploaded image is used when both are given.
+            </p>
           </div>
           <div className="field">
             <label htmlFor="new-title">Title (optional)</label>

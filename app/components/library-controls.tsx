@@ -133,14 +133,25 @@ export function LibraryControls({
  * No post matches: says what narrowed the list (the search, the filter, or both) and offers the
  * whole library back. A full page load, so the controls above are drawn again empty.
  */
-export function EmptyLibrary({ search, filter, back, tag = null }: { search: string; filter: LibraryFilter; back: string; tag?: string | null }) {
+export function EmptyLibrary({
+  search,
+  filter,
+  back,
+  tag = null,
+}: {
+  search: string;
+  filter: LibraryFilter;
+  back: string;
+  /** The tag filtered by, by name. */
+  tag?: string | null;
+}) {
   const filtered = filter !== "all" || tag !== null;
   const label = FILTER_LABELS[filter];
   const message =
     tag !== null && filter === "all"
       ? search
-        ? "No posts with this tag match your search."
-        : "No posts have this tag."
+        ? `No posts with the tag \u201c${tag}\u201d match your search.`
+        : `No posts have the tag \u201c${tag}\u201d.`
       : !filtered
         ? "No posts match your search."
         : search

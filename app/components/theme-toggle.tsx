@@ -30,7 +30,14 @@ export function ThemeToggle() {
       aria-pressed={theme === "light"}
       data-testid="theme-toggle"
     >
-      <span aria-hidden="true">{theme === "dark" ? "☀" : "☾"}</span>
+      {/* Both glyphs, the document's theme shows one (app.css): the server's render and the page
+          before hydration already show the icon of the theme the boot script applied. */}
+      <span aria-hidden="true" className="theme-toggle-icon theme-toggle-to-light">
+        ☀
+      </span>
+      <span aria-hidden="true" className="theme-toggle-icon theme-toggle-to-dark">
+        ☾
+      </span>
     </button>
   );
 }

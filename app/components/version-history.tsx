@@ -6,20 +6,12 @@
 import type { ReactNode } from "react";
 import { ContentHash } from "~/components/admin/content-hash";
 import type { VersionView } from "~/models/post-version-history.server";
+import { formatDay } from "~/utils/dates";
 import { formatFileSize } from "~/utils/file-size";
 
-// One formatter for every date: toLocaleDateString with options builds a new one per call, about
-// 15% of the CPU of rendering a library page with version histories.
-const VERSION_DATE = new Intl.DateTimeFormat("en-GB", { year: "numeric", month: "short", day: "numeric", timeZone: "UTC" });
-
-/** A version's date as cards show it, e.g. "5 Mar 2026" (UTC, so server and browser agree). */
 /** What a changed file's line says: its sizes when they differ, else that its content changed. */
 export function changeDetail(before: number, after: number): string {
   return before === after ? "content changed" : `${formatFileSize(before)} → ${formatFileSize(after)}`;
-}
-
-export function formatVersionDate(iso: string): string {
-  return VERSION_DATE.format(new Date(iso));
 }
 
 function ChangeList({ title, items }: { title: string; items: { path: string; detail: string }[] }) {
@@ -80,7 +72,7 @@ export function VersionHistoryList({
             {version.current ? <span className="badge">Current</span> : null}
             {version.hidden ? <span className="badge">Hidden</span> : null}
             <span className="muted">
-              {formatVersionDate(version.createdAt)} · {formatFileSize(version.size)}
+              {formatDay(version.createdAt)} · {formatFileSize(version.size)}
             </span>
           </p>
           {showHash ? (

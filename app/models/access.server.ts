@@ -9,7 +9,8 @@ import { DomainError } from "~/models/errors";
 import { ACCESS_DETAIL_COLUMNS, getCurrentUserWith, type AccessDetailsRow } from "~/models/session.server";
 import type { User } from "~/generated/prisma/client";
 import { entitlementOfListed, LISTING_VIEWER, type LibraryPost } from "~/models/library-listing.server";
-import { describeAccess, formatAccessDate, type AccessSummary } from "~/utils/access-words";
+import { describeAccess, type AccessSummary } from "~/utils/access-words";
+import { formatDay } from "~/utils/dates";
 import { keptVersions } from "~/models/kept-versions.server";
 import { postIdByRef } from "~/models/post-ref.server";
 import { describeCardAccess, describeLadder, type CardAccess } from "~/utils/card-status";
@@ -171,6 +172,6 @@ export async function checkAccess(userId: string, postRef: string): Promise<Acce
     downloadable,
     verdict: downloadable ? "Can download" : termsPending && blockers.length === 1 ? "Can download after accepting the terms" : "Cannot download",
     blockers,
-    kept: kept.map((version) => `Keeps ${version.label}, downloaded on ${formatAccessDate(version.downloadedAt)} through a membership`),
+    kept: kept.map((version) => `Keeps ${version.label}, downloaded on ${formatDay(version.downloadedAt)} through a membership`),
   };
 }

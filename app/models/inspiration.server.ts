@@ -3,8 +3,10 @@
 import { isRestricted, RESTRICTED_MESSAGE } from "~/models/restriction.server";
 import { db, Prisma, queryRows } from "~/db.server";
 import type { IdeaStatus, InspirationConfig, InspirationPanel, LikeKind, User } from "~/generated/prisma/client";
+import { storage } from "~/integrations/storage.server";
 import { recordAudit } from "~/models/audit.server";
 import { DomainError } from "~/models/errors";
+import { prepareImage } from "~/models/panel.server";
 import { enforceRateLimit } from "~/models/rate-limit.server";
 import { isVotingOpen, shuffleForVisitor } from "~/utils/countdown";
 import {
@@ -251,6 +253,17 @@ export async function resetLikes(actorId: string): Promise<number> {
     await recordAudit({ actorId, action: "inspiration.reset_likes", targetType: "inspiration_like", before: { count } }, tx);
     return count;
   });
+}
+
+/**
+ * An idea's uploaded image, checked and re-encoded as the home page's panel images are, kept
+ * under a name made from its content (so the same image is kept once, and its address may be
+ * cached forever); the address `/media/` serves it at, for the idea's image URL.
+ */
+export async function storeInspirationImage(image: Buffer): Promise<string> {
+  const prepared = await prepareImage(image);
+  await (await storage()).put(`images/inspiration/${prepared.version}.jpg`, prepared.jpeg, "image/jpeg");
+  return `/media/inspiration/${prepared.version}.jpg`;
 }
 
 export async function createInspirationPanel(actorId: string, input: InspirationPanelInput): Promise<InspirationPanel> {

@@ -59,8 +59,8 @@ export function toExpandedPanel(panel: Panel) {
   };
 }
 
-/** Checks and re-encodes an upload before anything is written; a bad file is a 400. */
-async function prepareImage(bytes: Buffer): Promise<{ jpeg: Buffer; version: string }> {
+/** Checks and re-encodes an upload before anything is written; a bad file is a 400. Panels and inspiration ideas alike. */
+export async function prepareImage(bytes: Buffer): Promise<{ jpeg: Buffer; version: string }> {
   try {
     const jpeg = await reencodeImage(bytes, { maxWidth: 1600, maxHeight: 1600 });
     return { jpeg, version: createHash("sha256").update(jpeg).digest("hex").slice(0, 16) };

@@ -12,7 +12,8 @@ import { DomainError } from "~/models/errors";
 import { keptLibraryStamp, storedRequirementsAt, type LibraryPost } from "~/models/library-listing.server";
 import { isPostVisible } from "~/models/post-visibility.server";
 import type { User } from "~/generated/prisma/client";
-import { formatAccessDate, tierName } from "~/utils/access-words";
+import { tierName } from "~/utils/access-words";
+import { formatDay } from "~/utils/dates";
 import { CATALOG_MESSAGES, type RequirementsInput } from "~/utils/catalog-schemas";
 import { canDownload, type EntitlementViewer } from "~/utils/entitlement";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
@@ -205,7 +206,7 @@ export async function releaseRequirementWarnings(postId: string): Promise<string
       if (!requiredPost) continue;
       if (canDownload(toEntitlementPost(requiredPost), audienceMember(step.audienceTierId), step.opensAt)) continue;
       warnings.push(
-        `The step for ${audience} on ${formatAccessDate(step.opensAt)} opens this post before ${audience} can get ${requiredPost.title}, which it requires.`,
+        `The step for ${audience} on ${formatDay(step.opensAt)} opens this post before ${audience} can get ${requiredPost.title}, which it requires.`,
       );
     }
   }

@@ -7,7 +7,7 @@ import { AccountArea } from "~/components/account/account-tabs";
 import { accountPanelLinks } from "~/components/account/shop-email-panel";
 import { downloadRetentionDays, listMyDownloads } from "~/models/my-library.server";
 import { requireUser } from "~/session-guards.server";
-import { formatAccessDate } from "~/utils/access-words";
+import { formatDay } from "~/utils/dates";
 import { personalPageHeaders } from "~/utils/page-headers";
 
 export const links: LinksFunction = () => accountPanelLinks();
@@ -60,7 +60,7 @@ export default function MyDownloadsPage() {
                     <td>{download.postTitle}</td>
                     <td>{download.version}</td>
                     <td>
-                      <time dateTime={download.date}>{formatAccessDate(new Date(download.date))}</time>
+                      <time dateTime={download.date}>{formatDay(download.date)}</time>
                     </td>
                     <td>{download.leakTraceNumber}</td>
                   </tr>

@@ -11,7 +11,7 @@ import { SubmitButton } from "~/components/form";
 import { getUpdateSettings, regenerateFeedToken, saveUpdatePreferences } from "~/models/update-notifications.server";
 import { env } from "~/env.server";
 import { requireUser } from "~/session-guards.server";
-import { formatAccessDate } from "~/utils/access-words";
+import { formatDay } from "~/utils/dates";
 import { formRefusal } from "~/utils/form-failure.server";
 import { readPageForm } from "~/utils/page-form.server";
 import { personalPageHeaders } from "~/utils/page-headers";
@@ -91,7 +91,7 @@ export default function UpdateNotificationsPage() {
               <Result data={feedResult} />
               <p className="muted">
                 {settings.hasFeed && settings.feedCreatedAt
-                  ? `Your feed link was made on ${formatAccessDate(new Date(settings.feedCreatedAt))}. For your safety it is shown only once; make a new one if you lost it.`
+                  ? `Your feed link was made on ${formatDay(settings.feedCreatedAt)}. For your safety it is shown only once; make a new one if you lost it.`
                   : "You have no feed link yet."}
               </p>
             </>

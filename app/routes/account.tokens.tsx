@@ -12,7 +12,7 @@ import { SubmitButton } from "~/components/form";
 import { createApiToken, listApiTokens, revokeApiToken, type ApiTokenSummary } from "~/models/api-token.server";
 import { isDomainError } from "~/models/errors";
 import { requireSessionPageUser } from "~/session-guards.server";
-import { formatAccessDate, formatReleaseTime } from "~/utils/access-words";
+import { formatDay, formatDayTime } from "~/utils/dates";
 import { API_TOKEN_LABEL_MAX, API_TOKEN_MESSAGES, MAX_API_TOKENS_PER_ACCOUNT } from "~/utils/api-token-schemas";
 import { formRefusal } from "~/utils/form-failure.server";
 import { readPageForm } from "~/utils/page-form.server";
@@ -119,7 +119,7 @@ export default function ApiTokensPage() {
                 <div className="stack" data-testid="new-token">
                   <Result data={created} />
                   <CopyField id="new-token-secret" label={`Token "${created.token.label}"`} value={created.token.secret} />
-                  <p className="muted">It works until {formatAccessDate(new Date(created.token.expiresAt))}. Keep it to yourself: it opens your library.</p>
+                  <p className="muted">It works until {formatDay(created.token.expiresAt)}. Keep it to yourself: it opens your library.</p>
                 </div>
               ) : created && !created.field ? (
                 <Result data={created} />
@@ -169,9 +169,9 @@ export default function ApiTokensPage() {
                         <strong>{token.label}</strong>
                         <span className="muted">
                           {" "}
-                          · made {formatAccessDate(new Date(token.created_at))} · works until {formatAccessDate(new Date(token.expires_at))}
+                          · made {formatDay(token.created_at)} · works until {formatDay(token.expires_at)}
                           {/* Written at most once a minute per token (docs/product.md#personal-api-tokens). */}
-                          {token.last_used_at ? ` · last used ${formatReleaseTime(new Date(token.last_used_at))} UTC` : " · never used"}
+                          {token.last_used_at ? ` · last used ${formatDayTime(token.last_used_at)}` : " · never used"}
                         </span>
                       </div>
                       <RevokeButton token={token} />

@@ -10,7 +10,8 @@ import { accountPanelLinks } from "~/components/account/shop-email-panel";
 import { listMyUpdates } from "~/models/my-library.server";
 import { listComingFor } from "~/models/update-notifications.server";
 import { requireUser } from "~/session-guards.server";
-import { formatAccessDate, timeUntil } from "~/utils/access-words";
+import { timeUntil } from "~/utils/access-words";
+import { formatDay } from "~/utils/dates";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 import { formatFileSize } from "~/utils/file-size";
 import { personalPageHeaders } from "~/utils/page-headers";
@@ -51,7 +52,7 @@ export default function UpdatesPage() {
                   <span className="updates-versions">
                     Your version {update.fromVersion} → now {update.toVersion}
                   </span>
-                  {update.updatedAt ? <span className="muted"> · updated {formatAccessDate(new Date(update.updatedAt))}</span> : null}
+                  {update.updatedAt ? <span className="muted"> · updated {formatDay(update.updatedAt)}</span> : null}
                 </div>
                 {/* The library's own download action: terms first, then the file; no JavaScript needed. */}
                 <form method="post" action="/library">
@@ -76,7 +77,7 @@ export default function UpdatesPage() {
               <li key={item.postId} className="updates-item">
                 <Link to={`/library?search=${encodeURIComponent(item.title)}`}>{item.title}</Link>
                 <span>
-                  {formatAccessDate(new Date(item.opensAt))} ({timeUntil(new Date(item.opensAt), new Date(now))})
+                  {formatDay(item.opensAt)} ({timeUntil(new Date(item.opensAt), new Date(now))})
                 </span>
               </li>
             ))}

@@ -10,6 +10,7 @@ import { InspirationPanelCard } from "~/components/inspiration-panel-card";
 import { ConfirmDialog } from "~/components/confirm-dialog";
 import {
   createInspirationPanel,
+  storeInspirationImage,
   deleteInspirationPanel,
   inLiveRound,
   modeName,
@@ -26,11 +27,12 @@ import { redirectWithError, redirectWithSuccess } from "~/toast.server";
 import { isVotingOpen } from "~/utils/countdown";
 import { formRefusal } from "~/utils/form-failure.server";
 import { inspirationConfigSchema, inspirationPanelSchema } from "~/utils/inspiration-schemas";
-import { readPageForm } from "~/utils/page-form.server";
 import inspirationStyles from "~/styles/inspiration.css?url";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 import type { CacheableHandle } from "~/document-cache.server";
-import { formFlag, formOptionalText, formTexts } from "~/utils/form-fields";
+import { formFile, formFlag, formOptionalText, formTexts } from "~/utils/form-fields";
+import { adminUploads } from "~/request-policy.server";
+import { readFormWithFiles } from "~/utils/upload.server";
 
 const PAGE = "/inspiration-vote";
 
@@ -79,9 +81,22 @@ function refuse(refused: RefusedForm) {
   return json(refused, { status: 400 });
 }
 
+// Admins upload an idea's image with its form, as panel images are uploaded on the home page.
+export function requestPolicy() {
+  return adminUploads("image");
+}
+
 export async function action({ request }: ActionFunctionArgs) {
   const user = await getCurrentUser(request);
-  const form = await readPageForm(request);
+  let form: FormData;
+  try {
+    // The idea forms carry an optional image file; every other form here is plain fields.
+    form = await readFormWithFiles(request, { tooLargeMessage: "The image is too large (10 MB at most)." });
+  } catch (error) {
+    // A body that is no form is answered as readPageForm answers it; an image too large, with its message.
+    if (error instanceof Response) throw error;
+    return redirectWithError(PAGE, formRefusal(error, "Failed to update panel.").message);
+  }
   const intent = formOptionalText(form, "intent");
   try {
     if (intent === "like" || intent === "patreon-like") {
@@ -127,8 +142,20 @@ export async function action({ request }: ActionFunctionArgs) {
       }
       case "create-panel":
       case "update-panel": {
+        // An uploaded image (admins only, checked above) becomes the idea's image URL; without one, the URL typed.
+        const file = formFile(form, "image");
+        let imageUrl = formOptionalText(form, "imageUrl");
+        if (file) {
+          try {
+            imageUrl = await storeInspirationImage(Buffer.from(await file.arrayBuffer()));
+          } catch (error) {
+            const values = { imageUrl: imageUrl ?? "", title: formOptionalText(form, "title") ?? "", status: formOptionalText(form, "status") ?? "" };
+            const id = intent === "update-panel" ? formOptionalText(form, "id") : undefined;
+            return refuse({ intent, id, error: formRefusal(error, "Failed to upload the image.").message, values });
+          }
+        }
         const parsed = inspirationPanelSchema.safeParse({
-          imageUrl: formOptionalText(form, "imageUrl"),
+          imageUrl,
           title: formOptionalText(form, "title"),
           status: formOptionalText(form, "status"),
         });

@@ -257,7 +257,12 @@ export default function Library() {
         </p>
 
         {data.matching === 0 ? (
-          <EmptyLibrary search={data.search} filter={data.filter} back={back} tag={data.tag} />
+          <EmptyLibrary
+            search={data.search}
+            filter={data.filter}
+            back={back}
+            tag={data.tag === null ? null : (data.tags.find((choice) => choice.slug === data.tag)?.name ?? data.tag)}
+          />
         ) : data.layout === "list" ? (
           <ul className="library-list" data-testid="library-list">
             {data.posts.map((post) => (

@@ -1,31 +1,8 @@
 // The entitlement decision in plain words (docs/product.md#access-explained): one sentence for
 // why a post is unlocked, one line per rule that came close, and what would unlock a locked one.
 // Shared by the library cards and the admins' access check, so both say the same thing.
+import { formatDay, formatDayTime } from "~/utils/dates";
 import type { AccessExplanation, AccessGrant, AccessMiss } from "~/utils/entitlement";
-
-// UTC, so the server's words and the browser's hydration agree on the day.
-const DAY = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "long", year: "numeric", timeZone: "UTC" });
-
-/** "3 March 2026". */
-export function formatAccessDate(date: Date): string {
-  return DAY.format(date);
-}
-
-const DAY_AND_TIME = new Intl.DateTimeFormat("en-GB", {
-  day: "numeric",
-  month: "short",
-  hour: "2-digit",
-  minute: "2-digit",
-  hourCycle: "h23",
-  timeZone: "UTC",
-});
-
-/** "3 Dec, 18:00" (UTC), for scheduled publications and release steps. */
-export function formatReleaseTime(date: Date): string {
-  return DAY_AND_TIME.format(date);
-}
-
-const SHORT_DAY = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", timeZone: "UTC" });
 
 /** How far off an instant is: "in 5 days", "in 3 hours", "in 20 minutes". */
 export function timeUntil(at: Date, now: Date): string {
@@ -36,9 +13,9 @@ export function timeUntil(at: Date, now: Date): string {
   return plural(Math.round(minutes / (24 * 60)), "day");
 }
 
-/** A locked post's next step for this viewer: "Opens to your Tier 2 on 10 Dec (in 5 days)". */
+/** A locked post's next step for this viewer: "Opens to your Tier 2 on 10 Dec 2026 (in 5 days)". */
 export function upcomingWords(upcoming: NonNullable<AccessExplanation["upcoming"]>, titles: Titles, now: Date): string {
-  const when = `${SHORT_DAY.format(upcoming.opensAt)} (${timeUntil(upcoming.opensAt, now)})`;
+  const when = `${formatDay(upcoming.opensAt)} (${timeUntil(upcoming.opensAt, now)})`;
   if (upcoming.voter) return `Opens to you as a voter on ${when}`;
   return upcoming.tierId ? `Opens to your ${tierName(upcoming.tierId, titles)} on ${when}` : `Free for everyone on ${when}`;
 }
@@ -57,7 +34,7 @@ function tierList(tierIds: readonly string[], titles: Titles): string {
 }
 
 function earlySupporter(tierId: string, publishedAt: Date, titles: Titles): string {
-  return `Early supporter: you were on ${tierName(tierId, titles)} when this was published on ${formatAccessDate(publishedAt)}`;
+  return `Early supporter: you were on ${tierName(tierId, titles)} when this was published on ${formatDay(publishedAt)}`;
 }
 
 /** Why an unlocked post is unlocked. */
@@ -74,9 +51,9 @@ export function grantWords(grant: AccessGrant, titles: Titles): string {
     case "first-tier":
       return earlySupporter(grant.tierId, grant.publishedAt, titles);
     case "purchase":
-      return grant.purchase ? `Bought on ${formatAccessDate(grant.purchase.purchasedAt)} with shop email ${grant.purchase.email}` : "Bought in the shop";
+      return grant.purchase ? `Bought on ${formatDay(grant.purchase.purchasedAt)} with shop email ${grant.purchase.email}` : "Bought in the shop";
     case "voter":
-      return `You voted for the idea this post realizes: released to its voters on ${formatAccessDate(grant.opensAt)}`;
+      return `You voted for the idea this post realizes: released to its voters on ${formatDay(grant.opensAt)}`;
     case "unlocked-content":
       // The members sync writes early-supporter unlocks; everything else there is an admin grant.
       if (grant.source !== "SYNC") return "Granted by the creator";
@@ -89,11 +66,11 @@ export function grantWords(grant: AccessGrant, titles: Titles): string {
 /** "Released to Tier 2 on 10 Dec 2026", or to everyone. */
 export function releaseWords(grant: Extract<AccessGrant, { reason: "release" }>, titles?: Titles): string {
   const audience = grant.tierId ? (titles ? tierName(grant.tierId, titles) : "your tier") : "everyone";
-  return `Released to ${audience} on ${formatAccessDate(grant.opensAt)}`;
+  return `Released to ${audience} on ${formatDay(grant.opensAt)}`;
 }
 
 function pledgeWords(miss: Extract<AccessMiss, { kind: "first-tier" }>, titles: Titles): string {
-  const day = formatAccessDate(miss.publishedAt);
+  const day = formatDay(miss.publishedAt);
   const needs = `this post's early supporters needed ${tierList(miss.needs, titles)}`;
   const pledge = miss.pledge;
   if (!pledge) return `Not pledged on the publish date (${day}); ${needs}`;
@@ -113,7 +90,7 @@ export function missWords(miss: AccessMiss, titles: Titles): string {
     case "disabled":
       return "This post is disabled";
     case "scheduled":
-      return `Scheduled for ${formatReleaseTime(miss.publishAt)} (UTC): not published yet`;
+      return `Scheduled for ${formatDayTime(miss.publishAt)}: not published yet`;
     case "guest":
       return "Not logged in";
     case "shop-only":
@@ -125,7 +102,7 @@ export function missWords(miss: AccessMiss, titles: Titles): string {
     case "first-tier":
       return pledgeWords(miss, titles);
     case "unverified-purchase":
-      return `Bought on ${formatAccessDate(miss.purchase.purchasedAt)} with ${miss.purchase.email}, which is linked to this account but not verified`;
+      return `Bought on ${formatDay(miss.purchase.purchasedAt)} with ${miss.purchase.email}, which is linked to this account but not verified`;
     case "not-bought":
       return `Not bought in the shop (item ${miss.code})`;
   }

@@ -3,19 +3,12 @@
 // without the shop's internal item codes. The admins' access check keeps the full words of
 // app/utils/access-words.ts; both read the same `explainAccess` walk.
 import { describeAccess, missWords, releaseWords, tierName, type AccessSummary } from "~/utils/access-words";
+import { formatDay } from "~/utils/dates";
 import type { AccessExplanation, AccessGrant, AccessMiss } from "~/utils/entitlement";
 import { lockedAction, type ActionPost, type ActionTier, type LockedAction } from "~/utils/locked-action";
 import { releaseLadder, type LadderPost, type LadderRung } from "~/utils/release-ladder";
 
 type Titles = ReadonlyMap<string, string>;
-
-// UTC, so the server's words and the browser's hydration agree on the day.
-const SHORT_DAY = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", year: "numeric", timeZone: "UTC" });
-
-/** "20 Nov 2025". */
-export function formatShortDate(date: Date): string {
-  return SHORT_DAY.format(date);
-}
 
 /** Why an owned post is the viewer's, in a few words: "Included in your Tier 2 membership". */
 export function cardStatusWords(grant: AccessGrant, titles: Titles): string {
@@ -31,9 +24,9 @@ export function cardStatusWords(grant: AccessGrant, titles: Titles): string {
     case "first-tier":
       return `Early supporter on ${tierName(grant.tierId, titles)}`;
     case "purchase":
-      return grant.purchase ? `Bought on ${formatShortDate(grant.purchase.purchasedAt)} with ${grant.purchase.email}` : "Bought in the shop";
+      return grant.purchase ? `Bought on ${formatDay(grant.purchase.purchasedAt)} with ${grant.purchase.email}` : "Bought in the shop";
     case "voter":
-      return `Yours as a voter since ${formatShortDate(grant.opensAt)}`;
+      return `Yours as a voter since ${formatDay(grant.opensAt)}`;
     case "unlocked-content":
       if (grant.source !== "SYNC") return "Granted by the creator";
       return grant.pledgedTierId ? `Early supporter on ${tierName(grant.pledgedTierId, titles)}` : "Early supporter";
@@ -93,7 +86,7 @@ export function keptWords(
   titles: Titles,
 ): string {
   const how = kept.tierId ? ` while on ${tierName(kept.tierId, titles)}` : " through a membership";
-  const words = `You keep ${kept.label}, downloaded on ${formatShortDate(kept.downloadedAt)}${how}`;
+  const words = `You keep ${kept.label}, downloaded on ${formatDay(kept.downloadedAt)}${how}`;
   if (kept.label === current.label) return words;
   const names = [...new Set(current.tierIds.map((id) => tierName(id, titles)))];
   const needs = names.length === 0 ? "a membership" : names.length === 1 ? names[0] : `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}`;

@@ -168,12 +168,12 @@ describe("explainAccess", () => {
     expect(say({ ...base, paidContent: false }, null)).toBe("Free");
     expect(say(base, viewer({ currentTierId: "T2" }))).toBe("Your Tier 2 membership");
     expect(say(base, viewer({ pledges: [{ type: "pledge_start", date: new Date("2026-02-01T00:00:00Z"), tierId: "T1", paymentStatus: "Paid" }] }))).toBe(
-      "Early supporter: you were on Tier 1 when this was published on 3 March 2026",
+      "Early supporter: you were on Tier 1 when this was published on 3 Mar 2026",
     );
     expect(say(base, viewer({ purchasedKofiCodes: new Set(["K1"]) }))).toBe("Bought on 12 May 2026 with shop email a@b.c");
     expect(say(base, viewer({ unlockedPostIds: new Set(["p1"]) }))).toBe("Granted by the creator");
     expect(say(base, viewer({ isAdmin: true }))).toBe("Admin");
-    expect(say(base, viewer({ voterPostIds: new Set(["p1"]) }))).toBe("You voted for the idea this post realizes: released to its voters on 3 March 2026");
+    expect(say(base, viewer({ voterPostIds: new Set(["p1"]) }))).toBe("You voted for the idea this post realizes: released to its voters on 3 Mar 2026");
     const near = describeAccess(
       explainAccess(
         base,
@@ -192,7 +192,7 @@ describe("explainAccess", () => {
     );
     expect(near.misses).toEqual([
       "Current tier Tier 1; this post needs Tier 2",
-      "Pledged Tier 2 on the publish date (3 March 2026); this post's early supporters needed Tier 1",
+      "Pledged Tier 2 on the publish date (3 Mar 2026); this post's early supporters needed Tier 1",
       "Bought on 12 May 2026 with x@y.z, which is linked to this account but not verified",
     ]);
   });

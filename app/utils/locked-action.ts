@@ -3,7 +3,7 @@
 // ("Get it now with Tier 3"); anyone else is offered the tier that gets the post soonest, and of
 // those the cheapest. One pure function, so the card, the list row and the post page agree.
 import type { ListedReleaseStep } from "~/utils/release-ladder";
-import { formatLadderDay } from "~/utils/release-ladder";
+import { formatDay } from "~/utils/dates";
 
 export type ActionPost = { tiers: readonly string[]; release_steps: readonly ListedReleaseStep[]; is_kofiOnly: boolean; kofi_id: string | null };
 
@@ -59,7 +59,6 @@ export function lockedAction(post: ActionPost, tiers: readonly ActionTier[], vie
     }
   }
   const primary = turn ? "turn" : offer ? "offer" : post.kofi_id ? "shop" : null;
-  const secondaryWords =
-    primary === "turn" && offer ? `Get it ${offer.opensAt === null ? "now" : `on ${formatLadderDay(new Date(offer.opensAt))}`} with ${offer.title}` : null;
+  const secondaryWords = primary === "turn" && offer ? `Get it ${offer.opensAt === null ? "now" : `on ${formatDay(offer.opensAt)}`} with ${offer.title}` : null;
   return { primary, offer, secondaryWords };
 }

@@ -66,17 +66,17 @@ describe("a release cascade over time", () => {
 
   it("names the step that unlocked the post", () => {
     const words = describeAccess(explainAccess(cascade(), onTier("T2"), at(8)), titles, at(8));
-    expect(words.summary).toBe("Released to Tier 2 on 8 December 2026");
+    expect(words.summary).toBe("Released to Tier 2 on 8 Dec 2026");
     const everyone = describeAccess(explainAccess(cascade(), null, at(61)), titles, at(61));
-    expect(everyone.summary).toBe("Released to everyone on 30 January 2027");
+    expect(everyone.summary).toBe("Released to everyone on 30 Jan 2027");
   });
 
   it("tells a locked viewer when their turn comes, and a guest when it becomes free", () => {
     const member = describeAccess(explainAccess(cascade(), onTier("T2"), at(2)), titles, at(2));
-    expect(member.upcoming).toBe("Opens to your Tier 2 on 8 Dec (in 5 days)");
+    expect(member.upcoming).toBe("Opens to your Tier 2 on 8 Dec 2026 (in 5 days)");
     expect(member.unlockTierIds).toEqual(["T3"]);
     const guest = describeAccess(explainAccess(cascade(), null, at(2)), titles, at(2));
-    expect(guest.upcoming).toBe("Free for everyone on 30 Jan (in 58 days)");
+    expect(guest.upcoming).toBe("Free for everyone on 30 Jan 2027 (in 58 days)");
     const never = describeAccess(explainAccess(cascade({ releaseSteps: [{ tierIds: ["T3"], opensAt: at(0) }] }), null, at(2)), titles, at(2));
     expect(never.upcoming).toBeNull();
   });
@@ -124,10 +124,10 @@ describe("voter access", () => {
     const post = cascade({ releaseSteps: [{ tierIds: ["T3"], opensAt: at(3) }, ...cascade().releaseSteps.slice(1)] });
     const before = explainAccess(post, voter, at(1));
     expect(before.allowed).toBe(false);
-    expect(describeAccess(before, titles, at(1)).upcoming).toBe("Opens to you as a voter on 4 Dec (in 2 days)");
+    expect(describeAccess(before, titles, at(1)).upcoming).toBe("Opens to you as a voter on 4 Dec 2026 (in 2 days)");
     const after = explainAccess(post, voter, at(3));
     expect(after.grant).toEqual({ reason: "voter", opensAt: at(3) });
-    expect(describeAccess(after, titles, at(3)).summary).toBe("You voted for the idea this post realizes: released to its voters on 4 December 2026");
+    expect(describeAccess(after, titles, at(3)).summary).toBe("You voted for the idea this post realizes: released to its voters on 4 Dec 2026");
     // Someone who did not vote, on the same (no) tier, stays locked.
     expect(canDownload(post, memberWithNothing(), at(3))).toBe(false);
   });

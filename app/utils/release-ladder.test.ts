@@ -17,7 +17,7 @@ function step(audience: string | null, tierIds: string[] | null, opensAt: string
   return { audience_tier_id: audience, tier_ids: tierIds, after_days: null, opens_on: null, opens_at: new Date(opensAt).toISOString() };
 }
 
-/** Tier 3 now, Tier 2 on 29 Nov, Tier 1 on 6 Dec, everyone on 21 Jan: the cascade of the design card. */
+/** Tier 3 now, Tier 2 on 29 Nov 2026, Tier 1 on 6 Dec 2026, everyone on 21 Jan 2027: the cascade of the design card. */
 const cascade = {
   tiers: [T3],
   is_kofiOnly: false,
@@ -32,8 +32,12 @@ const cascade = {
 
 describe("releaseLadder", () => {
   it("lists every step in opening order, opened ones as now, and marks the viewer's own", () => {
-    expect(ladderWords(releaseLadder(cascade, tiers, T2, now)!)).toBe("Tier 3 now · Tier 2 on 29 Nov (your step) · Tier 1 on 6 Dec · Free on 21 Jan");
-    expect(ladderWords(releaseLadder(cascade, tiers, T1, now)!)).toBe("Tier 3 now · Tier 2 on 29 Nov · Tier 1 on 6 Dec (your step) · Free on 21 Jan");
+    expect(ladderWords(releaseLadder(cascade, tiers, T2, now)!)).toBe(
+      "Tier 3 now · Tier 2 on 29 Nov 2026 (your step) · Tier 1 on 6 Dec 2026 · Free on 21 Jan 2027",
+    );
+    expect(ladderWords(releaseLadder(cascade, tiers, T1, now)!)).toBe(
+      "Tier 3 now · Tier 2 on 29 Nov 2026 · Tier 1 on 6 Dec 2026 (your step) · Free on 21 Jan 2027",
+    );
     expect(releaseLadder(cascade, tiers, T3, now)!.map((rung) => rung.yours)).toEqual([true, false, false, false]);
   });
 
@@ -44,10 +48,14 @@ describe("releaseLadder", () => {
 
   it("shows the tiers the post had before its steps as the first rung, folded into a step that reaches them once it opens", () => {
     const own = { ...cascade, release_steps: cascade.release_steps.filter((s) => s.audience_tier_id !== T3) };
-    expect(ladderWords(releaseLadder(own, tiers, T3, now)!)).toBe("Tier 3 now (your step) · Tier 2 on 29 Nov · Tier 1 on 6 Dec · Free on 21 Jan");
+    expect(ladderWords(releaseLadder(own, tiers, T3, now)!)).toBe(
+      "Tier 3 now (your step) · Tier 2 on 29 Nov 2026 · Tier 1 on 6 Dec 2026 · Free on 21 Jan 2027",
+    );
     // Later the listing's tiers are the post's own plus the opened Tier 2 step's, which reaches Tier 3 too.
     const later = new Date("2026-11-30T00:00:00Z");
-    expect(ladderWords(releaseLadder({ ...own, tiers: [T2, T3] }, tiers, T3, later)!)).toBe("Tier 2 now (your step) · Tier 1 on 6 Dec · Free on 21 Jan");
+    expect(ladderWords(releaseLadder({ ...own, tiers: [T2, T3] }, tiers, T3, later)!)).toBe(
+      "Tier 2 now (your step) · Tier 1 on 6 Dec 2026 · Free on 21 Jan 2027",
+    );
   });
 
   it("is null once no step is ahead, or without steps", () => {
@@ -61,7 +69,7 @@ describe("releaseLadder", () => {
   });
 
   it("keeps only the steps to everyone for a shop-only post", () => {
-    expect(ladderWords(releaseLadder({ ...cascade, is_kofiOnly: true }, tiers, T2, now)!)).toBe("Free on 21 Jan (your step)");
+    expect(ladderWords(releaseLadder({ ...cascade, is_kofiOnly: true }, tiers, T2, now)!)).toBe("Free on 21 Jan 2027 (your step)");
   });
 });
 

@@ -2,6 +2,7 @@
 // shows every step in opening order, "Tier 3 now · Tier 2 on 29 Nov · Tier 1 on 6 Dec · Free on
 // 21 Jan", with the viewer's own step marked. Read from the listing's data alone (its `tiers` at
 // the instant of the answer and its `release_steps`), so cards, list rows and the post page agree.
+import { formatDay } from "~/utils/dates";
 
 /** A release step as the listing gives it (`release_steps`, in opening order). */
 export type ListedReleaseStep = {
@@ -27,19 +28,11 @@ export type LadderRung = {
   /** When it opens (ISO); the rung is open ("now") when this is not after the instant asked. */
   opensAt: string | null;
   open: boolean;
-  /** "now" or "on 29 Nov". */
+  /** "now" or "on 29 Nov 2026". */
   when: string;
   /** The rung at which the post opens to the viewer (their tier's first rung, or Free without a tier). */
   yours: boolean;
 };
-
-// UTC, so the server's words and the browser's hydration agree on the day (as the card's other dates).
-const DAY = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", timeZone: "UTC" });
-
-/** "29 Nov". */
-export function formatLadderDay(date: Date): string {
-  return DAY.format(date);
-}
 
 function cheapestName(tierIds: readonly string[], tiers: readonly LadderTier[]): string {
   const first = tiers.find((tier) => tierIds.includes(tier.tierId));
@@ -65,7 +58,7 @@ export function releaseLadder(post: LadderPost, tiers: readonly LadderTier[], vi
   for (const step of steps) {
     const open = Date.parse(step.opens_at) <= now.getTime();
     const name = step.tier_ids === null ? "Free" : cheapestName([step.audience_tier_id ?? step.tier_ids[0] ?? ""], tiers);
-    rungs.push({ name, tierIds: step.tier_ids, opensAt: step.opens_at, open, when: open ? "now" : `on ${formatLadderDay(new Date(step.opens_at))}` });
+    rungs.push({ name, tierIds: step.tier_ids, opensAt: step.opens_at, open, when: open ? "now" : `on ${formatDay(step.opens_at)}` });
   }
   const mine = rungs.findIndex((rung) => rung.tierIds === null || (viewerTierId !== null && rung.tierIds.includes(viewerTierId)));
   return rungs.map((rung, index) => ({ ...rung, yours: index === mine }));

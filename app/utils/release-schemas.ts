@@ -2,6 +2,7 @@
 // steps, shared by the admin card's forms, the library action and PUT /api/library/posts/{id}/release;
 // the presets; and the one-line preview ("Tier 3 at publishing, Tier 2 on 10 Dec, free on 1 Feb").
 import { z } from "zod";
+import { formatDay } from "~/utils/dates";
 import { zonedToInstant } from "~/utils/time-zone";
 
 export const RELEASE_MESSAGES = {
@@ -193,8 +194,6 @@ export function releaseRowsToSteps(rows: readonly { audience: string; days: stri
     }));
 }
 
-const SHORT = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", timeZone: "UTC" });
-
 /** The instant steps given in days count from: the scheduled publication, else the first one, else `fallback`. */
 export function publicationTime(publishAt: Date | null, firstPublishedAt: Date | null, fallback: Date): Date {
   return publishAt ?? firstPublishedAt ?? fallback;
@@ -230,7 +229,7 @@ export function releasePreview(steps: readonly { audience: string; opensAt: Date
     .sort((a, b) => a.opensAt.getTime() - b.opensAt.getTime())
     .map((step) => {
       const who = step.audience === "everyone" ? "free" : (titles.get(step.audience) ?? "Unknown Tier");
-      return step.opensAt.getTime() <= publishedAt.getTime() ? `${who} at publishing` : `${who} on ${SHORT.format(step.opensAt)}`;
+      return step.opensAt.getTime() <= publishedAt.getTime() ? `${who} at publishing` : `${who} on ${formatDay(step.opensAt)}`;
     })
     .join(", ")
     .replace(/^./, (first) => first.toUpperCase());

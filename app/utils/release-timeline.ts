@@ -1,6 +1,6 @@
 // The admins' release timeline (/admin/releases): its instants by day in the creator's time zone,
 // and each one's counts in words. Pure: the page draws these, the tests read them.
-import { formatZonedDay } from "~/utils/time-zone";
+import { formatWeekday } from "~/utils/dates";
 
 /** "reached 12 · mailed 9": who the instant newly opens the post to, and the release notices sent for it. */
 export function timelineCounts(event: { reached: number; mailed: number }): string {
@@ -11,7 +11,7 @@ export function timelineCounts(event: { reached: number; mailed: number }): stri
 export function timelineDays<E extends { at: string }>(events: readonly E[], zone: string): { day: string; events: E[] }[] {
   const days: { day: string; events: E[] }[] = [];
   for (const event of events) {
-    const day = formatZonedDay(new Date(event.at), zone);
+    const day = formatWeekday(event.at, { timeZone: zone });
     const last = days.at(-1);
     if (last?.day === day) last.events.push(event);
     else days.push({ day, events: [event] });

@@ -71,26 +71,6 @@ export function instantToZoned(date: Date, zone: string): string {
   return new Date(wallClock(date, zone)).toISOString().slice(0, 16);
 }
 
-const shortFormats = new Map<string, Intl.DateTimeFormat>();
-
-/** "1 Dec 2026, 18:00" in `zone`. */
-export function formatZonedTime(date: Date, zone: string): string {
-  let format = shortFormats.get(zone);
-  if (!format) {
-    format = new Intl.DateTimeFormat("en-GB", {
-      timeZone: zone,
-      day: "numeric",
-      month: "short",
-      year: "numeric",
-      hour: "2-digit",
-      minute: "2-digit",
-      hourCycle: "h23",
-    });
-    shortFormats.set(zone, format);
-  }
-  return format.format(date);
-}
-
 /**
  * A form's datetime-local field read in `zone`, as the ISO instant the schemas take; any other
  * text as it was (the schema then names what is wrong with it).
@@ -98,16 +78,4 @@ export function formatZonedTime(date: Date, zone: string): string {
 export function zonedFieldToIso(value: FormDataEntryValue | null, zone: string): string {
   const text = typeof value === "string" ? value : "";
   return zonedToInstant(text, zone)?.toISOString() ?? text;
-}
-
-const dayFormats = new Map<string, Intl.DateTimeFormat>();
-
-/** "Tue, 1 Dec 2026" in `zone`. */
-export function formatZonedDay(date: Date, zone: string): string {
-  let format = dayFormats.get(zone);
-  if (!format) {
-    format = new Intl.DateTimeFormat("en-GB", { timeZone: zone, weekday: "short", day: "numeric", month: "short", year: "numeric" });
-    dayFormats.set(zone, format);
-  }
-  return format.format(date);
 }

@@ -1,10 +1,5 @@
-// How the admin area writes dates, money and sign-in methods (UTC, US English).
-const dateFormat = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeZone: "UTC" });
+// How the admin area writes money and sign-in methods (US English); dates: app/utils/dates.ts.
 const dollars = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" });
-
-export function formatDate(iso: string): string {
-  return dateFormat.format(new Date(iso));
-}
 
 export function formatCents(cents: number): string {
   return dollars.format(cents / 100);

@@ -10,7 +10,6 @@ import { FoldingSection } from "~/components/folding-section";
 import { LadderRungs, type CardTier } from "~/components/post-card";
 import type { LibraryPost } from "~/models/library-listing.server";
 import type { RootLoader } from "~/root";
-import { formatReleaseTime } from "~/utils/access-words";
 import { decodeReleaseDraft, draftLadder, editDraftRows, editorTiers, savedDraftRows, type DraftRow } from "~/utils/release-draft";
 import {
   MAX_AFTER_DAYS,
@@ -25,7 +24,8 @@ import {
   releaseStepsSchema,
   stepOpensAt,
 } from "~/utils/release-schemas";
-import { formatZonedTime, instantToZoned, zonedToInstant } from "~/utils/time-zone";
+import { formatDay, formatDayTime, formatTime } from "~/utils/dates";
+import { instantToZoned, zonedToInstant } from "~/utils/time-zone";
 
 /** When the post counts as published, as the server computes its steps' instants. */
 function publicationOf(post: LibraryPost, now: Date): Date {
@@ -67,19 +67,19 @@ export function useCreatorTimeZone(): string {
 
 /** "1 Dec 2026, 18:00 (Europe/Berlin) · 17:00 UTC"; the zone's time alone when it is UTC. */
 export function zonedWithUtc(date: Date, zone: string): string {
-  const local = `${formatZonedTime(date, zone)} (${zone})`;
-  return zone === "UTC" ? local : `${local} · ${formatZonedTime(date, "UTC").slice(-5)} UTC${utcDayNote(date, zone)}`;
+  return `${formatDayTime(date, { timeZone: zone })} (${zone})${utcBeside(date, zone)}`;
 }
 
 /** "18:00 (Europe/Berlin) · 17:00 UTC": the time of day alone, for a list already by day. */
 export function clockWithUtc(date: Date, zone: string): string {
-  return zonedWithUtc(date, zone).replace(/^[^,]*, /, "");
+  return `${formatTime(date, { timeZone: zone })} (${zone})${utcBeside(date, zone)}`;
 }
 
-/** ", 2 Dec" when the UTC day differs from the zone's. */
-function utcDayNote(date: Date, zone: string): string {
-  const day = (name: string) => formatZonedTime(date, name).replace(/, \d\d:\d\d$/, "");
-  return day(zone) === day("UTC") ? "" : ` on ${day("UTC")}`;
+/** " · 17:00 UTC", with " on 2 Dec 2026" when the UTC day differs from the zone's; nothing when the zone is UTC. */
+function utcBeside(date: Date, zone: string): string {
+  if (zone === "UTC") return "";
+  const utcDay = formatDay(date, { timeZone: "UTC" });
+  return ` · ${formatTime(date, { timeZone: "UTC" })} UTC${formatDay(date, { timeZone: zone }) === utcDay ? "" : ` on ${utcDay}`}`;
 }
 
 /** When a row opens, in words, or "" while it does not read as a step. */
@@ -94,12 +94,12 @@ function rowOpens(row: DraftRow, publishedAt: Date, zone: string): string {
   return `Opens ${zonedWithUtc(stepOpensAt({ after_days: days }, publishedAt), zone)}`;
 }
 
-/** "Scheduled for 3 Dec, 18:00" beside a scheduled post's title. */
+/** "Scheduled for 3 Dec 2026, 18:00" beside a scheduled post's title. */
 export function ScheduledBadge({ post, scheduled }: { post: LibraryPost; scheduled: boolean }) {
   if (!scheduled || !post.publish_at) return null;
   return (
     <span className="badge badge-scheduled" data-testid="scheduled-badge">
-      Scheduled for {formatReleaseTime(new Date(post.publish_at!))}
+      Scheduled for {formatDayTime(post.publish_at)}
     </span>
   );
 }
@@ -118,7 +118,7 @@ export function ReleaseSection({ post, tiers, back, now, scheduled }: { post: Li
   const draftParam = searchParams.get("release_draft");
   const draft = decodeReleaseDraft(draftParam);
   const rows = draft?.post === id ? draft.rows : savedDraftRows(post.release_steps, zone, post.release_announce_urls ?? []);
-  const hint = `${scheduled ? `Scheduled for ${formatReleaseTime(new Date(post.publish_at!))}` : "Published"}${saved ? ` · ${saved}` : ""}`;
+  const hint = `${scheduled ? `Scheduled for ${formatDayTime(post.publish_at!)}` : "Published"}${saved ? ` · ${saved}` : ""}`;
   const publishAt = post.publish_at ? new Date(post.publish_at) : null;
   return (
     <FoldingSection title="Release" hint={hint} initiallyOpen={draft?.post === id} testId="post-release-section">
