@@ -2,9 +2,10 @@
 // most `maxQueued` wait for a turn, each no longer than `queueTimeoutMs`. Past that a request is
 // answered at once with 503 and Retry-After, so an overloaded server says "try again" within a
 // moment instead of letting requests wait until clients give up. A request stops counting once
-// its response head is written: a long download's bytes then flow without holding a turn.
+// its answer is ready: a long download's bytes then flow without holding a turn.
 import type { Request, RequestHandler, Response } from "express";
 import { runInRequestScope } from "../app/request-context.server.ts";
+import { onRemixAnswer } from "./remix-adapter.ts";
 import { policyOf } from "./security.ts";
 
 export type AdmissionOptions = {
@@ -65,12 +66,9 @@ export function admissionControl(options: AdmissionOptions): RequestHandler {
         done = true;
         release();
       };
-      const writeHead = res.writeHead;
-      res.writeHead = function (this: Response, ...args: unknown[]) {
-        const result = (writeHead as (...a: unknown[]) => Response).apply(this, args);
-        finish();
-        return result;
-      } as Response["writeHead"];
+      // Remix's answer is ready (a download's bytes then flow without a turn), or another answer is sent.
+      onRemixAnswer(res, finish);
+      res.once("finish", finish);
       res.once("close", finish);
       proceed();
     };

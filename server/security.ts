@@ -4,6 +4,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { RequestPolicy } from "../app/request-policy.server.ts";
 import { responseSecurityHeaders } from "../app/security.server.ts";
+import { fetchHeaders } from "./remix-adapter.ts";
 import { DEFAULT_BODY_LIMIT, maxFileBytes, MULTIPART_OVERHEAD } from "../app/utils/body-limits.ts";
 
 const KIB = 1024;
@@ -19,7 +20,7 @@ export type SecurityOptions = {
   postFileMaxBytes: number;
 };
 
-/** The policy the route that will answer this request declared (set by `findRoutePolicy`). */
+/** The policy the route that will answer this request declared (set by `routeAndSecurityHeaders`). */
 export function policyOf(res: Response): RequestPolicy {
   return (res.locals.policy as RequestPolicy | undefined) ?? {};
 }
@@ -29,12 +30,26 @@ export function routeIdOf(res: Response): string | null {
   return (res.locals.routeId as string | null | undefined) ?? null;
 }
 
-/** Looks up the route and its policy once per request, for the checks below and the request's log line. */
-export function findRoutePolicy(routeFor: (pathname: string) => { routeId: string | null; policy: RequestPolicy }): RequestHandler {
+/**
+ * Looks up the route that will answer (for the checks below and the request's log line) and sets
+ * the headers every response carries (app/security.server.ts); Remix's own replace them
+ * (server/remix-adapter.ts). An answer sent before a body has arrived closes the connection, so
+ * the rest is never read: until the body ends (or limitBody admits an upload), Connection: close.
+ */
+export function routeAndSecurityHeaders(
+  { appUrl }: SecurityOptions,
+  routeFor: (pathname: string) => { routeId: string | null; policy: RequestPolicy },
+): RequestHandler {
+  const headers = { framed: responseSecurityHeaders(appUrl, { framedBySelf: true }), unframed: responseSecurityHeaders(appUrl) };
   return (req, res, next) => {
     const { routeId, policy } = routeFor(req.path);
     res.locals.routeId = routeId;
     res.locals.policy = policy;
+    for (const [name, value] of Object.entries(policy.framedBySelf ? headers.framed : headers.unframed)) res.setHeader(name, value);
+    if (hasBody(req)) {
+      res.setHeader("Connection", "close");
+      req.once("end", () => res.headersSent || res.removeHeader("Connection"));
+    }
     next();
   };
 }
@@ -58,46 +73,6 @@ export function requireHost(): RequestHandler {
     const host = req.headers.host;
     if (host !== undefined && !HOST_PATTERN.test(host)) return jsonError(res, 400, "Invalid Host header.");
     delete req.headers["x-forwarded-host"];
-    next();
-  };
-}
-
-/**
- * Remix builds its URL from APP_URL's origin plus the path, never from what the client sent. Runs
- * after the cross-site check has judged Origin, so Remix's own Origin check has nothing to compare.
- */
-export function pinAppOrigin({ appUrl }: SecurityOptions): RequestHandler {
-  const { host, protocol } = new URL(appUrl);
-  const scheme = protocol.slice(0, -1);
-  return (req, _res, next) => {
-    req.headers.host = host;
-    Object.defineProperty(req, "protocol", { value: scheme, configurable: true });
-    delete req.headers.origin;
-    next();
-  };
-}
-
-/**
- * Adds the headers every response carries (app/security.server.ts) as the head is written, so one
- * the app set itself (a document's CSP) is kept, never doubled. An answer sent before the body
- * has arrived closes the connection, so the rest is never read, unless it is an admitted upload.
- */
-export function securityHeaders({ appUrl }: SecurityOptions): RequestHandler {
-  const headers = { framed: responseSecurityHeaders(appUrl, { framedBySelf: true }), unframed: responseSecurityHeaders(appUrl) };
-  return (req, res, next) => {
-    const writeHead = res.writeHead;
-    res.writeHead = function (this: Response, ...args: unknown[]) {
-      if (!res.headersSent) {
-        const own = policyOf(res).framedBySelf ? headers.framed : headers.unframed;
-        for (const [name, value] of Object.entries(own)) if (!res.hasHeader(name)) res.setHeader(name, value);
-        // An admitted upload's rest is read and dropped instead, so its sender sees the answer.
-        if (!req.complete && hasBody(req) && res.locals.admittedUpload !== true) {
-          res.setHeader("Connection", "close");
-          res.once("finish", () => req.socket.destroySoon());
-        }
-      }
-      return (writeHead as (...a: unknown[]) => Response).apply(this, args);
-    } as Response["writeHead"];
     next();
   };
 }
@@ -149,16 +124,6 @@ function isMultipart(req: Request): boolean {
   return /^multipart\/form-data\s*;/i.test(req.headers["content-type"] ?? "");
 }
 
-/** The request as the route's `allowed` check sees it: its address and headers, never its body. */
-function headersOnly(req: Request, appOrigin: string): globalThis.Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (typeof value === "string") headers.set(name, value);
-    else if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-  }
-  return new Request(appOrigin + req.originalUrl, { headers });
-}
-
 /**
  * Caps every body before a byte is read: 1 MiB with a declared length. Only a multipart upload to
  * a route that takes uploads, from someone its `allowed` admits by the headers alone, may be
@@ -179,9 +144,11 @@ export function limitBody(options: SecurityOptions): RequestHandler {
     let admitted = false;
     // A resumable upload's part is sent raw (application/octet-stream), every other upload as multipart.
     if (upload && (declared === null || declared > DEFAULT_BODY_LIMIT) && (upload.kind === "post-file-part" || isMultipart(req))) {
-      admitted = await upload.allowed(headersOnly(req, appOrigin)).catch(() => false);
+      // The route's `allowed` check sees the request's address and headers, never its body.
+      admitted = await upload.allowed(new globalThis.Request(appOrigin + req.originalUrl, { headers: fetchHeaders(req) })).catch(() => false);
       if (admitted) limit = maxFileBytes(upload.kind, options.postFileMaxBytes) + (upload.kind === "post-file-part" ? 0 : MULTIPART_OVERHEAD);
-      res.locals.admittedUpload = admitted;
+      // An admitted upload's rest is read and dropped instead, so its sender sees the answer.
+      if (admitted) res.removeHeader("Connection");
     }
     if (declared !== null && declared > limit) return jsonError(res, 413, "Request body is too large.");
     if (declared === null && !admitted) return jsonError(res, 411, "Request body must declare its length.");
