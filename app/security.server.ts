@@ -3,7 +3,8 @@
 // per-document part is the CSP of an HTML document (`documentCsp`, set by entry.server.tsx), which
 // allows the inline scripts of that document alone: by the response's nonce, or by their hashes
 // for a document that may be kept and shared. Enforced, never report-only.
-// No imports on purpose: server/ bundles this file outside the Remix build.
+// No imports of the app on purpose: server/ bundles this file outside the Remix build.
+import { createHash } from "node:crypto";
 
 /** The headers every response carries. `appUrl` decides HSTS (https only); `framedBySelf`: our own pages may frame it (downloads in the library's hidden frame). */
 export function responseSecurityHeaders(appUrl: string, { framedBySelf = false }: { framedBySelf?: boolean } = {}): Record<string, string> {
@@ -42,4 +43,30 @@ export function documentCsp(inline: InlineScripts, callbackOrigins: readonly str
     "base-uri 'self'",
     "object-src 'none'",
   ].join("; ");
+}
+
+const SCRIPT_OPEN = Buffer.from("<script");
+const SCRIPT_CLOSE = Buffer.from("</script>");
+
+/** The CSP sources (`'sha256-…'`, once each) of a document's inline scripts, found in its bytes without decoding them. */
+export function inlineScriptHashes(html: Buffer): string[] {
+  const hashes = new Set<string>();
+  for (let at = html.indexOf(SCRIPT_OPEN); at !== -1; at = html.indexOf(SCRIPT_OPEN, at + 1)) {
+    const tagEnd = html.indexOf(">", at);
+    if (tagEnd === -1) break;
+    const tag = html.toString("latin1", at, tagEnd + 1);
+    // `<script` must end the name (not `<scripts`), and a script with a src has no inline text.
+    if (!/^<script[\s/>]/.test(tag) || /\bsrc=/i.test(tag)) continue;
+    // Its text runs to the first </script> (HTML raw-text rules).
+    const close = html.indexOf(SCRIPT_CLOSE, tagEnd + 1);
+    if (close === -1) break;
+    if (close > tagEnd + 1)
+      hashes.add(
+        `'sha256-${createHash("sha256")
+          .update(html.subarray(tagEnd + 1, close))
+          .digest("base64")}'`,
+      );
+    at = close;
+  }
+  return [...hashes];
 }

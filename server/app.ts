@@ -25,7 +25,7 @@ export type AppOptions = SecurityOptions & {
   /** How many requests this process works on and queues at once (server/admission.ts); unset, no limit. */
   admission?: Omit<AdmissionOptions, "exempt">;
   /**
-   * `npm run dev` (server/dev.ts): Vite's middleware serves the app's modules and assets, and the
+   * `npm run dev` (scripts/dev-server.ts): Vite's middleware serves the app's modules and assets, and the
    * build is loaded again for every request, so an edit shows without a restart.
    */
   dev?: { middlewares: express.RequestHandler; loadBuild: () => Promise<ServerBuild> };

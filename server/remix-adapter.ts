@@ -39,7 +39,13 @@ export function remixHandler({ build, mode, appUrl, getLoadContext }: AdapterOpt
     // The cross-site check (server/security.ts) has judged Origin already.
     headers.delete("Origin");
     const body = req.method === "GET" || req.method === "HEAD" ? undefined : createReadableStreamFromReadable(req);
-    const request = new globalThis.Request(app.origin + req.originalUrl, { method: req.method, headers, body, signal: controller.signal, duplex: "half" } as RequestInit);
+    const request = new globalThis.Request(app.origin + req.originalUrl, {
+      method: req.method,
+      headers,
+      body,
+      signal: controller.signal,
+      duplex: "half",
+    } as RequestInit);
     try {
       const response = await handle(request, getLoadContext(req));
       for (const fn of (res.locals.onRemixAnswer as (() => void)[] | undefined) ?? []) fn();
