@@ -6,29 +6,16 @@
 // answered by this server before Remix runs.
 import cluster from "node:cluster";
 import { createHash } from "node:crypto";
-import { parse as parseCookies } from "cookie";
 import { createCache } from "~/cache.server";
 import { contentCoding, documentEtag, type EncodedDocument, etagListMatches, readyRepresentation, representationHeaders } from "~/content-coding.server";
 import { onGuestContentWrite } from "~/db.server";
 import { inlineScriptHashes } from "~/security.server";
+import { isGuest, type GuestHeaders } from "~/utils/auth-cookies.server";
 
 /** Browsers revalidate every time; shared caches keep a copy for a minute and may serve it stale while they refetch. */
 export const GUEST_CACHE_CONTROL = "public, max-age=0, s-maxage=60, stale-while-revalidate=300";
 
-/** Cookies that make a document personal: the session and the flash (toast) cookie. */
-const PERSONAL_COOKIES = ["__session", "toast-session"];
-
 export type CacheableHandle = { guestCacheable?: boolean };
-
-type GuestHeaders = { cookie?: string | null; authorization?: string | null };
-
-/** No session or flash cookie and no API token, read with the parser Remix's cookies use (`__session =…` counts). */
-export function isGuest({ cookie, authorization }: GuestHeaders): boolean {
-  if (authorization) return false;
-  if (!cookie) return true;
-  const names = parseCookies(cookie);
-  return !PERSONAL_COOKIES.some((name) => name in names);
-}
 
 type Match = { route: { id: string } };
 

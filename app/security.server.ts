@@ -1,5 +1,6 @@
-// Every security header of the site, defined here and nowhere else. The HTTP server
-// (server/security.ts) sets `responseSecurityHeaders` on every response that lacks them; the only
+// Every security header of the site, defined here and nowhere else, and the cross-site rule for
+// state changes. The HTTP server (server/security.ts) sets `responseSecurityHeaders` on every
+// response before it is made (a header Remix sets replaces the server's); the only
 // per-document part is the CSP of an HTML document (`documentCsp`, set by entry.server.tsx), which
 // allows the inline scripts of that document alone: by the response's nonce, or by their hashes
 // for a document that may be kept and shared. Enforced, never report-only.
@@ -69,4 +70,30 @@ export function inlineScriptHashes(html: Buffer): string[] {
     at = close;
   }
   return [...hashes];
+}
+
+function originOf(value: string | undefined): string | null {
+  if (!value) return null;
+  try {
+    return new URL(value).origin;
+  } catch {
+    return "null";
+  }
+}
+
+type StateChangeHeaders = { fetchSite?: string; origin?: string; referer?: string; authorization?: string };
+
+/**
+ * Was a state change sent from another site (CSRF, login CSRF included)? Judged by
+ * Sec-Fetch-Site, else Origin or Referer; a request with neither is not from a browser page.
+ * A Bearer token (any case of the scheme, RFC 9110) is exempt: browsers never send one on their
+ * own. `ownOrigins`: APP_URL's origin, and the one the Host names.
+ */
+export function isCrossSite({ fetchSite, origin, referer, authorization }: StateChangeHeaders, ownOrigins: readonly string[]): boolean {
+  if (/^bearer\s/i.test(authorization ?? "")) return false;
+  const sender = originOf(origin) ?? originOf(referer);
+  const own = sender !== null && ownOrigins.includes(sender);
+  if (fetchSite === "same-origin" || fetchSite === "none" || fetchSite === undefined) return sender !== null && !own;
+  // A sibling subdomain is another site for us unless it names our own origin.
+  return !own;
 }

@@ -3,7 +3,7 @@
 // route that will run (server/route-policy.ts). Business rules stay in app/models.
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { RequestPolicy } from "../app/request-policy.server.ts";
-import { responseSecurityHeaders } from "../app/security.server.ts";
+import { isCrossSite, responseSecurityHeaders } from "../app/security.server.ts";
 import { fetchHeaders } from "./remix-adapter.ts";
 import { DEFAULT_BODY_LIMIT, maxFileBytes, MULTIPART_OVERHEAD } from "../app/utils/body-limits.ts";
 
@@ -77,42 +77,16 @@ export function requireHost(): RequestHandler {
   };
 }
 
-function originOf(value: string | undefined): string | null {
-  if (!value) return null;
-  try {
-    return new URL(value).origin;
-  } catch {
-    return "null";
-  }
-}
-
-/** `Authorization: Bearer ...` in any case of the scheme (RFC 9110: schemes are case-insensitive). */
-export function hasBearerToken(authorization: string | undefined): boolean {
-  return /^bearer\s/i.test(authorization ?? "");
-}
-
-/**
- * Refuses state changes sent from another site (CSRF, login CSRF included), judged by
- * Sec-Fetch-Site, else Origin or Referer; a request with neither is not from a browser page.
- * Exempt: routes whose policy allows it (signed webhooks, one-click unsubscribe) and Bearer
- * tokens, which browsers never send on their own. Own origin: APP_URL's, or the Host's.
- */
+/** Refuses state changes sent from another site (app/security.server.ts), unless the route's policy allows them (signed webhooks, one-click unsubscribe). */
 export function refuseCrossSiteRequests({ appUrl }: SecurityOptions): RequestHandler {
   const appOrigin = new URL(appUrl).origin;
   return (req, res, next) => {
-    if (!UNSAFE_METHODS.has(req.method)) return next();
-    if (policyOf(res).crossSiteAllowed) return next();
-    if (hasBearerToken(req.headers.authorization)) return next();
-
-    const fetchSite = req.headers["sec-fetch-site"];
-    const origin = originOf(req.headers.origin) ?? originOf(req.headers.referer);
-    const own = origin !== null && (origin === appOrigin || origin === `${req.protocol}://${req.headers.host ?? ""}`);
-    let crossSite: boolean;
-    if (fetchSite === "same-origin" || fetchSite === "none") crossSite = origin !== null && !own;
-    // A sibling subdomain is another site for us unless it names our own origin.
-    else if (fetchSite !== undefined) crossSite = !own;
-    else crossSite = origin !== null && !own;
-    if (crossSite) return jsonError(res, 403, "Cross-site request refused.");
+    if (!UNSAFE_METHODS.has(req.method) || policyOf(res).crossSiteAllowed) return next();
+    const { origin, referer, authorization } = req.headers;
+    const fetchSite = req.get("Sec-Fetch-Site");
+    if (isCrossSite({ fetchSite, origin, referer, authorization }, [appOrigin, `${req.protocol}://${req.headers.host ?? ""}`])) {
+      return jsonError(res, 403, "Cross-site request refused.");
+    }
     next();
   };
 }
