@@ -6,7 +6,7 @@
 import type { Request, RequestHandler, Response } from "express";
 import { runInRequestScope } from "../app/request-context.server.ts";
 import { onRemixAnswer } from "./remix-adapter.ts";
-import { policyOf } from "./security.ts";
+import { closeIfBodyUnread, policyOf } from "./security.ts";
 
 export type AdmissionOptions = {
   maxInFlight: number;
@@ -32,6 +32,7 @@ export const BUSY_RETRY_AFTER_SECONDS = 2;
 /** The refusal: JSON for the API, a short page for anything else. */
 function refuse(req: Request, res: Response) {
   if (res.headersSent || res.destroyed) return;
+  closeIfBodyUnread(req, res);
   res.status(503).set({ "Retry-After": String(BUSY_RETRY_AFTER_SECONDS), "Cache-Control": "no-store" });
   if (req.path.startsWith("/api/")) res.json({ error: BUSY_MESSAGE });
   else res.type("html").send(`<!doctype html><html lang="en"><title>Busy</title><h1>The server is busy</h1><p>${BUSY_MESSAGE}</p></html>`);

@@ -4,16 +4,7 @@
 import { createReadableStreamFromReadable, createRequestHandler, writeReadableStreamToWritable, type ServerBuild } from "@remix-run/node";
 import type { Request, RequestHandler, Response } from "express";
 import { DATABASE_RETRY_AFTER_SECONDS } from "../app/utils/errors.ts";
-
-/** The request's headers as Fetch headers (a repeated header keeps every value). */
-export function fetchHeaders(req: Request): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (typeof value === "string") headers.set(name, value);
-    else if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-  }
-  return headers;
-}
+import { closeIfBodyUnread, fetchHeaders } from "./security.ts";
 
 /** Runs `fn` once Remix's answer to this request is ready, before its body flows (server/admission.ts frees the turn). */
 export function onRemixAnswer(res: Response, fn: () => void): void {
@@ -49,10 +40,15 @@ export function remixHandler({ build, mode, appUrl, getLoadContext }: AdapterOpt
     try {
       const response = await handle(request, getLoadContext(req));
       for (const fn of (res.locals.onRemixAnswer as (() => void)[] | undefined) ?? []) fn();
+      closeIfBodyUnread(req, res);
       if (response.statusText) res.statusMessage = response.statusText;
       res.status(response.status);
       for (const name of new Set(response.headers.keys())) res.removeHeader(name);
-      for (const [name, value] of response.headers) res.appendHeader(name, value);
+      // Express's `set` adds the charset to a text Content-Type, as it always has.
+      for (const [name, value] of response.headers) {
+        if (name === "content-type") res.set(name, value);
+        else res.appendHeader(name, value);
+      }
       // Every 503 says when to try again: a route that failed while the database was down says nothing itself.
       if (response.status === 503 && !response.headers.has("Retry-After")) res.setHeader("Retry-After", String(DATABASE_RETRY_AFTER_SECONDS));
       // With backpressure; the source is cancelled when the client goes away (patches/@remix-run+node).

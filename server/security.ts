@@ -4,7 +4,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { RequestPolicy } from "../app/request-policy.server.ts";
 import { isCrossSite, responseSecurityHeaders } from "../app/security.server.ts";
-import { fetchHeaders } from "./remix-adapter.ts";
 import { DEFAULT_BODY_LIMIT, maxFileBytes, MULTIPART_OVERHEAD } from "../app/utils/body-limits.ts";
 
 const KIB = 1024;
@@ -33,8 +32,7 @@ export function routeIdOf(res: Response): string | null {
 /**
  * Looks up the route that will answer (for the checks below and the request's log line) and sets
  * the headers every response carries (app/security.server.ts); Remix's own replace them
- * (server/remix-adapter.ts). An answer sent before a body has arrived closes the connection, so
- * the rest is never read: until the body ends (or limitBody admits an upload), Connection: close.
+ * (server/remix-adapter.ts).
  */
 export function routeAndSecurityHeaders(
   { appUrl }: SecurityOptions,
@@ -46,15 +44,31 @@ export function routeAndSecurityHeaders(
     res.locals.routeId = routeId;
     res.locals.policy = policy;
     for (const [name, value] of Object.entries(policy.framedBySelf ? headers.framed : headers.unframed)) res.setHeader(name, value);
-    if (hasBody(req)) {
-      res.setHeader("Connection", "close");
-      req.once("end", () => res.headersSent || res.removeHeader("Connection"));
-    }
     next();
   };
 }
 
-function jsonError(res: Response, status: number, error: string) {
+/**
+ * Called by whatever answers, before the head goes out: an answer sent before the body has
+ * arrived closes the connection, so the rest is never read, unless it is an admitted upload
+ * (its rest is read and dropped, so its sender sees the answer).
+ */
+export function closeIfBodyUnread(req: Request, res: Response): void {
+  if (!req.complete && hasBody(req) && res.locals.admittedUpload !== true) res.setHeader("Connection", "close");
+}
+
+/** The request's headers as Fetch headers (a repeated header keeps every value). */
+export function fetchHeaders(req: Request): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (typeof value === "string") headers.set(name, value);
+    else if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+  }
+  return headers;
+}
+
+function jsonError(req: Request, res: Response, status: number, error: string) {
+  closeIfBodyUnread(req, res);
   res.status(status).set("Cache-Control", "no-store").json({ error });
 }
 
@@ -71,7 +85,7 @@ const HOST_PATTERN = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-
 export function requireHost(): RequestHandler {
   return (req, res, next) => {
     const host = req.headers.host;
-    if (host !== undefined && !HOST_PATTERN.test(host)) return jsonError(res, 400, "Invalid Host header.");
+    if (host !== undefined && !HOST_PATTERN.test(host)) return jsonError(req, res, 400, "Invalid Host header.");
     delete req.headers["x-forwarded-host"];
     next();
   };
@@ -85,7 +99,7 @@ export function refuseCrossSiteRequests({ appUrl }: SecurityOptions): RequestHan
     const { origin, referer, authorization } = req.headers;
     const fetchSite = req.get("Sec-Fetch-Site");
     if (isCrossSite({ fetchSite, origin, referer, authorization }, [appOrigin, `${req.protocol}://${req.headers.host ?? ""}`])) {
-      return jsonError(res, 403, "Cross-site request refused.");
+      return jsonError(req, res, 403, "Cross-site request refused.");
     }
     next();
   };
@@ -111,7 +125,7 @@ export function limitBody(options: SecurityOptions): RequestHandler {
     if (!hasBody(req)) return next();
     const header = req.headers["content-length"];
     const declared = header === undefined ? null : Number(header);
-    if (declared !== null && (!Number.isSafeInteger(declared) || declared < 0)) return jsonError(res, 400, "Invalid Content-Length.");
+    if (declared !== null && (!Number.isSafeInteger(declared) || declared < 0)) return jsonError(req, res, 400, "Invalid Content-Length.");
 
     const upload = policyOf(res).upload;
     let limit = DEFAULT_BODY_LIMIT;
@@ -121,11 +135,10 @@ export function limitBody(options: SecurityOptions): RequestHandler {
       // The route's `allowed` check sees the request's address and headers, never its body.
       admitted = await upload.allowed(new globalThis.Request(appOrigin + req.originalUrl, { headers: fetchHeaders(req) })).catch(() => false);
       if (admitted) limit = maxFileBytes(upload.kind, options.postFileMaxBytes) + (upload.kind === "post-file-part" ? 0 : MULTIPART_OVERHEAD);
-      // An admitted upload's rest is read and dropped instead, so its sender sees the answer.
-      if (admitted) res.removeHeader("Connection");
+      res.locals.admittedUpload = admitted;
     }
-    if (declared !== null && declared > limit) return jsonError(res, 413, "Request body is too large.");
-    if (declared === null && !admitted) return jsonError(res, 411, "Request body must declare its length.");
+    if (declared !== null && declared > limit) return jsonError(req, res, 413, "Request body is too large.");
+    if (declared === null && !admitted) return jsonError(req, res, 411, "Request body must declare its length.");
 
     const ms = admitted ? base + Math.ceil(((declared ?? limit) / SLOWEST_UPLOAD_BYTES_PER_SECOND) * 1000) : base;
     const timer = setTimeout(() => {
