@@ -47,7 +47,7 @@ export default defineConfig(({ isSsrBuild }) => ({
   ssr: { noExternal: [/^remix-auth/, /^remix-toast/] },
   server: { hmr: { overlay: true } },
   // `npm run dev` pre-bundles every dependency its scan of the routes finds before serving
-  // (server/dev.ts); remix-toast reaches this one only at request time.
+  // (scripts/dev-server.ts); remix-toast reaches this one only at request time.
   optimizeDeps: { include: ["@remix-run/server-runtime"] },
   plugins: [
     serverOnlyRouteExports(),

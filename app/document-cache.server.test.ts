@@ -1,16 +1,9 @@
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
-import {
-  forgetSharedPages,
-  inlineScriptHashes,
-  newKeptDocument,
-  readyRepresentation,
-  rememberSharedPage,
-  representation,
-  sharedPageAnswer,
-  sharedPagesSince,
-} from "./document-cache.server";
+import { readyRepresentation, representation } from "./content-coding.server";
+import { forgetSharedPages, newKeptDocument, rememberSharedPage, sharedPageAnswer, sharedPagesSince } from "./document-cache.server";
+import { inlineScriptHashes } from "./security.server";
 
 function page(html: string) {
   return newKeptDocument(Buffer.from(html));

@@ -6,28 +6,16 @@
 // answered by this server before Remix runs.
 import cluster from "node:cluster";
 import { createHash } from "node:crypto";
-import { parse as parseCookies } from "cookie";
 import { createCache } from "~/cache.server";
-import { compress, contentCoding, type ContentCoding } from "~/content-coding.server";
+import { contentCoding, documentEtag, type EncodedDocument, etagListMatches, readyRepresentation, representationHeaders } from "~/content-coding.server";
 import { onGuestContentWrite } from "~/db.server";
+import { inlineScriptHashes } from "~/security.server";
+import { isGuest, type GuestHeaders } from "~/utils/auth-cookies.server";
 
 /** Browsers revalidate every time; shared caches keep a copy for a minute and may serve it stale while they refetch. */
 export const GUEST_CACHE_CONTROL = "public, max-age=0, s-maxage=60, stale-while-revalidate=300";
 
-/** Cookies that make a document personal: the session and the flash (toast) cookie. */
-const PERSONAL_COOKIES = ["__session", "toast-session"];
-
 export type CacheableHandle = { guestCacheable?: boolean };
-
-type GuestHeaders = { cookie?: string | null; authorization?: string | null };
-
-/** No session or flash cookie and no API token, read with the parser Remix's cookies use (`__session =…` counts). */
-export function isGuest({ cookie, authorization }: GuestHeaders): boolean {
-  if (authorization) return false;
-  if (!cookie) return true;
-  const names = parseCookies(cookie);
-  return !PERSONAL_COOKIES.some((name) => name in names);
-}
 
 type Match = { route: { id: string } };
 
@@ -46,50 +34,6 @@ export function isGuestCacheable(
   return (routeModules[leaf.route.id]?.handle as CacheableHandle | undefined)?.guestCacheable === true;
 }
 
-const SCRIPT_OPEN = Buffer.from("<script");
-const SCRIPT_CLOSE = Buffer.from("</script>");
-
-/** The CSP sources (`'sha256-…'`, once each) of a document's inline scripts, found in its bytes without decoding them. */
-export function inlineScriptHashes(html: Buffer): string[] {
-  const hashes = new Set<string>();
-  for (let at = html.indexOf(SCRIPT_OPEN); at !== -1; at = html.indexOf(SCRIPT_OPEN, at + 1)) {
-    const tagEnd = html.indexOf(">", at);
-    if (tagEnd === -1) break;
-    const tag = html.toString("latin1", at, tagEnd + 1);
-    // `<script` must end the name (not `<scripts`), and a script with a src has no inline text.
-    if (!/^<script[\s/>]/.test(tag) || /\bsrc=/i.test(tag)) continue;
-    // Its text runs to the first </script> (HTML raw-text rules).
-    const close = html.indexOf(SCRIPT_CLOSE, tagEnd + 1);
-    if (close === -1) break;
-    if (close > tagEnd + 1)
-      hashes.add(
-        `'sha256-${createHash("sha256")
-          .update(html.subarray(tagEnd + 1, close))
-          .digest("base64")}'`,
-      );
-    at = close;
-  }
-  return [...hashes];
-}
-
-/** A strong validator of the exact bytes: the same document, the same tag. */
-export function documentEtag(bytes: Buffer): string {
-  return `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 27)}"`;
-}
-
-/** Does the request's If-None-Match name this tag (or `*`)? */
-export function matchesEtag(request: Request, etag: string): boolean {
-  return etagListMatches(request.headers.get("If-None-Match"), etag);
-}
-
-function etagListMatches(header: string | null | undefined, etag: string): boolean {
-  if (!header) return false;
-  return header.split(",").some((candidate) => {
-    const tag = candidate.trim().replace(/^W\//, "");
-    return tag === etag || tag === "*";
-  });
-}
-
 /** What a rendered document depends on besides its address and loader data. */
 type RenderState = { loaderData: unknown; actionData: unknown; errors: unknown; activeDeferreds: Record<string, unknown> | null };
 
@@ -99,48 +43,11 @@ export function isKeepable(request: Request, status: number, state: RenderState)
   return !state.activeDeferreds || Object.keys(state.activeDeferreds).length === 0;
 }
 
-/** A rendered document as UTF-8 bytes (encoding per answer cost a tenth of the CPU); `encoded`: compressed bytes made, `encoding`: being made. */
-export type KeptDocument = {
-  bytes: Buffer<ArrayBuffer>;
-  etag: string;
-  scriptHashes: string[];
-  encoded: Partial<Record<ContentCoding, Buffer<ArrayBuffer>>>;
-  encoding: Partial<Record<ContentCoding, Promise<Buffer<ArrayBuffer>>>>;
-};
+/** A rendered document, kept with its compressed bytes (app/content-coding.server.ts) and the CSP sources of its inline scripts. */
+export type KeptDocument = EncodedDocument & { scriptHashes: string[] };
 
 export function newKeptDocument(bytes: Buffer<ArrayBuffer>): KeptDocument {
   return { bytes, etag: documentEtag(bytes), scriptHashes: inlineScriptHashes(bytes), encoded: {}, encoding: {} };
-}
-
-/** What one answer sends: the document's bytes in one coding, with that coding's own ETag. */
-export type Representation = { body: Buffer<ArrayBuffer>; coding: ContentCoding | null; etag: string };
-
-/** Brotli 4: 6 is 10% smaller but 40% slower, and a reader's own page is often made for one view. */
-const KEPT_BROTLI_QUALITY = 4;
-const ETAG_SUFFIXES: Record<ContentCoding, string> = { br: "-br", gzip: "-gz" };
-
-/** Each coding's bytes differ, so each gets its own strong validator: `"<tag>-br"`, `"<tag>-gz"`. */
-function representationEtag(document: KeptDocument, coding: ContentCoding | null): string {
-  return coding ? `${document.etag.slice(0, -1)}${ETAG_SUFFIXES[coding]}"` : document.etag;
-}
-
-/** The document in `coding` if its bytes are made already, else null. */
-export function readyRepresentation(document: KeptDocument, coding: ContentCoding | null): Representation | null {
-  const body = coding ? document.encoded[coding] : document.bytes;
-  return body ? { body, coding, etag: representationEtag(document, coding) } : null;
-}
-
-/** The document in `coding`, compressing it the first time that coding is asked for. */
-export async function representation(document: KeptDocument, coding: ContentCoding | null): Promise<Representation> {
-  const ready = readyRepresentation(document, coding);
-  if (ready || !coding) return ready!;
-  // Requests that arrive while the bytes are being made wait for the same work.
-  const pending = (document.encoding[coding] ??= compress(document.bytes, coding, KEPT_BROTLI_QUALITY).then((body) => {
-    document.encoded[coding] = body;
-    delete document.encoding[coding];
-    return body;
-  }));
-  return { body: await pending, coding, etag: representationEtag(document, coding) };
 }
 
 /** About 4 MB of the largest pages (the library is ~70 KB) per server process (app/cache.server.ts). */
@@ -192,11 +99,6 @@ export function rememberSharedPage(url: string, cookie: string | null, document:
 }
 
 export type SharedPageAnswer = { status: 200 | 304; headers: [string, string][]; body: Buffer | null };
-
-/** The headers that say which representation of a document an answer carries. */
-export function representationHeaders({ coding, etag }: Representation, vary: string): [string, string][] {
-  return [["ETag", etag], ["Vary", vary], ...(coding ? [["Content-Encoding", coding] as [string, string]] : [])];
-}
 
 /** A shared page differs by the guest's cookies (the 18+ answer) and by the coding asked for. */
 export const SHARED_PAGE_VARY = "Cookie, Authorization, Accept-Encoding";

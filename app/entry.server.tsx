@@ -8,17 +8,14 @@ import { renderToPipeableStream } from "react-dom/server";
 import { NonceContext } from "~/components/nonce";
 import { RequestIdContext } from "~/components/error-page";
 import { env } from "~/env.server";
-import { compressedData, contentCoding } from "~/content-coding.server";
+import { compressedData, contentCoding, matchesEtag, representation, representationHeaders } from "~/content-coding.server";
 import {
   documentKey,
   GUEST_CACHE_CONTROL,
   isGuestCacheable,
   isKeepable,
   keptDocument,
-  matchesEtag,
   rememberSharedPage,
-  representation,
-  representationHeaders,
   SHARED_PAGE_VARY,
   sharedPagesSince,
 } from "~/document-cache.server";

@@ -1,7 +1,7 @@
 // The app's Prometheus metrics (prom-client), served at /metrics by the HTTP server
-// (server/metrics.ts), summed over the cluster's workers. The Remix build and the HTTP server
-// are bundled apart but share prom-client's one registry: each metric is made once per process,
-// by whichever bundle asks first.
+// (server/metrics.ts), summed over the cluster's workers (app/metrics-cluster.server.ts). The
+// Remix build and the HTTP server are bundled apart but share prom-client's one registry: each
+// metric is made once per process, by whichever bundle asks first.
 import { Counter, Gauge, Histogram, register, type Metric } from "prom-client";
 
 function once<T extends Metric>(name: string, make: () => T): T {

@@ -1,6 +1,6 @@
 // `npm start`: runs the site. It builds the app when the sources changed since the last build.
 // `npm run dev` (--dev): the same start, but instead of a build it serves app/ through Vite's dev
-// server with hot module replacement (server/dev.ts), in development mode.
+// server with hot module replacement (scripts/dev-server.ts), in development mode.
 // With no DATABASE_URL it starts an embedded PostgreSQL kept in DATA_DIR/postgres; either way it
 // applies pending migrations, seeds demo content once, then serves the built app with
 // server/index.ts. Ctrl-C (or SIGTERM/SIGINT/SIGHUP to this process) stops the app first, once the
@@ -211,10 +211,10 @@ if (!migrated) {
 
 if (stopping) await new Promise(() => undefined);
 // server/index.ts: remix-serve's duties plus security headers, CSRF and body-size checks; under
-// --dev, server/dev.ts (the same checks, with Vite). It stops (SIGTERM, answering the requests in
+// --dev, scripts/dev-server.ts (the same checks, with Vite). It stops (SIGTERM, answering the requests in
 // flight) should this process be killed with SIGKILL.
 const { withParentDeathSignal } = await import("./embedded-postgres.ts");
-const serverArgs = devMode ? ["--import", "tsx", path.join(root, "server/dev.ts")] : appServerArgs();
+const serverArgs = devMode ? ["--import", "tsx", path.join(root, "scripts/dev-server.ts")] : appServerArgs();
 server = spawn(...withParentDeathSignal("SIGTERM", [process.execPath, serverArgs]), {
   stdio: ["ignore", "pipe", "inherit"],
   env: { ...process.env, PORT: String(config!.PORT) },

@@ -2,10 +2,11 @@
 // most `maxQueued` wait for a turn, each no longer than `queueTimeoutMs`. Past that a request is
 // answered at once with 503 and Retry-After, so an overloaded server says "try again" within a
 // moment instead of letting requests wait until clients give up. A request stops counting once
-// its response head is written: a long download's bytes then flow without holding a turn.
+// its answer is ready: a long download's bytes then flow without holding a turn.
 import type { Request, RequestHandler, Response } from "express";
 import { runInRequestScope } from "../app/request-context.server.ts";
-import { policyOf } from "./security.ts";
+import { onRemixAnswer } from "./remix-adapter.ts";
+import { closeIfBodyUnread, policyOf } from "./security.ts";
 
 export type AdmissionOptions = {
   maxInFlight: number;
@@ -31,6 +32,7 @@ export const BUSY_RETRY_AFTER_SECONDS = 2;
 /** The refusal: JSON for the API, a short page for anything else. */
 function refuse(req: Request, res: Response) {
   if (res.headersSent || res.destroyed) return;
+  closeIfBodyUnread(req, res);
   res.status(503).set({ "Retry-After": String(BUSY_RETRY_AFTER_SECONDS), "Cache-Control": "no-store" });
   if (req.path.startsWith("/api/")) res.json({ error: BUSY_MESSAGE });
   else res.type("html").send(`<!doctype html><html lang="en"><title>Busy</title><h1>The server is busy</h1><p>${BUSY_MESSAGE}</p></html>`);
@@ -65,12 +67,9 @@ export function admissionControl(options: AdmissionOptions): RequestHandler {
         done = true;
         release();
       };
-      const writeHead = res.writeHead;
-      res.writeHead = function (this: Response, ...args: unknown[]) {
-        const result = (writeHead as (...a: unknown[]) => Response).apply(this, args);
-        finish();
-        return result;
-      } as Response["writeHead"];
+      // Remix's answer is ready (a download's bytes then flow without a turn), or another answer is sent.
+      onRemixAnswer(res, finish);
+      res.once("finish", finish);
       res.once("close", finish);
       proceed();
     };

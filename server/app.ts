@@ -2,7 +2,6 @@
 // HTTP protections (server/security.ts).
 import { readdirSync } from "node:fs";
 import path from "node:path";
-import { createRequestHandler } from "@remix-run/express";
 import type { ServerBuild } from "@remix-run/node";
 import compression from "compression";
 import express from "express";
@@ -11,7 +10,8 @@ import { admissionControl, type AdmissionOptions } from "./admission.ts";
 import { serveMetrics } from "./metrics.ts";
 import { observeRequests } from "./observe.ts";
 import { routePolicies } from "./route-policy.ts";
-import { findRoutePolicy, limitBody, refuseCrossSiteRequests, requireHost, securityHeaders, pinAppOrigin, type SecurityOptions } from "./security.ts";
+import { remixHandler } from "./remix-adapter.ts";
+import { limitBody, refuseCrossSiteRequests, requireHost, routeAndSecurityHeaders, type SecurityOptions } from "./security.ts";
 
 export type AppOptions = SecurityOptions & {
   build: ServerBuild;
@@ -26,7 +26,7 @@ export type AppOptions = SecurityOptions & {
   /** How many requests this process works on and queues at once (server/admission.ts); unset, no limit. */
   admission?: Omit<AdmissionOptions, "exempt">;
   /**
-   * `npm run dev` (server/dev.ts): Vite's middleware serves the app's modules and assets, and the
+   * `npm run dev` (scripts/dev-server.ts): Vite's middleware serves the app's modules and assets, and the
    * build is loaded again for every request, so an edit shows without a restart.
    */
   dev?: { middlewares: express.RequestHandler; loadBuild: () => Promise<ServerBuild> };
@@ -64,8 +64,15 @@ export function createApp(options: AppOptions): express.Express {
   app.set("trust proxy", false);
   app.set("query parser", false); // Remix reads the query itself
 
-  app.use(securityHeaders(options));
-  app.use(retryAfterOnUnavailable);
+  // The build this request runs on: the one given, or in development the current one (after edits).
+  let build = options.build;
+  const policiesOf = new WeakMap<ServerBuild, ReturnType<typeof routePolicies>>();
+  const routeFor = (pathname: string) => {
+    if (!policiesOf.has(build)) policiesOf.set(build, routePolicies(build));
+    return policiesOf.get(build)!(pathname);
+  };
+  // The route that will answer (for the request's id, metrics, log line and the checks below), and the headers every response carries.
+  app.use(routeAndSecurityHeaders(options, routeFor));
   app.use(requireHost());
   // Downloads (attachments, ranged answers) go as stored: their length, validator and ranges stay the file's.
   app.use(compression({ filter: (req, res) => !res.getHeader("Content-Disposition") && !res.getHeader("Accept-Ranges") && compression.filter(req, res) }));
@@ -82,31 +89,22 @@ export function createApp(options: AppOptions): express.Express {
   const servePublic = express.static(options.publicDir, { maxAge: "1h", index: false, acceptRanges: false });
   app.use((req, res, next) => (publicFiles.has(req.path) ? servePublic(req, res, next) : next()));
   app.use(serveMetrics({ token: options.metricsToken }));
-  // The build this request runs on: the one given, or in development the current one (after edits).
-  let build = options.build;
-  const policiesOf = new WeakMap<ServerBuild, ReturnType<typeof routePolicies>>();
   if (options.dev) {
     const { loadBuild } = options.dev;
     app.use((_req, _res, next) => void loadBuild().then((current) => ((build = current), next()), next));
   }
-  const routeFor = (pathname: string) => {
-    if (!policiesOf.has(build)) policiesOf.set(build, routePolicies(build));
-    return policiesOf.get(build)!(pathname);
-  };
-  // The route that will answer, for the request's id, metrics and log line, and for the checks below.
-  app.use(findRoutePolicy(routeFor));
   app.use(observeRequests({ logRequests: options.log }));
   // Health checks always answer: a proxy must not take a busy server for a dead one.
   if (options.admission) app.use(admissionControl({ ...options.admission, exempt: (pathname) => pathname === "/healthz" }));
   app.use(limitBody(options));
   app.use(refuseCrossSiteRequests(options));
-  app.use(pinAppOrigin(options));
   const sharedPages = () => build.entry.module as SharedPagesEntry;
   // Not in development: a page kept before an edit would be answered after it.
   if (!options.dev) app.use(reuseSharedPages(sharedPages()));
-  const remix = createRequestHandler({
+  const remix = remixHandler({
     build: options.dev ? async () => build : options.build,
     mode: options.mode,
+    appUrl: options.appUrl,
     // sharedPagesSince: when the request started, so a page read before a change is not kept after it.
     getLoadContext: (req) => ({ clientAddress: req.socket.remoteAddress ?? null, sharedPagesSince: sharedPages().sharedPagesSince?.() }),
   });
@@ -114,20 +112,6 @@ export function createApp(options: AppOptions): express.Express {
   app.all("*", (req, res, next) => runAsViewer({ get: (name) => req.get(name) ?? null }, () => remix(req, res, next)));
   return app;
 }
-
-/** How long a 503 without its own `Retry-After` tells the client to wait (the database's outage hint). */
-const DEFAULT_RETRY_AFTER_SECONDS = "15";
-
-/** Every 503 says when to try again: one answered without `Retry-After` (a page while the database is down) gets the default. */
-const retryAfterOnUnavailable: express.RequestHandler = (_req, res, next) => {
-  const writeHead = res.writeHead;
-  res.writeHead = function (this: express.Response, ...args: unknown[]) {
-    const status = typeof args[0] === "number" ? args[0] : res.statusCode;
-    if (status === 503 && !res.headersSent && !res.hasHeader("Retry-After")) res.setHeader("Retry-After", DEFAULT_RETRY_AFTER_SECONDS);
-    return (writeHead as (...a: unknown[]) => express.Response).apply(this, args);
-  } as express.Response["writeHead"];
-  next();
-};
 
 /** URL paths of the files in public/, without the built assets (served above with their own rules). */
 function listPublicFiles(publicDir: string, assetsDir: string): Set<string> {

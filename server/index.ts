@@ -8,7 +8,7 @@ import os from "node:os";
 import { env, type Env } from "../app/env.server.ts";
 import { missingMailTransportWarning } from "../app/integrations/mail.server.ts";
 import { log } from "../app/logger.server.ts";
-import { superviseMetrics } from "./metrics.ts";
+import { superviseMetrics } from "../app/metrics-cluster.server.ts";
 
 // The production server runs in production mode unless told otherwise; workers inherit it.
 process.env.NODE_ENV ??= "production";

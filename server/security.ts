@@ -3,7 +3,7 @@
 // route that will run (server/route-policy.ts). Business rules stay in app/models.
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { RequestPolicy } from "../app/request-policy.server.ts";
-import { responseSecurityHeaders } from "../app/security.server.ts";
+import { isCrossSite, responseSecurityHeaders } from "../app/security.server.ts";
 import { DEFAULT_BODY_LIMIT, maxFileBytes, MULTIPART_OVERHEAD } from "../app/utils/body-limits.ts";
 
 const KIB = 1024;
@@ -19,7 +19,7 @@ export type SecurityOptions = {
   postFileMaxBytes: number;
 };
 
-/** The policy the route that will answer this request declared (set by `findRoutePolicy`). */
+/** The policy the route that will answer this request declared (set by `routeAndSecurityHeaders`). */
 export function policyOf(res: Response): RequestPolicy {
   return (res.locals.policy as RequestPolicy | undefined) ?? {};
 }
@@ -29,17 +29,46 @@ export function routeIdOf(res: Response): string | null {
   return (res.locals.routeId as string | null | undefined) ?? null;
 }
 
-/** Looks up the route and its policy once per request, for the checks below and the request's log line. */
-export function findRoutePolicy(routeFor: (pathname: string) => { routeId: string | null; policy: RequestPolicy }): RequestHandler {
+/**
+ * Looks up the route that will answer (for the checks below and the request's log line) and sets
+ * the headers every response carries (app/security.server.ts); Remix's own replace them
+ * (server/remix-adapter.ts).
+ */
+export function routeAndSecurityHeaders(
+  { appUrl }: SecurityOptions,
+  routeFor: (pathname: string) => { routeId: string | null; policy: RequestPolicy },
+): RequestHandler {
+  const headers = { framed: responseSecurityHeaders(appUrl, { framedBySelf: true }), unframed: responseSecurityHeaders(appUrl) };
   return (req, res, next) => {
     const { routeId, policy } = routeFor(req.path);
     res.locals.routeId = routeId;
     res.locals.policy = policy;
+    for (const [name, value] of Object.entries(policy.framedBySelf ? headers.framed : headers.unframed)) res.setHeader(name, value);
     next();
   };
 }
 
-function jsonError(res: Response, status: number, error: string) {
+/**
+ * Called by whatever answers, before the head goes out: an answer sent before the body has
+ * arrived closes the connection, so the rest is never read, unless it is an admitted upload
+ * (its rest is read and dropped, so its sender sees the answer).
+ */
+export function closeIfBodyUnread(req: Request, res: Response): void {
+  if (!req.complete && hasBody(req) && res.locals.admittedUpload !== true) res.setHeader("Connection", "close");
+}
+
+/** The request's headers as Fetch headers (a repeated header keeps every value). */
+export function fetchHeaders(req: Request): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (typeof value === "string") headers.set(name, value);
+    else if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+  }
+  return headers;
+}
+
+function jsonError(req: Request, res: Response, status: number, error: string) {
+  closeIfBodyUnread(req, res);
   res.status(status).set("Cache-Control", "no-store").json({ error });
 }
 
@@ -56,88 +85,22 @@ const HOST_PATTERN = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-
 export function requireHost(): RequestHandler {
   return (req, res, next) => {
     const host = req.headers.host;
-    if (host !== undefined && !HOST_PATTERN.test(host)) return jsonError(res, 400, "Invalid Host header.");
+    if (host !== undefined && !HOST_PATTERN.test(host)) return jsonError(req, res, 400, "Invalid Host header.");
     delete req.headers["x-forwarded-host"];
     next();
   };
 }
 
-/**
- * Remix builds its URL from APP_URL's origin plus the path, never from what the client sent. Runs
- * after the cross-site check has judged Origin, so Remix's own Origin check has nothing to compare.
- */
-export function pinAppOrigin({ appUrl }: SecurityOptions): RequestHandler {
-  const { host, protocol } = new URL(appUrl);
-  const scheme = protocol.slice(0, -1);
-  return (req, _res, next) => {
-    req.headers.host = host;
-    Object.defineProperty(req, "protocol", { value: scheme, configurable: true });
-    delete req.headers.origin;
-    next();
-  };
-}
-
-/**
- * Adds the headers every response carries (app/security.server.ts) as the head is written, so one
- * the app set itself (a document's CSP) is kept, never doubled. An answer sent before the body
- * has arrived closes the connection, so the rest is never read, unless it is an admitted upload.
- */
-export function securityHeaders({ appUrl }: SecurityOptions): RequestHandler {
-  const headers = { framed: responseSecurityHeaders(appUrl, { framedBySelf: true }), unframed: responseSecurityHeaders(appUrl) };
-  return (req, res, next) => {
-    const writeHead = res.writeHead;
-    res.writeHead = function (this: Response, ...args: unknown[]) {
-      if (!res.headersSent) {
-        const own = policyOf(res).framedBySelf ? headers.framed : headers.unframed;
-        for (const [name, value] of Object.entries(own)) if (!res.hasHeader(name)) res.setHeader(name, value);
-        // An admitted upload's rest is read and dropped instead, so its sender sees the answer.
-        if (!req.complete && hasBody(req) && res.locals.admittedUpload !== true) {
-          res.setHeader("Connection", "close");
-          res.once("finish", () => req.socket.destroySoon());
-        }
-      }
-      return (writeHead as (...a: unknown[]) => Response).apply(this, args);
-    } as Response["writeHead"];
-    next();
-  };
-}
-
-function originOf(value: string | undefined): string | null {
-  if (!value) return null;
-  try {
-    return new URL(value).origin;
-  } catch {
-    return "null";
-  }
-}
-
-/** `Authorization: Bearer ...` in any case of the scheme (RFC 9110: schemes are case-insensitive). */
-export function hasBearerToken(authorization: string | undefined): boolean {
-  return /^bearer\s/i.test(authorization ?? "");
-}
-
-/**
- * Refuses state changes sent from another site (CSRF, login CSRF included), judged by
- * Sec-Fetch-Site, else Origin or Referer; a request with neither is not from a browser page.
- * Exempt: routes whose policy allows it (signed webhooks, one-click unsubscribe) and Bearer
- * tokens, which browsers never send on their own. Own origin: APP_URL's, or the Host's.
- */
+/** Refuses state changes sent from another site (app/security.server.ts), unless the route's policy allows them (signed webhooks, one-click unsubscribe). */
 export function refuseCrossSiteRequests({ appUrl }: SecurityOptions): RequestHandler {
   const appOrigin = new URL(appUrl).origin;
   return (req, res, next) => {
-    if (!UNSAFE_METHODS.has(req.method)) return next();
-    if (policyOf(res).crossSiteAllowed) return next();
-    if (hasBearerToken(req.headers.authorization)) return next();
-
-    const fetchSite = req.headers["sec-fetch-site"];
-    const origin = originOf(req.headers.origin) ?? originOf(req.headers.referer);
-    const own = origin !== null && (origin === appOrigin || origin === `${req.protocol}://${req.headers.host ?? ""}`);
-    let crossSite: boolean;
-    if (fetchSite === "same-origin" || fetchSite === "none") crossSite = origin !== null && !own;
-    // A sibling subdomain is another site for us unless it names our own origin.
-    else if (fetchSite !== undefined) crossSite = !own;
-    else crossSite = origin !== null && !own;
-    if (crossSite) return jsonError(res, 403, "Cross-site request refused.");
+    if (!UNSAFE_METHODS.has(req.method) || policyOf(res).crossSiteAllowed) return next();
+    const { origin, referer, authorization } = req.headers;
+    const fetchSite = req.get("Sec-Fetch-Site");
+    if (isCrossSite({ fetchSite, origin, referer, authorization }, [appOrigin, `${req.protocol}://${req.headers.host ?? ""}`])) {
+      return jsonError(req, res, 403, "Cross-site request refused.");
+    }
     next();
   };
 }
@@ -147,16 +110,6 @@ const SLOWEST_UPLOAD_BYTES_PER_SECOND = 64 * KIB;
 
 function isMultipart(req: Request): boolean {
   return /^multipart\/form-data\s*;/i.test(req.headers["content-type"] ?? "");
-}
-
-/** The request as the route's `allowed` check sees it: its address and headers, never its body. */
-function headersOnly(req: Request, appOrigin: string): globalThis.Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (typeof value === "string") headers.set(name, value);
-    else if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-  }
-  return new Request(appOrigin + req.originalUrl, { headers });
 }
 
 /**
@@ -172,19 +125,20 @@ export function limitBody(options: SecurityOptions): RequestHandler {
     if (!hasBody(req)) return next();
     const header = req.headers["content-length"];
     const declared = header === undefined ? null : Number(header);
-    if (declared !== null && (!Number.isSafeInteger(declared) || declared < 0)) return jsonError(res, 400, "Invalid Content-Length.");
+    if (declared !== null && (!Number.isSafeInteger(declared) || declared < 0)) return jsonError(req, res, 400, "Invalid Content-Length.");
 
     const upload = policyOf(res).upload;
     let limit = DEFAULT_BODY_LIMIT;
     let admitted = false;
     // A resumable upload's part is sent raw (application/octet-stream), every other upload as multipart.
     if (upload && (declared === null || declared > DEFAULT_BODY_LIMIT) && (upload.kind === "post-file-part" || isMultipart(req))) {
-      admitted = await upload.allowed(headersOnly(req, appOrigin)).catch(() => false);
+      // The route's `allowed` check sees the request's address and headers, never its body.
+      admitted = await upload.allowed(new globalThis.Request(appOrigin + req.originalUrl, { headers: fetchHeaders(req) })).catch(() => false);
       if (admitted) limit = maxFileBytes(upload.kind, options.postFileMaxBytes) + (upload.kind === "post-file-part" ? 0 : MULTIPART_OVERHEAD);
       res.locals.admittedUpload = admitted;
     }
-    if (declared !== null && declared > limit) return jsonError(res, 413, "Request body is too large.");
-    if (declared === null && !admitted) return jsonError(res, 411, "Request body must declare its length.");
+    if (declared !== null && declared > limit) return jsonError(req, res, 413, "Request body is too large.");
+    if (declared === null && !admitted) return jsonError(req, res, 411, "Request body must declare its length.");
 
     const ms = admitted ? base + Math.ceil(((declared ?? limit) / SLOWEST_UPLOAD_BYTES_PER_SECOND) * 1000) : base;
     const timer = setTimeout(() => {

@@ -9,7 +9,7 @@ import { env } from "../app/env.server.ts";
 import { PASSWORD_WORKER_URL, passwordPool } from "../app/integrations/password-pool.server.ts";
 import { log } from "../app/logger.server.ts";
 import { createApp } from "./app.ts";
-import { startWorkerMetrics } from "./metrics.ts";
+import { startWorkerMetrics } from "../app/metrics-cluster.server.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 // Checked by server/index.ts before this worker started (it also set NODE_ENV's default).

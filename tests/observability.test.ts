@@ -10,7 +10,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db.server";
 import { appServerArgs, freePort } from "../scripts/app-server";
-import { isLoopback, metricsAllowed } from "../server/metrics";
+import { isLoopback, metricsAllowed } from "~/metrics-cluster.server";
 import { createTestUser, sessionCookie } from "./helpers";
 import { createPost } from "./library-fixtures";
 

@@ -4,7 +4,7 @@
 // REMIX_BUILD_DIR picks another one).
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, mkdirSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import path from "node:path";
@@ -88,6 +88,18 @@ function rawGet(page: string, headers: Record<string, string>): Promise<{ status
         const chunks: Buffer[] = [];
         response.on("data", (chunk: Buffer) => chunks.push(chunk));
         response.on("end", () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }));
+      })
+      .on("error", reject);
+  });
+}
+
+/** The header names of a GET's answer as sent, lower-cased, once per line (a doubled header shows twice). */
+function rawHeadersOf(page: string, headers: Record<string, string>): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(`${base}${page}`, { agent: false, headers }, (response) => {
+        response.resume();
+        resolve(response.rawHeaders.filter((_, index) => index % 2 === 0).map((name) => name.toLowerCase()));
       })
       .on("error", reject);
   });
@@ -380,6 +392,35 @@ describe("security headers", () => {
     const response = await fetch(`${base}/no-such-page`);
     expect(response.status).toBe(404);
     expect(response.headers.get("content-security-policy")).toMatch(/script-src 'self' 'nonce-/);
+  });
+
+  it("sends each security header once: a document's own CSP replaces the default one, and no server module rewrites a head as it is written", async () => {
+    const user = await createTestUser();
+    const cookie = await sessionCookie(user.id);
+    const names = [
+      "content-security-policy",
+      "x-frame-options",
+      "x-content-type-options",
+      "referrer-policy",
+      "cross-origin-opener-policy",
+      "permissions-policy",
+    ];
+    for (const [page, headers] of [
+      ["/", {}],
+      ["/library", { Cookie: cookie }],
+      ["/no-such-page", {}],
+      ["/api/library/tiers", {}],
+      ["/logo.svg", {}],
+    ] as const) {
+      const raw = await rawHeadersOf(page, headers);
+      for (const name of names)
+        expect(
+          raw.filter((sent) => sent === name),
+          `${page} ${name}`,
+        ).toHaveLength(1);
+    }
+    for (const file of readdirSync(path.join(root, "server")))
+      expect(readFileSync(path.join(root, "server", file), "utf8"), file).not.toMatch(/\.writeHead\s*=/);
   });
 
   it("HSTS only when the site is served over https", () => {

@@ -2,7 +2,9 @@
 // rotation of SESSION_SECRET are its job, not ours). Created on first use: the configuration
 // is read when a request needs them, never at import.
 import { createCookie, type Cookie } from "@remix-run/node";
+import { parse as parseCookies } from "cookie";
 import { env } from "~/env.server";
+import { TOAST_COOKIE } from "~/toast.server";
 
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 /** A provider login code lives two minutes; its binding cookie no longer. */
@@ -21,8 +23,19 @@ function signedCookie(name: string, maxAgeMs: number): () => Cookie {
     }));
 }
 
+const SESSION_COOKIE = "__session";
 /** `__session`: only the random id of a row of `sessions` (docs/decisions/003-sessions.md). */
-export const sessionCookie = signedCookie("__session", SESSION_TTL_MS);
+export const sessionCookie = signedCookie(SESSION_COOKIE, SESSION_TTL_MS);
+
+export type GuestHeaders = { cookie?: string | null; authorization?: string | null };
+
+/** No session or flash (toast) cookie and no API token, read with the parser Remix's cookies use (`__session =…` counts): nothing makes a page personal. */
+export function isGuest({ cookie, authorization }: GuestHeaders): boolean {
+  if (authorization) return false;
+  if (!cookie) return true;
+  const names = parseCookies(cookie);
+  return !(SESSION_COOKIE in names) && !(TOAST_COOKIE in names);
+}
 
 /**
  * `__login_code`: the browser that finished a provider sign-in must be the one that exchanges

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { installGlobals, type ServerBuild } from "@remix-run/node";
 import { createServer as createViteServer } from "vite";
 import { env } from "../app/env.server.ts";
-import { createApp } from "./app.ts";
+import { createApp } from "../server/app.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const config = env();
