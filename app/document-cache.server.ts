@@ -53,10 +53,15 @@ export function newKeptDocument(bytes: Buffer<ArrayBuffer>): KeptDocument {
 /** About 4 MB of the largest pages (the library is ~70 KB) per server process (app/cache.server.ts). */
 const renderedDocuments = createCache<KeptDocument>(64);
 
-/** A kept document's key: its address and its loader data (Remix's handoff string when made: serialized already). */
-export function documentKey(url: string, data: string | Record<string, unknown>): string {
-  const serialized = typeof data === "string" ? data : (JSON.stringify(data) ?? "");
-  return createHash("sha256").update(url).update("\u0000").update(serialized).digest("base64url");
+/**
+ * A kept document's key: its address and its loader data, as the bytes Remix streams into the
+ * page (serialized already, so not serialized again here) or, without them, as JSON.
+ */
+export function documentKey(url: string, data: readonly Uint8Array[] | Record<string, unknown>): string {
+  const hash = createHash("sha256").update(url).update("\u0000");
+  if (Array.isArray(data)) for (const chunk of data as readonly Uint8Array[]) hash.update(chunk);
+  else hash.update(JSON.stringify(data) ?? "");
+  return hash.digest("base64url");
 }
 
 /** The document for `key`, rendered only when none is kept; the key holds all it is made from, so its version never moves. */

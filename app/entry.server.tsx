@@ -106,9 +106,10 @@ async function renderKeptDocument(
   sharedSince: number | null,
 ) {
   const shared = sharedSince !== null;
-  // With single fetch the loader data is no longer in serverHandoffString (it streams into the
-  // page): the key is made from the data itself.
-  const key = documentKey(request.url, remixContext.staticHandlerContext.loaderData);
+  // With single fetch the loader data streams into the page (serverHandoffStream, encoded by
+  // Remix before this runs): the key is made from those bytes.
+  const handoff = await takeHandoff(remixContext);
+  const key = documentKey(request.url, handoff ?? remixContext.staticHandlerContext.loaderData);
   const document = await keptDocument(key, () => renderWhole(request, remixContext));
   const answer = await representation(document, contentCoding(request.headers.get("Accept-Encoding")));
   responseHeaders.set("Content-Type", "text/html; charset=utf-8");
@@ -120,6 +121,25 @@ async function renderKeptDocument(
   for (const [name, value] of representationHeaders(answer, shared ? SHARED_PAGE_VARY : "Accept-Encoding")) responseHeaders.set(name, value);
   if (matchesEtag(request, answer.etag)) return new Response(null, { status: 304, headers: responseHeaders });
   return new Response(answer.body, { status: responseStatusCode, headers: responseHeaders });
+}
+
+/**
+ * Reads the loader data Remix encoded for the page (whole: a kept document has no deferred data)
+ * and puts the same bytes back for the render, which streams them into the page.
+ */
+async function takeHandoff(remixContext: EntryContext): Promise<Uint8Array[] | null> {
+  const stream = remixContext.serverHandoffStream;
+  if (!stream) return null;
+  const chunks: Uint8Array[] = [];
+  const reader = stream.getReader();
+  for (let read = await reader.read(); !read.done; read = await reader.read()) chunks.push(read.value);
+  remixContext.serverHandoffStream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(chunk);
+      controller.close();
+    },
+  });
+  return chunks;
 }
 
 /** The whole document's bytes (React writes the doctype itself), once every part has rendered. */

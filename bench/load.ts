@@ -33,8 +33,22 @@ export type SeededApp = {
   dataDir: string;
   pid: number;
   serverLog: { slowQueries: number; tail: string };
+  /**
+   * Another app server on the same database and files, from another build folder (built
+   * already, e.g. the code before a change): a before/after taken side by side in one run.
+   */
+  startBeside: (buildDir: string) => Promise<{ base: string; pid: number; stop: () => Promise<void> }>;
   stop: () => Promise<void>;
 };
+
+/** Stops an app server (SIGTERM, then SIGKILL after 12 s). */
+async function stopServer(server: ChildProcess | undefined): Promise<void> {
+  if (server && server.exitCode === null) {
+    server.kill("SIGTERM");
+    await Promise.race([once(server, "exit"), new Promise((resolve) => setTimeout(resolve, 12_000))]);
+    if (server.exitCode === null) server.kill("SIGKILL");
+  }
+}
 
 /** What an `extraSeed` module's `seedExtra` gets, in the seeding child after the demo content. */
 export type ExtraSeedContext = {
@@ -85,13 +99,22 @@ export async function startSeededApp({
     ...(clientIpHeader ? { CLIENT_IP_HEADER: clientIpHeader } : {}),
   };
   let server: ChildProcess | undefined;
+  const besides: ChildProcess[] = [];
   const serverLog = { slowQueries: 0, tail: "" };
+  const startBeside = async (otherBuildDir: string) => {
+    const besidePort = await freePort();
+    const besideBase = `http://127.0.0.1:${besidePort}`;
+    const child = spawn(process.execPath, appServerArgs(otherBuildDir), {
+      cwd: root,
+      env: { ...env, PORT: String(besidePort), APP_URL: besideBase, REMIX_BUILD_DIR: otherBuildDir },
+      stdio: ["ignore", "ignore", "ignore"],
+    });
+    besides.push(child);
+    await waitForHealth(`${besideBase}/healthz`, child);
+    return { base: besideBase, pid: child.pid!, stop: () => stopServer(child) };
+  };
   const stop = async () => {
-    if (server && server.exitCode === null) {
-      server.kill("SIGTERM");
-      await Promise.race([once(server, "exit"), new Promise((resolve) => setTimeout(resolve, 12_000))]);
-      if (server.exitCode === null) server.kill("SIGKILL");
-    }
+    await Promise.all([server, ...besides].map(stopServer));
     await dropDatabase(databaseName).catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
   };
@@ -107,7 +130,9 @@ export async function startSeededApp({
       SeededApp,
       "cookie" | "supporterCookie" | "readerCookies" | "freePostId" | "extra"
     >;
-    const child = spawn(process.execPath, appServerArgs(buildDir), { cwd: root, env, stdio: ["ignore", "ignore", "pipe"] });
+    // BENCH_PROFILE=<dir>: a CPU profile of the app server, written when it stops.
+    const profile = process.env.BENCH_PROFILE ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_PROFILE] : [];
+    const child = spawn(process.execPath, [...profile, ...appServerArgs(buildDir)], { cwd: root, env, stdio: ["ignore", "ignore", "pipe"] });
     server = child;
     // Under this load the app warns about slow queries on stderr: count them, keep the tail.
     child.stderr?.on("data", (chunk: Buffer) => {
@@ -116,7 +141,7 @@ export async function startSeededApp({
       serverLog.tail = (serverLog.tail + text).slice(-2000);
     });
     await waitForHealth(`${base}/healthz`, child);
-    return { base, cookie, supporterCookie, readerCookies, freePostId, extra, databaseUrl, dataDir, pid: child.pid!, serverLog, stop };
+    return { base, cookie, supporterCookie, readerCookies, freePostId, extra, databaseUrl, dataDir, pid: child.pid!, serverLog, startBeside, stop };
   } catch (error) {
     await stop();
     throw error;

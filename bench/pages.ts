@@ -58,7 +58,7 @@ type Autocannon = (options: { url: string; connections: number; duration: number
  * /proc: unlike requests per second, CPU per request hardly moves when other work shares the
  * machine, so it compares runs taken on a busy machine. Null where /proc is missing.
  */
-function processTreeCpuMs(pid: number): number | null {
+export function processTreeCpuMs(pid: number): number | null {
   try {
     const ticksPerMs = 100 / 1000; // USER_HZ is 100 on Linux
     let total = 0;

@@ -14,6 +14,7 @@ import { benchManifest } from "./manifest.ts";
 import { benchRouteMatching } from "./route-matching.ts";
 import { benchStart } from "./start.ts";
 import { benchSteady } from "./steady.ts";
+import { benchLibraryFeatures } from "./library-features.ts";
 
 // The library on each database people run: the machine's PostgreSQL, the embedded default of
 // `npm start`, and PostgreSQL behind PgBouncer in transaction mode.
@@ -27,6 +28,7 @@ const results = [
   await benchStampedDownload(),
   await benchManifest(),
   await runPagesBenchmark(),
+  await benchLibraryFeatures(),
   await benchSteady(),
   await runLoadBenchmark(),
   await benchReleaseDay(),

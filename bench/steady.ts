@@ -14,6 +14,7 @@ import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { reportTargets, runAsScript, runBenchChild, type TargetLine } from "./child.ts";
 import { freePort } from "../scripts/app-server.ts";
+import { processTreeCpuMs } from "./pages.ts";
 
 const RATE = Number(process.env.BENCH_STEADY_RATE ?? 200);
 /** Seconds per window; the app and the bare server take WINDOWS windows each, in turn. */
@@ -64,7 +65,7 @@ async function driveEvenly(targets: readonly { url: string; headers: Record<stri
 }
 
 /** A bare server in a process of its own: a short HTML answer, nothing else. */
-async function startBareServer(): Promise<{ base: string; stop: () => Promise<void> }> {
+async function startBareServer(): Promise<{ base: string; pid: number; stop: () => Promise<void> }> {
   const port = await freePort();
   const source = `require("node:http").createServer((req, res) => { res.writeHead(200, { "Content-Type": "text/html" }); res.end("<!doctype html><p>ok</p>"); }).listen(${port}, "127.0.0.1");`;
   const child: ChildProcess = spawn(process.execPath, ["-e", source], { stdio: "ignore" });
@@ -83,6 +84,7 @@ async function startBareServer(): Promise<{ base: string; stop: () => Promise<vo
   }
   return {
     base,
+    pid: child.pid!,
     stop: async () => {
       child.kill("SIGTERM");
       if (child.exitCode === null) await once(child, "exit");
@@ -108,38 +110,54 @@ function summary(label: string, samples: readonly Sample[]): { p50: number; p99:
   };
 }
 
+/**
+ * BENCH_STEADY_BEFORE=<build folder>: a second app server from that build (the code before a
+ * change, built already) on the same database, driven in windows of its own between the app's:
+ * the before and after side by side in one run.
+ */
+const BEFORE_BUILD = process.env.BENCH_STEADY_BEFORE;
+
 async function runChild() {
   const { startSeededApp } = await import("./load.ts");
   console.log(
-    `\nSteady load: ${RATE} req/s evenly spaced (3 signed-in /library : 1 /), ${WINDOWS} windows of ${WINDOW_SECONDS} s for the app and for a bare server, in turn`,
+    `\nSteady load: ${RATE} req/s evenly spaced (3 signed-in /library : 1 /), ${WINDOWS} windows of ${WINDOW_SECONDS} s for the app${BEFORE_BUILD ? `, the build in ${BEFORE_BUILD}` : ""} and a bare server, in turn`,
   );
   // One worker per core, as production runs (server/index.ts).
   const app = await startSeededApp({ readers: READERS, workers: os.availableParallelism() });
+  const before = BEFORE_BUILD ? await app.startBeside(BEFORE_BUILD) : null;
   const bare = await startBareServer();
   try {
     // In each group of four: three signed-in library views, each by the next of the readers, and the home page.
-    const rotated = Array.from({ length: READERS * 4 }, (_, index) =>
-      index % 4 === 3
-        ? { url: `${app.base}/`, headers: {} as Record<string, string> }
-        : { url: `${app.base}/library`, headers: { Cookie: app.readerCookies[(index - Math.floor(index / 4)) % READERS]! } },
-    );
-    // Warm both (first compilations, connection set-up), then measure in turn.
-    await driveEvenly(rotated, 2);
-    await driveEvenly([{ url: bare.base, headers: {} }], 1);
-    const appSamples: Sample[] = [];
-    const bareSamples: Sample[] = [];
+    const rotated = (base: string) =>
+      Array.from({ length: READERS * 4 }, (_, index) =>
+        index % 4 === 3
+          ? { url: `${base}/`, headers: {} as Record<string, string> }
+          : { url: `${base}/library`, headers: { Cookie: app.readerCookies[(index - Math.floor(index / 4)) % READERS]! } },
+      );
+    const sides = [
+      { label: "app", pid: app.pid, targets: rotated(app.base), samples: [] as Sample[], cpuMs: 0 },
+      ...(before ? [{ label: "before", pid: before.pid, targets: rotated(before.base), samples: [] as Sample[], cpuMs: 0 }] : []),
+      { label: "bare", pid: bare.pid, targets: [{ url: bare.base, headers: {} }], samples: [] as Sample[], cpuMs: 0 },
+    ];
+    // Warm each (first compilations, connection set-up), then measure in turn.
+    for (const side of sides) await driveEvenly(side.targets, side.label === "bare" ? 1 : 2);
     for (let window = 0; window < WINDOWS; window++) {
-      appSamples.push(...(await driveEvenly(rotated, WINDOW_SECONDS)));
-      bareSamples.push(...(await driveEvenly([{ url: bare.base, headers: {} }], WINDOW_SECONDS)));
+      for (const side of sides) {
+        const cpuBefore = processTreeCpuMs(side.pid) ?? Number.NaN;
+        side.samples.push(...(await driveEvenly(side.targets, WINDOW_SECONDS)));
+        side.cpuMs += (processTreeCpuMs(side.pid) ?? Number.NaN) - cpuBefore;
+      }
     }
-    const appFigures = summary("app", appSamples);
-    const bareFigures = summary("bare", bareSamples);
-    console.log(appFigures.text);
-    console.log(bareFigures.text);
+    const figures = sides.map((side) => ({ label: side.label, samples: side.samples, ...summary(side.label, side.samples) }));
+    // CPU per request of the server's processes (all workers), the three library views and the home page together.
+    for (const [index, figure] of figures.entries())
+      console.log(`${figure.text}; ${(sides[index]!.cpuMs / figure.samples.length).toFixed(2)} CPU ms per request`);
+    const appFigures = figures[0]!;
+    const bareFigures = figures.at(-1)!;
     const lines: (TargetLine & { text: string })[] = [
       {
         name: "steady p99",
-        ok: appFigures.p99 <= P99_TARGET_MS && appSamples.every((sample) => sample.status === 200),
+        ok: appFigures.p99 <= P99_TARGET_MS && appFigures.samples.every((sample) => sample.status === 200),
         text: `app p99 at ${RATE} req/s: ${appFigures.p99.toFixed(1)} ms (bare server ${bareFigures.p99.toFixed(1)} ms; target app <= ${P99_TARGET_MS} ms, every answer 200)`,
       },
     ];

@@ -3,7 +3,6 @@
 // works without JavaScript; with JavaScript, downloads and admin edits happen in place. The
 // action itself is app/library-actions.server.ts.
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { json } from "@remix-run/node";
 import { Link, useLoaderData, useLocation, useRouteError, type ShouldRevalidateFunction } from "@remix-run/react";
 import { useMemo } from "react";
 import { ErrorPage, refusedRequestPage, unavailableRoutePage } from "~/components/error-page";
@@ -104,7 +103,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const kept = await keptOffers(viewer, shown, tiers);
   // Which shown posts realize an idea this user voted for ("Inspired by your vote").
   const voted = shown.filter((post) => viewer.context.votedPostIds.has(post.postId)).map((post) => post.postId);
-  return json({
+  // Plain data (single fetch): a json() answer was stringified and parsed again per view.
+  return {
     posts: shown,
     votedPostIds: voted,
     kept,
@@ -129,7 +129,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     total: visible.length,
     // Patch day: how many of the viewer's posts are confirmed on the current game patch (null: none is current).
     patchDay: patchDayCounts(visible),
-    tiers,
+    tiers: [...tiers],
     search,
     filter,
     tag,
@@ -146,7 +146,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     // The minute is enough for the New/Updated badges, and keeps the document the same for a
     // minute when nothing else changed (kept rendered, app/document-cache.server.ts).
     now: new Date(Math.floor(Date.now() / 60_000) * 60_000).toISOString(),
-  });
+  };
 }
 
 export async function action({ request }: ActionFunctionArgs) {
