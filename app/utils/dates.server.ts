@@ -3,7 +3,7 @@
 // pages shared caches may keep for everyone, gets the site's locale and the creator's zone, as
 // mails and jobs do. Importing this module hands both to app/utils/dates.ts.
 import { parse as parseCookies } from "cookie";
-import { isGuest } from "~/document-cache.server";
+import { isGuest } from "~/utils/auth-cookies.server";
 import { env } from "~/env.server";
 import { currentViewer, type ViewerScope } from "~/request-context.server";
 import { negotiateLocale, SITE_LOCALE, TIME_ZONE_COOKIE, type DateSettings } from "~/utils/dates";
