@@ -13,7 +13,8 @@ const MAX_NOTES = 10_000;
 /**
  * What the edge decided about a request that the app's work must honour: by when (a
  * `performance.now()` instant) a password check of this request must have answered, or hear
- * "busy" (server/admission.ts sets it for routes that check passwords).
+ * "busy" (server/admission.ts sets it for routes that check passwords, and moves it once a slow
+ * body has arrived).
  */
 export type RequestScope = { passwordAnswerBy?: number };
 

@@ -4,7 +4,8 @@
 // moment instead of letting requests wait until clients give up. A request stops counting once
 // its answer is ready: a long download's bytes then flow without holding a turn.
 import type { Request, RequestHandler, Response } from "express";
-import { runInRequestScope } from "../app/request-context.server.ts";
+import type { IncomingMessage } from "node:http";
+import { runInRequestScope, type RequestScope } from "../app/request-context.server.ts";
 import { onRemixAnswer } from "./remix-adapter.ts";
 import { closeIfBodyUnread, policyOf } from "./security.ts";
 
@@ -38,6 +39,17 @@ function refuse(req: Request, res: Response) {
   else res.type("html").send(`<!doctype html><html lang="en"><title>Busy</title><h1>The server is busy</h1><p>${BUSY_MESSAGE}</p></html>`);
 }
 
+/**
+ * A password route's budget counts from the request's arrival, or, when its body was still on the
+ * way at admission (a slow connection), from the moment the body has been read: the client's own
+ * slowness must not spend the time its password check gets.
+ */
+function passwordScope(req: IncomingMessage, arrivedAt: number): RequestScope {
+  const scope: RequestScope = { passwordAnswerBy: arrivedAt + PASSWORD_ANSWER_BUDGET_MS };
+  if (!req.complete) req.once("end", () => (scope.passwordAnswerBy = performance.now() + PASSWORD_ANSWER_BUDGET_MS));
+  return scope;
+}
+
 export function admissionControl(options: AdmissionOptions): RequestHandler {
   let inFlight = 0;
   const queue: { admit: () => void; timer: ReturnType<typeof setTimeout> }[] = [];
@@ -56,7 +68,7 @@ export function admissionControl(options: AdmissionOptions): RequestHandler {
     const arrivedAt = performance.now();
     const checksPassword = policyOf(res).checksPassword === true;
     const queueTimeoutMs = checksPassword ? Math.min(options.queueTimeoutMs, PASSWORD_ROUTE_QUEUE_WAIT_MS) : options.queueTimeoutMs;
-    const proceed = checksPassword ? () => runInRequestScope({ passwordAnswerBy: arrivedAt + PASSWORD_ANSWER_BUDGET_MS }, next) : next;
+    const proceed = checksPassword ? () => runInRequestScope(passwordScope(req, arrivedAt), next) : next;
     const admit = () => {
       // A client that left while it waited frees its turn at once.
       if (res.destroyed || req.socket.destroyed) return;

@@ -101,3 +101,22 @@ it("answers 503 with Retry-After at once when the queue is full, after a short w
   }
   expect(status).toBe(200);
 }, 60_000);
+
+it("gives a sign-in whose body arrives slowly its whole answer budget from when the body is in, not from its first byte", async () => {
+  const socket = net.connect(port, "127.0.0.1");
+  await new Promise((resolve) => socket.once("connect", resolve));
+  const body = JSON.stringify({ email: "slow-body@example.com", password: "Password1!" });
+  let answer = "";
+  socket.on("data", (chunk: Buffer) => (answer += chunk.toString("latin1")));
+  const closed = new Promise((resolve) => socket.once("close", resolve));
+  socket.write(
+    `POST /api/auth/login HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`,
+  );
+  // The rest comes later than the whole budget (PASSWORD_ANSWER_BUDGET_MS) after the first byte.
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  socket.write(body.slice(10));
+  await closed;
+  // An unknown account: the spec's refusal after a real password check, not "busy".
+  expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 401 Unauthorized");
+  expect(answer).not.toContain(BUSY);
+}, 60_000);
