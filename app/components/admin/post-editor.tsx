@@ -184,6 +184,7 @@ export function PostDetailsForm({
   const tierChoices = tiers.map((tier) => ({ value: tier.tierId, label: tier.title }));
   return (
     <save.Form method="post" action={action} preventScrollReset className="admin-fields post-editor-details" data-testid="post-details-form">
+      <input type="hidden" name="intent" value="save" />
       <input type="hidden" name="postId" value={post.postId} />
       <input type="hidden" name="back" value={action} />
       <input type="hidden" name="has_tiers" value="1" />
@@ -223,7 +224,7 @@ export function PostDetailsForm({
         </div>
       </div>
       <RequirementRows requirements={requirements} />
-      <button type="submit" name="intent" value="save" className="button" disabled={save.state !== "idle"}>
+      <button type="submit" className="button" disabled={save.state !== "idle"}>
         {save.state !== "idle" ? "Saving..." : "Save"}
       </button>
     </save.Form>
