@@ -89,7 +89,11 @@ describe("the post table", () => {
 
     // Most downloaded first, then the other way round; the header links keep the filter.
     const byDownloads = await page("/admin/posts?search=Table%20bench&sort=downloads&dir=desc");
-    expect(tableRows(byDownloads).slice(0, 2).map((row) => row.title)).toEqual([published.title, scheduled.title]);
+    expect(
+      tableRows(byDownloads)
+        .slice(0, 2)
+        .map((row) => row.title),
+    ).toEqual([published.title, scheduled.title]);
     expect(byDownloads).toContain('aria-sort="descending"');
     expect(byDownloads).toContain('href="/admin/posts?search=Table+bench&amp;sort=downloads"');
     const fewest = tableRows(await page("/admin/posts?search=Table%20bench&sort=downloads"));
@@ -141,7 +145,12 @@ describe("the post's editor: one Save changes only what the admin edited", () =>
       cookie: adminCookie,
     });
     expect(part.status).toBe(200);
-    const done = await callRoute(completeUpload, { method: "POST", path: `/api/uploads/${upload.id}/complete`, params: { uploadId: upload.id }, cookie: adminCookie });
+    const done = await callRoute(completeUpload, {
+      method: "POST",
+      path: `/api/uploads/${upload.id}/complete`,
+      params: { uploadId: upload.id },
+      cookie: adminCookie,
+    });
     expect(done.status).toBe(200);
     expect((await db.post.findUniqueOrThrow({ where: { id: target.id } })).version).toBe("v2");
 

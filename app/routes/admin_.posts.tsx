@@ -74,8 +74,7 @@ export default function AdminPosts() {
       </p>
       <h1>Posts</h1>
       <p className="muted">
-        Each post with its state, tiers, current version and downloads. Open a post to edit it. New posts are created in the{" "}
-        <Link to="/library">library</Link>.
+        Each post with its state, tiers, current version and downloads. Open a post to edit it. New posts are created in the <Link to="/library">library</Link>.
       </p>
 
       <Form method="get" className="admin-search" role="search" aria-label="Filter posts">

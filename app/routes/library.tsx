@@ -263,14 +263,7 @@ export default function Library() {
           <div className="library-grid" style={{ ["--per-line" as string]: data.perLine }} data-per-line={data.perLine} data-testid="library-grid">
             {data.posts.map((post) =>
               data.adminView ? (
-                <PostAdminCard
-                  key={post.postId}
-                  post={post}
-                  tiers={data.tiers}
-                  back={back}
-                  now={now}
-                  scheduled={data.scheduledPostIds.includes(post.postId)}
-                />
+                <PostAdminCard key={post.postId} post={post} tiers={data.tiers} back={back} now={now} scheduled={data.scheduledPostIds.includes(post.postId)} />
               ) : (
                 <PostCard key={post.postId} {...entryProps(post)} versions={data.versions[post.postId]} />
               ),

@@ -57,7 +57,9 @@ export function AdminVersionHistory({
         renderActions={(version) =>
           version.current ? null : (
             <>
-              {version.hidden ? null : <VersionAction action={action} postId={postId} version={version} back={back} intent="version-current" label="Make current" />}
+              {version.hidden ? null : (
+                <VersionAction action={action} postId={postId} version={version} back={back} intent="version-current" label="Make current" />
+              )}
               <VersionAction
                 action={action}
                 postId={postId}
