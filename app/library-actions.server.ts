@@ -1,5 +1,6 @@
 // The /library action, for every form of the page with or without JavaScript: the 18+ answer,
-// downloads (the terms first), and for admins the post editor's changes and uploads. Each calls
+// downloads (the terms first), and for admins a post's changes and uploads (postEditAction and
+// uploadAction, which the post editor's action at /admin/posts/{postId} calls too). Each calls
 // the same model function as its /api route and maps a refusal with formRefusal.
 import { json, redirect } from "@remix-run/node";
 import { firstIssue } from "~/api.server";
