@@ -35,11 +35,14 @@ export type PostTableRow = {
 
 export type PostTablePage = { rows: PostTableRow[]; matching: number; total: number; pages: number; page: number };
 
-/** Where the post is on its way out, by precedence: disabled, then draft (no file yet), scheduled, published. */
+/**
+ * Where the post is on its way out, by precedence: disabled, then scheduled (its publication is
+ * ahead, whether or not its file is there), draft (no file yet), published.
+ */
 export function postState(post: Pick<LibraryPost, "enabled" | "fileSize" | "publish_at">, now: Date): PostState {
   if (!post.enabled) return "disabled";
-  if (post.fileSize === null) return "draft";
   if (!isPublishedAt({ publishAt: post.publish_at ? new Date(post.publish_at) : null }, now)) return "scheduled";
+  if (post.fileSize === null) return "draft";
   return "published";
 }
 

@@ -97,7 +97,7 @@ function StateSection({ data, action }: { data: ReturnType<typeof useLoaderData<
       </ol>
       <p className="muted">
         {state === "draft"
-          ? "Upload its file below; then publish it now or schedule it."
+          ? "No file yet: upload it below. Until then the post is listed with nothing to download."
           : state === "disabled"
             ? "Disabled: only admins see it. Enable it to show it again."
             : state === "scheduled"

@@ -2,7 +2,7 @@
 // Zod-free: the table's links and filters are drawn in the browser too.
 
 /** A post's place on the way out: one of these, in this order of precedence. */
-export const POST_STATES = ["disabled", "draft", "scheduled", "published"] as const;
+export const POST_STATES = ["disabled", "scheduled", "draft", "published"] as const;
 export type PostState = (typeof POST_STATES)[number];
 
 /** What the status filter offers: a state, or one of the two warnings a post may carry beside it. */
