@@ -183,7 +183,7 @@ export function PostDetailsForm({
   const save = useFetcher();
   const tierChoices = tiers.map((tier) => ({ value: tier.tierId, label: tier.title }));
   return (
-    <save.Form method="post" action={action} preventScrollReset className="admin-fields post-editor-details" data-testid="post-details-form">
+    <save.Form method="post" action={action} preventScrollReset className="post-editor-details" data-testid="post-details-form">
       <input type="hidden" name="intent" value="save" />
       <input type="hidden" name="postId" value={post.postId} />
       <input type="hidden" name="back" value={action} />
