@@ -1,5 +1,6 @@
 // The /library action, for every form of the page with or without JavaScript: the 18+ answer,
-// downloads (the terms first), and for admins the post editor's changes and uploads. Each calls
+// downloads (the terms first), and for admins a post's changes and uploads (postEditAction and
+// uploadAction, which the post editor's action at /admin/posts/{postId} calls too). Each calls
 // the same model function as its /api route and maps a refusal with formRefusal.
 import { json, redirect } from "@remix-run/node";
 import { firstIssue } from "~/api.server";
@@ -21,6 +22,7 @@ import { formRefusal } from "~/utils/form-failure.server";
 import { PATCH_MESSAGES, patchAcceptSchema, patchFormToInput, patchMarkSchema, patchVoteSchema } from "~/utils/game-patch-schemas";
 import { LIBRARY_MESSAGES, parseSetIndex, postCreateSchema, postFormToInput, postUpdateSchema } from "~/utils/library-schemas";
 import { readPageForm } from "~/utils/page-form.server";
+import { drawnFieldName, drawnTierList } from "~/utils/library-words";
 import { draftRowsFromForm, editDraftRows, encodeReleaseDraft } from "~/utils/release-draft";
 import { publishSchema, RELEASE_MESSAGES, releaseFormToInput, releaseStepsSchema } from "~/utils/release-schemas";
 import { zonedFieldToIso } from "~/utils/time-zone";
@@ -28,12 +30,31 @@ import { readUploadedFile, receiveUploadedFile, SELECT_IMAGE_MESSAGE } from "~/u
 import { withParam } from "~/utils/url";
 import { VERSION_MESSAGES, VERSION_UPLOAD_FIELDS, versionActionSchema } from "~/utils/version-schemas";
 import { nsfwAcceptedCookie } from "~/utils/visitor-cookies.server";
-import { formFlag, formOptionalText, formText } from "~/utils/form-fields";
+import { formFlag, formOptionalText, formText, formTexts } from "~/utils/form-fields";
+import type { User } from "~/generated/prisma/client";
 
-/** Where to go back to after an action: only library addresses (the library, or a post's page). */
-function safeBack(value: unknown): string {
-  if (typeof value !== "string" || !/^\/library(\/[^/?#\s]+)?(\?[^#\s]*)?$/.test(value)) return "/library";
-  return value;
+/** The editor's tags when they differ from the tags drawn (`has_tags` marks the fieldset), else null. */
+function postTagsChange(form: FormData): string[] | null {
+  if (!form.has("has_tags")) return null;
+  const tags = formTexts(form, "tags");
+  return drawnTierList(tags) === formText(form, drawnFieldName("tags")) ? null : tags;
+}
+
+/** The editor's requirements when they differ from those drawn (`has_requirements`), else null. */
+function requirementsChange(form: FormData): Record<string, unknown> | null {
+  if (!form.has("has_requirements")) return null;
+  const input = requirementsFormToInput(form);
+  return JSON.stringify(input) === formText(form, drawnFieldName("requirements")) ? null : input;
+}
+
+/**
+ * Where to go back to after an action: only the library, a post's page, the admin post table or
+ * a post's editor (docs/product.md#the-post-editor).
+ */
+export function safeBack(value: unknown, fallback = "/library"): string {
+  if (typeof value !== "string") return fallback;
+  if (/^\/library(\/[^/?#\s]+)?(\?[^#\s]*)?$/.test(value) || /^\/admin\/posts(\/[^/?#\s]+)?(\?[^#\s]*)?$/.test(value)) return value;
+  return fallback;
 }
 
 /** A refused change as the toast on the way back to the library. */
@@ -66,7 +87,7 @@ async function runUpload(request: Request, user: NonNullable<Awaited<ReturnType<
  * File uploads are multipart and streamed: their intent travels in the address. The answer is a
  * redirect with a toast, or JSON with `respond=json` (the post file's upload with a progress bar).
  */
-async function uploadAction(request: Request, user: Awaited<ReturnType<typeof getCurrentUser>>) {
+export async function uploadAction(request: Request, user: Awaited<ReturnType<typeof getCurrentUser>>) {
   const url = new URL(request.url);
   const back = safeBack(url.searchParams.get("back"));
   const respondJson = url.searchParams.get("respond") === "json";
@@ -145,13 +166,33 @@ export async function libraryAction(request: Request) {
   }
 
   if (!user || !isEffectiveAdmin(user)) return redirectWithError(back, LIBRARY_MESSAGES.adminOnly);
+  return postEditAction(user, form, back);
+}
 
+/**
+ * An admin's change to a post, from the library or the post's editor (both pages' actions call
+ * it after checking the admin): each intent calls the model function its /api route calls, and
+ * answers with a redirect to `back` and a toast.
+ */
+export async function postEditAction(user: User, form: FormData, back: string) {
+  const intent = formText(form, "intent");
+  const postId = formText(form, "postId");
   switch (intent) {
     case "save": {
+      // The details, and with the editor's one Save also the tags and requirements: each part
+      // only when the admin changed it (its drawn copy differs), so nothing else is written.
       const parsed = postUpdateSchema.safeParse(postFormToInput(form));
       if (!parsed.success) return redirectWithError(back, firstIssue(parsed.error));
+      const tags = postTagsChange(form);
+      const parsedTags = tags === null ? null : postTagsSchema.safeParse({ tags });
+      if (parsedTags && !parsedTags.success) return redirectWithError(back, firstIssue(parsedTags.error));
+      const requirements = requirementsChange(form);
+      const parsedRequirements = requirements === null ? null : requirementsSchema.safeParse(requirements);
+      if (parsedRequirements && !parsedRequirements.success) return redirectWithError(back, firstIssue(parsedRequirements.error));
       try {
-        await updatePost(user, postId, parsed.data);
+        if (Object.keys(parsed.data).length > 0 || (tags === null && requirements === null)) await updatePost(user, postId, parsed.data);
+        if (parsedTags) await setPostTags(user.id, postId, parsedTags.data);
+        if (parsedRequirements) await setPostRequirements(user.id, postId, parsedRequirements.data);
         return redirectWithSuccess(back, "Post updated.");
       } catch (error) {
         return refused(back, error, LIBRARY_MESSAGES.updateFailed);
@@ -283,7 +324,8 @@ export async function libraryAction(request: Request) {
     case "delete": {
       try {
         await deletePost(user, postId);
-        return redirectWithSuccess(back, "Post deleted.");
+        // From the post's editor, back to the table: the post is gone.
+        return redirectWithSuccess(back.startsWith("/admin/posts/") ? "/admin/posts" : back, "Post deleted.");
       } catch (error) {
         return refused(back, error, LIBRARY_MESSAGES.updateFailed);
       }

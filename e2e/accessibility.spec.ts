@@ -51,13 +51,14 @@ const PAGES: PageCase[] = [
       await expect(page.getByRole("heading", { name: "Game compatibility" })).toBeVisible();
     },
   },
+  { name: "admin post table", path: "/admin/posts", roles: ["admin"] },
   {
-    name: "a post's release steps on its admin card",
-    path: "/library?search=Midnight%20Observatory",
+    name: "a post's editor, with its release steps",
+    path: "/admin/posts?search=Midnight%20Observatory",
     roles: ["admin"],
     adultAccepted: true,
     prepare: async (page) => {
-      await page.getByTestId("post-release-section").getByText("Release", { exact: true }).click();
+      await page.getByRole("link", { name: "Midnight Observatory" }).click();
       await expect(page.getByLabel("Preset")).toBeVisible();
     },
   },

@@ -346,23 +346,45 @@ test("check access picks its user by email without JavaScript, offers the matche
   await context.close();
 });
 
-test("the admin post card starts Set Index at the post's position and shortens the SHA-256 with a copy button", async ({ page }) => {
+test("the post table opens each post's editor, which starts Set Index at the post's position and shortens the SHA-256 with a copy button", async ({ page }) => {
   await loginAsAdmin(page);
-  await page.goto("/library");
-  await acceptAdultWarning(page);
-  const cards = page.getByTestId("admin-post-card");
-  await expect(cards.first().getByLabel("Index")).toHaveValue("0");
-  await expect(cards.nth(1).getByLabel("Index")).toHaveValue("1");
+  await page.goto("/admin");
+  await page.getByRole("link", { name: "Open posts" }).click();
+  await expect(page).toHaveURL("/admin/posts");
+  const rows = page.getByTestId("post-table-row");
+  const second = await rows.nth(1).getAttribute("data-post-id");
+  await rows.first().getByRole("link").first().click();
+  await expect(page.getByTestId("post-editor").getByLabel("Index (0 = first)")).toHaveValue("0");
+  await page.goto(`/admin/posts/${second}`);
+  await expect(page.getByTestId("post-editor").getByLabel("Index (0 = first)")).toHaveValue("1");
   const hashed = await db.postVersion.findFirstOrThrow({
     where: { sha256: { not: null }, post: { enabled: true } },
-    select: { postId: true, post: { select: { title: true } } },
+    select: { postId: true },
   });
-  await page.goto(`/library?search=${encodeURIComponent(hashed.post.title)}`);
-  const card = page.locator(`[data-testid="admin-post-card"][data-post-id="${hashed.postId}"]`);
-  const files = card.getByTestId("post-files-section");
-  if ((await files.getAttribute("open")) === null) await files.locator("> summary").click();
-  await card.getByTestId("admin-version-history").locator("> summary").click();
-  const hash = card.getByTestId("content-hash").first();
+  await page.goto(`/admin/posts/${hashed.postId}`);
+  const editor = page.getByTestId("post-editor");
+  await editor.getByTestId("admin-version-history").locator("> summary").click();
+  const hash = editor.getByTestId("content-hash").first();
   await expect(hash.locator("code")).toHaveText(/^[0-9a-f]{8}…[0-9a-f]{8}$/);
   await expect(hash.getByRole("button", { name: /Copy the SHA-256/ })).toBeVisible();
+});
+
+test("the post table filters and sorts in the address, without JavaScript too", async ({ browser }) => {
+  const context = await browser.newContext({ javaScriptEnabled: false });
+  const page = await context.newPage();
+  await loginAsAdmin(page);
+  await page.goto("/admin/posts");
+  await page.getByLabel("Status").selectOption({ label: "Published" });
+  await page.getByRole("button", { name: "Filter" }).click();
+  await expect(page).toHaveURL("/admin/posts?search=&status=published");
+  const statuses = await page.getByTestId("post-table-row").locator('td[data-label="Status"]').allTextContents();
+  expect(statuses.length).toBeGreaterThan(0);
+  expect(statuses.every((text) => text.startsWith("Published"))).toBe(true);
+  await page.goto("/admin/posts");
+  await page.getByRole("link", { name: "Downloads" }).click();
+  await page.getByRole("link", { name: "Downloads ▲" }).click();
+  await expect(page).toHaveURL("/admin/posts?sort=downloads&dir=desc");
+  const counts = (await page.getByTestId("post-table-row").locator('td[data-label="Downloads"]').allTextContents()).map(Number);
+  expect(counts).toEqual([...counts].sort((a, b) => b - a));
+  await context.close();
 });

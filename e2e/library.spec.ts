@@ -304,7 +304,7 @@ test("a compact list view is kept in the URL; an owned post with a newer version
   await expect(page.getByTestId("library-grid")).toBeVisible();
 });
 
-test("an admin edits a card, toggles it and reorders posts", async ({ page }) => {
+test("an admin edits a post in its editor (one Save), toggles it on the card and reorders posts", async ({ page }) => {
   const admin = await db.user.findUniqueOrThrow({ where: { email: "admin@example.com" } });
   const created = await createE2ePost("E2E Editable Post");
   await loginAs(page, admin.id);
@@ -314,15 +314,6 @@ test("an admin edits a card, toggles it and reorders posts", async ({ page }) =>
   // Created with the oldest order date: last in the library.
   await expect(page.getByTestId("admin-post-card").last().getByRole("heading")).toContainText("E2E Editable Post");
   const editable = adminCard(page, "E2E Editable Post");
-  await editable.getByLabel("Ko-fi ID").fill("NEWKOFI1");
-  await editable.getByLabel("Version", { exact: true }).fill("V1.1");
-  await editable.getByRole("group", { name: "First tiers" }).getByLabel("Tier 1").check();
-  await editable.getByLabel("Is Ko-fi Only").check();
-  await editable.getByRole("button", { name: "Save" }).click();
-  await expect(page.getByText("Post updated.")).toBeVisible();
-  const saved = await db.post.findUniqueOrThrow({ where: { id: created.id }, include: { tiers: true } });
-  expect(saved).toMatchObject({ kofiId: "NEWKOFI1", version: "V1.1", isKofiOnly: true });
-  expect(saved.tiers.filter((tier) => tier.kind === "FIRST").map((tier) => tier.tierId)).toEqual(["8824971"]);
 
   // Each toggle's round trip ends with its toast; the next click comes after it, as an admin's would.
   await editable.getByRole("button", { name: "Disable" }).click();
@@ -333,58 +324,44 @@ test("an admin edits a card, toggles it and reorders posts", async ({ page }) =>
   await expect(page.getByText("Post enabled.")).toBeVisible();
   expect((await db.post.findUniqueOrThrow({ where: { id: created.id } })).enabled).toBe(true);
 
-  await editable.getByLabel("Index").fill("-3");
-  await editable.getByRole("button", { name: "Set Index" }).click();
+  await editable.getByRole("link", { name: "Edit E2E Editable Post" }).click();
+  await expect(page).toHaveURL(`/admin/posts/${created.id}`);
+  const editor = page.getByTestId("post-editor");
+  const versionBefore = (await db.post.findUniqueOrThrow({ where: { id: created.id } })).version;
+  await editor.getByLabel("Ko-fi ID").fill("NEWKOFI1");
+  await editor.getByRole("group", { name: "First tiers" }).getByLabel("Tier 1").check();
+  await editor.getByLabel("Is Ko-fi Only").check();
+  await editor.getByRole("button", { name: "Save", exact: true }).click();
+  await expect(page.getByText("Post updated.")).toBeVisible();
+  await expect(page).toHaveURL(`/admin/posts/${created.id}`);
+  const saved = await db.post.findUniqueOrThrow({ where: { id: created.id }, include: { tiers: true } });
+  expect(saved).toMatchObject({ kofiId: "NEWKOFI1", version: versionBefore, isKofiOnly: true });
+  expect(saved.tiers.filter((tier) => tier.kind === "FIRST").map((tier) => tier.tierId)).toEqual(["8824971"]);
+
+  await editor.getByLabel("Index (0 = first)").fill("-3");
+  await editor.getByRole("button", { name: "Set Index" }).click();
   await expect(page.getByText("Please enter a valid index.")).toBeVisible();
-  await editable.getByLabel("Index").fill("0");
-  await editable.getByRole("button", { name: "Set Index" }).click();
+  await editor.getByLabel("Index (0 = first)").fill("0");
+  await editor.getByRole("button", { name: "Set Index" }).click();
   await expect(page.getByText("Post order updated.")).toBeVisible();
-  await expect(page.getByTestId("admin-post-card").first().getByRole("heading")).toContainText("E2E Editable Post");
   const first = await db.post.findFirstOrThrow({ orderBy: { orderDate: "desc" } });
   expect(first.id).toBe(created.id);
+  await page.goto("/library");
+  await expect(page.getByTestId("admin-post-card").first().getByRole("heading")).toContainText("E2E Editable Post");
 
   await page.getByRole("link", { name: "View as User" }).click();
   await expect(page.getByTestId("post-card").first().getByRole("heading")).toHaveText("E2E Editable Post");
   await expect(page.getByRole("link", { name: "View as Admin" })).toBeVisible();
 });
 
-test.describe("without JavaScript", () => {
-  test.use({ javaScriptEnabled: false });
-
-  test("the 18+ warning, filters and a free download work with plain forms", async ({ page }) => {
-    await page.goto("/library");
-    await page.getByRole("button", { name: "I am 18 or older" }).click();
-    await expect(page.getByTestId("nsfw-modal")).toHaveCount(0);
-    await page.getByLabel("Search by title").fill("pack");
-    await page.getByRole("button", { name: "Apply" }).click();
-    await expect(page).toHaveURL(/search=pack/);
-    await expect(page.getByTestId("post-card")).toHaveCount(1);
-    // The list view is a plain choice too.
-    await page.getByText("List", { exact: true }).click();
-    await page.getByRole("button", { name: "Apply" }).click();
-    await expect(page).toHaveURL(/layout=list/);
-    await expect(page.getByTestId("post-row")).toHaveCount(1);
-    await page.getByText("Grid", { exact: true }).click();
-    await page.getByRole("button", { name: "Apply" }).click();
-    await expect(page.getByTestId("post-card")).toHaveCount(1);
-    await card(page, "Starter Furniture Pack")
-      .getByRole("button", { name: /^Download/ })
-      .click();
-    await expect(page.getByTestId("terms-modal")).toBeVisible();
-    const download = page.waitForEvent("download");
-    await page.getByRole("button", { name: "I Accept" }).click();
-    expect((await download).suggestedFilename()).toBe("starter-furniture-pack-v1.0.package");
-  });
-});
-
-test("an admin uploads a front image and a post file from the card", async ({ page }) => {
+test("an admin uploads a front image and a post file in the post's editor", async ({ page }) => {
   const admin = await db.user.findUniqueOrThrow({ where: { email: "admin@example.com" } });
   await loginAs(page, admin.id);
   await acceptAdultWarning(page);
   const created = await createE2ePost("E2E Upload Post");
   const posted = recordPosts(page);
-  await page.goto("/library?search=E2E%20Upload");
-  const cat = adminCard(page, "E2E Upload Post");
+  await page.goto(`/admin/posts/${created.id}`);
+  const cat = page.getByTestId("post-editor");
   await expect(cat.getByText("No preview picture found")).toBeVisible();
 
   const sharp = (await import("sharp")).default;
@@ -408,12 +385,13 @@ test("an admin uploads a front image and a post file from the card", async ({ pa
   await expect(page.getByText("File uploaded.")).toBeVisible();
   const post = await db.post.findUniqueOrThrow({ where: { id: created.id } });
   expect(post).toMatchObject({ fileName: "pixel-cat-v2.zip", fileSize: BigInt(bytes.length) });
-  // The card's file line (the version history, closed, repeats the size).
+  // The editor's file line (the version history, closed, repeats the size).
   await expect(cat.getByText("3.00 MB").first()).toBeVisible();
-  // The image went to the library's action, as without JavaScript; the post file, with
+  // The image went to the editor's action, as without JavaScript; the post file, with
   // JavaScript, as a resumable upload (docs/api.md#resumable-uploads): started, sent, completed.
-  expect(posted.filter((path) => LIBRARY_ACTIONS.includes(path)).length).toBeGreaterThanOrEqual(1);
-  const uploads = posted.filter((path) => !LIBRARY_ACTIONS.includes(path));
+  const editorActions = [`/admin/posts/${created.id}`, `/admin/posts/${created.id}.data`];
+  expect(posted.filter((path) => editorActions.includes(path)).length).toBeGreaterThanOrEqual(1);
+  const uploads = posted.filter((path) => !editorActions.includes(path));
   expect(uploads[0]).toBe("/api/uploads");
   expect(uploads.at(-1)).toMatch(/^\/api\/uploads\/[^/]+\/complete$/);
 });

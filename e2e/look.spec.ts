@@ -120,11 +120,11 @@ test.describe("the toaster", () => {
     await loginAsAdmin(page);
     await acceptAdultWarning(page);
     await page.clock.install();
-    await page.goto("/library?search=Look%20Toast");
+    await page.goto(`/admin/posts/${id}`);
     await page.waitForLoadState("networkidle");
     // Time stands still from here: only runFor below lets the 5 s pass.
     await page.clock.pauseAt(Date.now() + 60_000);
-    const card = page.getByTestId("admin-post-card").filter({ has: page.getByRole("heading", { name: "Look Toast Post" }) });
+    const card = page.getByTestId("post-editor");
     const toasts = page.getByTestId("toast");
 
     await card.getByRole("button", { name: "Save", exact: true }).click();
@@ -439,58 +439,25 @@ test("a post card leads with its cover, then title and version, then one access 
   await expect.poll(border).not.toBe(restingBorder);
 });
 
-test("the admin post card folds the files and details of a post that has its file, and keeps open what the admin opened", async ({ page }) => {
-  const id = `look${Date.now().toString(36)}f`;
-  createdPostIds.push(id);
-  await db.post.create({
-    data: {
-      id,
-      title: "Look Folded Post",
-      paidContent: true,
-      version: "V3.2",
-      fileName: "folded.zip",
-      fileSize: 2048n,
-      driveFileId: `posts/${id}/folded.zip`,
-      orderDate: new Date("2000-01-01T00:00:00Z"),
-      tiers: { create: [{ tierId: "8825009", kind: "CURRENT" }] },
-    },
-  });
+test("the post table scrolls in its own box and the post's editor fits a phone's width", async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 800 });
   await loginAsAdmin(page);
-  await acceptAdultWarning(page);
-  await page.goto("/library?search=Look%20Folded");
-  const card = page.getByTestId("admin-post-card").filter({ has: page.getByRole("heading", { name: "Look Folded Post" }) });
-  const files = card.getByTestId("post-files-section");
-  const details = card.getByTestId("post-details-section");
-  await expect(files).not.toHaveAttribute("open");
-  await expect(details).not.toHaveAttribute("open");
-  // Folded, each part says what it holds; the card's own actions stay in reach.
-  await expect(files.locator(":scope > summary")).toContainText("Files and versions");
-  await expect(files.locator(":scope > summary")).toContainText("V3.2 · 0 versions");
-  await expect(details.locator(":scope > summary")).toContainText("Tier 2");
-  await expect(card.getByLabel("Ko-fi ID")).toBeHidden();
-  await expect(card.getByRole("button", { name: "Disable" })).toBeVisible();
-
-  // The summary is a button to the keyboard.
-  await details.locator(":scope > summary").focus();
-  await page.keyboard.press("Enter");
-  await expect(details).toHaveAttribute("open", "");
-  await card.getByLabel("Ko-fi ID").fill("FOLDED1");
-  await card.getByRole("button", { name: "Save", exact: true }).click();
-  await expect(page.getByText("Post updated.")).toBeVisible();
-  expect((await db.post.findUniqueOrThrow({ where: { id } })).kofiId).toBe("FOLDED1");
-  // The page's data came back after the save: what the admin opened stays open.
-  await expect(details).toHaveAttribute("open", "");
-  await expect(card.getByLabel("Ko-fi ID")).toHaveValue("FOLDED1");
-  await expect(files).not.toHaveAttribute("open");
+  await page.goto("/admin/posts");
+  const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(await overflow()).toBeLessThanOrEqual(0);
+  const box = page.getByRole("region", { name: "Posts" });
+  expect(await box.evaluate((element) => element.scrollWidth > element.clientWidth)).toBe(true);
+  await page.getByTestId("post-table-row").first().getByRole("link").first().click();
+  await expect(page.getByTestId("post-editor")).toBeVisible();
+  expect(await overflow()).toBeLessThanOrEqual(0);
+  await expect(page.getByRole("button", { name: "Save", exact: true })).toBeVisible();
 });
 
-test("the admin post card's file picker shows the chosen file and keeps a real input", async ({ page }) => {
+test("the post editor's file picker shows the chosen file and keeps a real input", async ({ page }) => {
   await loginAsAdmin(page);
-  await acceptAdultWarning(page);
-  await page.goto("/library?search=Cozy%20Cabin");
-  const card = page.getByTestId("admin-post-card").filter({ has: page.getByRole("heading", { name: "Cozy Cabin Lot" }) });
-  // A post with its file folds its files and versions: open them first.
-  await card.getByTestId("post-files-section").locator(":scope > summary").click();
+  await page.goto("/admin/posts?search=Cozy%20Cabin");
+  await page.getByRole("link", { name: "Cozy Cabin Lot" }).click();
+  const card = page.getByTestId("post-editor");
   const zones = card.getByTestId("file-drop");
   await expect(zones).toHaveCount(2);
   await expect(zones.first()).toContainText("No file chosen");

@@ -52,8 +52,11 @@ test("an admin uploads a new version with notes; the card's version history show
     { name: "mod/scarf.package", text: "scarf" },
   ]);
 
+  // The post's editor, reached from its library card.
   await page.goto("/library?search=E2E%20Versioned");
-  const card = page.getByTestId("admin-post-card").filter({ has: page.getByRole("heading", { name: "E2E Versioned Mod" }) });
+  await page.getByRole("link", { name: "Edit E2E Versioned Mod" }).click();
+  await expect(page).toHaveURL(`/admin/posts/${postId}`);
+  const card = page.getByTestId("post-editor");
   await card.getByLabel("New version label").fill("V1.0");
   await card.getByLabel("File", { exact: true }).setInputFiles({ name: "versioned.zip", mimeType: "application/zip", buffer: first });
   await card.getByRole("button", { name: "Upload file" }).click();
@@ -66,14 +69,15 @@ test("an admin uploads a new version with notes; the card's version history show
   await card.getByRole("button", { name: "Upload file" }).click();
   await expect.poll(() => db.postVersion.count({ where: { postId } })).toBe(2);
   expect((await db.post.findUniqueOrThrow({ where: { id: postId } })).version).toBe("V2.0");
-  // The card's details form follows the upload: a Save now keeps V2.0.
-  await expect(card.getByLabel("Version", { exact: true })).toHaveValue("V2.0");
+  // The editor follows the upload; the details have no version field, so a Save keeps V2.0.
+  await expect(card.getByText(/^Post ID .* · V2\.0 · /)).toBeVisible();
+  await expect(card.getByLabel("Version", { exact: true })).toHaveCount(0);
   // The admin's history lists both, newest first, with the SHA-256 of each.
   await card.getByText("Version history (2)").click();
   const adminItems = card.getByTestId("version-item");
   await expect(adminItems).toHaveCount(2);
   await expect(adminItems.first()).toContainText("V2.0");
-  // The admin card shows the SHA-256 shortened (first and last 8), the whole one in its title.
+  // The editor shows the SHA-256 shortened (first and last 8), the whole one in its title.
   const sha256 = (await db.postVersion.findFirstOrThrow({ where: { postId, label: "V2.0" } })).sha256!;
   await expect(adminItems.first()).toContainText(`${sha256.slice(0, 8)}…${sha256.slice(-8)}`);
   await expect(adminItems.first().locator(`[title="${sha256}"]`)).toHaveCount(1);

@@ -65,6 +65,12 @@ async function openLibrary(page: Page) {
   await page.goto(`/library?search=${encodeURIComponent(`Release ${tag}`)}`);
 }
 
+/** The post's editor (/admin/posts/{postId}), where the admin plans its release. */
+async function openEditor(page: Page, suffix: string) {
+  await page.goto(`/admin/posts/rel${tag}${suffix}`);
+  return page.getByTestId("post-editor");
+}
+
 function card(page: Page, suffix: string, testId = "post-card") {
   return page.getByTestId(testId).filter({ has: page.getByRole("heading", { name: new RegExp(`^Release ${tag} ${suffix}`) }) });
 }
@@ -85,26 +91,43 @@ for (const javaScriptEnabled of [true, false]) {
 
     test("an admin applies a preset, sees the preview, and schedules a post", async ({ page }) => {
       await loginAs(page, adminId);
-      await openLibrary(page);
-      const presetCard = card(page, "preset", "admin-post-card");
-      await presetCard.getByText("Release", { exact: true }).click();
-      await presetCard.getByLabel("Preset").selectOption({ label: "Top tier first, everyone after 30 days" });
+      const presetEditor = await openEditor(page, "preset");
+      await presetEditor.getByLabel("Preset").selectOption({ label: "Top tier first, everyone after 30 days" });
       if (javaScriptEnabled) {
         // The preview follows the form before anything is saved.
-        await expect(presetCard.getByTestId("release-preview")).toHaveText(/^Tier 3 at publishing, free on \d+ \w+ \d{4}$/);
+        await expect(presetEditor.getByTestId("release-preview")).toHaveText(/^Tier 3 at publishing, free on \d+ \w+ \d{4}$/);
       }
-      await presetCard.getByRole("button", { name: "Save steps" }).click();
+      await presetEditor.getByRole("button", { name: "Save steps" }).click();
       await expect(page.getByText("Release steps saved.")).toBeVisible();
-      await expect(card(page, "preset", "admin-post-card").getByTestId("release-preview")).toHaveText(/^Tier 3 at publishing, free on \d+ \w+ \d{4}$/);
+      await expect(page).toHaveURL(`/admin/posts/rel${tag}preset`);
+      await expect(page.getByTestId("post-editor").getByTestId("release-preview")).toHaveText(/^Tier 3 at publishing, free on \d+ \w+ \d{4}$/);
       expect((await db.releaseStep.findMany({ where: { postId: `rel${tag}preset` } })).map((row) => row.audienceTierId)).toEqual([TIER_3, null]);
 
-      const scheduled = card(page, "scheduled", "admin-post-card");
-      await expect(scheduled.getByTestId("scheduled-badge")).toHaveText(/^Scheduled for \d+ \w+ \d{4}, \d\d:\d\d$/);
-      await scheduled.getByText("Release", { exact: true }).click();
+      await openLibrary(page);
+      await expect(card(page, "scheduled", "admin-post-card").getByTestId("scheduled-badge")).toHaveText(/^Scheduled for \d+ \w+ \d{4}, \d\d:\d\d$/);
+      const scheduled = await openEditor(page, "scheduled");
+      await expect(scheduled.getByTestId("post-state")).toHaveText(/^Scheduled for /);
       await scheduled.getByLabel("Change the time (UTC)").fill("2031-06-01T18:30");
       await scheduled.getByRole("button", { name: "Schedule" }).click();
       await expect(page.getByText("Publication scheduled.")).toBeVisible();
+      await expect(page.getByTestId("post-editor").getByTestId("post-state")).toHaveText("Scheduled for 1 Jun 2031, 18:30");
+      await openLibrary(page);
       await expect(card(page, "scheduled", "admin-post-card").getByTestId("scheduled-badge")).toHaveText("Scheduled for 1 Jun 2031, 18:30");
+    });
+
+    test("Publish now: the editor says Published at once, and still after a reload", async ({ page }) => {
+      const id = await post(javaScriptEnabled ? "publishjs" : "publish", { publishAt: new Date(Date.now() + 3 * DAY) });
+      // With its file: a post without one reads "Draft" once published.
+      await db.post.update({ where: { id }, data: { fileName: "publish.zip", fileSize: 10n, driveFileId: `posts/${id}/publish.zip` } });
+      await loginAs(page, adminId);
+      await page.goto(`/admin/posts/${id}`);
+      const editor = page.getByTestId("post-editor");
+      await expect(editor.getByTestId("post-state")).toHaveText(/^Scheduled for /);
+      await editor.getByRole("button", { name: "Publish now" }).click();
+      await expect(page.getByTestId("post-editor").getByTestId("post-state")).toHaveText("Published");
+      await expect(page.getByTestId("release-publication")).toHaveText("Published.");
+      await page.reload();
+      await expect(page.getByTestId("post-editor").getByTestId("post-state")).toHaveText("Published");
     });
   });
 }
@@ -118,9 +141,8 @@ for (const javaScriptEnabled of [false, true]) {
     const suffix = javaScriptEnabled ? "editorjs" : "editor";
     const id = await post(suffix);
     await loginAs(page, adminId);
-    await openLibrary(page);
-    const editor = () => card(page, suffix, "admin-post-card");
-    await editor().getByText("Release", { exact: true }).click();
+    await openEditor(page, suffix);
+    const editor = () => page.getByTestId("post-editor");
     // Only the current paid tiers are offered (no legacy tier).
     await expect(editor().getByTestId("release-step-row")).toHaveCount(0);
     await editor().getByRole("button", { name: "Add step" }).click();

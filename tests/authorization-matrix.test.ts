@@ -108,6 +108,17 @@ const MATRIX: Record<string, Case[]> = {
   ],
   "admin_.access-check.tsx": [{ method: "GET", expect: adminUi(ok(200), no("302 /")) }],
   "admin_.releases.tsx": [{ method: "GET", expect: adminUi(ok(200), no("302 /")) }],
+  // The post table, and a post's editor: admins only; its forms come back to the same post.
+  "admin_.posts.tsx": [{ method: "GET", query: "?status=draft&sort=downloads&dir=desc", expect: adminUi(ok(200), no("302 /")) }],
+  "admin_.posts_.$postId.tsx": [
+    { method: "GET", params: (f) => ({ postId: f.postId }), expect: adminUi(ok(200), no("302 /")) },
+    {
+      method: "POST",
+      params: (f) => ({ postId: f.postId }),
+      form: (f) => ({ intent: "version-hide", postId: f.postId, versionId: "no-such-version" }),
+      expect: adminUi(ok("302 /admin/posts/matrix-post"), no("302 /")),
+    },
+  ],
   "admin_.mail.tsx": [{ method: "GET", expect: adminUi(ok(200), no("302 /")) }],
   // Game patches (docs/product.md#game-patches): naming one is an admin action.
   "admin_.patches.tsx": [

@@ -24,6 +24,8 @@ const PAGES: Record<string, { serves: Role[]; refusedTo?: string; reads?: false;
   "admin_.catalog.tsx": { serves: ["admin"], refusedTo: "/" },
   "admin_.discord.tsx": { serves: ["admin"], refusedTo: "/" },
   "admin_.patches.tsx": { serves: ["admin"], refusedTo: "/" },
+  // A post's editor: its file and image uploads are multipart, read by the upload (a redirect with the refusal).
+  "admin_.posts_.$postId.tsx": { serves: ["admin"], refusedTo: "/", multipart: 302 },
   "admin_.reports.tsx": { serves: ["admin"], refusedTo: "/" },
   "auth.callback.tsx": { serves: ["guest", "user", "admin"] },
   "forgot-password.tsx": { serves: ["guest", "user", "admin"] },

@@ -294,6 +294,8 @@ const NO_POST_DATA: Record<string, string> = {
   "admin_.insights.$chart[.]csv.ts": "admins only",
   "admin_.insights.tsx": "admins only",
   "admin_.releases.tsx": "admins only",
+  "admin_.posts.tsx": "admins only",
+  "admin_.posts_.$postId.tsx": "admins only",
   "admin_.mail.tsx": "admins only",
   "admin_.patches.tsx": "admins only",
   "api.admin.patches.ts": "admins only",

@@ -1,12 +1,12 @@
 // The release editor (docs/product.md#the-release-editor): without JavaScript "Add step" and
-// "Remove" come back through the library action with the rows as typed and save nothing; times
+// "Remove" come back through the post editor's action with the rows as typed and save nothing; times
 // are read in the creator's time zone; only current paid tiers are offered (legacy ones when a
 // step uses them); the live preview is the cards' ladder.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db.server";
 import { resetEnvCache } from "~/env.server";
 import type { User } from "~/generated/prisma/client";
-import * as libraryRoute from "~/routes/library";
+import * as editorRoute from "~/routes/admin_.posts_.$postId";
 import { decodeReleaseDraft, draftLadder, editDraftRows, editorTiers, type EditorTier } from "~/utils/release-draft";
 import { ladderWords } from "~/utils/release-ladder";
 import { callRoute, createTestUser, sessionCookie } from "./helpers";
@@ -24,10 +24,13 @@ afterAll(() => {
   resetEnvCache();
 });
 
+/** Posts the editor's form of the post named by the fields' postId, as the browser would without JavaScript. */
 async function submit(fields: [string, string][]) {
-  return callRoute(libraryRoute, {
+  const postId = fields.find(([name]) => name === "postId")?.[1] ?? "";
+  return callRoute(editorRoute, {
     method: "POST",
-    path: "/library",
+    path: `/admin/posts/${postId}`,
+    params: { postId },
     body: new URLSearchParams(fields).toString(),
     headers: { "Content-Type": "application/x-www-form-urlencoded" },
     cookie: await sessionCookie(admin.id),
@@ -65,7 +68,7 @@ describe("Add step and Remove without JavaScript", () => {
     const answer = await submit(typed(post.id, [["step_edit", "add"]]));
     expect(answer.status).toBe(302);
     const { location, draft } = draftOf(answer);
-    expect(location.startsWith("/library?search=Cascade&release_draft=")).toBe(true);
+    expect(location.startsWith(`/admin/posts/${post.id}?release_draft=`)).toBe(true);
     expect(location.endsWith(`#release-${post.id}`)).toBe(true);
     expect(draft).toEqual({
       post: post.id,
@@ -98,7 +101,7 @@ describe("Add step and Remove without JavaScript", () => {
       ]),
     );
     expect(answer.status).toBe(302);
-    expect(answer.headers.get("Location")).toBe("/library?search=Cascade");
+    expect(answer.headers.get("Location")).toBe(`/admin/posts/${post.id}`);
     const steps = await db.releaseStep.findMany({ where: { postId: post.id }, orderBy: { position: "asc" } });
     expect(steps.map((step) => [step.audienceTierId, step.afterDays])).toEqual([
       [TIER_3, 0],

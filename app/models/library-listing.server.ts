@@ -444,11 +444,16 @@ export function filterLibraryPosts(
       case "works":
         return post.compatibility?.mark === "works";
       case "unconfirmed":
-        return post.compatibility !== null && post.compatibility.mark !== "works";
+        return isUnconfirmedOnPatch(post);
       default:
         return true;
     }
   });
+}
+
+/** Is the post's current version not (yet) confirmed to work on the current game patch? False before the first patch day or without a file. */
+export function isUnconfirmedOnPatch(post: Pick<LibraryPost, "compatibility">): boolean {
+  return post.compatibility !== null && post.compatibility.mark !== "works";
 }
 
 /** The patch-day banner's numbers: of the listed posts with a file, how many work on the current patch. */

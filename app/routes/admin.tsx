@@ -147,6 +147,13 @@ export default function AdminPage() {
         <SendDigests actionUrl={actionUrl} />
       </div>
 
+      <section className="card" aria-labelledby="posts-entry-title">
+        <h2 id="posts-entry-title">Posts</h2>
+        <p>
+          Every post with its state, tiers, version and downloads, and one editor per post: <Link to="/admin/posts">Open posts</Link>
+        </p>
+      </section>
+
       <InsightsEntry />
 
       <section className="card" aria-labelledby="releases-entry-title">

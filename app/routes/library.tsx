@@ -19,9 +19,7 @@ import { libraryAction } from "~/library-actions.server";
 import { explainLibraryCards, loadLibraryPageViewer } from "~/models/access.server";
 import { filterLibraryPosts, isListedPostPublic, keptLibraryStamp, listLibraryPosts, patchDayCounts } from "~/models/library-listing.server";
 import { versionHistories } from "~/models/post-version-history.server";
-import { adminRequirementsOf, requirementsForViewer } from "~/models/post-requirements.server";
-import { listTags } from "~/models/catalog.server";
-import { PostChoices } from "~/components/post-catalog-admin";
+import { requirementsForViewer } from "~/models/post-requirements.server";
 import { parseTagFilter } from "~/utils/catalog-schemas";
 import { listTiersAt } from "~/models/tier.server";
 import libraryStyles from "~/styles/library.css?url";
@@ -57,12 +55,6 @@ function parseShown(value: string | null): number {
   return Number.isInteger(count) && count > POSTS_STEP ? Math.min(count, 100_000) : POSTS_STEP;
 }
 
-/** Where each shown post sits in the whole library order (0 = first), by post id. */
-function libraryPositions(all: { postId: string }[], shown: { postId: string }[]): Record<string, number> {
-  const index = new Map(all.map((post, position) => [post.postId, position]));
-  return Object.fromEntries(shown.map((post) => [post.postId, index.get(post.postId) ?? 0]));
-}
-
 /** The posts whose scheduled publication is still ahead at `now`. */
 function scheduledPosts(posts: { postId: string; publish_at: string | null }[], now: Date): string[] {
   return posts.filter((post) => !isPublishedAt({ publishAt: post.publish_at ? new Date(post.publish_at) : null }, now)).map((post) => post.postId);
@@ -81,7 +73,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const filter = parseLibraryFilter(url.searchParams.get("filter"), loggedIn);
   const tag = parseTagFilter(url.searchParams.get("tag"));
   const perLine = parsePostsPerLine(url.searchParams.get("perLine"));
-  // Admins edit posts on cards: the compact list is the user view's.
+  // Admins' cards lead to each post's editor: the compact list is the user view's.
   const layout = adminView ? "grid" : parseLibraryLayout(url.searchParams.get("layout"));
   // The viewer's library version says whether the tiers kept from an earlier request are current.
   const tiers = await listTiersAt(viewer.context.libraryStamp);
@@ -112,16 +104,13 @@ export async function loader({ request }: LoaderFunctionArgs) {
     // What each shown post requires, in this viewer's words; required posts are looked up among
     // those this page lists (an admin's user view: public ones only).
     requirements: await requirementsForViewer(viewer, shown, visible, tiers),
-    versions: await versionHistories(
-      shown.map((post) => post.postId),
-      { admin: adminView, stamp: keptLibraryStamp() },
-    ),
-    // The admin editor's requirements and tags, and every post to pick a required one from.
-    adminRequirements: adminView ? await adminRequirementsOf(shown.map((post) => post.postId)) : {},
-    allTags: adminView ? (await listTags()).map((item) => ({ slug: item.slug, name: item.name })) : [],
-    postChoices: adminView ? allPosts.map((post) => ({ postId: post.postId, title: post.title })) : [],
-    // Each shown post's place in the whole library order, for the admin card's Set Index.
-    positions: adminView ? libraryPositions(allPosts, shown) : {},
+    // The cards' version histories (admins edit versions on the post's editor).
+    versions: adminView
+      ? {}
+      : await versionHistories(
+          shown.map((post) => post.postId),
+          { admin: false, stamp: keptLibraryStamp() },
+        ),
     // Posts still waiting for their publication, by the same clock and rule as the listing that
     // hides them from everyone else (not the minute below: a post published now is published).
     scheduledPostIds: adminView ? scheduledPosts(shown, new Date()) : [],
@@ -216,9 +205,16 @@ export default function Library() {
         <div className="library-header">
           <h1>Library</h1>
           {data.isAdmin ? (
-            <Link className="button-secondary" to={viewToggle} preventScrollReset>
-              {data.adminView ? "View as User" : "View as Admin"}
-            </Link>
+            <div className="button-row">
+              {data.adminView ? (
+                <Link className="button-secondary" to="/admin/posts">
+                  Post table
+                </Link>
+              ) : null}
+              <Link className="button-secondary" to={viewToggle} preventScrollReset>
+                {data.adminView ? "View as User" : "View as Admin"}
+              </Link>
+            </div>
           ) : null}
         </div>
 
@@ -250,7 +246,6 @@ export default function Library() {
         ) : null}
 
         {data.adminView ? <CreatePostForm back={back} /> : null}
-        {data.adminView ? <PostChoices posts={data.postChoices} /> : null}
 
         <p className="muted library-count" aria-live="polite">
           {data.matching} of {data.total} posts
@@ -273,18 +268,7 @@ export default function Library() {
           <div className="library-grid" style={{ ["--per-line" as string]: data.perLine }} data-per-line={data.perLine} data-testid="library-grid">
             {data.posts.map((post) =>
               data.adminView ? (
-                <PostAdminCard
-                  key={post.postId}
-                  post={post}
-                  tiers={data.tiers}
-                  back={back}
-                  now={now}
-                  scheduled={data.scheduledPostIds.includes(post.postId)}
-                  versions={data.versions[post.postId]}
-                  position={data.positions[post.postId]}
-                  requirements={data.adminRequirements[post.postId]}
-                  tags={data.allTags}
-                />
+                <PostAdminCard key={post.postId} post={post} tiers={data.tiers} back={back} now={now} scheduled={data.scheduledPostIds.includes(post.postId)} />
               ) : (
                 <PostCard key={post.postId} {...entryProps(post)} versions={data.versions[post.postId]} />
               ),

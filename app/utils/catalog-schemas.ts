@@ -97,6 +97,19 @@ export function requirementsFormToInput(form: FormData): Record<string, unknown>
   return { requirements };
 }
 
+/**
+ * The editor's hidden copy of the requirements as drawn: what requirementsFormToInput would read
+ * from the rows untouched, so Save writes them only when the admin changed one.
+ */
+export function drawnRequirements(rows: readonly { post_id: string | null; min_version: string | null; name: string | null; url: string | null }[]): string {
+  const value = (text: string | null) => (text ?? "").trim() || null;
+  return JSON.stringify({
+    requirements: rows
+      .map((row) => ({ post_id: value(row.post_id), min_version: value(row.min_version), name: value(row.name), url: value(row.url) }))
+      .filter((row) => row.post_id || row.min_version || row.name || row.url),
+  });
+}
+
 const slug = z
   .string()
   .trim()

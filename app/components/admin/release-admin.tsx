@@ -2,7 +2,7 @@
 // when the post is published (a scheduled time, or now) and the steps that open it to more
 // people over time, from a preset or rows added and removed at will, with the ladder the cards
 // will show as a live preview. Times are the creator's (CREATOR_TIME_ZONE), UTC beside them.
-// Every form posts to the library's action, with JavaScript (a fetcher; Add step and Remove in
+// Every form posts to the page's action (the post's editor), with JavaScript (a fetcher; Add step and Remove in
 // the page) and plainly without (Add step and Remove come back through the address).
 import { useFetcher, useRouteLoaderData, useSearchParams } from "@remix-run/react";
 import { useState } from "react";
@@ -94,18 +94,27 @@ function rowOpens(row: DraftRow, publishedAt: Date, zone: string): string {
   return `Opens ${zonedWithUtc(stepOpensAt({ after_days: days }, publishedAt), zone)}`;
 }
 
-/** "Scheduled for 3 Dec 2026, 18:00" beside a scheduled post's title. */
-export function ScheduledBadge({ post, scheduled }: { post: LibraryPost; scheduled: boolean }) {
-  if (!scheduled || !post.publish_at) return null;
-  return (
-    <span className="badge badge-scheduled" data-testid="scheduled-badge">
-      Scheduled for {formatDayTime(post.publish_at)}
-    </span>
-  );
-}
-
-/** `scheduled`: the post's publication is still ahead, by the loader's exact clock. */
-export function ReleaseSection({ post, tiers, back, now, scheduled }: { post: LibraryPost; tiers: CardTier[]; back: string; now: Date; scheduled: boolean }) {
+/**
+ * `scheduled`: the post's publication is still ahead, by the loader's exact clock. `action`: the
+ * page whose action takes the forms (the post's editor).
+ */
+export function ReleaseSection({
+  post,
+  tiers,
+  back,
+  now,
+  scheduled,
+  action = "/library",
+  initiallyOpen = false,
+}: {
+  post: LibraryPost;
+  tiers: CardTier[];
+  back: string;
+  now: Date;
+  scheduled: boolean;
+  action?: string;
+  initiallyOpen?: boolean;
+}) {
   const schedule = useFetcher();
   const publish = useFetcher();
   const zone = useCreatorTimeZone();
@@ -121,12 +130,12 @@ export function ReleaseSection({ post, tiers, back, now, scheduled }: { post: Li
   const hint = `${scheduled ? `Scheduled for ${formatDayTime(post.publish_at!)}` : "Published"}${saved ? ` · ${saved}` : ""}`;
   const publishAt = post.publish_at ? new Date(post.publish_at) : null;
   return (
-    <FoldingSection title="Release" hint={hint} initiallyOpen={draft?.post === id} testId="post-release-section">
+    <FoldingSection title="Release" hint={hint} initiallyOpen={initiallyOpen || draft?.post === id} testId="post-release-section">
       <div className="release-publication" id={`release-${id}`}>
         <p data-testid="release-publication">
           {scheduled && publishAt ? `Scheduled for ${zonedWithUtc(publishAt, zone)}: only admins see it until then.` : "Published."}
         </p>
-        <schedule.Form method="post" action="/library" preventScrollReset className="inline-form">
+        <schedule.Form method="post" action={action} preventScrollReset className="inline-form">
           <input type="hidden" name="intent" value="schedule" />
           <input type="hidden" name="postId" value={id} />
           <input type="hidden" name="back" value={back} />
@@ -145,7 +154,7 @@ export function ReleaseSection({ post, tiers, back, now, scheduled }: { post: Li
           </button>
         </schedule.Form>
         {scheduled ? (
-          <publish.Form method="post" action="/library" preventScrollReset>
+          <publish.Form method="post" action={action} preventScrollReset>
             <input type="hidden" name="intent" value="publish-now" />
             <input type="hidden" name="postId" value={id} />
             <input type="hidden" name="back" value={back} />
@@ -165,6 +174,7 @@ export function ReleaseSection({ post, tiers, back, now, scheduled }: { post: Li
         back={back}
         now={now}
         zone={zone}
+        action={action}
       />
     </FoldingSection>
   );
@@ -178,6 +188,7 @@ function ReleaseStepsForm({
   back,
   now,
   zone,
+  action,
 }: {
   post: LibraryPost;
   tiers: CardTier[];
@@ -186,6 +197,7 @@ function ReleaseStepsForm({
   back: string;
   now: Date;
   zone: string;
+  action: string;
 }) {
   const steps = useFetcher();
   const id = post.postId;
@@ -219,7 +231,7 @@ function ReleaseStepsForm({
   }
 
   return (
-    <steps.Form method="post" action="/library" preventScrollReset className="release-steps" data-testid="release-editor">
+    <steps.Form method="post" action={action} preventScrollReset className="release-steps" data-testid="release-editor">
       {/* Enter in a field saves: the form's first submit button is this one, not a Remove. */}
       <button type="submit" className="visually-hidden" tabIndex={-1} aria-hidden="true">
         Save steps

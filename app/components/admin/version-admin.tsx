@@ -1,6 +1,6 @@
 // The admin post card's version history: every version, hidden ones included, with
 // its file name and SHA-256, and the admin's actions: hide or show a version, make an older one
-// current again. Each action is a form posting to the library's action (audited there, admin
+// current again. Each action is a form posting to the page's action (audited there, admin
 // only on the server), in place with JavaScript and as a plain post without.
 import { useFetcher } from "@remix-run/react";
 import { VersionHistoryList } from "~/components/version-history";
@@ -12,7 +12,9 @@ function VersionAction({
   back,
   intent,
   label,
+  action,
 }: {
+  action: string;
   postId: string;
   version: VersionView;
   back: string;
@@ -21,7 +23,7 @@ function VersionAction({
 }) {
   const fetcher = useFetcher();
   return (
-    <fetcher.Form method="post" action="/library" preventScrollReset>
+    <fetcher.Form method="post" action={action} preventScrollReset>
       <input type="hidden" name="intent" value={intent} />
       <input type="hidden" name="postId" value={postId} />
       <input type="hidden" name="versionId" value={version.id} />
@@ -33,7 +35,18 @@ function VersionAction({
   );
 }
 
-export function AdminVersionHistory({ postId, versions, back }: { postId: string; versions: VersionView[]; back: string }) {
+export function AdminVersionHistory({
+  postId,
+  versions,
+  back,
+  action = "/library",
+}: {
+  postId: string;
+  versions: VersionView[];
+  back: string;
+  /** The page whose action takes the forms (the post's editor). */
+  action?: string;
+}) {
   if (versions.length === 0) return <p className="muted">No versions yet: upload a file to create the first one.</p>;
   return (
     <details className="version-history admin-version-history" data-testid="admin-version-history">
@@ -44,8 +57,11 @@ export function AdminVersionHistory({ postId, versions, back }: { postId: string
         renderActions={(version) =>
           version.current ? null : (
             <>
-              {version.hidden ? null : <VersionAction postId={postId} version={version} back={back} intent="version-current" label="Make current" />}
+              {version.hidden ? null : (
+                <VersionAction action={action} postId={postId} version={version} back={back} intent="version-current" label="Make current" />
+              )}
               <VersionAction
+                action={action}
                 postId={postId}
                 version={version}
                 back={back}
