@@ -5,8 +5,7 @@ import { json, redirect } from "@remix-run/node";
 import { firstIssue } from "~/api.server";
 import type { DownloadAnswer } from "~/components/use-library-download";
 import { env } from "~/env.server";
-import { acceptTerms, authorizeDownload, signedDownloadUrl } from "~/models/download.server";
-import { toEntitlementPost } from "~/models/entitlement.server";
+import { acceptTerms, authorizeDownload, isDownloadFreeAt, signedDownloadUrl } from "~/models/download.server";
 import { acceptConfirmations, setVersionMark, voteOnPatch } from "~/models/game-patch.server";
 import { createPost, deletePost, movePostToIndex, setPostEnabled, setPostImage, updatePost } from "~/models/post-admin.server";
 import { addPostVersion, makeVersionCurrent, setVersionHidden, storePostVersionFile } from "~/models/post-version.server";
@@ -16,7 +15,7 @@ import { releaseRequirementWarnings, setPostRequirements } from "~/models/post-r
 import { setPostTags } from "~/models/catalog.server";
 import { CATALOG_MESSAGES, postTagsSchema, requirementsFormToInput, requirementsSchema } from "~/utils/catalog-schemas";
 import { redirectWithError, redirectWithSuccess } from "~/toast.server";
-import { isEffectiveAdmin, isFreeAt } from "~/utils/entitlement";
+import { isEffectiveAdmin } from "~/utils/entitlement";
 import { formRefusal } from "~/utils/form-failure.server";
 import { PATCH_MESSAGES, patchAcceptSchema, patchFormToInput, patchMarkSchema, patchVoteSchema } from "~/utils/game-patch-schemas";
 import { LIBRARY_MESSAGES, parseSetIndex, postCreateSchema, postFormToInput, postUpdateSchema } from "~/utils/library-schemas";
@@ -95,19 +94,24 @@ async function downloadAction(form: FormData, user: Awaited<ReturnType<typeof ge
   try {
     if (accepted && user && !user.tosAccepted) await acceptTerms(user, user.id);
     const versionId = formText(form, "versionId") || null;
+    // A variant, add-on or translation of the version; none: its main file.
+    const fileId = formText(form, "fileId") || null;
     // The same check as GET /api/download/{postId}, which repeats it for every request of the file
     // (a direct link must not get past it). It is needed here too: a free post's signed address
     // is itself the permission (its route checks the signature, not the viewer), the address
     // depends on whether the post is paid, and a refusal must reach the user as this page's
     // message (a toast after the redirect without JavaScript, JSON for the fetcher), not as the
     // download route's bare JSON error.
-    const post = await authorizeDownload(user ? { ...user, tosAccepted: true } : null, postId, versionId);
-    const versionQuery = versionId ? `?version=${encodeURIComponent(versionId)}` : "";
+    const post = await authorizeDownload(user ? { ...user, tosAccepted: true } : null, postId, versionId, fileId);
+    const query = new URLSearchParams();
+    if (versionId) query.set("version", versionId);
+    if (fileId) query.set("file", fileId);
+    const versionQuery = query.size > 0 ? `?${query.toString()}` : "";
     // Free now (never paid, or opened to everyone by a release step): a signed address.
-    const paid = !isFreeAt(toEntitlementPost(post), new Date());
+    const paid = !isDownloadFreeAt(post, new Date());
     const downloadUrl = paid
       ? `/api/download/${encodeURIComponent(post.id)}${versionQuery}`
-      : signedDownloadUrl(post.id, user?.id ?? null, Date.now(), versionId);
+      : signedDownloadUrl(post.id, user?.id ?? null, Date.now(), versionId, fileId);
     return respondJson ? json<DownloadAnswer>({ downloadUrl, paid }) : redirect(downloadUrl);
   } catch (error) {
     const refusal = formRefusal(error, LIBRARY_MESSAGES.freeDownloadFailed);

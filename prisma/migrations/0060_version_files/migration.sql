@@ -41,6 +41,15 @@ ALTER TABLE "downloads" ADD CONSTRAINT "downloads_file_id_fkey" FOREIGN KEY ("fi
 -- AddForeignKey
 ALTER TABLE "version_files" ADD CONSTRAINT "version_files_version_id_fkey" FOREIGN KEY ("version_id") REFERENCES "post_versions"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
+-- Hand-written: a version's files are part of what the library lists and caches (like
+-- post_versions, migration 0033), so a change to them bumps the library version.
+CREATE CONSTRAINT TRIGGER "version_files_bump_library_version"
+  AFTER INSERT OR UPDATE OR DELETE ON "version_files"
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION "bump_library_version"();
+
+CREATE TRIGGER "version_files_truncate_bump_library_version"
+  AFTER TRUNCATE ON "version_files" FOR EACH STATEMENT EXECUTE FUNCTION "bump_library_version"();
+
 -- The download record names its file (the database function's source: prisma/functions).
 -- Made by scripts/function-migration.ts from the sources in prisma/functions (the files named
 -- below, as they stood). Change those files, not this one.
