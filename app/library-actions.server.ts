@@ -26,6 +26,9 @@ import { zonedFieldToIso } from "~/utils/time-zone";
 import { readUploadedFile, receiveUploadedFile, SELECT_IMAGE_MESSAGE } from "~/utils/upload.server";
 import { withParam } from "~/utils/url";
 import { VERSION_MESSAGES, VERSION_UPLOAD_FIELDS, versionActionSchema } from "~/utils/version-schemas";
+import { addVersionFile, versionFileInputOf } from "~/models/version-files.server";
+import { VERSION_FILE_FIELDS, versionFileFieldsToInput } from "~/utils/version-file-schemas";
+import { VERSION_FILE_MESSAGES } from "~/utils/version-file-words";
 import { nsfwAcceptedCookie } from "~/utils/visitor-cookies.server";
 import { formFlag, formOptionalText, formText } from "~/utils/form-fields";
 
@@ -43,6 +46,21 @@ function refused(back: string, error: unknown, failureMessage: string) {
 /** Runs one upload of the page: its success message, or the refusal's status and message. */
 async function runUpload(request: Request, user: NonNullable<Awaited<ReturnType<typeof getCurrentUser>>>, intent: string | null, postId: string) {
   try {
+    if (intent === "upload-version-file") {
+      // A variant, add-on or translation of a version: the same model functions as POST /api/admin/posts/{id}/versions/{versionId}/files.
+      const versionId = new URL(request.url).searchParams.get("versionId") ?? "";
+      const { stored, input } = await receiveUploadedFile(
+        request,
+        "file",
+        { maxBytes: env().POST_FILE_MAX_BYTES, textFields: VERSION_FILE_FIELDS },
+        async (file) => {
+          const input = versionFileInputOf(versionFileFieldsToInput(file.fields));
+          return { input, stored: await storePostVersionFile(postId, { ...file, fields: {} }) };
+        },
+      );
+      await addVersionFile(user, postId, versionId, stored, input);
+      return { status: 200, message: VERSION_FILE_MESSAGES.fileAdded };
+    }
     if (intent === "upload-image") {
       const file = await readUploadedFile(request, "image", { missingMessage: SELECT_IMAGE_MESSAGE });
       await setPostImage(user, postId, file.bytes);
@@ -57,7 +75,9 @@ async function runUpload(request: Request, user: NonNullable<Awaited<ReturnType<
     }
     return { status: 400, message: LIBRARY_MESSAGES.updateFailed };
   } catch (error) {
-    return formRefusal(error, intent === "upload-image" ? LIBRARY_MESSAGES.imageFailed : LIBRARY_MESSAGES.fileUploadFailed);
+    const failure =
+      intent === "upload-image" ? LIBRARY_MESSAGES.imageFailed : intent === "upload-version-file" ? VERSION_FILE_MESSAGES.fileFailed : LIBRARY_MESSAGES.fileUploadFailed;
+    return formRefusal(error, failure);
   }
 }
 

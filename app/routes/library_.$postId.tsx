@@ -15,6 +15,7 @@ import { accessLine } from "~/components/post-access";
 import { PatchCompatibility } from "~/components/patch-compatibility";
 import { PostCard } from "~/components/post-card";
 import { useLibraryDownload } from "~/components/use-library-download";
+import { AddVersionFileForm, VersionFiles } from "~/components/version-files";
 import type { CacheableHandle } from "~/document-cache.server";
 import { env } from "~/env.server";
 import { loadLibraryPageViewer } from "~/models/access.server";
@@ -169,6 +170,10 @@ export default function PostPage() {
           kept={data.kept ?? undefined}
           requirements={data.requirements}
         />
+        <VersionFiles post={post} files={data.files} tiers={[...data.tiers]} back={back} onDownload={download.requestDownload} />
+        {data.admin && data.currentVersionId ? (
+          <AddVersionFileForm postId={post.postId} versionId={data.currentVersionId} tiers={[...data.tiers]} back={location.pathname} />
+        ) : null}
         <PatchCompatibility postId={post.postId} versions={data.versions} compatibility={data.compatibility} admin={data.admin} back={back} />
         <KnownIssues postId={post.postId} issues={data.knownIssues} form={data.reportForm} />
       </div>
