@@ -76,7 +76,11 @@ async function runUpload(request: Request, user: NonNullable<Awaited<ReturnType<
     return { status: 400, message: LIBRARY_MESSAGES.updateFailed };
   } catch (error) {
     const failure =
-      intent === "upload-image" ? LIBRARY_MESSAGES.imageFailed : intent === "upload-version-file" ? VERSION_FILE_MESSAGES.fileFailed : LIBRARY_MESSAGES.fileUploadFailed;
+      intent === "upload-image"
+        ? LIBRARY_MESSAGES.imageFailed
+        : intent === "upload-version-file"
+          ? VERSION_FILE_MESSAGES.fileFailed
+          : LIBRARY_MESSAGES.fileUploadFailed;
     return formRefusal(error, failure);
   }
 }

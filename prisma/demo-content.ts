@@ -707,7 +707,18 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
         files.push({ ...file, fileKey, fileName, size: bytes.length, ...demoDigest(bytes) });
       }
     }
-    posts.push({ id, post, version: current.label, published, imageKey, fileKey: current.fileKey, fileName: current.fileName, size: current.size, versions, files });
+    posts.push({
+      id,
+      post,
+      version: current.label,
+      published,
+      imageKey,
+      fileKey: current.fileKey,
+      fileName: current.fileName,
+      size: current.size,
+      versions,
+      files,
+    });
   }
   const panelImages = await Promise.all(PANELS.map((_panel, position) => demoImage(null, position + 3)));
   const inspirationImages: string[] = [];

@@ -60,12 +60,30 @@ async function chooseVersion<T extends PostWithAccess & { unlockReason: UnlockRe
 ): Promise<T & { driveFileId: string; versionId: string | null; fileId: string | null; fileGate: FileGate }> {
   if (file) {
     if (!isSafeKey(file.storageKey)) throw new DomainError(404, LIBRARY_MESSAGES.fileMissing);
-    return { ...post, driveFileId: file.storageKey, fileName: file.fileName, fileSize: file.size, version: file.version.label, versionId: file.versionId, fileId: file.id, fileGate: gateOf(file) };
+    return {
+      ...post,
+      driveFileId: file.storageKey,
+      fileName: file.fileName,
+      fileSize: file.size,
+      version: file.version.label,
+      versionId: file.versionId,
+      fileId: file.id,
+      fileGate: gateOf(file),
+    };
   }
   if (versionId) {
     const version = await downloadableVersion(post.id, versionId);
     if (!isSafeKey(version.storageKey)) throw new DomainError(404, LIBRARY_MESSAGES.fileMissing);
-    return { ...post, driveFileId: version.storageKey, fileName: version.fileName, fileSize: version.size, version: version.label, versionId: version.id, fileId: null, fileGate: null };
+    return {
+      ...post,
+      driveFileId: version.storageKey,
+      fileName: version.fileName,
+      fileSize: version.size,
+      version: version.label,
+      versionId: version.id,
+      fileId: null,
+      fileGate: null,
+    };
   }
   if (!post.driveFileId || !isSafeKey(post.driveFileId)) throw new DomainError(404, LIBRARY_MESSAGES.fileMissing);
   return { ...post, driveFileId: post.driveFileId, versionId: post.currentVersionId, fileId: null, fileGate: null };
@@ -182,7 +200,13 @@ function signedPayload(postId: string, userId: string, expires: number): string 
  * with `versionId`, that version's (the signature grants the post; the version is a choice
  * among its visible versions, checked when the file is served).
  */
-export function signedDownloadUrl(postId: string, userId: string | null, now = Date.now(), versionId: string | null = null, fileId: string | null = null): string {
+export function signedDownloadUrl(
+  postId: string,
+  userId: string | null,
+  now = Date.now(),
+  versionId: string | null = null,
+  fileId: string | null = null,
+): string {
   const expires = now + SIGNED_DOWNLOAD_TTL_MS;
   const user = userId ?? "";
   const params = new URLSearchParams({ expires: String(expires), sig: signature(signedPayload(postId, user, expires), secrets()[0]!) });
@@ -300,17 +324,10 @@ export async function recordDownload(
   fileId: string | null = null,
 ): Promise<boolean> {
   const accessSource = source ?? (await accessSourceOf(reason, userId, postId));
-  const [row] = await queryRows<{ recorded: boolean }>(`SELECT record_download($1, $2, $3, $4, $5, $6::timestamp(3), $7::download_access, $8, $9) AS recorded`, [
-    `d${randomUUID()}`,
-    userId,
-    postId,
-    version,
-    versionId,
-    sqlTimestamp(now),
-    accessSource,
-    DOWNLOAD_RECORD_WINDOW_MS,
-    fileId,
-  ]);
+  const [row] = await queryRows<{ recorded: boolean }>(
+    `SELECT record_download($1, $2, $3, $4, $5, $6::timestamp(3), $7::download_access, $8, $9) AS recorded`,
+    [`d${randomUUID()}`, userId, postId, version, versionId, sqlTimestamp(now), accessSource, DOWNLOAD_RECORD_WINDOW_MS, fileId],
+  );
   return row?.recorded === true;
 }
 
@@ -356,7 +373,8 @@ type SpooledDownload =
  * per signed address.
  */
 const downloadSpool = localSpool<SpooledDownload>("downloads", async (item) => {
-  if (item.kind === "user") await recordDownload(item.userId, item.postId, item.version, new Date(item.at), item.reason, item.versionId, item.source, item.fileId ?? null);
+  if (item.kind === "user")
+    await recordDownload(item.userId, item.postId, item.version, new Date(item.at), item.reason, item.versionId, item.source, item.fileId ?? null);
   else await recordGuestDownload(item.postId, item.version, item.link, new Date(item.at));
 });
 

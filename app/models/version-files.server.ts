@@ -72,7 +72,16 @@ type MainFile = { fileName: string; size: number | bigint; sha256: string | null
  */
 export function fileViews(post: EntitlementPost, main: MainFile, files: readonly VersionFile[], viewer: EntitlementViewer | null, now: Date): FileView[] {
   const views: FileView[] = [
-    { fileId: null, role: "main", label: "", fileName: main.fileName, size: Number(main.size), sha256: main.sha256, gate: null, unlocked: explainFileAccess(post, null, viewer, now).allowed },
+    {
+      fileId: null,
+      role: "main",
+      label: "",
+      fileName: main.fileName,
+      size: Number(main.size),
+      sha256: main.sha256,
+      gate: null,
+      unlocked: explainFileAccess(post, null, viewer, now).allowed,
+    },
   ];
   for (const file of files) {
     const gate = gateOf(file);
@@ -102,7 +111,13 @@ export function versionFileInputOf(input: unknown): VersionFileInput {
  * transaction. Refused (the stored file deleted): not an admin, no such version of the post, or a
  * gate naming an unknown tier.
  */
-export async function addVersionFile(actor: Admin, postId: string, versionId: string, stored: StoredVersionFile, input: VersionFileInput): Promise<VersionFile> {
+export async function addVersionFile(
+  actor: Admin,
+  postId: string,
+  versionId: string,
+  stored: StoredVersionFile,
+  input: VersionFileInput,
+): Promise<VersionFile> {
   try {
     if (!isEffectiveAdmin(actor)) throw new DomainError(403, LIBRARY_MESSAGES.adminOnly);
     return await db.$transaction(async (tx) => {
