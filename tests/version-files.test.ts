@@ -13,6 +13,9 @@ import * as paidRoute from "~/routes/api.download.$postId";
 import * as freeRoute from "~/routes/api.download.freedownload.$postId";
 import * as libraryRoute from "~/routes/library";
 import * as postApiRoute from "~/routes/api.library.posts.$id";
+import * as manifestRoute from "~/routes/api.library.manifest";
+import * as filesRoute from "~/routes/api.library.files.$postId";
+import type { LibraryManifest } from "~/models/library-manifest.server";
 import { explainFileAccess } from "~/utils/entitlement";
 import { appDatabaseSettled, callRoute, createTestUser, sessionCookie } from "./helpers";
 import { createPost, createTiers, fileBytes, TIER_2, TIER_3 } from "./library-fixtures";
@@ -226,5 +229,29 @@ describe("the post page and its API", () => {
     ]);
     const guest = (await (await callRoute(postApiRoute, { path: `/api/library/posts/${post.id}`, params: { id: post.id } })).json()) as typeof body;
     expect(guest.files.every((file) => !file.unlocked)).toBe(true);
+  });
+});
+
+describe("the library manifest", () => {
+  it("lists the version's files per entry with the account's access, and each address serves its file", async () => {
+    const response = await callRoute(manifestRoute, { path: "/api/library/manifest", cookie: await sessionCookie(supporter.id) });
+    expect(response.status).toBe(200);
+    const entry = ((await response.json()) as LibraryManifest).posts.find((item) => item.postId === post.id)!;
+    expect(entry.files.map((file) => [file.role, file.label, file.unlocked, file.url !== null])).toEqual([
+      ["main", "", true, true],
+      ["variant", "Maxis Match", true, true],
+      ["variant", "Alpha", true, true],
+      ["optional", "Accessories", false, false],
+      ["translation", "Deutsch", true, true],
+    ]);
+    const alpha = entry.files.find((file) => file.label === "Alpha")!;
+    expect(alpha.sha256).toMatch(/^[0-9a-f]{64}$/);
+    const address = new URL(alpha.url!);
+    const served = await callRoute(filesRoute, { path: `${address.pathname}${address.search}`, params: { postId: post.id } });
+    expect(served.status).toBe(200);
+    expect(Buffer.from(await served.arrayBuffer()).equals(bytes.alpha)).toBe(true);
+    // The address names its file: changing it breaks the signature.
+    address.searchParams.set("file", files.addon);
+    expect((await callRoute(filesRoute, { path: `${address.pathname}${address.search}`, params: { postId: post.id } })).status).toBe(403);
   });
 });
