@@ -7,6 +7,7 @@ import { db } from "~/db.server";
 import type { User } from "~/generated/prisma/client";
 import { loadViewerContext, toEntitlementPost, withAccess } from "~/models/entitlement.server";
 import { gateOf } from "~/models/version-files.server";
+import { recordDownload } from "~/models/download.server";
 import * as addFileRoute from "~/routes/api.admin.posts.$id.versions.$versionId.files";
 import * as updateFileRoute from "~/routes/api.admin.posts.$id.files.$fileId";
 import * as paidRoute from "~/routes/api.download.$postId";
@@ -16,6 +17,8 @@ import * as postApiRoute from "~/routes/api.library.posts.$id";
 import * as manifestRoute from "~/routes/api.library.manifest";
 import * as filesRoute from "~/routes/api.library.files.$postId";
 import type { LibraryManifest } from "~/models/library-manifest.server";
+import * as updatesRoute from "~/routes/account.updates";
+import { storage } from "~/integrations/storage.server";
 import { explainFileAccess } from "~/utils/entitlement";
 import { appDatabaseSettled, callRoute, createTestUser, sessionCookie } from "./helpers";
 import { createPost, createTiers, fileBytes, TIER_2, TIER_3 } from "./library-fixtures";
@@ -253,5 +256,64 @@ describe("the library manifest", () => {
     // The address names its file: changing it breaks the signature.
     address.searchParams.set("file", files.addon);
     expect((await callRoute(filesRoute, { path: `${address.pathname}${address.search}`, params: { postId: post.id } })).status).toBe(403);
+  });
+});
+
+describe("Download all updates", () => {
+  it("fetches the variant the user chose last time, in the new version", async () => {
+    // topSupporter's last variant download was Alpha (above); a new version comes with both variants again.
+    const store = await storage();
+    const newBytes = { main: fileBytes(2000, 51), maxis: fileBytes(2100, 52), alpha: fileBytes(2200, 53) };
+    for (const [name, content] of Object.entries(newBytes)) await store.put(`posts/${post.id}/v11-${name}.package`, content);
+    const v11 = await db.postVersion.create({
+      data: { postId: post.id, label: "V1.1", storageKey: `posts/${post.id}/v11-main.package`, fileName: "v11-main.package", size: 2000n },
+    });
+    await db.post.update({
+      where: { id: post.id },
+      data: { currentVersionId: v11.id, version: "V1.1", driveFileId: v11.storageKey, fileName: v11.fileName, fileSize: v11.size },
+    });
+    const newAlpha = await db.versionFile.create({
+      data: {
+        versionId: v11.id,
+        role: "VARIANT",
+        label: "Alpha",
+        position: 1,
+        storageKey: `posts/${post.id}/v11-alpha.package`,
+        fileName: "v11-alpha.package",
+        size: 2200n,
+        sha256: "a".repeat(64),
+        contentHash: "a".repeat(64),
+      },
+    });
+    await db.versionFile.create({
+      data: {
+        versionId: v11.id,
+        role: "VARIANT",
+        label: "Maxis Match",
+        position: 0,
+        storageKey: `posts/${post.id}/v11-maxis.package`,
+        fileName: "v11-maxis.package",
+        size: 2100n,
+        sha256: "b".repeat(64),
+        contentHash: "b".repeat(64),
+      },
+    });
+    const cookie = await sessionCookie(topSupporter.id);
+    const page = (await (await callRoute(updatesRoute, { path: "/account/updates", cookie })).json()) as {
+      updates: { postId: string; fromVersion: string; toVersion: string; variant: { fileId: string; label: string } | null }[];
+    };
+    expect(page.updates.find((update) => update.postId === post.id)).toMatchObject({
+      fromVersion: "V1.0",
+      toVersion: "V1.1",
+      variant: { fileId: newAlpha.id, label: "Alpha" },
+    });
+    // What the run fetches: /api/download/{postId}?file={that variant}.
+    const fetched = await download(topSupporter, newAlpha.id);
+    expect(Buffer.from(await fetched.arrayBuffer()).equals(newBytes.alpha)).toBe(true);
+    // A user who never picked a variant gets the main file.
+    const mainOnly = await createTestUser({ currentTierId: TIER_2, tosAccepted: true });
+    await recordDownload(mainOnly.id, post.id, "V1.0", new Date(), "current-tier", versionId);
+    const theirs = (await (await callRoute(updatesRoute, { path: "/account/updates", cookie: await sessionCookie(mainOnly.id) })).json()) as typeof page;
+    expect(theirs.updates.find((update) => update.postId === post.id)).toMatchObject({ toVersion: "V1.1", variant: null });
   });
 });

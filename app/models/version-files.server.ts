@@ -3,7 +3,7 @@
 // version_files, each with an optional gate of its own. Who may download which file is the
 // entitlement rule's (`explainFileAccess` in app/utils/entitlement.ts); this module loads files,
 // lists them as the post page and the API show them, and adds them for admins.
-import { db, Prisma } from "~/db.server";
+import { db, Prisma, queryRows } from "~/db.server";
 import type { User, VersionFile } from "~/generated/prisma/client";
 import type { FileRole } from "~/generated/prisma/enums";
 import { storage } from "~/integrations/storage.server";
@@ -205,4 +205,41 @@ export function fileJson(file: VersionFile) {
     sha256: file.sha256,
     gate: gate ? { tierIds: [...gate.tierIds], shopItem: gate.shopItem } : null,
   };
+}
+
+/** The variant of a post's current version the user chose last time, as "Download all updates" fetches it. */
+export type ChosenVariant = { fileId: string; label: string };
+
+/**
+ * For each of these posts, the variant of its current version with the label of the variant the
+ * user downloaded most recently (of any version), when that label is still among the current
+ * version's variants and the entitlement rule lets them have it; posts without one are absent
+ * (their main file is fetched). The choice is read from the download records, so it is what the
+ * user last picked, on any device.
+ */
+export async function chosenVariants(
+  userId: string,
+  posts: readonly { id: string; entitlement: EntitlementPost }[],
+  viewer: EntitlementViewer | null,
+  now: Date,
+): Promise<Map<string, ChosenVariant>> {
+  const chosen = new Map<string, ChosenVariant>();
+  if (posts.length === 0) return chosen;
+  const rows = await queryRows<{ post_id: string; file_id: string; label: string; gate_tier_ids: string[]; gate_shop_item: string | null }>(
+    `SELECT DISTINCT ON (d.post_id) d.post_id, cur.id AS file_id, cur.label, cur.gate_tier_ids, cur.gate_shop_item
+       FROM downloads d
+       JOIN version_files picked ON picked.id = d.file_id AND picked.role = 'variant'
+       JOIN posts p ON p.id = d.post_id
+       JOIN version_files cur ON cur.version_id = p.current_version_id AND cur.role = 'variant' AND cur.label = picked.label
+      WHERE d.user_id = $1 AND d.post_id = ANY($2::text[])
+      ORDER BY d.post_id, d.created_at DESC`,
+    [userId, posts.map((post) => post.id)],
+  );
+  const byId = new Map(posts.map((post) => [post.id, post.entitlement]));
+  for (const row of rows) {
+    const gate = gateOf({ gateTierIds: row.gate_tier_ids, gateShopItem: row.gate_shop_item });
+    const post = byId.get(row.post_id);
+    if (post && explainFileAccess(post, gate, viewer, now).allowed) chosen.set(row.post_id, { fileId: row.file_id, label: row.label });
+  }
+  return chosen;
 }

@@ -42,7 +42,7 @@ export default function UpdatesPage() {
             Accept the terms of service in the <Link to="/library">library</Link> before downloading.
           </p>
         ) : null}
-        <DownloadAllUpdates items={updates.map((update) => ({ postId: update.postId, title: update.title }))}>
+        <DownloadAllUpdates items={updates.map((update) => ({ postId: update.postId, title: update.title, fileId: update.variant?.fileId ?? null }))}>
           <ul className="updates-list" data-testid="updates-list">
             {updates.map((update) => (
               <li key={update.postId} className="updates-item">
@@ -51,12 +51,14 @@ export default function UpdatesPage() {
                   <span className="updates-versions">
                     Your version {update.fromVersion} → now {update.toVersion}
                   </span>
+                  {update.variant ? <span className="muted"> · {update.variant.label} (your variant)</span> : null}
                   {update.updatedAt ? <span className="muted"> · updated {formatAccessDate(new Date(update.updatedAt))}</span> : null}
                 </div>
                 {/* The library's own download action: terms first, then the file; no JavaScript needed. */}
                 <form method="post" action="/library">
                   <input type="hidden" name="intent" value="download" />
                   <input type="hidden" name="postId" value={update.postId} />
+                  {update.variant ? <input type="hidden" name="fileId" value={update.variant.fileId} /> : null}
                   <input type="hidden" name="back" value="/library" />
                   <button type="submit" className="button-secondary" aria-label={`Download ${update.title}`}>
                     Download{update.fileSize !== null ? ` (${formatFileSize(update.fileSize)})` : ""}
