@@ -8,6 +8,9 @@ import type { User } from "~/generated/prisma/client";
 import { loadViewerContext, toEntitlementPost, withAccess } from "~/models/entitlement.server";
 import { gateOf } from "~/models/version-files.server";
 import { recordDownload } from "~/models/download.server";
+import * as versionsRoute from "~/routes/library.$postId.versions";
+import { verdictFor, type KnownVersion } from "~/utils/verify-file";
+import { createHash } from "node:crypto";
 import * as addFileRoute from "~/routes/api.admin.posts.$id.versions.$versionId.files";
 import * as updateFileRoute from "~/routes/api.admin.posts.$id.files.$fileId";
 import * as paidRoute from "~/routes/api.download.$postId";
@@ -22,6 +25,8 @@ import { storage } from "~/integrations/storage.server";
 import { explainFileAccess } from "~/utils/entitlement";
 import { appDatabaseSettled, callRoute, createTestUser, sessionCookie } from "./helpers";
 import { createPost, createTiers, fileBytes, TIER_2, TIER_3 } from "./library-fixtures";
+
+const sha256 = (content: Buffer) => createHash("sha256").update(content).digest("hex");
 
 let admin: User;
 let fan: User;
@@ -256,6 +261,16 @@ describe("the library manifest", () => {
     // The address names its file: changing it breaks the signature.
     address.searchParams.set("file", files.addon);
     expect((await callRoute(filesRoute, { path: `${address.pathname}${address.search}`, params: { postId: post.id } })).status).toBe(403);
+  });
+});
+
+describe("Verify a file", () => {
+  it("knows each file of a version, named with its version and label", async () => {
+    const response = await callRoute(versionsRoute, { path: `/library/${post.id}/versions`, params: { postId: post.id } });
+    const { versions } = (await response.json()) as { versions: KnownVersion[] };
+    expect(verdictFor(sha256(bytes.addon), versions)).toEqual({ kind: "genuine", label: "V1.0 · Accessories" });
+    expect(verdictFor(sha256(bytes.alpha), versions)).toEqual({ kind: "genuine", label: "V1.0 · Alpha" });
+    expect(verdictFor(sha256(fileBytes(10, 99)), versions)).toEqual({ kind: "none" });
   });
 });
 
