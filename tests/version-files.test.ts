@@ -11,6 +11,13 @@ import { recordDownload } from "~/models/download.server";
 import * as versionsRoute from "~/routes/library.$postId.versions";
 import { verdictFor, type KnownVersion } from "~/utils/verify-file";
 import { createHash } from "node:crypto";
+import { createElement } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
+import { VersionFiles } from "~/components/version-files";
+import * as postPageRoute from "~/routes/library_.$postId";
+import type { FileView } from "~/models/version-files.server";
+import type { LibraryPost } from "~/models/library-listing.server";
+import type { ApiTier } from "~/models/tier.server";
 import * as addFileRoute from "~/routes/api.admin.posts.$id.versions.$versionId.files";
 import * as updateFileRoute from "~/routes/api.admin.posts.$id.files.$fileId";
 import * as paidRoute from "~/routes/api.download.$postId";
@@ -237,6 +244,25 @@ describe("the post page and its API", () => {
     ]);
     const guest = (await (await callRoute(postApiRoute, { path: `/api/library/posts/${post.id}`, params: { id: post.id } })).json()) as typeof body;
     expect(guest.files.every((file) => !file.unlocked)).toBe(true);
+  });
+});
+
+describe("the post page", () => {
+  it("shows the files by role, variants as pick one, the add-on's own access line, a download form per file", async () => {
+    const response = await callRoute(postPageRoute, { path: `/library/${post.id}`, params: { postId: post.id }, cookie: await sessionCookie(supporter.id) });
+    const data = (await response.json()) as { post: LibraryPost; files: FileView[]; tiers: ApiTier[] };
+    const html = renderToStaticMarkup(
+      createElement(VersionFiles, { post: data.post, files: data.files, tiers: data.tiers, back: `/library/${post.id}`, onDownload: () => undefined }),
+    );
+    expect(html).toContain("<h3>Main file</h3>");
+    expect(html).toContain("<h3>Variants (pick one)</h3>");
+    expect(html).toContain("<h3>Optional add-ons</h3>");
+    expect(html).toContain("<h3>Translations</h3>");
+    expect(html).toContain("Unlocks with Tier 3");
+    expect(html).toContain(`<input type="hidden" name="fileId" value="${files.alpha}"/>`);
+    // The Tier 2 supporter has no download form for the Tier 3 add-on.
+    expect(html).not.toContain(`value="${files.addon}"`);
+    expect(html.match(/data-testid="file-locked"/g)).toHaveLength(1);
   });
 });
 

@@ -4,7 +4,7 @@
 import { db } from "~/db.server";
 import { env } from "~/env.server";
 import { loadViewerContext } from "~/models/entitlement.server";
-import { entitlementOfListed, isListedPostPublic, listLibraryPosts } from "~/models/library-listing.server";
+import { entitlementOfListed, isListedPostPublic, LISTING_VIEWER, listLibraryPosts } from "~/models/library-listing.server";
 import { chosenVariants } from "~/models/version-files.server";
 import { visiblePostsWhere } from "~/models/post-visibility.server";
 
@@ -81,7 +81,9 @@ type LibraryUser = Parameters<typeof listLibraryPosts>[0];
  * status), so this view and the cards' "Your version" badges never disagree.
  */
 export async function listMyUpdates(user: NonNullable<LibraryUser>): Promise<MyUpdate[]> {
-  const posts = await listLibraryPosts(user);
+  // The viewer once: the listing's facts, and the rule for the variants chosen last time.
+  const context = await loadViewerContext(user, LISTING_VIEWER);
+  const posts = await listLibraryPosts(user, context);
   const updates = posts.filter((post) => isListedPostPublic(post) && post.unlocked && post.downloadStatus === "outdated");
   const when = (post: (typeof posts)[number]) => Date.parse(post.last_updated ?? post.order_date);
   updates.sort((a, b) => when(b) - when(a));
@@ -89,7 +91,7 @@ export async function listMyUpdates(user: NonNullable<LibraryUser>): Promise<MyU
   const variants = await chosenVariants(
     user.id,
     updates.map((post) => ({ id: post.postId, entitlement: entitlementOfListed(post) })),
-    updates.length > 0 ? (await loadViewerContext(user)).viewer : null,
+    context.viewer,
     now,
   );
   return updates.map((post) => ({
