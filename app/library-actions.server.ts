@@ -113,7 +113,8 @@ async function downloadAction(form: FormData, user: Awaited<ReturnType<typeof ge
   const accepted = formFlag(form, "acceptTos");
   if (!accepted && !(user?.tosAccepted || isEffectiveAdmin(user))) {
     if (respondJson) return json<DownloadAnswer>({ error: LIBRARY_MESSAGES.tosRequired }, { status: 403 });
-    return redirect(withParam(back, "terms", postId));
+    // The file asked for rides along, so accepting the terms downloads that file.
+    return redirect(withParam(withParam(back, "terms", postId), "file", formText(form, "fileId") || null));
   }
   try {
     if (accepted && user && !user.tosAccepted) await acceptTerms(user, user.id);
@@ -140,7 +141,7 @@ async function downloadAction(form: FormData, user: Awaited<ReturnType<typeof ge
   } catch (error) {
     const refusal = formRefusal(error, LIBRARY_MESSAGES.freeDownloadFailed);
     if (respondJson) return json<DownloadAnswer>({ error: refusal.message }, { status: refusal.status });
-    return redirectWithError(withParam(back, "terms", null), refusal.message);
+    return redirectWithError(withParam(withParam(back, "terms", null), "file", null), refusal.message);
   }
 }
 

@@ -266,6 +266,37 @@ describe("the post page", () => {
   });
 });
 
+describe("a file's download without JavaScript", () => {
+  it("asks for the terms first and then downloads that file, not the main one", async () => {
+    const newcomer = await createTestUser({ currentTierId: TIER_3 });
+    const cookie = await sessionCookie(newcomer.id);
+    const back = `/library/${post.id}`;
+    const asked = await callRoute(libraryRoute, {
+      method: "POST",
+      path: "/library",
+      cookie,
+      form: { intent: "download", postId: post.id, fileId: files.alpha, back },
+    });
+    expect(asked.status).toBe(302);
+    const terms = asked.headers.get("Location")!;
+    expect(terms).toBe(`${back}?terms=${post.id}&file=${files.alpha}`);
+    const page = (await (await callRoute(postPageRoute, { path: terms, params: { postId: post.id }, cookie })).json()) as {
+      termsPostId: string;
+      termsFileId: string;
+    };
+    expect(page).toMatchObject({ termsPostId: post.id, termsFileId: files.alpha });
+    // The popup's "I Accept" form posts the file with the acceptance.
+    const accepted = await callRoute(libraryRoute, {
+      method: "POST",
+      path: "/library",
+      cookie,
+      form: { intent: "download", postId: post.id, fileId: page.termsFileId, acceptTos: "true", back },
+    });
+    expect(accepted.status).toBe(302);
+    expect(accepted.headers.get("Location")).toBe(`/api/download/${post.id}?file=${files.alpha}`);
+  });
+});
+
 describe("the library manifest", () => {
   it("lists the version's files per entry with the account's access, and each address serves its file", async () => {
     const response = await callRoute(manifestRoute, { path: "/api/library/manifest", cookie: await sessionCookie(supporter.id) });

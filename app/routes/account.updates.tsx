@@ -59,7 +59,8 @@ export default function UpdatesPage() {
                   <input type="hidden" name="intent" value="download" />
                   <input type="hidden" name="postId" value={update.postId} />
                   {update.variant ? <input type="hidden" name="fileId" value={update.variant.fileId} /> : null}
-                  <input type="hidden" name="back" value="/library" />
+                  {/* A variant's terms popup is the post page's, which keeps the file asked for. */}
+                  <input type="hidden" name="back" value={update.variant ? `/library/${encodeURIComponent(update.postId)}` : "/library"} />
                   <button type="submit" className="button-secondary" aria-label={`Download ${update.title}`}>
                     Download{update.fileSize !== null ? ` (${formatFileSize(update.fileSize)})` : ""}
                   </button>

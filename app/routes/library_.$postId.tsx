@@ -57,6 +57,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     // Admins are not asked to confirm their age (as on the library).
     nsfwAccepted: isEffectiveAdmin(user) || (await hasAcceptedNsfw(request)),
     termsPostId: url.searchParams.get("terms") === post.postId ? post.postId : null,
+    // The file the terms were asked for, when it is one of the page's.
+    termsFileId: page.files.find((file) => file.fileId !== null && file.fileId === url.searchParams.get("file"))?.fileId ?? null,
     links: { kofiShopUrl: config.KOFI_SHOP_URL.replace(/\/$/, ""), patreonCreatorUrl: config.PATREON_CREATOR_URL.replace(/\/$/, "") },
     // The minute is enough for the New/Updated badges (as on the library).
     now: new Date(Math.floor(Date.now() / 60_000) * 60_000).toISOString(),
@@ -144,7 +146,7 @@ export default function PostPage() {
           onCancel={download.cancelTerms}
         />
       ) : data.termsPostId && nsfw.accepted ? (
-        <TermsPopup postId={data.termsPostId} back={withParam(back, "terms", null)} guest={!data.user} />
+        <TermsPopup postId={data.termsPostId} fileId={data.termsFileId} back={withParam(withParam(back, "terms", null), "file", null)} guest={!data.user} />
       ) : null}
       <div
         className={nsfw.accepted ? "library-content post-page" : "library-content post-page library-blurred"}
