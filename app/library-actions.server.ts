@@ -6,8 +6,7 @@ import { json, redirect } from "@remix-run/node";
 import { firstIssue } from "~/api.server";
 import type { DownloadAnswer } from "~/components/use-library-download";
 import { env } from "~/env.server";
-import { acceptTerms, authorizeDownload, signedDownloadUrl } from "~/models/download.server";
-import { toEntitlementPost } from "~/models/entitlement.server";
+import { acceptTerms, authorizeDownload, isDownloadFreeAt, signedDownloadUrl } from "~/models/download.server";
 import { acceptConfirmations, setVersionMark, voteOnPatch } from "~/models/game-patch.server";
 import { createPost, deletePost, movePostToIndex, setPostEnabled, setPostImage, updatePost } from "~/models/post-admin.server";
 import { addPostVersion, makeVersionCurrent, setVersionHidden, storePostVersionFile } from "~/models/post-version.server";
@@ -17,7 +16,7 @@ import { releaseRequirementWarnings, setPostRequirements } from "~/models/post-r
 import { setPostTags } from "~/models/catalog.server";
 import { CATALOG_MESSAGES, postTagsSchema, requirementsFormToInput, requirementsSchema } from "~/utils/catalog-schemas";
 import { redirectWithError, redirectWithSuccess } from "~/toast.server";
-import { isEffectiveAdmin, isFreeAt } from "~/utils/entitlement";
+import { isEffectiveAdmin } from "~/utils/entitlement";
 import { formRefusal } from "~/utils/form-failure.server";
 import { PATCH_MESSAGES, patchAcceptSchema, patchFormToInput, patchMarkSchema, patchVoteSchema } from "~/utils/game-patch-schemas";
 import { LIBRARY_MESSAGES, parseSetIndex, postCreateSchema, postFormToInput, postUpdateSchema } from "~/utils/library-schemas";
@@ -29,6 +28,9 @@ import { zonedFieldToIso } from "~/utils/time-zone";
 import { readUploadedFile, receiveUploadedFile, SELECT_IMAGE_MESSAGE } from "~/utils/upload.server";
 import { withParam } from "~/utils/url";
 import { VERSION_MESSAGES, VERSION_UPLOAD_FIELDS, versionActionSchema } from "~/utils/version-schemas";
+import { addVersionFile, versionFileInputOf } from "~/models/version-files.server";
+import { VERSION_FILE_FIELDS, versionFileFieldsToInput } from "~/utils/version-file-schemas";
+import { VERSION_FILE_MESSAGES } from "~/utils/version-file-words";
 import { nsfwAcceptedCookie } from "~/utils/visitor-cookies.server";
 import { formFlag, formOptionalText, formText, formTexts } from "~/utils/form-fields";
 import type { User } from "~/generated/prisma/client";
@@ -65,6 +67,21 @@ function refused(back: string, error: unknown, failureMessage: string) {
 /** Runs one upload of the page: its success message, or the refusal's status and message. */
 async function runUpload(request: Request, user: NonNullable<Awaited<ReturnType<typeof getCurrentUser>>>, intent: string | null, postId: string) {
   try {
+    if (intent === "upload-version-file") {
+      // A variant, add-on or translation of a version: the same model functions as POST /api/admin/posts/{id}/versions/{versionId}/files.
+      const versionId = new URL(request.url).searchParams.get("versionId") ?? "";
+      const { stored, input } = await receiveUploadedFile(
+        request,
+        "file",
+        { maxBytes: env().POST_FILE_MAX_BYTES, textFields: VERSION_FILE_FIELDS },
+        async (file) => {
+          const input = versionFileInputOf(versionFileFieldsToInput(file.fields));
+          return { input, stored: await storePostVersionFile(postId, { ...file, fields: {} }) };
+        },
+      );
+      await addVersionFile(user, postId, versionId, stored, input);
+      return { status: 200, message: VERSION_FILE_MESSAGES.fileAdded };
+    }
     if (intent === "upload-image") {
       const file = await readUploadedFile(request, "image", { missingMessage: SELECT_IMAGE_MESSAGE });
       await setPostImage(user, postId, file.bytes);
@@ -79,7 +96,13 @@ async function runUpload(request: Request, user: NonNullable<Awaited<ReturnType<
     }
     return { status: 400, message: LIBRARY_MESSAGES.updateFailed };
   } catch (error) {
-    return formRefusal(error, intent === "upload-image" ? LIBRARY_MESSAGES.imageFailed : LIBRARY_MESSAGES.fileUploadFailed);
+    const failure =
+      intent === "upload-image"
+        ? LIBRARY_MESSAGES.imageFailed
+        : intent === "upload-version-file"
+          ? VERSION_FILE_MESSAGES.fileFailed
+          : LIBRARY_MESSAGES.fileUploadFailed;
+    return formRefusal(error, failure);
   }
 }
 
@@ -111,29 +134,35 @@ async function downloadAction(form: FormData, user: Awaited<ReturnType<typeof ge
   const accepted = formFlag(form, "acceptTos");
   if (!accepted && !(user?.tosAccepted || isEffectiveAdmin(user))) {
     if (respondJson) return json<DownloadAnswer>({ error: LIBRARY_MESSAGES.tosRequired }, { status: 403 });
-    return redirect(withParam(back, "terms", postId));
+    // The file asked for rides along, so accepting the terms downloads that file.
+    return redirect(withParam(withParam(back, "terms", postId), "file", formText(form, "fileId") || null));
   }
   try {
     if (accepted && user && !user.tosAccepted) await acceptTerms(user, user.id);
     const versionId = formText(form, "versionId") || null;
+    // A variant, add-on or translation of the version; none: its main file.
+    const fileId = formText(form, "fileId") || null;
     // The same check as GET /api/download/{postId}, which repeats it for every request of the file
     // (a direct link must not get past it). It is needed here too: a free post's signed address
     // is itself the permission (its route checks the signature, not the viewer), the address
     // depends on whether the post is paid, and a refusal must reach the user as this page's
     // message (a toast after the redirect without JavaScript, JSON for the fetcher), not as the
     // download route's bare JSON error.
-    const post = await authorizeDownload(user ? { ...user, tosAccepted: true } : null, postId, versionId);
-    const versionQuery = versionId ? `?version=${encodeURIComponent(versionId)}` : "";
+    const post = await authorizeDownload(user ? { ...user, tosAccepted: true } : null, postId, versionId, fileId);
+    const query = new URLSearchParams();
+    if (versionId) query.set("version", versionId);
+    if (fileId) query.set("file", fileId);
+    const versionQuery = query.size > 0 ? `?${query.toString()}` : "";
     // Free now (never paid, or opened to everyone by a release step): a signed address.
-    const paid = !isFreeAt(toEntitlementPost(post), new Date());
+    const paid = !isDownloadFreeAt(post, new Date());
     const downloadUrl = paid
       ? `/api/download/${encodeURIComponent(post.id)}${versionQuery}`
-      : signedDownloadUrl(post.id, user?.id ?? null, Date.now(), versionId);
+      : signedDownloadUrl(post.id, user?.id ?? null, Date.now(), versionId, fileId);
     return respondJson ? json<DownloadAnswer>({ downloadUrl, paid }) : redirect(downloadUrl);
   } catch (error) {
     const refusal = formRefusal(error, LIBRARY_MESSAGES.freeDownloadFailed);
     if (respondJson) return json<DownloadAnswer>({ error: refusal.message }, { status: refusal.status });
-    return redirectWithError(withParam(back, "terms", null), refusal.message);
+    return redirectWithError(withParam(withParam(back, "terms", null), "file", null), refusal.message);
   }
 }
 

@@ -443,6 +443,18 @@ type DemoVersion = {
   createdAt: Date;
 };
 
+/** The demo post whose current version has two variants and an optional add-on (docs/product.md#files-of-a-version). */
+const VARIANTS_DEMO_TITLE = "Autumn Hair Collection";
+
+/** Its files beside the main one: the add-on is for Tier 3 only, a gate of its own. */
+const VARIANTS_DEMO_FILES = [
+  { role: "VARIANT", label: "Maxis Match", slug: "maxis-match", gateTierIds: [] as string[] },
+  { role: "VARIANT", label: "Alpha", slug: "alpha", gateTierIds: [] as string[] },
+  { role: "OPTIONAL", label: "Bonus hair accessories", slug: "accessories", gateTierIds: ["21786318"] },
+] as const;
+
+type DemoFile = (typeof VARIANTS_DEMO_FILES)[number] & { fileKey: string; fileName: string; size: number; sha256: string; contentHash: string };
+
 type DemoPost = {
   title: string;
   kind: "free" | "tier" | "shop" | "both";
@@ -630,6 +642,7 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
     fileName: string;
     size: number;
     versions: DemoVersion[];
+    files: DemoFile[];
   }[] = [];
   for (const [position, post] of POSTS.entries()) {
     const id = String(100000 + position * 7919);
@@ -684,7 +697,28 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
       versions.push({ label: version, notes: "", fileKey, fileName, size: bytes.length, ...demoDigest(bytes), zipEntries: null, createdAt: updated });
     }
     const current = versions[versions.length - 1]!;
-    posts.push({ id, post, version: current.label, published, imageKey, fileKey: current.fileKey, fileName: current.fileName, size: current.size, versions });
+    const files: DemoFile[] = [];
+    if (post.title === VARIANTS_DEMO_TITLE) {
+      for (const file of VARIANTS_DEMO_FILES) {
+        const fileName = `${slugify(post.title)}-${file.slug}-${version.toLowerCase()}.package`;
+        const fileKey = `posts/${id}/${fileName}`;
+        const bytes = demoPackage(`${post.title} (${file.label})`, version, 16);
+        await store.put(fileKey, bytes);
+        files.push({ ...file, fileKey, fileName, size: bytes.length, ...demoDigest(bytes) });
+      }
+    }
+    posts.push({
+      id,
+      post,
+      version: current.label,
+      published,
+      imageKey,
+      fileKey: current.fileKey,
+      fileName: current.fileName,
+      size: current.size,
+      versions,
+      files,
+    });
   }
   const panelImages = await Promise.all(PANELS.map((_panel, position) => demoImage(null, position + 3)));
   const inspirationImages: string[] = [];
@@ -708,7 +742,7 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
     async (tx) => {
       // The migrations already hold these tiers by id (0030); the demo gives them titles and prices.
       for (const tier of DEMO_TIERS) await tx.tier.upsert({ where: { id: tier.id }, create: { ...tier }, update: { ...tier } });
-      for (const { id, post, version, published, imageKey, fileKey, fileName, size, versions } of posts) {
+      for (const { id, post, version, published, imageKey, fileKey, fileName, size, versions, files } of posts) {
         await tx.post.create({
           data: {
             id,
@@ -767,6 +801,20 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
           versionRows.push({ id: created.id, label: demo.label, createdAt: demo.createdAt });
         }
         await tx.post.update({ where: { id }, data: { currentVersionId } });
+        await tx.versionFile.createMany({
+          data: files.map((file, position) => ({
+            versionId: currentVersionId,
+            role: file.role,
+            label: file.label,
+            position,
+            storageKey: file.fileKey,
+            fileName: file.fileName,
+            size: BigInt(file.size),
+            sha256: file.sha256,
+            contentHash: file.contentHash,
+            gateTierIds: [...file.gateTierIds],
+          })),
+        });
         versionsByTitle.set(post.title, versionRows);
         // The release demo posts are new: the generated past (drawn from a fixed sequence) leaves them out.
         if (post.release || post.publishInDays !== undefined || post.title === BLENDER_DEMO_TITLE) continue;

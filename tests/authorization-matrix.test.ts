@@ -229,6 +229,15 @@ const MATRIX: Record<string, Case[]> = {
     { method: "GET", params: postParams, expect: METHOD_NOT_ALLOWED },
     { method: "PUT", params: postParams, json: { tags: [] }, expect: adminApi(ok(200)) },
   ],
+  "api.admin.posts.$id.versions.$versionId.files.ts": [
+    { method: "GET", params: () => ({ id: "matrix-post", versionId: "no-such-version" }), expect: METHOD_NOT_ALLOWED },
+    // No multipart body: refused before a byte is stored.
+    { method: "POST", params: () => ({ id: "matrix-post", versionId: "no-such-version" }), expect: adminApi(ok(400)) },
+  ],
+  "api.admin.posts.$id.files.$fileId.ts": [
+    { method: "GET", params: () => ({ id: "matrix-post", fileId: "no-such-file" }), expect: METHOD_NOT_ALLOWED },
+    { method: "PUT", params: () => ({ id: "matrix-post", fileId: "no-such-file" }), json: { role: "optional" }, expect: adminApi(no(404)) },
+  ],
   "api.admin.posts.$id.requirements.ts": [
     { method: "GET", params: postParams, expect: adminApi(ok(200)) },
     { method: "PUT", params: postParams, json: { requirements: [{ name: "Extender", url: "https://example.com/x" }] }, expect: adminApi(ok(200)) },

@@ -105,9 +105,12 @@ describe("GET /api/library/manifest", () => {
         {
           name: "manifest-cabin-v2.0.package",
           role: "main",
+          file_id: null,
+          label: "",
           size: owned.bytes.length,
           sha256: sha256(owned.bytes),
           content_hash: sha256(owned.bytes),
+          unlocked: true,
           url: expect.stringMatching(new RegExp(`/api/library/files/${owned.id}\\?`)),
         },
       ],
@@ -133,7 +136,7 @@ describe("GET /api/library/manifest", () => {
     await db.download.deleteMany({ where: { userId: member.id, postId: owned.id } });
     const manifest = await manifestOf({ token: await tokenOf(member.id) });
     const file = manifest.posts.find((post) => post.postId === owned.id)!.files[0]!;
-    const response = await follow(file.url);
+    const response = await follow(file.url!);
     expect(response.status).toBe(200);
     const bytes = Buffer.from(await response.arrayBuffer());
     expect(bytes.length).toBe(file.size);
@@ -145,11 +148,11 @@ describe("GET /api/library/manifest", () => {
 
   it("a file address lasts about an hour, cannot be altered, and follows the account's access when used", async () => {
     const manifest = await manifestOf({ cookie: await sessionCookie(member.id) });
-    const url = new URL(manifest.posts.find((post) => post.postId === owned.id)!.files[0]!.url);
+    const url = new URL(manifest.posts.find((post) => post.postId === owned.id)!.files[0]!.url!);
     const expires = Number(url.searchParams.get("expires"));
     expect(expires - Date.now()).toBeGreaterThanOrEqual(LIBRARY_FILE_TTL_MS - 60_000);
     expect(expires - Date.now()).toBeLessThanOrEqual(LIBRARY_FILE_TTL_MS + 11 * 60_000);
-    expect(verifyLibraryFile(owned.id, url.searchParams, Date.now())).toEqual({ userId: member.id, versionId });
+    expect(verifyLibraryFile(owned.id, url.searchParams, Date.now())).toEqual({ userId: member.id, versionId, fileId: null });
     expect(verifyLibraryFile(owned.id, url.searchParams, expires + 1)).toBeNull();
 
     // An address that expired a second ago is refused, in words that say what to do.
@@ -166,7 +169,7 @@ describe("GET /api/library/manifest", () => {
 
     // The membership ends: the address handed out before is refused like any download.
     const lapsing = await createTestUser({ currentTierId: TIER_2, tosAccepted: true });
-    const itsUrl = (await manifestOf({ cookie: await sessionCookie(lapsing.id) })).posts.find((post) => post.postId === owned.id)!.files[0]!.url;
+    const itsUrl = (await manifestOf({ cookie: await sessionCookie(lapsing.id) })).posts.find((post) => post.postId === owned.id)!.files[0]!.url!;
     await db.user.update({ where: { id: lapsing.id }, data: { currentTierId: null } });
     const refused = await follow(itsUrl);
     expect(refused.status).toBe(403);
@@ -213,7 +216,7 @@ describe("a lapsed member's kept version", () => {
     await db.user.update({ where: { id: lapsed.id }, data: { currentTierId: null } });
     const entry = (await manifestOf({ token: await tokenOf(lapsed.id) })).posts.find((item) => item.postId === post.id);
     expect(entry).toMatchObject({ version: "V1.0", files: [{ sha256: sha256(post.bytes) }] });
-    const served = await follow(entry!.files[0]!.url);
+    const served = await follow(entry!.files[0]!.url!);
     expect(served.status).toBe(200);
     expect(sha256(Buffer.from(await served.arrayBuffer()))).toBe(sha256(post.bytes));
   });

@@ -75,9 +75,10 @@ describe("Updates for you", () => {
     // Owned: free posts and Tier 2 posts (g even); behind: latest downloaded version differs.
     expect(first.length).toBeGreaterThan(100);
     expect(first.every((update) => update.fromVersion !== update.toVersion)).toBe(true);
-    // The viewer's facts, and the listing when its kept copy is stale: never a query per post or per
-    // download, however big the library. Its speed is measured by `npm run bench` (bench/updates.ts).
+    // The viewer's facts, the listing when its kept copy is stale, and the variants chosen last time:
+    // never a query per post or per download, however big the library. Its speed is measured by
+    // `npm run bench` (bench/updates.ts).
     const { queries } = await queriesDuring("", () => listMyUpdates(user));
-    expect(queries.length).toBeLessThanOrEqual(2);
+    expect(queries.length).toBeLessThanOrEqual(3);
   });
 });

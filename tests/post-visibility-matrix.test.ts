@@ -306,6 +306,8 @@ const NO_POST_DATA: Record<string, string> = {
   "api.admin.tags.ts": "admins only",
   "api.admin.tags.$id.ts": "admins only",
   "api.admin.posts.$id.tags.ts": "admins only",
+  "api.admin.posts.$id.versions.$versionId.files.ts": "admins only",
+  "api.admin.posts.$id.files.$fileId.ts": "admins only",
   "api.admin.posts.$id.requirements.ts": "admins only (required posts by id and title, as the post editor)",
   "api.admin.tiers.$id.ts": "admins only",
   "api.admin.mail.ts": "admins only",

@@ -5,7 +5,8 @@
 import { Link, useRevalidator } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
 
-type Item = { postId: string; title: string };
+/** An update to fetch: the post's current main file, or the variant chosen last time (`fileId`). */
+type Item = { postId: string; title: string; fileId?: string | null };
 type Progress = { index: number; percent: number | null; title: string };
 
 const PAUSE_MS = 500;
@@ -29,7 +30,8 @@ async function errorText(response: Response): Promise<string> {
 }
 
 async function fetchFile(item: Item, signal: AbortSignal, onPercent: (percent: number | null) => void): Promise<void> {
-  const response = await fetch(`/api/download/${encodeURIComponent(item.postId)}`, { credentials: "same-origin", signal });
+  const query = item.fileId ? `?file=${encodeURIComponent(item.fileId)}` : "";
+  const response = await fetch(`/api/download/${encodeURIComponent(item.postId)}${query}`, { credentials: "same-origin", signal });
   if (!response.ok || !response.body) throw new Error(await errorText(response));
   const total = Number(response.headers.get("Content-Length")) || 0;
   const reader = response.body.getReader();

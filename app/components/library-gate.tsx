@@ -75,12 +75,15 @@ export function AdultWarning({ back, onAccept }: { back: string; onAccept: () =>
 
 export function TermsPopup({
   postId,
+  fileId = null,
   back,
   guest,
   onAccept,
   onCancel,
 }: {
   postId: string;
+  /** The version's file asked for (a variant, add-on or translation); null: the main file. */
+  fileId?: string | null;
   back: string;
   guest: boolean;
   onAccept?: () => void;
@@ -104,6 +107,7 @@ export function TermsPopup({
       >
         <input type="hidden" name="intent" value="download" />
         <input type="hidden" name="postId" value={postId} />
+        {fileId ? <input type="hidden" name="fileId" value={fileId} /> : null}
         <input type="hidden" name="acceptTos" value="true" />
         <input type="hidden" name="back" value={back} />
         <div className="button-row">

@@ -70,14 +70,17 @@ export function useLibraryDownload({ loggedIn, tosAcceptedOnServer }: { loggedIn
   const [downloaded, setDownloaded] = useState<Readonly<Record<string, string>>>({});
   /** The post the pending request is for (one at a time: the fetcher keeps the latest). */
   const pending = useRef<LibraryPost | null>(null);
+  /** The file the terms popup was opened for (a variant, add-on or translation; null: the main file). */
+  const termsFile = useRef<string | null>(null);
   useEffect(() => setTosAccepted(tosAcceptedOnServer), [tosAcceptedOnServer]);
 
   const submitDownload = useCallback(
-    (post: LibraryPost, acceptTos: boolean) => {
+    (post: LibraryPost, acceptTos: boolean, fileId: string | null) => {
       pending.current = post;
       downloadToast(post.postId, "info", LIBRARY_MESSAGES.downloadStarting);
       const form: Record<string, string> = { intent: "download", postId: post.postId, respond: "json" };
       if (acceptTos) form.acceptTos = "true";
+      if (fileId) form.fileId = fileId;
       submit(form, { method: "post", action: "/library" });
     },
     [submit],
@@ -105,12 +108,13 @@ export function useLibraryDownload({ loggedIn, tosAcceptedOnServer }: { loggedIn
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [answer]);
 
-  /** The Download button: the terms first unless accepted (this account, or this guest visit). */
+  /** The Download button (of the main file, or `fileId`'s): the terms first unless accepted (this account, or this guest visit). */
   const requestDownload = useCallback(
-    (post: LibraryPost) => {
+    (post: LibraryPost, fileId: string | null = null) => {
       const guestAccepted = !loggedIn && guestAcceptedThisSession();
+      termsFile.current = fileId;
       if (loggedIn ? !tosAccepted : !guestAccepted) setTermsFor(post);
-      else submitDownload(post, guestAccepted);
+      else submitDownload(post, guestAccepted, fileId);
     },
     [loggedIn, tosAccepted, submitDownload],
   );
@@ -125,7 +129,7 @@ export function useLibraryDownload({ loggedIn, tosAcceptedOnServer }: { loggedIn
         rememberGuestAcceptance();
         showToast({ type: "info", message: LIBRARY_MESSAGES.guestTos });
       }
-      submitDownload(post, true);
+      submitDownload(post, true, termsFile.current);
     },
     [loggedIn, submitDownload],
   );

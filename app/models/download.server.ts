@@ -10,7 +10,7 @@ import { isSafeKey } from "~/integrations/storage.server";
 import { loadViewerContext, toEntitlementPost, type PostWithAccess } from "~/models/entitlement.server";
 import { libraryPostAt } from "~/models/library-listing.server";
 import { accessSourceOf } from "~/models/insights/download-access.server";
-import { keptVersionFor, type KeptVersion } from "~/models/kept-versions.server";
+import { keptFileFor, keptVersionFor, type KeptVersion } from "~/models/kept-versions.server";
 import { DomainError } from "~/models/errors";
 import { downloadableVersion } from "~/models/post-version.server";
 import { isRestricted, RESTRICTED_MESSAGE } from "~/models/restriction.server";
@@ -18,7 +18,8 @@ import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { downloadFileName } from "~/utils/download-name";
 import type { SentBytes } from "~/utils/serve-file.server";
 import { isPostVisible } from "~/models/post-visibility.server";
-import { isEffectiveAdmin, isFreeAt, unlockReason, type EntitlementViewer, type UnlockReason } from "~/utils/entitlement";
+import { downloadableFile, gateOf } from "~/models/version-files.server";
+import { isEffectiveAdmin, isFreeAt, postForFile, unlockReason, type EntitlementViewer, type FileGate, type UnlockReason } from "~/utils/entitlement";
 import { isDatabaseUnavailable } from "~/utils/errors";
 
 /** How long a signed free-download address stays valid. */
@@ -36,9 +37,16 @@ export type DownloadablePost = PostWithAccess & {
   driveFileId: string;
   unlockReason: UnlockReason | null;
   versionId: string | null;
+  /** The version's extra file served (a variant, add-on or translation); null: its main file. */
+  fileId: string | null;
+  /** That file's own gate; null: the post's. */
+  fileGate: FileGate;
   /** A kept version's record source (the membership it was first downloaded through). */
   keptSource?: DownloadAccess;
 };
+
+/** A version's extra file a download names, with its own gate (null: the post's). */
+type ChosenFile = Awaited<ReturnType<typeof downloadableFile>>;
 
 /**
  * The version a download serves: the post's current file, or, when `versionId` is
@@ -48,14 +56,37 @@ export type DownloadablePost = PostWithAccess & {
 async function chooseVersion<T extends PostWithAccess & { unlockReason: UnlockReason | null; keptSource?: DownloadAccess }>(
   post: T,
   versionId: string | null | undefined,
-): Promise<T & { driveFileId: string; versionId: string | null }> {
+  file: ChosenFile | null = null,
+): Promise<T & { driveFileId: string; versionId: string | null; fileId: string | null; fileGate: FileGate }> {
+  if (file) {
+    if (!isSafeKey(file.storageKey)) throw new DomainError(404, LIBRARY_MESSAGES.fileMissing);
+    return {
+      ...post,
+      driveFileId: file.storageKey,
+      fileName: file.fileName,
+      fileSize: file.size,
+      version: file.version.label,
+      versionId: file.versionId,
+      fileId: file.id,
+      fileGate: gateOf(file),
+    };
+  }
   if (versionId) {
     const version = await downloadableVersion(post.id, versionId);
     if (!isSafeKey(version.storageKey)) throw new DomainError(404, LIBRARY_MESSAGES.fileMissing);
-    return { ...post, driveFileId: version.storageKey, fileName: version.fileName, fileSize: version.size, version: version.label, versionId: version.id };
+    return {
+      ...post,
+      driveFileId: version.storageKey,
+      fileName: version.fileName,
+      fileSize: version.size,
+      version: version.label,
+      versionId: version.id,
+      fileId: null,
+      fileGate: null,
+    };
   }
   if (!post.driveFileId || !isSafeKey(post.driveFileId)) throw new DomainError(404, LIBRARY_MESSAGES.fileMissing);
-  return { ...post, driveFileId: post.driveFileId, versionId: post.currentVersionId };
+  return { ...post, driveFileId: post.driveFileId, versionId: post.currentVersionId, fileId: null, fileGate: null };
 }
 
 /**
@@ -65,18 +96,27 @@ async function chooseVersion<T extends PostWithAccess & { unlockReason: UnlockRe
  * API; a signed address is then trusted by `getDownloadablePost`) and by `GET /api/download/{postId}`
  * before it serves a byte.
  */
-export async function authorizeDownload(user: Downloader, postId: string, versionId?: string | null): Promise<DownloadablePost> {
+export async function authorizeDownload(user: Downloader, postId: string, versionId?: string | null, fileId?: string | null): Promise<DownloadablePost> {
   const now = new Date();
   // The viewer and the library's stamp in one round trip; the post as the library holds it then.
   const context = await loadViewerContext(user, { withLibraryStamp: true });
   const post = await libraryPostAt(context.libraryStamp, postId, now);
-  return authorizeLoadedDownload(user, post, context.viewer, now, versionId, (post, asked) =>
-    user ? keptVersionFor(user.id, post.id, asked) : Promise.resolve(undefined),
+  return authorizeLoadedDownload(
+    user,
+    post,
+    context.viewer,
+    now,
+    versionId,
+    (post, asked, file) => (!user ? Promise.resolve(undefined) : file ? keptFileFor(user.id, post.id, file) : keptVersionFor(user.id, post.id, asked)),
+    fileId,
   );
 }
 
-/** The version of the post a lapsed member keeps, if any (`versionId`: the one asked for, or the current one). */
-export type KeptLookup = (post: PostWithAccess, versionId: string | null) => Promise<KeptVersion | undefined>;
+/**
+ * The version of the post a lapsed member keeps, if any (`versionId`: the one asked for, or the
+ * current one); with `fileId`, that file of it, which they downloaded themselves.
+ */
+export type KeptLookup = (post: PostWithAccess, versionId: string | null, fileId?: string | null) => Promise<KeptVersion | undefined>;
 
 /**
  * The download check of `authorizeDownload` on a post and viewer already loaded (`null`: no such
@@ -91,17 +131,33 @@ export async function authorizeLoadedDownload(
   now: Date,
   versionId: string | null | undefined,
   keptVersion: KeptLookup,
+  fileId?: string | null,
 ): Promise<DownloadablePost> {
   // A disabled or not yet published post is unknown to everyone but admins.
   if (!post || !isPostVisible(post, user, now)) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
-  const reason = unlockReason(toEntitlementPost(post), viewer, now);
-  // A lapsed member may still fetch a version they downloaded through their membership, when the
-  // creator keeps downloads (docs/product.md#keep-what-you-downloaded); it is recorded as then.
-  const kept = !reason && user && !user.restricted ? await keptVersion(post, versionId ?? post.currentVersionId) : undefined;
+  // A named file is one of a visible version of this post (and of the version named, if any).
+  const file = fileId ? await downloadableFile(post.id, fileId) : null;
+  if (file && versionId && file.versionId !== versionId) throw new DomainError(404, LIBRARY_MESSAGES.fileMissing);
+  // Who may download which file: the entitlement rule with the file's own gate, if it has one.
+  const reason = unlockReason(toEntitlementPost(post), viewer, now, gateOf(file));
+  // A lapsed member may still fetch a version (a file of it) they downloaded through their
+  // membership, when the creator keeps downloads (docs/product.md#keep-what-you-downloaded); it is recorded as then.
+  const kept =
+    !reason && user && !user.restricted ? await keptVersion(post, file?.versionId ?? versionId ?? post.currentVersionId, file?.id ?? null) : undefined;
   if (!reason && !kept) throw new DomainError(403, LIBRARY_MESSAGES.locked);
   if (user && !user.tosAccepted && !isEffectiveAdmin(user)) throw new DomainError(403, LIBRARY_MESSAGES.tosRequired);
-  if (kept) return chooseVersion({ ...post, unlockReason: null, keptSource: kept.source }, kept.versionId);
-  return chooseVersion({ ...post, unlockReason: reason }, versionId);
+  if (kept) return chooseVersion({ ...post, unlockReason: null, keptSource: kept.source }, kept.versionId, file);
+  return chooseVersion({ ...post, unlockReason: reason }, versionId, file);
+}
+
+/** Is this file (its own gate, or the post's) free at `now`, so a signed address may serve it? */
+function isFileFreeAt(post: PostWithAccess, gate: FileGate, now: Date): boolean {
+  return isFreeAt(postForFile(toEntitlementPost(post), gate), now);
+}
+
+/** Is the file a download serves free at `now` (a signed address), or paid (the session-checked route)? */
+export function isDownloadFreeAt(post: DownloadablePost, now: Date): boolean {
+  return isFileFreeAt(post, post.fileGate, now);
 }
 
 /**
@@ -109,20 +165,22 @@ export async function authorizeLoadedDownload(
  * address works for anyone who has it, so only the session-checked `/api/download/{id}` serves
  * them.
  */
-export async function authorizeFreeDownload(user: Downloader, postId: string, versionId?: string | null): Promise<DownloadablePost> {
-  const post = await authorizeDownload(user, postId, versionId);
-  if (!isFreeAt(toEntitlementPost(post), new Date())) throw new DomainError(403, LIBRARY_MESSAGES.notFree);
+export async function authorizeFreeDownload(user: Downloader, postId: string, versionId?: string | null, fileId?: string | null): Promise<DownloadablePost> {
+  const post = await authorizeDownload(user, postId, versionId, fileId);
+  if (!isDownloadFreeAt(post, new Date())) throw new DomainError(403, LIBRARY_MESSAGES.notFree);
   return post;
 }
 
-/** A post behind a valid signed address: it must still exist, be enabled, be free and have a file. */
-export async function getDownloadablePost(postId: string, versionId?: string | null): Promise<DownloadablePost> {
+/** A post behind a valid signed address: it must still exist, be enabled, be free and have a file (the named one's gate free too). */
+export async function getDownloadablePost(postId: string, versionId?: string | null, fileId?: string | null): Promise<DownloadablePost> {
   const now = new Date();
   const post = await libraryPostAt((await loadViewerContext(null, { withLibraryStamp: true })).libraryStamp, postId, now);
   if (!post || !isPostVisible(post, null, now)) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
+  const file = fileId ? await downloadableFile(post.id, fileId) : null;
+  if (file && versionId && file.versionId !== versionId) throw new DomainError(404, LIBRARY_MESSAGES.fileMissing);
   // Signed addresses are for free posts only: a post made paid after its address was handed out is refused too.
-  if (!isFreeAt(toEntitlementPost(post), now)) throw new DomainError(403, LIBRARY_MESSAGES.notFree);
-  return chooseVersion({ ...post, unlockReason: "free" as const }, versionId);
+  if (!isFileFreeAt(post, gateOf(file), now)) throw new DomainError(403, LIBRARY_MESSAGES.notFree);
+  return chooseVersion({ ...post, unlockReason: "free" as const }, versionId, file);
 }
 
 function secrets(): string[] {
@@ -142,12 +200,19 @@ function signedPayload(postId: string, userId: string, expires: number): string 
  * with `versionId`, that version's (the signature grants the post; the version is a choice
  * among its visible versions, checked when the file is served).
  */
-export function signedDownloadUrl(postId: string, userId: string | null, now = Date.now(), versionId: string | null = null): string {
+export function signedDownloadUrl(
+  postId: string,
+  userId: string | null,
+  now = Date.now(),
+  versionId: string | null = null,
+  fileId: string | null = null,
+): string {
   const expires = now + SIGNED_DOWNLOAD_TTL_MS;
   const user = userId ?? "";
   const params = new URLSearchParams({ expires: String(expires), sig: signature(signedPayload(postId, user, expires), secrets()[0]!) });
   if (user) params.set("u", user);
   if (versionId) params.set("version", versionId);
+  if (fileId) params.set("file", fileId);
   return `${env().APP_URL}/download/${encodeURIComponent(postId)}?${params.toString()}`;
 }
 
@@ -175,8 +240,10 @@ export function libraryFileExpiry(now = Date.now()): number {
   return Math.ceil((now + LIBRARY_FILE_TTL_MS) / LIBRARY_FILE_EXPIRY_STEP_MS) * LIBRARY_FILE_EXPIRY_STEP_MS;
 }
 
-function libraryFileSignature(postId: string, versionId: string, userId: string, expires: number, secret: string): string {
-  return createHmac("sha256", secret).update(`library-file:${postId}:${versionId}:${userId}:${expires}`).digest("base64url");
+function libraryFileSignature(postId: string, versionId: string, userId: string, expires: number, secret: string, fileId = ""): string {
+  // A main file's payload is as before files had roles, so addresses handed out then stay valid.
+  const payload = `library-file:${postId}:${versionId}:${userId}:${expires}${fileId ? `:${fileId}` : ""}`;
+  return createHmac("sha256", secret).update(payload).digest("base64url");
 }
 
 /**
@@ -185,24 +252,30 @@ function libraryFileSignature(postId: string, versionId: string, userId: string,
  * any download). `versionId`: the version the manifest describes (null for a file without a
  * version row, the current file).
  */
-export function signedLibraryFileUrl(postId: string, userId: string, versionId: string | null, expires: number): string {
+export function signedLibraryFileUrl(postId: string, userId: string, versionId: string | null, expires: number, fileId: string | null = null): string {
   const params = new URLSearchParams({ u: userId });
   if (versionId) params.set("version", versionId);
+  if (fileId) params.set("file", fileId);
   params.set("expires", String(expires));
-  params.set("sig", libraryFileSignature(postId, versionId ?? "", userId, expires, secrets()[0]!));
+  params.set("sig", libraryFileSignature(postId, versionId ?? "", userId, expires, secrets()[0]!, fileId ?? ""));
   return `${env().APP_URL}/api/library/files/${encodeURIComponent(postId)}?${params.toString()}`;
 }
 
 /** The account and version a valid, unexpired manifest address names; null when it is invalid or expired. */
-export function verifyLibraryFile(postId: string, search: URLSearchParams, now = Date.now()): { userId: string; versionId: string | null } | null {
+export function verifyLibraryFile(
+  postId: string,
+  search: URLSearchParams,
+  now = Date.now(),
+): { userId: string; versionId: string | null; fileId: string | null } | null {
   const expires = Number(search.get("expires"));
   const userId = search.get("u") ?? "";
   const versionId = search.get("version") ?? "";
+  const fileId = search.get("file") ?? "";
   const given = Buffer.from(search.get("sig") ?? "");
   if (!userId || !Number.isSafeInteger(expires) || expires < now || expires > now + LIBRARY_FILE_TTL_MS + LIBRARY_FILE_EXPIRY_STEP_MS + 60_000) return null;
   for (const secret of secrets()) {
-    const expected = Buffer.from(libraryFileSignature(postId, versionId, userId, expires, secret));
-    if (expected.length === given.length && timingSafeEqual(expected, given)) return { userId, versionId: versionId || null };
+    const expected = Buffer.from(libraryFileSignature(postId, versionId, userId, expires, secret, fileId));
+    if (expected.length === given.length && timingSafeEqual(expected, given)) return { userId, versionId: versionId || null, fileId: fileId || null };
   }
   return null;
 }
@@ -225,7 +298,7 @@ export async function authorizeLibraryFile(postId: string, search: URLSearchPara
     select: { id: true, number: true, isAdmin: true, restricted: true, currentTierId: true, tosAccepted: true },
   });
   if (!user) throw new DomainError(403, LIBRARY_MESSAGES.manifestLinkExpired);
-  return { post: await authorizeDownload(user, postId, signed.versionId), user };
+  return { post: await authorizeDownload(user, postId, signed.versionId, signed.fileId), user };
 }
 
 /** A (user, post, version) is recorded at most once within this window. */
@@ -247,18 +320,14 @@ export async function recordDownload(
   versionId: string | null = null,
   /** The source to record instead of the reason's (a kept version's). */
   source?: DownloadAccess,
+  /** The version's extra file downloaded; null: its main file. */
+  fileId: string | null = null,
 ): Promise<boolean> {
   const accessSource = source ?? (await accessSourceOf(reason, userId, postId));
-  const [row] = await queryRows<{ recorded: boolean }>(`SELECT record_download($1, $2, $3, $4, $5, $6::timestamp(3), $7::download_access, $8) AS recorded`, [
-    `d${randomUUID()}`,
-    userId,
-    postId,
-    version,
-    versionId,
-    sqlTimestamp(now),
-    accessSource,
-    DOWNLOAD_RECORD_WINDOW_MS,
-  ]);
+  const [row] = await queryRows<{ recorded: boolean }>(
+    `SELECT record_download($1, $2, $3, $4, $5, $6::timestamp(3), $7::download_access, $8, $9) AS recorded`,
+    [`d${randomUUID()}`, userId, postId, version, versionId, sqlTimestamp(now), accessSource, DOWNLOAD_RECORD_WINDOW_MS, fileId],
+  );
   return row?.recorded === true;
 }
 
@@ -293,6 +362,7 @@ type SpooledDownload =
       reason: UnlockReason | null;
       versionId: string | null;
       source?: DownloadAccess;
+      fileId?: string | null;
     }
   | { kind: "guest"; postId: string; version: string; link: string; at: string };
 
@@ -303,7 +373,8 @@ type SpooledDownload =
  * per signed address.
  */
 const downloadSpool = localSpool<SpooledDownload>("downloads", async (item) => {
-  if (item.kind === "user") await recordDownload(item.userId, item.postId, item.version, new Date(item.at), item.reason, item.versionId, item.source);
+  if (item.kind === "user")
+    await recordDownload(item.userId, item.postId, item.version, new Date(item.at), item.reason, item.versionId, item.source, item.fileId ?? null);
   else await recordGuestDownload(item.postId, item.version, item.link, new Date(item.at));
 });
 
@@ -371,13 +442,14 @@ export function postDownload(post: DownloadablePost, userId: string | null, gues
           reason: post.unlockReason,
           versionId: post.versionId,
           source: post.keptSource,
+          fileId: post.fileId,
         }
       : guestLink
         ? { kind: "guest", postId: post.id, version: post.version, link: guestLink, at: at.toISOString() }
         : null;
   const record = (item: SpooledDownload) =>
     item.kind === "user"
-      ? recordDownload(item.userId, item.postId, item.version, new Date(item.at), item.reason, item.versionId, item.source)
+      ? recordDownload(item.userId, item.postId, item.version, new Date(item.at), item.reason, item.versionId, item.source, item.fileId ?? null)
       : recordGuestDownload(item.postId, item.version, item.link, new Date(item.at));
   const downloader = userId ? `u:${userId}` : `g:${guestLink ?? ""}`;
   return {

@@ -21,7 +21,8 @@ export async function keptVersions(userId: string, postIds: readonly string[]): 
   const kept = new Map<string, KeptVersion[]>();
   if (!keepsDownloadedVersions() || postIds.length === 0) return kept;
   const rows = await db.download.findMany({
-    where: { userId, postId: { in: [...postIds] }, accessSource: { in: MEMBERSHIP_SOURCES }, postVersion: { hidden: false } },
+    // The version's main file: its extra files are kept one by one (`keptFileFor`).
+    where: { userId, postId: { in: [...postIds] }, fileId: null, accessSource: { in: MEMBERSHIP_SOURCES }, postVersion: { hidden: false } },
     select: { postId: true, versionId: true, version: true, createdAt: true, accessSource: true },
     orderBy: { createdAt: "asc" },
   });
@@ -39,4 +40,19 @@ export async function keptVersions(userId: string, postIds: readonly string[]): 
 export async function keptVersionFor(userId: string, postId: string, versionId: string | null): Promise<KeptVersion | undefined> {
   if (!versionId) return undefined;
   return (await keptVersions(userId, [postId])).get(postId)?.find((version) => version.versionId === versionId);
+}
+
+/**
+ * A version's extra file the user keeps: they downloaded that file itself through a membership
+ * (a variant kept is not another variant), from a version still visible.
+ */
+export async function keptFileFor(userId: string, postId: string, fileId: string): Promise<KeptVersion | undefined> {
+  if (!keepsDownloadedVersions()) return undefined;
+  const row = await db.download.findFirst({
+    where: { userId, postId, fileId, accessSource: { in: MEMBERSHIP_SOURCES }, postVersion: { hidden: false } },
+    select: { versionId: true, version: true, createdAt: true, accessSource: true },
+    orderBy: { createdAt: "asc" },
+  });
+  if (!row?.versionId) return undefined;
+  return { versionId: row.versionId, label: row.version, downloadedAt: row.createdAt, source: row.accessSource };
 }

@@ -24,15 +24,28 @@ import { keepsDownloadedVersions, keptVersions, type KeptVersion } from "~/model
 import { libraryPostsAt } from "~/models/library-listing.server";
 import { getCurrentUserWith, NOT_AUTHENTICATED_MESSAGE } from "~/models/session.server";
 import { downloadFileName } from "~/utils/download-name";
+import { toEntitlementPost } from "~/models/entitlement.server";
+import { filesOfVersions, gateOf } from "~/models/version-files.server";
+import { explainFileAccess } from "~/utils/entitlement";
+import type { FileRoleName } from "~/utils/version-file-words";
 
-/** One file of a manifest entry. `role` is "main" for a post's one file. */
+/**
+ * One file of a manifest entry: the version's main file first, then its variants, add-ons and
+ * translations (docs/product.md#files-of-a-version), each with whether the account may download
+ * it (the entitlement rule for that file); a locked file has no address.
+ */
 export type ManifestFile = {
   name: string;
-  role: "main";
+  role: FileRoleName;
+  /** Null for the main file; else what `?file=` names. */
+  file_id: string | null;
+  /** "Maxis Match", "Deutsch"; empty for the main file. */
+  label: string;
   size: number | null;
   sha256: string | null;
   content_hash: string | null;
-  url: string;
+  unlocked: boolean;
+  url: string | null;
 };
 
 export type ManifestEntry = {
@@ -166,10 +179,27 @@ async function buildManifest(user: ManifestUser, context: ViewerContext, posts: 
       : []
     ).map((row) => [row.id, row]),
   );
+  const extraFiles = await filesOfVersions(versionIds);
+  const roles = { VARIANT: "variant", OPTIONAL: "optional", TRANSLATION: "translation" } as const;
   return {
     generated_at: now.toISOString(),
     posts: cleared.map((post) => {
       const hash = post.versionId ? hashes.get(post.versionId) : undefined;
+      // The version's other files, each decided by the rule for that file (a kept version keeps its main file only).
+      const extras: ManifestFile[] = (post.versionId ? (extraFiles.get(post.versionId) ?? []) : []).map((file) => {
+        const unlocked = !post.keptSource && explainFileAccess(toEntitlementPost(post), gateOf(file), context.viewer, now).allowed;
+        return {
+          name: downloadFileName(post.title, post.version, file.fileName),
+          role: roles[file.role],
+          file_id: file.id,
+          label: file.label,
+          size: Number(file.size),
+          sha256: file.sha256,
+          content_hash: file.contentHash,
+          unlocked,
+          url: unlocked ? signedLibraryFileUrl(post.id, user.id, post.versionId, expires, file.id) : null,
+        };
+      });
       return {
         postId: post.id,
         title: post.title,
@@ -178,11 +208,15 @@ async function buildManifest(user: ManifestUser, context: ViewerContext, posts: 
           {
             name: downloadFileName(post.title, post.version, post.fileName ?? post.driveFileId.split("/").pop() ?? ""),
             role: "main" as const,
+            file_id: null,
+            label: "",
             size: post.fileSize === null ? null : Number(post.fileSize),
             sha256: hash?.sha256 ?? null,
             content_hash: hash?.contentHash ?? null,
+            unlocked: true,
             url: signedLibraryFileUrl(post.id, user.id, post.versionId, expires),
           },
+          ...extras,
         ],
         requires: [],
         compatibility: [],

@@ -3,7 +3,9 @@
 // version is behind the post's current one).
 import { db } from "~/db.server";
 import { env } from "~/env.server";
-import { isListedPostPublic, listLibraryPosts } from "~/models/library-listing.server";
+import { loadViewerContext } from "~/models/entitlement.server";
+import { entitlementOfListed, isListedPostPublic, LISTING_VIEWER, listLibraryPosts } from "~/models/library-listing.server";
+import { chosenVariants } from "~/models/version-files.server";
 import { visiblePostsWhere } from "~/models/post-visibility.server";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -67,6 +69,8 @@ export type MyUpdate = {
   updatedAt: string | null;
   paid: boolean;
   fileSize: number | null;
+  /** The variant chosen last time, fetched instead of the main file (docs/product.md#files-of-a-version); null: the main file. */
+  variant: { fileId: string; label: string } | null;
 };
 
 type LibraryUser = Parameters<typeof listLibraryPosts>[0];
@@ -77,10 +81,19 @@ type LibraryUser = Parameters<typeof listLibraryPosts>[0];
  * status), so this view and the cards' "Your version" badges never disagree.
  */
 export async function listMyUpdates(user: NonNullable<LibraryUser>): Promise<MyUpdate[]> {
-  const posts = await listLibraryPosts(user);
+  // The viewer once: the listing's facts, and the rule for the variants chosen last time.
+  const context = await loadViewerContext(user, LISTING_VIEWER);
+  const posts = await listLibraryPosts(user, context);
   const updates = posts.filter((post) => isListedPostPublic(post) && post.unlocked && post.downloadStatus === "outdated");
   const when = (post: (typeof posts)[number]) => Date.parse(post.last_updated ?? post.order_date);
   updates.sort((a, b) => when(b) - when(a));
+  const now = new Date();
+  const variants = await chosenVariants(
+    user.id,
+    updates.map((post) => ({ id: post.postId, entitlement: entitlementOfListed(post) })),
+    context.viewer,
+    now,
+  );
   return updates.map((post) => ({
     postId: post.postId,
     title: post.title,
@@ -89,5 +102,6 @@ export async function listMyUpdates(user: NonNullable<LibraryUser>): Promise<MyU
     updatedAt: post.last_updated,
     paid: post.paid_content,
     fileSize: post.fileSize,
+    variant: variants.get(post.postId) ?? null,
   }));
 }

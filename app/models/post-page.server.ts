@@ -8,7 +8,8 @@ import { pledgedTierAt } from "~/utils/entitlement";
 import { explainLibraryCards, loadLibraryPageViewer } from "~/models/access.server";
 import { postPatchView, type PostPatchView } from "~/models/game-patch.server";
 import { keptVersions } from "~/models/kept-versions.server";
-import { listLibraryPosts, type LibraryPost } from "~/models/library-listing.server";
+import { entitlementOfListed, listLibraryPosts, type LibraryPost } from "~/models/library-listing.server";
+import { fileViews, filesOfVersions, type FileView } from "~/models/version-files.server";
 import { versionHistories, type VersionView } from "~/models/post-version-history.server";
 import { listTiersAt, type ApiTier } from "~/models/tier.server";
 import type { CardAccess } from "~/utils/card-status";
@@ -54,6 +55,10 @@ export type PostPage = {
   compatibility: PostPatchView;
   /** What the post requires, each with its access line for this viewer (docs/product.md#requirements). */
   requirements: RequirementView[];
+  /** The current version's files, main first, each with whether the viewer may download it (docs/product.md#files-of-a-version). */
+  files: FileView[];
+  /** The current version's id (admins add files to it); null without a file. */
+  currentVersionId: string | null;
 };
 
 /** The post as `viewer` may see it now, or null when the library would not list it to them. */
@@ -70,6 +75,11 @@ export async function loadPostPage(viewer: PageViewer, postId: string): Promise<
     requirementsForViewer(viewer, [post], listed, tiers),
   ]);
   const versions = histories[post.postId] ?? [];
+  const current = versions.find((version) => version.current) ?? null;
+  // Each file's access is the entitlement rule for that file, the one every download asks.
+  const files = current
+    ? fileViews(entitlementOfListed(post), current, (await filesOfVersions([current.id])).get(current.id) ?? [], viewer.explained ?? context.viewer, new Date())
+    : [];
   const compatibility = await postPatchView(
     post.postId,
     versions.map((version) => version.id),
@@ -84,5 +94,7 @@ export async function loadPostPage(viewer: PageViewer, postId: string): Promise<
     kept: kept[post.postId] ?? null,
     compatibility,
     requirements: requirements[post.postId] ?? [],
+    files,
+    currentVersionId: current?.id ?? null,
   };
 }

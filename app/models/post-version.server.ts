@@ -72,6 +72,7 @@ async function freeVersionKey(store: Storage, postId: string, fileName: string):
   const plain = `posts/${postId}/${fileName}`;
   const taken = async (key: string) =>
     (await db.postVersion.count({ where: { storageKey: key } })) > 0 ||
+    (await db.versionFile.count({ where: { storageKey: key } })) > 0 ||
     (await db.post.count({ where: { driveFileId: key } })) > 0 ||
     (await store.stat(key)) !== null;
   if (!(await taken(plain))) return plain;

@@ -1,7 +1,8 @@
 // "Verify a file": what the browser compares a picked file against. Each visible
 // version of a post with its content hash (the SHA-256 without a ZIP's comment, so a stamped
 // paid download matches its stored file: docs/glossary.md) and plain SHA-256. The browser
-// hashes the file itself; nothing is uploaded.
+// hashes the file itself; nothing is uploaded. A version's variants, add-ons and translations are
+// checked too, each named with its version ("V2.1 · Alpha").
 import { db } from "~/db.server";
 import type { User } from "~/generated/prisma/client";
 import { DomainError } from "~/models/errors";
@@ -26,11 +27,25 @@ export async function listVerifiableVersions(viewer: Viewer, postId: string): Pr
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     select: { id: true, label: true, contentHash: true, sha256: true },
   });
-  return versions.map((version) => ({
-    id: version.id,
-    label: version.label,
-    contentHash: version.contentHash!,
-    sha256: version.sha256,
-    current: version.id === post.currentVersionId,
-  }));
+  const files = await db.versionFile.findMany({
+    where: { version: { postId, hidden: false } },
+    orderBy: [{ version: { createdAt: "desc" } }, { position: "asc" }],
+    select: { id: true, label: true, role: true, fileName: true, contentHash: true, sha256: true, version: { select: { id: true, label: true } } },
+  });
+  return [
+    ...versions.map((version) => ({
+      id: version.id,
+      label: version.label,
+      contentHash: version.contentHash!,
+      sha256: version.sha256,
+      current: version.id === post.currentVersionId,
+    })),
+    ...files.map((file) => ({
+      id: file.id,
+      label: `${file.version.label} · ${file.label || file.fileName}`,
+      contentHash: file.contentHash,
+      sha256: file.sha256,
+      current: file.version.id === post.currentVersionId,
+    })),
+  ];
 }

@@ -43,7 +43,7 @@ export default function UpdatesPage() {
             Accept the terms of service in the <Link to="/library">library</Link> before downloading.
           </p>
         ) : null}
-        <DownloadAllUpdates items={updates.map((update) => ({ postId: update.postId, title: update.title }))}>
+        <DownloadAllUpdates items={updates.map((update) => ({ postId: update.postId, title: update.title, fileId: update.variant?.fileId ?? null }))}>
           <ul className="updates-list" data-testid="updates-list">
             {updates.map((update) => (
               <li key={update.postId} className="updates-item">
@@ -52,13 +52,16 @@ export default function UpdatesPage() {
                   <span className="updates-versions">
                     Your version {update.fromVersion} → now {update.toVersion}
                   </span>
+                  {update.variant ? <span className="muted"> · {update.variant.label} (your variant)</span> : null}
                   {update.updatedAt ? <span className="muted"> · updated {formatDay(update.updatedAt)}</span> : null}
                 </div>
                 {/* The library's own download action: terms first, then the file; no JavaScript needed. */}
                 <form method="post" action="/library">
                   <input type="hidden" name="intent" value="download" />
                   <input type="hidden" name="postId" value={update.postId} />
-                  <input type="hidden" name="back" value="/library" />
+                  {update.variant ? <input type="hidden" name="fileId" value={update.variant.fileId} /> : null}
+                  {/* A variant's terms popup is the post page's, which keeps the file asked for. */}
+                  <input type="hidden" name="back" value={update.variant ? `/library/${encodeURIComponent(update.postId)}` : "/library"} />
                   <button type="submit" className="button-secondary" aria-label={`Download ${update.title}`}>
                     Download{update.fileSize !== null ? ` (${formatFileSize(update.fileSize)})` : ""}
                   </button>

@@ -13,8 +13,9 @@ export function requestPolicy() {
 }
 
 /**
- * GET /api/download/{postId}[?version={versionId}]: streams the current (or named visible)
- * version's file to an entitled viewer (Range, ETag). A signed-in downloader's ZIP carries their
+ * GET /api/download/{postId}[?version={versionId}][&file={fileId}]: streams the current (or named
+ * visible) version's main file, or the named variant, add-on or translation of it, to a viewer
+ * the entitlement rule lets have that file (Range, ETag). A signed-in downloader's ZIP carries their
  * leak-trace number in its comment (free signed addresses never). `X-Missing-Requirements`
  * names the required posts the downloader lacks.
  */
@@ -23,7 +24,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     const postId = requireIdParam(params.postId, LIBRARY_MESSAGES.postNotFound);
     const user = await getCurrentUser(request);
     // The door to the file: checked on every request, whatever the library's action answered before.
-    const post = await authorizeDownload(user, postId, new URL(request.url).searchParams.get("version"));
+    const search = new URL(request.url).searchParams;
+    const post = await authorizeDownload(user, postId, search.get("version"), search.get("file"));
     const response = await serveDownload(request, postDownload(post, user?.id ?? null), { traceNumber: user?.number ?? null });
     // Requirements warn, never block (docs/api.md#download): the required posts this downloader
     // cannot download yet, by id ("hidden" for one they may not see).

@@ -9,7 +9,8 @@ import { LIBRARY_MESSAGES, postUpdateSchema } from "~/utils/library-schemas";
 
 /**
  * GET /api/library/posts/{id}: the post as its page shows it to the viewer (a session, a Bearer
- * token, or a guest): the listing's fields, the access explanation, the visible versions and what
+ * token, or a guest): the listing's fields, the access explanation, the visible versions, the
+ * current version's files (each with its role, own gate and whether the viewer may download it) and what
  * it requires, each with the viewer's access line (a required post they may not see unnamed). A
  * post the viewer may not see is 404, as an unknown id.
  */
@@ -18,8 +19,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     const id = requireIdParam(params.id, LIBRARY_MESSAGES.postNotFound);
     const page = await loadPostPage(await loadLibraryPageViewer(request), id);
     if (!page) throw apiError(404, LIBRARY_MESSAGES.postNotFound);
-    const { post, access, versions, voted, kept, compatibility, requirements } = page;
-    return json({ post, access, versions, voted, kept, compatibility, requirements }, { headers: { "Cache-Control": "private, no-store" } });
+    const { post, access, versions, voted, kept, compatibility, requirements, files } = page;
+    return json({ post, access, versions, voted, kept, compatibility, requirements, files }, { headers: { "Cache-Control": "private, no-store" } });
   });
 }
 

@@ -10,14 +10,14 @@ export function requestPolicy() {
   return FRAMED_BY_SELF;
 }
 
-/** GET /download/{postId}?expires&sig[&u][&version]: the signed address handed out for free downloads. */
+/** GET /download/{postId}?expires&sig[&u][&version][&file]: the signed address handed out for free downloads. */
 export async function loader({ request, params }: LoaderFunctionArgs) {
   return handleApi("Download failed.", async () => {
     const postId = requireIdParam(params.postId, LIBRARY_MESSAGES.postNotFound);
     const search = new URL(request.url).searchParams;
     const userId = verifySignedDownload(postId, search);
     if (userId === null) return apiError(403, "This download link has expired. Please start the download again.");
-    const post = await getDownloadablePost(postId, search.get("version"));
+    const post = await getDownloadablePost(postId, search.get("version"), search.get("file"));
     // A guest's download is counted once per signed address (its signature), without a user.
     return serveDownload(request, postDownload(post, userId || null, userId ? null : search.get("sig")));
   });

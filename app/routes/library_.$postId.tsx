@@ -15,6 +15,7 @@ import { accessLine } from "~/components/post-access";
 import { PatchCompatibility } from "~/components/patch-compatibility";
 import { PostCard } from "~/components/post-card";
 import { useLibraryDownload } from "~/components/use-library-download";
+import { AddVersionFileForm, VersionFiles } from "~/components/version-files";
 import type { CacheableHandle } from "~/document-cache.server";
 import { env } from "~/env.server";
 import { loadLibraryPageViewer } from "~/models/access.server";
@@ -56,6 +57,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     // Admins are not asked to confirm their age (as on the library).
     nsfwAccepted: isEffectiveAdmin(user) || (await hasAcceptedNsfw(request)),
     termsPostId: url.searchParams.get("terms") === post.postId ? post.postId : null,
+    // The file the terms were asked for, when it is one of the page's.
+    termsFileId: page.files.find((file) => file.fileId !== null && file.fileId === url.searchParams.get("file"))?.fileId ?? null,
     links: { kofiShopUrl: config.KOFI_SHOP_URL.replace(/\/$/, ""), patreonCreatorUrl: config.PATREON_CREATOR_URL.replace(/\/$/, "") },
     // The minute is enough for the New/Updated badges (as on the library).
     now: new Date(Math.floor(Date.now() / 60_000) * 60_000).toISOString(),
@@ -143,7 +146,7 @@ export default function PostPage() {
           onCancel={download.cancelTerms}
         />
       ) : data.termsPostId && nsfw.accepted ? (
-        <TermsPopup postId={data.termsPostId} back={withParam(back, "terms", null)} guest={!data.user} />
+        <TermsPopup postId={data.termsPostId} fileId={data.termsFileId} back={withParam(withParam(back, "terms", null), "file", null)} guest={!data.user} />
       ) : null}
       <div
         className={nsfw.accepted ? "library-content post-page" : "library-content post-page library-blurred"}
@@ -169,6 +172,10 @@ export default function PostPage() {
           kept={data.kept ?? undefined}
           requirements={data.requirements}
         />
+        <VersionFiles post={post} files={data.files} tiers={[...data.tiers]} back={back} onDownload={download.requestDownload} />
+        {data.admin && data.currentVersionId ? (
+          <AddVersionFileForm postId={post.postId} versionId={data.currentVersionId} tiers={[...data.tiers]} back={location.pathname} />
+        ) : null}
         <PatchCompatibility postId={post.postId} versions={data.versions} compatibility={data.compatibility} admin={data.admin} back={back} />
         <KnownIssues postId={post.postId} issues={data.knownIssues} form={data.reportForm} />
       </div>

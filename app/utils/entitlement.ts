@@ -305,9 +305,48 @@ export function explainAccess(post: EntitlementPost, viewer: EntitlementViewer |
   return refused();
 }
 
-/** The reason a download is recorded with: a step that opened the post to everyone made it free. */
-export function unlockReason(post: EntitlementPost, viewer: EntitlementViewer | null, now?: Date): UnlockReason | null {
-  const grant = explainAccess(post, viewer, now).grant;
+/**
+ * A file's own gate (docs/product.md#files-of-a-version): these tiers, or that shop item. Null, or
+ * neither set: the file has the post's gate.
+ */
+export type FileGate = { tierIds: readonly string[]; shopItem: string | null } | null;
+
+/** Does the file have a gate of its own? */
+export function hasOwnGate(gate: FileGate): gate is NonNullable<FileGate> {
+  return gate !== null && (gate.tierIds.length > 0 || gate.shopItem !== null);
+}
+
+/**
+ * The post as the entitlement rule sees it for one of its files: the post itself for a file with
+ * the post's gate; else the post (its visibility, admins, the account's grants for it) with the
+ * file's gate in place of the post's tiers, shop item and release steps. A release widens the
+ * post's gate, not a file's own.
+ */
+export function postForFile(post: EntitlementPost, gate: FileGate): EntitlementPost {
+  if (!hasOwnGate(gate)) return post;
+  return {
+    ...post,
+    paidContent: true,
+    isKofiOnly: gate.tierIds.length === 0,
+    kofiId: gate.shopItem,
+    currentTierIds: gate.tierIds,
+    firstTierIds: [],
+    releaseSteps: [],
+  };
+}
+
+/**
+ * Who may download which file: the entitlement rule, explained, for the file with this gate (null:
+ * the post's, so this is `explainAccess` of the post). Every download, the post page, the manifest
+ * and the delta ask this for a file.
+ */
+export function explainFileAccess(post: EntitlementPost, gate: FileGate, viewer: EntitlementViewer | null, now: Date = new Date()): AccessExplanation {
+  return explainAccess(postForFile(post, gate), viewer, now);
+}
+
+/** The reason a download is recorded with: a step that opened the post to everyone made it free. `gate`: the file's own, if any. */
+export function unlockReason(post: EntitlementPost, viewer: EntitlementViewer | null, now?: Date, gate: FileGate = null): UnlockReason | null {
+  const grant = explainFileAccess(post, gate, viewer, now).grant;
   if (grant?.reason === "release" && grant.tierId === null) return "free";
   return grant?.reason ?? null;
 }

@@ -1,0 +1,25 @@
+// PUT /api/admin/posts/{id}/files/{fileId} {role, label, gateTierIds, gateShopItem}: changes a
+// version file's role, label and own gate (docs/api.md#version-files); its bytes stay.
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { json } from "@remix-run/node";
+import { handleApi, methodNotAllowed, readJson, requireIdParam } from "~/api.server";
+import { fileJson, updateVersionFile } from "~/models/version-files.server";
+import { requireApiAdmin } from "~/models/session.server";
+import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
+import { versionFileSchema } from "~/utils/version-file-schemas";
+import { VERSION_FILE_MESSAGES } from "~/utils/version-file-words";
+
+export async function loader() {
+  return methodNotAllowed();
+}
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  if (request.method !== "PUT") return methodNotAllowed();
+  return handleApi(VERSION_FILE_MESSAGES.fileFailed, async () => {
+    const admin = await requireApiAdmin(request);
+    const postId = requireIdParam(params.id, LIBRARY_MESSAGES.postNotFound);
+    const fileId = requireIdParam(params.fileId, VERSION_FILE_MESSAGES.fileNotFound);
+    const input = await readJson(request, versionFileSchema);
+    return json({ message: VERSION_FILE_MESSAGES.fileUpdated, file: fileJson(await updateVersionFile(admin, postId, fileId, input)) });
+  });
+}
