@@ -118,9 +118,9 @@ async function runChild() {
   const bare = await startBareServer();
   try {
     // In each group of four: three signed-in library views, each by the next of the readers, and the home page.
-    const rotated = Array.from({ length: READERS * 4 }, (_, index) =>
+    const rotated = Array.from({ length: READERS * 4 }, (_, index): { url: string; headers: Record<string, string> } =>
       index % 4 === 3
-        ? { url: `${app.base}/`, headers: {} as Record<string, string> }
+        ? { url: `${app.base}/`, headers: {} }
         : { url: `${app.base}/library`, headers: { Cookie: app.readerCookies[(index - Math.floor(index / 4)) % READERS]! } },
     );
     // Warm both (first compilations, connection set-up), then measure in turn.

@@ -65,9 +65,10 @@ export function admissionControl(options: AdmissionOptions): RequestHandler {
         done = true;
         release();
       };
-      const writeHead = res.writeHead;
+      // Bound to this response: the wrapper below is only ever called as its method.
+      const writeHead = res.writeHead.bind(res) as (...a: unknown[]) => Response;
       res.writeHead = function (this: Response, ...args: unknown[]) {
-        const result = (writeHead as (...a: unknown[]) => Response).apply(this, args);
+        const result = writeHead(...args);
         finish();
         return result;
       } as Response["writeHead"];

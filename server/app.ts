@@ -79,7 +79,10 @@ export function createApp(options: AppOptions): express.Express {
   // public/'s few files are listed once, so other requests skip express.static's file-system lookup.
   const publicFiles = listPublicFiles(options.publicDir, options.assetsDir);
   const servePublic = express.static(options.publicDir, { maxAge: "1h", index: false, acceptRanges: false });
-  app.use((req, res, next) => (publicFiles.has(req.path) ? servePublic(req, res, next) : next()));
+  app.use((req, res, next) => {
+    if (publicFiles.has(req.path)) servePublic(req, res, next);
+    else next();
+  });
   app.use(serveMetrics({ token: options.metricsToken }));
   // The build this request runs on: the one given, or in development the current one (after edits).
   let build = options.build;
@@ -103,15 +106,14 @@ export function createApp(options: AppOptions): express.Express {
   const sharedPages = () => build.entry.module as SharedPagesEntry;
   // Not in development: a page kept before an edit would be answered after it.
   if (!options.dev) app.use(reuseSharedPages(sharedPages()));
-  app.all(
-    "*",
-    createRequestHandler({
-      build: options.dev ? async () => build : options.build,
-      mode: options.mode,
-      // sharedPagesSince: when the request started, so a page read before a change is not kept after it.
-      getLoadContext: (req) => ({ clientAddress: req.socket.remoteAddress ?? null, sharedPagesSince: sharedPages().sharedPagesSince?.() }),
-    }),
-  );
+  const handleRequest = createRequestHandler({
+    build: options.dev ? async () => build : options.build,
+    mode: options.mode,
+    // sharedPagesSince: when the request started, so a page read before a change is not kept after it.
+    getLoadContext: (req) => ({ clientAddress: req.socket.remoteAddress ?? null, sharedPagesSince: sharedPages().sharedPagesSince?.() }),
+  });
+  // Express 4 does not await a handler: a failure goes to `next` instead of going unhandled.
+  app.all("*", (req, res, next) => void handleRequest(req, res, next).catch(next));
   return app;
 }
 
@@ -120,11 +122,12 @@ const DEFAULT_RETRY_AFTER_SECONDS = "15";
 
 /** Every 503 says when to try again: one answered without `Retry-After` (a page while the database is down) gets the default. */
 const retryAfterOnUnavailable: express.RequestHandler = (_req, res, next) => {
-  const writeHead = res.writeHead;
+  // Bound to this response: the wrapper below is only ever called as its method.
+  const writeHead = res.writeHead.bind(res) as (...a: unknown[]) => express.Response;
   res.writeHead = function (this: express.Response, ...args: unknown[]) {
     const status = typeof args[0] === "number" ? args[0] : res.statusCode;
     if (status === 503 && !res.headersSent && !res.hasHeader("Retry-After")) res.setHeader("Retry-After", DEFAULT_RETRY_AFTER_SECONDS);
-    return (writeHead as (...a: unknown[]) => express.Response).apply(this, args);
+    return writeHead(...args);
   } as express.Response["writeHead"];
   next();
 };

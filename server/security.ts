@@ -85,7 +85,8 @@ export function pinAppOrigin({ appUrl }: SecurityOptions): RequestHandler {
 export function securityHeaders({ appUrl }: SecurityOptions): RequestHandler {
   const headers = { framed: responseSecurityHeaders(appUrl, { framedBySelf: true }), unframed: responseSecurityHeaders(appUrl) };
   return (req, res, next) => {
-    const writeHead = res.writeHead;
+    // Bound to this response: the wrapper below is only ever called as its method.
+    const writeHead = res.writeHead.bind(res) as (...a: unknown[]) => Response;
     res.writeHead = function (this: Response, ...args: unknown[]) {
       if (!res.headersSent) {
         const own = policyOf(res).framedBySelf ? headers.framed : headers.unframed;
@@ -96,7 +97,7 @@ export function securityHeaders({ appUrl }: SecurityOptions): RequestHandler {
           res.once("finish", () => req.socket.destroySoon());
         }
       }
-      return (writeHead as (...a: unknown[]) => Response).apply(this, args);
+      return writeHead(...args);
     } as Response["writeHead"];
     next();
   };
@@ -168,7 +169,7 @@ function headersOnly(req: Request, appOrigin: string): globalThis.Request {
 export function limitBody(options: SecurityOptions): RequestHandler {
   const base = options.bodyTimeoutMs ?? 30_000;
   const appOrigin = new URL(options.appUrl).origin;
-  return async (req: Request, res: Response, next: NextFunction) => {
+  const admit = async (req: Request, res: Response, next: NextFunction) => {
     if (!hasBody(req)) return next();
     const header = req.headers["content-length"];
     const declared = header === undefined ? null : Number(header);
@@ -200,4 +201,6 @@ export function limitBody(options: SecurityOptions): RequestHandler {
     req.socket.once("close", clear);
     next();
   };
+  // Express 4 does not await a middleware: a failure goes to `next` instead of going unhandled.
+  return (req, res, next) => void admit(req, res, next).catch(next);
 }

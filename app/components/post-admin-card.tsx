@@ -15,6 +15,7 @@ import { showToast } from "~/components/toaster";
 import type { LibraryPost } from "~/models/library-listing.server";
 import type { VersionView } from "~/models/post-version-history.server";
 import { formatFileSize } from "~/utils/file-size";
+import { formText } from "~/utils/form-fields";
 import { uploadResumably, UploadRefused, type UploadProgress } from "~/utils/resumable-upload";
 import { drawnFieldName, drawnTierList, LIBRARY_MESSAGES } from "~/utils/library-words";
 import { nextVersionLabel } from "~/utils/version-schemas";
@@ -156,8 +157,8 @@ function FileUpload({ post, back }: { post: LibraryPost; back: string }) {
         uploadResumably({
           postId: post.postId,
           file,
-          label: String(form.get("label") ?? ""),
-          notes: String(form.get("notes") ?? ""),
+          label: formText(form, "label"),
+          notes: formText(form, "notes"),
           signal: controller.signal,
           onProgress: setProgress,
           failureMessage: LIBRARY_MESSAGES.fileUploadFailed,

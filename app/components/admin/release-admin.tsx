@@ -99,7 +99,7 @@ export function ScheduledBadge({ post, scheduled }: { post: LibraryPost; schedul
   if (!scheduled || !post.publish_at) return null;
   return (
     <span className="badge badge-scheduled" data-testid="scheduled-badge">
-      Scheduled for {formatReleaseTime(new Date(post.publish_at!))}
+      Scheduled for {formatReleaseTime(new Date(post.publish_at))}
     </span>
   );
 }
