@@ -2,7 +2,7 @@
 // future flag on (docs/decisions/020-vite-and-single-fetch.md).
 import path from "node:path";
 import { vitePlugin as remix } from "@remix-run/dev";
-import { defineConfig, type Plugin } from "vite";
+import { defineConfig, type Plugin, type Rollup } from "vite";
 // Remix's own export remover (with dead-code elimination), as its plugin uses it for loaders.
 import { removeExports } from "@remix-run/dev/dist/vite/remove-exports.js";
 
@@ -16,6 +16,9 @@ declare module "@remix-run/node" {
     v3_singleFetch: true;
   }
 }
+
+/** removeExports' result (its declared type is @babel/generator's, whose types are not installed). */
+type RemovedExports = { code: string; map: Rollup.SourceMapInput };
 
 /** Route exports only the server reads (server/route-policy.ts), besides Remix's loader, action and headers. */
 const SERVER_ONLY_EXPORTS = ["requestPolicy"];
@@ -32,7 +35,7 @@ function serverOnlyRouteExports(): Plugin {
     transform(code, id, options) {
       if (options?.ssr || !id.startsWith(appDir) || !code.includes("requestPolicy")) return;
       const [filename] = id.split("?");
-      return removeExports(code, SERVER_ONLY_EXPORTS, { sourceMaps: true, filename: id, sourceFileName: filename });
+      return removeExports(code, SERVER_ONLY_EXPORTS, { sourceMaps: true, filename: id, sourceFileName: filename }) as RemovedExports;
     },
   };
 }

@@ -37,7 +37,7 @@ function answer(data: AdminActionData, status = 200, headers: Record<string, str
 /** A refusal (or an unexpected failure, logged) as the intent's form answer. */
 function refused(intent: string, error: unknown, failureMessage: string, extra: Record<string, unknown> = {}) {
   const refusal = formRefusal(error, failureMessage);
-  return answer({ intent, error: refusal.message, ...refusal.extra, ...extra } as AdminActionData, refusal.status, refusal.headers);
+  return answer({ intent, error: refusal.message, ...refusal.extra, ...extra }, refusal.status, refusal.headers);
 }
 
 export async function importPurchases(actorId: string, request: Request) {

@@ -35,7 +35,7 @@ function brotliOptions(bytes: Buffer, quality: number): zlib.BrotliOptions {
 export function compress(bytes: Buffer, coding: ContentCoding, brotliQuality = 4): Promise<Buffer<ArrayBuffer>> {
   // zlib answers with a buffer of its own (never a shared one), hence the narrower type.
   const compressed = coding === "br" ? brotli(bytes, brotliOptions(bytes, brotliQuality)) : gzip(bytes);
-  return compressed as Promise<Buffer<ArrayBuffer>>;
+  return compressed;
 }
 
 /**
@@ -46,7 +46,7 @@ export function compress(bytes: Buffer, coding: ContentCoding, brotliQuality = 4
  */
 function compressNow(bytes: Buffer, coding: ContentCoding): Buffer<ArrayBuffer> {
   const compressed = coding === "br" ? zlib.brotliCompressSync(bytes, brotliOptions(bytes, 1)) : zlib.gzipSync(bytes, { level: 1 });
-  return compressed as Buffer<ArrayBuffer>;
+  return compressed;
 }
 
 /** Adds `Accept-Encoding` to a response's Vary: its body depends on what the client accepts. */

@@ -36,9 +36,9 @@ const TIMESTAMP_OID = 1114;
 const utcTimestamps = {
   getTypeParser(oid: number, format?: "text" | "binary") {
     if (oid === TIMESTAMP_OID) return (value: string) => new Date(`${value.replace(" ", "T")}Z`);
-    return pg.types.getTypeParser(oid, format);
+    return pg.types.getTypeParser(oid, format) as (value: string) => unknown;
   },
-} as pg.CustomTypesConfig;
+};
 
 /** Socket errors of a database that cannot be reached or dropped the connection. */
 const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "EPIPE"]);
@@ -65,7 +65,7 @@ export function unreachableReason(error: unknown, depth = 0): string | null {
   };
   if (typeof kind === "string") {
     if (UNAVAILABLE_KINDS.has(kind)) return kind;
-    if (kind === "postgres" && typeof code === "string" && UNAVAILABLE_SQLSTATE.test(code)) return `${code} ${String(message ?? "")}`;
+    if (kind === "postgres" && typeof code === "string" && UNAVAILABLE_SQLSTATE.test(code)) return `${code} ${typeof message === "string" ? message : ""}`;
     return null;
   }
   if (typeof code === "string" && (UNREACHABLE_CODES.has(code) || UNAVAILABLE_SQLSTATE.test(code)))
@@ -166,4 +166,4 @@ export function sqlTimestamp(date: Date): string {
 }
 
 export { Prisma } from "~/generated/prisma/client";
-export { DatabaseUnavailable, isDatabaseUnavailable } from "~/utils/errors";
+export { isDatabaseUnavailable } from "~/utils/errors";

@@ -19,7 +19,7 @@ const MAX_NOTES = 10_000;
 export type RequestScope = { passwordAnswerBy?: number };
 
 const shared = globalThis as unknown as { __requestAccounts?: Map<string, string>; __requestScopes?: AsyncLocalStorage<RequestScope> };
-const accounts = (shared.__requestAccounts ??= new Map());
+const accounts = (shared.__requestAccounts ??= new Map<string, string>());
 const scopes = (shared.__requestScopes ??= new AsyncLocalStorage<RequestScope>());
 
 /** Runs the rest of a request's handling within its scope. */

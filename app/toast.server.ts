@@ -37,4 +37,3 @@ export const jsonWithError: ToastUtils["jsonWithError"] = (...args) => toastUtil
 export const jsonWithSuccess: ToastUtils["jsonWithSuccess"] = (...args) => toastUtils().jsonWithSuccess(...args);
 export const redirectWithError: ToastUtils["redirectWithError"] = (...args) => toastUtils().redirectWithError(...args);
 export const redirectWithSuccess: ToastUtils["redirectWithSuccess"] = (...args) => toastUtils().redirectWithSuccess(...args);
-export const redirectWithInfo: ToastUtils["redirectWithInfo"] = (...args) => toastUtils().redirectWithInfo(...args);

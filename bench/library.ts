@@ -249,7 +249,7 @@ export async function runLibraryBenchmark(kind: BenchDatabase = "direct"): Promi
         console.log(`sequential ${label}: ${(Number(process.hrtime.bigint() - started) / 1e6 / 50).toFixed(2)} ms per request`);
       }
     }
-    const { default: autocannon } = (await import("autocannon" as string)) as { default: Autocannon };
+    const { default: autocannon } = (await import("autocannon")) as { default: Autocannon };
     // Short warm-up of the app (JIT, connection pool), not measured.
     await autocannon({ url: listingUrl, connections: CONNECTIONS, duration: 2, headers: { Cookie: cookie } });
     const appRounds: AutocannonResult[] = [];
@@ -327,7 +327,7 @@ export async function runLibraryBenchmark(kind: BenchDatabase = "direct"): Promi
 export async function runLibraryBenchmarkApart(kind: BenchDatabase): Promise<TargetLine[]> {
   const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), kind], { stdio: ["ignore", "pipe", "inherit"] });
   let output = "";
-  child.stdout!.on("data", (chunk: Buffer) => {
+  child.stdout.on("data", (chunk: Buffer) => {
     output += chunk.toString();
     process.stdout.write(chunk.toString().replace(/^RESULT .*\n?/m, ""));
   });

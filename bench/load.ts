@@ -248,7 +248,7 @@ export async function runLoadBenchmark(): Promise<TargetLine[]> {
   console.log(`\nMixed load: ${CONNECTIONS} connections for ${SECONDS} s (home, library, inspiration vote, login, ${FILE_BYTES / 1024} KiB download)`);
   const app = await startSeededApp();
   try {
-    const { default: autocannon } = (await import("autocannon" as string)) as { default: Autocannon };
+    const { default: autocannon } = (await import("autocannon")) as { default: Autocannon };
     const requests: AutocannonRequest[] = [
       { path: "/" },
       { path: "/library", headers: { Cookie: app.cookie } },

@@ -99,7 +99,7 @@ export async function runPagesBenchmark(): Promise<TargetLine[]> {
   const workers = os.availableParallelism();
   console.log(`\nPages: ${CONNECTIONS} connections, ${SECONDS} s per side, app with ${workers} workers against a bare server answering the same bytes`);
   const app = await startSeededApp({ workers, clientIpHeader: BENCH_CLIENT_HEADER, readers: READERS });
-  const { default: autocannon } = (await import("autocannon" as string)) as { default: Autocannon };
+  const { default: autocannon } = (await import("autocannon")) as { default: Autocannon };
   const lines: (TargetLine & { text: string })[] = [];
   let bare: http.Server | undefined;
   try {

@@ -238,7 +238,7 @@ async function startBareServer(file: string): Promise<{ url: string; child: Chil
     });
     server.listen(0, "127.0.0.1", () => console.log(server.address().port));`;
   const child = spawn(process.execPath, ["-e", script, file], { stdio: ["ignore", "pipe", "inherit"] });
-  const [chunk] = (await once(child.stdout!, "data")) as [Buffer];
+  const [chunk] = (await once(child.stdout, "data")) as [Buffer];
   return { url: `http://127.0.0.1:${chunk.toString().trim()}/release.zip`, child };
 }
 
@@ -393,7 +393,7 @@ async function runChild() {
     // The sign-in burst of bench/pages.ts, with the sign-ins' p99.
     const burst: { growth: number; signInP99: number; failures: number }[] = [];
     if (BURST_PAIRS > 0) {
-      const { default: autocannon } = (await import("autocannon" as string)) as { default: Autocannon };
+      const { default: autocannon } = (await import("autocannon")) as { default: Autocannon };
       const library = {
         url: `${app.base}/library`,
         connections: 45,

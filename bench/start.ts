@@ -32,8 +32,8 @@ async function timeToFirstPage(project: string, port: number): Promise<{ seconds
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
-  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, "SIGINT");
     // npm ends on the signal at once; the site is down once its database's pid file is gone.

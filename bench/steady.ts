@@ -129,9 +129,9 @@ async function runChild() {
   try {
     // In each group of four: three signed-in library views, each by the next of the readers, and the home page.
     const rotated = (base: string) =>
-      Array.from({ length: READERS * 4 }, (_, index) =>
+      Array.from({ length: READERS * 4 }, (_, index): { url: string; headers: Record<string, string> } =>
         index % 4 === 3
-          ? { url: `${base}/`, headers: {} as Record<string, string> }
+          ? { url: `${base}/`, headers: {} }
           : { url: `${base}/library`, headers: { Cookie: app.readerCookies[(index - Math.floor(index / 4)) % READERS]! } },
       );
     const sides = [

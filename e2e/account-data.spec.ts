@@ -64,7 +64,7 @@ for (const javaScriptEnabled of [true, false]) {
       await page.getByRole("button", { name: "Download my data" }).click();
       const file = await download;
       expect(file.suggestedFilename()).toMatch(/^creator-library-data-\d{4}-\d\d-\d\d\.json$/);
-      const data = JSON.parse(await readFile((await file.path())!, "utf8")) as { account: { email: string } };
+      const data = JSON.parse(await readFile(await file.path(), "utf8")) as { account: { email: string } };
       expect(data.account.email).toBe(user.email);
       await db.user.delete({ where: { id: user.id } });
     });

@@ -120,7 +120,7 @@ async function downloadBy(page: Page, name: RegExp | string): Promise<Buffer> {
   const started = page.waitForEvent("download");
   await card(page).getByRole("button", { name }).click();
   const download = await started;
-  return readFileSync((await download.path())!);
+  return readFileSync(await download.path());
 }
 
 /** Moves the member's download records into the past: a repeat within minutes counts as the same download. */

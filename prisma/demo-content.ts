@@ -792,8 +792,8 @@ export async function seedDemoContent(db: PrismaClient, store: Storage, now = ne
               size: BigInt(demo.size),
               sha256: demo.sha256,
               contentHash: demo.contentHash,
-              ...(demo.zipEntries ? { zipEntries: demo.zipEntries as Prisma.InputJsonValue } : {}),
-              ...(demo.blenderManifest ? { blenderManifest: demo.blenderManifest as unknown as Prisma.InputJsonValue } : {}),
+              ...(demo.zipEntries ? { zipEntries: demo.zipEntries } : {}),
+              ...(demo.blenderManifest ? { blenderManifest: demo.blenderManifest } : {}),
               createdAt: demo.createdAt,
             },
           });

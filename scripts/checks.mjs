@@ -1,5 +1,6 @@
-// `npm run checks`: the type check and the lint (ESLint, Prettier) at the same time, each on a
-// core of its own; each one's output is printed whole when it ends. Fails when any of them fails.
+// `npm run checks`: the type check, the lint (ESLint, Prettier) and knip (unused files, exports
+// and dependencies: knip.config.ts) at the same time; each one's output is printed whole when it
+// ends. Fails when any of them fails.
 // npm scripts named as arguments run beside them (`npm test` adds `build`, which fills the core
 // the lint leaves idle while the type check finishes).
 import { spawn } from "node:child_process";
@@ -8,6 +9,7 @@ const CHECKS = [
   ["typecheck", "npx", ["tsc", "--noEmit"]],
   ["eslint", "npx", ["eslint", "."]],
   ["prettier", "npx", ["prettier", "--check", "."]],
+  ["knip", "npx", ["knip", "--no-progress"]],
   ...process.argv.slice(2).map((script) => [script, "npm", ["run", "--silent", script]]),
 ];
 

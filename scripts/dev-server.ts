@@ -28,7 +28,7 @@ const vite = await createViteServer({
 const optimizer = vite.environments.client.depsOptimizer;
 await optimizer?.init();
 await optimizer?.scanProcessing;
-await Promise.all(optimizer?.metadata.depInfoList.map((dep) => dep.processing) ?? []);
+await Promise.all(optimizer?.metadata.depInfoList.map((dep) => dep.processing ?? Promise.resolve()) ?? []);
 installGlobals({ nativeFetch: true });
 const loadBuild = () => vite.ssrLoadModule("virtual:remix/server-build") as Promise<ServerBuild>;
 const build = await loadBuild();

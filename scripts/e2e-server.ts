@@ -22,7 +22,7 @@ async function stop(code: number) {
   if (stopping) return;
   stopping = true;
   for (const server of servers) server.kill("SIGTERM");
-  await Promise.all(servers.map((server) => (server.exitCode === null ? new Promise((resolve) => server.once("exit", resolve)) : undefined)));
+  await Promise.all(servers.filter((server) => server.exitCode === null).map((server) => new Promise((resolve) => server.once("exit", resolve))));
   await Promise.all(fakeProviders.map((providers) => providers.stop().catch(() => undefined)));
   for (const site of sites) {
     await dropDatabase(site.database).catch(() => undefined);

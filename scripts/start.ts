@@ -165,7 +165,7 @@ if (!process.env.DATABASE_URL) {
 }
 
 const { parseEnv } = await import("../app/env.server.ts");
-let config;
+let config: ReturnType<typeof parseEnv> | undefined;
 try {
   config = parseEnv(process.env);
 } catch (error) {
@@ -175,7 +175,7 @@ try {
 
 // The CLI runs only when a migration is missing or differs; it takes about ten seconds even with
 // nothing to do. Asynchronous on purpose: this process keeps answering signals while it runs.
-const upToDate = await migrationsUpToDate(process.env.DIRECT_DATABASE_URL ?? process.env.DATABASE_URL!, path.join(root, "prisma/migrations"));
+const upToDate = await migrationsUpToDate(process.env.DIRECT_DATABASE_URL ?? process.env.DATABASE_URL, path.join(root, "prisma/migrations"));
 if (upToDate) console.log("Database is up to date.");
 const migrated =
   upToDate ||

@@ -87,7 +87,10 @@ export function createApp(options: AppOptions): express.Express {
   // public/'s few files are listed once, so other requests skip express.static's file-system lookup.
   const publicFiles = listPublicFiles(options.publicDir, options.assetsDir);
   const servePublic = express.static(options.publicDir, { maxAge: "1h", index: false, acceptRanges: false });
-  app.use((req, res, next) => (publicFiles.has(req.path) ? servePublic(req, res, next) : next()));
+  app.use((req, res, next) => {
+    if (publicFiles.has(req.path)) servePublic(req, res, next);
+    else next();
+  });
   app.use(serveMetrics({ token: options.metricsToken }));
   if (options.dev) {
     const { loadBuild } = options.dev;

@@ -3,6 +3,7 @@
 // a whole app server (server/worker.ts) on the same port; any worker may answer any request. The
 // primary only supervises: it replaces dead workers, gives the background jobs to one, relays the
 // workers' messages, and on SIGTERM/SIGINT lets every worker finish its responses (SHUTDOWN_DRAIN_SECONDS).
+import type { Serializable } from "node:child_process";
 import cluster, { type Worker } from "node:cluster";
 import os from "node:os";
 import { env, type Env } from "../app/env.server.ts";
@@ -52,7 +53,7 @@ function superviseWorkers(count: number) {
     const worker = cluster.fork(workerEnv);
     // The workers' word to each other (a write to what guests see: app/document-cache.server.ts);
     // a worker's question for the whole server's metrics is the primary's to answer.
-    worker.on("message", (message) => {
+    worker.on("message", (message: Serializable) => {
       if (metrics.handles(worker, message)) return;
       for (const other of slots.keys()) if (other !== worker && other.isConnected()) other.send(message);
     });

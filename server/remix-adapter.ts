@@ -21,7 +21,7 @@ type AdapterOptions = {
 export function remixHandler({ build, mode, appUrl, getLoadContext }: AdapterOptions): RequestHandler {
   const handle = createRequestHandler(build, mode);
   const app = new URL(appUrl);
-  return async (req, res, next) => {
+  const answer = async (req: Request, res: Response) => {
     // Loaders and actions stop once the answer can no longer be written.
     const controller = new AbortController();
     res.once("close", () => res.writableFinished || controller.abort());
@@ -36,26 +36,23 @@ export function remixHandler({ build, mode, appUrl, getLoadContext }: AdapterOpt
       body,
       signal: controller.signal,
       duplex: "half",
-    } as RequestInit);
-    try {
-      const response = await handle(request, getLoadContext(req));
-      for (const fn of (res.locals.onRemixAnswer as (() => void)[] | undefined) ?? []) fn();
-      closeIfBodyUnread(req, res);
-      if (response.statusText) res.statusMessage = response.statusText;
-      res.status(response.status);
-      for (const name of new Set(response.headers.keys())) res.removeHeader(name);
-      // Express's `set` adds the charset to a text Content-Type, as it always has.
-      for (const [name, value] of response.headers) {
-        if (name === "content-type") res.set(name, value);
-        else res.appendHeader(name, value);
-      }
-      // Every 503 says when to try again: a route that failed while the database was down says nothing itself.
-      if (response.status === 503 && !response.headers.has("Retry-After")) res.setHeader("Retry-After", String(DATABASE_RETRY_AFTER_SECONDS));
-      // With backpressure; the source is cancelled when the client goes away (patches/@remix-run+node).
-      if (response.body) await writeReadableStreamToWritable(response.body, res);
-      else res.end();
-    } catch (error) {
-      next(error);
+    });
+    const response = await handle(request, getLoadContext(req));
+    for (const fn of (res.locals.onRemixAnswer as (() => void)[] | undefined) ?? []) fn();
+    closeIfBodyUnread(req, res);
+    if (response.statusText) res.statusMessage = response.statusText;
+    res.status(response.status);
+    for (const name of new Set(response.headers.keys())) res.removeHeader(name);
+    // Express's `set` adds the charset to a text Content-Type, as it always has.
+    for (const [name, value] of response.headers) {
+      if (name === "content-type") res.set(name, value);
+      else res.appendHeader(name, value);
     }
+    // Every 503 says when to try again: a route that failed while the database was down says nothing itself.
+    if (response.status === 503 && !response.headers.has("Retry-After")) res.setHeader("Retry-After", String(DATABASE_RETRY_AFTER_SECONDS));
+    // With backpressure; the source is cancelled when the client goes away (patches/@remix-run+node).
+    if (response.body) await writeReadableStreamToWritable(response.body, res);
+    else res.end();
   };
+  return (req, res, next) => void answer(req, res).catch(next);
 }

@@ -121,7 +121,7 @@ function isMultipart(req: Request): boolean {
 export function limitBody(options: SecurityOptions): RequestHandler {
   const base = options.bodyTimeoutMs ?? 30_000;
   const appOrigin = new URL(options.appUrl).origin;
-  return async (req: Request, res: Response, next: NextFunction) => {
+  const check = async (req: Request, res: Response, next: NextFunction) => {
     if (!hasBody(req)) return next();
     const header = req.headers["content-length"];
     const declared = header === undefined ? null : Number(header);
@@ -154,4 +154,5 @@ export function limitBody(options: SecurityOptions): RequestHandler {
     req.socket.once("close", clear);
     next();
   };
+  return (req, res, next) => void check(req, res, next).catch(next);
 }

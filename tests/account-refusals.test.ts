@@ -16,7 +16,7 @@ type Body = { error?: string; errors?: Record<string, string> };
 /** A call as the HTTP server makes it: the connection's address in the load context. */
 async function fromAddress(route: typeof loginPage | typeof loginApi, address: string, options: Parameters<typeof buildRequest>[0]): Promise<Response> {
   try {
-    return (await route.action({ request: buildRequest({ method: "POST", ...options }), params: {}, context: { clientAddress: address } })) as Response;
+    return await route.action({ request: buildRequest({ method: "POST", ...options }), params: {}, context: { clientAddress: address } });
   } catch (thrown) {
     if (thrown instanceof Response) return thrown;
     throw thrown;

@@ -166,7 +166,7 @@ function requestFor(method: string, url: string, body: Body, cookie: string | un
       return buildRequest({ method, path: url, cookie, form: body.fields });
     case "multipart": {
       const form = new FormData();
-      form.append(body.field, new Blob([new Uint8Array(body.bytes).buffer as ArrayBuffer], { type: body.contentType }), body.fileName);
+      form.append(body.field, new Blob([new Uint8Array(body.bytes).buffer], { type: body.contentType }), body.fileName);
       return buildRequest({ method, path: url, cookie, form });
     }
   }

@@ -5,7 +5,7 @@
 // account may download, and each archive's size and hash are those of the bytes its address
 // serves. A personal token's last use is written, at most once a minute.
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, type Dirent } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -37,7 +37,9 @@ const store = new LocalStorage(root);
 function storedFiles(postId: string): string[] {
   const dir = path.join(root, "posts", postId);
   if (!existsSync(dir)) return [];
-  return (readdirSync(dir, { recursive: true, withFileTypes: true }) as Dirent[]).filter((entry) => entry.isFile()).map((entry) => entry.name);
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => entry.name);
 }
 
 /**

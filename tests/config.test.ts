@@ -26,8 +26,8 @@ async function startedServerOutput(environment: NodeJS.ProcessEnv): Promise<stri
           resolve();
         }
       };
-      child.stdout!.on("data", read);
-      child.stderr!.on("data", read);
+      child.stdout.on("data", read);
+      child.stderr.on("data", read);
       child.once("exit", () => reject(new Error(`the server exited: ${output}`)));
     });
   } finally {
@@ -110,7 +110,7 @@ describe("modules read their values through env()", () => {
       NODE_ENV: "production",
       FAKE_PROVIDERS: "true",
       DATABASE_URL: process.env.DATABASE_URL,
-    } as NodeJS.ProcessEnv);
+    });
     expect(code).toBe(1);
     expect(output.trim()).toBe("FAKE_PROVIDERS=true is refused with NODE_ENV=production: the fake providers sign anyone in as any email.");
   });

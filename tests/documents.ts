@@ -32,7 +32,7 @@ function pagePath(name: string): { path?: string; index?: true } {
 }
 
 async function pageBuild(): Promise<ServerBuild> {
-  const routes: ServerBuild["routes"] = { root: { id: "root", path: "", module: root as PageModule } };
+  const routes: ServerBuild["routes"] = { root: { id: "root", path: "", module: root } };
   for (const [name, module] of await pageModules) {
     const id = `routes/${name}`;
     routes[id] = { id, parentId: "root", ...pagePath(name), module };
@@ -69,7 +69,7 @@ async function pageBuild(): Promise<ServerBuild> {
       v3_throwAbortReason: true,
       v3_lazyRouteDiscovery: true,
       v3_singleFetch: true,
-    } as ServerBuild["future"],
+    },
     isSpaMode: false,
   };
 }

@@ -118,8 +118,8 @@ export async function productionServerEnv(extra: Record<string, string> = {}): P
 export async function runUntilExit(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 20_000): Promise<{ code: number | null; output: string }> {
   const child = spawn(process.execPath, args, { cwd: path.resolve(import.meta.dirname, ".."), env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
-  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
   const code = await new Promise<number | null>((resolve) => child.once("exit", (exitCode) => resolve(exitCode)));
   clearTimeout(timer);
@@ -132,6 +132,7 @@ export async function runUntilExit(args: string[], env: NodeJS.ProcessEnv, timeo
  */
 export async function queriesDuring<T>(fragment: string, run: () => Promise<T>): Promise<{ result: T; queries: string[] }> {
   const queries: string[] = [];
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be called with each client as `this`, and put back after.
   const query = pg.Client.prototype.query;
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
     const text = typeof args[0] === "string" ? args[0] : (args[0] as { text?: string } | undefined)?.text;

@@ -192,7 +192,7 @@ describe("leaked ZIP lookup in the code search", () => {
       headers: { Cookie: adminCookie, "Content-Type": `multipart/form-data; boundary=${boundary}` },
       body,
       duplex: "half",
-    } as RequestInit & { duplex: "half" });
+    });
     global.gc?.();
     const baseline = process.memoryUsage();
     let peak = 0;

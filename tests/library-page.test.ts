@@ -182,7 +182,7 @@ describe("action without JavaScript", () => {
     const setCookie = response.headers.get("Set-Cookie")!;
     expect(setCookie).toMatch(/^nsfwAccepted=[^;]+;.* Path=\/;/);
     // The cookie it sets is the one the loader reads back.
-    expect((await load("/library", setCookie.split(";")[0]!)).nsfwAccepted).toBe(true);
+    expect((await load("/library", setCookie.split(";")[0])).nsfwAccepted).toBe(true);
     const elsewhere = await post({ intent: "accept-nsfw", back: "https://evil.example/" });
     expect(elsewhere.headers.get("Location")).toBe("/library");
   });
@@ -337,7 +337,7 @@ describe("action with JavaScript (respond=json)", () => {
     const response = await post({ intent: "accept-nsfw", back: "/library", respond: "json" });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ ok: true });
-    expect((await load("/library", response.headers.get("Set-Cookie")!.split(";")[0]!)).nsfwAccepted).toBe(true);
+    expect((await load("/library", response.headers.get("Set-Cookie")!.split(";")[0])).nsfwAccepted).toBe(true);
   });
 
   it("a post file uploaded to the page's action streams into storage like the /api upload", async () => {

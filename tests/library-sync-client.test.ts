@@ -52,11 +52,11 @@ function tree(folder: string): Map<string, Buffer> {
 function unpack(file: string): Promise<Map<string, Buffer>> {
   return new Promise((resolve, reject) => {
     yauzl.open(file, { lazyEntries: true }, (error, zip) => {
-      if (error || !zip) return reject(error);
+      if (error || !zip) return reject(error ?? new Error(`Cannot open ${file}`));
       const files = new Map<string, Buffer>();
       zip.on("entry", (entry: yauzl.Entry) => {
         zip.openReadStream(entry, (streamError, stream) => {
-          if (streamError || !stream) return reject(streamError);
+          if (streamError || !stream) return reject(streamError ?? new Error(`Cannot read ${entry.fileName}`));
           const chunks: Buffer[] = [];
           stream.on("data", (chunk: Buffer) => chunks.push(chunk));
           stream.on("end", () => {

@@ -34,8 +34,8 @@ export function launch(
     ...how.user,
   });
   let text = "";
-  child.stdout!.on("data", (chunk: Buffer) => (text += chunk.toString()));
-  child.stderr!.on("data", (chunk: Buffer) => (text += chunk.toString()));
+  child.stdout.on("data", (chunk: Buffer) => (text += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (text += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   return { child, output: () => text, exited };
 }

@@ -30,8 +30,8 @@ async function startServer(extra: Record<string, string>, ready: string): Promis
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
-  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const deadline = Date.now() + 60_000;
   while (!output.includes(ready)) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the server did not start:\n${output}`);

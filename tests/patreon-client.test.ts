@@ -1,9 +1,10 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPatreonClient, parseIdentity, parseMember, patreonSignatureValid, signPatreonBody, type JsonApiDocument } from "~/integrations/patreon.server";
+import { createPatreonClient, parseIdentity, parseMember, patreonSignatureValid, type JsonApiDocument } from "~/integrations/patreon.server";
 import { currentTierIdOf } from "~/models/patreon-membership.server";
 import { pledgedTierAt } from "~/utils/entitlement";
+import { signPatreonWebhook } from "./fakes/patreon-api";
 
 // A platform that paginates only with links.next (no cursor in meta), and whose last page
 // points somewhere else: the client must not send the token to another host.
@@ -109,7 +110,7 @@ describe("the support-platform API client", () => {
 
   it("checks webhook signatures over the exact raw bytes", () => {
     const body = '{"data":{"type":"member","id":"1"}}';
-    const signature = signPatreonBody(body, "secret");
+    const signature = signPatreonWebhook(body, "secret");
     expect(patreonSignatureValid(Buffer.from(body), signature, "secret")).toBe(true);
     expect(patreonSignatureValid(Buffer.from(body), signature.toUpperCase(), "secret")).toBe(true);
     expect(patreonSignatureValid(Buffer.from(`${body} `), signature, "secret")).toBe(false);

@@ -54,7 +54,7 @@ describe("POST /api/upload/file/{id} memory", () => {
       headers: { "Content-Type": `multipart/form-data; boundary=${boundary}`, Cookie: await sessionCookie(admin.id) },
       body: multipartStream(boundary),
       duplex: "half",
-    } as RequestInit);
+    });
     globalThis.gc?.();
     const before = process.memoryUsage().rss;
     let peak = before;

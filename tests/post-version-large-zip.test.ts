@@ -78,7 +78,7 @@ describe("a 512 MiB ZIP upload", () => {
       headers: { "Content-Type": `multipart/form-data; boundary=${boundary}`, Cookie: await sessionCookie(admin.id) },
       body: multipartBody(boundary, file, "V5.0"),
       duplex: "half",
-    } as RequestInit);
+    });
     globalThis.gc?.();
     const before = process.memoryUsage().rss;
     let peak = before;

@@ -69,7 +69,7 @@ const sha256 = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex
 function storedFiles(postId: string): string[] {
   const dir = path.join(root, "posts", postId);
   if (!existsSync(dir)) return [];
-  return (readdirSync(dir, { recursive: true, withFileTypes: true }) as import("node:fs").Dirent[])
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile())
     .map((entry) => entry.name);
 }

@@ -757,7 +757,7 @@ describe("body size limits", () => {
       headers: { "Content-Type": "application/json" },
       body: stream,
       duplex: "half",
-    } as RequestInit);
+    });
     expect(response.status).toBe(411);
   });
 

@@ -11,8 +11,8 @@ export async function startS3rver(
   bucket = "library-test",
 ): Promise<{ storage: S3Storage; endpoint: string; directory: string; stopServer: () => Promise<void>; stop: () => Promise<void> }> {
   const directory = mkdtempSync(path.join(os.tmpdir(), "clib-s3rver-"));
-  // s3rver ships no types.
-  const { default: S3rver } = (await import("s3rver" as string)) as { default: new (options: object) => S3rverInstance };
+  // s3rver ships no types (tests/s3rver.d.ts).
+  const { default: S3rver } = (await import("s3rver")) as { default: new (options: object) => S3rverInstance };
   const server = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory, configureBuckets: [{ name: bucket }] });
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;

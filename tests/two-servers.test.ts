@@ -145,8 +145,8 @@ async function startServer(name: AppServer["name"]): Promise<AppServer> {
   });
   children.push(child);
   const server: AppServer = { name, base: `http://127.0.0.1:${port}`, child, output: "", dataDir };
-  child.stdout!.on("data", (chunk: Buffer) => (server.output += chunk.toString()));
-  child.stderr!.on("data", (chunk: Buffer) => (server.output += chunk.toString()));
+  child.stdout.on("data", (chunk: Buffer) => (server.output += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (server.output += chunk.toString()));
   const deadline = Date.now() + 45_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server ${name} exited:\n${server.output}`);

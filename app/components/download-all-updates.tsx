@@ -40,7 +40,7 @@ async function fetchFile(item: Item, signal: AbortSignal, onPercent: (percent: n
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    chunks.push(value as Uint8Array<ArrayBuffer>);
+    chunks.push(value);
     received += value.length;
     onPercent(total ? Math.round((received / total) * 100) : null);
   }
@@ -122,7 +122,7 @@ export function DownloadAllUpdates({ items, children }: { items: Item[]; childre
       ) : (
         <div className="download-all" data-testid="download-all">
           <div className="button-row">
-            <button type="button" className="button" onClick={run} disabled={running || settling} aria-busy={running || undefined}>
+            <button type="button" className="button" onClick={() => void run()} disabled={running || settling} aria-busy={running || undefined}>
               {running ? "Downloading updates…" : `Download all updates (${items.length})`}
             </button>
             {running ? (

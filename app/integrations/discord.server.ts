@@ -18,7 +18,6 @@ export function discordConfig(): DiscordConfig | null {
 
 /** Discord's JSON error codes this client tells apart. */
 export const UNKNOWN_MEMBER = 10007;
-export const UNKNOWN_ROLE = 10011;
 
 /** A call Discord refused or that failed; `forGood` when retrying cannot help (4xx other than 429). */
 export class DiscordCallError extends Error {

@@ -132,7 +132,7 @@ export function csvDelimiter(content: Buffer | string): string {
 export function parseKofiCsv(content: Buffer | string): KofiCsvRow[] {
   let records: string[][];
   try {
-    records = parse(content, { bom: true, skip_empty_lines: true, relax_column_count: false, delimiter: csvDelimiter(content) }) as string[][];
+    records = parse(content, { bom: true, skip_empty_lines: true, relax_column_count: false, delimiter: csvDelimiter(content) });
   } catch (error) {
     throw new KofiCsvError(`The file is not valid CSV (${error instanceof Error ? error.message : "parse error"}).`);
   }

@@ -129,7 +129,7 @@ class PatreonStrategy<User> extends CheckedOAuth2Strategy<User> {
     if (!response.ok || !data || typeof data !== "object" || !("access_token" in data)) {
       throw new ProviderError(`token exchange failed (${response.status})`);
     }
-    return new OAuth2Tokens(data as object);
+    return new OAuth2Tokens(data);
   }
 }
 

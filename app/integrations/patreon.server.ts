@@ -267,8 +267,6 @@ export function createPatreonClient(options: PatreonClientOptions) {
   };
 }
 
-export type PatreonClient = ReturnType<typeof createPatreonClient>;
-
 // ---------------------------------------------------------------- webhooks
 
 /** X-Patreon-Signature: hex HMAC-MD5 of the raw body with the webhook secret, compared in constant time. */
@@ -277,8 +275,4 @@ export function patreonSignatureValid(rawBody: Buffer | string, signature: strin
   const expected = createHmac("md5", secret).update(rawBody).digest();
   const given = Buffer.from(signature.trim(), "hex");
   return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
-export function signPatreonBody(rawBody: Buffer | string, secret: string): string {
-  return createHmac("md5", secret).update(rawBody).digest("hex");
 }

@@ -12,7 +12,6 @@ import { assertSafeKey, type ByteRange, type Storage, type StoredObject } from "
 
 // Callers take the interface and the key rule from here, beside the configured storage.
 export {
-  assertSafeKey,
   isSafeKey,
   isStorageOutage,
   STORAGE_RETRY_AFTER_SECONDS,

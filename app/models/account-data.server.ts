@@ -217,5 +217,3 @@ export async function exportAccountData(userId: string, now = new Date()) {
     changesToYourAccount,
   };
 }
-
-export type AccountExport = Awaited<ReturnType<typeof exportAccountData>>;

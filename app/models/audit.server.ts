@@ -48,15 +48,6 @@ export async function redactAuditOf(client: Pick<Prisma.TransactionClient, "$exe
             AND (found.value #>> '{}' = ${userId} OR lower(found.value #>> '{}') = ANY (${addresses}::text[])))`;
 }
 
-export async function listAuditEntries({ take = 50, cursor }: { take?: number; cursor?: string } = {}) {
-  return db.auditEntry.findMany({
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-    take,
-    ...(cursor ? { skip: 1, cursor: { id: cursor } } : {}),
-    include: { actor: { select: { id: true, email: true, fullName: true } } },
-  });
-}
-
 /**
  * A page of the audit log as the /admin page shows it (actor by name or email), newest first,
  * filtered by action, actor ("system" for entries without one) and UTC days; with the actions

@@ -69,7 +69,7 @@ export async function ensureExtensionFile(tx: Prisma.TransactionClient, postId: 
   const store = await storage();
   const entries = (version.zipEntries as ZipEntry[] | null) ?? (looksLikeZip(version.fileName) ? await entriesOf(store, version.storageKey) : null);
   const manifest = await checkExtensionFile(store, version.storageKey, entries, marked);
-  await tx.postVersion.update({ where: { id: version.id }, data: { blenderManifest: manifest as unknown as Prisma.InputJsonValue } });
+  await tx.postVersion.update({ where: { id: version.id }, data: { blenderManifest: manifest } });
 }
 
 /** The central directory of a version whose entries were never read (a typed key, a migrated file). */

@@ -30,7 +30,7 @@ async function renderFile(page: ContentPage): Promise<string> {
     .replaceAll("{downloadRetentionDays}", String(env().DOWNLOAD_RETENTION_DAYS))
     .replaceAll("{keptDownloads}", keptDownloadsRule());
   // Raw HTML in the files is shown as text, so the Markdown stays the only markup.
-  return markdown.parse(source.replace(/</g, "&lt;"), { async: false }) as string;
+  return markdown.parse(source.replace(/</g, "&lt;"), { async: false });
 }
 
 /** The HTML of one content page; cached in production (restart after editing), fresh in development. */

@@ -293,8 +293,6 @@ export async function accountDiscordRoles(user: RoleAccount & { discordId: strin
 
 // ---------------------------------------------------------------- the diff and the queue
 
-type OpenJob = Pick<DiscordJob, "id" | "kind" | "status" | "discordUserId" | "roleId">;
-
 export type DiscordSyncRun = {
   skipped: null | "off" | "locked";
   accounts: number;
@@ -354,17 +352,17 @@ export async function runDiscordRoleSync({ now = new Date(), client }: { now?: D
       const appliedBy = new Map<string, Map<string, (typeof applied)[number]>>();
       for (const row of applied) {
         let roles = appliedBy.get(row.discordUserId);
-        if (!roles) appliedBy.set(row.discordUserId, (roles = new Map()));
+        if (!roles) appliedBy.set(row.discordUserId, (roles = new Map<string, (typeof applied)[number]>()));
         roles.set(row.roleId, row);
       }
-      const openBy = new Map(open.map((job) => [`${job.discordUserId}:${job.roleId}`, job as OpenJob]));
+      const openBy = new Map(open.map((job) => [`${job.discordUserId}:${job.roleId}`, job]));
       const paused = new Set(pausedRows.map((job) => `${job.kind}:${job.discordUserId}:${job.roleId}`));
       const members = new Set([...desired.keys(), ...appliedBy.keys(), ...open.flatMap((job) => (job.discordUserId ? [job.discordUserId] : []))]);
       const roleNames = new Map(inputs.mappings.map((mapping) => [mapping.roleId, mapping.roleName]));
       const jobs: Prisma.DiscordJobCreateManyInput[] = [];
       for (const member of members) {
         const want = desired.get(member);
-        const has = appliedBy.get(member) ?? new Map();
+        const has = appliedBy.get(member) ?? new Map<string, (typeof applied)[number]>();
         const roleIds = new Set([
           ...(want?.roles.keys() ?? []),
           ...has.keys(),

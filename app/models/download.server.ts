@@ -383,11 +383,6 @@ export function resumeSpooledDownloads(): void {
   downloadSpool.resume();
 }
 
-/** Writes the kept downloads now; answers how many are still waiting (tests). */
-export function replaySpooledDownloads(): Promise<number> {
-  return downloadSpool.replay();
-}
-
 /** What serving a post's file needs: its storage key, the name it is saved as, and what to do with each response's bytes. */
 export type PostDownload = { key: string; fileName: string; onSent?: (sent: SentBytes) => Promise<void> };
 

@@ -55,7 +55,7 @@ async function withAdvisoryLock<T>(run: () => Promise<T>): Promise<{ locked: fal
 }
 
 export type RunOptions = {
-  trigger: "timer" | "admin" | string;
+  trigger: "timer" | "admin";
   /** For tests: waits on 429 without real sleeping. */
   sleep?: Sleep;
 };

@@ -98,8 +98,6 @@ export async function loginWithPassword({ email, password, client }: { email: st
   return grantAdminIfListed(user);
 }
 
-export type PasswordStrategy = "login" | "signup";
-
 /**
  * The "login" and "sign-up" strategies of remix-auth-form for one request's client (its address
  * counts against the per-address limits). Each reads the form itself; refusals are DomainErrors

@@ -2,7 +2,7 @@
 // SHA-256 is unknown is read once from storage through the upload's hashing stream, and a ZIP's
 // central directory is listed (docs/decisions/011-post-versions.md).
 import { pipeline } from "node:stream";
-import { db, Prisma } from "~/db.server";
+import { db } from "~/db.server";
 import { storage } from "~/integrations/storage.server";
 import { listZipEntries, looksLikeZip, TooManyZipEntriesError, UnreadableZipError, type ZipEntry } from "~/integrations/zip.server";
 import { hashingStream } from "~/utils/upload-hash.server";
@@ -58,7 +58,7 @@ export async function backfillVersionHashes({ batch = 20 }: { batch?: number } =
           sha256: digest.sha256,
           contentHash: digest.contentHash,
           size: BigInt(digest.size),
-          ...(zipEntries ? { zipEntries: zipEntries as unknown as Prisma.InputJsonValue } : {}),
+          ...(zipEntries ? { zipEntries: zipEntries } : {}),
         },
       });
       filled += count;

@@ -169,8 +169,8 @@ export async function addPostVersion(actor: Admin, stored: StoredVersionFile): P
           size: BigInt(stored.size),
           sha256: stored.sha256,
           contentHash: stored.contentHash,
-          ...(stored.zipEntries ? { zipEntries: stored.zipEntries as unknown as Prisma.InputJsonValue } : {}),
-          ...(stored.blenderManifest ? { blenderManifest: stored.blenderManifest as unknown as Prisma.InputJsonValue } : {}),
+          ...(stored.zipEntries ? { zipEntries: stored.zipEntries } : {}),
+          ...(stored.blenderManifest ? { blenderManifest: stored.blenderManifest } : {}),
           createdAt: now,
         },
       });

@@ -26,8 +26,6 @@ export function toUserData(user: UserWithShopEmails) {
   };
 }
 
-export type UserData = ReturnType<typeof toUserData>;
-
 /** The user as `GET /api/auth/user` answers it: userData plus the rest of docs/api.md#user. */
 export function toApiUser(user: UserWithShopEmails) {
   const userData = toUserData(user);

@@ -136,7 +136,7 @@ export async function addVersionFile(
           size: BigInt(stored.size),
           sha256: stored.sha256,
           contentHash: stored.contentHash,
-          ...(stored.zipEntries ? { zipEntries: stored.zipEntries as unknown as Prisma.InputJsonValue } : {}),
+          ...(stored.zipEntries ? { zipEntries: stored.zipEntries } : {}),
           gateTierIds: input.gateTierIds,
           gateShopItem: input.gateShopItem,
         },

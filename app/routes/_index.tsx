@@ -105,7 +105,7 @@ export function ErrorBoundary() {
 
 export default function Home() {
   const { panels, isAdmin, adminView, editing, deleting } = useLoaderData<typeof loader>();
-  const actionData = useActionData<typeof action>() as ActionData | undefined;
+  const actionData = useActionData<typeof action>();
   const [search] = useSearchParams();
 
   const formValues: PanelFormValues =

@@ -100,7 +100,7 @@ export async function action({ request }: ActionFunctionArgs) {
 
 export default function AdminPage() {
   const { query, list, audit, runs, editing } = useLoaderData<typeof loader>();
-  const actionData = useActionData<typeof action>() as AdminActionData | undefined;
+  const actionData: AdminActionData | undefined = useActionData<typeof action>();
   const location = useLocation();
   // Without the `intent` a leaked-ZIP post leaves in the address (the other forms name theirs in the body).
   const actionSearch = new URLSearchParams(location.search);

@@ -95,7 +95,7 @@ function FieldError({ id, message }: { id: string; message: string | undefined }
 
 export default function Catalog() {
   const { tags, tiers } = useLoaderData<typeof loader>();
-  const failed = useActionData<typeof action>() as Failure | undefined;
+  const failed = useActionData<typeof action>();
   const busy = useNavigation().state !== "idle";
   const tagError = failed?.form === "create-tag" ? failed : undefined;
   return (

@@ -30,7 +30,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   return handleApi(ADMIN_MESSAGES.updateUserFailed, async () => {
     const admin = await requireApiAdmin(request);
     const userId = requireIdParam(params.id, ADMIN_MESSAGES.userNotFound);
-    const update = await readJson(request, bodySchema);
+    const update = await readJson<z.output<typeof bodySchema>>(request, bodySchema);
     await updateUserAsAdmin(admin.id, userId, update);
     return json({ message: ADMIN_MESSAGES.userUpdated });
   });

@@ -67,7 +67,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
 export default function ForgotPasswordPage() {
   const { step, email } = useLoaderData<typeof loader>();
-  const result = useActionData<typeof action>() as ActionResult | undefined;
+  const result = useActionData<typeof action>();
   const errors = result?.errors ?? {};
   return (
     <div className="login-page">

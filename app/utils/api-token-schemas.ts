@@ -30,5 +30,3 @@ export const apiTokenLabelSchema = z.object({
     .min(1, API_TOKEN_MESSAGES.labelRequired)
     .max(API_TOKEN_LABEL_MAX, API_TOKEN_MESSAGES.labelTooLong),
 });
-
-export type ApiTokenLabel = z.infer<typeof apiTokenLabelSchema>;

@@ -3,7 +3,7 @@ import { z } from "zod";
 
 export const PASSWORD_RULE_MESSAGE = "Password must have at least 8 characters and 1 uppercase.";
 export const RESET_PASSWORD_RULE_MESSAGE = "Password must have at least 8 characters, 1 uppercase, and 1 special character.";
-export { PASSWORD_RULE_HINT, RESET_PASSWORD_RULE_HINT } from "~/utils/form-hints";
+export { RESET_PASSWORD_RULE_HINT } from "~/utils/form-hints";
 export const SIGN_UP_MISMATCH_MESSAGE = "Passwords do not match. Please try again.";
 export const MISMATCH_MESSAGE = "Passwords do not match.";
 export const USERNAME_MESSAGE = "Please enter a valid username.";

@@ -131,7 +131,7 @@ export type ManifestCheck = { ok: true; manifest: BlenderManifest } | { ok: fals
 export function checkBlenderManifest(source: string): ManifestCheck {
   let parsed: Record<string, unknown>;
   try {
-    parsed = parse(source) as Record<string, unknown>;
+    parsed = parse(source);
   } catch (error) {
     const detail = error instanceof TomlError ? `line ${error.line}, column ${error.column}: ${error.message.split("\n")[0]}` : String(error);
     return { ok: false, message: unreadableManifestMessage(detail) };

@@ -71,7 +71,6 @@ export const bugReportSchema = z.object({
     )
     .pipe(z.string().max(BUG_PATCH_MAX, BUG_REPORT_MESSAGES.patchTooLong)),
 });
-export type BugReportInput = z.infer<typeof bugReportSchema>;
 
 /** An admin's change of state: the triage form and PUT /api/admin/reports/{id}. */
 export const bugStateSchema = z
@@ -84,7 +83,6 @@ export const bugStateSchema = z
       .transform((value) => (value ? value : null)),
   })
   .refine((input) => input.state !== "FIXED" || input.fixedVersionId !== null, { message: BUG_REPORT_MESSAGES.fixedNeedsVersion, path: ["fixedVersionId"] });
-export type BugStateInput = z.infer<typeof bugStateSchema>;
 
 /** The triage list's filters (query of /admin/reports and GET /api/admin/reports). */
 export const bugFilterSchema = z.object({

@@ -80,10 +80,3 @@ export const roleMappingSchema = z
     shopItem: input.rule === "OWNS_SHOP_ITEM" ? (input.shop_item ?? null) : null,
     panelId: input.rule === "VOTED_FOR_IDEA" ? (input.idea_id ?? null) : null,
   }));
-
-export type RoleMappingInput = z.infer<typeof roleMappingSchema>;
-
-/** "You have @Gold because: Your Gold membership". */
-export function roleSentence(roleName: string, reason: string): string {
-  return `You have @${roleName} because: ${reason}`;
-}

@@ -5,17 +5,7 @@ import { z } from "zod";
 import { formFlag, formText } from "~/utils/form-fields";
 
 // The words and marks every surface shows live in a zod-free module, for the browser's pages.
-export {
-  compatibilityLine,
-  PATCH_MARKS,
-  PATCH_MESSAGES,
-  patchBanner,
-  patchNewsHeadline,
-  PLAYER_VERDICTS,
-  type PatchMarkName,
-  type PlayerVerdictName,
-  type PostCompatibility,
-} from "~/utils/game-patch-words";
+export { PATCH_MESSAGES, patchBanner, patchNewsHeadline, type PatchMarkName, type PlayerVerdictName, type PostCompatibility } from "~/utils/game-patch-words";
 import { PATCH_MARKS, PATCH_MESSAGES, PLAYER_VERDICTS } from "~/utils/game-patch-words";
 
 const id = z

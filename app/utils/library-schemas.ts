@@ -7,19 +7,7 @@ import { formFlag, formOptionalText, formTexts } from "~/utils/form-fields";
 
 // The library's words, filters and card fields live in a zod-free module, so the browser's
 // library page does not load zod for them; the schemas below re-export them.
-export {
-  DEFAULT_POSTS_PER_LINE,
-  DOWNLOAD_MESSAGE_DELAY_MS,
-  drawnFieldName,
-  drawnTierList,
-  LIBRARY_FILTERS,
-  LIBRARY_MESSAGES,
-  parseLibraryFilter,
-  parsePostsPerLine,
-  POSTS_PER_LINE,
-  USER_ONLY_FILTERS,
-  type LibraryFilter,
-} from "~/utils/library-words";
+export { LIBRARY_MESSAGES, type LibraryFilter } from "~/utils/library-words";
 import { drawnFieldName, drawnTierList, LIBRARY_MESSAGES } from "~/utils/library-words";
 
 const optionalText = z

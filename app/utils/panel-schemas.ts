@@ -4,7 +4,6 @@ import { z } from "zod";
 export const PANEL_REQUIRED_MESSAGE = "Title and Link are required.";
 export const PANEL_INDEX_MESSAGE = "Please enter a valid index.";
 export const PANEL_LINK_MESSAGE = "Please enter a valid link (https://... or a path starting with /).";
-export { PANEL_IMAGE_ACCEPT } from "~/utils/form-hints";
 
 /** A link a visitor may safely open: http(s) or a path on this site (never javascript: etc.). */
 export function isSafeLink(value: string): boolean {

@@ -22,8 +22,6 @@ export const SHOP_MESSAGES = {
   cooldown: "Please wait before requesting another code.",
 } as const;
 
-export { RESEND_COOLDOWN_SECONDS } from "~/utils/form-hints";
-
 /** A shop email: trimmed, lower-cased, non-empty, basic shape. */
 export const emailSchema = boundedEmail(SHOP_MESSAGES.emptyEmail, SHOP_MESSAGES.invalidEmail).transform((value) => value.toLowerCase());
 

@@ -14,8 +14,6 @@ const checkbox = z
 /** The account page's two email opt-ins. */
 export const updatePreferencesSchema = z.object({ newVersions: checkbox, newPosts: checkbox, releases: checkbox });
 
-export type UpdatePreferences = z.infer<typeof updatePreferencesSchema>;
-
 /** The words of the feed, mail-choice and unsubscribe forms (docs/messages.md). */
 export const UPDATE_MESSAGES = {
   feedCreated: "Your new feed link is ready. Copy it now: it is shown only once.",

@@ -37,7 +37,7 @@ const markdown = new Marked({
 
 export function renderVersionNotes(notes: string): string {
   if (!notes.trim()) return "";
-  return markdown.parse(notes, { async: false }) as string;
+  return markdown.parse(notes, { async: false });
 }
 
 const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" };

@@ -6,10 +6,6 @@ export function normalizeVersion(version: string | null | undefined): string {
   return (version ?? "").trim().replace(/^v/i, "").trim();
 }
 
-export function sameVersion(a: string | null | undefined, b: string | null | undefined): boolean {
-  return normalizeVersion(a) === normalizeVersion(b);
-}
-
 /** The version label shown on a card: the post's own, or V1.0 when it has none. */
 export function displayVersion(version: string | null | undefined): string {
   const trimmed = (version ?? "").trim();

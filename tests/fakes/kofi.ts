@@ -2,8 +2,6 @@
 // one field `data` holding the JSON payload. Shared by tests and scripts/send-fake-kofi.ts.
 import { randomUUID } from "node:crypto";
 
-export type KofiShopItem = { direct_link_code: string; variation_name?: string | null; quantity?: number };
-
 export function kofiPayload(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     verification_token: "test-kofi-token",

@@ -113,16 +113,6 @@ export function signPatreonWebhook(body: string, secret: string): string {
   return createHmac("md5", secret).update(body).digest("hex");
 }
 
-/** Sends a signed webhook delivery to a running site (or any URL). */
-export async function sendPatreonWebhook(url: string, secret: string, event: string, body: string, signature = signPatreonWebhook(body, secret)) {
-  return fetch(url, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "X-Patreon-Event": event, "X-Patreon-Signature": signature },
-    body,
-    signal: AbortSignal.timeout(10_000),
-  });
-}
-
 export async function startFakePatreonApi(options: FakePatreonOptions = {}): Promise<FakePatreonApi> {
   const members = options.members ?? [];
   const tiers = options.tiers ?? [];

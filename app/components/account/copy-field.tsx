@@ -23,7 +23,7 @@ export function CopyField({ id, label, value }: { id: string; label: string; val
       <div className="feed-address-row">
         <input id={id} type="text" readOnly value={value} spellCheck={false} onFocus={(event) => event.currentTarget.select()} />
         {canCopy ? (
-          <button type="button" className="button-secondary" onClick={copy}>
+          <button type="button" className="button-secondary" onClick={() => void copy()}>
             Copy
           </button>
         ) : null}

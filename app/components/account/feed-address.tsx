@@ -25,7 +25,7 @@ export function FeedAddress({ url }: { url: string }) {
       <div className="feed-address-row">
         <input id="feed-url" type="text" readOnly value={url} spellCheck={false} onFocus={(event) => event.currentTarget.select()} />
         {canCopy ? (
-          <button type="button" className="button-secondary" onClick={copy}>
+          <button type="button" className="button-secondary" onClick={() => void copy()}>
             Copy
           </button>
         ) : null}

@@ -5,7 +5,7 @@ import { useActionData } from "@remix-run/react";
 export type AccountActionResult = { intent: string; errors: Record<string, string>; email?: string };
 
 function useResult(intent: string): AccountActionResult | undefined {
-  const data = useActionData() as AccountActionResult | undefined;
+  const data = useActionData<AccountActionResult>();
   return data && data.intent === intent ? data : undefined;
 }
 

@@ -33,5 +33,3 @@ export type AdminActionData =
   | { intent: "force-interval"; error?: string; details?: string; summary?: unknown; message?: string }
   | { intent: "unlock-objects"; error?: string; message?: string }
   | { intent: string; error: string };
-
-export type AdminIntent = AdminActionData["intent"];

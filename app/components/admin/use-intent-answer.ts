@@ -11,9 +11,9 @@ export function useIntentAnswer<Intent extends AdminActionData["intent"]>(
   intent: Intent,
   toast?: (data: Extract<AdminActionData, { intent: Intent }>) => string | null,
 ): Extract<AdminActionData, { intent: Intent }> | null {
-  const data = (fetcher.data as AdminActionData | undefined) ?? fallback ?? null;
+  const data = fetcher.data ?? fallback ?? null;
   const answer = data?.intent === intent ? (data as Extract<AdminActionData, { intent: Intent }>) : null;
-  const fresh = fetcher.state === "idle" ? (fetcher.data as AdminActionData | undefined) : undefined;
+  const fresh = fetcher.state === "idle" ? fetcher.data : undefined;
 
   useEffect(() => {
     if (!toast || !fresh || fresh.intent !== intent) return;

@@ -45,7 +45,7 @@ export async function downloadsPerDay(range: InsightsRange): Promise<DownloadDay
       [range.from, split, range.to],
     ),
   ]);
-  const byDay = new Map(daysOf(range).map((day) => [day, { day, bySource: emptySources(), total: 0, uniqueUsers: 0 } as DownloadDay]));
+  const byDay = new Map(daysOf(range).map((day) => [day, { day, bySource: emptySources(), total: 0, uniqueUsers: 0 }]));
   for (const row of sources) {
     const entry = byDay.get(row.day);
     if (!entry) continue;
