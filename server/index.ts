@@ -42,6 +42,8 @@ function superviseWorkers(count: number) {
   cluster.schedulingPolicy = cluster.SCHED_NONE;
   /** A worker that dies sooner than this after its start is restarted after a pause, not at once. */
   const CRASH_LOOP_MS = 5_000;
+  /** How long a worker's clean exit waits for the group's signal to reach this process too. */
+  const GROUP_SIGNAL_GRACE_MS = 500;
   const slots = new Map<Worker, { slot: number; startedAt: number; listened: boolean }>();
   let stopping = false;
   let listening = 0;
@@ -70,6 +72,13 @@ function superviseWorkers(count: number) {
   cluster.on("exit", (worker, code, signal) => {
     const entry = slots.get(worker);
     slots.delete(worker);
+    // A worker that stopped cleanly was most likely stopped by a signal sent to the whole process
+    // group (Ctrl-C), which may reach it before this process: decide once that signal had its turn.
+    if (code === 0 && !stopping) setTimeout(() => afterExit(worker, entry, code, signal), GROUP_SIGNAL_GRACE_MS);
+    else afterExit(worker, entry, code, signal);
+  });
+
+  const afterExit = (worker: Worker, entry: { slot: number; startedAt: number; listened: boolean } | undefined, code: number, signal: string) => {
     if (stopping) {
       if (slots.size === 0) process.exit(process.exitCode ?? 0);
       return;
@@ -97,7 +106,7 @@ function superviseWorkers(count: number) {
     setTimeout(() => {
       if (!stopping) fork(entry.slot);
     }, delay);
-  });
+  };
 
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     process.on(signal, () => {

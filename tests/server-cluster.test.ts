@@ -7,18 +7,23 @@ import { readFileSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appServerArgs, freePort } from "../scripts/app-server";
+import { appServerArgs, ensureAppBuilt, freePort } from "../scripts/app-server";
 import { SCHED_IDLE, SCHED_OTHER, threadPolicies } from "./thread-policy";
 
 const root = path.resolve(import.meta.dirname, "..");
 
 let server: ChildProcess;
 let base: string;
-let output = "";
+/** What the shared server printed. */
+const printed = { output: "" };
 
 /** The primary's worker processes. */
 function workerPids(): number[] {
-  const found = spawnSync("pgrep", ["-P", String(server.pid)], { encoding: "utf8" });
+  return workerPidsOf(server);
+}
+
+function workerPidsOf(primary: ChildProcess): number[] {
+  const found = spawnSync("pgrep", ["-P", String(primary.pid)], { encoding: "utf8" });
   return found.stdout.split("\n").filter(Boolean).map(Number).sort();
 }
 
@@ -44,33 +49,39 @@ async function until<T>(what: string, check: () => T | undefined | false, timeou
   for (;;) {
     const value = check();
     if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${output}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
-beforeAll(async () => {
+/** A production server with two workers, its output collected into `sink.output`. */
+async function startCluster(sink: { output: string }): Promise<{ process: ChildProcess; base: string }> {
   const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
   // The production defaults for jobs and for the hashing threads' priority (idle).
   const { DISABLE_JOBS: _jobs, PASSWORD_THREAD_PRIORITY: _priority, SMTP_URL: _smtp, MAIL_TO_FILES: _mailFiles, ...inherited } = process.env;
-  server = spawn(process.execPath, appServerArgs(), {
+  const started = spawn(process.execPath, appServerArgs(), {
     cwd: root,
     env: {
       ...inherited,
       NODE_ENV: "production",
       PORT: String(port),
       HOST: "127.0.0.1",
-      APP_URL: base,
+      APP_URL: `http://127.0.0.1:${port}`,
       REQUEST_LOG: "false",
       WEB_CONCURRENCY: "2",
       INTERVAL_MINUTES: "0",
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  server.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  server.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  await until("the cluster to listen", () => output.includes("(2 workers)"), 60_000);
+  started.stdout.on("data", (chunk: Buffer) => (sink.output += chunk.toString()));
+  started.stderr.on("data", (chunk: Buffer) => (sink.output += chunk.toString()));
+  await until("the cluster to listen", () => sink.output.includes("(2 workers)"), 60_000);
+  return { process: started, base: `http://127.0.0.1:${port}` };
+}
+
+beforeAll(async () => {
+  ensureAppBuilt();
+  ({ process: server, base } = await startCluster(printed));
 });
 
 afterAll(async () => {
@@ -82,8 +93,8 @@ describe("production server cluster", () => {
   it("announces itself once and answers from WEB_CONCURRENCY workers", async () => {
     // Once for the cluster, not once per worker: where it listens, and (started without a mail
     // transport) that it cannot send mail.
-    expect(output.match(/\[server\] http:\/\//g)).toHaveLength(1);
-    expect(output.match(/\[server\] No mail transport/g)).toHaveLength(1);
+    expect(printed.output.match(/\[server\] http:\/\//g)).toHaveLength(1);
+    expect(printed.output.match(/\[server\] No mail transport/g)).toHaveLength(1);
     expect(workerPids()).toHaveLength(2);
     const answers = await Promise.all(Array.from({ length: 20 }, () => fetch(`${base}/healthz`).then((response) => response.status)));
     expect(answers.every((status) => status === 200)).toBe(true);
@@ -122,7 +133,7 @@ describe("production server cluster", () => {
       return pids.length === 2 && !pids.includes(jobsWorker) ? pids : undefined;
     });
     expect(after.filter((pid) => environOf(pid).DISABLE_JOBS !== "1")).toHaveLength(1);
-    expect(output).toMatch(/worker \d+ \(slot 0\) exited \(SIGKILL\); starting another/);
+    expect(printed.output).toMatch(/worker \d+ \(slot 0\) exited \(SIGKILL\); starting another/);
   });
 
   it("stops every worker and exits 0 on SIGTERM", async () => {
@@ -130,6 +141,22 @@ describe("production server cluster", () => {
     const exited = new Promise<number | null>((resolve) => server.once("exit", (code) => resolve(code)));
     server.kill("SIGTERM");
     expect(await exited).toBe(0);
+    for (const pid of workers) expect(() => process.kill(pid, 0)).toThrow();
+  });
+});
+
+describe("production server cluster on Ctrl-C", () => {
+  it("does not replace a worker that a group-wide Ctrl-C reached first: it stops with the rest", async () => {
+    const sink = { output: "" };
+    const cluster = await startCluster(sink);
+    const workers = workerPidsOf(cluster.process);
+    const exited = new Promise<number | null>((resolve) => cluster.process.once("exit", (code) => resolve(code)));
+    // The terminal's SIGINT reaches every process of the group in no set order: here a worker first.
+    process.kill(workers[0]!, "SIGINT");
+    await until("the worker to stop", () => !workerPidsOf(cluster.process).includes(workers[0]!));
+    cluster.process.kill("SIGINT");
+    expect(await exited).toBe(0);
+    expect(sink.output).not.toContain("starting another");
     for (const pid of workers) expect(() => process.kill(pid, 0)).toThrow();
   });
 });
