@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db.server";
 import { getToast } from "~/toast.server";
 import * as editor from "~/routes/admin_.posts_.$postId";
+import * as libraryRoute from "~/routes/library";
 import * as startUpload from "~/routes/api.uploads";
 import * as completeUpload from "~/routes/api.uploads.$uploadId.complete";
 import * as uploadPart from "~/routes/api.uploads.$uploadId.parts.$part";
@@ -210,6 +211,28 @@ describe("the post's editor: state and actions", () => {
     expect(after).toMatch(/data-testid="post-state"[^>]*>Published</);
     expect(after).toMatch(/data-testid="release-publication"[^>]*>Published\.</);
     expect(after).not.toContain("only admins see it until then");
+  });
+
+  it("adds a variant to the current version from the editor, without JavaScript, and comes back to the editor", async () => {
+    const target = await createPost({ title: "Editor files bench", tiers: [TIER_1] });
+    const version = await db.postVersion.create({
+      data: { postId: target.id, label: "V1.0", storageKey: target.driveFileId!, fileName: target.fileName!, size: target.fileSize! },
+    });
+    await db.post.update({ where: { id: target.id }, data: { currentVersionId: version.id } });
+    const editor = await page(`/admin/posts/${target.id}`);
+    expect(editor).toContain("Add a file to this version");
+    const action = /action="(\/library\?intent=upload-version-file[^"]*)"/.exec(editor)?.[1]?.replaceAll("&amp;", "&");
+    expect(action).toBeDefined();
+    const form = new FormData();
+    form.append("role", "variant");
+    form.append("label", "Alpha");
+    form.append("gateTierIds", "");
+    form.append("file", new Blob([new TextEncoder().encode("alpha bytes")]), "files-alpha.zip");
+    const response = await callRoute(libraryRoute, { method: "POST", path: action!, cookie: adminCookie, form });
+    expect(response.status).toBe(302);
+    expect(response.headers.get("Location")).toBe(`/admin/posts/${target.id}`);
+    const added = await db.versionFile.findFirstOrThrow({ where: { versionId: version.id } });
+    expect({ role: added.role, label: added.label }).toEqual({ role: "VARIANT", label: "Alpha" });
   });
 
   it("Disable and Enable come back to the same post", async () => {

@@ -12,6 +12,7 @@ import { PostDetailsForm, PostFileUpload, PostImageUpload } from "~/components/a
 import { ReleaseSection } from "~/components/admin/release-admin";
 import { ConfirmDialog } from "~/components/confirm-dialog";
 import { ErrorPage, refusedRequestPage } from "~/components/error-page";
+import { AddVersionFileForm } from "~/components/version-files";
 import { PostImage } from "~/components/post-card";
 import { postEditAction, uploadAction } from "~/library-actions.server";
 import { DomainError } from "~/models/errors";
@@ -126,6 +127,7 @@ export default function PostEditor() {
   const action = editorPath(post.postId);
   const now = useMemo(() => new Date(data.now), [data.now]);
   const order = useFetcher();
+  const currentVersionId = data.versions.find((version) => version.current)?.id ?? null;
   return (
     <div className="admin-page stack post-editor" data-testid="post-editor" data-post-id={post.postId}>
       <p>
@@ -167,6 +169,16 @@ export default function PostEditor() {
         <h3>New version</h3>
         <PostFileUpload post={post} action={action} />
         <AdminVersionHistory postId={post.postId} versions={data.versions} back={action} action={action} />
+        {currentVersionId ? (
+          <>
+            <h3>Files of the current version</h3>
+            <p className="muted">
+              Variants, optional add-ons and translations beside the main file, each with its own gate if it needs one; the{" "}
+              <Link to={`/library/${encodeURIComponent(post.postId)}`}>post page</Link> lists them as users see them.
+            </p>
+            <AddVersionFileForm postId={post.postId} versionId={currentVersionId} tiers={[...data.tiers]} back={action} />
+          </>
+        ) : null}
       </section>
 
       <section className="card" aria-labelledby="post-order-title">
