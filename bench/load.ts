@@ -41,12 +41,29 @@ export type SeededApp = {
   stop: () => Promise<void>;
 };
 
-/** Stops an app server (SIGTERM, then SIGKILL after 12 s). */
+/**
+ * Stops an app server (SIGTERM, then SIGKILL after 12 s). Its workers are killed too when it had
+ * to be: a worker still draining a response (the drain may take SHUTDOWN_DRAIN_SECONDS) would
+ * otherwise outlive the benchmark.
+ */
 async function stopServer(server: ChildProcess | undefined): Promise<void> {
   if (server && server.exitCode === null) {
+    const workers = spawnSync("pgrep", ["-P", String(server.pid)], { encoding: "utf8" })
+      .stdout.split("\n")
+      .filter(Boolean)
+      .map(Number);
     server.kill("SIGTERM");
     await Promise.race([once(server, "exit"), new Promise((resolve) => setTimeout(resolve, 12_000))]);
-    if (server.exitCode === null) server.kill("SIGKILL");
+    if (server.exitCode === null) {
+      server.kill("SIGKILL");
+      for (const pid of workers) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // Already gone.
+        }
+      }
+    }
   }
 }
 
