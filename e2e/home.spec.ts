@@ -1,5 +1,6 @@
 import sharp from "sharp";
 import { db, expect, loadedImageWidth, loginAs, test } from "./fixtures";
+import type { Page } from "@playwright/test";
 
 // Script and console errors in the page fail a test: the failOnPageErrors fixture (fixtures.ts).
 async function createAdmin() {
@@ -12,6 +13,17 @@ async function createAdmin() {
       mailVerified: true,
     },
   });
+}
+
+/**
+ * The home page once it shows a panel written straight to the database: a guest page kept by the
+ * server learns of a change made outside it within about a second (docs/operations.md).
+ */
+async function openHomeWith(page: Page, title: string): Promise<void> {
+  await expect(async () => {
+    await page.goto("/");
+    await expect(page.getByTestId("home-panel").filter({ hasText: title })).toHaveCount(1, { timeout: 500 });
+  }).toPass({ timeout: 10_000 });
 }
 
 test("an admin creates, edits and deletes a panel with an image", async ({ page }) => {
@@ -107,7 +119,7 @@ test("after a panel is created the form is empty again, so a second click cannot
 test("a visitor opens a panel link in a new tab without access to this page", async ({ page }) => {
   const panel = await db.panel.create({ data: { title: "E2E Infos Link", link: "/infos", index: 999 } });
   try {
-    await page.goto("/");
+    await openHomeWith(page, "E2E Infos Link");
     const link = page.getByTestId("home-panel").filter({ hasText: "E2E Infos Link" }).getByRole("link");
     await expect(link).toHaveAttribute("target", "_blank");
     await expect(link).toHaveAttribute("rel", /noopener/);
@@ -126,7 +138,7 @@ test("a visitor opens a panel link in a new tab without access to this page", as
 test("a panel without an image shows a placeholder tile under its title, as readable as the others", async ({ page }) => {
   const panel = await db.panel.create({ data: { title: "E2E No Image", description: "Just a link", link: "/infos", index: 998 } });
   try {
-    await page.goto("/");
+    await openHomeWith(page, "E2E No Image");
     const card = page.getByTestId("home-panel").filter({ hasText: "E2E No Image" });
     await expect(card.locator("img")).toHaveCount(0);
     const placeholder = card.getByTestId("home-panel-placeholder");

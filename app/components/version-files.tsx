@@ -149,7 +149,7 @@ export function AddVersionFileForm({ postId, versionId, tiers, back }: { postId:
           <input name="gateShopItem" maxLength={64} />
         </label>
         <label>
-          File
+          File to add
           <input type="file" name="file" required />
         </label>
         <button type="submit" className="button">
