@@ -154,12 +154,26 @@ function causeIn(output: string): string {
   return (telling.at(-1) ?? lines.at(-1) ?? "no output").replace(/^(\S+ )*?(FATAL|PANIC|ERROR):\s*/, "");
 }
 
+/**
+ * Whether a process runs. A zombie does not: an `npm start` killed with its whole group stays one
+ * until someone reaps it, which a container's first process or a supervisor may never do.
+ */
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  return processState(pid) !== "Z";
+}
+
+/** A process's state letter (Linux: R, S, D, Z, ...), or null when unknown. */
+function processState(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) || null;
+  } catch {
+    return null;
   }
 }
 
@@ -320,7 +334,10 @@ function hasPdeathsig(): boolean {
  */
 function watchOwner(serverPid: number | undefined): ChildProcess | null {
   if (!serverPid || process.platform === "win32") return null;
-  const script = 'while kill -0 "$1" 2>/dev/null; do sleep 1; done; grep -q postgres "/proc/$2/cmdline" 2>/dev/null && kill -QUIT "$2"';
+  // The owner is gone once it no longer runs or is a zombie nobody reaped (see isAlive).
+  const script =
+    'while kill -0 "$1" 2>/dev/null && [ "$(sed "s/.*) //" "/proc/$1/stat" 2>/dev/null | cut -c1)" != Z ]; do sleep 1; done; ' +
+    'grep -q postgres "/proc/$2/cmdline" 2>/dev/null && kill -QUIT "$2"';
   const watcher = spawn("sh", ["-c", script, "sh", String(process.pid), String(serverPid)], { detached: true, stdio: "ignore" });
   watcher.on("error", () => undefined);
   watcher.unref();
