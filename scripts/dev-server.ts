@@ -33,18 +33,7 @@ installGlobals({ nativeFetch: true });
 const loadBuild = () => vite.ssrLoadModule("virtual:remix/server-build") as Promise<ServerBuild>;
 const build = await loadBuild();
 
-const app = createApp({
-  bodyTimeoutMs: config.REQUEST_BODY_TIMEOUT_MS,
-  build,
-  assetsDir: path.join(root, "public"),
-  publicDir: path.join(root, "public"),
-  mode: config.NODE_ENV,
-  log: config.REQUEST_LOG,
-  metricsToken: config.METRICS_TOKEN,
-  appUrl: config.APP_URL,
-  postFileMaxBytes: config.POST_FILE_MAX_BYTES,
-  dev: { middlewares: vite.middlewares as unknown as import("express").RequestHandler, loadBuild },
-});
+const app = createApp(build, { middlewares: vite.middlewares as unknown as import("express").RequestHandler, loadBuild });
 server.on("request", app);
 
 const onListen = () => console.log(`[server] http://${config.HOST ?? "localhost"}:${config.PORT} (development, Vite)`);

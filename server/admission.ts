@@ -1,21 +1,16 @@
-// Admission control, per worker: at most `maxInFlight` requests are worked on at once and at
-// most `maxQueued` wait for a turn, each no longer than `queueTimeoutMs`. Past that a request is
+// Admission control, per worker: at most MAX_IN_FLIGHT_REQUESTS requests are worked on at once and
+// at most MAX_QUEUED_REQUESTS wait for a turn, each no longer than REQUEST_QUEUE_TIMEOUT_MS. Past that a request is
 // answered at once with 503 and Retry-After, so an overloaded server says "try again" within a
 // moment instead of letting requests wait until clients give up. A request stops counting once
 // its answer is ready: a long download's bytes then flow without holding a turn.
 import type { Request, RequestHandler, Response } from "express";
 import type { IncomingMessage } from "node:http";
+import type { Env } from "../app/env.server.ts";
 import { runInRequestScope, type RequestScope } from "../app/request-context.server.ts";
 import { onRemixAnswer } from "./remix-adapter.ts";
 import { closeIfBodyUnread, policyOf } from "./security.ts";
 
-export type AdmissionOptions = {
-  maxInFlight: number;
-  maxQueued: number;
-  queueTimeoutMs: number;
-  /** Paths that are always answered at once (health checks). */
-  exempt?: (path: string) => boolean;
-};
+type AdmissionConfig = Pick<Env, "MAX_IN_FLIGHT_REQUESTS" | "MAX_QUEUED_REQUESTS" | "REQUEST_QUEUE_TIMEOUT_MS">;
 
 /**
  * Routes that check passwords (policy `checksPassword`) wait at most this long for a turn, and
@@ -50,13 +45,15 @@ function passwordScope(req: IncomingMessage, arrivedAt: number): RequestScope {
   return scope;
 }
 
-export function admissionControl(options: AdmissionOptions): RequestHandler {
+/** `exempt`: paths that are always answered at once (health checks). */
+export function admissionControl(config: AdmissionConfig, exempt: (path: string) => boolean): RequestHandler {
+  const maxInFlight = config.MAX_IN_FLIGHT_REQUESTS;
   let inFlight = 0;
   const queue: { admit: () => void; timer: ReturnType<typeof setTimeout> }[] = [];
 
   const release = () => {
     inFlight -= 1;
-    while (queue.length > 0 && inFlight < options.maxInFlight) {
+    while (queue.length > 0 && inFlight < maxInFlight) {
       const next = queue.shift()!;
       clearTimeout(next.timer);
       next.admit();
@@ -64,10 +61,10 @@ export function admissionControl(options: AdmissionOptions): RequestHandler {
   };
 
   return (req, res, next) => {
-    if (options.exempt?.(req.path)) return next();
+    if (exempt(req.path)) return next();
     const arrivedAt = performance.now();
     const checksPassword = policyOf(res).checksPassword === true;
-    const queueTimeoutMs = checksPassword ? Math.min(options.queueTimeoutMs, PASSWORD_ROUTE_QUEUE_WAIT_MS) : options.queueTimeoutMs;
+    const queueTimeoutMs = checksPassword ? Math.min(config.REQUEST_QUEUE_TIMEOUT_MS, PASSWORD_ROUTE_QUEUE_WAIT_MS) : config.REQUEST_QUEUE_TIMEOUT_MS;
     const proceed = checksPassword ? () => runInRequestScope(passwordScope(req, arrivedAt), next) : next;
     const admit = () => {
       // A client that left while it waited frees its turn at once.
@@ -85,8 +82,8 @@ export function admissionControl(options: AdmissionOptions): RequestHandler {
       res.once("close", finish);
       proceed();
     };
-    if (inFlight < options.maxInFlight) return admit();
-    if (queue.length >= options.maxQueued) return refuse(req, res);
+    if (inFlight < maxInFlight) return admit();
+    if (queue.length >= config.MAX_QUEUED_REQUESTS) return refuse(req, res);
     const entry = {
       admit,
       timer: setTimeout(() => {

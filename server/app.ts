@@ -5,32 +5,24 @@ import path from "node:path";
 import type { ServerBuild } from "@remix-run/node";
 import compression from "compression";
 import express from "express";
+import { fileURLToPath } from "node:url";
+import { env } from "../app/env.server.ts";
 import { runAsViewer } from "../app/request-context.server.ts";
-import { admissionControl, type AdmissionOptions } from "./admission.ts";
+import { admissionControl } from "./admission.ts";
 import { serveMetrics } from "./metrics.ts";
 import { observeRequests } from "./observe.ts";
 import { routePolicies } from "./route-policy.ts";
 import { remixHandler } from "./remix-adapter.ts";
-import { limitBody, refuseCrossSiteRequests, requireHost, routeAndSecurityHeaders, type SecurityOptions } from "./security.ts";
+import { limitBody, refuseCrossSiteRequests, requireHost, routeAndSecurityHeaders } from "./security.ts";
 
-export type AppOptions = SecurityOptions & {
-  build: ServerBuild;
-  /** Folder of the built browser files (build.assetsBuildDirectory resolved by the caller); its assets/ holds the hashed scripts and styles. */
-  assetsDir: string;
-  publicDir: string;
-  mode: string;
-  /** One JSON log line per request on stdout (server/observe.ts). */
-  log: boolean;
-  /** With it, /metrics also answers `Authorization: Bearer <token>` from other machines (METRICS_TOKEN). */
-  metricsToken?: string;
-  /** How many requests this process works on and queues at once (server/admission.ts); unset, no limit. */
-  admission?: Omit<AdmissionOptions, "exempt">;
-  /**
-   * `npm run dev` (scripts/dev-server.ts): Vite's middleware serves the app's modules and assets, and the
-   * build is loaded again for every request, so an edit shows without a restart.
-   */
-  dev?: { middlewares: express.RequestHandler; loadBuild: () => Promise<ServerBuild> };
-};
+/** The project: server/ in development, the build's folder once bundled (build/server.js). */
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/**
+ * `npm run dev` (scripts/dev-server.ts): Vite's middleware serves the app's modules and assets, and the
+ * build is loaded again for every request, so an edit shows without a restart.
+ */
+type DevServer = { middlewares: express.RequestHandler; loadBuild: () => Promise<ServerBuild> };
 
 /** The guest-page cache entry.server.tsx exports (app/document-cache.server.ts), if the build has one. */
 export type SharedPagesEntry = {
@@ -57,7 +49,12 @@ export function reuseSharedPages(entry: SharedPagesEntry): express.RequestHandle
   };
 }
 
-export function createApp(options: AppOptions): express.Express {
+/** The app on `build`, configured by the environment (app/env.server.ts, checked by server/index.ts). */
+export function createApp(initialBuild: ServerBuild, dev?: DevServer): express.Express {
+  const config = env();
+  const publicDir = path.join(root, "public");
+  // The browser assets: <build>/client beside the server build's folder (vite.config.ts).
+  const assetsDir = dev ? publicDir : path.resolve(root, initialBuild.assetsBuildDirectory);
   const app = express();
   app.disable("x-powered-by");
   // Addresses come from the socket, never X-Forwarded-* (rate limits read CLIENT_IP_HEADER when configured).
@@ -65,49 +62,42 @@ export function createApp(options: AppOptions): express.Express {
   app.set("query parser", false); // Remix reads the query itself
 
   // The build this request runs on: the one given, or in development the current one (after edits).
-  let build = options.build;
+  let build = initialBuild;
   const policiesOf = new WeakMap<ServerBuild, ReturnType<typeof routePolicies>>();
   const routeFor = (pathname: string) => {
     if (!policiesOf.has(build)) policiesOf.set(build, routePolicies(build));
     return policiesOf.get(build)!(pathname);
   };
   // The route that will answer (for the request's id, metrics, log line and the checks below), and the headers every response carries.
-  app.use(routeAndSecurityHeaders(options, routeFor));
+  app.use(routeAndSecurityHeaders(config, routeFor));
   app.use(requireHost());
   // Downloads (attachments, ranged answers) go as stored: their length, validator and ranges stay the file's.
   app.use(compression({ filter: (req, res) => !res.getHeader("Content-Disposition") && !res.getHeader("Accept-Ranges") && compression.filter(req, res) }));
   // The app's scripts and styles (hashed names, kept for good) go compressed: no ranges on them (a
   // ranged answer goes as stored). In development Vite serves them, and the modules it transforms.
-  if (options.dev) app.use(options.dev.middlewares);
-  else
-    app.use(
-      `${options.build.publicPath}assets`,
-      express.static(path.join(options.assetsDir, "assets"), { immutable: true, maxAge: "1y", acceptRanges: false }),
-    );
+  if (dev) app.use(dev.middlewares);
+  else app.use(`${build.publicPath}assets`, express.static(path.join(assetsDir, "assets"), { immutable: true, maxAge: "1y", acceptRanges: false }));
   // public/'s few files are listed once, so other requests skip express.static's file-system lookup.
-  const publicFiles = listPublicFiles(options.publicDir, options.assetsDir);
-  const servePublic = express.static(options.publicDir, { maxAge: "1h", index: false, acceptRanges: false });
+  const publicFiles = listPublicFiles(publicDir, assetsDir);
+  const servePublic = express.static(publicDir, { maxAge: "1h", index: false, acceptRanges: false });
   app.use((req, res, next) => {
     if (publicFiles.has(req.path)) servePublic(req, res, next);
     else next();
   });
-  app.use(serveMetrics({ token: options.metricsToken }));
-  if (options.dev) {
-    const { loadBuild } = options.dev;
-    app.use((_req, _res, next) => void loadBuild().then((current) => ((build = current), next()), next));
-  }
-  app.use(observeRequests({ logRequests: options.log }));
+  app.use(serveMetrics({ token: config.METRICS_TOKEN }));
+  if (dev) app.use((_req, _res, next) => void dev.loadBuild().then((current) => ((build = current), next()), next));
+  app.use(observeRequests({ logRequests: config.REQUEST_LOG }));
   // Health checks always answer: a proxy must not take a busy server for a dead one.
-  if (options.admission) app.use(admissionControl({ ...options.admission, exempt: (pathname) => pathname === "/healthz" }));
-  app.use(limitBody(options));
-  app.use(refuseCrossSiteRequests(options));
+  if (!dev) app.use(admissionControl(config, (pathname) => pathname === "/healthz"));
+  app.use(limitBody(config));
+  app.use(refuseCrossSiteRequests(config));
   const sharedPages = () => build.entry.module as SharedPagesEntry;
   // Not in development: a page kept before an edit would be answered after it.
-  if (!options.dev) app.use(reuseSharedPages(sharedPages()));
+  if (!dev) app.use(reuseSharedPages(sharedPages()));
   const remix = remixHandler({
-    build: options.dev ? async () => build : options.build,
-    mode: options.mode,
-    appUrl: options.appUrl,
+    build: dev ? async () => build : build,
+    mode: config.NODE_ENV,
+    appUrl: config.APP_URL,
     // sharedPagesSince: when the request started, so a page read before a change is not kept after it.
     getLoadContext: (req) => ({ clientAddress: req.socket.remoteAddress ?? null, sharedPagesSince: sharedPages().sharedPagesSince?.() }),
   });

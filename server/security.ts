@@ -2,6 +2,7 @@
 // state changes, body size and time caps. What differs by route comes from the policy of the
 // route that will run (server/route-policy.ts). Business rules stay in app/models.
 import type { NextFunction, Request, RequestHandler, Response } from "express";
+import type { Env } from "../app/env.server.ts";
 import type { RequestPolicy } from "../app/request-policy.server.ts";
 import { isCrossSite, responseSecurityHeaders } from "../app/security.server.ts";
 import { DEFAULT_BODY_LIMIT, maxFileBytes, MULTIPART_OVERHEAD } from "../app/utils/body-limits.ts";
@@ -10,14 +11,8 @@ const KIB = 1024;
 
 const UNSAFE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
-export type SecurityOptions = {
-  /** Time a request body may take to arrive (admitted uploads: more, by their size). */
-  bodyTimeoutMs?: number;
-  /** The public address of the site (APP_URL): its origin may post, https turns on HSTS. */
-  appUrl: string;
-  /** Largest post file an admin may upload (POST_FILE_MAX_BYTES). */
-  postFileMaxBytes: number;
-};
+/** APP_URL: its origin may post, https turns on HSTS; a body's time and an upload's size cap. */
+type SecurityConfig = Pick<Env, "APP_URL" | "REQUEST_BODY_TIMEOUT_MS" | "POST_FILE_MAX_BYTES">;
 
 /** The policy the route that will answer this request declared (set by `routeAndSecurityHeaders`). */
 export function policyOf(res: Response): RequestPolicy {
@@ -35,7 +30,7 @@ export function routeIdOf(res: Response): string | null {
  * (server/remix-adapter.ts).
  */
 export function routeAndSecurityHeaders(
-  { appUrl }: SecurityOptions,
+  { APP_URL: appUrl }: SecurityConfig,
   routeFor: (pathname: string) => { routeId: string | null; policy: RequestPolicy },
 ): RequestHandler {
   const headers = { framed: responseSecurityHeaders(appUrl, { framedBySelf: true }), unframed: responseSecurityHeaders(appUrl) };
@@ -92,8 +87,8 @@ export function requireHost(): RequestHandler {
 }
 
 /** Refuses state changes sent from another site (app/security.server.ts), unless the route's policy allows them (signed webhooks, one-click unsubscribe). */
-export function refuseCrossSiteRequests({ appUrl }: SecurityOptions): RequestHandler {
-  const appOrigin = new URL(appUrl).origin;
+export function refuseCrossSiteRequests(config: SecurityConfig): RequestHandler {
+  const appOrigin = new URL(config.APP_URL).origin;
   return (req, res, next) => {
     if (!UNSAFE_METHODS.has(req.method) || policyOf(res).crossSiteAllowed) return next();
     const { origin, referer, authorization } = req.headers;
@@ -118,9 +113,9 @@ function isMultipart(req: Request): boolean {
  * larger or chunked (the route counts its bytes). Every body must arrive within the base time; an
  * admitted upload gets what its size takes at 64 KiB/s on top.
  */
-export function limitBody(options: SecurityOptions): RequestHandler {
-  const base = options.bodyTimeoutMs ?? 30_000;
-  const appOrigin = new URL(options.appUrl).origin;
+export function limitBody(config: SecurityConfig): RequestHandler {
+  const base = config.REQUEST_BODY_TIMEOUT_MS;
+  const appOrigin = new URL(config.APP_URL).origin;
   const check = async (req: Request, res: Response, next: NextFunction) => {
     if (!hasBody(req)) return next();
     const header = req.headers["content-length"];
@@ -134,7 +129,7 @@ export function limitBody(options: SecurityOptions): RequestHandler {
     if (upload && (declared === null || declared > DEFAULT_BODY_LIMIT) && (upload.kind === "post-file-part" || isMultipart(req))) {
       // The route's `allowed` check sees the request's address and headers, never its body.
       admitted = await upload.allowed(new globalThis.Request(appOrigin + req.originalUrl, { headers: fetchHeaders(req) })).catch(() => false);
-      if (admitted) limit = maxFileBytes(upload.kind, options.postFileMaxBytes) + (upload.kind === "post-file-part" ? 0 : MULTIPART_OVERHEAD);
+      if (admitted) limit = maxFileBytes(upload.kind, config.POST_FILE_MAX_BYTES) + (upload.kind === "post-file-part" ? 0 : MULTIPART_OVERHEAD);
       res.locals.admittedUpload = admitted;
     }
     if (declared !== null && declared > limit) return jsonError(req, res, 413, "Request body is too large.");

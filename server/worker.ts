@@ -8,13 +8,12 @@ import { installGlobals, type ServerBuild } from "@remix-run/node";
 import { env } from "../app/env.server.ts";
 import { PASSWORD_WORKER_URL, passwordPool } from "../app/integrations/password-pool.server.ts";
 import { log } from "../app/logger.server.ts";
-import { createApp } from "./app.ts";
 import { startWorkerMetrics } from "../app/metrics-cluster.server.ts";
+import { createApp } from "./app.ts";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 // Checked by server/index.ts before this worker started (it also set NODE_ENV's default).
 const config = env();
-
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const buildPath = path.resolve(root, process.argv[2] ?? path.join(config.REMIX_BUILD_DIR, "server", "index.js"));
 if (!existsSync(buildPath)) {
   console.error(`No server build at ${buildPath}. Run \`npm run build\` first.`);
@@ -23,49 +22,28 @@ if (!existsSync(buildPath)) {
 const build = (await import(pathToFileURL(buildPath).href)) as ServerBuild;
 
 // Sign-ins hash passwords in worker threads; without them the server must not take traffic.
-try {
-  await passwordPool();
-} catch (error) {
+await passwordPool().catch((error: unknown) => {
   console.error(
     `[server] The password worker pool could not start (${fileURLToPath(PASSWORD_WORKER_URL)}): ${error instanceof Error ? error.message : String(error)}. ` +
       "It is copied next to the server by `npm run build`; rebuild, or check that bcryptjs is installed.",
   );
   process.exit(1);
-}
+});
 installGlobals({ nativeFetch: build.future.v3_singleFetch });
 startWorkerMetrics();
 
-const port = config.PORT;
-const host = config.HOST;
-
-const app = createApp({
-  bodyTimeoutMs: config.REQUEST_BODY_TIMEOUT_MS,
-  build,
-  // The browser assets: <build>/client beside the server build's folder (vite.config.ts).
-  assetsDir: path.resolve(root, build.assetsBuildDirectory),
-  publicDir: path.join(root, "public"),
-  mode: config.NODE_ENV,
-  log: config.REQUEST_LOG,
-  metricsToken: config.METRICS_TOKEN,
-  appUrl: config.APP_URL,
-  postFileMaxBytes: config.POST_FILE_MAX_BYTES,
-  admission: { maxInFlight: config.MAX_IN_FLIGHT_REQUESTS, maxQueued: config.MAX_QUEUED_REQUESTS, queueTimeoutMs: config.REQUEST_QUEUE_TIMEOUT_MS },
-});
-
-// Under the cluster the primary announces the whole group instead (server/index.ts).
-const onListen = () => {
-  if (!config.SERVER_QUIET) console.log(`[server] http://${host ?? "localhost"}:${port}`);
-};
 // Slow clients must not hold connections: the head within HEADERS_TIMEOUT_MS, the body within
 // the deadline limitBody sets (uploads get time for their size), replacing Node's requestTimeout.
-const server = http.createServer({ headersTimeout: config.HEADERS_TIMEOUT_MS, requestTimeout: 0, connectionsCheckingInterval: 1_000 }, app);
-if (host) server.listen(port, host, onListen);
-else server.listen(port, onListen);
+const server = http.createServer({ headersTimeout: config.HEADERS_TIMEOUT_MS, requestTimeout: 0, connectionsCheckingInterval: 1_000 }, createApp(build));
+// Under the cluster the primary announces the whole group instead (server/index.ts).
+server.listen(config.PORT, config.HOST, () => {
+  if (!config.SERVER_QUIET) console.log(`[server] http://${config.HOST ?? "localhost"}:${config.PORT}`);
+});
 
 // Responses still being written: a graceful stop waits for them, not for idle connections.
 let inFlight = 0;
 let stopping = false;
-server.on("request", (_req, res: import("node:http").ServerResponse) => {
+server.on("request", (_req, res: http.ServerResponse) => {
   inFlight += 1;
   // While draining, a connection carries its one response and closes, so none lingers idle.
   if (stopping) res.shouldKeepAlive = false;
