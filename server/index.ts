@@ -14,59 +14,78 @@ import { superviseMetrics } from "../app/metrics-cluster.server.ts";
 // The production server runs in production mode unless told otherwise; workers inherit it.
 process.env.NODE_ENV ??= "production";
 
-/** The configuration, checked once here: a bad value stops the server before any worker starts. */
-function startConfig(): Env {
-  try {
-    return env();
-  } catch (error) {
-    console.error(`[server] ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(1);
-  }
-}
+/** A worker that dies sooner than this after its start is restarted after a pause, not at once. */
+const CRASH_LOOP_MS = 5_000;
+/** How long a worker's clean exit waits for the group's signal to reach this process too. */
+const GROUP_SIGNAL_GRACE_MS = 500;
 
-const config = startConfig();
+// The configuration, checked once here: a bad value stops the server before any worker starts.
+let config: Env;
+try {
+  config = env();
+} catch (error) {
+  console.error(`[server] ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}
+const workerCount = config.WEB_CONCURRENCY ?? os.availableParallelism();
 if (cluster.isPrimary) {
   const warning = missingMailTransportWarning();
   if (warning) console.warn(`[server] ${warning}`);
 }
-const workerCount = config.WEB_CONCURRENCY ?? os.availableParallelism();
+if (!cluster.isPrimary || workerCount === 1) await import("./worker.ts");
+else superviseWorkers(config, workerCount);
 
-if (!cluster.isPrimary || workerCount === 1) {
-  await import("./worker.ts");
-} else {
-  superviseWorkers(workerCount);
-}
-
-function superviseWorkers(count: number) {
+function superviseWorkers(config: Env, count: number) {
   // The kernel hands connections to the workers: with round robin, one passed to a worker that has just died hangs.
   cluster.schedulingPolicy = cluster.SCHED_NONE;
-  /** A worker that dies sooner than this after its start is restarted after a pause, not at once. */
-  const CRASH_LOOP_MS = 5_000;
-  /** How long a worker's clean exit waits for the group's signal to reach this process too. */
-  const GROUP_SIGNAL_GRACE_MS = 500;
-  const slots = new Map<Worker, { slot: number; startedAt: number; listened: boolean }>();
+  type Slot = { slot: number; startedAt: number; listened: boolean };
+  const slots = new Map<Worker, Slot>();
   let stopping = false;
   let listening = 0;
   const metrics = superviseMetrics();
 
+  const stop = (exitCode: number, graceMs: number) => {
+    stopping = true;
+    process.exitCode = exitCode;
+    for (const worker of slots.keys()) worker.process.kill("SIGTERM");
+    if (slots.size === 0) process.exit(exitCode);
+    setTimeout(() => process.exit(exitCode), graceMs).unref();
+  };
+
   const fork = (slot: number) => {
     // Background jobs run in slot 0 only; they also lock across app servers (app/jobs.server.ts).
-    const workerEnv = { WORKER_SLOT: String(slot), ...(slot === 0 ? {} : { DISABLE_JOBS: "1" }), SERVER_QUIET: "1" };
-    const worker = cluster.fork(workerEnv);
+    const worker = cluster.fork({ WORKER_SLOT: String(slot), ...(slot === 0 ? {} : { DISABLE_JOBS: "1" }), SERVER_QUIET: "1" });
     // The workers' word to each other (a write to what guests see: app/document-cache.server.ts);
     // a worker's question for the whole server's metrics is the primary's to answer.
     worker.on("message", (message: Serializable) => {
       if (metrics.handles(worker, message)) return;
       for (const other of slots.keys()) if (other !== worker && other.isConnected()) other.send(message);
     });
-    const entry = { slot, startedAt: Date.now(), listened: false };
+    const entry: Slot = { slot, startedAt: Date.now(), listened: false };
     slots.set(worker, entry);
     worker.once("listening", (address) => {
       entry.listened = true;
-      listening += 1;
       // One "[server]" line for the whole group, once every worker listens (scripts/start.ts reads it).
-      if (listening === count) console.log(`[server] http://${config.HOST ?? "localhost"}:${address.port} (${count} workers)`);
+      if (++listening === count) console.log(`[server] http://${config.HOST ?? "localhost"}:${address.port} (${count} workers)`);
     });
+  };
+
+  const afterExit = (worker: Worker, entry: Slot | undefined, code: number, signal: string) => {
+    if (stopping) {
+      if (slots.size === 0) process.exit(process.exitCode ?? 0);
+      return;
+    }
+    if (!entry) return;
+    const pid = worker.process.pid;
+    const how = signal ?? `code ${code}`;
+    // A worker that never listened failed at start (a bad build): another would too, so the server stops.
+    if (!entry.listened) {
+      log().error({ worker: pid, slot: entry.slot, code, signal }, `worker ${pid} (slot ${entry.slot}) failed to start (${how}); stopping the server`);
+      return stop(1, 15_000);
+    }
+    log().error({ worker: pid, slot: entry.slot, code, signal }, `worker ${pid} (slot ${entry.slot}) exited (${how}); starting another`);
+    metrics.workerRestarted();
+    setTimeout(() => stopping || fork(entry.slot), Date.now() - entry.startedAt < CRASH_LOOP_MS ? 1_000 : 0);
   };
 
   cluster.on("exit", (worker, code, signal) => {
@@ -78,47 +97,9 @@ function superviseWorkers(count: number) {
     else afterExit(worker, entry, code, signal);
   });
 
-  const afterExit = (worker: Worker, entry: { slot: number; startedAt: number; listened: boolean } | undefined, code: number, signal: string) => {
-    if (stopping) {
-      if (slots.size === 0) process.exit(process.exitCode ?? 0);
-      return;
-    }
-    if (!entry) return;
-    // A worker that never listened failed at start (a bad build): another would too, so the server stops.
-    if (!entry.listened) {
-      log().error(
-        { worker: worker.process.pid, slot: entry.slot, code, signal },
-        `worker ${worker.process.pid} (slot ${entry.slot}) failed to start (${signal ?? `code ${code}`}); stopping the server`,
-      );
-      stopping = true;
-      for (const other of slots.keys()) other.process.kill("SIGTERM");
-      process.exitCode = 1;
-      if (slots.size === 0) process.exit(1);
-      setTimeout(() => process.exit(1), 15_000).unref();
-      return;
-    }
-    log().error(
-      { worker: worker.process.pid, slot: entry.slot, code, signal },
-      `worker ${worker.process.pid} (slot ${entry.slot}) exited (${signal ?? `code ${code}`}); starting another`,
-    );
-    metrics.workerRestarted();
-    const delay = Date.now() - entry.startedAt < CRASH_LOOP_MS ? 1_000 : 0;
-    setTimeout(() => {
-      if (!stopping) fork(entry.slot);
-    }, delay);
-  };
-
-  for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    process.on(signal, () => {
-      if (stopping) return;
-      stopping = true;
-      // Each worker stops taking connections and finishes its responses in flight, at most
-      // SHUTDOWN_DRAIN_SECONDS (server/worker.ts); the primary waits a little longer for them.
-      for (const worker of slots.keys()) worker.process.kill("SIGTERM");
-      if (slots.size === 0) process.exit(0);
-      setTimeout(() => process.exit(0), (config.SHUTDOWN_DRAIN_SECONDS + 5) * 1_000).unref();
-    });
-  }
+  // Each worker stops taking connections and finishes its responses in flight, at most
+  // SHUTDOWN_DRAIN_SECONDS (server/worker.ts); the primary waits a little longer for them.
+  for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => stopping || stop(0, (config.SHUTDOWN_DRAIN_SECONDS + 5) * 1_000));
 
   for (let slot = 0; slot < count; slot++) fork(slot);
 }
