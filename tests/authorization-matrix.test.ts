@@ -76,6 +76,7 @@ const MATRIX: Record<string, Case[]> = {
     { method: "POST", form: (f) => ({ intent: "delete", id: f.panelId }), expect: adminUi(ok("302 /"), no("302 /")) },
   ],
   // Data rights do not depend on standing: restricted accounts may export and delete too.
+  "account._index.ts": [{ method: "GET", expect: all(ok("302 /login")) }],
   "account.data.ts": [
     { method: "GET", expect: all(ok("302 /account/export")) },
     { method: "POST", expect: user(ok(200), no("302 /login")) },

@@ -286,6 +286,7 @@ const NO_POST_DATA: Record<string, string> = {
   "healthz.ts": "health",
   "infos.tsx": "the info page",
   "login.tsx": "sign-in",
+  "account._index.ts": "a redirect to the account page (/login)",
   "panel_images.$file.ts": "home panels' images",
   "unsubscribe.$token.tsx": "mail settings",
   // Admins only: every other viewer is refused (tests/authorization-matrix.test.ts pins it).
