@@ -106,8 +106,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
     // What each shown post requires, in this viewer's words; required posts are looked up among
     // those this page lists (an admin's user view: public ones only).
     requirements: await requirementsForViewer(viewer, shown, visible, tiers),
-    // The current version's added files of each shown post that has some, in this viewer's words.
-    files: cardFilesOf(shown, viewer.explained ?? viewer.context.viewer, tiers),
+    // The current version's added files of each shown post that has some, in this viewer's words
+    // (admins' cards lead to the editor, which lists them).
+    files: adminView ? {} : cardFilesOf(shown, viewer.explained ?? viewer.context.viewer, tiers),
     // The cards' version histories (admins edit versions on the post's editor).
     versions: adminView
       ? {}
