@@ -28,7 +28,7 @@ import { zonedFieldToIso } from "~/utils/time-zone";
 import { readUploadedFile, receiveUploadedFile, SELECT_IMAGE_MESSAGE } from "~/utils/upload.server";
 import { withParam } from "~/utils/url";
 import { VERSION_MESSAGES, VERSION_UPLOAD_FIELDS, versionActionSchema } from "~/utils/version-schemas";
-import { addVersionFile, versionFileInputOf } from "~/models/version-files.server";
+import { addVersionFile, removeVersionFile, versionFileInputOf } from "~/models/version-files.server";
 import { VERSION_FILE_FIELDS, versionFileFieldsToInput } from "~/utils/version-file-schemas";
 import { VERSION_FILE_MESSAGES } from "~/utils/version-file-words";
 import { nsfwAcceptedCookie } from "~/utils/visitor-cookies.server";
@@ -348,6 +348,15 @@ export async function postEditAction(user: User, form: FormData, back: string) {
         return redirectWithSuccess(back, PATCH_MESSAGES.accepted);
       } catch (error) {
         return refused(back, error, PATCH_MESSAGES.failed);
+      }
+    }
+    case "remove-file": {
+      // A file added to a version (confirmed on a page at `?remove-file=<id>`, or a dialog).
+      try {
+        await removeVersionFile(user, postId, formText(form, "fileId"));
+        return redirectWithSuccess(withParam(back, "remove-file", null), VERSION_FILE_MESSAGES.fileRemoved);
+      } catch (error) {
+        return refused(withParam(back, "remove-file", null), error, VERSION_FILE_MESSAGES.removeFailed);
       }
     }
     case "delete": {

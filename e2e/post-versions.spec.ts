@@ -15,9 +15,10 @@ test.beforeAll(() => {
 const postId = `e2ever${Date.now().toString(36)}`;
 
 const headingsPostId = `${postId}h`;
+const filesPostId = `${postId}f`;
 
 test.afterAll(async () => {
-  await db.post.deleteMany({ where: { id: { in: [postId, headingsPostId] } } });
+  await db.post.deleteMany({ where: { id: { in: [postId, headingsPostId, `${filesPostId}g`, `${filesPostId}j`, `${filesPostId}n`] } } });
   rmSync(folder, { recursive: true, force: true });
 });
 
@@ -130,3 +131,83 @@ test("headings in version notes stay smaller than the post's title", async ({ pa
   expect(await size(notes.getByRole("heading", { name: "Big news" }))).toBeLessThan(title);
   expect(await size(notes.getByRole("heading", { name: "Fixes" }))).toBeLessThan(title);
 });
+
+/** A post whose current version has two variants and a Tier 3 add-on beside its main file (rows only: nothing here downloads). */
+async function postWithAddedFiles(id: string): Promise<void> {
+  await db.post.create({
+    data: {
+      id,
+      title: `E2E Files ${id}`,
+      paidContent: true,
+      version: "V1.0",
+      fileName: "main.package",
+      fileSize: 100n,
+      driveFileId: `posts/${id}/main.package`,
+      orderDate: new Date("2000-01-01T00:00:00Z"),
+      tiers: { create: [{ tierId: "8825009", kind: "CURRENT" }] },
+    },
+  });
+  const version = await db.postVersion.create({
+    data: { postId: id, label: "V1.0", storageKey: `posts/${id}/main.package`, fileName: "main.package", size: 100n },
+  });
+  await db.post.update({ where: { id }, data: { currentVersionId: version.id } });
+  const file = (role: "VARIANT" | "OPTIONAL", label: string, position: number, gateTierIds: string[] = []) => ({
+    versionId: version.id,
+    role,
+    label,
+    position,
+    storageKey: `posts/${id}/${position}.package`,
+    fileName: `${label.toLowerCase().replace(/\W+/g, "-")}.package`,
+    size: 100n,
+    sha256: "a".repeat(64),
+    contentHash: "a".repeat(64),
+    gateTierIds,
+  });
+  await db.versionFile.createMany({ data: [file("VARIANT", "Maxis Match", 0), file("VARIANT", "Alpha", 1), file("OPTIONAL", "Accessories", 2, ["21786318"])] });
+}
+
+test("at 390 px a guest's card lists the current version's added files, each with its access line", async ({ page }) => {
+  const id = `${filesPostId}g`;
+  await postWithAddedFiles(id);
+  await acceptAdultWarning(page);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(`/library?search=${encodeURIComponent(`E2E Files ${id}`)}`);
+  const lines = page.getByTestId("post-card").getByTestId("card-files").getByRole("listitem");
+  await expect(lines).toHaveText([/^Variant: Maxis Match · unlocked by /, /^Variant: Alpha · unlocked by /, /^Optional add-on: Accessories · unlocked by /]);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+  // The demo post with variants shows its list too; a post with a main file only shows none.
+  await page.goto("/library?search=Autumn%20Hair%20Collection");
+  await expect(page.getByTestId("card-files")).toContainText("Optional add-on: Bonus hair accessories · unlocked by");
+  await page.goto("/library?search=Starter%20Furniture%20Pack");
+  await expect(page.getByTestId("post-card")).toHaveCount(1);
+  await expect(page.getByTestId("card-files")).toHaveCount(0);
+});
+
+for (const javaScriptEnabled of [true, false]) {
+  test.describe(`removing an added file ${javaScriptEnabled ? "with" : "without"} JavaScript`, () => {
+    test.use({ javaScriptEnabled });
+
+    test("the editor asks first, then the file is gone from the editor and the card", async ({ page }) => {
+      const id = javaScriptEnabled ? `${filesPostId}j` : `${filesPostId}n`;
+      await postWithAddedFiles(id);
+      const admin = await db.user.findUniqueOrThrow({ where: { email: "admin@example.com" } });
+      await loginAs(page, admin.id);
+      await page.goto(`/admin/posts/${id}`);
+      const added = page.getByTestId("added-files");
+      await expect(added.getByRole("listitem")).toHaveCount(3);
+      await added.getByRole("link", { name: "Remove Alpha" }).click();
+      const dialog = page.getByTestId("remove-file-dialog");
+      await expect(dialog).toContainText("Variant: Alpha");
+      await dialog.getByRole("button", { name: "Remove" }).click();
+      await expect(page.getByText("File removed from the version.")).toBeVisible();
+      await expect(page).toHaveURL(`/admin/posts/${id}`);
+      await expect(added.getByRole("listitem")).toHaveCount(2);
+      await expect(added).not.toContainText("Alpha");
+      expect((await db.versionFile.findFirstOrThrow({ where: { label: "Alpha", version: { postId: id } } })).removedAt).not.toBeNull();
+      // The card as users see it (the admin's user view).
+      await page.goto(`/library?view=user&search=${encodeURIComponent(`E2E Files ${id}`)}`);
+      await expect(page.getByTestId("card-files").getByRole("listitem")).toHaveText([/^Variant: Maxis Match · /, /^Optional add-on: Accessories · /]);
+    });
+  });
+}

@@ -238,6 +238,7 @@ const MATRIX: Record<string, Case[]> = {
   "api.admin.posts.$id.files.$fileId.ts": [
     { method: "GET", params: () => ({ id: "matrix-post", fileId: "no-such-file" }), expect: METHOD_NOT_ALLOWED },
     { method: "PUT", params: () => ({ id: "matrix-post", fileId: "no-such-file" }), json: { role: "optional" }, expect: adminApi(no(404)) },
+    { method: "DELETE", params: () => ({ id: "matrix-post", fileId: "no-such-file" }), expect: adminApi(no(404)) },
   ],
   "api.admin.posts.$id.requirements.ts": [
     { method: "GET", params: postParams, expect: adminApi(ok(200)) },

@@ -2,6 +2,8 @@
 // be acted on, the title, then one status line with one primary action (Download with why it is
 // yours, or the main way in with a lock), a secondary action, and the details (what unlocks it,
 // version history) folded at the card's foot.
+import { CardFiles } from "~/components/card-files";
+import type { CardFile } from "~/models/version-files.server";
 import { Link } from "@remix-run/react";
 import { AccessNote } from "~/components/access-note";
 import { PostAccess } from "~/components/post-access";
@@ -345,6 +347,8 @@ export type PostEntryProps = {
   kept?: KeptOffer;
   /** What the post requires, in this viewer's words (docs/product.md#requirements). */
   requirements?: RequirementView[];
+  /** The current version's added files, in this viewer's words (docs/product.md#files-of-a-version). */
+  files?: CardFile[];
 };
 
 /** A locked card's kept version: what the viewer keeps, and its Download (a plain post, with or without JavaScript). */
@@ -407,6 +411,7 @@ export function PostCard({
   voted,
   kept,
   requirements,
+  files,
 }: PostEntryProps & {
   /** The post's visible versions, newest first. */
   versions?: VersionView[];
@@ -429,6 +434,7 @@ export function PostCard({
         <PatchLine post={post} />
         <PostTags post={post} />
         <PostRequirements requirements={requirements} />
+        <CardFiles files={files} />
         {post.unlocked ? (
           <div className="post-owned">
             <div className="post-primary">

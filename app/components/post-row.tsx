@@ -1,6 +1,7 @@
 // A post in the library's compact list (layout=list): thumbnail, title with the badge that can be
 // acted on, one status line and one button, as a purchase library lists what you own. The card
 // (post-card.tsx) holds the rest: versions, verification and what unlocks a locked post.
+import { CardFiles } from "~/components/card-files";
 import { Link } from "@remix-run/react";
 import {
   DownloadForm,
@@ -35,7 +36,21 @@ function leadBadge(post: LibraryPost, loggedIn: boolean, now: Date) {
   return null;
 }
 
-export function PostRow({ post: listed, tiers, links, loggedIn, now, back, onDownload, access, downloadedVersion, voted, kept, requirements }: PostEntryProps) {
+export function PostRow({
+  post: listed,
+  tiers,
+  links,
+  loggedIn,
+  now,
+  back,
+  onDownload,
+  access,
+  downloadedVersion,
+  voted,
+  kept,
+  requirements,
+  files,
+}: PostEntryProps) {
   const post = withPageDownload(listed, downloadedVersion);
   const titleId = `post-row-${post.postId}-title`;
   return (
@@ -66,6 +81,7 @@ export function PostRow({ post: listed, tiers, links, loggedIn, now, back, onDow
         <PatchLine post={post} />
         <PostTags post={post} />
         <PostRequirements requirements={requirements} />
+        <CardFiles files={files} />
         {post.unlocked ? (
           <OwnedStatus post={post} access={access} />
         ) : (

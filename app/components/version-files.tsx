@@ -2,6 +2,10 @@
 // first, variants as "pick one", each with its download button, or, when the viewer may not have
 // it, what unlocks it. A file with a gate of its own says so. Each button is a plain form to the
 // library's download action (works without JavaScript); with JavaScript it downloads in place.
+// Admins get a Remove per added file: a link to a confirmation (a page without JavaScript, a dialog
+// with it), as the editor asks before deleting a post.
+import { Link } from "@remix-run/react";
+import { ConfirmDialog } from "~/components/confirm-dialog";
 import { accessLine } from "~/components/post-access";
 import type { CardTier } from "~/components/post-card";
 import type { LibraryPost } from "~/models/library-listing.server";
@@ -20,12 +24,14 @@ function FileRow({
   tiers,
   back,
   onDownload,
+  removeHref,
 }: {
   post: LibraryPost;
   file: FileView;
   tiers: CardTier[];
   back: string;
   onDownload: (post: LibraryPost, fileId: string | null) => void;
+  removeHref?: (fileId: string) => string;
 }) {
   const name = file.label || file.fileName;
   return (
@@ -63,6 +69,7 @@ function FileRow({
           Locked
         </span>
       )}
+      {removeHref && file.fileId ? <RemoveFileLink href={removeHref(file.fileId)} name={name} /> : null}
     </li>
   );
 }
@@ -73,12 +80,15 @@ export function VersionFiles({
   tiers,
   back,
   onDownload,
+  removeHref,
 }: {
   post: LibraryPost;
   files: readonly FileView[];
   tiers: CardTier[];
   back: string;
   onDownload: (post: LibraryPost, fileId: string | null) => void;
+  /** Admins: the address that asks to remove an added file. */
+  removeHref?: (fileId: string) => string;
 }) {
   // One main file alone needs no list: the card's Download button is it.
   if (files.length <= 1) return null;
@@ -93,7 +103,7 @@ export function VersionFiles({
             <h3>{FILE_ROLE_HEADINGS[role]}</h3>
             <ul>
               {ofRole.map((file) => (
-                <FileRow key={file.fileId ?? "main"} post={post} file={file} tiers={tiers} back={back} onDownload={onDownload} />
+                <FileRow key={file.fileId ?? "main"} post={post} file={file} tiers={tiers} back={back} onDownload={onDownload} removeHref={removeHref} />
               ))}
             </ul>
           </div>
@@ -157,5 +167,72 @@ export function AddVersionFileForm({ postId, versionId, tiers, back }: { postId:
         </button>
       </form>
     </details>
+  );
+}
+
+/** An added file as the admins' Remove names it. */
+type RemovableFile = { fileId: string | null; role: FileView["role"]; label: string; fileName: string };
+
+function RemoveFileLink({ href, name }: { href: string; name: string }) {
+  return (
+    <Link to={href} className="button-secondary" preventScrollReset aria-label={`Remove ${name}`} data-testid="remove-file">
+      Remove
+    </Link>
+  );
+}
+
+/** Admins, in the editor: the current version's added files, each with its Remove. */
+export function AddedFilesList({ files, removeHref }: { files: readonly RemovableFile[]; removeHref: (fileId: string) => string }) {
+  if (files.length === 0) return null;
+  return (
+    <ul className="version-files-added" data-testid="added-files">
+      {files.map((file) =>
+        file.fileId ? (
+          <li key={file.fileId} className="version-file">
+            <span className="version-file-name">
+              {FILE_ROLE_NAMES[file.role]}: {file.label || file.fileName}
+              {file.label ? <span className="muted"> · {file.fileName}</span> : null}
+            </span>
+            <RemoveFileLink href={removeHref(file.fileId)} name={file.label || file.fileName} />
+          </li>
+        ) : null,
+      )}
+    </ul>
+  );
+}
+
+/**
+ * "Remove this file?" for an added file (`?remove-file=<id>`): posts `remove-file` with the file's
+ * id (and `hidden` fields) to `action`; Cancel goes back to `cancelTo`.
+ */
+export function RemoveFileDialog({
+  file,
+  version,
+  action,
+  cancelTo,
+  hidden = {},
+}: {
+  file: RemovableFile & { fileId: string };
+  version: string;
+  action: string;
+  cancelTo: string;
+  hidden?: Record<string, string>;
+}) {
+  return (
+    <ConfirmDialog
+      title="Remove file"
+      testId="remove-file-dialog"
+      action={action}
+      cancelTo={cancelTo}
+      intent="remove-file"
+      confirmLabel="Remove"
+      pendingLabel="Removing..."
+      hidden={{ ...hidden, fileId: file.fileId }}
+    >
+      <p>Remove this file from {version}? Nobody can download it any more; download histories keep it.</p>
+      <p className="muted">
+        {FILE_ROLE_NAMES[file.role]}: {file.label || file.fileName} · {file.fileName}
+      </p>
+    </ConfirmDialog>
   );
 }

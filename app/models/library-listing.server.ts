@@ -14,6 +14,7 @@ import type { PostCompatibility } from "~/utils/game-patch-schemas";
 import type { LibraryFilter } from "~/utils/library-schemas";
 import type { StoredRequirement } from "~/utils/requirements";
 import { displayVersion, downloadStatus, type DownloadStatus } from "~/utils/versions";
+import { fileViews, type FileView, type StoredFile } from "~/utils/version-file-views";
 
 type Viewer = Pick<User, "id" | "isAdmin" | "restricted" | "currentTierId"> | null;
 
@@ -63,6 +64,11 @@ export type LibraryPost = {
   userVersion?: string | null;
   /** For admins: "add-on" or "theme" when the post is marked as a Blender extension, else null. */
   blender_extension?: "add-on" | "theme" | null;
+  /**
+   * Only when the current version has files besides its main one: all its files, main first, each
+   * with the viewer's access (as GET /api/library/posts/{id} lists them, docs/api.md#post).
+   */
+  files?: FileView[];
 };
 
 export { withAccess };
@@ -210,6 +216,8 @@ type SnapshotPost = {
   adminJson: string;
   /** Kept beside the shared JSON, never in it: a required post's id is named only to those who may see it. */
   requirements: StoredRequirement[];
+  /** The current version's main and added files (not removed ones) when it has added files; their access is per viewer. */
+  files: { fileName: string; size: bigint; sha256: string | null; files: StoredFile[] } | null;
 };
 
 const snapshots = createCache<LibrarySnapshot>(1);
@@ -223,14 +231,30 @@ function openJson(value: object): string {
 
 /** Rows read after the stamp are at least as new as it; a change in between only means one more read on the next request. */
 async function readSnapshot(stamp: string, now: Date): Promise<LibrarySnapshot> {
-  const [rows, patch] = await Promise.all([
+  const [rows, patch, versionsWithFiles] = await Promise.all([
     db.post.findMany({
       orderBy: [{ orderDate: "desc" }, { id: "asc" }],
       include: { ...withAccess, inspirations: withInspiration, tags: withTags, requirements: withRequirements },
     }),
     // The marks on the current game patch: kept with the posts (the patches and marks bump the library version).
     currentPatchMarks(),
+    // The current versions that have added files, with them (version_files bump the library version too).
+    db.postVersion.findMany({
+      where: { currentOf: { isNot: null }, files: { some: { removedAt: null } } },
+      select: {
+        id: true,
+        fileName: true,
+        size: true,
+        sha256: true,
+        files: {
+          where: { removedAt: null },
+          orderBy: [{ position: "asc" }, { createdAt: "asc" }],
+          select: { id: true, role: true, label: true, fileName: true, size: true, sha256: true, gateTierIds: true, gateShopItem: true },
+        },
+      },
+    }),
   ]);
+  const withFiles = new Map(versionsWithFiles.map((version) => [version.id, version]));
   let until: number | undefined;
   const posts = rows.map((row) => {
     const compatibility = patch && row.currentVersionId ? { patch: patch.patch, mark: patch.marks.get(row.currentVersionId) ?? "untested" } : null;
@@ -250,6 +274,7 @@ async function readSnapshot(stamp: string, now: Date): Promise<LibrarySnapshot> 
       publicJson: openJson(shared),
       adminJson: openJson({ ...shared, drive_file_id: row.driveFileId, release_announce_urls: announceUrlsOf(row) }),
       requirements: row.requirements.map(toStoredRequirement),
+      files: (row.currentVersionId ? withFiles.get(row.currentVersionId) : undefined) ?? null,
     };
   });
   return { stamp, until, posts, byId: new Map(posts.map((post) => [post.row.id, post])) };
@@ -305,6 +330,7 @@ export async function storedRequirementsAt(stamp: string, postIds: readonly stri
 
 type ViewedPost = {
   base: LibraryPost;
+  files?: FileView[];
   driveFileId: string | null;
   announceUrls: (string | null)[];
   json: string;
@@ -343,6 +369,8 @@ function viewPosts({ admin, user, context, library, now }: Awaited<ReturnType<ty
       json: admin ? post.adminJson : post.publicJson,
       unlocked: canDownload(post.entitlement, context.viewer, now),
     };
+    // Only posts whose current version has added files carry the list (nothing changes for the others).
+    if (post.files) item.files = fileViews(post.entitlement, post.files, post.files.files, context.viewer, now);
     if (context.downloads) {
       const version = context.downloads.get(post.row.id);
       item.status = downloadStatus(post.row.version, version === undefined ? null : { version });
@@ -370,6 +398,7 @@ export async function listLibraryPosts(user: Viewer, preloaded?: ViewerContext):
       post.downloadStatus = item.status;
       post.userVersion = item.userVersion ?? null;
     }
+    if (item.files) post.files = item.files;
     return post;
   });
 }
@@ -412,6 +441,7 @@ export async function libraryPostsJson({ user, context }: { user: Viewer; contex
       const parts = viewPosts(view).map((item) => {
         let json = `${item.json},"unlocked":${item.unlocked}`;
         if (item.status) json += `,"downloadStatus":"${item.status}","userVersion":${JSON.stringify(item.userVersion ?? null)}`;
+        if (item.files) json += `,"files":${JSON.stringify(item.files)}`;
         return `${json}}`;
       });
       return { value: Buffer.from(`{"posts":[${parts.join(",")}]}`), until: view.library.until };

@@ -65,8 +65,10 @@ export type PostPage = {
 export async function loadPostPage(viewer: PageViewer, postId: string): Promise<PostPage | null> {
   const { user, context } = viewer;
   const listed = await listLibraryPosts(user, context);
-  const post = listed.find((item) => item.postId === postId);
-  if (!post) return null;
+  const found = listed.find((item) => item.postId === postId);
+  if (!found) return null;
+  // The page's own `files` (below) list every file, with or without added ones.
+  const { files: _listed, ...post } = found;
   const tiers = await listTiersAt(context.libraryStamp);
   const [access, histories, kept, requirements] = await Promise.all([
     explainLibraryCards(user, [post], tiers, viewer.explained),

@@ -10,6 +10,7 @@ import { isUnconfirmedOnPatch, keptLibraryStamp, listLibraryPosts, type LibraryP
 import { adminRequirementsOf } from "~/models/post-requirements.server";
 import { versionHistories } from "~/models/post-version-history.server";
 import { listTiers } from "~/models/tier.server";
+import { fileJson, filesOfVersions } from "~/models/version-files.server";
 import { isPublishedAt } from "~/utils/entitlement";
 import { LIBRARY_MESSAGES } from "~/utils/library-words";
 import { POST_STATES, POST_TABLE_PAGE_SIZE, type PostState, type PostTableQuery } from "~/utils/post-table-words";
@@ -138,7 +139,11 @@ export async function loadPostEditor(admin: User, postId: string, now: Date = ne
     listTags(),
   ]);
   const state = postState(post, now);
+  const currentVersionId = versions[postId]?.find((version) => version.current)?.id ?? null;
+  // The current version's added files, each with a Remove (docs/product.md#files-of-a-version).
+  const files = currentVersionId ? ((await filesOfVersions([currentVersionId])).get(currentVersionId) ?? []).map(fileJson) : [];
   return {
+    files,
     post,
     state,
     scheduled: !isPublishedAt({ publishAt: post.publish_at ? new Date(post.publish_at) : null }, now),

@@ -28,7 +28,7 @@ export async function listVerifiableVersions(viewer: Viewer, postId: string): Pr
     select: { id: true, label: true, contentHash: true, sha256: true },
   });
   const files = await db.versionFile.findMany({
-    where: { version: { postId, hidden: false } },
+    where: { removedAt: null, version: { postId, hidden: false } },
     orderBy: [{ version: { createdAt: "desc" } }, { position: "asc" }],
     select: { id: true, label: true, role: true, fileName: true, contentHash: true, sha256: true, version: { select: { id: true, label: true } } },
   });

@@ -2,7 +2,9 @@
 // its main file is the version row's own; variants, optional add-ons and translations are rows of
 // version_files, each with an optional gate of its own. Who may download which file is the
 // entitlement rule's (`explainFileAccess` in app/utils/entitlement.ts); this module loads files,
-// lists them as the post page and the API show them, and adds them for admins.
+// lists them as the post page, the cards and the API show them, and adds and removes them for
+// admins. A removed file keeps its row (`removed_at`) for the download records that name it, and
+// is left out of everything else.
 import { db, Prisma, queryRows } from "~/db.server";
 import type { User, VersionFile } from "~/generated/prisma/client";
 import type { FileRole } from "~/generated/prisma/enums";
@@ -10,93 +12,76 @@ import { storage } from "~/integrations/storage.server";
 import { recordAudit } from "~/models/audit.server";
 import { DomainError } from "~/models/errors";
 import type { StoredVersionFile } from "~/models/post-version.server";
-import { explainFileAccess, hasOwnGate, isEffectiveAdmin, type EntitlementPost, type EntitlementViewer, type FileGate } from "~/utils/entitlement";
+import { entitlementOfListed, type LibraryPost } from "~/models/library-listing.server";
+import { explainFileAccess, isEffectiveAdmin, isFreeAt, postForFile, type EntitlementPost, type EntitlementViewer } from "~/utils/entitlement";
+import { requirementAccessWords } from "~/utils/requirements";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { versionFileSchema, type VersionFileInput } from "~/utils/version-file-schemas";
 import { VERSION_FILE_MESSAGES, type FileRoleName } from "~/utils/version-file-words";
 import { VERSION_MESSAGES } from "~/utils/version-schemas";
+import { gateOf, ROLE_NAMES } from "~/utils/version-file-views";
+
+// The shaping is pure and shared with the library listing (which this module's imports reach).
+export { fileViews, gateOf, type FileView } from "~/utils/version-file-views";
 
 type Admin = Pick<User, "id" | "isAdmin" | "restricted">;
 
-const ROLE_NAMES: Record<FileRole, FileRoleName> = { VARIANT: "variant", OPTIONAL: "optional", TRANSLATION: "translation" };
 const ROLES_OF_NAMES: Record<Exclude<FileRoleName, "main">, FileRole> = { variant: "VARIANT", optional: "OPTIONAL", translation: "TRANSLATION" };
-/** Roles in the order the page lists them. */
-const ROLE_ORDER: FileRoleName[] = ["main", "variant", "optional", "translation"];
-
-/** A file's own gate, or null when it has the post's. */
-export function gateOf(file: Pick<VersionFile, "gateTierIds" | "gateShopItem"> | null): FileGate {
-  if (!file) return null;
-  const gate = { tierIds: file.gateTierIds, shopItem: file.gateShopItem };
-  return hasOwnGate(gate) ? gate : null;
-}
 
 /** A version's extra file a download names: it must belong to a visible version of the post (else 404). */
 export async function downloadableFile(postId: string, fileId: string): Promise<VersionFile & { version: { id: string; label: string } }> {
   const file = await db.versionFile.findFirst({
-    where: { id: fileId, version: { postId, hidden: false } },
+    where: { id: fileId, removedAt: null, version: { postId, hidden: false } },
     include: { version: { select: { id: true, label: true } } },
   });
   if (!file) throw new DomainError(404, VERSION_FILE_MESSAGES.fileNotFound);
   return file;
 }
 
-/** The extra files of these versions, in their order, by version id. */
+/** The extra files of these versions (not removed ones), in their order, by version id. */
 export async function filesOfVersions(versionIds: readonly string[]): Promise<Map<string, VersionFile[]>> {
   const byVersion = new Map<string, VersionFile[]>();
   if (versionIds.length === 0) return byVersion;
-  const rows = await db.versionFile.findMany({ where: { versionId: { in: [...versionIds] } }, orderBy: [{ position: "asc" }, { createdAt: "asc" }] });
+  const rows = await db.versionFile.findMany({
+    where: { versionId: { in: [...versionIds] }, removedAt: null },
+    orderBy: [{ position: "asc" }, { createdAt: "asc" }],
+  });
   for (const row of rows) byVersion.set(row.versionId, [...(byVersion.get(row.versionId) ?? []), row]);
   return byVersion;
 }
 
-/** A file of a version as the post page, the card and the API show it (docs/api.md#post-files). */
-export type FileView = {
-  /** Null for the main file (downloads name no file then). */
-  fileId: string | null;
-  role: FileRoleName;
-  label: string;
-  fileName: string;
-  size: number;
-  sha256: string | null;
-  /** The file's own gate; null: the post's. */
-  gate: { tierIds: string[]; shopItem: string | null } | null;
-  /** May this viewer download it now (the entitlement rule for this file)? */
-  unlocked: boolean;
-};
-
-type MainFile = { fileName: string; size: number | bigint; sha256: string | null };
+/** An added file of a card's current version, in the card's words ("Variant: Alpha · unlocked by Tier 2"). */
+export type CardFile = { role: FileRoleName; name: string; access: string };
 
 /**
- * A version's files, main first, then by role and position, each with whether `viewer` may
- * download it now: `explainFileAccess`, the rule every download asks.
+ * The card lines of the listed posts whose current version has added files (the listing's
+ * `files`), by post id; posts with a main file only are left out. Each line's access is the
+ * entitlement rule for that file (`explainFileAccess`), in the words a card's requirements use.
  */
-export function fileViews(post: EntitlementPost, main: MainFile, files: readonly VersionFile[], viewer: EntitlementViewer | null, now: Date): FileView[] {
-  const views: FileView[] = [
-    {
-      fileId: null,
-      role: "main",
-      label: "",
-      fileName: main.fileName,
-      size: Number(main.size),
-      sha256: main.sha256,
-      gate: null,
-      unlocked: explainFileAccess(post, null, viewer, now).allowed,
-    },
-  ];
-  for (const file of files) {
-    const gate = gateOf(file);
-    views.push({
-      fileId: file.id,
-      role: ROLE_NAMES[file.role],
-      label: file.label,
-      fileName: file.fileName,
-      size: Number(file.size),
-      sha256: file.sha256,
-      gate: gate ? { tierIds: [...gate.tierIds], shopItem: gate.shopItem } : null,
-      unlocked: explainFileAccess(post, gate, viewer, now).allowed,
-    });
+export function cardFilesOf(
+  posts: readonly LibraryPost[],
+  viewer: EntitlementViewer | null,
+  tiers: readonly { tierId: string; title: string }[],
+  now: Date = new Date(),
+): Record<string, CardFile[]> {
+  const result: Record<string, CardFile[]> = {};
+  for (const post of posts) {
+    if (!post.files) continue;
+    const entitlement = entitlementOfListed(post);
+    const lines: CardFile[] = [];
+    for (const file of post.files) {
+      if (file.role === "main") continue;
+      const explained = explainFileAccess(entitlement, file.gate, viewer, now);
+      const summary = { allowed: explained.allowed, unlockTierIds: [...explained.unlocks.tierIds], shopItem: explained.unlocks.shopItem };
+      lines.push({
+        role: file.role,
+        name: file.label || file.fileName,
+        access: requirementAccessWords(summary, isFreeAt(postForFile(entitlement, file.gate), now), tiers),
+      });
+    }
+    if (lines.length > 0) result[post.postId] = lines;
   }
-  return views.sort((a, b) => ROLE_ORDER.indexOf(a.role) - ROLE_ORDER.indexOf(b.role));
+  return result;
 }
 
 /** The file-role fields of an admin's request, by the one schema the form and the API share. */
@@ -164,7 +149,7 @@ export async function addVersionFile(
 export async function updateVersionFile(actor: Admin, postId: string, fileId: string, input: VersionFileInput): Promise<VersionFile> {
   if (!isEffectiveAdmin(actor)) throw new DomainError(403, LIBRARY_MESSAGES.adminOnly);
   return db.$transaction(async (tx) => {
-    const before = await tx.versionFile.findFirst({ where: { id: fileId, version: { postId } } });
+    const before = await tx.versionFile.findFirst({ where: { id: fileId, removedAt: null, version: { postId } } });
     if (!before) throw new DomainError(404, VERSION_FILE_MESSAGES.fileNotFound);
     await requireKnownTiers(tx, input.gateTierIds);
     const file = await tx.versionFile.update({
@@ -184,6 +169,55 @@ export async function updateVersionFile(actor: Admin, postId: string, fileId: st
     );
     return file;
   });
+}
+
+/**
+ * Removes a file added to a version (never the main file: that is the version). The row stays,
+ * marked removed, so the download records that name it stay true (decision 022): from the commit
+ * on, no page, listing, manifest, verify or download offers it. Audited in the same transaction.
+ * Its stored bytes are deleted after the commit, unless another row still uses the key; a storage
+ * failure is logged, never the request's failure (the file is removed either way).
+ */
+export async function removeVersionFile(actor: Admin, postId: string, fileId: string): Promise<VersionFile> {
+  if (!isEffectiveAdmin(actor)) throw new DomainError(403, LIBRARY_MESSAGES.adminOnly);
+  const removed = await db.$transaction(async (tx) => {
+    const before = await tx.versionFile.findFirst({ where: { id: fileId, removedAt: null, version: { postId } } });
+    if (!before) throw new DomainError(404, VERSION_FILE_MESSAGES.fileNotFound);
+    const file = await tx.versionFile.update({ where: { id: fileId }, data: { removedAt: new Date() } });
+    await recordAudit(
+      {
+        actorId: actor.id,
+        action: "post.version.file.remove",
+        targetType: "post",
+        targetId: postId,
+        before: { versionId: before.versionId, fileId, role: ROLE_NAMES[before.role], label: before.label, key: before.storageKey, sha256: before.sha256 },
+        after: null,
+      },
+      tx,
+    );
+    return file;
+  });
+  await deleteUnusedFileBytes(postId, removed.storageKey);
+  return removed;
+}
+
+/**
+ * Deletes a removed file's bytes when nothing else uses its key: keys outside the post's own
+ * folder (`posts/<id>/`) are never deleted (as when a post is deleted). Errors are logged only.
+ */
+async function deleteUnusedFileBytes(postId: string, key: string): Promise<void> {
+  try {
+    if (!key.startsWith(`posts/${postId}/`)) return;
+    const [versions, files, posts] = await Promise.all([
+      db.postVersion.count({ where: { storageKey: key } }),
+      db.versionFile.count({ where: { storageKey: key, removedAt: null } }),
+      db.post.count({ where: { driveFileId: key } }),
+    ]);
+    if (versions + files + posts > 0) return;
+    await (await storage()).delete(key);
+  } catch (error) {
+    console.error("Could not delete a removed file's bytes", error);
+  }
 }
 
 async function requireKnownTiers(tx: Prisma.TransactionClient, tierIds: readonly string[]): Promise<void> {
@@ -231,6 +265,7 @@ export async function chosenVariants(
        JOIN version_files picked ON picked.id = d.file_id AND picked.role = 'variant'
        JOIN posts p ON p.id = d.post_id
        JOIN version_files cur ON cur.version_id = p.current_version_id AND cur.role = 'variant' AND cur.label = picked.label
+                              AND cur.removed_at IS NULL
       WHERE d.user_id = $1 AND d.post_id = ANY($2::text[])
       ORDER BY d.post_id, d.created_at DESC`,
     [userId, posts.map((post) => post.id)],

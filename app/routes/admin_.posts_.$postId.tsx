@@ -1,7 +1,8 @@
 // /admin/posts/{postId}: one post's editor (docs/product.md#the-post-editor). Its state (draft →
 // scheduled → published, or disabled) with its own actions, the details with one Save, the
-// release plan, the image, file and versions, the library position and delete (a confirmation
-// page without JavaScript, a dialog with it). Every form posts here, calls the model function the
+// release plan, the image, file and versions (with the current version's added files, each with
+// a Remove), the library position and delete (removing a file and deleting the post ask on a
+// confirmation page without JavaScript, a dialog with it). Every form posts here, calls the model function the
 // /api routes call (postEditAction) and comes back to this post. Effective admins only.
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json } from "@remix-run/node";
@@ -12,7 +13,7 @@ import { PostDetailsForm, PostFileUpload, PostImageUpload } from "~/components/a
 import { ReleaseSection } from "~/components/admin/release-admin";
 import { ConfirmDialog } from "~/components/confirm-dialog";
 import { ErrorPage, refusedRequestPage } from "~/components/error-page";
-import { AddVersionFileForm } from "~/components/version-files";
+import { AddedFilesList, AddVersionFileForm, RemoveFileDialog } from "~/components/version-files";
 import { PostImage } from "~/components/post-card";
 import { postEditAction, uploadAction } from "~/library-actions.server";
 import { DomainError } from "~/models/errors";
@@ -51,8 +52,14 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const postId = params.postId ?? "";
   try {
     const editor = await loadPostEditor(admin, postId);
+    const url = new URL(request.url);
     return json(
-      { ...editor, confirmDelete: new URL(request.url).searchParams.has("delete"), now: new Date().toISOString() },
+      {
+        ...editor,
+        confirmDelete: url.searchParams.has("delete"),
+        removeFile: editor.files.find((file) => file.fileId === url.searchParams.get("remove-file")) ?? null,
+        now: new Date().toISOString(),
+      },
       { headers: { "Cache-Control": "private, no-store" } },
     );
   } catch (error) {
@@ -176,6 +183,7 @@ export default function PostEditor() {
               Variants, optional add-ons and translations beside the main file, each with its own gate if it needs one; the{" "}
               <Link to={`/library/${encodeURIComponent(post.postId)}`}>post page</Link> lists them as users see them.
             </p>
+            <AddedFilesList files={data.files} removeHref={(fileId) => `${action}?remove-file=${encodeURIComponent(fileId)}`} />
             <AddVersionFileForm postId={post.postId} versionId={currentVersionId} tiers={[...data.tiers]} back={action} />
           </>
         ) : null}
@@ -200,6 +208,8 @@ export default function PostEditor() {
           Delete post
         </Link>
       </section>
+
+      {data.removeFile ? <RemoveFileDialog file={data.removeFile} version={post.version} action={action} cancelTo={action} /> : null}
 
       {data.confirmDelete ? (
         <ConfirmDialog

@@ -20,6 +20,7 @@ import { explainLibraryCards, loadLibraryPageViewer } from "~/models/access.serv
 import { filterLibraryPosts, isListedPostPublic, keptLibraryStamp, listLibraryPosts, patchDayCounts } from "~/models/library-listing.server";
 import { versionHistories } from "~/models/post-version-history.server";
 import { requirementsForViewer } from "~/models/post-requirements.server";
+import { cardFilesOf } from "~/models/version-files.server";
 import { parseTagFilter } from "~/utils/catalog-schemas";
 import { listTiersAt } from "~/models/tier.server";
 import libraryStyles from "~/styles/library.css?url";
@@ -97,13 +98,17 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const voted = shown.filter((post) => viewer.context.votedPostIds.has(post.postId)).map((post) => post.postId);
   // Plain data (single fetch): a json() answer was stringified and parsed again per view.
   return {
-    posts: shown,
+    // The listing's per-file list stays on the server: a card shows its words (`files`).
+    posts: shown.map(({ files: _files, ...post }) => post),
     votedPostIds: voted,
     kept,
     access: await explainLibraryCards(user, shown, tiers, viewer.explained),
     // What each shown post requires, in this viewer's words; required posts are looked up among
     // those this page lists (an admin's user view: public ones only).
     requirements: await requirementsForViewer(viewer, shown, visible, tiers),
+    // The current version's added files of each shown post that has some, in this viewer's words
+    // (admins' cards lead to the editor, which lists them).
+    files: adminView ? {} : cardFilesOf(shown, viewer.explained ?? viewer.context.viewer, tiers),
     // The cards' version histories (admins edit versions on the post's editor).
     versions: adminView
       ? {}
@@ -177,6 +182,7 @@ export default function Library() {
     voted: data.votedPostIds.includes(post.postId),
     kept: data.kept[post.postId],
     requirements: data.requirements[post.postId],
+    files: data.files[post.postId],
   });
 
   const serverTermsPost = data.termsPostId ? (data.posts.find((post) => post.postId === data.termsPostId) ?? null) : null;

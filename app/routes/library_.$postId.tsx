@@ -3,7 +3,8 @@
 // notes and changelog, and "Verify a file". Link previews (Discord, Tumblr, …) read its Open Graph
 // and Twitter tags: the title, the cover, and "Free" or what unlocks the post. A post the viewer
 // may not see answers 404, as an unknown id does. Forms post to the library's action and come back
-// here, with or without JavaScript.
+// here, with or without JavaScript. Admins remove an added file from here too (asked at
+// `?remove-file=<id>`).
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
 import { Link, useLoaderData, useLocation, useRouteError } from "@remix-run/react";
@@ -15,7 +16,7 @@ import { accessLine } from "~/components/post-access";
 import { PatchCompatibility } from "~/components/patch-compatibility";
 import { PostCard } from "~/components/post-card";
 import { useLibraryDownload } from "~/components/use-library-download";
-import { AddVersionFileForm, VersionFiles } from "~/components/version-files";
+import { AddVersionFileForm, RemoveFileDialog, VersionFiles } from "~/components/version-files";
 import type { CacheableHandle } from "~/document-cache.server";
 import { env } from "~/env.server";
 import { loadLibraryPageViewer } from "~/models/access.server";
@@ -46,6 +47,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const config = env();
   const { post } = page;
   const canonical = `${config.APP_URL}/library/${encodeURIComponent(post.postId)}`;
+  const admin = isEffectiveAdmin(user);
   // Known issues follow the post's visibility (the page is a 404 before this for a hidden post).
   const [knownIssues, reportForm] = await Promise.all([listKnownIssues(user, post.postId), reportFormFor(user, post.postId)]);
   return json({
@@ -53,7 +55,9 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     knownIssues,
     reportForm,
     user: user ? { id: user.id, tosAccepted: user.tosAccepted || isEffectiveAdmin(user) } : null,
-    admin: isEffectiveAdmin(user),
+    admin,
+    // An admin's "Remove this file?" for one of the page's added files.
+    removeFileId: admin ? (page.files.find((file) => file.fileId !== null && file.fileId === url.searchParams.get("remove-file"))?.fileId ?? null) : null,
     // Admins are not asked to confirm their age (as on the library).
     nsfwAccepted: isEffectiveAdmin(user) || (await hasAcceptedNsfw(request)),
     termsPostId: url.searchParams.get("terms") === post.postId ? post.postId : null,
@@ -134,6 +138,7 @@ export default function PostPage() {
   const now = useMemo(() => new Date(data.now), [data.now]);
   const { post } = data;
   const termsFor = download.termsFor;
+  const removing = data.removeFileId ? data.files.find((file) => file.fileId === data.removeFileId) : undefined;
   return (
     <div className="library-page">
       {!nsfw.accepted ? <AdultWarning back={back} onAccept={nsfw.accept} /> : null}
@@ -172,9 +177,25 @@ export default function PostPage() {
           kept={data.kept ?? undefined}
           requirements={data.requirements}
         />
-        <VersionFiles post={post} files={data.files} tiers={[...data.tiers]} back={back} onDownload={download.requestDownload} />
+        <VersionFiles
+          post={post}
+          files={data.files}
+          tiers={[...data.tiers]}
+          back={back}
+          onDownload={download.requestDownload}
+          removeHref={data.admin ? (fileId) => withParam(location.pathname, "remove-file", fileId) : undefined}
+        />
         {data.admin && data.currentVersionId ? (
           <AddVersionFileForm postId={post.postId} versionId={data.currentVersionId} tiers={[...data.tiers]} back={location.pathname} />
+        ) : null}
+        {removing?.fileId ? (
+          <RemoveFileDialog
+            file={{ ...removing, fileId: removing.fileId }}
+            version={post.version}
+            action="/library"
+            cancelTo={location.pathname}
+            hidden={{ postId: post.postId, back: location.pathname }}
+          />
         ) : null}
         <PatchCompatibility postId={post.postId} versions={data.versions} compatibility={data.compatibility} admin={data.admin} back={back} />
         <KnownIssues postId={post.postId} issues={data.knownIssues} form={data.reportForm} />

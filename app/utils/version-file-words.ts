@@ -27,6 +27,8 @@ export const FILE_ROLE_NAMES: Record<FileRoleName, string> = {
 export const VERSION_FILE_MESSAGES = {
   fileAdded: "File added to the version.",
   fileUpdated: "File updated.",
+  fileRemoved: "File removed from the version.",
+  removeFailed: "Failed to remove the file.",
   fileFailed: "Failed to add the file.",
   fileNotFound: "This file does not exist or is no longer available.",
   labelRequired: "Variants and translations need a label, such as “Maxis Match” or “Deutsch”.",
