@@ -23,6 +23,14 @@ export function noise(seed: number, length: number): string {
   return text.slice(0, length);
 }
 
+/** The bytes of a deflated ZIP of `files`. */
+export function zipBytes(files: ZipFileSpec[]): Buffer {
+  made += 1;
+  const local = path.join(work, `z${made}.zip`);
+  writeZip(local, files, { deflate: true });
+  return readFileSync(local);
+}
+
 /** Stores a ZIP of `files` as a version of the post; `current` makes it the post's file. */
 export async function addZipVersion(postId: string, label: string, files: ZipFileSpec[], current: boolean) {
   made += 1;

@@ -19,6 +19,8 @@ import { VERSION_MESSAGES } from "~/utils/version-schemas";
 type Admin = Pick<User, "id" | "isAdmin" | "restricted">;
 
 const ROLE_NAMES: Record<FileRole, FileRoleName> = { VARIANT: "variant", OPTIONAL: "optional", TRANSLATION: "translation" };
+/** A role as the page and the API name it. */
+export const roleNameOf = (role: FileRole): FileRoleName => ROLE_NAMES[role];
 const ROLES_OF_NAMES: Record<Exclude<FileRoleName, "main">, FileRole> = { variant: "VARIANT", optional: "OPTIONAL", translation: "TRANSLATION" };
 /** Roles in the order the page lists them. */
 const ROLE_ORDER: FileRoleName[] = ["main", "variant", "optional", "translation"];
@@ -47,6 +49,21 @@ export async function filesOfVersions(versionIds: readonly string[]): Promise<Ma
   const rows = await db.versionFile.findMany({ where: { versionId: { in: [...versionIds] } }, orderBy: [{ position: "asc" }, { createdAt: "asc" }] });
   for (const row of rows) byVersion.set(row.versionId, [...(byVersion.get(row.versionId) ?? []), row]);
   return byVersion;
+}
+
+type SameFileKey = Pick<VersionFile, "id" | "role" | "label">;
+
+/**
+ * The file of another version that is "the same file" as `file` of its version: the one with its
+ * role and label, as a variant is matched by label when a user's choice carries over (a file is a
+ * new row in each version). Two files of one version with the same role and label (add-ons
+ * without a label) are matched in their order. `other` and `ofItsVersion`: the two versions'
+ * files in their order (`filesOfVersions`). Null when the other version has no such file.
+ */
+export function sameFileIn<T extends SameFileKey>(other: readonly T[], file: SameFileKey, ofItsVersion: readonly SameFileKey[]): T | null {
+  const alike = (candidate: SameFileKey) => candidate.role === file.role && candidate.label === file.label;
+  const rank = ofItsVersion.filter(alike).findIndex((candidate) => candidate.id === file.id);
+  return other.filter(alike)[Math.max(rank, 0)] ?? null;
 }
 
 /** A file of a version as the post page, the card and the API show it (docs/api.md#post-files). */
@@ -137,6 +154,8 @@ export async function addVersionFile(
           sha256: stored.sha256,
           contentHash: stored.contentHash,
           ...(stored.zipEntries ? { zipEntries: stored.zipEntries } : {}),
+          // Checked on upload when the post is marked as a Blender extension: the repository lists it.
+          ...(stored.blenderManifest ? { blenderManifest: stored.blenderManifest } : {}),
           gateTierIds: input.gateTierIds,
           gateShopItem: input.gateShopItem,
         },
