@@ -12,7 +12,6 @@ import type { User } from "~/generated/prisma/client";
 import { storage } from "~/integrations/storage.server";
 import { readZipDirectory, readZipEntry } from "~/integrations/zip.server";
 import { hashToken } from "~/models/session.server";
-import * as addFileRoute from "~/routes/api.admin.posts.$id.versions.$versionId.files";
 import * as paidRoute from "~/routes/api.download.$postId";
 import * as deltaRoute from "~/routes/api.library.posts.$id.delta";
 import { traceTag } from "~/utils/trace-stamp.server";
@@ -21,7 +20,7 @@ import { VERSION_FILE_MESSAGES } from "~/utils/version-file-words";
 import { callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
 import { createPost, createTiers, TIER_1, TIER_2, TIER_3 } from "./library-fixtures";
 import { archiveComment, testArchive, type ZipFileSpec } from "./zip-files";
-import { addZipVersion, noise, zipBytes } from "./zip-versions";
+import { addVersionFileVia, addZipVersion, noise, zipBytes } from "./zip-versions";
 
 const work = mkdtempSync(path.join(tmpdir(), "library-delta-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -169,13 +168,8 @@ describe("GET /api/library/posts/{postId}/delta?file= (an added file: a variant,
   let tier3: User;
 
   /** Adds a file to a version through the admin API, as the editor does: its ZIP entries are read on upload. */
-  async function addFile(versionId: string, fields: Record<string, string>, files: ZipFileSpec[]): Promise<string> {
-    const form = new FormData();
-    for (const [name, value] of Object.entries(fields)) form.append(name, value);
-    form.append("file", new Blob([new Uint8Array(zipBytes(files))]), `${fields.label || "file"}.zip`);
-    const response = await callRoute(addFileRoute, { method: "POST", params: { id: filePostId, versionId }, cookie: adminCookie, form });
-    expect(response.status).toBe(201);
-    return ((await response.json()) as { file: { fileId: string } }).file.fileId;
+  function addFile(versionId: string, fields: Record<string, string>, files: ZipFileSpec[]): Promise<string> {
+    return addVersionFileVia(adminCookie, filePostId, versionId, fields, zipBytes(files), `${fields.label || "file"}.zip`);
   }
 
   function fileDelta(from: string, fileId: string, credentials: { token?: string; cookie?: string }) {
