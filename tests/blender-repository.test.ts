@@ -3,7 +3,9 @@
 // blender_manifest.toml may be (refused otherwise, nothing stored); the account's repository
 // GET /api/blender/index.json is Blender's listing format v1, lists exactly the marked posts the
 // account may download, and each archive's size and hash are those of the bytes its address
-// serves. A personal token's last use is written, at most once a minute.
+// serves. Added files that are extensions are listed each at its own address when the account may
+// download that file, one entry per extension id within a post (the variant chosen last time
+// first). A personal token's last use is written, at most once a minute.
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";

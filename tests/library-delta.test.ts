@@ -2,7 +2,9 @@
 // delta from a version the account has to the current one, refused like any download to a fan
 // without access, 404 for a version the post does not have, 409 for the current one; stamped,
 // recorded as a download of the current version, and no bigger than the changed entries'
-// compressed bytes plus 5%.
+// compressed bytes plus 5%. Per file (`&file=`): a variant's delta from the same-label variant of
+// the older version, under the file's own gate (an add-on for Tier 3 refused to Tier 1 as its
+// download is), 404 when the older version has no such file.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
