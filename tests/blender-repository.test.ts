@@ -3,7 +3,9 @@
 // blender_manifest.toml may be (refused otherwise, nothing stored); the account's repository
 // GET /api/blender/index.json is Blender's listing format v1, lists exactly the marked posts the
 // account may download, and each archive's size and hash are those of the bytes its address
-// serves. A personal token's last use is written, at most once a minute.
+// serves. Added files that are extensions are listed each at its own address when the account may
+// download that file, one entry per extension id within a post (the variant chosen last time
+// first). A personal token's last use is written, at most once a minute.
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -13,6 +15,7 @@ import { z } from "zod";
 import { db } from "~/db.server";
 import type { User } from "~/generated/prisma/client";
 import { LocalStorage, setStorageForTests } from "~/integrations/storage.server";
+import { recordDownload } from "~/models/download.server";
 import { makeVersionCurrent } from "~/models/post-version.server";
 import { hashToken } from "~/models/session.server";
 import * as tokensRoute from "~/routes/api.account.tokens";
@@ -24,8 +27,9 @@ import * as libraryRoute from "~/routes/library";
 import { getToast } from "~/toast.server";
 import { BLENDER_MESSAGES, checkBlenderManifest, malformedFieldMessage, missingFieldMessage } from "~/utils/blender-manifest";
 import { callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
-import { createPost, createTiers, TIER_1, TIER_2 } from "./library-fixtures";
+import { createPost, createTiers, TIER_1, TIER_2, TIER_3 } from "./library-fixtures";
 import { writeZip, type ZipFileSpec } from "./zip-files";
+import { addVersionFileVia } from "./zip-versions";
 
 globalThis.__allowConsoleError = false;
 
@@ -421,5 +425,99 @@ describe("a personal token's last use", () => {
     expect(list.status).toBe(200);
     const { tokens } = await readJsonBody<{ tokens: { label: string; last_used_at: string | null }[] }>(list);
     expect(tokens.find((item) => item.label === "Blender")?.last_used_at).toBe((await row()).lastUsedAt!.toISOString());
+  });
+});
+
+describe("added files that are extensions (variants, add-ons, translations)", () => {
+  const withId = (id: string, name: string) => GOOD_MANIFEST.replace('id = "cabin_tools"', `id = "${id}"`).replace('name = "Cabin Tools"', `name = "${name}"`);
+  let postId: string;
+  let versionId: string;
+  let tier1: User;
+  let tier3: User;
+  const files = { lite: "", brushes: "", german: "" };
+
+  beforeAll(async () => {
+    tier1 = await createTestUser({ currentTierId: TIER_1, tosAccepted: true });
+    tier3 = await createTestUser({ currentTierId: TIER_3, tosAccepted: true });
+    const post = await createPost({ tiers: [TIER_1, TIER_2, TIER_3], fileSize: null, title: "Cabin Suite" });
+    postId = post.id;
+    expect((await upload(postId, extensionZip(withId("cabin_suite", "Cabin Suite")), "suite.zip")).status).toBe(200);
+    expect((await mark(postId, "add-on")).status).toBe(200);
+    versionId = (await db.post.findUniqueOrThrow({ where: { id: postId } })).currentVersionId!;
+    // A lighter build of the same extension (its id), an add-on of its own for Tier 3, a translation of its own.
+    files.lite = await addVersionFileVia(
+      adminCookie,
+      postId,
+      versionId,
+      { role: "variant", label: "Lite" },
+      extensionZip(withId("cabin_suite", "Cabin Suite Lite")),
+      "lite.zip",
+    );
+    files.brushes = await addVersionFileVia(
+      adminCookie,
+      postId,
+      versionId,
+      { role: "optional", label: "Brushes", gateTierIds: TIER_3 },
+      extensionZip(withId("cabin_brushes", "Cabin Brushes")),
+      "brushes.zip",
+    );
+    files.german = await addVersionFileVia(
+      adminCookie,
+      postId,
+      versionId,
+      { role: "translation", label: "Deutsch" },
+      extensionZip(withId("cabin_suite_de", "Cabin Suite DE")),
+      "de.zip",
+    );
+  });
+
+  /** This post's entries: id, and the file its address names ("" for the main file). */
+  function entriesOfPost(listing: Listing) {
+    return listing.data
+      .filter((item) => item.archive_url.includes(`/api/library/files/${postId}?`))
+      .map((item) => [item.id, new URL(item.archive_url).searchParams.get("file") ?? ""]);
+  }
+
+  async function servesWhatItSays(listing: Listing) {
+    for (const item of listing.data.filter((entry) => entry.archive_url.includes(`/api/library/files/${postId}?`))) {
+      const served = await follow(item.archive_url);
+      expect(served.status).toBe(200);
+      const bytes = Buffer.from(await served.arrayBuffer());
+      expect(bytes.length).toBe(item.archive_size);
+      expect(`sha256:${sha256(bytes)}`).toBe(item.archive_hash);
+    }
+  }
+
+  it("keeps each added extension's checked manifest", async () => {
+    const rows = await db.versionFile.findMany({ where: { versionId }, orderBy: { position: "asc" } });
+    expect(rows.map((row) => (row.blenderManifest as { id: string } | null)?.id)).toEqual(["cabin_suite", "cabin_brushes", "cabin_suite_de"]);
+  });
+
+  it("lists each added extension the account may download at its own address; an add-on gated to Tier 3 is absent for Tier 1", async () => {
+    const forTier1 = await listingOf(await tokenOf(tier1.id));
+    expect(entriesOfPost(forTier1)).toEqual([
+      ["cabin_suite", ""],
+      ["cabin_suite_de", files.german],
+    ]);
+    await servesWhatItSays(forTier1);
+    const forTier3 = await listingOf(await tokenOf(tier3.id));
+    expect(entriesOfPost(forTier3)).toEqual([
+      ["cabin_suite", ""],
+      ["cabin_brushes", files.brushes],
+      ["cabin_suite_de", files.german],
+    ]);
+    expect(forTier3.data.find((item) => item.id === "cabin_brushes")).toMatchObject({ name: "Cabin Brushes", type: "add-on" });
+    await servesWhatItSays(forTier3);
+  });
+
+  it("lists one entry per id: the variant the account chose last time takes the main file's place", async () => {
+    await recordDownload(tier1.id, postId, "V1.0", new Date(), "current-tier", versionId, undefined, files.lite);
+    const listing = await listingOf(await tokenOf(tier1.id));
+    expect(entriesOfPost(listing)).toEqual([
+      ["cabin_suite", files.lite],
+      ["cabin_suite_de", files.german],
+    ]);
+    expect(listing.data.find((item) => item.id === "cabin_suite")?.name).toBe("Cabin Suite Lite");
+    await servesWhatItSays(listing);
   });
 });

@@ -211,7 +211,7 @@ describe("DELETE /api/admin/posts/{id}/files/{fileId}", () => {
 
   it("keeps the bytes when another file still uses its key", async () => {
     const stored = await db.versionFile.findUniqueOrThrow({ where: { id: files.deutsch } });
-    const { id: _id, createdAt: _created, zipEntries: _entries, ...copy } = stored;
+    const { id: _id, createdAt: _created, zipEntries: _entries, blenderManifest: _manifest, ...copy } = stored;
     const twin = await db.versionFile.create({ data: { ...copy, label: "Deutsch (copy)" } });
     expect((await remove(twin.id, admin)).status).toBe(200);
     expect(await (await storage()).stat(stored.storageKey)).not.toBeNull();

@@ -7,6 +7,8 @@ import path from "node:path";
 import { db } from "~/db.server";
 import { storage } from "~/integrations/storage.server";
 import { listZipEntries } from "~/integrations/zip.server";
+import * as addFileRoute from "~/routes/api.admin.posts.$id.versions.$versionId.files";
+import { callRoute } from "./helpers";
 import { writeZip, type ZipFileSpec } from "./zip-files";
 
 const work = mkdtempSync(path.join(tmpdir(), "zip-versions-"));
@@ -21,6 +23,14 @@ export function noise(seed: number, length: number): string {
     text += state.toString(36);
   }
   return text.slice(0, length);
+}
+
+/** The bytes of a deflated ZIP of `files`. */
+export function zipBytes(files: ZipFileSpec[]): Buffer {
+  made += 1;
+  const local = path.join(work, `z${made}.zip`);
+  writeZip(local, files, { deflate: true });
+  return readFileSync(local);
 }
 
 /** Stores a ZIP of `files` as a version of the post; `current` makes it the post's file. */
@@ -44,4 +54,24 @@ export async function addZipVersion(postId: string, label: string, files: ZipFil
     });
   }
   return { version, key, bytes, local };
+}
+
+/**
+ * Adds a file (a variant, add-on, translation: `fields` as the admin form sends them) to a version
+ * through the admin API, as the editor does, so its ZIP entries are read on upload. Answers its id.
+ */
+export async function addVersionFileVia(
+  adminCookie: string,
+  postId: string,
+  versionId: string,
+  fields: Record<string, string>,
+  zip: Buffer,
+  fileName = "file.zip",
+) {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) form.append(name, value);
+  form.append("file", new Blob([new Uint8Array(zip)]), fileName);
+  const response = await callRoute(addFileRoute, { method: "POST", params: { id: postId, versionId }, cookie: adminCookie, form });
+  if (response.status !== 201) throw new Error(`adding a file answered ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { file: { fileId: string } }).file.fileId;
 }

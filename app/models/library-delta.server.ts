@@ -1,5 +1,6 @@
-// Delta updates (docs/api.md#delta-updates): the current version of a post's ZIP as a small ZIP
-// of what changed since a version the account already has. Who may have it is never decided
+// Delta updates (docs/api.md#delta-updates): the current version of a post's ZIP (its main file,
+// or an added file: a variant, add-on or translation) as a small ZIP of what changed since a
+// version the account already has. Who may have it is never decided
 // here: `authorizeDownload`, the check of every download, clears the post (and names the version
 // served) first. The delta is stamped with the account's leak-trace number like a paid download
 // and counted as a download of the version it brings, once wholly sent.
@@ -12,8 +13,10 @@ import { UnreadableZipError, type ZipEntry } from "~/integrations/zip.server";
 import { authorizeDownload, postDownload } from "~/models/download.server";
 import { DomainError } from "~/models/errors";
 import { NOT_AUTHENTICATED_MESSAGE } from "~/models/session.server";
+import { filesOfVersions, sameFileIn } from "~/models/version-files.server";
 import { downloadFileName } from "~/utils/download-name";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
+import { VERSION_FILE_MESSAGES } from "~/utils/version-file-words";
 import type { SentBytes } from "~/utils/serve-file.server";
 import { traceTag } from "~/utils/trace-stamp.server";
 import { traceComment } from "~/utils/zip-eocd";
@@ -28,17 +31,39 @@ function entriesOf(value: unknown): ZipEntry[] | null {
   return Array.isArray(value) ? (value as ZipEntry[]) : null;
 }
 
+type Entries = { fromEntries: ZipEntry[] | null; currentEntries: ZipEntry[] | null };
+
+/** The main files' entries of the `from` version and of the version served. */
+async function mainEntries(from: { zipEntries: unknown }, versionId: string | null): Promise<Entries> {
+  const current = versionId ? await db.postVersion.findUnique({ where: { id: versionId }, select: { zipEntries: true } }) : null;
+  return { fromEntries: entriesOf(from.zipEntries), currentEntries: entriesOf(current?.zipEntries) };
+}
+
+/** The entries of an added file of the version served and of the same file (role and label) of the `from` version: 404 when it has none. */
+async function fileEntries(fromId: string, versionId: string, fileId: string): Promise<Entries> {
+  const files = await filesOfVersions([fromId, versionId]);
+  const ofCurrent = files.get(versionId) ?? [];
+  const file = ofCurrent.find((candidate) => candidate.id === fileId);
+  const earlier = file ? sameFileIn(files.get(fromId) ?? [], file, ofCurrent) : null;
+  if (!file || !earlier) throw new DomainError(404, LIBRARY_MESSAGES.deltaFromNoFile);
+  return { fromEntries: entriesOf(earlier.zipEntries), currentEntries: entriesOf(file.zipEntries) };
+}
+
 /**
  * The delta of `postId` from the version labelled `fromLabel` to the version the account may
- * download now. Refusals: those of the download check, 400 without `from`, 404 for a version
- * the post does not have (or hides), 409 when it is the one served, 422 when no delta can be
- * written (either file not a ZIP, or one this writer cannot copy), 503 when storage is down.
+ * download now; with `fileId`, of that added file of the current version (a variant, add-on or
+ * translation) from the file with its role and label in the `from` version. Refusals: those of the
+ * download check (for a file, the file's own rule, as its download), 400 without `from`, 404 for
+ * a version the post does not have (or hides), a file not of the current version, or a `from`
+ * version without that file; 409 when it is the one served, 422 when no delta can be written
+ * (either file not a ZIP, or one this writer cannot copy), 503 when storage is down.
  */
-export async function libraryDelta(user: Downloader | null, postId: string, fromLabel: string | null): Promise<LibraryDelta> {
+export async function libraryDelta(user: Downloader | null, postId: string, fromLabel: string | null, fileId: string | null = null): Promise<LibraryDelta> {
   if (!user) throw new DomainError(401, NOT_AUTHENTICATED_MESSAGE);
   if (!fromLabel) throw new DomainError(400, LIBRARY_MESSAGES.deltaFromMissing);
-  // The one download check; its answer names the version served (the current one).
-  const post = await authorizeDownload(user, postId);
+  // The one download check; its answer names the version (and file) served.
+  const post = await authorizeDownload(user, postId, null, fileId);
+  if (post.fileId && post.versionId !== post.currentVersionId) throw new DomainError(404, VERSION_FILE_MESSAGES.fileNotFound);
   if (fromLabel === post.version) throw new DomainError(409, LIBRARY_MESSAGES.deltaFromCurrent);
   const from = await db.postVersion.findFirst({
     where: { postId, label: fromLabel, hidden: false },
@@ -47,9 +72,8 @@ export async function libraryDelta(user: Downloader | null, postId: string, from
   });
   if (!from) throw new DomainError(404, LIBRARY_MESSAGES.deltaFromUnknown);
   if (from.id === post.versionId) throw new DomainError(409, LIBRARY_MESSAGES.deltaFromCurrent);
-  const current = post.versionId ? await db.postVersion.findUnique({ where: { id: post.versionId }, select: { zipEntries: true } }) : null;
-  const fromEntries = entriesOf(from.zipEntries);
-  if (!fromEntries || !entriesOf(current?.zipEntries)) throw new DomainError(422, LIBRARY_MESSAGES.deltaNotPossible);
+  const { fromEntries, currentEntries } = post.fileId ? await fileEntries(from.id, post.versionId!, post.fileId) : await mainEntries(from, post.versionId);
+  if (!fromEntries || !currentEntries) throw new DomainError(422, LIBRARY_MESSAGES.deltaNotPossible);
 
   const tag = traceTag(user.number);
   const store = await storage();
@@ -61,7 +85,7 @@ export async function libraryDelta(user: Downloader | null, postId: string, from
     const view = layoutView(store, post.driveFileId, key, layout, {
       lastModified: info.lastModified,
       // One copy per (current file, older version, downloader): a resumed download of another is started over.
-      etag: `"d-${post.versionId ?? "file"}-${from.id}-${info.etag.replace(/"/g, "")}-t${user.number}-${tag}"`,
+      etag: `"d-${post.versionId ?? "file"}${post.fileId ? `.${post.fileId}` : ""}-${from.id}-${info.etag.replace(/"/g, "")}-t${user.number}-${tag}"`,
     });
     const name = downloadFileName(post.title, post.version, post.fileName ?? post.driveFileId);
     return {

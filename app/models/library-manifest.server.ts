@@ -9,7 +9,7 @@
 // an unchanged manifest is answered 304 with a single query.
 import { createHash } from "node:crypto";
 import { db } from "~/db.server";
-import type { User } from "~/generated/prisma/client";
+import type { User, VersionFile } from "~/generated/prisma/client";
 import {
   authorizeLoadedDownload,
   libraryFileExpiry,
@@ -26,7 +26,7 @@ import { getCurrentUserWith, NOT_AUTHENTICATED_MESSAGE } from "~/models/session.
 import { downloadFileName } from "~/utils/download-name";
 import { toEntitlementPost } from "~/models/entitlement.server";
 import { filesOfVersions, gateOf } from "~/models/version-files.server";
-import { explainFileAccess } from "~/utils/entitlement";
+import { explainFileAccess, type EntitlementViewer } from "~/utils/entitlement";
 import type { FileRoleName } from "~/utils/version-file-words";
 
 /**
@@ -91,7 +91,9 @@ export async function libraryManifest(request: Request, ifNoneMatch: string | nu
  * clears for it now, as the manifest lists them (the Blender repository reads the same list).
  * 401 without credentials.
  */
-export async function downloadableLibrary(request: Request): Promise<{ user: ManifestUser; posts: DownloadablePost[]; now: Date; expires: number }> {
+export async function downloadableLibrary(
+  request: Request,
+): Promise<{ user: ManifestUser; posts: DownloadablePost[]; viewer: EntitlementViewer | null; now: Date; expires: number }> {
   const withDownloads = keepsDownloadedVersions();
   const found = await getCurrentUserWith<ViewerRow>(request, { withDownloads, withLibraryStamp: true });
   if (!found) throw new DomainError(401, NOT_AUTHENTICATED_MESSAGE);
@@ -99,7 +101,16 @@ export async function downloadableLibrary(request: Request): Promise<{ user: Man
   const now = new Date();
   const library = await libraryPostsAt(context.libraryStamp, now);
   const posts = await downloadablePosts(found.user, context, library.posts, now);
-  return { user: found.user, posts, now, expires: libraryFileExpiry(now.getTime()) };
+  return { user: found.user, posts, viewer: context.viewer, now, expires: libraryFileExpiry(now.getTime()) };
+}
+
+/**
+ * May the account download this added file (variant, add-on, translation) of a listed post's
+ * version now? The entitlement rule for the file (its own gate, or the post's); a kept version
+ * keeps its main file only. The manifest and the Blender repository both ask this.
+ */
+export function extraFileUnlocked(post: DownloadablePost, file: VersionFile, viewer: EntitlementViewer | null, now: Date): boolean {
+  return !post.keptSource && explainFileAccess(toEntitlementPost(post), gateOf(file), viewer, now).allowed;
 }
 
 /**
@@ -187,7 +198,7 @@ async function buildManifest(user: ManifestUser, context: ViewerContext, posts: 
       const hash = post.versionId ? hashes.get(post.versionId) : undefined;
       // The version's other files, each decided by the rule for that file (a kept version keeps its main file only).
       const extras: ManifestFile[] = (post.versionId ? (extraFiles.get(post.versionId) ?? []) : []).map((file) => {
-        const unlocked = !post.keptSource && explainFileAccess(toEntitlementPost(post), gateOf(file), context.viewer, now).allowed;
+        const unlocked = extraFileUnlocked(post, file, context.viewer, now);
         return {
           name: downloadFileName(post.title, post.version, file.fileName),
           role: roles[file.role],

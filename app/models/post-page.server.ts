@@ -10,7 +10,7 @@ import { postPatchView, type PostPatchView } from "~/models/game-patch.server";
 import { keptVersions } from "~/models/kept-versions.server";
 import { entitlementOfListed, listLibraryPosts, type LibraryPost } from "~/models/library-listing.server";
 import { fileViews, filesOfVersions, type FileView } from "~/models/version-files.server";
-import { versionHistories, type VersionView } from "~/models/post-version-history.server";
+import { versionHistories, withFileChangelogs, type VersionView } from "~/models/post-version-history.server";
 import { listTiersAt, type ApiTier } from "~/models/tier.server";
 import type { CardAccess } from "~/utils/card-status";
 import { requirementsForViewer } from "~/models/post-requirements.server";
@@ -44,7 +44,7 @@ export type PostPage = {
   post: LibraryPost;
   /** Why the viewer has it, or what would unlock it. */
   access: CardAccess;
-  /** The visible versions, newest first, each with its notes and changelog. */
+  /** The visible versions, newest first, each with its notes and changelog, and its added files' changelogs. */
   versions: VersionView[];
   tiers: readonly ApiTier[];
   /** The post realizes an inspiration item the viewer voted for. */
@@ -76,11 +76,14 @@ export async function loadPostPage(viewer: PageViewer, postId: string): Promise<
     keptOffers(viewer, [post], tiers),
     requirementsForViewer(viewer, [post], listed, tiers),
   ]);
-  const versions = histories[post.postId] ?? [];
+  const listedVersions = histories[post.postId] ?? [];
+  const filesByVersion = await filesOfVersions(listedVersions.map((version) => version.id));
+  // Each version's added files with what changed in them since the version before.
+  const versions = withFileChangelogs(listedVersions, filesByVersion);
   const current = versions.find((version) => version.current) ?? null;
   // Each file's access is the entitlement rule for that file, the one every download asks.
   const files = current
-    ? fileViews(entitlementOfListed(post), current, (await filesOfVersions([current.id])).get(current.id) ?? [], viewer.explained ?? context.viewer, new Date())
+    ? fileViews(entitlementOfListed(post), current, filesByVersion.get(current.id) ?? [], viewer.explained ?? context.viewer, new Date())
     : [];
   const compatibility = await postPatchView(
     post.postId,

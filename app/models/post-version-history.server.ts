@@ -1,10 +1,13 @@
 // Post version histories as cards show them (docs/decisions/011-post-versions.md): notes rendered
 // as safe HTML, and what changed inside a ZIP since the version before, built once per library
-// version and shared by every request until posts or versions change.
+// version and shared by every request until posts or versions change. A post's page adds the same
+// for each added file (variant, add-on, translation) of each version (`withFileChangelogs`).
 import { createCache } from "~/cache.server";
 import { db, Prisma } from "~/db.server";
-import type { PostVersion } from "~/generated/prisma/client";
+import type { PostVersion, VersionFile } from "~/generated/prisma/client";
 import type { ZipEntry } from "~/integrations/zip.server";
+import { roleNameOf, sameFileIn } from "~/models/version-files.server";
+import { FILE_ROLES, type FileRoleName } from "~/utils/version-file-words";
 import { renderVersionNotes } from "~/utils/version-notes.server";
 import { zipChangelog, type Changelog } from "~/utils/zip-changelog";
 
@@ -21,6 +24,24 @@ export type VersionView = {
   current: boolean;
   zip: boolean;
   /** Null for the first version, or when either side is no ZIP (or not read yet). */
+  changelog: Changelog | null;
+  /**
+   * The version's added files (variants, add-ons, translations), each compared with the same file
+   * of the version listed before it; only where a post's page asks for them (`withFileChangelogs`).
+   */
+  files?: FileChangeView[];
+};
+
+/** What changed in an added file of a version since the file with its role and label in the version listed before. */
+export type FileChangeView = {
+  fileId: string;
+  role: FileRoleName;
+  label: string;
+  fileName: string;
+  /** The version before had no file of this role and label (false for the oldest version). */
+  newFile: boolean;
+  zip: boolean;
+  /** Null when there is no such file before, or either side is no ZIP. */
   changelog: Changelog | null;
 };
 
@@ -88,4 +109,35 @@ export async function versionHistories(postIds: string[], { admin, stamp = null 
   const chosen: Histories = {};
   for (const id of postIds) if (histories[id]) chosen[id] = histories[id];
   return chosen;
+}
+
+/**
+ * The versions of one post as listed (newest first) with each one's added files: each file is
+ * compared with the file of the same role and label (`sameFileIn`) in the version listed right
+ * after it, the one before in time, as the main file's changelog compares with that version's main
+ * file. `files`: the versions' added files (`filesOfVersions`). The listed views are shared, so
+ * they are copied, never changed.
+ */
+export function withFileChangelogs(versions: readonly VersionView[], files: ReadonlyMap<string, readonly VersionFile[]>): VersionView[] {
+  return versions.map((version, index) => {
+    const own = files.get(version.id) ?? [];
+    if (own.length === 0) return version;
+    const previous = versions[index + 1];
+    const before = previous ? (files.get(previous.id) ?? []) : null;
+    const changes = own.map((file): FileChangeView => {
+      const entries = entriesOf(file.zipEntries);
+      const earlier = before ? sameFileIn(before, file, own) : null;
+      const earlierEntries = earlier ? entriesOf(earlier.zipEntries) : null;
+      return {
+        fileId: file.id,
+        role: roleNameOf(file.role),
+        label: file.label,
+        fileName: file.fileName,
+        newFile: before !== null && earlier === null,
+        zip: entries !== null,
+        changelog: entries && earlierEntries ? zipChangelog(earlierEntries, entries) : null,
+      };
+    });
+    return { ...version, files: changes.sort((a, b) => FILE_ROLES.indexOf(a.role) - FILE_ROLES.indexOf(b.role)) };
+  });
 }

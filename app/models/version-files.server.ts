@@ -26,6 +26,8 @@ export { fileViews, gateOf, type FileView } from "~/utils/version-file-views";
 
 type Admin = Pick<User, "id" | "isAdmin" | "restricted">;
 
+/** A role as the page and the API name it. */
+export const roleNameOf = (role: FileRole): FileRoleName => ROLE_NAMES[role];
 const ROLES_OF_NAMES: Record<Exclude<FileRoleName, "main">, FileRole> = { variant: "VARIANT", optional: "OPTIONAL", translation: "TRANSLATION" };
 
 /** A version's extra file a download names: it must belong to a visible version of the post (else 404). */
@@ -48,6 +50,21 @@ export async function filesOfVersions(versionIds: readonly string[]): Promise<Ma
   });
   for (const row of rows) byVersion.set(row.versionId, [...(byVersion.get(row.versionId) ?? []), row]);
   return byVersion;
+}
+
+type SameFileKey = Pick<VersionFile, "id" | "role" | "label">;
+
+/**
+ * The file of another version that is "the same file" as `file` of its version: the one with its
+ * role and label, as a variant is matched by label when a user's choice carries over (a file is a
+ * new row in each version). Two files of one version with the same role and label (add-ons
+ * without a label) are matched in their order. `other` and `ofItsVersion`: the two versions'
+ * files in their order (`filesOfVersions`). Null when the other version has no such file.
+ */
+export function sameFileIn<T extends SameFileKey>(other: readonly T[], file: SameFileKey, ofItsVersion: readonly SameFileKey[]): T | null {
+  const alike = (candidate: SameFileKey) => candidate.role === file.role && candidate.label === file.label;
+  const rank = ofItsVersion.filter(alike).findIndex((candidate) => candidate.id === file.id);
+  return other.filter(alike)[Math.max(rank, 0)] ?? null;
 }
 
 /** An added file of a card's current version, in the card's words ("Variant: Alpha · unlocked by Tier 2"). */
@@ -122,6 +139,8 @@ export async function addVersionFile(
           sha256: stored.sha256,
           contentHash: stored.contentHash,
           ...(stored.zipEntries ? { zipEntries: stored.zipEntries } : {}),
+          // Checked on upload when the post is marked as a Blender extension: the repository lists it.
+          ...(stored.blenderManifest ? { blenderManifest: stored.blenderManifest } : {}),
           gateTierIds: input.gateTierIds,
           gateShopItem: input.gateShopItem,
         },

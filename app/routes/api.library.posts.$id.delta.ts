@@ -6,16 +6,19 @@ import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { serveStoredFile } from "~/utils/serve-file.server";
 
 /**
- * GET /api/library/posts/{postId}/delta?from={version label} (a session or `Authorization:
- * Bearer`): a ZIP of the entries added or changed since that version plus `.delta/removed.txt`,
- * stamped with the account's leak-trace number, served like a download (Range, ETag) and
- * recorded as a download of the current version once wholly sent.
+ * GET /api/library/posts/{postId}/delta?from={version label}[&file={fileId}] (a session or
+ * `Authorization: Bearer`): a ZIP of the entries added or changed since that version plus
+ * `.delta/removed.txt`, stamped with the account's leak-trace number, served like a download
+ * (Range, ETag) and recorded as a download of the current version (its file, with `file`) once
+ * wholly sent. Without `file`, of the main file; with it, of that added file of the current
+ * version from the same-role, same-label file of `from`.
  */
 export async function loader({ request, params }: LoaderFunctionArgs) {
   return handleApi(LIBRARY_MESSAGES.deltaFailed, async () => {
     const postId = requireIdParam(params.id, LIBRARY_MESSAGES.postNotFound);
     const user = await getCurrentUser(request);
-    const delta = await libraryDelta(user, postId, new URL(request.url).searchParams.get("from"));
+    const search = new URL(request.url).searchParams;
+    const delta = await libraryDelta(user, postId, search.get("from"), search.get("file") || null);
     return serveStoredFile(request, delta.store, delta.key, {
       contentType: "application/zip",
       cacheControl: "private, no-store",

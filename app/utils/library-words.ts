@@ -27,6 +27,7 @@ export const LIBRARY_MESSAGES = {
   deltaFromMissing: "Name the version you have with ?from=.",
   deltaFromUnknown: "This post has no version by that name, so no update can be made from it. Download the whole file.",
   deltaFromCurrent: "You already have the current version of this post.",
+  deltaFromNoFile: "That version has no file with this file's role and label, so no update can be made from it. Download the whole file.",
   deltaNotPossible: "No update can be made between these versions. Download the whole file.",
   deltaFailed: "Could not make the update.",
 } as const;
