@@ -45,7 +45,7 @@ export const meta: MetaFunction = () => [{ title: "Library · Creator Library" }
  * caches keep one copy per answer: `Vary: Cookie`): a CDN may keep it briefly
  * (app/document-cache.server.ts). Signed-in readers get their own page.
  */
-export const handle: CacheableHandle = { guestCacheable: true };
+export const handle: CacheableHandle = { guestCacheable: true, keptForReaders: true };
 
 /** Cards rendered per step: a catalogue of 1,000 posts would otherwise hydrate 1,000 cards at once. */
 const POSTS_STEP = 48;
