@@ -193,6 +193,26 @@ describe("a signed-in reader's kept library", { timeout: 180_000 }, () => {
     expect((await view(downloader.cookie, `/library?search=${encodeURIComponent("Lantern")}`)).html).toContain(renamed);
   });
 
+  it("shows a download made through the app, with the terms accepted on the way, on the next view", async () => {
+    const title = "Kept reader Anvil";
+    const post = await createPost({ tiers: [TIER_2], title });
+    const address = `/library?search=${encodeURIComponent(title)}`;
+    const { cookie } = await reader({ currentTierId: TIER_2, tosAccepted: false });
+    const before = await keptView(cookie, address);
+    expect(cardOf(before.html, post.id)).toContain("Never downloaded");
+    // The card's form without JavaScript: accept the terms and download, then follow to the file.
+    const form = new URLSearchParams({ intent: "download", postId: post.id, acceptTos: "true", back: address });
+    const posted = await fetch(`${base}/library`, { method: "POST", body: form, headers: { Cookie: cookie, Origin: base }, redirect: "manual" });
+    expect(posted.status).toBe(302);
+    const file = await fetch(new URL(posted.headers.get("location")!, base), { headers: { Cookie: cookie } });
+    expect(file.status).toBe(200);
+    await file.arrayBuffer();
+    // The download is recorded as its last byte leaves; the next view after that shows it.
+    let after = await view(cookie, address);
+    for (let tries = 0; tries < 20 && cardOf(after.html, post.id).includes("Never downloaded"); tries++) after = await view(cookie, address);
+    expect(cardOf(after.html, post.id)).not.toContain("Never downloaded");
+  });
+
   it("shows the reader's name and terms answer on the next view", async () => {
     const named = await reader({ fullName: "Before Rename" });
     expect((await keptView(named.cookie)).html).toContain("Before Rename");
