@@ -17,7 +17,7 @@ import { useLibraryDownload } from "~/components/use-library-download";
 import { env } from "~/env.server";
 import { libraryAction } from "~/library-actions.server";
 import { explainLibraryCards, loadLibraryPageViewer } from "~/models/access.server";
-import { filterLibraryPosts, isListedPostPublic, keptLibraryStamp, listLibraryPosts, patchDayCounts } from "~/models/library-listing.server";
+import { filterLibraryPosts, isListedPostPublic, listLibraryPosts, patchDayCounts } from "~/models/library-listing.server";
 import { versionHistories } from "~/models/post-version-history.server";
 import { requirementsForViewer } from "~/models/post-requirements.server";
 import { parseTagFilter } from "~/utils/catalog-schemas";
@@ -109,7 +109,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
       ? {}
       : await versionHistories(
           shown.map((post) => post.postId),
-          { admin: false, stamp: keptLibraryStamp() },
+          // At this request's library version, as the listing: the newest this process read may
+          // be an older request's (docs/decisions/025-kept-reader-pages.md).
+          { admin: false, stamp: viewer.context.libraryStamp },
         ),
     // Posts still waiting for their publication, by the same clock and rule as the listing that
     // hides them from everyone else (not the minute below: a post published now is published).
