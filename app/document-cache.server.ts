@@ -15,12 +15,14 @@ import { isGuest, type GuestHeaders } from "~/utils/auth-cookies.server";
 /** Browsers revalidate every time; shared caches keep a copy for a minute and may serve it stale while they refetch. */
 export const GUEST_CACHE_CONTROL = "public, max-age=0, s-maxage=60, stale-while-revalidate=300";
 
-export type CacheableHandle = { guestCacheable?: boolean };
+/** `keptForReaders`: a signed-in reader's unchanged page is answered before Remix (app/models/reader-pages.server.ts). */
+export type CacheableHandle = { guestCacheable?: boolean; keptForReaders?: boolean };
 
 type Match = { route: { id: string } };
 
-/** Does the page allow shared caching, and is this a guest's plain 200 GET? */
-export function isGuestCacheable(
+/** Does the page opt in to `kind` (its leaf route's handle), and is this a plain 200 GET that sets no cookie? A guest's, for `guestCacheable`. */
+export function isCacheable(
+  kind: keyof CacheableHandle,
   request: Request,
   status: number,
   responseHeaders: Headers,
@@ -28,10 +30,10 @@ export function isGuestCacheable(
   routeModules: Record<string, { handle?: unknown } | undefined>,
 ): boolean {
   if (request.method !== "GET" || status !== 200 || responseHeaders.has("Set-Cookie")) return false;
-  if (!isGuest({ cookie: request.headers.get("Cookie"), authorization: request.headers.get("Authorization") })) return false;
+  const guest = isGuest({ cookie: request.headers.get("Cookie"), authorization: request.headers.get("Authorization") });
+  if (kind === "guestCacheable" && !guest) return false;
   const leaf = matches[matches.length - 1];
-  if (!leaf) return false;
-  return (routeModules[leaf.route.id]?.handle as CacheableHandle | undefined)?.guestCacheable === true;
+  return leaf !== undefined && (routeModules[leaf.route.id]?.handle as CacheableHandle | undefined)?.[kind] === true;
 }
 
 /** What a rendered document depends on besides its address and loader data. */
@@ -115,13 +117,33 @@ export function sharedPageAnswer(
   now = Date.now(),
 ): SharedPageAnswer | null {
   if (!isGuest(headers)) return null;
-  const page = sharedPages.peek(sharedPageKey(pathAndQuery, headers.cookie), String(guestContentVersion), now);
-  if (!page) return null;
-  const answer = readyRepresentation(page.document, contentCoding(headers.acceptEncoding));
+  return pageAnswer(sharedPages.peek(sharedPageKey(pathAndQuery, headers.cookie), String(guestContentVersion), now), SHARED_PAGE_VARY, headers);
+}
+
+type ConditionalHeaders = { ifNoneMatch?: string | null; acceptEncoding?: string | null };
+
+function pageAnswer(page: SharedPage | undefined, vary: string, headers: ConditionalHeaders): SharedPageAnswer | null {
+  const answer = page && readyRepresentation(page.document, contentCoding(headers.acceptEncoding));
   if (!answer) return null;
-  const answerHeaders = [...page.headers, ...representationHeaders(answer, SHARED_PAGE_VARY)];
+  const answerHeaders = [...page.headers, ...representationHeaders(answer, vary)];
   if (etagListMatches(headers.ifNoneMatch, answer.etag)) return { status: 304, headers: answerHeaders, body: null };
   return { status: 200, headers: answerHeaders, body: answer.body };
+}
+
+// ---------------------------------------------------------------- signed-in readers' pages
+// A page that opts in (`keptForReaders`) is kept per reader (app/models/reader-pages.server.ts
+// makes the key, the version from one database lookup, and `until`) and answered before Remix.
+
+const readerPages = createCache<SharedPage>(128);
+
+/** Keeps a reader's page just made (its headers without the representation's), at the version read before Remix ran. */
+export function rememberReaderPage(key: string, version: string, document: KeptDocument, headers: Headers, until: number): void {
+  readerPages.set(key, version, { value: { document, headers: [...headers.entries()] }, until });
+}
+
+/** The reader's answer from the page kept for `key` at `version`, or null. */
+export function readerPageAnswer(key: string, version: string, headers: ConditionalHeaders, now = Date.now()): SharedPageAnswer | null {
+  return pageAnswer(readerPages.peek(key, version, now), "Accept-Encoding", headers);
 }
 
 /** A write to what guests see: every kept guest page is made again on its next request. */

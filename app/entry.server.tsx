@@ -12,17 +12,22 @@ import { compressedData, contentCoding, matchesEtag, representation, representat
 import {
   documentKey,
   GUEST_CACHE_CONTROL,
-  isGuestCacheable,
+  isCacheable,
   isKeepable,
   keptDocument,
+  readerPageAnswer,
+  rememberReaderPage,
   rememberSharedPage,
   SHARED_PAGE_VARY,
   sharedPagesSince,
+  type SharedPageAnswer,
 } from "~/document-cache.server";
 import { documentCsp } from "~/security.server";
 import { startBackgroundJobs } from "~/jobs.server";
 import { requestIdOf } from "~/request-context.server";
 import { resumeSpooledDownloads } from "~/models/download.server";
+import { readerPageLookup, readerPageUntil, type ReaderLookup, type ReaderRequest } from "~/models/reader-pages.server";
+import { keptReaderAnswers } from "~/metrics.server";
 
 /** How long single fetch waits for a loader's promise before it rejects it (Remix reads this export). */
 export const streamTimeout = 5_000;
@@ -43,10 +48,14 @@ export default function handleRequest(
   const state = remixContext.staticHandlerContext;
   // `npm run dev` keeps no page: one rendered before an edit would be answered after it.
   if (env().NODE_ENV !== "development" && isKeepable(request, responseStatusCode, state)) {
-    const shared = isGuestCacheable(request, responseStatusCode, responseHeaders, state.matches, remixContext.routeModules);
+    const cacheable = (kind: "guestCacheable" | "keptForReaders") =>
+      isCacheable(kind, request, responseStatusCode, responseHeaders, state.matches, remixContext.routeModules);
+    const shared = cacheable("guestCacheable");
     // The HTTP server (server/app.ts) notes when the request started; without it, it starts now.
     const since = typeof loadContext?.sharedPagesSince === "number" ? loadContext.sharedPagesSince : sharedPagesSince();
-    return renderKeptDocument(request, responseStatusCode, responseHeaders, remixContext, shared ? since : null);
+    // A signed-in reader's page, kept at the stamp the HTTP server read before Remix ran.
+    const reader = !shared && loadContext?.readerLookup && cacheable("keptForReaders") ? (loadContext.readerLookup as ReaderLookup) : null;
+    return renderKeptDocument(request, responseStatusCode, responseHeaders, remixContext, shared ? since : null, reader);
   }
   return streamDocument(request, responseStatusCode, responseHeaders, remixContext);
 }
@@ -104,6 +113,7 @@ async function renderKeptDocument(
   responseHeaders: Headers,
   remixContext: EntryContext,
   sharedSince: number | null,
+  reader: ReaderLookup | null,
 ) {
   const shared = sharedSince !== null;
   // With single fetch the loader data streams into the page (serverHandoffStream, encoded by
@@ -118,6 +128,8 @@ async function renderKeptDocument(
   setSecurityHeaders(responseHeaders, { hashes: document.scriptHashes });
   // Kept before the coding's own headers: the next guest may ask for another coding.
   if (shared) rememberSharedPage(request.url, request.headers.get("Cookie"), document, responseHeaders, sharedSince);
+  const until = reader && (await readerPageUntil(reader));
+  if (reader && until) rememberReaderPage(reader.key, reader.stamp, document, responseHeaders, until);
   for (const [name, value] of representationHeaders(answer, shared ? SHARED_PAGE_VARY : "Accept-Encoding")) responseHeaders.set(name, value);
   if (matchesEtag(request, answer.etag)) return new Response(null, { status: 304, headers: responseHeaders });
   return new Response(answer.body, { status: responseStatusCode, headers: responseHeaders });
@@ -176,6 +188,20 @@ function setSecurityHeaders(headers: Headers, inline: { nonce: string } | { hash
 
 // For the HTTP server (server/app.ts), which answers guests' repeat requests before Remix runs.
 export { sharedPageAnswer, sharedPagesSince } from "~/document-cache.server";
+
+/**
+ * For the HTTP server: a signed-in reader's kept page (with its account, for the log line), or the
+ * lookup Remix's answer is kept at (null: not to be kept).
+ */
+export async function readerPage(
+  request: ReaderRequest & { ifNoneMatch?: string; acceptEncoding?: string },
+): Promise<{ answer: SharedPageAnswer; accountId: string } | { lookup: ReaderLookup | null }> {
+  const lookup = await readerPageLookup(request);
+  const answer = lookup && readerPageAnswer(lookup.key, lookup.stamp, request);
+  if (!answer) return { lookup };
+  keptReaderAnswers().inc();
+  return { answer, accountId: lookup.accountId };
+}
 
 /** Loader and action data (single fetch's `.data` answers): compressed whole as the client asks. */
 export function handleDataRequest(response: Response, { request }: { request: Request }) {

@@ -48,6 +48,14 @@ export function downloadsInFlight(): Gauge {
   return once("clib_downloads_in_flight", () => new Gauge({ name: "clib_downloads_in_flight", help: "Downloads being sent right now" }));
 }
 
+/** Signed-in readers' pages answered from their kept copy, without running Remix (app/models/reader-pages.server.ts). */
+export function keptReaderAnswers(): Counter {
+  return once(
+    "clib_kept_reader_pages_total",
+    () => new Counter({ name: "clib_kept_reader_pages_total", help: "Signed-in readers' pages answered from their kept copy without running Remix" }),
+  );
+}
+
 /** Makes the metrics every server has, so a scrape shows them (at 0) before their first event. */
 export function defineMetrics(): void {
   requestDuration();
@@ -55,6 +63,7 @@ export function defineMetrics(): void {
   jobRuns();
   downloadBytes();
   downloadsInFlight();
+  keptReaderAnswers();
 }
 
 type PoolCounts = { totalCount: number; idleCount: number; waitingCount: number };

@@ -39,7 +39,11 @@ export function requestIdOf(request: Request): string | null {
 
 /** The request was made by this account (its session or API token). */
 export function noteRequestAccount(request: Request, accountId: string): void {
-  const id = requestIdOf(request);
+  noteAccountOf(requestIdOf(request), accountId);
+}
+
+/** The request with this id was made by this account (a page answered before the app ran). */
+export function noteAccountOf(id: string | null, accountId: string): void {
   if (!id) return;
   if (accounts.size >= MAX_NOTES) accounts.clear();
   accounts.set(id, accountId);

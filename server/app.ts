@@ -6,14 +6,15 @@ import type { ServerBuild } from "@remix-run/node";
 import compression from "compression";
 import express from "express";
 import { fileURLToPath } from "node:url";
+import type { CacheableHandle, SharedPageAnswer } from "../app/document-cache.server.ts";
 import { env } from "../app/env.server.ts";
-import { runAsViewer } from "../app/request-context.server.ts";
+import { noteAccountOf, runAsViewer } from "../app/request-context.server.ts";
 import { admissionControl } from "./admission.ts";
 import { serveMetrics } from "./metrics.ts";
 import { observeRequests } from "./observe.ts";
 import { routePolicies } from "./route-policy.ts";
 import { remixHandler } from "./remix-adapter.ts";
-import { limitBody, refuseCrossSiteRequests, requireHost, routeAndSecurityHeaders } from "./security.ts";
+import { limitBody, refuseCrossSiteRequests, requireHost, routeAndSecurityHeaders, routeIdOf } from "./security.ts";
 
 /** The project: server/ in development, the build's folder once bundled (build/server.js). */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -24,29 +25,48 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
  */
 type DevServer = { middlewares: express.RequestHandler; loadBuild: () => Promise<ServerBuild> };
 
-/** The guest-page cache entry.server.tsx exports (app/document-cache.server.ts), if the build has one. */
+/** The kept pages entry.server.tsx exports (app/document-cache.server.ts), if the build has them. */
 export type SharedPagesEntry = {
   sharedPageAnswer?: typeof import("../app/document-cache.server.ts").sharedPageAnswer;
   sharedPagesSince?: () => number;
+  readerPage?: typeof import("../app/entry.server.tsx").readerPage;
 };
 
-/** A guest's GET of a page answered moments ago gets that copy, without running Remix; the app decides what is fresh. */
-export function reuseSharedPages(entry: SharedPagesEntry): express.RequestHandler {
+/**
+ * A guest's GET of a page answered moments ago gets that copy, and a signed-in reader's GET of an
+ * unchanged page that opts in (`keptForReaders(routeId)`) their kept copy, without running Remix;
+ * the app decides what is fresh. A reader's page not answered is kept at the stamp read here.
+ */
+export function reuseSharedPages(entry: SharedPagesEntry, keptForReaders: (routeId: string | null) => boolean = () => false): express.RequestHandler {
   return (req, res, next) => {
     if (req.method !== "GET" && req.method !== "HEAD") return next();
-    const { cookie, authorization, "if-none-match": ifNoneMatch, "accept-encoding": acceptEncoding } = req.headers;
+    const { cookie, authorization, "if-none-match": ifNoneMatch, "accept-encoding": acceptEncoding, "accept-language": acceptLanguage } = req.headers;
     const answer = entry.sharedPageAnswer?.(req.originalUrl, { cookie, authorization, ifNoneMatch, acceptEncoding });
-    if (!answer) return next();
-    res.status(answer.status);
-    for (const [name, value] of answer.headers) res.setHeader(name, value);
-    if (answer.body === null || req.method === "HEAD") {
-      res.removeHeader("Content-Length");
-      res.end();
-    } else {
-      res.setHeader("Content-Length", answer.body.length);
-      res.end(answer.body);
-    }
+    if (answer) return sendKept(req, res, answer);
+    if (!entry.readerPage || !keptForReaders(routeIdOf(res))) return next();
+    const request = { method: req.method, url: req.originalUrl, cookie, authorization, acceptLanguage, ifNoneMatch, acceptEncoding };
+    entry.readerPage(request).then(
+      (found) => {
+        if (!("answer" in found)) return void ((res.locals.readerLookup = found.lookup), next());
+        noteAccountOf(String(req.headers["x-request-id"]), found.accountId);
+        sendKept(req, res, found.answer);
+      },
+      () => next(), // Remix answers (and says what is wrong)
+    );
   };
+}
+
+/** Writes a kept page's answer (its headers replace the defaults set before). */
+function sendKept(req: express.Request, res: express.Response, answer: SharedPageAnswer) {
+  res.status(answer.status);
+  for (const [name, value] of answer.headers) res.setHeader(name, value);
+  if (answer.body === null || req.method === "HEAD") {
+    res.removeHeader("Content-Length");
+    res.end();
+  } else {
+    res.setHeader("Content-Length", answer.body.length);
+    res.end(answer.body);
+  }
 }
 
 /** The app on `build`, configured by the environment (app/env.server.ts, checked by server/index.ts). */
@@ -93,13 +113,18 @@ export function createApp(initialBuild: ServerBuild, dev?: DevServer): express.E
   app.use(refuseCrossSiteRequests(config));
   const sharedPages = () => build.entry.module as SharedPagesEntry;
   // Not in development: a page kept before an edit would be answered after it.
-  if (!dev) app.use(reuseSharedPages(sharedPages()));
+  const keptForReaders = (routeId: string | null) => (build.routes[routeId ?? ""]?.module.handle as CacheableHandle | undefined)?.keptForReaders === true;
+  if (!dev) app.use(reuseSharedPages(sharedPages(), keptForReaders));
   const remix = remixHandler({
     build: dev ? async () => build : build,
     mode: config.NODE_ENV,
     appUrl: config.APP_URL,
     // sharedPagesSince: when the request started, so a page read before a change is not kept after it.
-    getLoadContext: (req) => ({ clientAddress: req.socket.remoteAddress ?? null, sharedPagesSince: sharedPages().sharedPagesSince?.() }),
+    getLoadContext: (req) => ({
+      clientAddress: req.socket.remoteAddress ?? null,
+      sharedPagesSince: sharedPages().sharedPagesSince?.(),
+      readerLookup: req.res?.locals.readerLookup ?? null,
+    }),
   });
   // The viewer's headers stay at hand for the whole answer: dates are written in their locale and time zone.
   app.all("*", (req, res, next) => runAsViewer({ get: (name) => req.get(name) ?? null }, () => remix(req, res, next)));

@@ -21,6 +21,7 @@ const HAND_WRITTEN = [
   "TRIGGER pledge_events pledge_events_update_insights_changes",
   "FUNCTION credit_download_bytes(text, text, bigint, bigint, bigint, timestamp without time zone)",
   "FUNCTION record_download(text, text, text, text, text, timestamp without time zone, public.download_access, bigint, text)",
+  "FUNCTION reader_page_stamp(text)",
   "FUNCTION session_viewer(text, boolean, boolean, boolean)",
   "FUNCTION shipped_ideas()",
   "FUNCTION vote_page(text, text)",

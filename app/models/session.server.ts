@@ -7,7 +7,7 @@ import type { User } from "~/generated/prisma/client";
 import { DomainError } from "~/models/errors";
 import { clearCookie, readCookieValue, sessionCookie, SESSION_TTL_MS } from "~/utils/auth-cookies.server";
 import { isEffectiveAdmin } from "~/utils/entitlement";
-import { noteRequestAccount } from "~/request-context.server";
+import { noteRequestAccount, requestIdOf } from "~/request-context.server";
 
 export { SESSION_TTL_MS };
 
@@ -149,8 +149,10 @@ export async function getCurrentUserWith<Extra extends object>(
   // ask joins the lookup in flight: it widens the columns while the lookup is still reading the
   // cookie (so the library page's viewer comes with the root's user, one round trip), or shares
   // its answer when that has the columns. Forgotten once answered, so no later request is ever
-  // answered from it.
-  const key = `${authorization ?? ""}\n${cookie ?? ""}`;
+  // answered from it; and only one request's loaders share it (the HTTP server's request id): a
+  // reader's kept page is made from reads that all follow the stamp read for it
+  // (app/models/reader-pages.server.ts), never from a lookup another request sent before that.
+  const key = `${requestIdOf(request) ?? ""}\n${authorization ?? ""}\n${cookie ?? ""}`;
   const want = asked(viewer);
   let lookup = lookupsInFlight.get(key);
   if (lookup && !lookup.sent) {

@@ -17,7 +17,7 @@ import { useLibraryDownload } from "~/components/use-library-download";
 import { env } from "~/env.server";
 import { libraryAction } from "~/library-actions.server";
 import { explainLibraryCards, loadLibraryPageViewer } from "~/models/access.server";
-import { filterLibraryPosts, isListedPostPublic, keptLibraryStamp, listLibraryPosts, patchDayCounts } from "~/models/library-listing.server";
+import { filterLibraryPosts, isListedPostPublic, listLibraryPosts, patchDayCounts } from "~/models/library-listing.server";
 import { versionHistories } from "~/models/post-version-history.server";
 import { requirementsForViewer } from "~/models/post-requirements.server";
 import { cardFilesOf } from "~/models/version-files.server";
@@ -46,7 +46,7 @@ export const meta: MetaFunction = () => [{ title: "Library · Creator Library" }
  * caches keep one copy per answer: `Vary: Cookie`): a CDN may keep it briefly
  * (app/document-cache.server.ts). Signed-in readers get their own page.
  */
-export const handle: CacheableHandle = { guestCacheable: true };
+export const handle: CacheableHandle = { guestCacheable: true, keptForReaders: true };
 
 /** Cards rendered per step: a catalogue of 1,000 posts would otherwise hydrate 1,000 cards at once. */
 const POSTS_STEP = 48;
@@ -114,7 +114,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
       ? {}
       : await versionHistories(
           shown.map((post) => post.postId),
-          { admin: false, stamp: keptLibraryStamp() },
+          // At this request's library version, as the listing: the newest this process read may
+          // be an older request's (docs/decisions/025-kept-reader-pages.md).
+          { admin: false, stamp: viewer.context.libraryStamp },
         ),
     // Posts still waiting for their publication, by the same clock and rule as the listing that
     // hides them from everyone else (not the minute below: a post published now is published).

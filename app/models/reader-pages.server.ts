@@ -1,0 +1,72 @@
+// A signed-in reader's page answered again before Remix runs (docs/decisions/025-kept-reader-pages.md):
+// a GET of a page that opts in (`handle = { keptForReaders: true }`) is answered from the document
+// kept for the same address, cookies and languages while one database lookup gives the same
+// stamp, and the time has not reached the first instant at which the page would change with no
+// write. The stamp (`reader_page_stamp`, migration 0063) covers the session, the account's row,
+// its viewer context, the library version and every row that belongs to the account; the rest of
+// the page comes from the request headers in the key. Anything else goes to Remix.
+import { parse as parseCookies } from "cookie";
+import { queryRows } from "~/db.server";
+import { keptLibraryStamp, libraryPostsAt } from "~/models/library-listing.server";
+import { TOAST_COOKIE } from "~/toast.server";
+import { sessionCookie } from "~/utils/auth-cookies.server";
+
+/** What a kept reader page depends on in the request. */
+export type ReaderRequest = {
+  method: string;
+  /** Path and query, as sent. */
+  url: string;
+  cookie: string | undefined;
+  authorization: string | undefined;
+  acceptLanguage: string | undefined;
+};
+
+/** The kept page's key and the stamp read before Remix runs (so a write after it moves the stamp). */
+export type ReaderLookup = { key: string; accountId: string; libraryStamp: string; stamp: string; since: number };
+
+/**
+ * The key of the request's kept page: its address (Remix sees it on APP_URL's origin), whole Cookie header (session, time zone,
+ * 18+ answer) and Accept-Language (the dates' locale); null when Remix must answer: another
+ * method, a single fetch `.data` request, an API token, no cookie, or a toast waiting to be shown.
+ */
+export function readerPageKey(request: ReaderRequest): string | null {
+  if ((request.method !== "GET" && request.method !== "HEAD") || request.authorization || !request.cookie) return null;
+  if (request.url.split("?")[0]!.endsWith(".data")) return null;
+  if (TOAST_COOKIE in parseCookies(request.cookie)) return null;
+  return [request.url, request.cookie, request.acceptLanguage ?? ""].join("\n");
+}
+
+type StampRow = { account_id: string; library_stamp: string; stamp: string };
+
+/** The stamp of the session's kept pages, read in one query; null: no valid session, or an admin. */
+export async function readerPageLookup(request: ReaderRequest, now = Date.now()): Promise<ReaderLookup | null> {
+  const key = readerPageKey(request);
+  if (key === null) return null;
+  const sessionId: unknown = await sessionCookie().parse(request.cookie ?? null);
+  if (typeof sessionId !== "string" || !sessionId) return null;
+  const [row] = await queryRows<StampRow>("SELECT * FROM reader_page_stamp($1)", [sessionId]);
+  return row ? { key, accountId: row.account_id, libraryStamp: row.library_stamp, stamp: row.stamp, since: now } : null;
+}
+
+const MINUTE_MS = 60_000;
+
+/**
+ * The first instant after the lookup at which its page could change with no write, or null when
+ * that cannot be told (the library was read at another version meanwhile: do not keep). The
+ * badges' minute; a post's publication or release step (the listing's next change); and each
+ * instant a "in 5 minutes" counting down to a future publication or step moves, which falls on
+ * that instant's second within each minute.
+ */
+export async function readerPageUntil(lookup: ReaderLookup): Promise<number | null> {
+  if (keptLibraryStamp() !== lookup.libraryStamp) return null;
+  const { since } = lookup;
+  const { posts, until } = await libraryPostsAt(lookup.libraryStamp, new Date(since));
+  let next = Math.min(until ?? Infinity, (Math.floor(since / MINUTE_MS) + 1) * MINUTE_MS);
+  for (const post of posts) {
+    for (const at of [post.publishAt, ...post.releaseSteps.map((step) => step.opensAt)]) {
+      const ahead = (at?.getTime() ?? since) - since;
+      if (ahead > 0) next = Math.min(next, since + (ahead % MINUTE_MS || MINUTE_MS));
+    }
+  }
+  return next;
+}

@@ -1,0 +1,353 @@
+// A signed-in reader's unchanged /library is answered from its kept copy before Remix runs
+// (app/models/reader-pages.server.ts, docs/decisions/025-kept-reader-pages.md). Against the real
+// built server (one worker, so a repeated view meets its copy): a repeat is answered without Remix
+// (counted in /metrics) with Remix's own headers, and every input of the page, changed through
+// the app or straight in the database (another app server's write), shows on the very next view;
+// another reader never gets the first reader's page. Needs a build (npm test builds first).
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "~/db.server";
+import { listLibraryPosts } from "~/models/library-listing.server";
+import { loadViewerContext } from "~/models/entitlement.server";
+import { readerPageUntil } from "~/models/reader-pages.server";
+import { redirectWithSuccess } from "~/toast.server";
+import { nsfwCookie } from "~/utils/visitor-cookies.server";
+import { appServerArgs, freePort } from "../scripts/app-server";
+import { createTestUser, sessionCookie } from "./helpers";
+import { createPost, createTiers, TIER_1, TIER_2 } from "./library-fixtures";
+
+const root = path.resolve(import.meta.dirname, "..");
+const serverArgs = appServerArgs();
+let server: ChildProcess;
+let base: string;
+let serverOutput = "";
+
+beforeAll(async () => {
+  for (const file of serverArgs.filter((arg) => !arg.startsWith("--")))
+    if (!existsSync(file)) throw new Error(`No build at ${file}: run \`npm run build\` first.`);
+  await createTiers();
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  server = spawn(process.execPath, serverArgs, {
+    cwd: root,
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      APP_URL: base,
+      DISABLE_JOBS: "1",
+      REQUEST_LOG: "false",
+      WEB_CONCURRENCY: "1",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  server.stdout!.on("data", (chunk: Buffer) => (serverOutput += chunk.toString()));
+  server.stderr!.on("data", (chunk: Buffer) => (serverOutput += chunk.toString()));
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (server.exitCode !== null) throw new Error(`server exited:\n${serverOutput}`);
+    if (
+      await fetch(`${base}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
+    if (Date.now() > deadline) throw new Error(`server did not start:\n${serverOutput}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+});
+
+afterAll(async () => {
+  if (!server || server.exitCode !== null) return;
+  const exited = new Promise((resolve) => server.once("exit", resolve));
+  server.kill("SIGTERM");
+  await exited;
+});
+
+/** Pages answered from a kept copy so far (the server's metric). */
+async function keptSoFar(): Promise<number> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  return Number(/^clib_kept_reader_pages_total (\d+)/m.exec(text)?.[1] ?? "0");
+}
+
+type View = { status: number; html: string; headers: Headers; kept: boolean };
+
+/** A GET as a browser sends it, and whether it was answered without Remix. */
+async function view(cookie: string, pathname = "/library", headers: Record<string, string> = {}): Promise<View> {
+  const before = await keptSoFar();
+  const response = await fetch(`${base}${pathname}`, { headers: { Cookie: cookie, "Accept-Encoding": "identity", ...headers } });
+  const html = (await response.text()).replace(/<!-- -->/g, "");
+  return { status: response.status, html, headers: response.headers, kept: (await keptSoFar()) > before };
+}
+
+const minute = () => Math.floor(Date.now() / 60_000);
+
+/** Waits for the next minute when this one has less than 20 s left, so that a few views fall within one minute. */
+async function freshMinute(): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < 20_000) await new Promise((resolve) => setTimeout(resolve, left + 100));
+}
+
+/**
+ * Views twice, answering the second view, which must come from the page the first one kept: kept
+ * pages go stale at each minute (the badges), so a pair of views across one is tried again.
+ */
+async function keptView(cookie: string, pathname = "/library", headers: Record<string, string> = {}): Promise<View> {
+  for (;;) {
+    const started = minute();
+    await view(cookie, pathname, headers);
+    const again = await view(cookie, pathname, headers);
+    if (!again.kept && minute() !== started) continue;
+    expect(again.kept, "a repeated view is answered from the kept page").toBe(true);
+    return again;
+  }
+}
+
+function cardOf(html: string, postId: string): string {
+  const card = new RegExp(`<article[^>]*data-post-id="${postId}"[^>]*>.*?</article>`, "s").exec(html);
+  expect(card, `the card of ${postId}`).not.toBeNull();
+  return card![0];
+}
+
+const DOWNLOAD_FORM = /<input type="hidden" name="intent" value="download"\/>/;
+
+async function reader(data: Parameters<typeof createTestUser>[0] = {}) {
+  const user = await createTestUser({ tosAccepted: true, ...data });
+  return { user, cookie: await sessionCookie(user.id) };
+}
+
+// Each view here is two scrapes of /metrics and a page: slow on a busy machine.
+describe("a signed-in reader's kept library", { timeout: 180_000 }, () => {
+  it("is answered without Remix, with the same bytes and headers, and revalidates by ETag", async () => {
+    const { cookie } = await reader();
+    await freshMinute();
+    const first = await view(cookie);
+    expect(first.status).toBe(200);
+    expect(first.kept).toBe(false);
+    const again = await view(cookie);
+    expect(again.kept).toBe(true);
+    expect(again.html).toBe(first.html);
+    const names = (headers: Headers) => [...headers.keys()].filter((name) => !["x-request-id", "date", "content-length", "transfer-encoding"].includes(name));
+    expect(names(again.headers)).toEqual(names(first.headers));
+    for (const name of names(first.headers)) expect(again.headers.get(name), name).toBe(first.headers.get(name));
+    expect(again.headers.get("cache-control")).toBe("private, no-cache");
+    const notModified = await fetch(`${base}/library`, {
+      headers: { Cookie: cookie, "Accept-Encoding": "identity", "If-None-Match": first.headers.get("etag")! },
+    });
+    expect(notModified.status).toBe(304);
+    // A single fetch data request, a post and an API token go to Remix.
+    const before = await keptSoFar();
+    expect((await fetch(`${base}/library.data`, { headers: { Cookie: cookie } })).status).toBe(200);
+    expect(await keptSoFar()).toBe(before);
+  });
+
+  it("is another reader's own page, never the first reader's", async () => {
+    const title = "Kept reader Compass";
+    const post = await createPost({ tiers: [TIER_2], title });
+    const tier2 = await reader({ currentTierId: TIER_2, fullName: "Reader Two" });
+    const tier1 = await reader({ currentTierId: TIER_1, fullName: "Reader One" });
+    const address = `/library?search=${encodeURIComponent(title)}`;
+    const two = await keptView(tier2.cookie, address);
+    const one = await keptView(tier1.cookie, address);
+    expect(two.html).toContain("Reader Two");
+    expect(cardOf(two.html, post.id)).toMatch(DOWNLOAD_FORM);
+    expect(one.html).toContain("Reader One");
+    expect(one.html).not.toContain("Reader Two");
+    expect(cardOf(one.html, post.id)).not.toMatch(DOWNLOAD_FORM);
+  });
+
+  it("shows a download, a grant, a tier change, a vote and a post's change on the next view", async () => {
+    const title = "Kept reader Lantern";
+    const post = await createPost({ tiers: [TIER_2], title });
+    const address = `/library?search=${encodeURIComponent(title)}`;
+    const downloader = await reader({ currentTierId: TIER_2 });
+    expect(cardOf((await keptView(downloader.cookie, address)).html, post.id)).toContain("Never downloaded");
+    await db.download.create({ data: { userId: downloader.user.id, postId: post.id, version: "V1.0" } });
+    expect(cardOf((await view(downloader.cookie, address)).html, post.id)).not.toContain("Never downloaded");
+
+    const granted = await reader();
+    expect(cardOf((await keptView(granted.cookie, address)).html, post.id)).not.toMatch(DOWNLOAD_FORM);
+    await db.unlockedContent.create({ data: { userId: granted.user.id, postId: post.id, source: "ADMIN" } });
+    expect(cardOf((await view(granted.cookie, address)).html, post.id)).toMatch(DOWNLOAD_FORM);
+
+    const promoted = await reader({ currentTierId: TIER_1 });
+    expect(cardOf((await keptView(promoted.cookie, address)).html, post.id)).not.toMatch(DOWNLOAD_FORM);
+    await db.user.update({ where: { id: promoted.user.id }, data: { currentTierId: TIER_2 } });
+    expect(cardOf((await view(promoted.cookie, address)).html, post.id)).toMatch(DOWNLOAD_FORM);
+
+    // An idea linked to the post, the reader not among its voters, then a vote of theirs.
+    const voter = await reader();
+    const panel = await db.inspirationPanel.create({ data: { imageUrl: "/x.png", title: "Lantern idea", postId: post.id, status: "SHIPPED" } });
+    expect(cardOf((await keptView(voter.cookie, address)).html, post.id)).not.toContain("Inspired by your vote");
+    await db.inspirationVoter.create({ data: { panelId: panel.id, userId: voter.user.id } });
+    expect(cardOf((await view(voter.cookie, address)).html, post.id)).toContain("Inspired by your vote");
+
+    // A post edited on another app server (straight in the database) shows to a kept reader.
+    const renamed = "Kept reader Lantern renamed";
+    await keptView(downloader.cookie, `/library?search=${encodeURIComponent("Lantern")}`);
+    await db.post.update({ where: { id: post.id }, data: { title: renamed } });
+    expect((await view(downloader.cookie, `/library?search=${encodeURIComponent("Lantern")}`)).html).toContain(renamed);
+  });
+
+  it("shows a download made through the app, with the terms accepted on the way, on the next view", async () => {
+    const title = "Kept reader Anvil";
+    const post = await createPost({ tiers: [TIER_2], title });
+    const address = `/library?search=${encodeURIComponent(title)}`;
+    const { cookie } = await reader({ currentTierId: TIER_2, tosAccepted: false });
+    const before = await keptView(cookie, address);
+    expect(cardOf(before.html, post.id)).toContain("Never downloaded");
+    // The card's form without JavaScript: accept the terms and download, then follow to the file.
+    const form = new URLSearchParams({ intent: "download", postId: post.id, acceptTos: "true", back: address });
+    const posted = await fetch(`${base}/library`, { method: "POST", body: form, headers: { Cookie: cookie, Origin: base }, redirect: "manual" });
+    expect(posted.status).toBe(302);
+    const file = await fetch(new URL(posted.headers.get("location")!, base), { headers: { Cookie: cookie } });
+    expect(file.status).toBe(200);
+    await file.arrayBuffer();
+    // The download is recorded as its last byte leaves; the next view after that shows it.
+    let after = await view(cookie, address);
+    for (let tries = 0; tries < 20 && cardOf(after.html, post.id).includes("Never downloaded"); tries++) after = await view(cookie, address);
+    expect(cardOf(after.html, post.id)).not.toContain("Never downloaded");
+  });
+
+  it("shows the reader's name and terms answer on the next view", async () => {
+    const named = await reader({ fullName: "Before Rename" });
+    expect((await keptView(named.cookie)).html).toContain("Before Rename");
+    await db.user.update({ where: { id: named.user.id }, data: { fullName: "After Rename" } });
+    expect((await view(named.cookie)).html).toContain("After Rename");
+
+    // The terms answer is in the page's data (the download button asks for the terms before a first download).
+    const terms = await reader({ tosAccepted: false });
+    const unanswered = (await keptView(terms.cookie)).html;
+    await db.user.update({ where: { id: terms.user.id }, data: { tosAccepted: true } });
+    const answered = await view(terms.cookie);
+    expect(answered.kept).toBe(false);
+    expect(answered.html).not.toBe(unanswered);
+  });
+
+  it("is not answered once the reader's own rows change (reports, confirmations, shop emails, likes, subscriptions)", async () => {
+    const post = await createPost({ tiers: [TIER_2] });
+    const { user, cookie } = await reader();
+    const panel = await db.inspirationPanel.create({ data: { imageUrl: "/y.png", title: "Liked idea" } });
+    const version = await db.postVersion.create({ data: { postId: post.id, label: "V1.0", storageKey: `posts/${post.id}/v`, fileName: "v.zip", size: 1n } });
+    const patch = await db.gamePatch.create({ data: { name: `Patch for ${user.id}` } });
+    const changes: (() => Promise<unknown>)[] = [
+      () => db.bugReport.create({ data: { postId: post.id, userId: user.id, versionLabel: "V1.0", title: "Broken", body: "It breaks." } }),
+      () => db.patchConfirmation.create({ data: { userId: user.id, versionId: version.id, patchId: patch.id, verdict: "WORKS" } }),
+      () => db.shopEmail.create({ data: { userId: user.id, email: `shop-${user.id}@example.com` } }),
+      () => db.inspirationLike.create({ data: { userId: user.id, panelId: panel.id, kind: "LIKE" } }),
+      () => db.updateSubscription.create({ data: { userId: user.id, unsubscribeToken: `unsubscribe-${user.id}` } }),
+      () =>
+        db.pledgeEvent.create({
+          data: { id: `pledge_start:${user.id}`, userId: user.id, type: "pledge_start", amountCents: 500, date: new Date(), tierId: TIER_2 },
+        }),
+    ];
+    for (const change of changes) {
+      await freshMinute();
+      await keptView(cookie);
+      await change();
+      expect((await view(cookie)).kept).toBe(false);
+    }
+  });
+
+  it("is not answered after sign-out or once the session expired, nor to an admin", async () => {
+    const out = await reader({ fullName: "Signing Out" });
+    expect((await keptView(out.cookie)).html).toContain("Signing Out");
+    const signOut = await fetch(`${base}/api/auth/logout`, { method: "POST", headers: { Cookie: out.cookie, Origin: base }, redirect: "manual" });
+    expect(signOut.status).toBeLessThan(400);
+    const after = await view(out.cookie);
+    expect(after.kept).toBe(false);
+    expect(after.html).not.toContain("Signing Out");
+
+    const expiring = await reader({ fullName: "Expiring Session" });
+    expect((await keptView(expiring.cookie)).html).toContain("Expiring Session");
+    await db.session.updateMany({ where: { userId: expiring.user.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    const expired = await view(expiring.cookie);
+    expect(expired.kept).toBe(false);
+    expect(expired.html).not.toContain("Expiring Session");
+
+    const admin = await reader({ isAdmin: true, canBeAdmin: true });
+    await freshMinute();
+    await view(admin.cookie);
+    expect((await view(admin.cookie)).kept).toBe(false);
+  });
+
+  it("keeps a page per 18+ answer, time zone and language, and still shows a toast once", async () => {
+    const { cookie } = await reader();
+    const accepted = `${cookie}; ${(await nsfwCookie.serialize(true)).split(";")[0]}`;
+    expect((await keptView(cookie)).html).toContain("library-content library-blurred");
+    expect((await view(accepted)).html).not.toContain("library-blurred");
+
+    await freshMinute();
+    const paris = await keptView(`${cookie}; timeZone=Europe/Paris`);
+    const tokyo = await view(`${cookie}; timeZone=Asia/Tokyo`);
+    expect(tokyo.kept).toBe(false);
+    expect(paris.html).toContain("Europe/Paris");
+    expect(tokyo.html).toContain("Asia/Tokyo");
+    const german = await view(cookie, "/library", { "Accept-Language": "de-DE" });
+    expect(german.kept).toBe(false);
+    expect(german.html).toContain('\\"de-DE\\"');
+
+    const toastCookie = (await redirectWithSuccess("/library", "Kept-page toast")).headers.get("Set-Cookie")!.split(";")[0]!;
+    const withToast = await view(`${cookie}; ${toastCookie}`);
+    expect(withToast.kept).toBe(false);
+    expect(withToast.html).toContain("Kept-page toast");
+    expect(withToast.headers.get("set-cookie")).toContain("toast-session=");
+    const next = await view(cookie);
+    expect(next.html).not.toContain("Kept-page toast");
+  });
+});
+
+describe("the stamp's tables", () => {
+  /** Tables with a key to users whose rows no kept page shows, and why they are left out of `reader_page_stamp`. */
+  const LEFT_OUT: Record<string, string> = {
+    sessions: "the request's own session is checked (unknown or expired: no stamp); others are not shown",
+    api_tokens: "not shown on a page; their last use is written every minute",
+    audit_log: "an admin's log, never shown to a reader",
+    update_mail_ledger: "which digests were mailed; not shown on a page",
+    mail_outbox: "mail waiting to be sent; not shown on a page",
+    upload_sessions: "admins' uploads; an admin's pages are never kept",
+  };
+
+  it("covers every table with a key to users, or says why not", async () => {
+    const source = readFileSync(path.join(root, "prisma/functions/reader_page_stamp.sql"), "utf8");
+    const tables = await db.$queryRaw<
+      { name: string }[]
+    >`SELECT DISTINCT conrelid::regclass::text AS name FROM pg_constraint WHERE contype = 'f' AND confrelid = 'users'::regclass`;
+    expect(tables.length).toBeGreaterThan(10);
+    for (const { name } of tables) {
+      const covered = new RegExp(`FROM "?${name}"? t WHERE`).test(source);
+      expect(covered || name in LEFT_OUT, `${name}: in the stamp, or left out with a reason`).toBe(true);
+      expect(covered && name in LEFT_OUT, `${name}: both in the stamp and left out`).toBe(false);
+    }
+  });
+});
+
+describe("when a kept reader page goes stale with time alone", () => {
+  it("at the next minute (the badges) or earlier, at the second a countdown to a release step moves", async () => {
+    const { user } = await reader();
+    const post = await createPost({ tiers: [TIER_2] });
+    const since = Math.floor(Date.now() / 60_000) * 60_000 + 10_000;
+    const at = async () => {
+      const context = await loadViewerContext(user, { withLibraryStamp: true, withDownloads: true });
+      await listLibraryPosts(user, context);
+      return readerPageUntil({ key: "k", accountId: user.id, libraryStamp: context.libraryStamp, stamp: "s", since });
+    };
+    // No step ahead of `since` is earlier than the next minute: the badges' minute.
+    expect(await at()).toBe(since + 50_000);
+    // A step opening in 3 days and 25.5 s: "in 3 days" may turn at any 25.5 s past a minute.
+    await db.releaseStep.create({
+      data: {
+        postId: post.id,
+        position: 0,
+        audienceTierId: null,
+        opensOn: new Date(since + 3 * 86_400_000 + 25_500),
+        opensAt: new Date(since + 3 * 86_400_000 + 25_500),
+      },
+    });
+    expect(await at()).toBe(since + 25_500);
+  });
+});
