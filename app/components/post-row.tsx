@@ -1,6 +1,7 @@
 // A post in the library's compact list (layout=list): thumbnail, title with the badge that can be
 // acted on, one status line and one button, as a purchase library lists what you own. The card
-// (post-card.tsx) holds the rest: versions, verification and what unlocks a locked post.
+// (post-card.tsx) holds the rest: versions, verification and what unlocks a locked post. The
+// library loads this module only for the list (on-demand.tsx), after drawing it.
 import { Link } from "@remix-run/react";
 import {
   DownloadForm,
@@ -86,5 +87,16 @@ export function PostRow({ post: listed, tiers, links, loggedIn, now, back, onDow
         )}
       </div>
     </li>
+  );
+}
+
+/** The list's rows (the library's `library-list` holds them). */
+export function PostRows({ entries }: { entries: PostEntryProps[] }) {
+  return (
+    <>
+      {entries.map((entry) => (
+        <PostRow key={entry.post.postId} {...entry} />
+      ))}
+    </>
   );
 }

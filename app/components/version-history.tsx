@@ -1,8 +1,8 @@
 // A post's version history, newest first: label, date, size, the creator's notes
 // (Markdown rendered on the server, raw HTML escaped) and, for ZIPs, the files added, removed and
-// changed since the version before. Users see it on the library card in a disclosure; admins on
-// the post card with their actions. `renderActions` adds per-version controls (download, hide,
-// make current); `verifySlot` is where a "Verify a file" control goes (not built here).
+// changed since the version before. Users see it on the library card in a disclosure
+// (card-version-history.tsx, which loads this module when opened); admins on the post's editor
+// with their actions. `renderActions` adds per-version controls (download, hide, make current).
 import type { ReactNode } from "react";
 import { ContentHash } from "~/components/admin/content-hash";
 import type { VersionView } from "~/models/post-version-history.server";
@@ -86,34 +86,5 @@ export function VersionHistoryList({
         </li>
       ))}
     </ol>
-  );
-}
-
-/**
- * The users' "Version history" disclosure on a library card. `renderActions` gives each version
- * its controls (the download of an older version); `verifySlot` is the place for a "Verify a
- * file" control that checks a picked file against these versions.
- */
-export function VersionHistory({
-  postId,
-  versions,
-  renderActions,
-  verifySlot,
-  open = false,
-}: {
-  postId: string;
-  versions: VersionView[];
-  renderActions?: (version: VersionView) => ReactNode;
-  verifySlot?: ReactNode;
-  /** Unfolded at first (the post's own page). */
-  open?: boolean;
-}) {
-  if (versions.length === 0) return null;
-  return (
-    <details className="version-history" data-testid="version-history" data-post-id={postId} open={open}>
-      <summary>Version history ({versions.length})</summary>
-      {verifySlot ? <div className="version-verify">{verifySlot}</div> : null}
-      <VersionHistoryList versions={versions} showHash={false} renderActions={renderActions} />
-    </details>
   );
 }

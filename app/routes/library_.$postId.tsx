@@ -10,7 +10,8 @@ import { Link, useLoaderData, useLocation, useRouteError } from "@remix-run/reac
 import { useMemo } from "react";
 import { ErrorPage, refusedRequestPage } from "~/components/error-page";
 import { KnownIssues, type ReportActionData } from "~/components/known-issues";
-import { AdultWarning, TermsPopup, useNsfwAcceptance } from "~/components/library-gate";
+import { AdultWarning, useNsfwAcceptance } from "~/components/library-gate";
+import { TermsPopup } from "~/components/terms-popup";
 import { accessLine } from "~/components/post-access";
 import { PatchCompatibility } from "~/components/patch-compatibility";
 import { PostCard } from "~/components/post-card";
