@@ -8,7 +8,8 @@ import { useMemo } from "react";
 import { ErrorPage, refusedRequestPage, unavailableRoutePage } from "~/components/error-page";
 import type { CacheableHandle } from "~/document-cache.server";
 import { EmptyLibrary, LibraryControls } from "~/components/library-controls";
-import { AdultWarning, useNsfwAcceptance } from "~/components/library-gate";
+import { AdultWarning } from "~/components/adult-warning";
+import { useNsfwAcceptance } from "~/components/library-gate";
 import { onDemand, ServerDrawn } from "~/components/on-demand";
 import { CreatePostForm, PostAdminCards } from "~/components/post-admin-card";
 import { PostCard, type PostEntryProps } from "~/components/post-card";
@@ -28,7 +29,7 @@ import libraryStyles from "~/styles/library.css?url";
 import { isEffectiveAdmin, isPublishedAt } from "~/utils/entitlement";
 import { parseLibraryLayout } from "~/utils/library-layout";
 import { patchBanner } from "~/utils/game-patch-words";
-import { LIBRARY_MESSAGES, parseLibraryFilter, parsePostsPerLine } from "~/utils/library-words";
+import { LIBRARY_PAGE_MESSAGES, parseLibraryFilter, parsePostsPerLine } from "~/utils/library-words";
 import { withParam } from "~/utils/url";
 import { hasAcceptedNsfw } from "~/utils/visitor-cookies.server";
 import { adminUploads } from "~/request-policy.server";
@@ -38,9 +39,10 @@ export function requestPolicy() {
   return adminUploads("post-file");
 }
 
-// What not every visitor's first view runs loads after it (on-demand.tsx): the admins' cards, the
-// compact list and the terms popup. The server draws them as ever, and the browser keeps its copy
+// What not every visitor's first view runs loads after it (on-demand.tsx): the 18+ warning (once
+// per browser), the admins' cards, the compact list and the terms popup. The server draws them as ever, and the browser keeps its copy
 // until their code is here (plain links and forms work meanwhile).
+const adultWarning = onDemand(import.meta.env.SSR ? AdultWarning : null, () => import("~/components/adult-warning").then((module) => module.AdultWarning));
 const adminCards = onDemand(import.meta.env.SSR ? PostAdminCards : null, () => import("~/components/post-admin-card").then((module) => module.PostAdminCards));
 const createPost = onDemand(import.meta.env.SSR ? CreatePostForm : null, () => import("~/components/post-admin-card").then((module) => module.CreatePostForm));
 const postRows = onDemand(import.meta.env.SSR ? PostRows : null, () => import("~/components/post-row").then((module) => module.PostRows));
@@ -200,7 +202,7 @@ export default function Library() {
 
   return (
     <div className="library-page">
-      {!nsfwAccepted ? <AdultWarning back={back} onAccept={nsfw.accept} /> : null}
+      {!nsfwAccepted ? <ServerDrawn part={adultWarning} wanted props={{ back, onAccept: nsfw.accept }} /> : null}
       {termsFor ? (
         <ServerDrawn
           part={termsPopup}
@@ -310,8 +312,8 @@ export default function Library() {
 /** The library could not be loaded: the spec's message instead of a broken page. */
 export function ErrorBoundary() {
   const error = useRouteError();
-  const refused = refusedRequestPage(error) ?? unavailableRoutePage(error, LIBRARY_MESSAGES.loadPostsFailed, LIBRARY_MESSAGES.fetchFailed);
+  const refused = refusedRequestPage(error) ?? unavailableRoutePage(error, LIBRARY_PAGE_MESSAGES.loadPostsFailed, LIBRARY_PAGE_MESSAGES.fetchFailed);
   if (refused) return refused;
   console.error(error);
-  return <ErrorPage status={500} title={LIBRARY_MESSAGES.loadPostsFailed} message={LIBRARY_MESSAGES.fetchFailed} />;
+  return <ErrorPage status={500} title={LIBRARY_PAGE_MESSAGES.loadPostsFailed} message={LIBRARY_PAGE_MESSAGES.fetchFailed} />;
 }
