@@ -8,6 +8,7 @@ import express from "express";
 import { runAsViewer } from "../app/request-context.server.ts";
 import { admissionControl, type AdmissionOptions } from "./admission.ts";
 import { serveMetrics } from "./metrics.ts";
+import { precompressedAssets } from "./precompressed.ts";
 import { observeRequests } from "./observe.ts";
 import { routePolicies } from "./route-policy.ts";
 import { remixHandler } from "./remix-adapter.ts";
@@ -82,6 +83,8 @@ export function createApp(options: AppOptions): express.Express {
   else
     app.use(
       `${options.build.publicPath}assets`,
+      // Compressed when built, for browsers that accept Brotli (server/precompressed.ts).
+      precompressedAssets(path.join(options.assetsDir, "assets")),
       express.static(path.join(options.assetsDir, "assets"), { immutable: true, maxAge: "1y", acceptRanges: false }),
     );
   // public/'s few files are listed once, so other requests skip express.static's file-system lookup.

@@ -81,15 +81,16 @@ function documentEtagOf(html: string): string {
 }
 
 /** GET `page` on a connection of its own, its body as sent (not decoded). */
-function rawGet(page: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+function rawGet(page: string, headers: Record<string, string>, method = "GET"): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
   return new Promise((resolve, reject) => {
     http
-      .get(`${base}${page}`, { agent: false, headers }, (response) => {
+      .request(`${base}${page}`, { agent: false, headers, method }, (response) => {
         const chunks: Buffer[] = [];
         response.on("data", (chunk: Buffer) => chunks.push(chunk));
         response.on("end", () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }));
       })
-      .on("error", reject);
+      .on("error", reject)
+      .end();
   });
 }
 
@@ -379,6 +380,35 @@ describe("security headers", () => {
       expect(compressed.headers["content-encoding"], asset).toBe("br");
       expect(compressed.headers["accept-ranges"], asset).toBeUndefined();
       expect(brotliDecompressSync(compressed.body).equals(plain.body), asset).toBe(true);
+    }
+  });
+
+  it("sends a browser that accepts Brotli the scripts and styles compressed when built (quality 11), and one that does not the middleware's gzip", async () => {
+    const html = (await rawGet("/library", {})).body.toString("utf8");
+    const assets = [/\/assets\/components-[^"]+\.js/.exec(html)?.[0], /\/assets\/library-[^"]+\.css/.exec(html)?.[0]];
+    const assetsDir = path.resolve(root, process.env.REMIX_BUILD_DIR ?? "build", "client");
+    for (const asset of assets) {
+      expect(asset).toBeTruthy();
+      const built = readFileSync(path.join(assetsDir, `${asset!}.br`));
+      const plain = await rawGet(asset!, {});
+      expect(plain.headers["vary"], asset).toMatch(/Accept-Encoding/);
+      for (const method of ["GET", "HEAD"]) {
+        const compressed = await rawGet(asset!, { "Accept-Encoding": "gzip, deflate, br, zstd" }, method);
+        expect(compressed.status, asset).toBe(200);
+        expect(compressed.headers["content-encoding"], asset).toBe("br");
+        // The file's own type (a charset's name is case-insensitive).
+        expect(compressed.headers["content-type"]?.toLowerCase(), asset).toBe(plain.headers["content-type"]?.toLowerCase());
+        expect(compressed.headers["cache-control"], asset).toBe("public, max-age=31536000, immutable");
+        expect(compressed.headers["vary"], asset).toMatch(/Accept-Encoding/);
+        expect(Number(compressed.headers["content-length"]), asset).toBe(built.length);
+        if (method === "GET") expect(compressed.body.equals(built), asset).toBe(true);
+      }
+      expect(brotliDecompressSync(built).equals(plain.body), asset).toBe(true);
+      const gzipped = await rawGet(asset!, { "Accept-Encoding": "gzip" });
+      expect(gzipped.headers["content-encoding"], asset).toBe("gzip");
+      expect(gunzipSync(gzipped.body).equals(plain.body), asset).toBe(true);
+      const refused = await rawGet(asset!, { "Accept-Encoding": "br;q=0, gzip" });
+      expect(refused.headers["content-encoding"], asset).toBe("gzip");
     }
   });
 
