@@ -80,6 +80,25 @@ test("the 18+ warning blurs the library until accepted, and is remembered", asyn
   await expect(card(page, "Starter Furniture Pack")).toBeVisible();
 });
 
+test("the 18+ warning is accepted in place while its dialog's code is still on its way", async ({ page }) => {
+  // The dialog's script never arrives: the page has only the server's copy of the dialog.
+  await page.route(/\/assets\/adult-warning-[\w-]+\.js$/, () => {});
+  const asked = page.waitForRequest(/\/assets\/adult-warning-/);
+  await page.goto("/library", { waitUntil: "domcontentloaded" });
+  // Hydrated: the page asked for the dialog's code after its first view.
+  await asked;
+  const posted = recordPosts(page);
+  const answered = page.waitForResponse((response) => response.request().method() === "POST");
+  const modal = page.getByTestId("nsfw-modal");
+  await modal.getByRole("button", { name: "I am 18 or older" }).click();
+  await expect(modal).toBeHidden();
+  await expect(page.getByTestId("library-content")).not.toHaveAttribute("inert", "");
+  expect(await page.evaluate(() => [localStorage.getItem("nsfwAccepted"), localStorage.getItem("isNsfwAccepted")])).toEqual(["true", "true"]);
+  // Through the library's action in place (its fetcher), not the page's own form post.
+  expect((await answered).ok()).toBe(true);
+  expect(posted).toEqual(["/library.data"]);
+});
+
 test("search and filter live in the URL and survive a reload; posts per line changes the grid", async ({ page }) => {
   await acceptAdultWarning(page);
   await page.goto("/library");

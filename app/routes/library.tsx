@@ -202,7 +202,20 @@ export default function Library() {
 
   return (
     <div className="library-page">
-      {!nsfwAccepted ? <ServerDrawn part={adultWarning} wanted props={{ back, onAccept: nsfw.accept }} /> : null}
+      {!nsfwAccepted ? (
+        <ServerDrawn
+          part={adultWarning}
+          wanted
+          props={{ back, onAccept: nsfw.accept }}
+          // Accepted in place even before the dialog's code is here: its form, still the
+          // server's, submits through this holder (the dialog's own handler, once loaded, goes first).
+          onSubmit={(event) => {
+            if (event.defaultPrevented) return;
+            event.preventDefault();
+            nsfw.accept();
+          }}
+        />
+      ) : null}
       {termsFor ? (
         <ServerDrawn
           part={termsPopup}
