@@ -1,7 +1,7 @@
 // The real production server (server/index.ts) with the built app on a random port: security
 // headers on every kind of response, the cross-site refusal for cookie-carrying state changes,
-// webhook and Bearer exemptions, and body size caps. Needs a build (npm test builds first;
-// REMIX_BUILD_DIR picks another one).
+// webhook and Bearer exemptions, body size caps, and how the built scripts are sent. Needs a
+// build (npm test builds first; REMIX_BUILD_DIR picks another one).
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -381,6 +381,23 @@ describe("security headers", () => {
       expect(compressed.headers["accept-ranges"], asset).toBeUndefined();
       expect(brotliDecompressSync(compressed.body).equals(plain.body), asset).toBe(true);
     }
+  });
+
+  it("the library's first load preloads none of the parts loaded on demand, which its scripts name for later; the server still draws them", async () => {
+    const html = (await rawGet("/library", {})).body.toString("utf8");
+    const preloaded = [...html.matchAll(/<link rel="modulepreload" href="([^"]+)"/g)].map((match) => match[1]!);
+    const card = preloaded.find((href) => href.includes("/post-card-"));
+    expect(card).toBeTruthy();
+    for (const part of ["verify-file-form", "card-version-list", "access-ways", "adult-warning", "modal", "terms-popup", "post-admin-card", "post-row"])
+      expect(
+        preloaded.filter((href) => href.includes(`/${part}-`)),
+        part,
+      ).toEqual([]);
+    const scripts = (await Promise.all(preloaded.map(async (href) => (await rawGet(href, {})).body.toString("utf8")))).join("\n");
+    for (const part of ["verify-file-form", "card-version-list", "access-ways", "adult-warning", "terms-popup", "post-admin-card", "post-row"])
+      expect(scripts, part).toMatch(new RegExp(`assets/${part}-[\\w-]+\\.js`));
+    // A guest's first visit: the 18+ warning is in the page as the server drew it.
+    expect(html).toContain('data-testid="nsfw-modal"');
   });
 
   it("sends a browser that accepts Brotli the scripts and styles compressed when built (quality 11), and one that does not the middleware's gzip", async () => {
