@@ -177,6 +177,24 @@ test("free posts say they are free; only owned paid posts say you own them", asy
   await expect(card(page, "Starter Furniture Pack").getByText("Free download", { exact: true })).toBeVisible();
 });
 
+test("a row's Download in the compact list asks for the terms in place while the rows' code is still on its way", async ({ page, context }) => {
+  await page.goto("/infos");
+  // Passed the 18+ warning before: its cookie (`true`, as Remix encodes a cookie's value).
+  await context.addCookies([{ name: "nsfwAccepted", value: encodeURIComponent(btoa(JSON.stringify(true))), url: page.url() }]);
+  // The rows' script never arrives: the page has only the server's copy of the list.
+  await page.route(/\/assets\/post-row-[\w-]+\.js$/, () => {});
+  const asked = page.waitForRequest(/\/assets\/post-row-/);
+  await page.goto("/library?layout=list", { waitUntil: "domcontentloaded" });
+  await asked;
+  const posted = recordPosts(page);
+  const row = page.getByTestId("post-row").filter({ has: page.getByRole("heading", { name: "Starter Furniture Pack", exact: true }) });
+  await row.getByRole("button", { name: /^Download/ }).click();
+  await expect(page.getByTestId("terms-modal")).toBeVisible();
+  // The popup of the page with JavaScript: no post yet, and the address is the list's own.
+  expect(posted).toEqual([]);
+  expect(new URL(page.url()).search).toBe("?layout=list");
+});
+
 test("a guest accepts the terms and downloads a free post", async ({ page, context }) => {
   await acceptAdultWarning(page);
   await page.goto("/library");

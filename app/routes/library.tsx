@@ -294,7 +294,25 @@ export default function Library() {
             tag={data.tag === null ? null : (data.tags.find((choice) => choice.slug === data.tag)?.name ?? data.tag)}
           />
         ) : data.layout === "list" ? (
-          <ServerDrawn as="ul" className="library-list" data-testid="library-list" part={postRows} wanted props={{ entries: data.posts.map(entryProps) }} />
+          <ServerDrawn
+            as="ul"
+            className="library-list"
+            data-testid="library-list"
+            part={postRows}
+            wanted
+            props={{ entries: data.posts.map(entryProps) }}
+            // A row's Download before the rows' code is here: in place, as a loaded row does (its
+            // form, still the server's, submits through this list; a loaded row's handler goes first).
+            onSubmit={(event) => {
+              if (event.defaultPrevented) return;
+              const form = new FormData(event.target as HTMLFormElement);
+              const post =
+                form.get("intent") === "download" && !form.has("versionId") ? data.posts.find((item) => item.postId === form.get("postId")) : undefined;
+              if (!post) return;
+              event.preventDefault();
+              download.requestDownload(post);
+            }}
+          />
         ) : data.adminView ? (
           <ServerDrawn
             {...gridAttributes}
