@@ -80,6 +80,25 @@ test("the 18+ warning blurs the library until accepted, and is remembered", asyn
   await expect(card(page, "Starter Furniture Pack")).toBeVisible();
 });
 
+test("the 18+ warning is accepted in place while its dialog's code is still on its way", async ({ page }) => {
+  // The dialog's script never arrives: the page has only the server's copy of the dialog.
+  await page.route(/\/assets\/adult-warning-[\w-]+\.js$/, () => {});
+  const asked = page.waitForRequest(/\/assets\/adult-warning-/);
+  await page.goto("/library", { waitUntil: "domcontentloaded" });
+  // Hydrated: the page asked for the dialog's code after its first view.
+  await asked;
+  const posted = recordPosts(page);
+  const answered = page.waitForResponse((response) => response.request().method() === "POST");
+  const modal = page.getByTestId("nsfw-modal");
+  await modal.getByRole("button", { name: "I am 18 or older" }).click();
+  await expect(modal).toBeHidden();
+  await expect(page.getByTestId("library-content")).not.toHaveAttribute("inert", "");
+  expect(await page.evaluate(() => [localStorage.getItem("nsfwAccepted"), localStorage.getItem("isNsfwAccepted")])).toEqual(["true", "true"]);
+  // Through the library's action in place (its fetcher), not the page's own form post.
+  expect((await answered).ok()).toBe(true);
+  expect(posted).toEqual(["/library.data"]);
+});
+
 test("search and filter live in the URL and survive a reload; posts per line changes the grid", async ({ page }) => {
   await acceptAdultWarning(page);
   await page.goto("/library");
@@ -156,6 +175,24 @@ test("free posts say they are free; only owned paid posts say you own them", asy
   await page.goto("/library");
   await expect(card(page, "Cozy Cabin Lot").getByText("You own this item")).toBeVisible();
   await expect(card(page, "Starter Furniture Pack").getByText("Free download", { exact: true })).toBeVisible();
+});
+
+test("a row's Download in the compact list asks for the terms in place while the rows' code is still on its way", async ({ page, context }) => {
+  await page.goto("/infos");
+  // Passed the 18+ warning before: its cookie (`true`, as Remix encodes a cookie's value).
+  await context.addCookies([{ name: "nsfwAccepted", value: encodeURIComponent(btoa(JSON.stringify(true))), url: page.url() }]);
+  // The rows' script never arrives: the page has only the server's copy of the list.
+  await page.route(/\/assets\/post-row-[\w-]+\.js$/, () => {});
+  const asked = page.waitForRequest(/\/assets\/post-row-/);
+  await page.goto("/library?layout=list", { waitUntil: "domcontentloaded" });
+  await asked;
+  const posted = recordPosts(page);
+  const row = page.getByTestId("post-row").filter({ has: page.getByRole("heading", { name: "Starter Furniture Pack", exact: true }) });
+  await row.getByRole("button", { name: /^Download/ }).click();
+  await expect(page.getByTestId("terms-modal")).toBeVisible();
+  // The popup of the page with JavaScript: no post yet, and the address is the list's own.
+  expect(posted).toEqual([]);
+  expect(new URL(page.url()).search).toBe("?layout=list");
 });
 
 test("a guest accepts the terms and downloads a free post", async ({ page, context }) => {

@@ -8,6 +8,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { FINGERPRINT_FILE, sourceFingerprint } from "./build-fingerprint.mjs";
+import { precompressAssets } from "./precompress.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 // Relative to the project, or absolute (REMIX_BUILD_DIR=/tmp/build-x).
@@ -33,6 +34,9 @@ await build({
 for (const folder of [buildDir, path.join(buildDir, "server")]) {
   copyFileSync(path.join(root, "app/integrations/password-worker.mjs"), path.join(folder, "password-worker.mjs"));
 }
+
+// The browser's scripts and styles, compressed once at Brotli's best quality (server/precompressed.ts).
+await precompressAssets(path.join(buildDir, "client", "assets"));
 
 // The last step of `npm run build` (after `remix vite:build`): the build is complete and current.
 writeFileSync(path.join(buildDir, FINGERPRINT_FILE), `${fingerprint}\n`);

@@ -11,6 +11,7 @@ import { env } from "../app/env.server.ts";
 import { noteAccountOf, runAsViewer } from "../app/request-context.server.ts";
 import { admissionControl } from "./admission.ts";
 import { serveMetrics } from "./metrics.ts";
+import { precompressedAssets } from "./precompressed.ts";
 import { observeRequests } from "./observe.ts";
 import { routePolicies } from "./route-policy.ts";
 import { remixHandler } from "./remix-adapter.ts";
@@ -96,7 +97,11 @@ export function createApp(initialBuild: ServerBuild, dev?: DevServer): express.E
   // The app's scripts and styles (hashed names, kept for good) go compressed: no ranges on them (a
   // ranged answer goes as stored). In development Vite serves them, and the modules it transforms.
   if (dev) app.use(dev.middlewares);
-  else app.use(`${build.publicPath}assets`, express.static(path.join(assetsDir, "assets"), { immutable: true, maxAge: "1y", acceptRanges: false }));
+  else {
+    const assets = path.join(assetsDir, "assets");
+    // Compressed when built, for browsers that accept Brotli (server/precompressed.ts).
+    app.use(`${build.publicPath}assets`, precompressedAssets(assets), express.static(assets, { immutable: true, maxAge: "1y", acceptRanges: false }));
+  }
   // public/'s few files are listed once, so other requests skip express.static's file-system lookup.
   const publicFiles = listPublicFiles(publicDir, assetsDir);
   const servePublic = express.static(publicDir, { maxAge: "1h", index: false, acceptRanges: false });

@@ -1,7 +1,7 @@
 // The real production server (server/index.ts) with the built app on a random port: security
 // headers on every kind of response, the cross-site refusal for cookie-carrying state changes,
-// webhook and Bearer exemptions, and body size caps. Needs a build (npm test builds first;
-// REMIX_BUILD_DIR picks another one).
+// webhook and Bearer exemptions, body size caps, and how the built scripts are sent. Needs a
+// build (npm test builds first; REMIX_BUILD_DIR picks another one).
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -81,15 +81,16 @@ function documentEtagOf(html: string): string {
 }
 
 /** GET `page` on a connection of its own, its body as sent (not decoded). */
-function rawGet(page: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+function rawGet(page: string, headers: Record<string, string>, method = "GET"): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
   return new Promise((resolve, reject) => {
     http
-      .get(`${base}${page}`, { agent: false, headers }, (response) => {
+      .request(`${base}${page}`, { agent: false, headers, method }, (response) => {
         const chunks: Buffer[] = [];
         response.on("data", (chunk: Buffer) => chunks.push(chunk));
         response.on("end", () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }));
       })
-      .on("error", reject);
+      .on("error", reject)
+      .end();
   });
 }
 
@@ -379,6 +380,52 @@ describe("security headers", () => {
       expect(compressed.headers["content-encoding"], asset).toBe("br");
       expect(compressed.headers["accept-ranges"], asset).toBeUndefined();
       expect(brotliDecompressSync(compressed.body).equals(plain.body), asset).toBe(true);
+    }
+  });
+
+  it("the library's first load preloads none of the parts loaded on demand, which its scripts name for later; the server still draws them", async () => {
+    const html = (await rawGet("/library", {})).body.toString("utf8");
+    const preloaded = [...html.matchAll(/<link rel="modulepreload" href="([^"]+)"/g)].map((match) => match[1]!);
+    const card = preloaded.find((href) => href.includes("/post-card-"));
+    expect(card).toBeTruthy();
+    for (const part of ["verify-file-form", "card-version-list", "access-ways", "adult-warning", "modal", "terms-popup", "post-admin-card", "post-row"])
+      expect(
+        preloaded.filter((href) => href.includes(`/${part}-`)),
+        part,
+      ).toEqual([]);
+    const scripts = (await Promise.all(preloaded.map(async (href) => (await rawGet(href, {})).body.toString("utf8")))).join("\n");
+    for (const part of ["verify-file-form", "card-version-list", "access-ways", "adult-warning", "terms-popup", "post-admin-card", "post-row"])
+      expect(scripts, part).toMatch(new RegExp(`assets/${part}-[\\w-]+\\.js`));
+    // A guest's first visit: the 18+ warning is in the page as the server drew it.
+    expect(html).toContain('data-testid="nsfw-modal"');
+  });
+
+  it("sends a browser that accepts Brotli the scripts and styles compressed when built (quality 11), and one that does not the middleware's gzip", async () => {
+    const html = (await rawGet("/library", {})).body.toString("utf8");
+    const assets = [/\/assets\/components-[^"]+\.js/.exec(html)?.[0], /\/assets\/library-[^"]+\.css/.exec(html)?.[0]];
+    const assetsDir = path.resolve(root, process.env.REMIX_BUILD_DIR ?? "build", "client");
+    for (const asset of assets) {
+      expect(asset).toBeTruthy();
+      const built = readFileSync(path.join(assetsDir, `${asset!}.br`));
+      const plain = await rawGet(asset!, {});
+      expect(plain.headers["vary"], asset).toMatch(/Accept-Encoding/);
+      for (const method of ["GET", "HEAD"]) {
+        const compressed = await rawGet(asset!, { "Accept-Encoding": "gzip, deflate, br, zstd" }, method);
+        expect(compressed.status, asset).toBe(200);
+        expect(compressed.headers["content-encoding"], asset).toBe("br");
+        // The file's own type (a charset's name is case-insensitive).
+        expect(compressed.headers["content-type"]?.toLowerCase(), asset).toBe(plain.headers["content-type"]?.toLowerCase());
+        expect(compressed.headers["cache-control"], asset).toBe("public, max-age=31536000, immutable");
+        expect(compressed.headers["vary"], asset).toMatch(/Accept-Encoding/);
+        expect(Number(compressed.headers["content-length"]), asset).toBe(built.length);
+        if (method === "GET") expect(compressed.body.equals(built), asset).toBe(true);
+      }
+      expect(brotliDecompressSync(built).equals(plain.body), asset).toBe(true);
+      const gzipped = await rawGet(asset!, { "Accept-Encoding": "gzip" });
+      expect(gzipped.headers["content-encoding"], asset).toBe("gzip");
+      expect(gunzipSync(gzipped.body).equals(plain.body), asset).toBe(true);
+      const refused = await rawGet(asset!, { "Accept-Encoding": "br;q=0, gzip" });
+      expect(refused.headers["content-encoding"], asset).toBe("gzip");
     }
   });
 

@@ -3,7 +3,7 @@
 // with it the answer appears in place.
 import { useFetcher } from "@remix-run/react";
 import { useId } from "react";
-import { NearMisses } from "~/components/access-note";
+import { NearMisses } from "~/components/access-ways";
 import type { AccessCheck } from "~/models/access.server";
 
 export type AccessCheckData = { check: AccessCheck | null; error: string | null; postRef: string };

@@ -1,10 +1,11 @@
-// The library's two gates: the 18+ warning (until accepted the library is blurred and inert) and
-// the terms popup shown before a download. Both render on the server, so they work without
-// JavaScript: their forms post to the library's action, and with JavaScript they post there too
-// (through a fetcher, answered with JSON instead of a redirect).
-import { Link, useFetcher } from "@remix-run/react";
+// The library's two gates: the 18+ warning (adult-warning.tsx; until accepted the library is
+// blurred and inert) and the terms popup shown before a download (terms-popup.tsx). Both render on
+// the server, so they work without JavaScript: their forms post to the library's action, and with
+// JavaScript they post there too (through a fetcher, answered with JSON instead of a redirect).
+// The library loads both dialogs' code after its first view (on-demand.tsx); this module holds
+// what the page runs at once: whether the warning was passed.
+import { useFetcher } from "@remix-run/react";
 import { useCallback, useEffect, useState } from "react";
-import { Modal } from "~/components/modal";
 
 export const NSFW_KEYS = ["nsfwAccepted", "isNsfwAccepted"] as const;
 
@@ -43,88 +44,4 @@ export function useNsfwAcceptance(acceptedOnServer: boolean) {
     if (!acceptedOnServer && nsfwAcceptedLocally()) accept();
   }, [acceptedOnServer, accept]);
   return { accepted, accept };
-}
-
-export function AdultWarning({ back, onAccept }: { back: string; onAccept: () => void }) {
-  return (
-    <Modal title="Adult content warning" testId="nsfw-modal">
-      <p>This library contains content for adults. The service is for users aged 18 or older.</p>
-      <p>By continuing you confirm that you are 18 or older.</p>
-      <form
-        method="post"
-        action="/library"
-        onSubmit={(event) => {
-          event.preventDefault();
-          onAccept();
-        }}
-      >
-        <input type="hidden" name="intent" value="accept-nsfw" />
-        <input type="hidden" name="back" value={back} />
-        <div className="button-row">
-          <button type="submit" className="button">
-            I am 18 or older
-          </button>
-          <a className="button-secondary" href="/">
-            Leave
-          </a>
-        </div>
-      </form>
-    </Modal>
-  );
-}
-
-export function TermsPopup({
-  postId,
-  fileId = null,
-  back,
-  guest,
-  onAccept,
-  onCancel,
-}: {
-  postId: string;
-  /** The version's file asked for (a variant, add-on or translation); null: the main file. */
-  fileId?: string | null;
-  back: string;
-  guest: boolean;
-  onAccept?: () => void;
-  onCancel?: () => void;
-}) {
-  const cancelHref = back;
-  return (
-    <Modal title="Terms of Service" onClose={onCancel} testId="terms-modal">
-      <p>
-        Before downloading, please read and accept the <Link to="/infos#tos">Permissions &amp; Terms of Service</Link> (23 December 2024).
-      </p>
-      {guest ? <p className="muted">As a guest, your acceptance is remembered only for this visit.</p> : null}
-      <form
-        method="post"
-        action="/library"
-        onSubmit={(event) => {
-          if (!onAccept) return;
-          event.preventDefault();
-          onAccept();
-        }}
-      >
-        <input type="hidden" name="intent" value="download" />
-        <input type="hidden" name="postId" value={postId} />
-        {fileId ? <input type="hidden" name="fileId" value={fileId} /> : null}
-        <input type="hidden" name="acceptTos" value="true" />
-        <input type="hidden" name="back" value={back} />
-        <div className="button-row">
-          <button type="submit" className="button">
-            I Accept
-          </button>
-          {onCancel ? (
-            <button type="button" className="button-secondary" onClick={onCancel}>
-              Cancel
-            </button>
-          ) : (
-            <a className="button-secondary" href={cancelHref}>
-              Cancel
-            </a>
-          )}
-        </div>
-      </form>
-    </Modal>
-  );
 }

@@ -1,6 +1,7 @@
 // A post as admins see it in the library: its image, state and file, with an "Edit" link to the
 // post's editor (/admin/posts/{postId}, where every change is made) and Enable/Disable as the one
-// quick toggle. Light on purpose: the editors load on the editor's page, not with the library.
+// quick toggle. Light on purpose: the editors load on the editor's page, not with the library; and
+// the library loads this module only for admins (on-demand.tsx), after drawing the cards.
 import { Link, useFetcher } from "@remix-run/react";
 import { PostBadges, PostImage, type CardTier } from "~/components/post-card";
 import type { LibraryPost } from "~/models/library-listing.server";
@@ -78,6 +79,28 @@ export function PostAdminCard({
         </div>
       </div>
     </article>
+  );
+}
+
+/** The admins' grid of cards (the library's `library-grid` holds them). */
+export function PostAdminCards({
+  posts,
+  scheduledPostIds,
+  ...card
+}: {
+  posts: LibraryPost[];
+  tiers: CardTier[];
+  back: string;
+  now: Date;
+  /** Posts whose publication is still ahead. */
+  scheduledPostIds: string[];
+}) {
+  return (
+    <>
+      {posts.map((post) => (
+        <PostAdminCard key={post.postId} post={post} {...card} scheduled={scheduledPostIds.includes(post.postId)} />
+      ))}
+    </>
   );
 }
 

@@ -8,7 +8,7 @@ import { Link } from "@remix-run/react";
 import { AccessNote } from "~/components/access-note";
 import { PostAccess } from "~/components/post-access";
 import { VerifyFile } from "~/components/verify-file";
-import { VersionHistory } from "~/components/version-history";
+import { VersionHistory } from "~/components/card-version-history";
 import type { LibraryPost } from "~/models/library-listing.server";
 import type { VersionView } from "~/models/post-version-history.server";
 import { badgesFor } from "~/utils/badges";
@@ -463,24 +463,12 @@ export function PostCard({
             <VersionHistory
               postId={post.postId}
               versions={versions}
+              downloadable={post.unlocked}
+              back={back}
               open={page}
               // One "Verify a file" per card: under Download for a post the viewer may download,
               // else in the history (a copy got elsewhere can still be checked).
               verifySlot={!post.unlocked && versions.length > 0 ? <VerifyFile postId={post.postId} postTitle={post.title} /> : undefined}
-              renderActions={(version) =>
-                post.unlocked && !version.current ? (
-                  // An older version: a plain post to the library's download intent, with or without JavaScript.
-                  <form method="post" action="/library">
-                    <input type="hidden" name="intent" value="download" />
-                    <input type="hidden" name="postId" value={post.postId} />
-                    <input type="hidden" name="versionId" value={version.id} />
-                    <input type="hidden" name="back" value={back} />
-                    <button type="submit" className="button-secondary">
-                      Download {version.label} ({formatFileSize(version.size)})
-                    </button>
-                  </form>
-                ) : null
-              }
             />
           </div>
         ) : null}

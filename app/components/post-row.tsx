@@ -1,6 +1,7 @@
 // A post in the library's compact list (layout=list): thumbnail, title with the badge that can be
 // acted on, one status line and one button, as a purchase library lists what you own. The card
-// (post-card.tsx) holds the rest: versions, verification and what unlocks a locked post.
+// (post-card.tsx) holds the rest: versions, verification and what unlocks a locked post. The
+// library loads this module only for the list (on-demand.tsx), after drawing it.
 import { CardFiles } from "~/components/card-files";
 import { Link } from "@remix-run/react";
 import {
@@ -102,5 +103,16 @@ export function PostRow({
         )}
       </div>
     </li>
+  );
+}
+
+/** The list's rows (the library's `library-list` holds them). */
+export function PostRows({ entries }: { entries: PostEntryProps[] }) {
+  return (
+    <>
+      {entries.map((entry) => (
+        <PostRow key={entry.post.postId} {...entry} />
+      ))}
+    </>
   );
 }

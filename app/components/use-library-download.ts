@@ -6,7 +6,7 @@ import { useFetcher } from "@remix-run/react";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { showToast } from "~/components/toaster";
 import type { LibraryPost } from "~/models/library-listing.server";
-import { DOWNLOAD_MESSAGE_DELAY_MS, LIBRARY_MESSAGES } from "~/utils/library-words";
+import { DOWNLOAD_MESSAGE_DELAY_MS, LIBRARY_PAGE_MESSAGES } from "~/utils/library-words";
 
 /** What the library action answers a JavaScript download: the file's address, or why not. */
 export type DownloadAnswer = { downloadUrl: string; paid: boolean } | { error: string };
@@ -49,11 +49,11 @@ async function fetchFile({ downloadUrl, paid }: { downloadUrl: string; paid: boo
     if (!check.ok) {
       const answer = await fetch(downloadUrl, { credentials: "include" });
       const body = (await answer.json().catch(() => ({}))) as { error?: string };
-      downloadToast(postId, "error", body.error ?? LIBRARY_MESSAGES.fetchFailed);
+      downloadToast(postId, "error", body.error ?? LIBRARY_PAGE_MESSAGES.fetchFailed);
       return false;
     }
   } catch {
-    downloadToast(postId, "error", LIBRARY_MESSAGES.fetchFailed);
+    downloadToast(postId, "error", LIBRARY_PAGE_MESSAGES.fetchFailed);
     return false;
   }
   frame.src = `${downloadUrl}?at=${Date.now()}`;
@@ -77,7 +77,7 @@ export function useLibraryDownload({ loggedIn, tosAcceptedOnServer }: { loggedIn
   const submitDownload = useCallback(
     (post: LibraryPost, acceptTos: boolean, fileId: string | null) => {
       pending.current = post;
-      downloadToast(post.postId, "info", LIBRARY_MESSAGES.downloadStarting);
+      downloadToast(post.postId, "info", LIBRARY_PAGE_MESSAGES.downloadStarting);
       const form: Record<string, string> = { intent: "download", postId: post.postId, respond: "json" };
       if (acceptTos) form.acceptTos = "true";
       if (fileId) form.fileId = fileId;
@@ -102,7 +102,7 @@ export function useLibraryDownload({ loggedIn, tosAcceptedOnServer }: { loggedIn
       // The download is recorded with the post's current version: the card drops its
       // "Never downloaded" / "Update available" badges now, not at the next reload.
       setDownloaded((current) => ({ ...current, [post.postId]: post.version }));
-      window.setTimeout(() => downloadToast(post.postId, "success", LIBRARY_MESSAGES.downloadStarted), DOWNLOAD_MESSAGE_DELAY_MS);
+      window.setTimeout(() => downloadToast(post.postId, "success", LIBRARY_PAGE_MESSAGES.downloadStarted), DOWNLOAD_MESSAGE_DELAY_MS);
     });
     // Only a new answer starts a download; the server's terms state is read as of that answer.
     // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -127,7 +127,7 @@ export function useLibraryDownload({ loggedIn, tosAcceptedOnServer }: { loggedIn
         setTosAccepted(true); // Optimistic: the action records it with this request.
       } else {
         rememberGuestAcceptance();
-        showToast({ type: "info", message: LIBRARY_MESSAGES.guestTos });
+        showToast({ type: "info", message: LIBRARY_PAGE_MESSAGES.guestTos });
       }
       submitDownload(post, true, termsFile.current);
     },

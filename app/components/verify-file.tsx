@@ -1,137 +1,39 @@
-// "Verify a file": the user picks a file they downloaded; the browser hashes it in
-// 4 MiB slices (File.slice, so a 4 GiB file never sits in memory) with hash-wasm's incremental
-// SHA-256, through the content-hash feed that leaves a ZIP's comment out (a stamped paid download
-// verifies like its stored file), and compares it with the post's versions fetched from
-// /library/{postId}/versions. Nothing is uploaded. hash-wasm is imported on first use, so it is
-// not part of the library page's initial JavaScript. Without JavaScript a short note says why
-// there is no control (a plain element, not <noscript>, so it shows wherever scripts do not run).
-import { useEffect, useId, useRef, useState } from "react";
-import { contentHashFeed } from "~/utils/content-hash";
-import { formatFileSize } from "~/utils/file-size";
-import { VERIFY_MESSAGES, verdictFor, verdictText, type KnownVersion, type Verdict } from "~/utils/verify-file";
+// "Verify a file" on a card: a quiet disclosure, closed at first. Server-rendered (and shown until
+// the page's scripts run) it holds only the note that it needs JavaScript: a plain element, not
+// <noscript>, so it shows wherever scripts do not run. The control itself (verify-file-form.tsx:
+// hashing, the comparison with the post's versions) is loaded when the disclosure is first
+// opened, or pointed at, so it is not part of the library page's first load.
+import { useEffect, useState } from "react";
+import { onDemand, useDisclosure, useOnDemand } from "~/components/on-demand";
+import { VERIFY_MESSAGES } from "~/utils/verify-file";
 
-const SLICE_BYTES = 4 * 1024 * 1024;
+const verifyBody = onDemand(null, () => import("~/components/verify-file-form").then((module) => module.VerifyFileBody));
 
-type State =
-  | { step: "idle" }
-  | { step: "hashing"; fileName: string; done: number; total: number }
-  | { step: "done"; fileName: string; verdict: Verdict }
-  | { step: "failed"; message: string };
-
-async function loadVersions(postId: string): Promise<KnownVersion[]> {
-  const response = await fetch(`/library/${encodeURIComponent(postId)}/versions`, { headers: { Accept: "application/json" }, credentials: "same-origin" });
-  if (!response.ok) throw new Error(VERIFY_MESSAGES.versionsFailed);
-  const body = (await response.json()) as { versions?: KnownVersion[] };
-  return body.versions ?? [];
-}
-
-/** The file's content hash (hex), read slice by slice; `onProgress` after each slice; stops when `cancelled()`. */
-async function contentHashOf(file: File, onProgress: (done: number) => void, cancelled: () => boolean): Promise<string | null> {
-  const { createSHA256 } = await import("hash-wasm");
-  const hasher = await createSHA256();
-  hasher.init();
-  const feed = contentHashFeed((bytes) => hasher.update(bytes));
-  for (let at = 0; at < file.size; at += SLICE_BYTES) {
-    if (cancelled()) return null;
-    feed.push(new Uint8Array(await file.slice(at, at + SLICE_BYTES).arrayBuffer()));
-    onProgress(Math.min(file.size, at + SLICE_BYTES));
-  }
-  feed.finish();
-  return hasher.digest("hex");
+function preload() {
+  verifyBody.load().catch(() => {
+    // Said when the disclosure is opened.
+  });
 }
 
 export function VerifyFile({ postId, postTitle }: { postId: string; postTitle: string }) {
-  const id = useId();
   const [enhanced, setEnhanced] = useState(false);
-  const [state, setState] = useState<State>({ step: "idle" });
-  const versions = useRef<Promise<KnownVersion[]> | null>(null);
-  const run = useRef(0);
-  useEffect(() => {
-    setEnhanced(true);
-    // A file picked while another is hashed stops the first; leaving the page stops both.
-    return () => {
-      run.current += 1;
-    };
-  }, []);
-
-  async function verify(file: File | undefined) {
-    const mine = ++run.current;
-    if (!file) return setState({ step: "idle" });
-    setState({ step: "hashing", fileName: file.name, done: 0, total: file.size });
-    // Asked once per card, while the file is being read.
-    versions.current ??= loadVersions(postId);
-    const known = versions.current.catch((error: unknown) => {
-      versions.current = null;
-      throw error;
-    });
-    try {
-      const [hash, list] = await Promise.all([
-        contentHashOf(
-          file,
-          (done) => {
-            if (run.current === mine) setState({ step: "hashing", fileName: file.name, done, total: file.size });
-          },
-          () => run.current !== mine,
-        ),
-        known,
-      ]);
-      if (hash === null || run.current !== mine) return;
-      if (list.length === 0) return setState({ step: "failed", message: VERIFY_MESSAGES.noVersions });
-      setState({ step: "done", fileName: file.name, verdict: verdictFor(hash, list) });
-    } catch (error) {
-      if (run.current !== mine) return;
-      const message = error instanceof Error && error.message === VERIFY_MESSAGES.versionsFailed ? error.message : VERIFY_MESSAGES.readFailed;
-      setState({ step: "failed", message });
-    }
-  }
-
-  // A quiet disclosure, closed at first: a secondary action of the card. Server-rendered (and
-  // shown until the page's scripts run) it holds only the note that it needs JavaScript.
+  useEffect(() => setEnhanced(true), []);
+  const disclosure = useDisclosure(false);
+  const { Component: Body, failed } = useOnDemand(verifyBody, disclosure.open);
   return (
-    <details className="verify-file" data-testid="verify-file">
-      <summary className="verify-file-summary">Verify a file</summary>
-      {enhanced ? (
-        <VerifyFileForm id={id} postTitle={postTitle} state={state} onFile={(file) => void verify(file)} />
-      ) : (
+    <details ref={disclosure.ref} className="verify-file" data-testid="verify-file" onToggle={disclosure.onToggle}>
+      <summary className="verify-file-summary" onPointerEnter={preload} onFocus={preload}>
+        Verify a file
+      </summary>
+      {!enhanced ? (
         <p className="verify-file-note muted">{VERIFY_MESSAGES.needsJavaScript}</p>
-      )}
-    </details>
-  );
-}
-
-function VerifyFileForm({ id, postTitle, state, onFile }: { id: string; postTitle: string; state: State; onFile: (file: File | undefined) => void }) {
-  return (
-    <div className="verify-file-body">
-      <label htmlFor={`${id}-file`} className="verify-file-label">
-        Choose the file to check
-      </label>
-      <input
-        id={`${id}-file`}
-        type="file"
-        className="verify-file-input"
-        aria-describedby={`${id}-hint ${id}-answer`}
-        onChange={(event) => onFile(event.currentTarget.files?.[0])}
-      />
-      <p id={`${id}-hint`} className="verify-file-hint muted">
-        Checks a downloaded file of {postTitle} in your browser. Nothing is uploaded.
-      </p>
-      {state.step === "hashing" ? (
-        <div className="verify-file-progress">
-          <label htmlFor={`${id}-progress`}>Reading {state.fileName}</label>
-          <progress id={`${id}-progress`} max={Math.max(1, state.total)} value={state.done}>
-            {formatFileSize(state.done)} of {formatFileSize(state.total)}
-          </progress>
-        </div>
+      ) : Body ? (
+        <Body postId={postId} postTitle={postTitle} />
+      ) : disclosure.open ? (
+        <p className="verify-file-note muted" role="status">
+          {failed ? VERIFY_MESSAGES.loadFailed : VERIFY_MESSAGES.loading}
+        </p>
       ) : null}
-      <p
-        id={`${id}-answer`}
-        role="status"
-        aria-live="polite"
-        data-testid="verify-answer"
-        className={`verify-file-answer${state.step === "done" ? ` is-${state.verdict.kind}` : state.step === "failed" ? " is-failed" : ""}`}
-      >
-        {state.step === "done" ? verdictText(state.verdict) : state.step === "failed" ? state.message : null}
-      </p>
-    </div>
+    </details>
   );
 }

@@ -1,9 +1,10 @@
 // A post's version history, newest first: label, date, size, the creator's notes
 // (Markdown rendered on the server, raw HTML escaped) and, for ZIPs, the files added, removed and
 // changed since the version before; on a post's page, the same for each added file of a version
-// (variant, add-on, translation) against the same-label file of the version before. Users see it on the library card in a disclosure; admins on
-// the post card with their actions. `renderActions` adds per-version controls (download, hide,
-// make current); `verifySlot` is where a "Verify a file" control goes (not built here).
+// (variant, add-on, translation) against the same-label file of the version before. Users see it
+// on the library card in a disclosure (card-version-history.tsx, which loads this module when
+// opened); admins on the post's editor with their actions. `renderActions` adds per-version
+// controls (download, hide, make current).
 import type { ReactNode } from "react";
 import { ContentHash } from "~/components/admin/content-hash";
 import type { FileChangeView, VersionView } from "~/models/post-version-history.server";
@@ -133,34 +134,5 @@ export function VersionHistoryList({
         </li>
       ))}
     </ol>
-  );
-}
-
-/**
- * The users' "Version history" disclosure on a library card. `renderActions` gives each version
- * its controls (the download of an older version); `verifySlot` is the place for a "Verify a
- * file" control that checks a picked file against these versions.
- */
-export function VersionHistory({
-  postId,
-  versions,
-  renderActions,
-  verifySlot,
-  open = false,
-}: {
-  postId: string;
-  versions: VersionView[];
-  renderActions?: (version: VersionView) => ReactNode;
-  verifySlot?: ReactNode;
-  /** Unfolded at first (the post's own page). */
-  open?: boolean;
-}) {
-  if (versions.length === 0) return null;
-  return (
-    <details className="version-history" data-testid="version-history" data-post-id={postId} open={open}>
-      <summary>Version history ({versions.length})</summary>
-      {verifySlot ? <div className="version-verify">{verifySlot}</div> : null}
-      <VersionHistoryList versions={versions} showHash={false} renderActions={renderActions} />
-    </details>
   );
 }

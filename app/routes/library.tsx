@@ -8,10 +8,13 @@ import { useMemo } from "react";
 import { ErrorPage, refusedRequestPage, unavailableRoutePage } from "~/components/error-page";
 import type { CacheableHandle } from "~/document-cache.server";
 import { EmptyLibrary, LibraryControls } from "~/components/library-controls";
-import { AdultWarning, TermsPopup, useNsfwAcceptance } from "~/components/library-gate";
-import { CreatePostForm, PostAdminCard } from "~/components/post-admin-card";
+import { AdultWarning } from "~/components/adult-warning";
+import { useNsfwAcceptance } from "~/components/library-gate";
+import { onDemand, ServerDrawn } from "~/components/on-demand";
+import { CreatePostForm, PostAdminCards } from "~/components/post-admin-card";
 import { PostCard, type PostEntryProps } from "~/components/post-card";
-import { PostRow } from "~/components/post-row";
+import { PostRows } from "~/components/post-row";
+import { TermsPopup } from "~/components/terms-popup";
 import { keptOffers } from "~/models/post-page.server";
 import { useLibraryDownload } from "~/components/use-library-download";
 import { env } from "~/env.server";
@@ -27,7 +30,7 @@ import libraryStyles from "~/styles/library.css?url";
 import { isEffectiveAdmin, isPublishedAt } from "~/utils/entitlement";
 import { parseLibraryLayout } from "~/utils/library-layout";
 import { patchBanner } from "~/utils/game-patch-words";
-import { LIBRARY_MESSAGES, parseLibraryFilter, parsePostsPerLine } from "~/utils/library-words";
+import { LIBRARY_PAGE_MESSAGES, parseLibraryFilter, parsePostsPerLine } from "~/utils/library-words";
 import { withParam } from "~/utils/url";
 import { hasAcceptedNsfw } from "~/utils/visitor-cookies.server";
 import { adminUploads } from "~/request-policy.server";
@@ -36,6 +39,15 @@ import { adminUploads } from "~/request-policy.server";
 export function requestPolicy() {
   return adminUploads("post-file");
 }
+
+// What not every visitor's first view runs loads after it (on-demand.tsx): the 18+ warning (once
+// per browser), the admins' cards, the compact list and the terms popup. The server draws them as ever, and the browser keeps its copy
+// until their code is here (plain links and forms work meanwhile).
+const adultWarning = onDemand(import.meta.env.SSR ? AdultWarning : null, () => import("~/components/adult-warning").then((module) => module.AdultWarning));
+const adminCards = onDemand(import.meta.env.SSR ? PostAdminCards : null, () => import("~/components/post-admin-card").then((module) => module.PostAdminCards));
+const createPost = onDemand(import.meta.env.SSR ? CreatePostForm : null, () => import("~/components/post-admin-card").then((module) => module.CreatePostForm));
+const postRows = onDemand(import.meta.env.SSR ? PostRows : null, () => import("~/components/post-row").then((module) => module.PostRows));
+const termsPopup = onDemand(import.meta.env.SSR ? TermsPopup : null, () => import("~/components/terms-popup").then((module) => module.TermsPopup));
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: libraryStyles }];
 
@@ -189,20 +201,43 @@ export default function Library() {
 
   const serverTermsPost = data.termsPostId ? (data.posts.find((post) => post.postId === data.termsPostId) ?? null) : null;
   const viewToggle = withParam(back, "view", data.adminView ? "user" : null);
+  const gridAttributes = {
+    className: "library-grid",
+    style: { ["--per-line" as string]: data.perLine },
+    "data-per-line": data.perLine,
+    "data-testid": "library-grid",
+  };
 
   return (
     <div className="library-page">
-      {!nsfwAccepted ? <AdultWarning back={back} onAccept={nsfw.accept} /> : null}
+      {!nsfwAccepted ? (
+        <ServerDrawn
+          part={adultWarning}
+          wanted
+          props={{ back, onAccept: nsfw.accept }}
+          // Accepted in place even before the dialog's code is here: its form, still the
+          // server's, submits through this holder (the dialog's own handler, once loaded, goes first).
+          onSubmit={(event) => {
+            if (event.defaultPrevented) return;
+            event.preventDefault();
+            nsfw.accept();
+          }}
+        />
+      ) : null}
       {termsFor ? (
-        <TermsPopup
-          postId={termsFor.postId}
-          back={back}
-          guest={!data.user}
-          onAccept={() => download.acceptTermsAndDownload(termsFor)}
-          onCancel={download.cancelTerms}
+        <ServerDrawn
+          part={termsPopup}
+          wanted
+          props={{
+            postId: termsFor.postId,
+            back,
+            guest: !data.user,
+            onAccept: () => download.acceptTermsAndDownload(termsFor),
+            onCancel: download.cancelTerms,
+          }}
         />
       ) : serverTermsPost && nsfwAccepted ? (
-        <TermsPopup postId={serverTermsPost.postId} back={withParam(back, "terms", null)} guest={!data.user} />
+        <ServerDrawn part={termsPopup} wanted props={{ postId: serverTermsPost.postId, back: withParam(back, "terms", null), guest: !data.user }} />
       ) : null}
 
       <div
@@ -253,7 +288,7 @@ export default function Library() {
           </p>
         ) : null}
 
-        {data.adminView ? <CreatePostForm back={back} /> : null}
+        {data.adminView ? <ServerDrawn part={createPost} wanted props={{ back }} /> : null}
 
         <p className="muted library-count" aria-live="polite">
           {data.matching} of {data.total} posts
@@ -267,20 +302,37 @@ export default function Library() {
             tag={data.tag === null ? null : (data.tags.find((choice) => choice.slug === data.tag)?.name ?? data.tag)}
           />
         ) : data.layout === "list" ? (
-          <ul className="library-list" data-testid="library-list">
-            {data.posts.map((post) => (
-              <PostRow key={post.postId} {...entryProps(post)} />
-            ))}
-          </ul>
+          <ServerDrawn
+            as="ul"
+            className="library-list"
+            data-testid="library-list"
+            part={postRows}
+            wanted
+            props={{ entries: data.posts.map(entryProps) }}
+            // A row's Download before the rows' code is here: in place, as a loaded row does (its
+            // form, still the server's, submits through this list; a loaded row's handler goes first).
+            onSubmit={(event) => {
+              if (event.defaultPrevented) return;
+              const form = new FormData(event.target as HTMLFormElement);
+              const post =
+                form.get("intent") === "download" && !form.has("versionId") ? data.posts.find((item) => item.postId === form.get("postId")) : undefined;
+              if (!post) return;
+              event.preventDefault();
+              download.requestDownload(post);
+            }}
+          />
+        ) : data.adminView ? (
+          <ServerDrawn
+            {...gridAttributes}
+            part={adminCards}
+            wanted
+            props={{ posts: data.posts, tiers: data.tiers, back, now, scheduledPostIds: data.scheduledPostIds }}
+          />
         ) : (
-          <div className="library-grid" style={{ ["--per-line" as string]: data.perLine }} data-per-line={data.perLine} data-testid="library-grid">
-            {data.posts.map((post) =>
-              data.adminView ? (
-                <PostAdminCard key={post.postId} post={post} tiers={data.tiers} back={back} now={now} scheduled={data.scheduledPostIds.includes(post.postId)} />
-              ) : (
-                <PostCard key={post.postId} {...entryProps(post)} versions={data.versions[post.postId]} />
-              ),
-            )}
+          <div {...gridAttributes}>
+            {data.posts.map((post) => (
+              <PostCard key={post.postId} {...entryProps(post)} versions={data.versions[post.postId]} />
+            ))}
           </div>
         )}
         {data.matching > data.posts.length ? (
@@ -299,8 +351,8 @@ export default function Library() {
 /** The library could not be loaded: the spec's message instead of a broken page. */
 export function ErrorBoundary() {
   const error = useRouteError();
-  const refused = refusedRequestPage(error) ?? unavailableRoutePage(error, LIBRARY_MESSAGES.loadPostsFailed, LIBRARY_MESSAGES.fetchFailed);
+  const refused = refusedRequestPage(error) ?? unavailableRoutePage(error, LIBRARY_PAGE_MESSAGES.loadPostsFailed, LIBRARY_PAGE_MESSAGES.fetchFailed);
   if (refused) return refused;
   console.error(error);
-  return <ErrorPage status={500} title={LIBRARY_MESSAGES.loadPostsFailed} message={LIBRARY_MESSAGES.fetchFailed} />;
+  return <ErrorPage status={500} title={LIBRARY_PAGE_MESSAGES.loadPostsFailed} message={LIBRARY_PAGE_MESSAGES.fetchFailed} />;
 }

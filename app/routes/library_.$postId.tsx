@@ -11,7 +11,9 @@ import { Link, useLoaderData, useLocation, useRouteError } from "@remix-run/reac
 import { useMemo } from "react";
 import { ErrorPage, refusedRequestPage } from "~/components/error-page";
 import { KnownIssues, type ReportActionData } from "~/components/known-issues";
-import { AdultWarning, TermsPopup, useNsfwAcceptance } from "~/components/library-gate";
+import { AdultWarning } from "~/components/adult-warning";
+import { useNsfwAcceptance } from "~/components/library-gate";
+import { TermsPopup } from "~/components/terms-popup";
 import { accessLine } from "~/components/post-access";
 import { PatchCompatibility } from "~/components/patch-compatibility";
 import { PostCard } from "~/components/post-card";
@@ -28,7 +30,7 @@ import { formRefusal } from "~/utils/form-failure.server";
 import { readPageForm } from "~/utils/page-form.server";
 import libraryStyles from "~/styles/library.css?url";
 import { isEffectiveAdmin } from "~/utils/entitlement";
-import { LIBRARY_MESSAGES } from "~/utils/library-words";
+import { LIBRARY_MESSAGES, LIBRARY_PAGE_MESSAGES } from "~/utils/library-words";
 import { withParam } from "~/utils/url";
 import { hasAcceptedNsfw } from "~/utils/visitor-cookies.server";
 import { formText } from "~/utils/form-fields";
@@ -210,5 +212,5 @@ export function ErrorBoundary() {
   const refused = refusedRequestPage(error);
   if (refused) return refused;
   console.error(error);
-  return <ErrorPage status={500} title={LIBRARY_MESSAGES.loadPostsFailed} message={LIBRARY_MESSAGES.fetchFailed} />;
+  return <ErrorPage status={500} title={LIBRARY_PAGE_MESSAGES.loadPostsFailed} message={LIBRARY_PAGE_MESSAGES.fetchFailed} />;
 }

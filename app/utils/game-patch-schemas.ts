@@ -6,7 +6,8 @@ import { formFlag, formText } from "~/utils/form-fields";
 
 // The words and marks every surface shows live in a zod-free module, for the browser's pages.
 export { PATCH_MESSAGES, patchBanner, patchNewsHeadline, type PatchMarkName, type PlayerVerdictName, type PostCompatibility } from "~/utils/game-patch-words";
-import { PATCH_MARKS, PATCH_MESSAGES, PLAYER_VERDICTS } from "~/utils/game-patch-words";
+import { PATCH_MESSAGES } from "~/utils/game-patch-messages";
+import { PATCH_MARKS, PLAYER_VERDICTS } from "~/utils/game-patch-words";
 
 const id = z
   .string()

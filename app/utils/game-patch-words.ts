@@ -1,27 +1,8 @@
 // Game patches as every surface words them (docs/product.md#game-patches, docs/messages.md word for
 // word): plain values without zod, for the browser's pages; the schemas are in game-patch-schemas.ts.
 
-export const PATCH_MESSAGES = {
-  nameRequired: "Please enter the patch's name, such as 1.113.",
-  nameInvalid: "A patch's name is at most 40 letters, digits, spaces, dots, dashes or underscores.",
-  nameTaken: "A patch with this name already exists.",
-  patchNotFound: "Game patch not found.",
-  noCurrentPatch: "No game patch is current yet.",
-  markInvalid: "Choose works, broken or untested.",
-  verdictInvalid: "Choose works or broken.",
-  versionNotFound: "Version not found.",
-  notDownloaded: "Only accounts that downloaded this post can confirm whether it works on a patch.",
-  versionNotDownloaded: "You can only confirm a version you downloaded.",
-  nothingToAccept: "There are no player confirmations to accept for this version on this patch.",
-  splitVotes: "Players are split evenly on this version: set its mark yourself.",
-  failed: "Could not update the game compatibility.",
-  loadFailed: "Could not load the game patches.",
-  added: "Game patch added.",
-  declared: "The current game patch is changed.",
-  markSaved: "Compatibility mark saved.",
-  voteSaved: "Thank you: your answer is saved.",
-  accepted: "The players' answer is now the version's mark.",
-} as const;
+// The messages (their own module: the library's cards and banner need only the lines below).
+export { PATCH_MESSAGES } from "~/utils/game-patch-messages";
 
 export const PATCH_MARKS = ["works", "broken", "untested"] as const;
 export type PatchMarkName = (typeof PATCH_MARKS)[number];

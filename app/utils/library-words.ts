@@ -2,9 +2,17 @@
 // the admin card's drawn-field names: plain values without zod, for the browser's library page.
 // The validation that uses them is in library-schemas.ts.
 
-export const LIBRARY_MESSAGES = {
+/** The messages the library's pages show in the browser: apart, so their scripts carry only these. */
+export const LIBRARY_PAGE_MESSAGES = {
   fetchFailed: "Failed to fetch data. Please try again later.",
   loadPostsFailed: "Error loading posts.",
+  downloadStarting: "Download will be starting soon...",
+  downloadStarted: "Download initiated.",
+  guestTos: "If you don't want this popup every time, sign up!",
+} as const;
+
+export const LIBRARY_MESSAGES = {
+  ...LIBRARY_PAGE_MESSAGES,
   adminOnly: "You need to be logged in as an admin to perform this action.",
   toggleFailed: "Failed to update post status",
   orderFailed: "Failed to update post order",
@@ -13,9 +21,6 @@ export const LIBRARY_MESSAGES = {
   freeDownloadFailed: "Failed to process free download.",
   tosFailed: "Could not update TOS acceptance.",
   invalidIndex: "Please enter a valid index.",
-  downloadStarting: "Download will be starting soon...",
-  downloadStarted: "Download initiated.",
-  guestTos: "If you don't want this popup every time, sign up!",
   postNotFound: "Post not found.",
   locked: "You do not have access to this post.",
   tosRequired: "Please accept the terms of service before downloading.",

@@ -8,6 +8,8 @@ export const VERIFY_MESSAGES = {
   readFailed: "Could not read this file. Please try again.",
   noMatch: "Does not match any version",
   needsJavaScript: "Verifying a file needs JavaScript: your browser reads and hashes the file, nothing is uploaded.",
+  loading: "Loading the check...",
+  loadFailed: "Could not load the check. Close and open this again to retry.",
 } as const;
 
 export type KnownVersion = { id: string; label: string; contentHash: string; sha256: string | null; current: boolean };
