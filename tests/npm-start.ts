@@ -97,12 +97,23 @@ export const ACCOUNT_PAGES = [...GUEST_PAGES, "/login?callback=" + encodeURIComp
 export const ADMIN_PAGES = ["/api/admin/users", "/api/admin/posts"];
 
 /** Signs the account in with its password, as the login form's API does. */
-export function signIn(base: string, account: Account): Promise<Response> {
-  return fetch(`${base}/api/auth/login`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ email: account.email, password: account.password }),
-  });
+/**
+ * Signs in as a client should: a 503 with Retry-After (the password threads busy, as on a machine
+ * running the rest of the suite beside a server that has just started) is tried again after the
+ * time it names, at most three times; any other answer is returned as it is.
+ */
+export async function signIn(base: string, account: Account): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    const response = await fetch(`${base}/api/auth/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email: account.email, password: account.password }),
+    });
+    const retryAfter = Number(response.headers.get("Retry-After"));
+    if (response.status !== 503 || !(retryAfter > 0) || attempt === 4) return response;
+    await response.arrayBuffer();
+    await new Promise((resolve) => setTimeout(resolve, Math.min(retryAfter, 5) * 1_000));
+  }
 }
 
 export type LibraryPost = { postId: string; paid_content: boolean; unlocked: boolean; fileName: string | null };
