@@ -30,6 +30,7 @@ import type { LibraryManifest } from "~/models/library-manifest.server";
 import * as updatesRoute from "~/routes/account.updates";
 import { storage } from "~/integrations/storage.server";
 import { explainFileAccess } from "~/utils/entitlement";
+import { requestDocument } from "./documents";
 import { appDatabaseSettled, callRoute, createTestUser, sessionCookie } from "./helpers";
 import { createPost, createTiers, fileBytes, TIER_2, TIER_3 } from "./library-fixtures";
 
@@ -263,6 +264,20 @@ describe("the post page", () => {
     // The Tier 2 supporter has no download form for the Tier 3 add-on.
     expect(html).not.toContain(`value="${files.addon}"`);
     expect(html.match(/data-testid="file-locked"/g)).toHaveLength(1);
+  });
+
+  it("is a whole page with a file of each role and the preview tags a shared link needs, for a guest and a supporter", async () => {
+    const meta = (html: string, key: string) => new RegExp(`<meta (?:property|name)="${key}" content="([^"]*)"`).exec(html)?.[1] ?? null;
+    for (const cookie of [undefined, await sessionCookie(supporter.id)]) {
+      const response = await requestDocument({ path: `/library/${post.id}`, cookie });
+      expect(response.status).toBe(200);
+      const html = await response.text();
+      for (const heading of ["Main file", "Variants (pick one)", "Optional add-ons", "Translations"]) expect(html).toContain(`<h3>${heading}</h3>`);
+      for (const label of ["Maxis Match", "Alpha", "Accessories", "Deutsch"]) expect(html).toContain(label);
+      expect(meta(html, "og:title")).toBe("Variant Hair");
+      expect(meta(html, "og:description")).toBe("Unlocks with Tier 2 or Tier 3");
+      expect(meta(html, "twitter:title")).toBe("Variant Hair");
+    }
   });
 });
 
