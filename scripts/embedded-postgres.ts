@@ -330,16 +330,19 @@ function hasPdeathsig(): boolean {
  * A second guard beside the parent-death signal, which the kernel clears in some starts (a change
  * of credentials or capabilities at exec): a small watcher outside this process group, so a kill of
  * the group spares it, that stops the database (SIGQUIT, as the signal would) once this process is
- * gone. It is ended with a normal stop.
+ * gone. It reads a pipe whose other end only this process holds (Node opens it close-on-exec, so no
+ * later child inherits it): the kernel closes that end when this process dies however it dies, so
+ * the watcher hears it at once, without polling a PID that may be a zombie nobody reaps or reused.
+ * It is ended with a normal stop.
  */
 function watchOwner(serverPid: number | undefined): ChildProcess | null {
   if (!serverPid || process.platform === "win32") return null;
-  // The owner is gone once it no longer runs or is a zombie nobody reaped (see isAlive).
-  const script =
-    'while kill -0 "$1" 2>/dev/null && [ "$(sed "s/.*) //" "/proc/$1/stat" 2>/dev/null | cut -c1)" != Z ]; do sleep 1; done; ' +
-    'grep -q postgres "/proc/$2/cmdline" 2>/dev/null && kill -QUIT "$2"';
-  const watcher = spawn("sh", ["-c", script, "sh", String(process.pid), String(serverPid)], { detached: true, stdio: "ignore" });
+  const script = 'cat >/dev/null; grep -q postgres "/proc/$1/cmdline" 2>/dev/null && kill -QUIT "$1"';
+  const watcher = spawn("sh", ["-c", script, "sh", String(serverPid)], { detached: true, stdio: ["pipe", "ignore", "ignore"] });
   watcher.on("error", () => undefined);
+  watcher.stdin?.on("error", () => undefined);
+  // Neither the watcher nor its pipe keeps this process running.
+  (watcher.stdin as unknown as { unref?: () => void } | null)?.unref?.();
   watcher.unref();
   return watcher;
 }
