@@ -128,7 +128,7 @@ async function renderKeptDocument(
   setSecurityHeaders(responseHeaders, { hashes: document.scriptHashes });
   // Kept before the coding's own headers: the next guest may ask for another coding.
   if (shared) rememberSharedPage(request.url, request.headers.get("Cookie"), document, responseHeaders, sharedSince);
-  const until = reader && (await readerPageUntil(reader));
+  const until = reader && readerPageUntil(reader);
   if (reader && until) rememberReaderPage(reader.key, reader.stamp, document, responseHeaders, until);
   for (const [name, value] of representationHeaders(answer, shared ? SHARED_PAGE_VARY : "Accept-Encoding")) responseHeaders.set(name, value);
   if (matchesEtag(request, answer.etag)) return new Response(null, { status: 304, headers: responseHeaders });

@@ -61,7 +61,14 @@ export function takeRequestAccount(requestId: string): string | undefined {
  * languages and time zone and whether they are signed in. Set around every request the app
  * answers (server/app.ts); `dates` is what app/utils/dates.server.ts worked out from them, once.
  */
-export type ViewerScope = { cookie: string | null; acceptLanguage: string | null; authorization: string | null; dates?: unknown };
+export type ViewerScope = {
+  cookie: string | null;
+  acceptLanguage: string | null;
+  authorization: string | null;
+  dates?: unknown;
+  /** The first instant at which the page's data would change with no write, as its loaders noted (epoch ms). */
+  turnsAt?: number;
+};
 
 const viewerShared = globalThis as unknown as { __requestViewers?: AsyncLocalStorage<ViewerScope> };
 const viewers = (viewerShared.__requestViewers ??= new AsyncLocalStorage<ViewerScope>());
@@ -69,6 +76,21 @@ const viewers = (viewerShared.__requestViewers ??= new AsyncLocalStorage<ViewerS
 /** Runs a request's handling with its viewer's headers at hand. */
 export function runAsViewer<T>(headers: { get(name: string): string | null }, work: () => T): T {
   return viewers.run({ cookie: headers.get("Cookie"), acceptLanguage: headers.get("Accept-Language"), authorization: headers.get("Authorization") }, work);
+}
+
+/**
+ * A loader whose data depend on the time says when they next change with no write (a badge that
+ * ends, a countdown's words, a release step): a page kept for readers goes stale then
+ * (docs/decisions/026-pages-change-when-they-do.md). The earliest noted instant wins.
+ */
+export function notePageTurnsAt(at: number | null | undefined): void {
+  const scope = viewers.getStore();
+  if (scope && at !== null && at !== undefined) scope.turnsAt = Math.min(scope.turnsAt ?? Number.POSITIVE_INFINITY, at);
+}
+
+/** The instant noted by this request's loaders; undefined when none depends on the time, or outside a request. */
+export function pageTurnsAt(): number | undefined {
+  return viewers.getStore()?.turnsAt;
 }
 
 /** The current request's viewer; undefined outside a request (mails, jobs, a test calling a function). */

@@ -7,15 +7,16 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { db } from "~/db.server";
-import { listLibraryPosts } from "~/models/library-listing.server";
 import { loadViewerContext } from "~/models/entitlement.server";
-import { readerPageUntil } from "~/models/reader-pages.server";
+import { libraryPageTurnsAt } from "~/models/reader-pages.server";
+import { pageTurnsAt } from "~/request-context.server";
+import * as libraryRoute from "~/routes/library";
 import { redirectWithSuccess } from "~/toast.server";
 import { nsfwCookie } from "~/utils/visitor-cookies.server";
 import { appServerArgs, freePort } from "../scripts/app-server";
-import { createTestUser, sessionCookie } from "./helpers";
+import { callRoute, createTestUser, sessionCookie } from "./helpers";
 import { createPost, createTiers, TIER_1, TIER_2 } from "./library-fixtures";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -327,27 +328,72 @@ describe("the stamp's tables", () => {
 });
 
 describe("when a kept reader page goes stale with time alone", () => {
-  it("at the next minute (the badges) or earlier, at the second a countdown to a release step moves", async () => {
-    const { user } = await reader();
-    const post = await createPost({ tiers: [TIER_2] });
-    const since = Math.floor(Date.now() / 60_000) * 60_000 + 10_000;
-    const at = async () => {
-      const context = await loadViewerContext(user, { withLibraryStamp: true, withDownloads: true });
-      await listLibraryPosts(user, context);
-      return readerPageUntil({ key: "k", accountId: user.id, libraryStamp: context.libraryStamp, stamp: "s", since });
-    };
-    // No step ahead of `since` is earlier than the next minute: the badges' minute.
-    expect(await at()).toBe(since + 50_000);
-    // A step opening in 3 days and 25.5 s: "in 3 days" may turn at any 25.5 s past a minute.
+  const DAY = 86_400_000;
+
+  it("not at the minute: a minute later the page's data are the same bytes when no badge or countdown turns", async () => {
+    const { cookie } = await reader();
+    // New for another two days, and a step "in 5 days" that reads so for hours yet.
+    const post = await createPost({ tiers: [TIER_2], firstPublishedAt: new Date(Date.now() - DAY) });
     await db.releaseStep.create({
-      data: {
-        postId: post.id,
-        position: 0,
-        audienceTierId: null,
-        opensOn: new Date(since + 3 * 86_400_000 + 25_500),
-        opensAt: new Date(since + 3 * 86_400_000 + 25_500),
-      },
+      data: { postId: post.id, position: 0, audienceTierId: null, opensOn: new Date(Date.now() + 5 * DAY), opensAt: new Date(Date.now() + 5 * DAY) },
     });
-    expect(await at()).toBe(since + 25_500);
+    const view = async () => {
+      const notes: (number | undefined)[] = [];
+      const response = await callRoute(
+        {
+          loader: async (args) => {
+            const data = await libraryRoute.loader(args);
+            notes.push(pageTurnsAt());
+            return data;
+          },
+        },
+        { path: "/library", cookie },
+      );
+      return { body: await response.text(), turnsAt: notes[0] };
+    };
+    const first = await view();
+    expect(first.body).toContain('"new"');
+    // The page shows the badge the server decided.
+    const page = await (await fetch(`${base}/library`, { headers: { Cookie: cookie } })).text();
+    expect(page).toMatch(new RegExp(`data-post-id="${post.id}"(?:(?!data-post-id=)[\\s\\S])*?<span class="badge badge-new">New</span>`));
+    expect(first.body).toContain("in 5 days");
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 61_000 });
+    try {
+      const later = await view();
+      expect(later.body).toBe(first.body);
+      // Noted for the kept page: hours ahead, not the next minute.
+      expect(later.turnsAt).toBeGreaterThan(Date.now() + 3_600_000);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("when a badge begins or ends, a countdown's words turn, or a step opens", async () => {
+    const { user } = await reader();
+    const now = Date.now();
+    const turnsAt = async () => {
+      const context = await loadViewerContext(user, { withLibraryStamp: true, withDownloads: true });
+      return libraryPageTurnsAt(context.libraryStamp, now);
+    };
+    // Posts published long ago and not updated since (the earlier tests' too): nothing turns with the clock.
+    await db.releaseStep.deleteMany();
+    await db.post.updateMany({ data: { firstPublishedAt: new Date(now - 30 * DAY), lastUpdated: new Date(now - 30 * DAY), publishAt: null } });
+    await createPost({ tiers: [TIER_1] });
+    expect(await turnsAt()).toBeUndefined();
+    // New until 3 days after its first publication.
+    const published = now - 3 * DAY + 600_000;
+    const post = await createPost({ tiers: [TIER_2], firstPublishedAt: new Date(published) });
+    expect(await turnsAt()).toBe(published + 3 * DAY + 1);
+    await db.post.update({ where: { id: post.id }, data: { firstPublishedAt: new Date(now - 30 * DAY), lastUpdated: new Date(now - 30 * DAY) } });
+    expect(await turnsAt()).toBeUndefined();
+    // A step opening in 3 days and 25.5 s reads "in 3 days" until 2 days, 11 hours and 59 minutes are left.
+    const opensAt = now + 3 * DAY + 25_500;
+    await db.releaseStep.create({ data: { postId: post.id, position: 0, audienceTierId: null, opensOn: new Date(opensAt), opensAt: new Date(opensAt) } });
+    expect(await turnsAt()).toBe(opensAt - (2 * 24 * 60 + 11 * 60 + 59) * 60_000);
+    // A step opening in 90.5 s: "in 2 minutes" turns to "in 1 minute" half a second from now.
+    await db.releaseStep.create({
+      data: { postId: post.id, position: 1, audienceTierId: null, opensOn: new Date(now + 90_500), opensAt: new Date(now + 90_500) },
+    });
+    expect(await turnsAt()).toBe(now + 30_500);
   });
 });

@@ -4,6 +4,7 @@
 // the library loads this module only for admins (on-demand.tsx), after drawing the cards.
 import { Link, useFetcher } from "@remix-run/react";
 import { PostBadges, PostImage, type CardTier } from "~/components/post-card";
+import type { News } from "~/utils/badges";
 import type { LibraryPost } from "~/models/library-listing.server";
 import { formatDayTime } from "~/utils/dates";
 import { formatFileSize } from "~/utils/file-size";
@@ -30,14 +31,14 @@ export function PostAdminCard({
   post,
   tiers,
   back,
-  now,
+  news,
   scheduled,
 }: {
   post: LibraryPost;
   tiers: CardTier[];
   back: string;
-  now: Date;
-  /** Is the post's publication still ahead (the loader's exact clock, not the page's minute)? */
+  news: News | undefined;
+  /** Is the post's publication still ahead (by the loader's clock)? */
   scheduled: boolean;
 }) {
   const toggle = useFetcher();
@@ -54,7 +55,7 @@ export function PostAdminCard({
     >
       <PostImage post={post} />
       <div className="post-body">
-        <PostBadges post={post} loggedIn={false} now={now} />
+        <PostBadges post={post} loggedIn={false} news={news} />
         <h2 id={titleId} className="post-title">
           {post.title} {enabled ? null : <span className="badge">Disabled</span>} <ScheduledBadge post={post} scheduled={scheduled} />
         </h2>
@@ -86,19 +87,21 @@ export function PostAdminCard({
 export function PostAdminCards({
   posts,
   scheduledPostIds,
+  news,
   ...card
 }: {
   posts: LibraryPost[];
   tiers: CardTier[];
   back: string;
-  now: Date;
+  /** The posts' New/Updated badges, by post id. */
+  news: Record<string, News>;
   /** Posts whose publication is still ahead. */
   scheduledPostIds: string[];
 }) {
   return (
     <>
       {posts.map((post) => (
-        <PostAdminCard key={post.postId} post={post} {...card} scheduled={scheduledPostIds.includes(post.postId)} />
+        <PostAdminCard key={post.postId} post={post} {...card} news={news[post.postId]} scheduled={scheduledPostIds.includes(post.postId)} />
       ))}
     </>
   );

@@ -11,7 +11,7 @@ import { VerifyFile } from "~/components/verify-file";
 import { VersionHistory } from "~/components/card-version-history";
 import type { LibraryPost } from "~/models/library-listing.server";
 import type { VersionView } from "~/models/post-version-history.server";
-import { badgesFor } from "~/utils/badges";
+import type { News } from "~/utils/badges";
 import type { CardAccess, KeptOffer } from "~/utils/card-status";
 import type { LockedAction } from "~/utils/locked-action";
 import { formatFileSize } from "~/utils/file-size";
@@ -68,20 +68,25 @@ export function withPageDownload(post: LibraryPost, downloadedVersion: string | 
   return { ...post, downloadStatus: "current", userVersion: downloadedVersion };
 }
 
+/** The news badge the server decided (app/utils/badges.ts). */
+export function NewsBadge({ news }: { news: News | undefined }) {
+  if (news === "new") return <span className="badge badge-new">New</span>;
+  if (news === "updated") return <span className="badge badge-updated">Updated</span>;
+  return null;
+}
+
 /**
  * The badges, what can be acted on first: "Update available" (a newer version than the one the
  * user has), then the news (New, Updated), the version, and quietly the user's own version and
  * "Never downloaded".
  */
-export function PostBadges({ post, loggedIn, now }: { post: LibraryPost; loggedIn: boolean; now: Date }) {
-  const { isNew, isUpdated } = badgesFor({ firstPublishedAt: post.first_published_at, lastUpdated: post.last_updated }, now);
+export function PostBadges({ post, loggedIn, news }: { post: LibraryPost; loggedIn: boolean; news: News | undefined }) {
   const mine = loggedIn && post.unlocked;
   const outdated = mine && post.downloadStatus === "outdated" && Boolean(post.userVersion);
   return (
     <div className="post-badges" data-testid="post-badges">
       {outdated ? <span className="badge badge-update">Update available</span> : null}
-      {isNew ? <span className="badge badge-new">New</span> : null}
-      {isUpdated ? <span className="badge badge-updated">Updated</span> : null}
+      <NewsBadge news={news} />
       <span className="badge badge-version">{post.version}</span>
       {outdated ? <span className="badge badge-quiet badge-outdated">Your version: {post.userVersion}</span> : null}
       {mine && post.downloadStatus === "never" ? <span className="badge badge-quiet badge-never">Never downloaded</span> : null}
@@ -336,7 +341,8 @@ export type PostEntryProps = {
   tiers: CardTier[];
   links: CardLinks;
   loggedIn: boolean;
-  now: Date;
+  /** Its New or Updated badge, if it has one (app/utils/badges.ts `newsOf`). */
+  news?: News;
   back: string;
   onDownload: (post: LibraryPost) => void;
   /** The version downloaded on this page, if any: shown as current. */
@@ -402,7 +408,7 @@ export function PostCard({
   tiers,
   links,
   loggedIn,
-  now,
+  news,
   back,
   onDownload,
   access,
@@ -426,7 +432,7 @@ export function PostCard({
     <article className={page ? "card post-card post-page-card" : "card post-card"} aria-labelledby={titleId} data-testid="post-card" data-post-id={post.postId}>
       <PostImage post={post} />
       <div className="post-body">
-        <PostBadges post={post} loggedIn={loggedIn} now={now} />
+        <PostBadges post={post} loggedIn={loggedIn} news={news} />
         <Title id={titleId} className="post-title">
           {page ? post.title : <Link to={postPagePath(post.postId)}>{post.title}</Link>}
         </Title>

@@ -10,6 +10,7 @@ import {
   PatchLine,
   KeptVersionOffer,
   LockIcon,
+  NewsBadge,
   LockedActions,
   OwnedStatus,
   PostRequirements,
@@ -22,19 +23,16 @@ import {
 } from "~/components/post-card";
 import { PostAccess } from "~/components/post-access";
 import type { LibraryPost } from "~/models/library-listing.server";
-import { badgesFor } from "~/utils/badges";
+import type { News } from "~/utils/badges";
 import { imageSrcSet } from "~/utils/responsive-images";
 
 /** A row's thumbnail is 8rem wide (library.css). */
 const THUMB_SIZES = "128px";
 
 /** The one badge a row has room for: an update first, then the news. */
-function leadBadge(post: LibraryPost, loggedIn: boolean, now: Date) {
+function leadBadge(post: LibraryPost, loggedIn: boolean, news: News | undefined) {
   if (loggedIn && post.unlocked && post.downloadStatus === "outdated" && post.userVersion) return <span className="badge badge-update">Update available</span>;
-  const { isNew, isUpdated } = badgesFor({ firstPublishedAt: post.first_published_at, lastUpdated: post.last_updated }, now);
-  if (isNew) return <span className="badge badge-new">New</span>;
-  if (isUpdated) return <span className="badge badge-updated">Updated</span>;
-  return null;
+  return <NewsBadge news={news} />;
 }
 
 export function PostRow({
@@ -42,7 +40,7 @@ export function PostRow({
   tiers,
   links,
   loggedIn,
-  now,
+  news,
   back,
   onDownload,
   access,
@@ -76,7 +74,7 @@ export function PostRow({
             <Link to={postPagePath(post.postId)}>{post.title}</Link>
           </h2>
           <span className="badge badge-version">{post.version}</span>
-          {leadBadge(post, loggedIn, now)}
+          {leadBadge(post, loggedIn, news)}
         </div>
         <InspiredBy post={post} voted={voted} />
         <PatchLine post={post} />

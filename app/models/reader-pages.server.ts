@@ -7,9 +7,12 @@
 // the page comes from the request headers in the key. Anything else goes to Remix.
 import { parse as parseCookies } from "cookie";
 import { queryRows } from "~/db.server";
-import { keptLibraryStamp, libraryPostsAt } from "~/models/library-listing.server";
+import { libraryPostsAt } from "~/models/library-listing.server";
+import { pageTurnsAt } from "~/request-context.server";
 import { TOAST_COOKIE } from "~/toast.server";
+import { timeUntilTurnsAt } from "~/utils/access-words";
 import { sessionCookie } from "~/utils/auth-cookies.server";
+import { badgesTurnAt } from "~/utils/badges";
 
 /** What a kept reader page depends on in the request. */
 export type ReaderRequest = {
@@ -48,25 +51,28 @@ export async function readerPageLookup(request: ReaderRequest, now = Date.now())
   return row ? { key, accountId: row.account_id, libraryStamp: row.library_stamp, stamp: row.stamp, since: now } : null;
 }
 
-const MINUTE_MS = 60_000;
+/**
+ * The first instant after `now` at which the library at `libraryStamp` could show this viewer
+ * something else with no write (epoch ms; undefined: never): a scheduled publication or release
+ * step (the listing's own next change), a New or Updated badge that begins or ends, and the
+ * instant a countdown to a publication or step ("in 3 days", "in 5 hours", "in 20 minutes")
+ * would read otherwise. Read from the listing's snapshot at the request's own library version.
+ */
+export async function libraryPageTurnsAt(libraryStamp: string, now = Date.now()): Promise<number | undefined> {
+  const { posts, until } = await libraryPostsAt(libraryStamp, new Date(now));
+  let next = until ?? Number.POSITIVE_INFINITY;
+  const earlier = (at: number | null) => (next = Math.min(next, at ?? Number.POSITIVE_INFINITY));
+  for (const post of posts) {
+    earlier(badgesTurnAt(post, now));
+    for (const at of [post.publishAt, ...post.releaseSteps.map((step) => step.opensAt)]) if (at) earlier(timeUntilTurnsAt(at, new Date(now)));
+  }
+  return Number.isFinite(next) ? next : undefined;
+}
 
 /**
- * The first instant after the lookup at which its page could change with no write, or null when
- * that cannot be told (the library was read at another version meanwhile: do not keep). The
- * badges' minute; a post's publication or release step (the listing's next change); and each
- * instant a "in 5 minutes" counting down to a future publication or step moves, which falls on
- * that instant's second within each minute.
+ * When a reader's page kept at `lookup` goes stale with no write: the instant its loaders noted
+ * (`notePageTurnsAt`), or never when nothing it shows depends on the time.
  */
-export async function readerPageUntil(lookup: ReaderLookup): Promise<number | null> {
-  if (keptLibraryStamp() !== lookup.libraryStamp) return null;
-  const { since } = lookup;
-  const { posts, until } = await libraryPostsAt(lookup.libraryStamp, new Date(since));
-  let next = Math.min(until ?? Infinity, (Math.floor(since / MINUTE_MS) + 1) * MINUTE_MS);
-  for (const post of posts) {
-    for (const at of [post.publishAt, ...post.releaseSteps.map((step) => step.opensAt)]) {
-      const ahead = (at?.getTime() ?? since) - since;
-      if (ahead > 0) next = Math.min(next, since + (ahead % MINUTE_MS || MINUTE_MS));
-    }
-  }
-  return next;
+export function readerPageUntil(lookup: ReaderLookup): number {
+  return Math.max(lookup.since, pageTurnsAt() ?? Number.POSITIVE_INFINITY);
 }

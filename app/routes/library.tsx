@@ -4,7 +4,6 @@
 // action itself is app/library-actions.server.ts.
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData, useLocation, useRouteError, type ShouldRevalidateFunction } from "@remix-run/react";
-import { useMemo } from "react";
 import { ErrorPage, refusedRequestPage, unavailableRoutePage } from "~/components/error-page";
 import type { CacheableHandle } from "~/document-cache.server";
 import { EmptyLibrary, LibraryControls } from "~/components/library-controls";
@@ -23,7 +22,10 @@ import { explainLibraryCards, loadLibraryPageViewer } from "~/models/access.serv
 import { filterLibraryPosts, isListedPostPublic, listLibraryPosts, patchDayCounts } from "~/models/library-listing.server";
 import { versionHistories } from "~/models/post-version-history.server";
 import { requirementsForViewer } from "~/models/post-requirements.server";
+import { libraryPageTurnsAt } from "~/models/reader-pages.server";
+import { notePageTurnsAt } from "~/request-context.server";
 import { cardFilesOf } from "~/models/version-files.server";
+import { newsOf } from "~/utils/badges";
 import { parseTagFilter } from "~/utils/catalog-schemas";
 import { listTiersAt } from "~/models/tier.server";
 import libraryStyles from "~/styles/library.css?url";
@@ -108,6 +110,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const kept = await keptOffers(viewer, shown, tiers);
   // Which shown posts realize an idea this user voted for ("Inspired by your vote").
   const voted = shown.filter((post) => viewer.context.votedPostIds.has(post.postId)).map((post) => post.postId);
+  // When this page would read otherwise with no write (a reader's kept page goes stale then).
+  notePageTurnsAt(await libraryPageTurnsAt(viewer.context.libraryStamp));
   // Plain data (single fetch): a json() answer was stringified and parsed again per view.
   return {
     // The listing's per-file list stays on the server: a card shows its words (`files`).
@@ -151,9 +155,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
     nsfwAccepted: isAdmin || (await hasAcceptedNsfw(request)),
     termsPostId: termsParam && visible.some((post) => post.postId === termsParam) ? termsParam : null,
     links: { kofiShopUrl: config.KOFI_SHOP_URL.replace(/\/$/, ""), patreonCreatorUrl: config.PATREON_CREATOR_URL.replace(/\/$/, "") },
-    // The minute is enough for the New/Updated badges, and keeps the document the same for a
-    // minute when nothing else changed (kept rendered, app/document-cache.server.ts).
-    now: new Date(Math.floor(Date.now() / 60_000) * 60_000).toISOString(),
+    // The New/Updated badges, decided here: the data (and so the kept document) change when a
+    // badge does, not with the clock (docs/decisions/026-pages-change-when-they-do.md).
+    news: newsOf(shown, new Date()),
   };
 }
 
@@ -181,14 +185,13 @@ export default function Library() {
   const nsfwAccepted = nsfw.accepted;
   const download = useLibraryDownload({ loggedIn: data.user !== null, tosAcceptedOnServer: data.user?.tosAccepted ?? false });
   const termsFor = download.termsFor;
-  const now = useMemo(() => new Date(data.now), [data.now]);
   // What a post's card and its list row share.
   const entryProps = (post: (typeof data.posts)[number]): PostEntryProps => ({
     post,
     tiers: data.tiers,
     links: data.links,
     loggedIn: data.user !== null,
-    now,
+    news: data.news[post.postId],
     back,
     onDownload: download.requestDownload,
     access: data.access[post.postId],
@@ -326,7 +329,7 @@ export default function Library() {
             {...gridAttributes}
             part={adminCards}
             wanted
-            props={{ posts: data.posts, tiers: data.tiers, back, now, scheduledPostIds: data.scheduledPostIds }}
+            props={{ posts: data.posts, tiers: data.tiers, back, news: data.news, scheduledPostIds: data.scheduledPostIds }}
           />
         ) : (
           <div {...gridAttributes}>

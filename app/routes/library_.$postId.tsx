@@ -8,7 +8,6 @@
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
 import { Link, useLoaderData, useLocation, useRouteError } from "@remix-run/react";
-import { useMemo } from "react";
 import { ErrorPage, refusedRequestPage } from "~/components/error-page";
 import { KnownIssues, type ReportActionData } from "~/components/known-issues";
 import { AdultWarning } from "~/components/adult-warning";
@@ -29,6 +28,7 @@ import { redirectWithSuccess } from "~/toast.server";
 import { formRefusal } from "~/utils/form-failure.server";
 import { readPageForm } from "~/utils/page-form.server";
 import libraryStyles from "~/styles/library.css?url";
+import { newsOf } from "~/utils/badges";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 import { LIBRARY_MESSAGES, LIBRARY_PAGE_MESSAGES } from "~/utils/library-words";
 import { withParam } from "~/utils/url";
@@ -66,8 +66,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     // The file the terms were asked for, when it is one of the page's.
     termsFileId: page.files.find((file) => file.fileId !== null && file.fileId === url.searchParams.get("file"))?.fileId ?? null,
     links: { kofiShopUrl: config.KOFI_SHOP_URL.replace(/\/$/, ""), patreonCreatorUrl: config.PATREON_CREATOR_URL.replace(/\/$/, "") },
-    // The minute is enough for the New/Updated badges (as on the library).
-    now: new Date(Math.floor(Date.now() / 60_000) * 60_000).toISOString(),
+    // The New/Updated badge, decided here (as on the library).
+    news: newsOf([post], new Date())[post.postId] ?? null,
     preview: { url: canonical, image: post.imageUrl ? `${config.APP_URL}${post.imageUrl}` : null },
   });
 }
@@ -137,7 +137,6 @@ export default function PostPage() {
   const back = `${location.pathname}${location.search}`;
   const nsfw = useNsfwAcceptance(data.nsfwAccepted);
   const download = useLibraryDownload({ loggedIn: data.user !== null, tosAcceptedOnServer: data.user?.tosAccepted ?? false });
-  const now = useMemo(() => new Date(data.now), [data.now]);
   const { post } = data;
   const termsFor = download.termsFor;
   const removing = data.removeFileId ? data.files.find((file) => file.fileId === data.removeFileId) : undefined;
@@ -169,7 +168,7 @@ export default function PostPage() {
           tiers={[...data.tiers]}
           links={data.links}
           loggedIn={data.user !== null}
-          now={now}
+          news={data.news ?? undefined}
           back={back}
           onDownload={download.requestDownload}
           access={data.access}

@@ -13,6 +13,24 @@ export function timeUntil(at: Date, now: Date): string {
   return plural(Math.round(minutes / (24 * 60)), "day");
 }
 
+/**
+ * The first instant after `now` at which `timeUntil(at, …)` says something else, or null when it
+ * does not before `at` ("in 1 minute" stays until the instant itself, a publication or step that
+ * changes the page anyway). The words depend only on the whole minutes left (rounded up), so they
+ * turn when the minutes left drop to the largest count that reads otherwise.
+ */
+export function timeUntilTurnsAt(at: Date, now: Date): number | null {
+  const left = at.getTime() - now.getTime();
+  if (left <= 0) return null;
+  const minutes = Math.max(1, Math.ceil(left / 60_000));
+  // The minutes counts at which the words are the same as now are a range; `below` is the largest under it.
+  let below: number;
+  if (minutes < 60) below = minutes - 1;
+  else if (minutes < 24 * 60) below = Math.max(59, 60 * Math.round(minutes / 60) - 31);
+  else below = Math.max(24 * 60 - 1, 24 * 60 * Math.round(minutes / (24 * 60)) - 24 * 30 - 1);
+  return below >= 1 ? at.getTime() - below * 60_000 : null;
+}
+
 /** A locked post's next step for this viewer: "Opens to your Tier 2 on 10 Dec 2026 (in 5 days)". */
 export function upcomingWords(upcoming: NonNullable<AccessExplanation["upcoming"]>, titles: Titles, now: Date): string {
   const when = `${formatDay(upcoming.opensAt)} (${timeUntil(upcoming.opensAt, now)})`;

@@ -3,7 +3,7 @@
 // instants, and the words name the step that opened a post or will.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { describeAccess, timeUntil } from "./access-words";
+import { describeAccess, timeUntil, timeUntilTurnsAt } from "./access-words";
 import { canDownload, explainAccess, nextReleaseChange, tierIdsAt, type EntitlementPost, type EntitlementViewer } from "./entitlement";
 import { memberWithNothing } from "./entitlement.fixtures";
 
@@ -191,5 +191,25 @@ describe("timeUntil", () => {
     expect(timeUntil(later(5 * 3_600_000), now)).toBe("in 5 hours");
     expect(timeUntil(later(2 * DAY - 60_000), now)).toBe("in 2 days");
     expect(timeUntil(later(DAY + 3_600_000), now)).toBe("in 1 day");
+  });
+
+  it("names the instant its words turn: the same words until then, others from then", () => {
+    let seed = 11;
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    for (let run = 0; run < 2_000; run++) {
+      const now = new Date(start + Math.floor(random() * 60_000));
+      const at = new Date(now.getTime() + 1 + Math.floor(random() ** 3 * 9 * DAY));
+      const words = timeUntil(at, now);
+      const turn = timeUntilTurnsAt(at, now);
+      if (turn === null) {
+        expect(words).toBe("in 1 minute");
+        continue;
+      }
+      expect(turn).toBeGreaterThan(now.getTime());
+      const before = now.getTime() + Math.floor(random() * (turn - now.getTime()));
+      expect(timeUntil(at, new Date(before))).toBe(words);
+      expect(timeUntil(at, new Date(turn - 1))).toBe(words);
+      expect(timeUntil(at, new Date(turn))).not.toBe(words);
+    }
   });
 });
