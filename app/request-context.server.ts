@@ -81,7 +81,7 @@ export function runAsViewer<T>(headers: { get(name: string): string | null }, wo
 /**
  * A loader whose data depend on the time says when they next change with no write (a badge that
  * ends, a countdown's words, a release step): a page kept for readers goes stale then
- * (docs/decisions/026-pages-change-when-they-do.md). The earliest noted instant wins.
+ * (docs/decisions/027-pages-change-when-they-do.md). The earliest noted instant wins.
  */
 export function notePageTurnsAt(at: number | null | undefined): void {
   const scope = viewers.getStore();

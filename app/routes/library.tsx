@@ -156,7 +156,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     termsPostId: termsParam && visible.some((post) => post.postId === termsParam) ? termsParam : null,
     links: { kofiShopUrl: config.KOFI_SHOP_URL.replace(/\/$/, ""), patreonCreatorUrl: config.PATREON_CREATOR_URL.replace(/\/$/, "") },
     // The New/Updated badges, decided here: the data (and so the kept document) change when a
-    // badge does, not with the clock (docs/decisions/026-pages-change-when-they-do.md).
+    // badge does, not with the clock (docs/decisions/027-pages-change-when-they-do.md).
     news: newsOf(shown, new Date()),
   };
 }

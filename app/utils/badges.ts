@@ -1,6 +1,6 @@
 // Card badges (docs/product.md#badges-and-download-status): New within 3 days of first publication; Updated within 3 days
 // of the last update, unless the post is New. The server decides them (`newsOf`), so a page's data
-// changes when a badge does, not with the clock (docs/decisions/026-pages-change-when-they-do.md).
+// changes when a badge does, not with the clock (docs/decisions/027-pages-change-when-they-do.md).
 
 export const BADGE_WINDOW_MS = 3 * 24 * 60 * 60 * 1000;
 
