@@ -333,7 +333,7 @@ describe("when a kept reader page goes stale with time alone", () => {
     const since = Math.floor(Date.now() / 60_000) * 60_000 + 10_000;
     const at = async () => {
       const context = await loadViewerContext(user, { withLibraryStamp: true, withDownloads: true });
-      await listLibraryPosts(user, context);
+      await listLibraryPosts(user, { context });
       return readerPageUntil({ key: "k", accountId: user.id, libraryStamp: context.libraryStamp, stamp: "s", since });
     };
     // No step ahead of `since` is earlier than the next minute: the badges' minute.
