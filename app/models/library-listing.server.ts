@@ -374,17 +374,17 @@ function viewPosts({ admin, user, context, viewer, library, now }: Awaited<Retur
     if (!isPostVisible(post.row, user, now)) continue;
     // The rule, asked once per post: `unlocked`, the card's words, its file lines and the pages
     // that list it read this explanation.
-    const explained = { entitlement: post.entitlement, explanation: explainAccess(post.entitlement, viewer, now) };
+    const access: ListedAccess = { entitlement: post.entitlement, explanation: explainAccess(post.entitlement, viewer, now), files: null };
     // Only posts whose current version has added files carry the list (nothing changes for the others).
-    const files = post.files ? explainFiles(explained, post.files, post.files.files, viewer, now) : null;
+    if (post.files) access.files = explainFiles(access, post.files, post.files.files, viewer, now);
     const item: ViewedPost = {
       base: post.base,
       driveFileId: post.row.driveFileId,
       announceUrls: announceUrlsOf(post.row),
       json: admin ? post.adminJson : post.publicJson,
-      access: { ...explained, files },
+      access,
     };
-    if (files) item.files = files.map((file) => file.view);
+    if (access.files) item.files = access.files.map((file) => file.view);
     if (context.downloads) {
       const version = context.downloads.get(post.row.id);
       item.status = downloadStatus(post.row.version, version === undefined ? null : { version });
