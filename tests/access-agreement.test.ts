@@ -4,8 +4,9 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db.server";
-import { checkAccess, explainLibraryCards } from "~/models/access.server";
-import { listLibraryPosts } from "~/models/library-listing.server";
+import { checkAccess, describeLibraryCards, loadExplainedViewer } from "~/models/access.server";
+import { loadViewerContext } from "~/models/entitlement.server";
+import { LISTING_VIEWER, listLibraryPosts } from "~/models/library-listing.server";
 import { listTiers } from "~/models/tier.server";
 import * as paidRoute from "~/routes/api.download.$postId";
 import * as libraryRoute from "~/routes/library";
@@ -132,9 +133,11 @@ describe("one decision for downloads, cards and the admins' check", () => {
         expect(response.status === 200, `endpoint ${response.status}, check ${JSON.stringify(check)}`).toBe(check.downloadable);
         // A refusal by the rule itself is never blamed on the terms or the file.
         if (!check.access.allowed) expect([403, 404]).toContain(response.status);
-        const listed = (await listLibraryPosts(user)).find((item) => item.postId === post.id);
+        // The listing explained with the details the words name, loaded as the admins' check loads them.
+        const listing = await listLibraryPosts(user, { context: await loadViewerContext(user, LISTING_VIEWER), explained: await loadExplainedViewer(user) });
+        const listed = listing.posts.find((item) => item.postId === post.id);
         if (listed) {
-          const cards = await explainLibraryCards(user, [listed], tiers);
+          const cards = describeLibraryCards(listing, [listed], tiers);
           expect(cards[post.id]!.allowed).toBe(listed.unlocked);
           expect(cards[post.id]!.allowed).toBe(check.access.allowed);
           expect(cards[post.id]!.summary).toBe(check.access.summary);

@@ -10,9 +10,10 @@ vi.hoisted(() => {
 import { db, queryRows } from "~/db.server";
 import { EXPORT_SECTION_OF_TABLE, exportAccountData } from "~/models/account-data.server";
 import { deleteOwnAccount } from "~/models/account-deletion.server";
-import { checkAccess, explainLibraryCards } from "~/models/access.server";
+import { checkAccess, describeLibraryCards, loadExplainedViewer } from "~/models/access.server";
+import { loadViewerContext } from "~/models/entitlement.server";
 import { recordAudit } from "~/models/audit.server";
-import { listLibraryPosts } from "~/models/library-listing.server";
+import { LISTING_VIEWER, listLibraryPosts } from "~/models/library-listing.server";
 import { enqueueMail } from "~/models/mail-outbox.server";
 import { listTiers } from "~/models/tier.server";
 import { formatDay } from "~/utils/dates";
@@ -178,8 +179,10 @@ describe("Download my data", () => {
     const text = JSON.stringify(await exportAccountData(user.id));
     expect(text).not.toContain("tx-someone");
     expect(text).toContain("tx-unproven");
-    const listed = (await listLibraryPosts(user)).filter((item) => item.postId === locked.id || item.postId === post.id);
-    const cards = await explainLibraryCards(user, listed, await listTiers());
+    // Explained with every detail the admins' check loads: the listing itself leaves unverified purchases out.
+    const listing = await listLibraryPosts(user, { context: await loadViewerContext(user, LISTING_VIEWER), explained: await loadExplainedViewer(user) });
+    const listed = listing.posts.filter((item) => item.postId === locked.id || item.postId === post.id);
+    const cards = describeLibraryCards(listing, listed, await listTiers());
     // The card's words leave the shop's item code out (the admins' check below keeps it).
     expect(cards[locked.id]!.misses).toEqual(["Not bought in the shop"]);
     const check = await checkAccess(user.id, locked.id);

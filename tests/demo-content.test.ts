@@ -204,7 +204,7 @@ describe("demo content", () => {
       [DEMO_PATCHES.previous, false],
       [DEMO_PATCHES.current, true],
     ]);
-    const listed = (await listLibraryPosts(null)).filter((post) => isListedPostPublic(post));
+    const listed = (await listLibraryPosts(null)).posts.filter((post) => isListedPostPublic(post));
     const counts = patchDayCounts(listed)!;
     expect(counts.patch).toBe(DEMO_PATCHES.current);
     expect(counts.confirmed).toBe(DEMO_CONFIRMED_ON_CURRENT.length + 1);

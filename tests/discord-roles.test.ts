@@ -272,10 +272,10 @@ describe("release announcements", () => {
     expect(body.content).not.toContain(`<@&${EARLY}>`);
     expect(body.content).toContain("“Announced Pack” is now available to Tier 2");
     // The address lets anyone post to the channel: only admins' listings carry it.
-    const publicPost = (await listLibraryPosts(null)).find((listed) => listed.postId === post.id);
+    const publicPost = (await listLibraryPosts(null)).posts.find((listed) => listed.postId === post.id);
     expect(publicPost).toBeDefined();
     expect(JSON.stringify(publicPost)).not.toContain("fake-webhook-token");
-    const adminPost = (await listLibraryPosts(admin)).find((listed) => listed.postId === post.id);
+    const adminPost = (await listLibraryPosts(admin)).posts.find((listed) => listed.postId === post.id);
     expect(adminPost?.release_announce_urls).toEqual([discord.webhookUrl]);
     // Saving the same plan again does not announce the step again.
     await setReleaseSteps(admin, post.id, { steps: [{ audience: TIER_2, opens_on: opensAt, announce_url: discord.webhookUrl }] });

@@ -131,7 +131,7 @@ describe("patch day", () => {
     // Patch day: 1.113 is named, then declared current on the admin page (a plain form post).
     const named = await api(patchesApi, "POST", "/api/admin/patches", {}, { name: "1.113" }, adminCookie);
     const patchId = (await readJsonBody<{ patch: { id: string; current: boolean } }>(named)).patch.id;
-    expect((await listLibraryPosts(null)).find((post) => post.postId === chair.post.id)?.compatibility).toEqual({ patch: "1.112", mark: "works" });
+    expect((await listLibraryPosts(null)).posts.find((post) => post.postId === chair.post.id)?.compatibility).toEqual({ patch: "1.112", mark: "works" });
     const declared = await callRoute(patchesAdminPage, { method: "POST", path: "/admin/patches", form: { intent: "declare", patchId }, cookie: adminCookie });
     expect(declared.status).toBe(200);
     const listed = await readJsonBody<{ patches: { name: string; current: boolean }[] }>(
@@ -314,7 +314,7 @@ describe("the library's cost", () => {
     await api(markApi, "PUT", `/api/admin/posts/${post.id}/compatibility`, { id: post.id }, { versionId: versions[0]!.id, mark: "works" }, adminCookie);
     const changed = await queriesDuring("version_patch_marks", () => listLibraryPosts(null));
     expect(changed.queries).toHaveLength(1);
-    expect(changed.result.find((item) => item.postId === post.id)?.compatibility).toEqual({ patch: "1.113", mark: "works" });
+    expect(changed.result.posts.find((item) => item.postId === post.id)?.compatibility).toEqual({ patch: "1.113", mark: "works" });
   });
 });
 

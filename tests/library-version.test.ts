@@ -39,10 +39,10 @@ describe("library version", () => {
   });
 
   it("lets the listing see a post written behind the app's back at once", async () => {
-    expect((await listLibraryPosts(null)).map((item) => item.postId)).not.toContain("900003");
+    expect((await listLibraryPosts(null)).posts.map((item) => item.postId)).not.toContain("900003");
     await db.$executeRaw`INSERT INTO posts (id, title, paid_content, order_date, updated_at) VALUES ('900003', 'Written by SQL', false, now(), now())`;
-    expect((await listLibraryPosts(null)).map((item) => item.postId)).toContain("900003");
+    expect((await listLibraryPosts(null)).posts.map((item) => item.postId)).toContain("900003");
     await db.$executeRaw`UPDATE posts SET title = 'Renamed by SQL' WHERE id = '900003'`;
-    expect((await listLibraryPosts(null)).find((item) => item.postId === "900003")?.title).toBe("Renamed by SQL");
+    expect((await listLibraryPosts(null)).posts.find((item) => item.postId === "900003")?.title).toBe("Renamed by SQL");
   });
 });

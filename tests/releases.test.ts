@@ -36,7 +36,7 @@ beforeAll(async () => {
 });
 
 async function listed(user: User | null, postId: string): Promise<LibraryPost | undefined> {
-  return (await listLibraryPosts(user)).find((post) => post.postId === postId);
+  return (await listLibraryPosts(user)).posts.find((post) => post.postId === postId);
 }
 
 /** The toast a redirect carries (the signed cookie's payload). */

@@ -14,7 +14,7 @@ import * as postApi from "~/routes/api.library.posts.$id";
 import * as requirementsApi from "~/routes/api.admin.posts.$id.requirements";
 import * as tagsApi from "~/routes/api.admin.posts.$id.tags";
 import { requestDocument } from "./documents";
-import { callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
+import { callRoute, createTestUser, queriesDuring, readJsonBody, sessionCookie } from "./helpers";
 import { createPost, createTiers, TIER_1, TIER_2 } from "./library-fixtures";
 
 const NSFW = "nsfwAccepted=dHJ1ZQ%3D%3D";
@@ -105,6 +105,15 @@ describe("a requirement the viewer lacks", () => {
     expect(having.status).toBe(200);
     expect(having.headers.get("X-Missing-Requirements")).toBeNull();
     await having.arrayBuffer();
+  });
+
+  it("checks the requirements with the download's own viewer: its facts and library stamp are read once", async () => {
+    const { result, queries } = await queriesDuring("viewer_context", () =>
+      callRoute(downloadRoute, { path: `/api/download/${addon.id}`, params: { postId: addon.id }, cookie: tier1Cookie }),
+    );
+    expect(result.headers.get("X-Missing-Requirements")).toBe(basePack.id);
+    await result.arrayBuffer();
+    expect(queries).toHaveLength(1);
   });
 
   it("is in GET /api/library/posts/{id} with the viewer's access line", async () => {

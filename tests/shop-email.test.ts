@@ -32,7 +32,7 @@ function post(route: typeof link, cookie: string | undefined, json: unknown) {
 /** The posts the library shows unlocked to the user: what production reads (viewer_context). */
 async function unlockedPostIds(userId: string): Promise<string[]> {
   const user = await db.user.findUniqueOrThrow({ where: { id: userId } });
-  return (await listLibraryPosts(user)).filter((post) => post.unlocked).map((post) => post.postId);
+  return (await listLibraryPosts(user)).posts.filter((post) => post.unlocked).map((post) => post.postId);
 }
 
 describe("shop email linking", () => {

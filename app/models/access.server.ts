@@ -8,7 +8,7 @@ import { loadViewerContext, toEntitlementPost, toViewerContext, withAccess, type
 import { DomainError } from "~/models/errors";
 import { ACCESS_DETAIL_COLUMNS, getCurrentUserWith, type AccessDetailsRow } from "~/models/session.server";
 import type { User } from "~/generated/prisma/client";
-import { entitlementOfListed, LISTING_VIEWER, type LibraryPost } from "~/models/library-listing.server";
+import { accessOf, LISTING_VIEWER, type LibraryListing, type LibraryPost } from "~/models/library-listing.server";
 import { describeAccess, type AccessSummary } from "~/utils/access-words";
 import { formatDay } from "~/utils/dates";
 import { keptVersions } from "~/models/kept-versions.server";
@@ -85,7 +85,7 @@ function explainedViewer(
  * loader's ask for the user joins, see `getCurrentUserWith`): the context its listing reads
  * (downloads and the library stamp, as `LISTING_VIEWER` asks) and the explained viewer its cards'
  * words need. Its details leave out what cards never use: unverified purchases (a user never
- * sees them) and tier titles (`explainLibraryCards` takes them from the listing's tiers). A
+ * sees them) and tier titles (`describeLibraryCards` takes them from the listing's tiers). A
  * guest's context is the library stamp.
  */
 export async function loadLibraryPageViewer(request: Request): Promise<{ user: User | null; context: ViewerContext; explained: EntitlementViewer | null }> {
@@ -96,27 +96,23 @@ export async function loadLibraryPageViewer(request: Request): Promise<{ user: U
 
 /**
  * Each shown card's explanation, by post id, in the card's words (its short status, near misses
- * without item codes). Tier titles come from the listing's own tiers.
+ * without item codes): the listing's own explanation of each post (asked once per post by
+ * `listLibraryPosts`, for its viewer at its instant). Tier titles come from the listing's own
+ * tiers. `posts`: posts of `listing`.
  */
-export async function explainLibraryCards(
-  user: AccessUser | null,
+export function describeLibraryCards(
+  listing: LibraryListing,
   posts: readonly LibraryPost[],
   tiers: readonly { tierId: string; title: string; subscribeLabel?: string | null }[],
-  /** The viewer already loaded with `loadLibraryPageViewer`; loaded here when left out. */
-  preloaded?: EntitlementViewer | null,
-): Promise<Record<string, CardAccess>> {
-  const explained = preloaded === undefined ? await loadExplainedViewer(user) : preloaded;
-  // A user sees no purchases of addresses they have not proved are theirs: linking someone
-  // else's email must not reveal what was bought with it. Admins' checks do show them.
-  const viewer = explained?.details ? { ...explained, details: { ...explained.details, unverifiedPurchases: [] } } : explained;
+): Record<string, CardAccess> {
+  const { viewer, now } = listing;
   const titles = new Map(tiers.map((tier) => [tier.tierId, tier.title]));
   const result: Record<string, CardAccess> = {};
-  const now = new Date();
   const offered = tiers.map((tier) => ({ tierId: tier.tierId, title: tier.title, subscribeLabel: tier.subscribeLabel ?? null }));
   // A restricted viewer is promised nothing, so no step is theirs.
   const viewerTierId = viewer && !viewer.restricted ? viewer.currentTierId : null;
   for (const post of posts) {
-    const explanation = explainAccess(entitlementOfListed(post), viewer, now);
+    const { explanation } = accessOf(listing, post);
     result[post.postId] = { ...describeCardAccess(explanation, titles, now), ...describeLadder(post, offered, viewerTierId, explanation, now) };
   }
   return result;

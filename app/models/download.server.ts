@@ -7,7 +7,7 @@ import type { User } from "~/generated/prisma/client";
 import type { DownloadAccess } from "~/generated/prisma/enums";
 import { localSpool } from "~/integrations/local-spool.server";
 import { isSafeKey } from "~/integrations/storage.server";
-import { loadViewerContext, toEntitlementPost, type PostWithAccess } from "~/models/entitlement.server";
+import { loadViewerContext, toEntitlementPost, type PostWithAccess, type ViewerContext } from "~/models/entitlement.server";
 import { libraryPostAt } from "~/models/library-listing.server";
 import { accessSourceOf } from "~/models/insights/download-access.server";
 import { keptFileFor, keptVersionFor, type KeptVersion } from "~/models/kept-versions.server";
@@ -89,6 +89,9 @@ async function chooseVersion<T extends PostWithAccess & { unlockReason: UnlockRe
   return { ...post, driveFileId: post.driveFileId, versionId: post.currentVersionId, fileId: null, fileGate: null };
 }
 
+/** What a download needs about its viewer: the rule's facts and the library's stamp (one round trip). */
+export const DOWNLOAD_VIEWER = { withLibraryStamp: true } as const;
+
 /**
  * The post a viewer may download, or a refusal (DomainError): 404 unknown (or disabled, for
  * non-admins), 403 locked or terms not accepted. A locked post never reveals its file. The one
@@ -96,10 +99,17 @@ async function chooseVersion<T extends PostWithAccess & { unlockReason: UnlockRe
  * API; a signed address is then trusted by `getDownloadablePost`) and by `GET /api/download/{postId}`
  * before it serves a byte.
  */
-export async function authorizeDownload(user: Downloader, postId: string, versionId?: string | null, fileId?: string | null): Promise<DownloadablePost> {
+export async function authorizeDownload(
+  user: Downloader,
+  postId: string,
+  versionId?: string | null,
+  fileId?: string | null,
+  /** The request's viewer as `DOWNLOAD_VIEWER` asks for it, when the caller loaded it already. */
+  preloaded?: ViewerContext,
+): Promise<DownloadablePost> {
   const now = new Date();
   // The viewer and the library's stamp in one round trip; the post as the library holds it then.
-  const context = await loadViewerContext(user, { withLibraryStamp: true });
+  const context = preloaded ?? (await loadViewerContext(user, DOWNLOAD_VIEWER));
   const post = await libraryPostAt(context.libraryStamp, postId, now);
   return authorizeLoadedDownload(
     user,

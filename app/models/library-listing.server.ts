@@ -9,12 +9,12 @@ import type { User } from "~/generated/prisma/client";
 import { loadViewerContext, toEntitlementPost, withAccess, type PostWithAccess, type ViewerContext } from "~/models/entitlement.server";
 import { currentPatchMarks } from "~/models/game-patch.server";
 import { isPostPublic, isPostVisible } from "~/models/post-visibility.server";
-import { canDownload, type EntitlementPost, isEffectiveAdmin, isFreeAt, nextReleaseChange, tierIdsAt } from "~/utils/entitlement";
+import { explainAccess, isEffectiveAdmin, isFreeAt, nextReleaseChange, tierIdsAt, type EntitlementPost, type EntitlementViewer } from "~/utils/entitlement";
 import type { PostCompatibility } from "~/utils/game-patch-schemas";
 import type { LibraryFilter } from "~/utils/library-schemas";
 import type { StoredRequirement } from "~/utils/requirements";
 import { displayVersion, downloadStatus, type DownloadStatus } from "~/utils/versions";
-import { fileViews, type FileView, type StoredFile } from "~/utils/version-file-views";
+import { explainFiles, type ExplainedFile, type ExplainedPost, type FileView, type StoredFile } from "~/utils/version-file-views";
 
 type Viewer = Pick<User, "id" | "isAdmin" | "restricted" | "currentTierId"> | null;
 
@@ -221,8 +221,6 @@ type SnapshotPost = {
 };
 
 const snapshots = createCache<LibrarySnapshot>(1);
-/** The stamp of the newest snapshot this process read (see keptLibraryStamp). */
-let newestStamp: string | null = null;
 
 /** JSON of an object without its closing brace, so per-viewer fields can be appended. */
 function openJson(value: object): string {
@@ -290,7 +288,6 @@ async function loadSnapshot(stamp: string, now: Date): Promise<LibrarySnapshot> 
     },
     now.getTime(),
   );
-  newestStamp = snapshot.stamp;
   return snapshot;
 }
 
@@ -334,43 +331,52 @@ type ViewedPost = {
   driveFileId: string | null;
   announceUrls: (string | null)[];
   json: string;
-  unlocked: boolean;
+  access: ListedAccess;
   status?: DownloadStatus;
   userVersion?: string | null;
 };
 
-/** The library version of the newest listing this process has read (after `listLibraryPosts`, at least the request's). */
-export function keptLibraryStamp(): string | null {
-  return newestStamp;
-}
-
 /** What the listing needs about its viewer (see `loadRequestViewer`). */
 export const LISTING_VIEWER = { withDownloads: true, withLibraryStamp: true } as const;
 
-async function viewerAndLibrary(user: Viewer, preloaded?: ViewerContext) {
+/**
+ * The viewer a caller loaded already: its context as `LISTING_VIEWER` asks for it and, for the
+ * words of the cards, the viewer with the details the explanations name (`loadLibraryPageViewer`).
+ */
+export type ListingViewer = { context: ViewerContext; explained?: EntitlementViewer | null };
+
+async function viewerAndLibrary(user: Viewer, preloaded?: ListingViewer) {
   const admin = isEffectiveAdmin(user);
-  const context = preloaded ?? (await loadViewerContext(user, LISTING_VIEWER));
+  const context = preloaded?.context ?? (await loadViewerContext(user, LISTING_VIEWER));
+  const explained = preloaded?.explained === undefined ? context.viewer : preloaded.explained;
+  // A listing is its viewer's own: it names no purchase made with an address they have not
+  // proved is theirs (linking someone else's email must not reveal what was bought with it).
+  const viewer = explained?.details ? { ...explained, details: { ...explained.details, unverifiedPurchases: [] } } : explained;
   // One instant for the whole answer: the snapshot is current until its `until`, so the rule
   // asked at `now` agrees with the tiers the snapshot shaped.
   const now = new Date();
   const library = await loadSnapshot(context.libraryStamp, now);
-  return { admin, user, context, library, now };
+  return { admin, user, context, viewer, library, now };
 }
 
-function viewPosts({ admin, user, context, library, now }: Awaited<ReturnType<typeof viewerAndLibrary>>): ViewedPost[] {
+function viewPosts({ admin, user, context, viewer, library, now }: Awaited<ReturnType<typeof viewerAndLibrary>>): ViewedPost[] {
   const viewed: ViewedPost[] = [];
   for (const post of library.posts) {
     // Disabled and scheduled posts are for admins only.
     if (!isPostVisible(post.row, user, now)) continue;
+    // The rule, asked once per post: `unlocked`, the card's words, its file lines and the pages
+    // that list it read this explanation.
+    const access: ListedAccess = { entitlement: post.entitlement, explanation: explainAccess(post.entitlement, viewer, now), files: null };
+    // Only posts whose current version has added files carry the list (nothing changes for the others).
+    if (post.files) access.files = explainFiles(access, post.files, post.files.files, viewer, now);
     const item: ViewedPost = {
       base: post.base,
       driveFileId: post.row.driveFileId,
       announceUrls: announceUrlsOf(post.row),
       json: admin ? post.adminJson : post.publicJson,
-      unlocked: canDownload(post.entitlement, context.viewer, now),
+      access,
     };
-    // Only posts whose current version has added files carry the list (nothing changes for the others).
-    if (post.files) item.files = fileViews(post.entitlement, post.files, post.files.files, context.viewer, now);
+    if (access.files) item.files = access.files.map((file) => file.view);
     if (context.downloads) {
       const version = context.downloads.get(post.row.id);
       item.status = downloadStatus(post.row.version, version === undefined ? null : { version });
@@ -382,14 +388,45 @@ function viewPosts({ admin, user, context, library, now }: Awaited<ReturnType<ty
 }
 
 /**
- * Every post the viewer may see, newest order date first: admins see disabled posts too and the
- * storage keys of files. Logged-in viewers get their download status per post. `preloaded`: the
- * viewer's context as `LISTING_VIEWER` asks for it, when the caller loaded it already.
+ * What the listing knows about one listed post besides its API shape: the post as the
+ * entitlement rule sees it (made from the stored row, never from the API shape), the rule's
+ * explanation of it for the listing's viewer at the listing's instant (`unlocked` is its
+ * `allowed`), and, when the listing lists its current version's files, each file's.
  */
-export async function listLibraryPosts(user: Viewer, preloaded?: ViewerContext): Promise<LibraryPost[]> {
+export type ListedAccess = ExplainedPost & { files: ExplainedFile[] | null };
+
+/** The library as one request's viewer sees it at one instant. */
+export type LibraryListing = {
+  /** In library order, in the API's shape (docs/api.md#post). */
+  posts: LibraryPost[];
+  /** The library version the listing was read at: the request's own (its viewer context's). */
+  stamp: string;
+  /** The instant the rule was asked at. */
+  now: Date;
+  /** The viewer the rule was asked for (null: a guest), with the details the words name when the caller loaded them. */
+  viewer: EntitlementViewer | null;
+  /** Each listed post's entitlement and explanation, by post id. */
+  access: ReadonlyMap<string, ListedAccess>;
+};
+
+/** A listed post's entitlement and explanation; `post` must come from this listing. */
+export function accessOf(listing: LibraryListing, post: Pick<LibraryPost, "postId">): ListedAccess {
+  const found = listing.access.get(post.postId);
+  if (!found) throw new Error(`Post ${post.postId} is not in this listing`);
+  return found;
+}
+
+/**
+ * Every post the viewer may see, newest order date first, each explained once by the
+ * entitlement rule: admins see disabled posts too and the storage keys of files. Logged-in
+ * viewers get their download status per post. `preloaded`: the viewer, when the caller loaded it
+ * already (else its context is loaded as `LISTING_VIEWER` asks).
+ */
+export async function listLibraryPosts(user: Viewer, preloaded?: ListingViewer): Promise<LibraryListing> {
   const view = await viewerAndLibrary(user, preloaded);
-  return viewPosts(view).map((item) => {
-    const post: LibraryPost = { ...item.base, unlocked: item.unlocked };
+  const access = new Map<string, ListedAccess>();
+  const posts = viewPosts(view).map((item) => {
+    const post: LibraryPost = { ...item.base, unlocked: item.access.explanation.allowed };
     if (view.admin) {
       post.drive_file_id = item.driveFileId;
       post.release_announce_urls = item.announceUrls;
@@ -399,24 +436,10 @@ export async function listLibraryPosts(user: Viewer, preloaded?: ViewerContext):
       post.userVersion = item.userVersion ?? null;
     }
     if (item.files) post.files = item.files;
+    access.set(post.postId, item.access);
     return post;
   });
-}
-
-/** A listed post as the entitlement rule sees it (its `tiers` are those reached at the listing's instant). */
-export function entitlementOfListed(post: LibraryPost): EntitlementPost {
-  return {
-    id: post.postId,
-    enabled: post.enabled,
-    paidContent: post.paid_content,
-    isKofiOnly: post.is_kofiOnly,
-    kofiId: post.kofi_id,
-    currentTierIds: post.tiers,
-    firstTierIds: post.first_tiers,
-    firstPublishedAt: post.first_published_at ? new Date(post.first_published_at) : null,
-    publishAt: post.publish_at ? new Date(post.publish_at) : null,
-    releaseSteps: post.release_steps.map((step) => ({ tierIds: step.tier_ids, opensAt: new Date(step.opens_at) })),
-  };
+  return { posts, stamp: view.context.libraryStamp, now: view.now, viewer: view.viewer, access };
 }
 
 /**
@@ -433,13 +456,13 @@ const listingBodies = createCache<Buffer>(16);
 
 /** The body of GET /api/library/posts, assembled from per-post JSON prepared once per change. */
 export async function libraryPostsJson({ user, context }: { user: Viewer; context: ViewerContext }): Promise<Buffer> {
-  const view = await viewerAndLibrary(user, context);
+  const view = await viewerAndLibrary(user, { context });
   return listingBodies.get(
     view.context.fingerprint,
     view.library.stamp,
     async () => {
       const parts = viewPosts(view).map((item) => {
-        let json = `${item.json},"unlocked":${item.unlocked}`;
+        let json = `${item.json},"unlocked":${item.access.explanation.allowed}`;
         if (item.status) json += `,"downloadStatus":"${item.status}","userVersion":${JSON.stringify(item.userVersion ?? null)}`;
         if (item.files) json += `,"files":${JSON.stringify(item.files)}`;
         return `${json}}`;

@@ -3,8 +3,7 @@
 // version is behind the post's current one).
 import { db } from "~/db.server";
 import { env } from "~/env.server";
-import { loadViewerContext } from "~/models/entitlement.server";
-import { entitlementOfListed, isListedPostPublic, LISTING_VIEWER, listLibraryPosts } from "~/models/library-listing.server";
+import { accessOf, isListedPostPublic, listLibraryPosts } from "~/models/library-listing.server";
 import { chosenVariants } from "~/models/version-files.server";
 import { visiblePostsWhere } from "~/models/post-visibility.server";
 
@@ -82,17 +81,15 @@ type LibraryUser = Parameters<typeof listLibraryPosts>[0];
  */
 export async function listMyUpdates(user: NonNullable<LibraryUser>): Promise<MyUpdate[]> {
   // The viewer once: the listing's facts, and the rule for the variants chosen last time.
-  const context = await loadViewerContext(user, LISTING_VIEWER);
-  const posts = await listLibraryPosts(user, context);
-  const updates = posts.filter((post) => isListedPostPublic(post) && post.unlocked && post.downloadStatus === "outdated");
-  const when = (post: (typeof posts)[number]) => Date.parse(post.last_updated ?? post.order_date);
+  const listing = await listLibraryPosts(user);
+  const updates = listing.posts.filter((post) => isListedPostPublic(post, listing.now) && post.unlocked && post.downloadStatus === "outdated");
+  const when = (post: (typeof updates)[number]) => Date.parse(post.last_updated ?? post.order_date);
   updates.sort((a, b) => when(b) - when(a));
-  const now = new Date();
   const variants = await chosenVariants(
     user.id,
-    updates.map((post) => ({ id: post.postId, entitlement: entitlementOfListed(post) })),
-    context.viewer,
-    now,
+    updates.map((post) => ({ id: post.postId, entitlement: accessOf(listing, post).entitlement })),
+    listing.viewer,
+    listing.now,
   );
   return updates.map((post) => ({
     postId: post.postId,

@@ -5,10 +5,10 @@
 import type { KeptOffer } from "~/utils/card-status";
 import { keptWords } from "~/utils/card-status";
 import { pledgedTierAt } from "~/utils/entitlement";
-import { explainLibraryCards, loadLibraryPageViewer } from "~/models/access.server";
+import { describeLibraryCards, loadLibraryPageViewer } from "~/models/access.server";
 import { postPatchView, type PostPatchView } from "~/models/game-patch.server";
 import { keptVersions } from "~/models/kept-versions.server";
-import { entitlementOfListed, listLibraryPosts, type LibraryPost } from "~/models/library-listing.server";
+import { accessOf, listLibraryPosts, type LibraryPost } from "~/models/library-listing.server";
 import { fileViews, filesOfVersions, type FileView } from "~/models/version-files.server";
 import { versionHistories, withFileChangelogs, type VersionView } from "~/models/post-version-history.server";
 import { listTiersAt, type ApiTier } from "~/models/tier.server";
@@ -64,27 +64,27 @@ export type PostPage = {
 /** The post as `viewer` may see it now, or null when the library would not list it to them. */
 export async function loadPostPage(viewer: PageViewer, postId: string): Promise<PostPage | null> {
   const { user, context } = viewer;
-  const listed = await listLibraryPosts(user, context);
-  const found = listed.find((item) => item.postId === postId);
+  const listing = await listLibraryPosts(user, viewer);
+  const found = listing.posts.find((item) => item.postId === postId);
   if (!found) return null;
   // The page's own `files` (below) list every file, with or without added ones.
   const { files: _listed, ...post } = found;
   const tiers = await listTiersAt(context.libraryStamp);
-  const [access, histories, kept, requirements] = await Promise.all([
-    explainLibraryCards(user, [post], tiers, viewer.explained),
-    versionHistories([post.postId], { admin: false, stamp: context.libraryStamp }),
+  const [histories, kept, requirements] = await Promise.all([
+    versionHistories([post.postId], { admin: false, stamp: listing.stamp }),
     keptOffers(viewer, [post], tiers),
-    requirementsForViewer(viewer, [post], listed, tiers),
+    requirementsForViewer(listing, [post], listing.posts, tiers),
   ]);
   const listedVersions = histories[post.postId] ?? [];
   const filesByVersion = await filesOfVersions(listedVersions.map((version) => version.id));
   // Each version's added files with what changed in them since the version before.
   const versions = withFileChangelogs(listedVersions, filesByVersion);
   const current = versions.find((version) => version.current) ?? null;
-  // Each file's access is the entitlement rule for that file, the one every download asks.
-  const files = current
-    ? fileViews(entitlementOfListed(post), current, filesByVersion.get(current.id) ?? [], viewer.explained ?? context.viewer, new Date())
-    : [];
+  // The card's words and each file's access are the listing's explanation of the post (a file
+  // with a gate of its own: the entitlement rule for that file, the one every download asks).
+  const explained = accessOf(listing, post);
+  const access = describeLibraryCards(listing, [post], tiers);
+  const files = current ? fileViews(explained, current, filesByVersion.get(current.id) ?? [], listing.viewer, listing.now) : [];
   const compatibility = await postPatchView(
     post.postId,
     versions.map((version) => version.id),

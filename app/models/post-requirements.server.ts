@@ -1,15 +1,14 @@
 // Requirements (docs/product.md#requirements): what a post needs to work, another post (with an
 // optional minimum version) or an outside item. Admins set them (routes check who may); viewers
-// read them with their own access line, computed by the card's explanation of the required post
-// (`explainLibraryCards`) in one batch for the shown cards, from the listing's snapshot (no query
-// per card). A required post the viewer may not see is never named (the post-visibility rule:
+// read them with their own access line: the card's words for the required post
+// (`describeLibraryCards`), from the listing's own explanation of it (no query per card). A required post the viewer may not see is never named (the post-visibility rule:
 // it is named only when the viewer's own listing holds it). Requirements warn, never block.
 import { db } from "~/db.server";
 import { recordAudit } from "~/models/audit.server";
-import { explainLibraryCards } from "~/models/access.server";
-import { loadViewerContext, toEntitlementPost, withAccess } from "~/models/entitlement.server";
+import { describeLibraryCards } from "~/models/access.server";
+import { toEntitlementPost, withAccess, type ViewerContext } from "~/models/entitlement.server";
 import { DomainError } from "~/models/errors";
-import { keptLibraryStamp, storedRequirementsAt, type LibraryPost } from "~/models/library-listing.server";
+import { storedRequirementsAt, type LibraryListing, type LibraryPost } from "~/models/library-listing.server";
 import { isPostVisible } from "~/models/post-visibility.server";
 import type { User } from "~/generated/prisma/client";
 import { tierName } from "~/utils/access-words";
@@ -102,26 +101,21 @@ export async function setPostRequirements(actorId: string, postId: string, input
   return getPostRequirements(postId);
 }
 
-type Viewer = {
-  user: Pick<User, "id" | "isAdmin" | "restricted" | "currentTierId"> | null;
-  context: { libraryStamp: string };
-  explained: EntitlementViewer | null;
-};
-
 /**
  * The requirements of the shown posts in this viewer's words, by post id (posts without any are
- * left out). `listed`: every post the viewer's listing holds (the required posts are looked up
- * there, so one the viewer may not see is never named). One explanation per distinct required
- * post, whatever the number of cards.
+ * left out). `listed`: the posts of `listing` this page shows its viewer (the required posts are
+ * looked up there, so one the viewer may not see is never named); `shown`: those among them whose
+ * requirements are wanted. Each required post's words are its card's, from the listing's
+ * explanation, whatever the number of cards.
  */
 export async function requirementsForViewer(
-  viewer: Viewer,
+  listing: LibraryListing,
   shown: readonly LibraryPost[],
   listed: readonly LibraryPost[],
   tiers: readonly { tierId: string; title: string; subscribeLabel?: string | null }[],
 ): Promise<Record<string, RequirementView[]>> {
   const stored = await storedRequirementsAt(
-    viewer.context.libraryStamp,
+    listing.stamp,
     shown.map((post) => post.postId),
   );
   if (stored.size === 0) return {};
@@ -133,7 +127,7 @@ export async function requirementsForViewer(
       if (post) wanted.set(post.postId, post);
     }
   }
-  const access = wanted.size > 0 ? await explainLibraryCards(viewer.user, [...wanted.values()], tiers, viewer.explained) : {};
+  const access = describeLibraryCards(listing, [...wanted.values()], tiers);
   const facts = new Map<string, RequiredPostFacts>();
   for (const post of wanted.values()) {
     const explained = access[post.postId];
@@ -147,19 +141,19 @@ export async function requirementsForViewer(
 /**
  * What a download goes ahead without (docs/api.md#download): the ids of the required posts the
  * downloader may not download, named only when they may see them; hidden ones count as "hidden".
+ * `context`: the viewer context the download was authorized with (its library stamp included).
  */
 export async function missingRequirementsForDownload(
   user: Pick<User, "id" | "isAdmin" | "restricted" | "currentTierId"> | null,
+  context: Pick<ViewerContext, "viewer" | "libraryStamp">,
   postId: string,
 ): Promise<string[]> {
   const now = new Date();
-  // The download just read the library at the request's stamp: this process's newest one is at
-  // least as new, so a post without requirements costs no further query.
-  const stamp = keptLibraryStamp() ?? (await loadViewerContext(user, { withLibraryStamp: true })).libraryStamp;
-  const stored = (await storedRequirementsAt(stamp, [postId], now)).get(postId) ?? [];
+  // The post's requirements as the library held them at the request's own stamp: from the
+  // listing's snapshot, so a post without requirements costs no query.
+  const stored = (await storedRequirementsAt(context.libraryStamp, [postId], now)).get(postId) ?? [];
   const ids = stored.flatMap((item) => (item.kind === "post" ? [item.requiredPostId] : []));
   if (ids.length === 0) return [];
-  const context = await loadViewerContext(user, {});
   const rows = await db.post.findMany({ where: { id: { in: ids } }, include: withAccess });
   const missing: string[] = [];
   for (const id of ids) {

@@ -6,7 +6,7 @@ import { db } from "~/db.server";
 import type { User } from "~/generated/prisma/client";
 import { listTags } from "~/models/catalog.server";
 import { DomainError } from "~/models/errors";
-import { isUnconfirmedOnPatch, keptLibraryStamp, listLibraryPosts, type LibraryPost } from "~/models/library-listing.server";
+import { isUnconfirmedOnPatch, listLibraryPosts, type LibraryPost } from "~/models/library-listing.server";
 import { adminRequirementsOf } from "~/models/post-requirements.server";
 import { versionHistories } from "~/models/post-version-history.server";
 import { listTiers } from "~/models/tier.server";
@@ -85,7 +85,7 @@ function compareRows(sort: PostTableQuery["sort"]): (a: PostTableRow & { order: 
 
 /** One page of the table as `query` asks, at `now`. */
 export async function listPostTable(admin: User, query: PostTableQuery, now: Date = new Date()): Promise<PostTablePage> {
-  const [posts, tiers, downloads] = await Promise.all([listLibraryPosts(admin), listTiers(), downloadCounts()]);
+  const [{ posts }, tiers, downloads] = await Promise.all([listLibraryPosts(admin), listTiers(), downloadCounts()]);
   const titles = new Map(tiers.map((tier) => [tier.tierId, tier.title]));
   const rows = posts.map((post, order) => {
     const state = postState(post, now);
@@ -128,13 +128,14 @@ export async function listPostTable(admin: User, query: PostTableQuery, now: Dat
  * versions, requirements, every tag and tier, every post to require, and its library position.
  */
 export async function loadPostEditor(admin: User, postId: string, now: Date = new Date()) {
-  const posts = await listLibraryPosts(admin);
+  const { posts, stamp } = await listLibraryPosts(admin);
   const position = posts.findIndex((post) => post.postId === postId);
   const post = posts[position];
   if (!post) throw new DomainError(404, LIBRARY_MESSAGES.postNotFound);
   const [tiers, versions, requirements, tags] = await Promise.all([
     listTiers(),
-    versionHistories([postId], { admin: true, stamp: keptLibraryStamp() }),
+    // At the library version this request's listing was read at.
+    versionHistories([postId], { admin: true, stamp }),
     adminRequirementsOf([postId]),
     listTags(),
   ]);

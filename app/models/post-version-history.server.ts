@@ -99,7 +99,7 @@ async function allHistories(stamp: string | null) {
 /**
  * The version history of each post, newest first: for admins every version, for users the
  * visible ones. Each changelog compares a version with the one listed right before it in time.
- * `stamp` is the library version the caller's listing was read at (`keptLibraryStamp`); without
+ * `stamp` is the library version the caller's listing was read at (its viewer context's); without
  * one, the histories are read afresh.
  */
 export async function versionHistories(postIds: string[], { admin, stamp = null }: { admin: boolean; stamp?: string | null }): Promise<Histories> {

@@ -9,12 +9,11 @@ import type { User } from "~/generated/prisma/client";
 import { requireProvenEmailToAttach } from "~/models/account.server";
 import { DomainError } from "~/models/errors";
 import { loadViewerContext } from "~/models/entitlement.server";
-import { entitlementOfListed, isListedPostPublic, LISTING_VIEWER, listLibraryPosts } from "~/models/library-listing.server";
+import { accessOf, isListedPostPublic, LISTING_VIEWER, listLibraryPosts } from "~/models/library-listing.server";
 import { listPatchNews } from "~/models/game-patch.server";
 import { listFixNoticesFor, versionNotesLink } from "~/models/bug-report.server";
 import { giveUpUpdateMails } from "~/models/mail-outbox.server";
 import { patchNewsHeadline } from "~/utils/game-patch-schemas";
-import { explainAccess } from "~/utils/entitlement";
 import { atomXml } from "~/utils/atom";
 import { UPDATE_MESSAGES, updatePreferencesSchema, updateTokenSchema } from "~/utils/update-schemas";
 
@@ -81,12 +80,12 @@ function newToken(): string {
 export async function listUpdatesFor(user: LibraryUser, { since, limit }: { since?: Date; limit: number }): Promise<UpdateItem[]> {
   // One read of the viewer for the listing, the votes and the release steps' words.
   const context = await loadViewerContext(user, LISTING_VIEWER);
-  const listed = (await listLibraryPosts(user, context)).filter((post) => isListedPostPublic(post));
+  const listing = await listLibraryPosts(user, { context });
+  const now = listing.now;
+  const listed = listing.posts.filter((post) => isListedPostPublic(post, now));
   const voted = context.votedPostIds;
   const posts = listed.filter((post) => post.unlocked || voted.has(post.postId));
   if (posts.length === 0) return [];
-  const now = new Date();
-  const viewer = context.viewer;
   // New versions only of posts the user may download.
   const byId = new Map(posts.filter((post) => post.unlocked).map((post) => [post.postId, post]));
   const after = since ?? new Date(0);
@@ -115,7 +114,8 @@ export async function listUpdatesFor(user: LibraryUser, { since, limit }: { sinc
     }
     // A post a release step opened to this user is new for them from that step on
     // (docs/product.md#releases); the ledger of the mails keeps it to one announcement.
-    const grant = viewer ? explainAccess(entitlementOfListed(post), viewer, now).grant : null;
+    // The listing's explanation of the post: the grant its card names.
+    const grant = accessOf(listing, post).explanation.grant;
     const released = grant?.reason === "release" && grant.opensAt.getTime() > published.getTime();
     const at = released ? grant.opensAt : published;
     if (at.getTime() <= after.getTime()) continue;
@@ -181,14 +181,12 @@ export type ComingItem = { postId: string; title: string; opensAt: string };
 
 /** The posts a later release step will open to the user's tier, soonest first. */
 export async function listComingFor(user: LibraryUser): Promise<ComingItem[]> {
-  const context = await loadViewerContext(user, LISTING_VIEWER);
-  const locked = (await listLibraryPosts(user, context)).filter((post) => !post.unlocked && post.release_steps.length > 0);
+  const listing = await listLibraryPosts(user);
+  const locked = listing.posts.filter((post) => !post.unlocked && post.release_steps.length > 0);
   if (locked.length === 0) return [];
-  const viewer = context.viewer;
-  const now = new Date();
   const coming: ComingItem[] = [];
   for (const post of locked) {
-    const upcoming = explainAccess(entitlementOfListed(post), viewer, now).upcoming;
+    const upcoming = accessOf(listing, post).explanation.upcoming;
     // Only what opens to their tier: a post that becomes free for everyone is not "for your tier".
     if (upcoming?.tierId) coming.push({ postId: post.postId, title: post.title, opensAt: upcoming.opensAt.toISOString() });
   }

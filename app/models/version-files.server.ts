@@ -12,7 +12,7 @@ import { storage } from "~/integrations/storage.server";
 import { recordAudit } from "~/models/audit.server";
 import { DomainError } from "~/models/errors";
 import type { StoredVersionFile } from "~/models/post-version.server";
-import { entitlementOfListed, type LibraryPost } from "~/models/library-listing.server";
+import { accessOf, type LibraryListing, type LibraryPost } from "~/models/library-listing.server";
 import { explainFileAccess, isEffectiveAdmin, isFreeAt, postForFile, type EntitlementPost, type EntitlementViewer } from "~/utils/entitlement";
 import { requirementAccessWords } from "~/utils/requirements";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
@@ -73,27 +73,26 @@ export type CardFile = { role: FileRoleName; name: string; access: string };
 /**
  * The card lines of the listed posts whose current version has added files (the listing's
  * `files`), by post id; posts with a main file only are left out. Each line's access is the
- * entitlement rule for that file (`explainFileAccess`), in the words a card's requirements use.
+ * listing's explanation of that file (`explainFiles`: the entitlement rule for it), in the words
+ * a card's requirements use. `posts`: posts of `listing`.
  */
 export function cardFilesOf(
+  listing: LibraryListing,
   posts: readonly LibraryPost[],
-  viewer: EntitlementViewer | null,
   tiers: readonly { tierId: string; title: string }[],
-  now: Date = new Date(),
 ): Record<string, CardFile[]> {
   const result: Record<string, CardFile[]> = {};
   for (const post of posts) {
-    if (!post.files) continue;
-    const entitlement = entitlementOfListed(post);
+    const { entitlement, files } = accessOf(listing, post);
+    if (!files) continue;
     const lines: CardFile[] = [];
-    for (const file of post.files) {
-      if (file.role === "main") continue;
-      const explained = explainFileAccess(entitlement, file.gate, viewer, now);
-      const summary = { allowed: explained.allowed, unlockTierIds: [...explained.unlocks.tierIds], shopItem: explained.unlocks.shopItem };
+    for (const { view, gate, explanation } of files) {
+      if (view.role === "main") continue;
+      const summary = { allowed: explanation.allowed, unlockTierIds: [...explanation.unlocks.tierIds], shopItem: explanation.unlocks.shopItem };
       lines.push({
-        role: file.role,
-        name: file.label || file.fileName,
-        access: requirementAccessWords(summary, isFreeAt(postForFile(entitlement, file.gate), now), tiers),
+        role: view.role,
+        name: view.label || view.fileName,
+        access: requirementAccessWords(summary, isFreeAt(postForFile(entitlement, gate), listing.now), tiers),
       });
     }
     if (lines.length > 0) result[post.postId] = lines;

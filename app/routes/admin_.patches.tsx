@@ -23,7 +23,7 @@ export const headers = personalPageHeaders;
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const admin = await requireAdmin(request);
-  const [patches, posts] = await Promise.all([listGamePatches(), listLibraryPosts(admin)]);
+  const [patches, { posts }] = await Promise.all([listGamePatches(), listLibraryPosts(admin)]);
   // The banner as users see it: over the posts shown to everyone.
   const counts = patchDayCounts(posts.filter((post) => isListedPostPublic(post)));
   return json({ patches, counts }, { headers: { "Cache-Control": "private, no-store" } });

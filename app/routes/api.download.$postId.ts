@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { handleApi, requireIdParam } from "~/api.server";
-import { authorizeDownload, postDownload } from "~/models/download.server";
+import { authorizeDownload, DOWNLOAD_VIEWER, postDownload } from "~/models/download.server";
+import { loadViewerContext } from "~/models/entitlement.server";
 import { missingRequirementsForDownload } from "~/models/post-requirements.server";
 import { getCurrentUser } from "~/models/session.server";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
@@ -25,11 +26,13 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     const user = await getCurrentUser(request);
     // The door to the file: checked on every request, whatever the library's action answered before.
     const search = new URL(request.url).searchParams;
-    const post = await authorizeDownload(user, postId, search.get("version"), search.get("file"));
+    // The viewer once: the check and the requirements read the same facts and library stamp.
+    const context = await loadViewerContext(user, DOWNLOAD_VIEWER);
+    const post = await authorizeDownload(user, postId, search.get("version"), search.get("file"), context);
     const response = await serveDownload(request, postDownload(post, user?.id ?? null), { traceNumber: user?.number ?? null });
     // Requirements warn, never block (docs/api.md#download): the required posts this downloader
     // cannot download yet, by id ("hidden" for one they may not see).
-    const missing = await missingRequirementsForDownload(user, postId);
+    const missing = await missingRequirementsForDownload(user, context, postId);
     if (missing.length > 0) response.headers.set("X-Missing-Requirements", missing.join(", "));
     return response;
   });

@@ -18,7 +18,7 @@ import { keptOffers } from "~/models/post-page.server";
 import { useLibraryDownload } from "~/components/use-library-download";
 import { env } from "~/env.server";
 import { libraryAction } from "~/library-actions.server";
-import { explainLibraryCards, loadLibraryPageViewer } from "~/models/access.server";
+import { describeLibraryCards, loadLibraryPageViewer } from "~/models/access.server";
 import { filterLibraryPosts, isListedPostPublic, listLibraryPosts, patchDayCounts } from "~/models/library-listing.server";
 import { versionHistories } from "~/models/post-version-history.server";
 import { requirementsForViewer } from "~/models/post-requirements.server";
@@ -92,7 +92,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const layout = adminView ? "grid" : parseLibraryLayout(url.searchParams.get("layout"));
   // The viewer's library version says whether the tiers kept from an earlier request are current.
   const tiers = await listTiersAt(viewer.context.libraryStamp);
-  const allPosts = await listLibraryPosts(user, viewer.context);
+  const listing = await listLibraryPosts(user, viewer);
+  const allPosts = listing.posts;
   // Admins viewing as a user see what users see: posts shown to everyone only.
   const visible = isAdmin && !adminView ? allPosts.filter((post) => isListedPostPublic(post)) : allPosts;
   const termsParam = url.searchParams.get("terms");
@@ -111,20 +112,20 @@ export async function loader({ request }: LoaderFunctionArgs) {
   // Which shown posts realize an idea this user voted for ("Inspired by your vote").
   const voted = shown.filter((post) => viewer.context.votedPostIds.has(post.postId)).map((post) => post.postId);
   // When this page would read otherwise with no write (a reader's kept page goes stale then).
-  notePageTurnsAt(await libraryPageTurnsAt(viewer.context.libraryStamp));
+  notePageTurnsAt(await libraryPageTurnsAt(listing.stamp, listing.now.getTime()));
   // Plain data (single fetch): a json() answer was stringified and parsed again per view.
   return {
     // The listing's per-file list stays on the server: a card shows its words (`files`).
     posts: shown.map(({ files: _files, ...post }) => post),
     votedPostIds: voted,
     kept,
-    access: await explainLibraryCards(user, shown, tiers, viewer.explained),
+    access: describeLibraryCards(listing, shown, tiers),
     // What each shown post requires, in this viewer's words; required posts are looked up among
     // those this page lists (an admin's user view: public ones only).
-    requirements: await requirementsForViewer(viewer, shown, visible, tiers),
+    requirements: await requirementsForViewer(listing, shown, visible, tiers),
     // The current version's added files of each shown post that has some, in this viewer's words
     // (admins' cards lead to the editor, which lists them).
-    files: adminView ? {} : cardFilesOf(shown, viewer.explained ?? viewer.context.viewer, tiers),
+    files: adminView ? {} : cardFilesOf(listing, shown, tiers),
     // The cards' version histories (admins edit versions on the post's editor).
     versions: adminView
       ? {}
@@ -157,7 +158,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     links: { kofiShopUrl: config.KOFI_SHOP_URL.replace(/\/$/, ""), patreonCreatorUrl: config.PATREON_CREATOR_URL.replace(/\/$/, "") },
     // The New/Updated badges, decided here: the data (and so the kept document) change when a
     // badge does, not with the clock (docs/decisions/027-pages-change-when-they-do.md).
-    news: newsOf(shown, new Date()),
+    news: newsOf(shown, listing.now),
   };
 }
 

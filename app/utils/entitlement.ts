@@ -338,9 +338,17 @@ export function postForFile(post: EntitlementPost, gate: FileGate): EntitlementP
 /**
  * Who may download which file: the entitlement rule, explained, for the file with this gate (null:
  * the post's, so this is `explainAccess` of the post). Every download, the post page, the manifest
- * and the delta ask this for a file.
+ * and the delta ask this for a file. `explainedPost`: the post's own explanation for this viewer
+ * at `now`, when the caller has it (a listing): a file with the post's gate answers it as is.
  */
-export function explainFileAccess(post: EntitlementPost, gate: FileGate, viewer: EntitlementViewer | null, now: Date = new Date()): AccessExplanation {
+export function explainFileAccess(
+  post: EntitlementPost,
+  gate: FileGate,
+  viewer: EntitlementViewer | null,
+  now: Date = new Date(),
+  explainedPost?: AccessExplanation,
+): AccessExplanation {
+  if (explainedPost && !hasOwnGate(gate)) return explainedPost;
   return explainAccess(postForFile(post, gate), viewer, now);
 }
 

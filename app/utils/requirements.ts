@@ -1,6 +1,6 @@
 // A post's requirements as a viewer reads them (docs/product.md#requirements): "Requires Base Pack
 // V2 or later · unlocked by Tier 2". The required post's access line comes from the card's own
-// explanation of that post (app/models/access.server.ts `explainLibraryCards`), so a requirement
+// explanation of that post (app/models/access.server.ts `describeLibraryCards`), so a requirement
 // never says something the required post's card would not. A required post the viewer may not
 // see is not named.
 import type { AccessSummary } from "~/utils/access-words";

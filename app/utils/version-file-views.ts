@@ -1,7 +1,7 @@
 // A version's files as the post page, the library listing, the cards and the API show them
 // (docs/api.md#files-of-a-version): pure shaping over stored rows, with each file's access from the
 // entitlement rule for that file (`explainFileAccess`); nothing here restates the rule.
-import { explainFileAccess, hasOwnGate, type EntitlementPost, type EntitlementViewer, type FileGate } from "~/utils/entitlement";
+import { explainFileAccess, hasOwnGate, type AccessExplanation, type EntitlementPost, type EntitlementViewer, type FileGate } from "~/utils/entitlement";
 import type { FileRoleName } from "~/utils/version-file-words";
 
 type StoredRole = "VARIANT" | "OPTIONAL" | "TRANSLATION";
@@ -47,35 +47,58 @@ export type FileView = {
 
 export type MainFile = { fileName: string; size: number | bigint; sha256: string | null };
 
+/** A post as the rule sees it, with the rule's explanation of it for one viewer at one instant (the listing's). */
+export type ExplainedPost = { entitlement: EntitlementPost; explanation: AccessExplanation };
+
+/** A file as shown, with the rule's explanation of it for the viewer (what its card line says). */
+export type ExplainedFile = { view: FileView; gate: FileGate; explanation: AccessExplanation };
+
 /**
  * A version's files, main first, then by role and position, each with whether `viewer` may
- * download it now: `explainFileAccess`, the rule every download asks.
+ * download it at `now` and why: `explainFileAccess`, the rule every download asks. A file with
+ * the post's gate is the post itself, so it takes the post's explanation, which `post` holds for
+ * this viewer and instant (the rule is not asked again).
  */
-export function fileViews(post: EntitlementPost, main: MainFile, files: readonly StoredFile[], viewer: EntitlementViewer | null, now: Date): FileView[] {
-  const views: FileView[] = [
+export function explainFiles(post: ExplainedPost, main: MainFile, files: readonly StoredFile[], viewer: EntitlementViewer | null, now: Date): ExplainedFile[] {
+  const explain = (gate: FileGate) => explainFileAccess(post.entitlement, gate, viewer, now, post.explanation);
+  const explained: ExplainedFile[] = [
     {
-      fileId: null,
-      role: "main",
-      label: "",
-      fileName: main.fileName,
-      size: Number(main.size),
-      sha256: main.sha256,
+      view: {
+        fileId: null,
+        role: "main",
+        label: "",
+        fileName: main.fileName,
+        size: Number(main.size),
+        sha256: main.sha256,
+        gate: null,
+        unlocked: post.explanation.allowed,
+      },
       gate: null,
-      unlocked: explainFileAccess(post, null, viewer, now).allowed,
+      explanation: post.explanation,
     },
   ];
   for (const file of files) {
     const gate = gateOf(file);
-    views.push({
-      fileId: file.id,
-      role: ROLE_NAMES[file.role],
-      label: file.label,
-      fileName: file.fileName,
-      size: Number(file.size),
-      sha256: file.sha256,
-      gate: gate ? { tierIds: [...gate.tierIds], shopItem: gate.shopItem } : null,
-      unlocked: explainFileAccess(post, gate, viewer, now).allowed,
+    const explanation = explain(gate);
+    explained.push({
+      view: {
+        fileId: file.id,
+        role: ROLE_NAMES[file.role],
+        label: file.label,
+        fileName: file.fileName,
+        size: Number(file.size),
+        sha256: file.sha256,
+        gate: gate ? { tierIds: [...gate.tierIds], shopItem: gate.shopItem } : null,
+        unlocked: explanation.allowed,
+      },
+      gate,
+      explanation,
     });
   }
-  return views.sort((a, b) => ROLE_ORDER.indexOf(a.role) - ROLE_ORDER.indexOf(b.role));
+  return explained.sort((a, b) => ROLE_ORDER.indexOf(a.view.role) - ROLE_ORDER.indexOf(b.view.role));
+}
+
+/** `explainFiles` as shown: each file with whether the viewer may download it. */
+export function fileViews(post: ExplainedPost, main: MainFile, files: readonly StoredFile[], viewer: EntitlementViewer | null, now: Date): FileView[] {
+  return explainFiles(post, main, files, viewer, now).map((file) => file.view);
 }
