@@ -23,7 +23,7 @@ const WINDOWS = Number(process.env.BENCH_STEADY_WINDOWS ?? 3);
 const P99_TARGET_MS = 30;
 const READERS = 50;
 
-type Sample = { dueAt: number; ms: number; status: number | "error" };
+type Sample = { dueAt: number; ms: number; status: number | "error"; path: string };
 
 function percentile(sorted: readonly number[], fraction: number): number {
   return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!;
@@ -48,12 +48,12 @@ async function driveEvenly(targets: readonly { url: string; headers: Record<stri
         const request = http.get(target.url, { agent, headers: target.headers }, (response) => {
           response.on("data", () => undefined);
           response.on("end", () => {
-            samples.push({ dueAt, ms: performance.now() - dueAt, status: response.statusCode ?? 0 });
+            samples.push({ dueAt, ms: performance.now() - dueAt, status: response.statusCode ?? 0, path: new URL(target.url).pathname });
             resolve();
           });
         });
         request.on("error", () => {
-          samples.push({ dueAt, ms: performance.now() - dueAt, status: "error" });
+          samples.push({ dueAt, ms: performance.now() - dueAt, status: "error", path: new URL(target.url).pathname });
           resolve();
         });
       }),
@@ -110,6 +110,20 @@ function summary(label: string, samples: readonly Sample[]): { p50: number; p99:
   };
 }
 
+/** BENCH_STEADY_DETAIL=1: each second's p50, p99 and slowest answer by path, for finding what makes a slow second slow. */
+function bySecond(label: string, samples: readonly Sample[]) {
+  const seconds = new Map<number, Sample[]>();
+  for (const sample of samples) seconds.set(Math.floor(sample.dueAt / 1000), [...(seconds.get(Math.floor(sample.dueAt / 1000)) ?? []), sample]);
+  const first = Math.min(...seconds.keys());
+  for (const [second, inSecond] of [...seconds].sort((a, b) => a[0] - b[0])) {
+    const parts = [...new Set(inSecond.map((sample) => sample.path))].map((path) => {
+      const ms = inSecond.filter((sample) => sample.path === path).map((sample) => sample.ms).sort((a, b) => a - b);
+      return `${path} p50 ${percentile(ms, 0.5).toFixed(1)} p99 ${percentile(ms, 0.99).toFixed(1)} max ${ms.at(-1)!.toFixed(1)}`;
+    });
+    console.log(`${label} +${second - first}s: ${parts.join("; ")}`);
+  }
+}
+
 /**
  * BENCH_STEADY_BEFORE=<build folder>: a second app server from that build (the code before a
  * change, built already) on the same database, driven in windows of its own between the app's:
@@ -152,6 +166,7 @@ async function runChild() {
     // CPU per request of the server's processes (all workers), the three library views and the home page together.
     for (const [index, figure] of figures.entries())
       console.log(`${figure.text}; ${(sides[index]!.cpuMs / figure.samples.length).toFixed(2)} CPU ms per request`);
+    if (process.env.BENCH_STEADY_DETAIL) for (const figure of figures.slice(0, -1)) bySecond(figure.label, figure.samples);
     const appFigures = figures[0]!;
     const bareFigures = figures.at(-1)!;
     const lines: (TargetLine & { text: string })[] = [
