@@ -6,7 +6,7 @@ import type { ServerBuild } from "@remix-run/node";
 import compression from "compression";
 import express from "express";
 import { fileURLToPath } from "node:url";
-import type { CacheableHandle, SharedPageAnswer } from "../app/document-cache.server.ts";
+import type { CacheableHandle } from "../app/document-cache.server.ts";
 import { env } from "../app/env.server.ts";
 import { noteAccountOf, runAsViewer } from "../app/request-context.server.ts";
 import { admissionControl } from "./admission.ts";
@@ -26,48 +26,35 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
  */
 type DevServer = { middlewares: express.RequestHandler; loadBuild: () => Promise<ServerBuild> };
 
-/** The kept pages entry.server.tsx exports (app/document-cache.server.ts), if the build has them. */
-export type SharedPagesEntry = {
-  sharedPageAnswer?: typeof import("../app/document-cache.server.ts").sharedPageAnswer;
-  sharedPagesSince?: () => number;
-  readerPage?: typeof import("../app/entry.server.tsx").readerPage;
-};
-
 /**
- * A guest's GET of a page answered moments ago gets that copy, and a signed-in reader's GET of an
- * unchanged page that opts in (`keptForReaders(routeId)`) their kept copy, without running Remix;
- * the app decides what is fresh. A reader's page not answered is kept at the stamp read here.
+ * A GET of a page that opts in (its route's handle) by a guest or a signed-in reader is answered
+ * from the page kept for them when the app finds it fresh, without running Remix; otherwise Remix
+ * answers, and its page is kept at the stamp read here (`res.locals.keptLookup`).
  */
-export function reuseSharedPages(entry: SharedPagesEntry, keptForReaders: (routeId: string | null) => boolean = () => false): express.RequestHandler {
+export function keptPages(
+  keptPage: typeof import("../app/entry.server.tsx").keptPage,
+  handleOf: (routeId: string | null) => CacheableHandle | undefined,
+): express.RequestHandler {
   return (req, res, next) => {
-    if (req.method !== "GET" && req.method !== "HEAD") return next();
+    const page = handleOf(routeIdOf(res));
+    if (!page?.guestCacheable && !page?.keptForReaders) return next();
     const { cookie, authorization, "if-none-match": ifNoneMatch, "accept-encoding": acceptEncoding, "accept-language": acceptLanguage } = req.headers;
-    const answer = entry.sharedPageAnswer?.(req.originalUrl, { cookie, authorization, ifNoneMatch, acceptEncoding });
-    if (answer) return sendKept(req, res, answer);
-    if (!entry.readerPage || !keptForReaders(routeIdOf(res))) return next();
     const request = { method: req.method, url: req.originalUrl, cookie, authorization, acceptLanguage, ifNoneMatch, acceptEncoding };
-    entry.readerPage(request).then(
+    keptPage(request, page).then(
       (found) => {
-        if (!("answer" in found)) return void ((res.locals.readerLookup = found.lookup), next());
-        noteAccountOf(String(req.headers["x-request-id"]), found.accountId);
-        sendKept(req, res, found.answer);
+        if (!("answer" in found)) return void ((res.locals.keptLookup = found.lookup), next());
+        if (found.accountId) noteAccountOf(String(req.headers["x-request-id"]), found.accountId);
+        const { status, headers, body } = found.answer;
+        res.status(status);
+        for (const [name, value] of headers) res.setHeader(name, value);
+        const sent = req.method === "HEAD" ? null : body;
+        if (sent) res.setHeader("Content-Length", sent.length);
+        else res.removeHeader("Content-Length");
+        res.end(sent ?? undefined);
       },
       () => next(), // Remix answers (and says what is wrong)
     );
   };
-}
-
-/** Writes a kept page's answer (its headers replace the defaults set before). */
-function sendKept(req: express.Request, res: express.Response, answer: SharedPageAnswer) {
-  res.status(answer.status);
-  for (const [name, value] of answer.headers) res.setHeader(name, value);
-  if (answer.body === null || req.method === "HEAD") {
-    res.removeHeader("Content-Length");
-    res.end();
-  } else {
-    res.setHeader("Content-Length", answer.body.length);
-    res.end(answer.body);
-  }
 }
 
 /** The app on `build`, configured by the environment (app/env.server.ts, checked by server/index.ts). */
@@ -116,20 +103,14 @@ export function createApp(initialBuild: ServerBuild, dev?: DevServer): express.E
   if (!dev) app.use(admissionControl(config, (pathname) => pathname === "/healthz"));
   app.use(limitBody(config));
   app.use(refuseCrossSiteRequests(config));
-  const sharedPages = () => build.entry.module as SharedPagesEntry;
   // Not in development: a page kept before an edit would be answered after it.
-  const keptForReaders = (routeId: string | null) => (build.routes[routeId ?? ""]?.module.handle as CacheableHandle | undefined)?.keptForReaders === true;
-  if (!dev) app.use(reuseSharedPages(sharedPages(), keptForReaders));
+  const { keptPage } = build.entry.module as { keptPage?: typeof import("../app/entry.server.tsx").keptPage };
+  if (!dev && keptPage) app.use(keptPages(keptPage, (routeId) => build.routes[routeId ?? ""]?.module.handle as CacheableHandle | undefined));
   const remix = remixHandler({
     build: dev ? async () => build : build,
     mode: config.NODE_ENV,
     appUrl: config.APP_URL,
-    // sharedPagesSince: when the request started, so a page read before a change is not kept after it.
-    getLoadContext: (req) => ({
-      clientAddress: req.socket.remoteAddress ?? null,
-      sharedPagesSince: sharedPages().sharedPagesSince?.(),
-      readerLookup: req.res?.locals.readerLookup ?? null,
-    }),
+    getLoadContext: (req) => ({ clientAddress: req.socket.remoteAddress ?? null, readerLookup: req.res?.locals.keptLookup ?? null }),
   });
   // The viewer's headers stay at hand for the whole answer: dates are written in their locale and time zone.
   app.all("*", (req, res, next) => runAsViewer({ get: (name) => req.get(name) ?? null }, () => remix(req, res, next)));

@@ -1,8 +1,8 @@
 // The production server, bundled to build/server.js by `npm run build`:
 // `node build/server.js [build/server/index.js]`. One worker per core (WEB_CONCURRENCY overrides), each
 // a whole app server (server/worker.ts) on the same port; any worker may answer any request. The
-// primary only supervises: it replaces dead workers, gives the background jobs to one, relays the
-// workers' messages, and on SIGTERM/SIGINT lets every worker finish its responses (SHUTDOWN_DRAIN_SECONDS).
+// primary only supervises: it replaces dead workers, gives the background jobs to one, answers the
+// workers' metrics questions, and on SIGTERM/SIGINT lets every worker finish its responses (SHUTDOWN_DRAIN_SECONDS).
 import type { Serializable } from "node:child_process";
 import cluster, { type Worker } from "node:cluster";
 import os from "node:os";
@@ -55,12 +55,8 @@ function superviseWorkers(config: Env, count: number) {
   const fork = (slot: number) => {
     // Background jobs run in slot 0 only; they also lock across app servers (app/jobs.server.ts).
     const worker = cluster.fork({ WORKER_SLOT: String(slot), ...(slot === 0 ? {} : { DISABLE_JOBS: "1" }), SERVER_QUIET: "1" });
-    // The workers' word to each other (a write to what guests see: app/document-cache.server.ts);
-    // a worker's question for the whole server's metrics is the primary's to answer.
-    worker.on("message", (message: Serializable) => {
-      if (metrics.handles(worker, message)) return;
-      for (const other of slots.keys()) if (other !== worker && other.isConnected()) other.send(message);
-    });
+    // A worker's question for the whole server's metrics is the primary's to answer.
+    worker.on("message", (message: Serializable) => metrics.handles(worker, message));
     const entry: Slot = { slot, startedAt: Date.now(), listened: false };
     slots.set(worker, entry);
     worker.once("listening", (address) => {
