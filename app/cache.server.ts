@@ -1,10 +1,7 @@
-// Every in-process cache of the app, with one rule for when an entry is stale: it is fresh while
-// the version the caller reads now is the one it was made from (every write that could change the
-// value moves the version: a database stamp bumped by triggers, or the key itself when it is a
-// hash of the data), and the time is before its `until` (the first instant at which the value
-// would change with no write). Anything else is made again. Each cache holds at most `maxEntries`,
-// least recently used out first (lru-cache), and concurrent misses of one key share one making.
-// docs/decisions/015-one-cache-boundary.md lists the caches and what each one saves.
+// Every in-process cache of the app, with one staleness rule (docs/decisions/015): an entry is fresh
+// while the caller's version (which every write that could change the value moves) is the one it was
+// made from and the time is before its `until` (when it would change with no write). At most
+// `maxEntries` are kept, least recently used out first; concurrent misses of a key share one making.
 import { LRUCache } from "lru-cache";
 
 /** What making an entry answers: the value, and when it goes stale with time alone (epoch ms; never when absent). */
@@ -21,7 +18,7 @@ export function createCache<V>(maxEntries: number) {
   };
   const keep = (key: string, version: string, made: Made<V>) => void entries.set(key, { version, until: made.until ?? Infinity, value: made.value });
   return {
-    /** The value for `key` made at `version`, made (once, however many ask at the same moment) when none is fresh. */
+    /** The value for `key` at `version`, made (once, however many ask at the same moment) when none is fresh. */
     get(key: string, version: string, make: () => Promise<Made<V>>, now = Date.now()): Promise<V> {
       const entry = fresh(key, version, now);
       if (entry) return Promise.resolve(entry.value);

@@ -1,9 +1,7 @@
-// Rendered documents, kept. Every plain GET document is a pure function of its address and its
-// loader data (inline scripts are allowed by SHA-256, not a per-response nonce), so it is rendered
-// once per change of that data, with its Brotli and gzip bytes made once when first asked for.
-// A page may also be answered before Remix runs (kept pages, app/models/reader-pages.server.ts):
-// a guest's page that opts in (`guestCacheable`, also public for shared caches) and a signed-in
-// reader's (`keptForReaders`).
+// Rendered documents, kept: a plain GET document is a pure function of its address and loader data
+// (inline scripts are allowed by hash, not nonce), rendered once per change of that data. Pages
+// that opt in may also be answered before Remix (app/models/reader-pages.server.ts): a guest's
+// (`guestCacheable`, public for shared caches too) and a signed-in reader's (`keptForReaders`).
 import { createHash } from "node:crypto";
 import { createCache } from "~/cache.server";
 import { contentCoding, documentEtag, type EncodedDocument, etagListMatches, readyRepresentation, representationHeaders } from "~/content-coding.server";
@@ -18,19 +16,11 @@ export const SHARED_PAGE_VARY = "Cookie, Authorization, Accept-Encoding";
 
 export type CacheableHandle = { guestCacheable?: boolean; keptForReaders?: boolean };
 
-/** Does the page opt in to `kind` (its leaf route's handle), and is this a plain 200 GET that sets no cookie? A guest's, for `guestCacheable`. */
-export function isCacheable(
-  kind: keyof CacheableHandle,
-  request: Request,
-  status: number,
-  responseHeaders: Headers,
-  matches: readonly { route: { id: string } }[],
-  routeModules: Record<string, { handle?: unknown } | undefined>,
-): boolean {
+/** Does the page opt in to `kind` (`handle`: its leaf route's), and is this a plain 200 GET that sets no cookie? A guest's, for `guestCacheable`. */
+export function isCacheable(kind: keyof CacheableHandle, request: Request, status: number, responseHeaders: Headers, handle: unknown): boolean {
   if (request.method !== "GET" || status !== 200 || responseHeaders.has("Set-Cookie")) return false;
   if (kind === "guestCacheable" && !isGuest({ cookie: request.headers.get("Cookie"), authorization: request.headers.get("Authorization") })) return false;
-  const leaf = matches[matches.length - 1];
-  return leaf !== undefined && (routeModules[leaf.route.id]?.handle as CacheableHandle | undefined)?.[kind] === true;
+  return (handle as CacheableHandle | undefined)?.[kind] === true;
 }
 
 type RenderState = { loaderData: unknown; actionData: unknown; errors: unknown; activeDeferreds: Record<string, unknown> | null };

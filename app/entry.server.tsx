@@ -47,8 +47,8 @@ export default function handleRequest(
   const state = remixContext.staticHandlerContext;
   // `npm run dev` keeps no page: one rendered before an edit would be answered after it.
   if (env().NODE_ENV !== "development" && isKeepable(request, responseStatusCode, state)) {
-    const cacheable = (kind: "guestCacheable" | "keptForReaders") =>
-      isCacheable(kind, request, responseStatusCode, responseHeaders, state.matches, remixContext.routeModules);
+    const handle = remixContext.routeModules[state.matches.at(-1)?.route.id ?? ""]?.handle;
+    const cacheable = (kind: keyof CacheableHandle) => isCacheable(kind, request, responseStatusCode, responseHeaders, handle);
     const shared = cacheable("guestCacheable");
     // Kept at the stamp the HTTP server (server/app.ts) read before Remix ran: a guest's or a reader's page.
     const lookup = (loadContext?.readerLookup as ReaderLookup | null | undefined) ?? null;
