@@ -9,28 +9,6 @@ import { DatabaseUnavailable } from "~/utils/errors";
 
 const SLOW_QUERY_MS = 200;
 
-/** A write to a table whose rows pages show to guests (posts and their tiers and versions, tiers, home and vote panels, likes, the vote's settings, bug reports and their "me too"s). */
-const GUEST_CONTENT_WRITE =
-  /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(?:"?public"?\.)?"?(?:posts|post_tiers|post_versions|release_steps|tiers|panels|inspiration_panels|inspiration_likes|inspiration_config|bug_reports|bug_report_me_toos)"?[\s(]/i;
-const guestContentListeners = new Set<() => void>();
-let guestContentUncommitted = false;
-
-/**
- * Calls `listener` after every write to what guests see, and once more at the next commit: a
- * page read between a write and its commit still saw the old rows. Every write of the app goes
- * through the Prisma client, so this is the one place that sees them all.
- */
-export function onGuestContentWrite(listener: () => void): void {
-  guestContentListeners.add(listener);
-}
-
-function noticeGuestContentWrite(query: string) {
-  if (GUEST_CONTENT_WRITE.test(query)) guestContentUncommitted = true;
-  else if (guestContentUncommitted && /^\s*COMMIT\b/i.test(query)) guestContentUncommitted = false;
-  else return;
-  for (const listener of guestContentListeners) listener();
-}
-
 /** `timestamp` columns hold UTC (Prisma writes them so); node-postgres would read local time. */
 const TIMESTAMP_OID = 1114;
 const utcTimestamps = {
@@ -128,7 +106,6 @@ function createClient() {
   const client = new PrismaClient({ adapter, log: [{ emit: "event", level: "query" }] });
   client.$on("query", (event) => {
     if (event.duration >= SLOW_QUERY_MS) console.warn(`slow query (${event.duration} ms): ${event.query.slice(0, 200)}`);
-    noticeGuestContentWrite(event.query);
   });
   return { client, pool };
 }

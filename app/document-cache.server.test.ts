@@ -2,7 +2,7 @@ import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { readyRepresentation, representation } from "./content-coding.server";
-import { forgetSharedPages, newKeptDocument, rememberSharedPage, sharedPageAnswer, sharedPagesSince } from "./document-cache.server";
+import { keptPageAnswer, newKeptDocument, rememberKeptPage } from "./document-cache.server";
 import { inlineScriptHashes } from "./security.server";
 
 function page(html: string) {
@@ -14,63 +14,41 @@ function bodyText(answer: { body: Buffer | null } | null): string | undefined {
   return answer?.body?.toString("utf8");
 }
 
-describe("guest pages kept for a second", () => {
-  it("answers a guest from the page kept moments ago, and nobody with a session or a token", () => {
-    forgetSharedPages();
-    rememberSharedPage("http://site.test/library?page=2", null, page("<p>two</p>"), new Headers({ "Cache-Control": "public" }), sharedPagesSince());
-    expect(bodyText(sharedPageAnswer("/library?page=2", {}))).toBe("<p>two</p>");
-    expect(sharedPageAnswer("/library", {})).toBeNull();
-    expect(sharedPageAnswer("/library?page=2", { cookie: "__session=abc" })).toBeNull();
-    expect(sharedPageAnswer("/library?page=2", { authorization: "Bearer t" })).toBeNull();
+describe("pages answered before Remix", () => {
+  const vary = "Cookie, Authorization, Accept-Encoding";
+
+  it("answers from the page kept for a key at the stamp it was kept at, and at no other", () => {
+    rememberKeptPage("/library?page=2\n\n", "7.1", page("<p>two</p>"), new Headers({ "Cache-Control": "public" }), vary, Infinity);
+    expect(bodyText(keptPageAnswer("/library?page=2\n\n", "7.1", {}))).toBe("<p>two</p>");
+    expect(keptPageAnswer("/library?page=2\n\n", "7.2", {})).toBeNull();
+    expect(keptPageAnswer("/library\n\n", "7.1", {})).toBeNull();
   });
 
-  it("keeps nothing whose request started before a change, even when its answer is made after it", () => {
-    forgetSharedPages();
-    const startedBeforeTheChange = sharedPagesSince();
-    forgetSharedPages(); // a write answered while this page's loaders were reading
-    rememberSharedPage("http://site.test/", null, page("<p>old</p>"), new Headers(), startedBeforeTheChange);
-    expect(sharedPageAnswer("/", {})).toBeNull();
-
-    rememberSharedPage("http://site.test/", null, page("<p>new</p>"), new Headers(), sharedPagesSince());
-    expect(bodyText(sharedPageAnswer("/", {}))).toBe("<p>new</p>");
-  });
-
-  it("keeps one copy per combination of a guest's own cookies, as Vary: Cookie tells shared caches", () => {
-    forgetSharedPages();
-    rememberSharedPage("http://site.test/library", null, page("<p>blurred</p>"), new Headers(), sharedPagesSince());
-    rememberSharedPage("http://site.test/library", "nsfwAccepted=dHJ1ZQ%3D%3D", page("<p>accepted</p>"), new Headers(), sharedPagesSince());
-    expect(bodyText(sharedPageAnswer("/library", {}))).toBe("<p>blurred</p>");
-    expect(bodyText(sharedPageAnswer("/library", { cookie: "nsfwAccepted=dHJ1ZQ%3D%3D" }))).toBe("<p>accepted</p>");
-    expect(sharedPageAnswer("/library", { cookie: "other=1" })).toBeNull();
-  });
-
-  it("stops answering from a page after a second", () => {
-    forgetSharedPages();
+  it("stops answering from a page at its `until`", () => {
     const now = Date.now();
-    rememberSharedPage("http://site.test/infos", null, page("<p>infos</p>"), new Headers(), sharedPagesSince(), now);
-    expect(bodyText(sharedPageAnswer("/infos", {}, now + 999))).toBe("<p>infos</p>");
-    expect(sharedPageAnswer("/infos", {}, now + 1_000)).toBeNull();
+    rememberKeptPage("/infos\n\n", "1", page("<p>infos</p>"), new Headers(), vary, now + 1_000);
+    expect(bodyText(keptPageAnswer("/infos\n\n", "1", {}, now + 999))).toBe("<p>infos</p>");
+    expect(keptPageAnswer("/infos\n\n", "1", {}, now + 1_000)).toBeNull();
   });
 
   it("answers each coding once it is made, with that coding's validator, and leaves a coding not made yet to Remix", async () => {
-    forgetSharedPages();
     const kept = page(`<p>${"shared ".repeat(500)}</p>`);
-    rememberSharedPage("http://site.test/", null, kept, new Headers({ "Cache-Control": "public" }), sharedPagesSince());
+    rememberKeptPage("/\n\n", "1", kept, new Headers({ "Cache-Control": "public" }), vary, Infinity);
     const chrome = { acceptEncoding: "gzip, deflate, br, zstd" };
-    expect(sharedPageAnswer("/", chrome)).toBeNull();
+    expect(keptPageAnswer("/\n\n", "1", chrome)).toBeNull();
     await representation(kept, "br");
-    const answer = sharedPageAnswer("/", chrome)!;
+    const answer = keptPageAnswer("/\n\n", "1", chrome)!;
     const headers = new Headers(answer.headers);
     expect(headers.get("Content-Encoding")).toBe("br");
-    expect(headers.get("Vary")).toBe("Cookie, Authorization, Accept-Encoding");
+    expect(headers.get("Vary")).toBe(vary);
     expect(headers.get("Cache-Control")).toBe("public");
     expect(brotliDecompressSync(answer.body!).toString("utf8")).toBe(kept.bytes.toString("utf8"));
     // A revalidation with the Brotli copy's tag is a 304; the plain copy's tag is another representation's.
-    expect(sharedPageAnswer("/", { ...chrome, ifNoneMatch: headers.get("ETag") })!.status).toBe(304);
-    expect(sharedPageAnswer("/", { ...chrome, ifNoneMatch: kept.etag })!.status).toBe(200);
+    expect(keptPageAnswer("/\n\n", "1", { ...chrome, ifNoneMatch: headers.get("ETag")! })!.status).toBe(304);
+    expect(keptPageAnswer("/\n\n", "1", { ...chrome, ifNoneMatch: kept.etag })!.status).toBe(200);
     // A client that takes only gzip waits for Remix; one that asks for nothing gets the plain bytes.
-    expect(sharedPageAnswer("/", { acceptEncoding: "gzip" })).toBeNull();
-    const plain = sharedPageAnswer("/", {})!;
+    expect(keptPageAnswer("/\n\n", "1", { acceptEncoding: "gzip" })).toBeNull();
+    const plain = keptPageAnswer("/\n\n", "1", {})!;
     expect(new Headers(plain.headers).get("Content-Encoding")).toBeNull();
     expect(new Headers(plain.headers).get("ETag")).toBe(kept.etag);
   });

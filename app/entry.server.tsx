@@ -10,23 +10,22 @@ import { RequestIdContext } from "~/components/error-page";
 import { env } from "~/env.server";
 import { compressedData, contentCoding, matchesEtag, representation, representationHeaders } from "~/content-coding.server";
 import {
+  type CacheableHandle,
   documentKey,
   GUEST_CACHE_CONTROL,
   isCacheable,
   isKeepable,
   keptDocument,
-  readerPageAnswer,
-  rememberReaderPage,
-  rememberSharedPage,
+  keptPageAnswer,
+  type KeptPageAnswer,
+  rememberKeptPage,
   SHARED_PAGE_VARY,
-  sharedPagesSince,
-  type SharedPageAnswer,
 } from "~/document-cache.server";
 import { documentCsp } from "~/security.server";
 import { startBackgroundJobs } from "~/jobs.server";
 import { requestIdOf } from "~/request-context.server";
 import { resumeSpooledDownloads } from "~/models/download.server";
-import { readerPageLookup, readerPageUntil, type ReaderLookup, type ReaderRequest } from "~/models/reader-pages.server";
+import { keptPageUntil, readerPageLookup, type ReaderLookup, type ReaderRequest } from "~/models/reader-pages.server";
 import { keptReaderAnswers } from "~/metrics.server";
 
 /** How long single fetch waits for a loader's promise before it rejects it (Remix reads this export). */
@@ -48,14 +47,13 @@ export default function handleRequest(
   const state = remixContext.staticHandlerContext;
   // `npm run dev` keeps no page: one rendered before an edit would be answered after it.
   if (env().NODE_ENV !== "development" && isKeepable(request, responseStatusCode, state)) {
-    const cacheable = (kind: "guestCacheable" | "keptForReaders") =>
-      isCacheable(kind, request, responseStatusCode, responseHeaders, state.matches, remixContext.routeModules);
+    const handle = remixContext.routeModules[state.matches.at(-1)?.route.id ?? ""]?.handle;
+    const cacheable = (kind: keyof CacheableHandle) => isCacheable(kind, request, responseStatusCode, responseHeaders, handle);
     const shared = cacheable("guestCacheable");
-    // The HTTP server (server/app.ts) notes when the request started; without it, it starts now.
-    const since = typeof loadContext?.sharedPagesSince === "number" ? loadContext.sharedPagesSince : sharedPagesSince();
-    // A signed-in reader's page, kept at the stamp the HTTP server read before Remix ran.
-    const reader = !shared && loadContext?.readerLookup && cacheable("keptForReaders") ? (loadContext.readerLookup as ReaderLookup) : null;
-    return renderKeptDocument(request, responseStatusCode, responseHeaders, remixContext, shared ? since : null, reader);
+    // Kept at the stamp the HTTP server (server/app.ts) read before Remix ran: a guest's or a reader's page.
+    const lookup = (loadContext?.readerLookup as ReaderLookup | null | undefined) ?? null;
+    const kept = lookup && (lookup.accountId === null ? shared : cacheable("keptForReaders")) ? lookup : null;
+    return renderKeptDocument(request, responseStatusCode, responseHeaders, remixContext, shared, kept);
   }
   return streamDocument(request, responseStatusCode, responseHeaders, remixContext);
 }
@@ -104,18 +102,17 @@ function streamDocument(request: Request, responseStatusCode: number, responseHe
  * A plain GET document, rendered whole once per change of its loader data and kept
  * (app/document-cache.server.ts) with its compressed bytes: its inline scripts are allowed by
  * hash, and each coding's bytes get their own ETag, so a matching If-None-Match answers 304
- * without a body. A guest page that opted in (`sharedSince`: when its request started) may also
- * be kept by shared caches; any other stays private and is revalidated.
+ * without a body. A guest page that opted in (`shared`) may also be kept by shared caches; any
+ * other stays private and is revalidated. `kept`: the stamp to keep the page at for the HTTP server.
  */
 async function renderKeptDocument(
   request: Request,
   responseStatusCode: number,
   responseHeaders: Headers,
   remixContext: EntryContext,
-  sharedSince: number | null,
-  reader: ReaderLookup | null,
+  shared: boolean,
+  kept: ReaderLookup | null,
 ) {
-  const shared = sharedSince !== null;
   // With single fetch the loader data streams into the page (serverHandoffStream, encoded by
   // Remix before this runs): the key is made from those bytes.
   const handoff = await takeHandoff(remixContext);
@@ -126,11 +123,11 @@ async function renderKeptDocument(
   if (shared) responseHeaders.set("Cache-Control", GUEST_CACHE_CONTROL);
   else if (!responseHeaders.has("Cache-Control")) responseHeaders.set("Cache-Control", "private, no-cache");
   setSecurityHeaders(responseHeaders, { hashes: document.scriptHashes });
-  // Kept before the coding's own headers: the next guest may ask for another coding.
-  if (shared) rememberSharedPage(request.url, request.headers.get("Cookie"), document, responseHeaders, sharedSince);
-  const until = reader && readerPageUntil(reader);
-  if (reader && until) rememberReaderPage(reader.key, reader.stamp, document, responseHeaders, until);
-  for (const [name, value] of representationHeaders(answer, shared ? SHARED_PAGE_VARY : "Accept-Encoding")) responseHeaders.set(name, value);
+  const vary = shared ? SHARED_PAGE_VARY : "Accept-Encoding";
+  // Kept before the coding's own headers: the next request may ask for another coding.
+  const until = kept && keptPageUntil(kept);
+  if (kept && until) rememberKeptPage(kept.key, kept.stamp, document, responseHeaders, vary, until);
+  for (const [name, value] of representationHeaders(answer, vary)) responseHeaders.set(name, value);
   if (matchesEtag(request, answer.etag)) return new Response(null, { status: 304, headers: responseHeaders });
   return new Response(answer.body, { status: responseStatusCode, headers: responseHeaders });
 }
@@ -186,20 +183,19 @@ function setSecurityHeaders(headers: Headers, inline: { nonce: string } | { hash
   headers.set("Content-Security-Policy", documentCsp(inline, env().CALLBACK_ORIGINS));
 }
 
-// For the HTTP server (server/app.ts), which answers guests' repeat requests before Remix runs.
-export { sharedPageAnswer, sharedPagesSince } from "~/document-cache.server";
-
 /**
- * For the HTTP server: a signed-in reader's kept page (with its account, for the log line), or the
- * lookup Remix's answer is kept at (null: not to be kept).
+ * For the HTTP server (server/app.ts): the kept page of a guest or a signed-in reader for a page
+ * that opts in (with the reader's account, for the log line), or the lookup Remix's answer is kept
+ * at (null: not to be kept).
  */
-export async function readerPage(
+export async function keptPage(
   request: ReaderRequest & { ifNoneMatch?: string; acceptEncoding?: string },
-): Promise<{ answer: SharedPageAnswer; accountId: string } | { lookup: ReaderLookup | null }> {
-  const lookup = await readerPageLookup(request);
-  const answer = lookup && readerPageAnswer(lookup.key, lookup.stamp, request);
+  page: CacheableHandle,
+): Promise<{ answer: KeptPageAnswer; accountId: string | null } | { lookup: ReaderLookup | null }> {
+  const lookup = await readerPageLookup(request, page);
+  const answer = lookup && keptPageAnswer(lookup.key, lookup.stamp, request);
   if (!answer) return { lookup };
-  keptReaderAnswers().inc();
+  if (lookup.accountId) keptReaderAnswers().inc();
   return { answer, accountId: lookup.accountId };
 }
 

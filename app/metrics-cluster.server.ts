@@ -86,8 +86,7 @@ export function serverMetrics(): Promise<string> {
 
 /**
  * The primary's part: its own counter of worker restarts, and the answer to a worker that asks
- * for the whole server's metrics. `handles` says whether a worker's message was one of these
- * (the primary relays the others to the other workers).
+ * for the whole server's metrics (`handles`: whether a worker's message was one of these).
  */
 export function superviseMetrics() {
   const aggregator = new AggregatorRegistry();

@@ -35,7 +35,7 @@ for (const folder of [buildDir, path.join(buildDir, "server")]) {
   copyFileSync(path.join(root, "app/integrations/password-worker.mjs"), path.join(folder, "password-worker.mjs"));
 }
 
-// The browser's scripts and styles, compressed once at Brotli's best quality (server/precompressed.ts).
+// The browser's scripts and styles, compressed once at Brotli's best quality (express-static-gzip in server/app.ts).
 await precompressAssets(path.join(buildDir, "client", "assets"));
 
 // The last step of `npm run build` (after `remix vite:build`): the build is complete and current.

@@ -1,6 +1,6 @@
 // Compresses the built scripts and styles (<build>/client/assets/*.js, *.css) once, with Brotli at
 // its best quality, beside each file as <file>.br, which the server sends to browsers that accept
-// Brotli (server/precompressed.ts). Part of `npm run build` (scripts/build-server.mjs).
+// Brotli (express-static-gzip in server/app.ts). Part of `npm run build` (scripts/build-server.mjs).
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";

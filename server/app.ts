@@ -2,113 +2,87 @@
 // HTTP protections (server/security.ts).
 import { readdirSync } from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import type { ServerBuild } from "@remix-run/node";
 import compression from "compression";
 import express from "express";
-import { fileURLToPath } from "node:url";
-import type { CacheableHandle, SharedPageAnswer } from "../app/document-cache.server.ts";
+import expressStaticGzip from "express-static-gzip";
+import type { CacheableHandle } from "../app/document-cache.server.ts";
 import { env } from "../app/env.server.ts";
 import { noteAccountOf, runAsViewer } from "../app/request-context.server.ts";
 import { admissionControl } from "./admission.ts";
 import { serveMetrics } from "./metrics.ts";
-import { precompressedAssets } from "./precompressed.ts";
 import { observeRequests } from "./observe.ts";
 import { routePolicies } from "./route-policy.ts";
 import { remixHandler } from "./remix-adapter.ts";
 import { limitBody, refuseCrossSiteRequests, requireHost, routeAndSecurityHeaders, routeIdOf } from "./security.ts";
 
-/** The project: server/ in development, the build's folder once bundled (build/server.js). */
+/** The project: server/'s parent in development, the build's folder once bundled (build/server.js). */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
-/**
- * `npm run dev` (scripts/dev-server.ts): Vite's middleware serves the app's modules and assets, and the
- * build is loaded again for every request, so an edit shows without a restart.
- */
+/** `npm run dev` (scripts/dev-server.ts): Vite serves the app's modules and assets, and each request loads the current build. */
 type DevServer = { middlewares: express.RequestHandler; loadBuild: () => Promise<ServerBuild> };
 
-/** The kept pages entry.server.tsx exports (app/document-cache.server.ts), if the build has them. */
-export type SharedPagesEntry = {
-  sharedPageAnswer?: typeof import("../app/document-cache.server.ts").sharedPageAnswer;
-  sharedPagesSince?: () => number;
-  readerPage?: typeof import("../app/entry.server.tsx").readerPage;
-};
+type KeptPage = typeof import("../app/entry.server.tsx").keptPage;
 
 /**
- * A guest's GET of a page answered moments ago gets that copy, and a signed-in reader's GET of an
- * unchanged page that opts in (`keptForReaders(routeId)`) their kept copy, without running Remix;
- * the app decides what is fresh. A reader's page not answered is kept at the stamp read here.
+ * A GET of a page that opts in (its route's handle), by a guest or a signed-in reader, is answered
+ * from the page kept for them if the app finds it fresh, without running Remix; otherwise Remix
+ * answers and its page is kept at the stamp read here (`res.locals.keptLookup`).
  */
-export function reuseSharedPages(entry: SharedPagesEntry, keptForReaders: (routeId: string | null) => boolean = () => false): express.RequestHandler {
+export function keptPages(keptPage: KeptPage, handleOf: (routeId: string | null) => CacheableHandle | undefined): express.RequestHandler {
   return (req, res, next) => {
-    if (req.method !== "GET" && req.method !== "HEAD") return next();
+    const page = handleOf(routeIdOf(res));
+    if (!page?.guestCacheable && !page?.keptForReaders) return next();
     const { cookie, authorization, "if-none-match": ifNoneMatch, "accept-encoding": acceptEncoding, "accept-language": acceptLanguage } = req.headers;
-    const answer = entry.sharedPageAnswer?.(req.originalUrl, { cookie, authorization, ifNoneMatch, acceptEncoding });
-    if (answer) return sendKept(req, res, answer);
-    if (!entry.readerPage || !keptForReaders(routeIdOf(res))) return next();
     const request = { method: req.method, url: req.originalUrl, cookie, authorization, acceptLanguage, ifNoneMatch, acceptEncoding };
-    entry.readerPage(request).then(
+    keptPage(request, page).then(
       (found) => {
-        if (!("answer" in found)) return void ((res.locals.readerLookup = found.lookup), next());
-        noteAccountOf(String(req.headers["x-request-id"]), found.accountId);
-        sendKept(req, res, found.answer);
+        if (!("answer" in found)) return void ((res.locals.keptLookup = found.lookup), next());
+        if (found.accountId) noteAccountOf(String(req.headers["x-request-id"]), found.accountId);
+        const body = req.method === "HEAD" ? null : found.answer.body;
+        res.status(found.answer.status).setHeaders(new Map(found.answer.headers));
+        if (body) res.setHeader("Content-Length", body.length);
+        else res.removeHeader("Content-Length");
+        res.end(body ?? undefined);
       },
       () => next(), // Remix answers (and says what is wrong)
     );
   };
 }
 
-/** Writes a kept page's answer (its headers replace the defaults set before). */
-function sendKept(req: express.Request, res: express.Response, answer: SharedPageAnswer) {
-  res.status(answer.status);
-  for (const [name, value] of answer.headers) res.setHeader(name, value);
-  if (answer.body === null || req.method === "HEAD") {
-    res.removeHeader("Content-Length");
-    res.end();
-  } else {
-    res.setHeader("Content-Length", answer.body.length);
-    res.end(answer.body);
-  }
-}
-
 /** The app on `build`, configured by the environment (app/env.server.ts, checked by server/index.ts). */
 export function createApp(initialBuild: ServerBuild, dev?: DevServer): express.Express {
   const config = env();
   const publicDir = path.join(root, "public");
-  // The browser assets: <build>/client beside the server build's folder (vite.config.ts).
-  const assetsDir = dev ? publicDir : path.resolve(root, initialBuild.assetsBuildDirectory);
+  const assetsDir = dev ? publicDir : path.resolve(root, initialBuild.assetsBuildDirectory); // <build>/client
   const app = express();
   app.disable("x-powered-by");
   // Addresses come from the socket, never X-Forwarded-* (rate limits read CLIENT_IP_HEADER when configured).
   app.set("trust proxy", false);
   app.set("query parser", false); // Remix reads the query itself
 
-  // The build this request runs on: the one given, or in development the current one (after edits).
-  let build = initialBuild;
+  let build = initialBuild; // in development, the current one (after edits)
   const policiesOf = new WeakMap<ServerBuild, ReturnType<typeof routePolicies>>();
-  const routeFor = (pathname: string) => {
-    if (!policiesOf.has(build)) policiesOf.set(build, routePolicies(build));
-    return policiesOf.get(build)!(pathname);
-  };
-  // The route that will answer (for the request's id, metrics, log line and the checks below), and the headers every response carries.
+  const routeFor = (pathname: string) => (policiesOf.get(build) ?? policiesOf.set(build, routePolicies(build)).get(build)!)(pathname);
   app.use(routeAndSecurityHeaders(config, routeFor));
   app.use(requireHost());
   // Downloads (attachments, ranged answers) go as stored: their length, validator and ranges stay the file's.
   app.use(compression({ filter: (req, res) => !res.getHeader("Content-Disposition") && !res.getHeader("Accept-Ranges") && compression.filter(req, res) }));
-  // The app's scripts and styles (hashed names, kept for good) go compressed: no ranges on them (a
-  // ranged answer goes as stored). In development Vite serves them, and the modules it transforms.
+  // The app's scripts and styles (hashed names, kept for good; no ranges): their Brotli copies made at
+  // build time (scripts/precompress.mjs, quality 11) for browsers that take Brotli, else the middleware's gzip.
+  const serveStatic = { immutable: true, maxAge: "1y", acceptRanges: false };
   if (dev) app.use(dev.middlewares);
-  else {
-    const assets = path.join(assetsDir, "assets");
-    // Compressed when built, for browsers that accept Brotli (server/precompressed.ts).
-    app.use(`${build.publicPath}assets`, precompressedAssets(assets), express.static(assets, { immutable: true, maxAge: "1y", acceptRanges: false }));
-  }
+  else app.use(`${build.publicPath}assets`, expressStaticGzip(path.join(assetsDir, "assets"), { enableBrotli: true, orderPreference: ["br"], serveStatic }));
   // public/'s few files are listed once, so other requests skip express.static's file-system lookup.
-  const publicFiles = listPublicFiles(publicDir, assetsDir);
+  const publicFiles = new Set<string>();
+  for (const entry of readdirSync(publicDir, { recursive: true, withFileTypes: true })) {
+    const file = path.join(entry.parentPath, entry.name);
+    const url = `/${path.relative(publicDir, file).split(path.sep).map(encodeURIComponent).join("/")}`;
+    if (entry.isFile() && !file.startsWith(assetsDir + path.sep)) publicFiles.add(url);
+  }
   const servePublic = express.static(publicDir, { maxAge: "1h", index: false, acceptRanges: false });
-  app.use((req, res, next) => {
-    if (publicFiles.has(req.path)) servePublic(req, res, next);
-    else next();
-  });
+  app.use((req, res, next) => void (publicFiles.has(req.path) ? servePublic(req, res, next) : next()));
   app.use(serveMetrics({ token: config.METRICS_TOKEN }));
   if (dev) app.use((_req, _res, next) => void dev.loadBuild().then((current) => ((build = current), next()), next));
   app.use(observeRequests({ logRequests: config.REQUEST_LOG }));
@@ -116,33 +90,16 @@ export function createApp(initialBuild: ServerBuild, dev?: DevServer): express.E
   if (!dev) app.use(admissionControl(config, (pathname) => pathname === "/healthz"));
   app.use(limitBody(config));
   app.use(refuseCrossSiteRequests(config));
-  const sharedPages = () => build.entry.module as SharedPagesEntry;
   // Not in development: a page kept before an edit would be answered after it.
-  const keptForReaders = (routeId: string | null) => (build.routes[routeId ?? ""]?.module.handle as CacheableHandle | undefined)?.keptForReaders === true;
-  if (!dev) app.use(reuseSharedPages(sharedPages(), keptForReaders));
+  const { keptPage } = build.entry.module as { keptPage?: KeptPage };
+  if (!dev && keptPage) app.use(keptPages(keptPage, (routeId) => build.routes[routeId ?? ""]?.module.handle as CacheableHandle | undefined));
   const remix = remixHandler({
     build: dev ? async () => build : build,
     mode: config.NODE_ENV,
     appUrl: config.APP_URL,
-    // sharedPagesSince: when the request started, so a page read before a change is not kept after it.
-    getLoadContext: (req) => ({
-      clientAddress: req.socket.remoteAddress ?? null,
-      sharedPagesSince: sharedPages().sharedPagesSince?.(),
-      readerLookup: req.res?.locals.readerLookup ?? null,
-    }),
+    getLoadContext: (req) => ({ clientAddress: req.socket.remoteAddress ?? null, readerLookup: req.res?.locals.keptLookup ?? null }),
   });
   // The viewer's headers stay at hand for the whole answer: dates are written in their locale and time zone.
   app.all("*", (req, res, next) => runAsViewer({ get: (name) => req.get(name) ?? null }, () => remix(req, res, next)));
   return app;
-}
-
-/** URL paths of the files in public/, without the built assets (served above with their own rules). */
-function listPublicFiles(publicDir: string, assetsDir: string): Set<string> {
-  const files = new Set<string>();
-  for (const entry of readdirSync(publicDir, { recursive: true, withFileTypes: true })) {
-    const file = path.join(entry.parentPath, entry.name);
-    if (!entry.isFile() || file.startsWith(assetsDir + path.sep)) continue;
-    files.add(`/${path.relative(publicDir, file).split(path.sep).map(encodeURIComponent).join("/")}`);
-  }
-  return files;
 }

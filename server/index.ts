@@ -1,9 +1,7 @@
-// The production server, bundled to build/server.js by `npm run build`:
-// `node build/server.js [build/server/index.js]`. One worker per core (WEB_CONCURRENCY overrides), each
-// a whole app server (server/worker.ts) on the same port; any worker may answer any request. The
-// primary only supervises: it replaces dead workers, gives the background jobs to one, relays the
-// workers' messages, and on SIGTERM/SIGINT lets every worker finish its responses (SHUTDOWN_DRAIN_SECONDS).
-import type { Serializable } from "node:child_process";
+// The production server (`node build/server.js [build/server/index.js]`, bundled by `npm run build`):
+// one worker per core (WEB_CONCURRENCY overrides), each a whole app server (server/worker.ts) on the
+// same port. The primary supervises: it replaces dead workers, gives the background jobs to one,
+// answers metrics questions, and on SIGTERM/SIGINT lets every worker drain.
 import cluster, { type Worker } from "node:cluster";
 import os from "node:os";
 import { env, type Env } from "../app/env.server.ts";
@@ -11,15 +9,14 @@ import { missingMailTransportWarning } from "../app/integrations/mail.server.ts"
 import { log } from "../app/logger.server.ts";
 import { superviseMetrics } from "../app/metrics-cluster.server.ts";
 
-// The production server runs in production mode unless told otherwise; workers inherit it.
-process.env.NODE_ENV ??= "production";
+process.env.NODE_ENV ??= "production"; // the workers inherit it
 
 /** A worker that dies sooner than this after its start is restarted after a pause, not at once. */
 const CRASH_LOOP_MS = 5_000;
 /** How long a worker's clean exit waits for the group's signal to reach this process too. */
 const GROUP_SIGNAL_GRACE_MS = 500;
 
-// The configuration, checked once here: a bad value stops the server before any worker starts.
+// A bad configuration stops the server before any worker starts.
 let config: Env;
 try {
   config = env();
@@ -28,10 +25,8 @@ try {
   process.exit(1);
 }
 const workerCount = config.WEB_CONCURRENCY ?? os.availableParallelism();
-if (cluster.isPrimary) {
-  const warning = missingMailTransportWarning();
-  if (warning) console.warn(`[server] ${warning}`);
-}
+const warning = cluster.isPrimary && missingMailTransportWarning();
+if (warning) console.warn(`[server] ${warning}`);
 if (!cluster.isPrimary || workerCount === 1) await import("./worker.ts");
 else superviseWorkers(config, workerCount);
 
@@ -43,7 +38,6 @@ function superviseWorkers(config: Env, count: number) {
   let stopping = false;
   let listening = 0;
   const metrics = superviseMetrics();
-
   const stop = (exitCode: number, graceMs: number) => {
     stopping = true;
     process.exitCode = exitCode;
@@ -51,16 +45,10 @@ function superviseWorkers(config: Env, count: number) {
     if (slots.size === 0) process.exit(exitCode);
     setTimeout(() => process.exit(exitCode), graceMs).unref();
   };
-
   const fork = (slot: number) => {
     // Background jobs run in slot 0 only; they also lock across app servers (app/jobs.server.ts).
     const worker = cluster.fork({ WORKER_SLOT: String(slot), ...(slot === 0 ? {} : { DISABLE_JOBS: "1" }), SERVER_QUIET: "1" });
-    // The workers' word to each other (a write to what guests see: app/document-cache.server.ts);
-    // a worker's question for the whole server's metrics is the primary's to answer.
-    worker.on("message", (message: Serializable) => {
-      if (metrics.handles(worker, message)) return;
-      for (const other of slots.keys()) if (other !== worker && other.isConnected()) other.send(message);
-    });
+    worker.on("message", (message: unknown) => metrics.handles(worker, message));
     const entry: Slot = { slot, startedAt: Date.now(), listened: false };
     slots.set(worker, entry);
     worker.once("listening", (address) => {
@@ -71,23 +59,16 @@ function superviseWorkers(config: Env, count: number) {
   };
 
   const afterExit = (worker: Worker, entry: Slot | undefined, code: number, signal: string) => {
-    if (stopping) {
-      if (slots.size === 0) process.exit(process.exitCode ?? 0);
-      return;
-    }
-    if (!entry) return;
+    if (stopping && slots.size === 0) process.exit(process.exitCode ?? 0);
+    if (stopping || !entry) return;
     const pid = worker.process.pid;
-    const how = signal ?? `code ${code}`;
     // A worker that never listened failed at start (a bad build): another would too, so the server stops.
-    if (!entry.listened) {
-      log().error({ worker: pid, slot: entry.slot, code, signal }, `worker ${pid} (slot ${entry.slot}) failed to start (${how}); stopping the server`);
-      return stop(1, 15_000);
-    }
-    log().error({ worker: pid, slot: entry.slot, code, signal }, `worker ${pid} (slot ${entry.slot}) exited (${how}); starting another`);
+    const [what, next] = entry.listened ? ["exited", "starting another"] : ["failed to start", "stopping the server"];
+    log().error({ worker: pid, slot: entry.slot, code, signal }, `worker ${pid} (slot ${entry.slot}) ${what} (${signal ?? `code ${code}`}); ${next}`);
+    if (!entry.listened) return stop(1, 15_000);
     metrics.workerRestarted();
     setTimeout(() => stopping || fork(entry.slot), Date.now() - entry.startedAt < CRASH_LOOP_MS ? 1_000 : 0);
   };
-
   cluster.on("exit", (worker, code, signal) => {
     const entry = slots.get(worker);
     slots.delete(worker);
@@ -97,8 +78,7 @@ function superviseWorkers(config: Env, count: number) {
     else afterExit(worker, entry, code, signal);
   });
 
-  // Each worker stops taking connections and finishes its responses in flight, at most
-  // SHUTDOWN_DRAIN_SECONDS (server/worker.ts); the primary waits a little longer for them.
+  // Each worker drains for at most SHUTDOWN_DRAIN_SECONDS (server/worker.ts); the primary waits a little longer.
   for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => stopping || stop(0, (config.SHUTDOWN_DRAIN_SECONDS + 5) * 1_000));
 
   for (let slot = 0; slot < count; slot++) fork(slot);

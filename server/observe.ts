@@ -1,6 +1,5 @@
-// What every request leaves behind: its own id (X-Request-Id on the response, and on the request
-// the app sees), its duration in the metrics by route id and status, and, with REQUEST_LOG, one
-// JSON log line: id, method, path, route id, status, duration and the signed-in account.
+// What every request leaves behind: its own id (X-Request-Id), its duration in the metrics by route
+// and status, and with REQUEST_LOG a JSON log line (with the signed-in account).
 import { randomUUID } from "node:crypto";
 import type { RequestHandler } from "express";
 import { log } from "../app/logger.server.ts";
@@ -27,17 +26,9 @@ export function observeRequests({ logRequests }: { logRequests: boolean }): Requ
       duration.observe({ route, status }, ms / 1000);
       if (res.statusCode >= 500) errors.inc({ route, status: String(res.statusCode) });
       if (!logRequests) return;
-      const line = {
-        requestId,
-        method: req.method,
-        // The path only: a query may carry a signature or a token.
-        path: req.path,
-        route,
-        status: res.statusCode,
-        durationMs: Math.round(ms * 10) / 10,
-        ...(accountId ? { accountId } : {}),
-        ...(finished ? {} : { aborted: true }),
-      };
+      // The path only: a query may carry a signature or a token.
+      const durationMs = Math.round(ms * 10) / 10;
+      const line = { requestId, method: req.method, path: req.path, route, status: res.statusCode, durationMs, accountId, aborted: !finished || undefined };
       // One decimal always: "512.0 ms", so a duration never reads as a status.
       const message = `${req.method} ${req.path} ${status} ${ms.toFixed(1)} ms`;
       if (res.statusCode >= 500) logger.error(line, message);

@@ -1,12 +1,11 @@
-// Hands an Express request to Remix and writes Remix's answer: the request's URL is APP_URL's
-// origin plus the path (never the client's Host), and the answer's headers REPLACE those of the
-// same name set before the handler ran (the security defaults), so none is ever doubled.
+// Hands an Express request to Remix on APP_URL's origin (never the client's Host) and writes its
+// answer, whose headers replace those of the same name set before (the security defaults).
 import { createReadableStreamFromReadable, createRequestHandler, writeReadableStreamToWritable, type ServerBuild } from "@remix-run/node";
 import type { Request, RequestHandler, Response } from "express";
 import { DATABASE_RETRY_AFTER_SECONDS } from "../app/utils/errors.ts";
 import { closeIfBodyUnread, fetchHeaders } from "./security.ts";
 
-/** Runs `fn` once Remix's answer to this request is ready, before its body flows (server/admission.ts frees the turn). */
+/** Runs `fn` once Remix's answer is ready, before its body flows (server/admission.ts frees the turn). */
 export function onRemixAnswer(res: Response, fn: () => void): void {
   ((res.locals.onRemixAnswer as (() => void)[] | undefined) ??= []).push(fn);
 }
@@ -22,33 +21,24 @@ export function remixHandler({ build, mode, appUrl, getLoadContext }: AdapterOpt
   const handle = createRequestHandler(build, mode);
   const app = new URL(appUrl);
   const answer = async (req: Request, res: Response) => {
-    // Loaders and actions stop once the answer can no longer be written.
     const controller = new AbortController();
     res.once("close", () => res.writableFinished || controller.abort());
     const headers = fetchHeaders(req);
     headers.set("Host", app.host);
-    // The cross-site check (server/security.ts) has judged Origin already.
-    headers.delete("Origin");
+    headers.delete("Origin"); // judged by refuseCrossSiteRequests already
     const body = req.method === "GET" || req.method === "HEAD" ? undefined : createReadableStreamFromReadable(req);
-    const request = new globalThis.Request(app.origin + req.originalUrl, {
-      method: req.method,
-      headers,
-      body,
-      signal: controller.signal,
-      duplex: "half",
-    });
+    const request = new globalThis.Request(app.origin + req.originalUrl, { method: req.method, headers, body, signal: controller.signal, duplex: "half" });
     const response = await handle(request, getLoadContext(req));
     for (const fn of (res.locals.onRemixAnswer as (() => void)[] | undefined) ?? []) fn();
     closeIfBodyUnread(req, res);
     if (response.statusText) res.statusMessage = response.statusText;
     res.status(response.status);
     for (const name of new Set(response.headers.keys())) res.removeHeader(name);
-    // Express's `set` adds the charset to a text Content-Type, as it always has.
     for (const [name, value] of response.headers) {
       if (name === "content-type") res.set(name, value);
       else res.appendHeader(name, value);
     }
-    // Every 503 says when to try again: a route that failed while the database was down says nothing itself.
+    // Every 503 says when to try again, a route that failed while the database was down too.
     if (response.status === 503 && !response.headers.has("Retry-After")) res.setHeader("Retry-After", String(DATABASE_RETRY_AFTER_SECONDS));
     // With backpressure; the source is cancelled when the client goes away (patches/@remix-run+node).
     if (response.body) await writeReadableStreamToWritable(response.body, res);

@@ -1,5 +1,5 @@
-// One app server process (started by server/index.ts per worker): the Remix build in argv[2],
-// else $REMIX_BUILD_DIR/server/index.js, behind server/app.ts on PORT (and HOST).
+// One app server process (server/index.ts starts one per worker): the Remix build in argv[2], else
+// $REMIX_BUILD_DIR/server/index.js, behind server/app.ts on PORT (and HOST).
 import { existsSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
@@ -32,31 +32,23 @@ await passwordPool().catch((error: unknown) => {
 installGlobals({ nativeFetch: build.future.v3_singleFetch });
 startWorkerMetrics();
 
-// Slow clients must not hold connections: the head within HEADERS_TIMEOUT_MS, the body within
-// the deadline limitBody sets (uploads get time for their size), replacing Node's requestTimeout.
+// Slow clients must not hold connections: the head within HEADERS_TIMEOUT_MS, the body within limitBody's deadline.
 const server = http.createServer({ headersTimeout: config.HEADERS_TIMEOUT_MS, requestTimeout: 0, connectionsCheckingInterval: 1_000 }, createApp(build));
-// Under the cluster the primary announces the whole group instead (server/index.ts).
 server.listen(config.PORT, config.HOST, () => {
-  if (!config.SERVER_QUIET) console.log(`[server] http://${config.HOST ?? "localhost"}:${config.PORT}`);
+  if (!config.SERVER_QUIET) console.log(`[server] http://${config.HOST ?? "localhost"}:${config.PORT}`); // else the primary announces the group
 });
 
-// Responses still being written: a graceful stop waits for them, not for idle connections.
+// Graceful stop: no new connections, idle ones closed, and SHUTDOWN_DRAIN_SECONDS for the responses in
+// flight. Ctrl-C under `npm start` arrives twice (terminal and scripts/start.ts): the second is ignored.
 let inFlight = 0;
 let stopping = false;
 server.on("request", (_req, res: http.ServerResponse) => {
   inFlight += 1;
-  // While draining, a connection carries its one response and closes, so none lingers idle.
-  if (stopping) res.shouldKeepAlive = false;
+  if (stopping) res.shouldKeepAlive = false; // its one response, then the connection closes
   res.once("close", () => {
-    inFlight -= 1;
-    if (stopping && inFlight === 0) process.exit(0);
+    if (--inFlight === 0 && stopping) process.exit(0);
   });
 });
-
-// Graceful stop: no new connections; the responses in flight (a download of a large mod file
-// included) get SHUTDOWN_DRAIN_SECONDS to finish, then the process exits. Ctrl-C under `npm start`
-// arrives twice (terminal and scripts/start.ts): the handler stays installed so the second does
-// not end the process mid-response.
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.on(signal, () => {
     if (stopping) return;
@@ -65,7 +57,6 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     server.closeIdleConnections();
     if (inFlight === 0) process.exit(0);
     log().info({ signal, inFlight }, `${signal}: draining ${inFlight} response(s) in flight, at most ${config.SHUTDOWN_DRAIN_SECONDS} s`);
-    // A kept-alive connection that finished its response in the meantime is closed too.
     setInterval(() => server.closeIdleConnections(), 1_000).unref();
     setTimeout(() => {
       log().warn({ inFlight }, `drain time over: ${inFlight} response(s) cut`);

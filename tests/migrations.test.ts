@@ -52,6 +52,19 @@ const HAND_WRITTEN = [
   "TRIGGER post_requirements post_requirements_truncate_bump_library_version",
   "TRIGGER release_steps release_steps_truncate_bump_library_version",
   "TRIGGER tiers tiers_truncate_bump_library_version",
+  "FUNCTION bump_guest_pages_version()",
+  "TRIGGER panels panels_bump_guest_pages_version",
+  "TRIGGER panels panels_truncate_bump_guest_pages_version",
+  "TRIGGER inspiration_likes inspiration_likes_bump_guest_pages_version",
+  "TRIGGER inspiration_likes inspiration_likes_truncate_bump_guest_pages_version",
+  "TRIGGER inspiration_voters inspiration_voters_bump_guest_pages_version",
+  "TRIGGER inspiration_voters inspiration_voters_truncate_bump_guest_pages_version",
+  "TRIGGER inspiration_config inspiration_config_bump_guest_pages_version",
+  "TRIGGER inspiration_config inspiration_config_truncate_bump_guest_pages_version",
+  "TRIGGER bug_reports bug_reports_bump_guest_pages_version",
+  "TRIGGER bug_reports bug_reports_truncate_bump_guest_pages_version",
+  "TRIGGER bug_report_me_toos bug_report_me_toos_bump_guest_pages_version",
+  "TRIGGER bug_report_me_toos bug_report_me_toos_truncate_bump_guest_pages_version",
 ];
 
 /** The schema dump, without the hand-written objects, and the names of those it had. */

@@ -119,19 +119,9 @@ function guestPageOnNewConnection(): Promise<string> {
   });
 }
 
-/**
- * Twelve guest requests of / in a row, each on a new connection (so the kernel spreads them over
- * the workers), all satisfy `ok`, asking again for at most 300 ms (a kept copy not told of a
- * change would live up to a second).
- */
-async function everyAnswerWithin300ms(ok: (html: string) => boolean) {
-  const deadline = Date.now() + 300;
-  let inARow = 0;
-  while (inARow < 12) {
-    const html = await guestPageOnNewConnection();
-    inARow = ok(html) ? inARow + 1 : 0;
-    if (inARow === 0 && Date.now() > deadline) throw new Error("a worker still answered from a copy made before the change");
-  }
+/** Twelve guest requests of / in a row, each on a new connection (so the kernel spreads them over the workers), all satisfy `ok`. */
+async function everyAnswer(ok: (html: string) => boolean) {
+  for (let i = 0; i < 12; i++) expect(ok(await guestPageOnNewConnection())).toBe(true);
 }
 
 /** Every inline script of the body is allowed by exactly its own hash, and no nonce is in play. */
@@ -212,12 +202,12 @@ describe("security headers", () => {
     expect(response.headers.get("content-security-policy")).toContain("'sha256-");
   });
 
-  it("a guest page is answered from the copy made moments ago, and a change through the app reaches every worker within moments", async () => {
+  it("a guest page is answered from the copy made moments ago, and a change through the app shows on the next view, whichever worker answers", async () => {
     const admin = await createTestUser({ isAdmin: true, canBeAdmin: true });
     const adminCookie = await sessionCookie(admin.id);
     // Several requests on new connections, so both workers of this server keep a copy of the page.
     const before = await guestPageOnNewConnection();
-    for (let i = 0; i < 12; i++) expect(await guestPageOnNewConnection()).toBe(before);
+    await everyAnswer((html) => html === before);
     const created = await fetch(`${base}/api/panels`, {
       method: "POST",
       headers: { Cookie: adminCookie, "Content-Type": "application/json" },
@@ -225,31 +215,27 @@ describe("security headers", () => {
     });
     expect(created.status).toBe(201);
     const { panel } = (await created.json()) as { panel: { _id: string } };
-    // Whichever worker answers, well within the second a kept copy would otherwise live: the
-    // worker that made the change passed the word on through the cluster's primary.
-    await everyAnswerWithin300ms((html) => html.includes("Panel made through the app"));
-    // Fresh copies on both workers again, made just before the next change.
-    for (let i = 0; i < 12; i++) await guestPageOnNewConnection();
+    await everyAnswer((html) => html.includes("Panel made through the app"));
     const deleted = await fetch(`${base}/api/panels/${panel._id}`, { method: "DELETE", headers: { Cookie: adminCookie } });
     expect(deleted.status).toBe(200);
-    await everyAnswerWithin300ms((html) => html === before);
+    await everyAnswer((html) => html === before);
   });
 
-  it("a change made outside this server (another server, the database) shows to guests within a second", async () => {
-    const before = await (await fetch(`${base}/`)).text();
+  it("a change made outside this server (another server, the database) shows to guests on the next view", async () => {
+    const before = await guestPageOnNewConnection();
+    await everyAnswer((html) => html === before);
     const panel = await db.panel.create({ data: { title: "Freshly added panel", link: "https://example.com/fresh", index: 999 } });
     try {
-      await new Promise((resolve) => setTimeout(resolve, 1_100));
       const after = await fetch(`${base}/`);
       const html = await after.text();
       expect(before).not.toContain("Freshly added panel");
       expect(html).toContain("Freshly added panel");
       expect(after.headers.get("etag")).not.toBe(documentEtagOf(before));
+      await everyAnswer((page) => page.includes("Freshly added panel"));
     } finally {
       await db.panel.delete({ where: { id: panel.id } });
     }
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
-    expect(await (await fetch(`${base}/`)).text()).toBe(before);
+    await everyAnswer((html) => html === before);
   });
 
   it("a guest's library may be shared, one copy per 18+ answer, and a signed-in reader's never is", async () => {

@@ -1,20 +1,22 @@
-// A signed-in reader's page answered again before Remix runs (docs/decisions/025-kept-reader-pages.md):
-// a GET of a page that opts in (`handle = { keptForReaders: true }`) is answered from the document
-// kept for the same address, cookies and languages while one database lookup gives the same
-// stamp, and the time has not reached the first instant at which the page would change with no
-// write. The stamp (`reader_page_stamp`, migration 0063) covers the session, the account's row,
-// its viewer context, the library version and every row that belongs to the account; the rest of
-// the page comes from the request headers in the key. Anything else goes to Remix.
+// A page answered again before Remix runs (docs/decisions/025-kept-reader-pages.md): a GET of a
+// page that opts in, by a signed-in reader (`keptForReaders`) or a guest (`guestCacheable`), is
+// answered from the document kept for the same address, cookies and languages while one database
+// lookup gives the same stamp, and the time has not reached the first instant at which the page
+// would change with no write. The stamp (`reader_page_stamp`, migrations 0063 and 0064) covers,
+// for a reader, the session, the account's row, its viewer context, the library version and every
+// row that belongs to the account; for a guest, the library version and the version of the rest
+// guests see. The rest of the page comes from the request headers in the key.
 import { parse as parseCookies } from "cookie";
 import { queryRows } from "~/db.server";
+import type { CacheableHandle } from "~/document-cache.server";
 import { libraryPostsAt } from "~/models/library-listing.server";
 import { pageTurnsAt } from "~/request-context.server";
 import { TOAST_COOKIE } from "~/toast.server";
 import { timeUntilTurnsAt } from "~/utils/access-words";
-import { sessionCookie } from "~/utils/auth-cookies.server";
+import { isGuest, sessionCookie } from "~/utils/auth-cookies.server";
 import { badgesTurnAt } from "~/utils/badges";
 
-/** What a kept reader page depends on in the request. */
+/** What a kept page depends on in the request. */
 export type ReaderRequest = {
   method: string;
   /** Path and query, as sent. */
@@ -24,29 +26,31 @@ export type ReaderRequest = {
   acceptLanguage: string | undefined;
 };
 
-/** The kept page's key and the stamp read before Remix runs (so a write after it moves the stamp). */
-export type ReaderLookup = { key: string; accountId: string; libraryStamp: string; stamp: string; since: number };
+/** The kept page's key and the stamp read before Remix runs (so a write after it moves the stamp); no account for a guest. */
+export type ReaderLookup = { key: string; accountId: string | null; libraryStamp: string; stamp: string; since: number };
 
 /**
  * The key of the request's kept page: its address (Remix sees it on APP_URL's origin), whole Cookie header (session, time zone,
  * 18+ answer) and Accept-Language (the dates' locale); null when Remix must answer: another
- * method, a single fetch `.data` request, an API token, no cookie, or a toast waiting to be shown.
+ * method, a single fetch `.data` request, an API token, or a toast waiting to be shown.
  */
 export function readerPageKey(request: ReaderRequest): string | null {
-  if ((request.method !== "GET" && request.method !== "HEAD") || request.authorization || !request.cookie) return null;
+  if ((request.method !== "GET" && request.method !== "HEAD") || request.authorization) return null;
   if (request.url.split("?")[0]!.endsWith(".data")) return null;
-  if (TOAST_COOKIE in parseCookies(request.cookie)) return null;
-  return [request.url, request.cookie, request.acceptLanguage ?? ""].join("\n");
+  if (request.cookie && TOAST_COOKIE in parseCookies(request.cookie)) return null;
+  return [request.url, request.cookie ?? "", request.acceptLanguage ?? ""].join("\n");
 }
 
-type StampRow = { account_id: string; library_stamp: string; stamp: string };
+type StampRow = { account_id: string | null; library_stamp: string; stamp: string };
 
-/** The stamp of the session's kept pages, read in one query; null: no valid session, or an admin. */
-export async function readerPageLookup(request: ReaderRequest, now = Date.now()): Promise<ReaderLookup | null> {
+/** The stamp of the request's kept page, read in one query; null: the page does not opt in for this viewer, no valid session, or an admin. */
+export async function readerPageLookup(request: ReaderRequest, page: CacheableHandle, now = Date.now()): Promise<ReaderLookup | null> {
   const key = readerPageKey(request);
   if (key === null) return null;
-  const sessionId: unknown = await sessionCookie().parse(request.cookie ?? null);
-  if (typeof sessionId !== "string" || !sessionId) return null;
+  const guest = isGuest(request);
+  if (!(guest ? page.guestCacheable : page.keptForReaders)) return null;
+  const sessionId: unknown = guest ? null : await sessionCookie().parse(request.cookie ?? null);
+  if (!guest && (typeof sessionId !== "string" || !sessionId)) return null;
   const [row] = await queryRows<StampRow>("SELECT * FROM reader_page_stamp($1)", [sessionId]);
   return row ? { key, accountId: row.account_id, libraryStamp: row.library_stamp, stamp: row.stamp, since: now } : null;
 }
@@ -67,6 +71,15 @@ export async function libraryPageTurnsAt(libraryStamp: string, now = Date.now())
     for (const at of [post.publishAt, ...post.releaseSteps.map((step) => step.opensAt)]) if (at) earlier(timeUntilTurnsAt(at, new Date(now)));
   }
   return Number.isFinite(next) ? next : undefined;
+}
+
+/**
+ * When a kept page goes stale with no write: a reader's at `readerPageUntil`; a guest's at the
+ * next second at the latest too (the vote's countdown is written by the second).
+ */
+export function keptPageUntil(lookup: ReaderLookup): number {
+  const until = readerPageUntil(lookup);
+  return lookup.accountId === null ? Math.min((Math.floor(lookup.since / 1_000) + 1) * 1_000, until) : until;
 }
 
 /**
