@@ -302,6 +302,38 @@ describe("a signed-in reader's kept library", { timeout: 180_000 }, () => {
   });
 });
 
+describe("a signed-in reader's other kept pages", { timeout: 180_000 }, () => {
+  /** A repeat answered from the kept page; the vote page turns each second, so a pair across one is tried again. */
+  async function keptRepeat(cookie: string, pathname: string): Promise<View> {
+    for (let attempt = 0; ; attempt++) {
+      await view(cookie, pathname);
+      const again = await view(cookie, pathname);
+      if (again.kept || attempt === 4) {
+        expect(again.kept, `a repeated view of ${pathname} is answered from the kept page`).toBe(true);
+        return again;
+      }
+    }
+  }
+
+  it("keeps the home, vote and info pages, and shows a change to what guests see there on the next view", async () => {
+    const { cookie } = await reader({ fullName: "Reader Home" });
+    expect((await keptRepeat(cookie, "/infos")).html).toContain("Reader Home");
+
+    expect((await keptRepeat(cookie, "/")).html).not.toContain("Kept home panel");
+    // Made on another app server (straight in the database): its triggers move the stamp.
+    await db.panel.create({ data: { title: "Kept home panel", link: "https://example.com/kept" } });
+    const home = await view(cookie, "/");
+    expect(home.kept).toBe(false);
+    expect(home.html).toContain("Kept home panel");
+
+    await keptRepeat(cookie, "/inspiration-vote");
+    await db.inspirationConfig.upsert({ where: { id: 1 }, create: { id: 1, title: "Kept vote title" }, update: { title: "Kept vote title" } });
+    const vote = await view(cookie, "/inspiration-vote");
+    expect(vote.kept).toBe(false);
+    expect(vote.html).toContain("Kept vote title");
+  });
+});
+
 describe("the stamp's tables", () => {
   /** Tables with a key to users whose rows no kept page shows, and why they are left out of `reader_page_stamp`. */
   const LEFT_OUT: Record<string, string> = {

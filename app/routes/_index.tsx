@@ -29,8 +29,11 @@ export const links: LinksFunction = () => [{ rel: "stylesheet", href: homeStyles
 
 export const meta: MetaFunction = () => [{ title: "Home · Creator Library" }];
 
-/** Guests all see the same page: a CDN may keep it briefly (app/document-cache.server.ts). */
-export const handle: CacheableHandle = { guestCacheable: true };
+/**
+ * Guests all see the same page: a CDN may keep it briefly (app/document-cache.server.ts). A
+ * reader's unchanged page is answered before Remix too: the panels are in its stamp (026).
+ */
+export const handle: CacheableHandle = { guestCacheable: true, keptForReaders: true };
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const [user, panels] = await Promise.all([getCurrentUser(request), listPanels()]);

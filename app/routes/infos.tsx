@@ -7,8 +7,11 @@ import type { CacheableHandle } from "~/document-cache.server";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: infosStyles }];
 
-/** Guests all see the same page: a CDN may keep it briefly (app/document-cache.server.ts). */
-export const handle: CacheableHandle = { guestCacheable: true };
+/**
+ * Guests all see the same page: a CDN may keep it briefly (app/document-cache.server.ts). A
+ * reader's is answered before Remix too: the sections are read once per process.
+ */
+export const handle: CacheableHandle = { guestCacheable: true, keptForReaders: true };
 
 export const meta: MetaFunction = () => [
   { title: "Infos · Creator Library" },

@@ -32,14 +32,22 @@ import { isEffectiveAdmin } from "~/utils/entitlement";
 import type { CacheableHandle } from "~/document-cache.server";
 import { formFile, formFlag, formOptionalText, formTexts } from "~/utils/form-fields";
 import { adminUploads } from "~/request-policy.server";
+import { notePageTurnsAt } from "~/request-context.server";
 import { readFormWithFiles } from "~/utils/upload.server";
 
 const PAGE = "/inspiration-vote";
 
+/** The whole second `at` falls in (epoch ms). */
+const secondOf = (at: Date) => Math.floor(at.getTime() / 1000) * 1000;
+
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: inspirationStyles }];
 
-/** Guests all see the same page: a CDN may keep it briefly (app/document-cache.server.ts). */
-export const handle: CacheableHandle = { guestCacheable: true };
+/**
+ * Guests all see the same page: a CDN may keep it briefly (app/document-cache.server.ts). A
+ * reader's unchanged page is answered before Remix too, within the second its countdown shows
+ * (the panels, likes, votes and the vote's settings are in its stamp, 026).
+ */
+export const handle: CacheableHandle = { guestCacheable: true, keptForReaders: true };
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.config.title ?? "Inspiration Vote"} · Creator Library` }];
 
@@ -51,6 +59,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
   // The live round: a shipped idea has left it (listed under "Ideas that shipped"); admins keep it to manage.
   const panels = isAdmin ? every : every.filter(inLiveRound);
   const search = new URL(request.url).searchParams;
+  // The data carry the second (below): a kept page turns at the next one.
+  notePageTurnsAt(secondOf(now) + 1000);
   return json({
     config: {
       title: config.title,
@@ -61,7 +71,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     },
     // Whole seconds: the countdown's first render needs no more, and a page with the same data
     // within a second is the same document (kept rendered, app/document-cache.server.ts).
-    serverNow: new Date(Math.floor(now.getTime() / 1000) * 1000).toISOString(),
+    serverNow: new Date(secondOf(now)).toISOString(),
     panels,
     shipped,
     loggedIn: Boolean(user),

@@ -1,7 +1,8 @@
 -- One stamp over everything a signed-in reader's kept page may show that lives in the database
 -- (app/models/reader-pages.server.ts): the account's users row, its viewer context with downloads
--- and the library version (viewer_context), the details access words use (viewer_access_details),
--- and every row of each table that belongs to the account. It changes with any write to one of
+-- and the library version (viewer_context), the version of the rest guests see (row 2), the
+-- details access words use (viewer_access_details), and every row of each table that belongs to
+-- the account. It changes with any write to one of
 -- them, whichever app server makes it. No row: the session is unknown or expired, or the account
 -- is an admin (whose pages are never kept). Tables with a key to users that are left out, and why,
 -- are listed in tests/signed-in-kept-pages.test.ts. A null session asks for a guest's pages: no
@@ -19,6 +20,9 @@ BEGIN
   END IF;
   RETURN QUERY SELECT u.id, v.stamp, md5(ROW(
       u.*, v.*, d.*,
+      -- What guests see too (panels, likes, the vote's settings, reports): a reader's home, vote
+      -- and info pages show it as well.
+      (SELECT g.version FROM library_versions g WHERE g.id = 2),
       (SELECT md5(string_agg(t::text, E'\n' ORDER BY t::text)) FROM shop_emails t WHERE t.user_id = u.id),
       (SELECT md5(string_agg(t::text, E'\n' ORDER BY t::text)) FROM unlocked_content t WHERE t.user_id = u.id),
       (SELECT md5(string_agg(t::text, E'\n' ORDER BY t::text)) FROM downloads t WHERE t.user_id = u.id),
