@@ -117,7 +117,10 @@ function bySecond(label: string, samples: readonly Sample[]) {
   const first = Math.min(...seconds.keys());
   for (const [second, inSecond] of [...seconds].sort((a, b) => a[0] - b[0])) {
     const parts = [...new Set(inSecond.map((sample) => sample.path))].map((path) => {
-      const ms = inSecond.filter((sample) => sample.path === path).map((sample) => sample.ms).sort((a, b) => a - b);
+      const ms = inSecond
+        .filter((sample) => sample.path === path)
+        .map((sample) => sample.ms)
+        .sort((a, b) => a - b);
       return `${path} p50 ${percentile(ms, 0.5).toFixed(1)} p99 ${percentile(ms, 0.99).toFixed(1)} max ${ms.at(-1)!.toFixed(1)}`;
     });
     console.log(`${label} +${second - first}s: ${parts.join("; ")}`);
