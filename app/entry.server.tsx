@@ -8,7 +8,7 @@ import { renderToPipeableStream } from "react-dom/server";
 import { NonceContext } from "~/components/nonce";
 import { RequestIdContext } from "~/components/error-page";
 import { env } from "~/env.server";
-import { compressedData, contentCoding, matchesEtag, representation, representationHeaders } from "~/content-coding.server";
+import { compressedData, contentCoding, documentEtag, matchesEtag, representation, representationHeaders } from "~/content-coding.server";
 import {
   type CacheableHandle,
   documentKey,
@@ -16,6 +16,7 @@ import {
   isCacheable,
   isKeepable,
   keptDocument,
+  type KeptDocument,
   keptPageAnswer,
   type KeptPageAnswer,
   rememberKeptPage,
@@ -199,7 +200,26 @@ export async function keptPage(
   return { answer, accountId: lookup.accountId };
 }
 
-/** Loader and action data (single fetch's `.data` answers): compressed whole as the client asks. */
-export function handleDataRequest(response: Response, { request }: { request: Request }) {
-  return compressedData(request, response);
+/**
+ * Loader and action data (single fetch's `.data` answers): compressed whole as the client asks. A
+ * plain 200 GET of the data of a page kept for its viewer (the HTTP server read its stamp before
+ * Remix ran) is kept too, at that stamp: the next one is answered before Remix, as the page is.
+ */
+export async function handleDataRequest(response: Response, { request, context }: { request: Request; context: AppLoadContext }) {
+  const lookup = (context?.readerLookup as ReaderLookup | null | undefined) ?? null;
+  const keepable = request.method === "GET" && response.status === 200 && response.body && !response.headers.has("Set-Cookie");
+  if (!lookup || !keepable || env().NODE_ENV === "development") return compressedData(request, response);
+  const bytes = Buffer.from(await response.arrayBuffer());
+  const data: KeptDocument = { bytes, etag: documentEtag(bytes), scriptHashes: [], encoded: {}, encoding: {} };
+  const headers = new Headers(response.headers);
+  headers.delete("Content-Length");
+  // As the HTTP server writes Remix's text types (server/remix-adapter.ts), so a kept answer has the same header.
+  const type = headers.get("Content-Type");
+  if (type && /^text\/[^;]+$/.test(type)) headers.set("Content-Type", `${type}; charset=utf-8`);
+  const vary = lookup.accountId === null ? SHARED_PAGE_VARY : "Accept-Encoding";
+  rememberKeptPage(lookup.key, lookup.stamp, data, headers, vary, keptPageUntil(lookup));
+  const answer = await representation(data, contentCoding(request.headers.get("Accept-Encoding")));
+  for (const [name, value] of representationHeaders(answer, vary)) headers.set(name, value);
+  if (matchesEtag(request, answer.etag)) return new Response(null, { status: 304, headers });
+  return new Response(answer.body, { status: 200, headers });
 }

@@ -140,10 +140,29 @@ describe("a signed-in reader's kept library", { timeout: 180_000 }, () => {
       headers: { Cookie: cookie, "Accept-Encoding": "identity", "If-None-Match": first.headers.get("etag")! },
     });
     expect(notModified.status).toBe(304);
-    // A single fetch data request, a post and an API token go to Remix.
-    const before = await keptSoFar();
-    expect((await fetch(`${base}/library.data`, { headers: { Cookie: cookie } })).status).toBe(200);
-    expect(await keptSoFar()).toBe(before);
+  });
+
+  it("keeps the page's single fetch data too, under its own address, and shows a change in the next data", async () => {
+    const title = "Kept reader data Quill";
+    const post = await createPost({ tiers: [TIER_2], title });
+    const { cookie } = await reader({ currentTierId: TIER_2 });
+    const data = `/library.data?search=${encodeURIComponent(title)}`;
+    const first = await view(cookie, data);
+    expect(first.status).toBe(200);
+    expect(first.headers.get("content-type")).toContain("text/x-script");
+    expect(first.kept).toBe(false);
+    expect(first.html).toContain(title);
+    const again = await view(cookie, data);
+    expect(again.kept).toBe(true);
+    expect(again.html).toBe(first.html);
+    expect(again.headers.get("content-type")).toBe(first.headers.get("content-type"));
+    // The page itself is its own entry: its first view goes to Remix.
+    expect((await view(cookie, `/library?search=${encodeURIComponent(title)}`)).kept).toBe(false);
+    // A change made straight in the database (another app server) shows in the next data.
+    await db.post.update({ where: { id: post.id }, data: { title: `${title} renamed` } });
+    const changed = await view(cookie, `/library.data?search=${encodeURIComponent("Kept reader data")}`);
+    expect(changed.kept).toBe(false);
+    expect(changed.html).toContain(`${title} renamed`);
   });
 
   it("is another reader's own page, never the first reader's", async () => {

@@ -31,12 +31,12 @@ export type ReaderLookup = { key: string; accountId: string | null; libraryStamp
 
 /**
  * The key of the request's kept page: its address (Remix sees it on APP_URL's origin), whole Cookie header (session, time zone,
- * 18+ answer) and Accept-Language (the dates' locale); null when Remix must answer: another
- * method, a single fetch `.data` request, an API token, or a toast waiting to be shown.
+ * 18+ answer) and Accept-Language (the dates' locale); a page's single fetch data (`/library.data`)
+ * has its own address, so its own key. Null when Remix must answer: another method, an API token,
+ * or a toast waiting to be shown.
  */
 export function readerPageKey(request: ReaderRequest): string | null {
   if ((request.method !== "GET" && request.method !== "HEAD") || request.authorization) return null;
-  if (request.url.split("?")[0]!.endsWith(".data")) return null;
   if (request.cookie && TOAST_COOKIE in parseCookies(request.cookie)) return null;
   return [request.url, request.cookie ?? "", request.acceptLanguage ?? ""].join("\n");
 }
