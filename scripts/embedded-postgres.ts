@@ -221,6 +221,17 @@ function parentOf(pid: number): number | null {
   }
 }
 
+/** Is the parent of this database process a live `npm start`, backup or restore (the scripts that own a DATA_DIR)? */
+function startedByLiveOwner(pid: number): boolean {
+  const parent = parentOf(pid);
+  if (!parent || parent === 1 || !isAlive(parent)) return false;
+  try {
+    return /scripts\/(start|backup)\.ts/.test(readFileSync(`/proc/${parent}/cmdline`, "utf8").replaceAll("\0", " "));
+  } catch {
+    return false;
+  }
+}
+
 function readOwner(dataDir: string): Owner | null {
   try {
     const owner = JSON.parse(readFileSync(lockFile(dataDir), "utf8")) as Owner;
@@ -241,8 +252,9 @@ export function assertDataDirFree(dataDir: string): void {
   const pid = runningServerPid(path.join(dataDir, "postgres"));
   const owner = readOwner(dataDir);
   if (owner && owner.pid !== process.pid && ownerAlive(owner)) throw inUseError(dataDir, pid ?? 0, owner.pid);
-  // No lock file (an earlier version started it): an orphan only when nothing but init adopted it.
-  if (!owner && pid && parentOf(pid) !== 1) throw inUseError(dataDir, pid);
+  // No lock file (an earlier version started it): an orphan unless a live start, backup or restore
+  // is its parent (whatever adopted it after its own died: init or a subreaper).
+  if (!owner && pid && startedByLiveOwner(pid)) throw inUseError(dataDir, pid);
 }
 
 /** The connection string of the embedded database a live `npm start` serves from DATA_DIR, or null. */
