@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { promisify } from "node:util";
 import zlib from "node:zlib";
 import { AcceptEncoding } from "@mjackson/headers";
+import { keptBytesResponse } from "~/utils/kept-bytes.server";
 
 /** The content codings offered besides the plain bytes, best first. */
 export type ContentCoding = "br" | "gzip";
@@ -140,4 +141,16 @@ export async function representation(document: EncodedDocument, coding: ContentC
 /** The headers that say which representation of a document an answer carries. */
 export function representationHeaders({ coding, etag }: Representation, vary: string): [string, string][] {
   return [["ETag", etag], ["Vary", vary], ...(coding ? [["Content-Encoding", coding] as [string, string]] : [])];
+}
+
+/**
+ * The answer of a whole document in the coding `request` asks for, with `headers` and that
+ * coding's validator: 304 without a body when If-None-Match names it. The bytes are sent as kept,
+ * not copied (app/utils/kept-bytes.server.ts).
+ */
+export async function codedAnswer(request: Request, document: EncodedDocument, headers: Headers, vary: string, status = 200): Promise<Response> {
+  const answer = await representation(document, contentCoding(request.headers.get("Accept-Encoding")));
+  for (const [name, value] of representationHeaders(answer, vary)) headers.set(name, value);
+  if (matchesEtag(request, answer.etag)) return new Response(null, { status: 304, headers });
+  return keptBytesResponse(answer.body, { status, headers });
 }

@@ -8,7 +8,7 @@ import { renderToPipeableStream } from "react-dom/server";
 import { NonceContext } from "~/components/nonce";
 import { RequestIdContext } from "~/components/error-page";
 import { env } from "~/env.server";
-import { compressedData, contentCoding, documentEtag, matchesEtag, representation, representationHeaders } from "~/content-coding.server";
+import { codedAnswer, compressedData } from "~/content-coding.server";
 import {
   type CacheableHandle,
   documentKey,
@@ -16,7 +16,6 @@ import {
   isCacheable,
   isKeepable,
   keptDocument,
-  type KeptDocument,
   keptPageAnswer,
   type KeptPageAnswer,
   rememberKeptPage,
@@ -26,7 +25,7 @@ import { documentCsp } from "~/security.server";
 import { startBackgroundJobs } from "~/jobs.server";
 import { requestIdOf } from "~/request-context.server";
 import { resumeSpooledDownloads } from "~/models/download.server";
-import { keptPageUntil, readerPageLookup, type ReaderLookup, type ReaderRequest } from "~/models/reader-pages.server";
+import { keptDataAnswer, keptPageUntil, readerLookupOf, readerPageLookup, type ReaderLookup, type ReaderRequest } from "~/models/reader-pages.server";
 import { keptReaderAnswers } from "~/metrics.server";
 
 /** How long single fetch waits for a loader's promise before it rejects it (Remix reads this export). */
@@ -119,7 +118,6 @@ async function renderKeptDocument(
   const handoff = await takeHandoff(remixContext);
   const key = documentKey(request.url, handoff ?? remixContext.staticHandlerContext.loaderData);
   const document = await keptDocument(key, () => renderWhole(request, remixContext));
-  const answer = await representation(document, contentCoding(request.headers.get("Accept-Encoding")));
   responseHeaders.set("Content-Type", "text/html; charset=utf-8");
   if (shared) responseHeaders.set("Cache-Control", GUEST_CACHE_CONTROL);
   else if (!responseHeaders.has("Cache-Control")) responseHeaders.set("Cache-Control", "private, no-cache");
@@ -128,9 +126,7 @@ async function renderKeptDocument(
   // Kept before the coding's own headers: the next request may ask for another coding.
   const until = kept && keptPageUntil(kept);
   if (kept && until) rememberKeptPage(kept.key, kept.stamp, document, responseHeaders, vary, until);
-  for (const [name, value] of representationHeaders(answer, vary)) responseHeaders.set(name, value);
-  if (matchesEtag(request, answer.etag)) return new Response(null, { status: 304, headers: responseHeaders });
-  return new Response(answer.body, { status: responseStatusCode, headers: responseHeaders });
+  return codedAnswer(request, document, responseHeaders, vary, responseStatusCode);
 }
 
 /**
@@ -206,20 +202,8 @@ export async function keptPage(
  * Remix ran) is kept too, at that stamp: the next one is answered before Remix, as the page is.
  */
 export async function handleDataRequest(response: Response, { request, context }: { request: Request; context: AppLoadContext }) {
-  const lookup = (context?.readerLookup as ReaderLookup | null | undefined) ?? null;
+  const lookup = readerLookupOf(context);
   const keepable = request.method === "GET" && response.status === 200 && response.body && !response.headers.has("Set-Cookie");
   if (!lookup || !keepable || env().NODE_ENV === "development") return compressedData(request, response);
-  const bytes = Buffer.from(await response.arrayBuffer());
-  const data: KeptDocument = { bytes, etag: documentEtag(bytes), scriptHashes: [], encoded: {}, encoding: {} };
-  const headers = new Headers(response.headers);
-  headers.delete("Content-Length");
-  // As the HTTP server writes Remix's text types (server/remix-adapter.ts), so a kept answer has the same header.
-  const type = headers.get("Content-Type");
-  if (type && /^text\/[^;]+$/.test(type)) headers.set("Content-Type", `${type}; charset=utf-8`);
-  const vary = lookup.accountId === null ? SHARED_PAGE_VARY : "Accept-Encoding";
-  rememberKeptPage(lookup.key, lookup.stamp, data, headers, vary, keptPageUntil(lookup));
-  const answer = await representation(data, contentCoding(request.headers.get("Accept-Encoding")));
-  for (const [name, value] of representationHeaders(answer, vary)) headers.set(name, value);
-  if (matchesEtag(request, answer.etag)) return new Response(null, { status: 304, headers });
-  return new Response(answer.body, { status: 200, headers });
+  return keptDataAnswer(request, lookup, Buffer.from(await response.arrayBuffer()), response.headers);
 }

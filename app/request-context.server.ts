@@ -68,14 +68,36 @@ export type ViewerScope = {
   dates?: unknown;
   /** The first instant at which the page's data would change with no write, as its loaders noted (epoch ms). */
   turnsAt?: number;
+  /** When the request reached the app, after the edge's own reads (`nextMoment`). */
+  began: number;
 };
 
-const viewerShared = globalThis as unknown as { __requestViewers?: AsyncLocalStorage<ViewerScope> };
+const viewerShared = globalThis as unknown as { __requestViewers?: AsyncLocalStorage<ViewerScope>; __moments?: { last: number } };
 const viewers = (viewerShared.__requestViewers ??= new AsyncLocalStorage<ViewerScope>());
+const moments = (viewerShared.__moments ??= { last: 0 });
+
+/** A point in this process's order of events: each call answers a later one than every call before. */
+export function nextMoment(): number {
+  return ++moments.last;
+}
 
 /** Runs a request's handling with its viewer's headers at hand. */
 export function runAsViewer<T>(headers: { get(name: string): string | null }, work: () => T): T {
-  return viewers.run({ cookie: headers.get("Cookie"), acceptLanguage: headers.get("Accept-Language"), authorization: headers.get("Authorization") }, work);
+  const scope = {
+    cookie: headers.get("Cookie"),
+    acceptLanguage: headers.get("Accept-Language"),
+    authorization: headers.get("Authorization"),
+    began: nextMoment(),
+  };
+  return viewers.run(scope, work);
+}
+
+/**
+ * When the current request reached the app: a read sent after it sees every write that was done
+ * before the request arrived. Outside a request, the moment of this call.
+ */
+export function requestBegan(): number {
+  return viewers.getStore()?.began ?? nextMoment();
 }
 
 /**

@@ -9,6 +9,7 @@ import type { User } from "~/generated/prisma/client";
 import { loadViewerContext, toEntitlementPost, withAccess, type PostWithAccess, type ViewerContext } from "~/models/entitlement.server";
 import { currentPatchMarks } from "~/models/game-patch.server";
 import { isPostPublic, isPostVisible } from "~/models/post-visibility.server";
+import { notePageTurnsAt } from "~/request-context.server";
 import { explainAccess, isEffectiveAdmin, isFreeAt, nextReleaseChange, tierIdsAt, type EntitlementPost, type EntitlementViewer } from "~/utils/entitlement";
 import type { PostCompatibility } from "~/utils/game-patch-schemas";
 import type { LibraryFilter } from "~/utils/library-schemas";
@@ -452,11 +453,13 @@ export function isListedPostPublic(post: Pick<LibraryPost, "enabled" | "publish_
 }
 
 /** Recent listing bodies by viewer fingerprint, at the library version they were made at. */
-const listingBodies = createCache<Buffer>(16);
+const listingBodies = createCache<Buffer<ArrayBuffer>>(16);
 
 /** The body of GET /api/library/posts, assembled from per-post JSON prepared once per change. */
-export async function libraryPostsJson({ user, context }: { user: Viewer; context: ViewerContext }): Promise<Buffer> {
+export async function libraryPostsJson({ user, context }: { user: Viewer; context: ViewerContext }): Promise<Buffer<ArrayBuffer>> {
   const view = await viewerAndLibrary(user, { context });
+  // A kept answer (app/models/reader-pages.server.ts) goes stale when the listing would change with no write.
+  notePageTurnsAt(view.library.until);
   return listingBodies.get(
     view.context.fingerprint,
     view.library.stamp,

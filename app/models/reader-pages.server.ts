@@ -8,9 +8,12 @@
 // guests see. The rest of the page comes from the request headers in the key.
 import { parse as parseCookies } from "cookie";
 import { queryRows } from "~/db.server";
-import type { CacheableHandle } from "~/document-cache.server";
+import { codedAnswer, documentEtag } from "~/content-coding.server";
+import { type CacheableHandle, type KeptDocument, rememberKeptPage, SHARED_PAGE_VARY } from "~/document-cache.server";
+import { env } from "~/env.server";
 import { libraryPostsAt } from "~/models/library-listing.server";
 import { pageTurnsAt } from "~/request-context.server";
+import { markSent, SAME_ASK, sharedReads } from "~/shared-reads.server";
 import { TOAST_COOKIE } from "~/toast.server";
 import { timeUntilTurnsAt } from "~/utils/access-words";
 import { isGuest, sessionCookie } from "~/utils/auth-cookies.server";
@@ -43,6 +46,9 @@ export function readerPageKey(request: ReaderRequest): string | null {
 
 type StampRow = { account_id: string | null; library_stamp: string; stamp: string };
 
+/** Stamp reads shared by the requests of one session (or of all guests) that arrive while one is in flight (app/shared-reads.server.ts). */
+const sharedStamps = sharedReads<null, StampRow | undefined>(SAME_ASK);
+
 /** The stamp of the request's kept page, read in one query; null: the page does not opt in for this viewer, no valid session, or an admin. */
 export async function readerPageLookup(request: ReaderRequest, page: CacheableHandle, now = Date.now()): Promise<ReaderLookup | null> {
   const key = readerPageKey(request);
@@ -51,7 +57,10 @@ export async function readerPageLookup(request: ReaderRequest, page: CacheableHa
   if (!(guest ? page.guestCacheable : page.keptForReaders)) return null;
   const sessionId: unknown = guest ? null : await sessionCookie().parse(request.cookie ?? null);
   if (!guest && (typeof sessionId !== "string" || !sessionId)) return null;
-  const [row] = await queryRows<StampRow>("SELECT * FROM reader_page_stamp($1)", [sessionId]);
+  const row = await sharedStamps(typeof sessionId === "string" ? sessionId : "", null, async (read) => {
+    markSent(read);
+    return (await queryRows<StampRow>("SELECT * FROM reader_page_stamp($1)", [sessionId]))[0];
+  });
   return row ? { key, accountId: row.account_id, libraryStamp: row.library_stamp, stamp: row.stamp, since: now } : null;
 }
 
@@ -88,4 +97,27 @@ export function keptPageUntil(lookup: ReaderLookup): number {
  */
 export function readerPageUntil(lookup: ReaderLookup): number {
   return Math.max(lookup.since, pageTurnsAt() ?? Number.POSITIVE_INFINITY);
+}
+
+/** The stamp the HTTP server read for this request's kept answer (server/app.ts), or null: not to be kept. */
+export function readerLookupOf(context: Record<string, unknown> | undefined): ReaderLookup | null {
+  return (context?.readerLookup as ReaderLookup | null | undefined) ?? null;
+}
+
+/**
+ * Data answered whole (single fetch's `.data` of a kept page, or an API's JSON) for the request in
+ * the coding it asks for; kept for the next request of this viewer (`lookup`: the stamp the HTTP
+ * server read before Remix ran) until it goes stale, and then answered before Remix as pages are.
+ * Without a lookup it is only answered.
+ */
+export function keptDataAnswer(request: Request, lookup: ReaderLookup | null, bytes: Buffer<ArrayBuffer>, responseHeaders: Headers): Promise<Response> {
+  const data: KeptDocument = { bytes, etag: documentEtag(bytes), scriptHashes: [], encoded: {}, encoding: {} };
+  const headers = new Headers(responseHeaders);
+  headers.delete("Content-Length");
+  // As the HTTP server writes Remix's text types (server/remix-adapter.ts), so a kept answer has the same header.
+  const type = headers.get("Content-Type");
+  if (type && /^text\/[^;]+$/.test(type)) headers.set("Content-Type", `${type}; charset=utf-8`);
+  const vary = lookup?.accountId === null ? SHARED_PAGE_VARY : "Accept-Encoding";
+  if (lookup && env().NODE_ENV !== "development") rememberKeptPage(lookup.key, lookup.stamp, data, headers, vary, keptPageUntil(lookup));
+  return codedAnswer(request, data, headers, vary);
 }

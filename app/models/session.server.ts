@@ -7,7 +7,8 @@ import type { User } from "~/generated/prisma/client";
 import { DomainError } from "~/models/errors";
 import { clearCookie, readCookieValue, sessionCookie, SESSION_TTL_MS } from "~/utils/auth-cookies.server";
 import { isEffectiveAdmin } from "~/utils/entitlement";
-import { noteRequestAccount, requestIdOf } from "~/request-context.server";
+import { noteRequestAccount } from "~/request-context.server";
+import { markSent, sharedReads, type SharedRead } from "~/shared-reads.server";
 
 export { SESSION_TTL_MS };
 
@@ -124,7 +125,7 @@ function covers(have: Asked, want: Asked): boolean {
 }
 
 type Found = { user: User; extra: Record<string, unknown> };
-type Lookup = { asked: Asked; sent: boolean; found: Promise<Found | null> };
+type Lookup = SharedRead<Asked, Found | null>;
 
 /** A token's `last_used_at` is written at most this often (an SQL interval). */
 const TOKEN_USE_WRITE_INTERVAL = "interval '1 minute'";
@@ -145,27 +146,8 @@ export async function getCurrentUserWith<Extra extends object>(
   const authorization = request.headers.get("Authorization");
   const cookie = request.headers.get("Cookie");
   if (!authorization && !cookie) return null;
-  // Remix runs the root's and the page's loaders together, and each asks for the user. The later
-  // ask joins the lookup in flight: it widens the columns while the lookup is still reading the
-  // cookie (so the library page's viewer comes with the root's user, one round trip), or shares
-  // its answer when that has the columns. Forgotten once answered, so no later request is ever
-  // answered from it; and only one request's loaders share it (the HTTP server's request id): a
-  // reader's kept page is made from reads that all follow the stamp read for it
-  // (app/models/reader-pages.server.ts), never from a lookup another request sent before that.
-  const key = `${requestIdOf(request) ?? ""}\n${authorization ?? ""}\n${cookie ?? ""}`;
   const want = asked(viewer);
-  let lookup = lookupsInFlight.get(key);
-  if (lookup && !lookup.sent) {
-    for (const column of Object.keys(want) as (keyof Asked)[]) lookup.asked[column] ||= want[column];
-  } else if (!lookup || !covers(lookup.asked, want)) {
-    const started: Lookup = { asked: { ...want }, sent: false, found: Promise.resolve(null) };
-    started.found = lookUpUser(request, started).finally(() => {
-      if (lookupsInFlight.get(key) === started) lookupsInFlight.delete(key);
-    });
-    lookupsInFlight.set(key, started);
-    lookup = started;
-  }
-  const found = await lookup.found;
+  const found = await sharedLookups(`${authorization ?? ""}\n${cookie ?? ""}`, want, (lookup) => lookUpUser(request, lookup));
   if (found) noteRequestAccount(request, found.user.id);
   // Each caller gets its own objects, with only the columns it asked for: one loader changing its
   // copy must not reach another's, and a wider lookup must not change what a caller sees.
@@ -184,8 +166,20 @@ function columnsAsked(extra: Record<string, unknown>, want: Asked): Record<strin
   return kept;
 }
 
-/** Session lookups in flight, by the credentials' headers (see getCurrentUserWith). */
-const lookupsInFlight = new Map<string, Lookup>();
+/**
+ * Session lookups shared by callers with the same credentials' headers (the root's and the page's
+ * loaders of a request, a client's parallel requests), never answered from a read sent before the
+ * caller's request arrived (app/shared-reads.server.ts).
+ */
+const sharedLookups = sharedReads<Asked, Found | null>({
+  covers,
+  widen: (have, want) => ({
+    viewer: have.viewer || want.viewer,
+    downloads: have.downloads || want.downloads,
+    stamp: have.stamp || want.stamp,
+    details: have.details || want.details,
+  }),
+});
 
 /** Reads the user with the columns `lookup` asks for when its query is sent (later asks may widen them until then). */
 async function lookUpUser(request: Request, lookup: Lookup): Promise<Found | null> {
@@ -195,7 +189,7 @@ async function lookUpUser(request: Request, lookup: Lookup): Promise<Found | nul
   if (bearer) {
     const token = bearer[1]!.trim();
     if (!token) return null;
-    lookup.sent = true;
+    markSent(lookup);
     const { viewer, downloads, stamp, details } = lookup.asked;
     const joins = `${viewer ? " CROSS JOIN LATERAL viewer_context(u.id, $2, $3) v" : ""}${details ? " CROSS JOIN LATERAL viewer_access_details(u.id, false) d" : ""}`;
     // The token's last use is written in the same statement (still one round trip), at most once a
@@ -211,7 +205,7 @@ async function lookUpUser(request: Request, lookup: Lookup): Promise<Found | nul
   }
   const id = await readSessionId(request);
   if (!id) return null;
-  lookup.sent = true;
+  markSent(lookup);
   const { viewer, downloads, stamp, details } = lookup.asked;
   // One call of the database function `session_viewer` (migration 0005): its plan is kept per
   // server connection, which works through a transaction-mode pooler (docs/decisions/006).

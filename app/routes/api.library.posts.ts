@@ -1,20 +1,25 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { handleApi, methodNotAllowed, readJson } from "~/api.server";
+import type { CacheableHandle } from "~/document-cache.server";
 import { loadRequestViewer } from "~/models/entitlement.server";
 import { libraryPostsJson, LISTING_VIEWER } from "~/models/library-listing.server";
 import { createPost } from "~/models/post-admin.server";
+import { keptDataAnswer, readerLookupOf } from "~/models/reader-pages.server";
 import { requireApiAdmin } from "~/models/session.server";
 import { LIBRARY_MESSAGES, postCreateSchema } from "~/utils/library-schemas";
 
+/** Answered again before Remix runs while the reader's stamp holds, as the library page is (docs/decisions/025). */
+export const handle: CacheableHandle = { keptForReaders: true, guestCacheable: true };
+
 /** GET /api/library/posts: every post the viewer may see, with `unlocked` per viewer. */
-export async function loader({ request }: LoaderFunctionArgs) {
+export async function loader({ request, context }: LoaderFunctionArgs) {
   return handleApi(LIBRARY_MESSAGES.loadPostsFailed, async () => {
     // One round trip for the viewer; the body is assembled from JSON prepared once per change of
     // the posts, so nothing is serialised per request.
     const body = await libraryPostsJson(await loadRequestViewer(request, LISTING_VIEWER));
-    // A Buffer is a Uint8Array; the DOM typings only want one backed by a plain ArrayBuffer.
-    return new Response(body as unknown as BodyInit, { headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "private, no-store" } });
+    const headers = new Headers({ "Content-Type": "application/json; charset=utf-8", "Cache-Control": "private, no-store" });
+    return keptDataAnswer(request, readerLookupOf(context), body, headers);
   });
 }
 
