@@ -25,7 +25,16 @@ import { documentCsp } from "~/security.server";
 import { startBackgroundJobs } from "~/jobs.server";
 import { requestIdOf } from "~/request-context.server";
 import { resumeSpooledDownloads } from "~/models/download.server";
-import { keptDataAnswer, keptPageUntil, readerLookupOf, readerPageLookup, type ReaderLookup, type ReaderRequest } from "~/models/reader-pages.server";
+import {
+  keptDataAnswer,
+  keptPageUntil,
+  pageBeingMade,
+  readerLookupOf,
+  readerPageLookup,
+  startMakingPage,
+  type ReaderLookup,
+  type ReaderRequest,
+} from "~/models/reader-pages.server";
 import { keptReaderAnswers } from "~/metrics.server";
 
 /** How long single fetch waits for a loader's promise before it rejects it (Remix reads this export). */
@@ -183,15 +192,20 @@ function setSecurityHeaders(headers: Headers, inline: { nonce: string } | { hash
 /**
  * For the HTTP server (server/app.ts): the kept page of a guest or a signed-in reader for a page
  * that opts in (with the reader's account, for the log line), or the lookup Remix's answer is kept
- * at (null: not to be kept).
+ * at (null: not to be kept) and `made`, to call once that answer has ended. Requests at the same
+ * key and stamp that find no fresh page while one is being made wait for it rather than each run
+ * Remix (a page that turns each second is asked for by every connection in that second).
  */
 export async function keptPage(
   request: ReaderRequest & { ifNoneMatch?: string; acceptEncoding?: string },
   page: CacheableHandle,
-): Promise<{ answer: KeptPageAnswer; accountId: string | null } | { lookup: ReaderLookup | null }> {
+): Promise<{ answer: KeptPageAnswer; accountId: string | null } | { lookup: ReaderLookup | null; made: () => void }> {
   const lookup = await readerPageLookup(request, page);
-  const answer = lookup && keptPageAnswer(lookup.key, lookup.stamp, request);
-  if (!answer) return { lookup };
+  if (!lookup) return { lookup, made: () => undefined };
+  let answer = keptPageAnswer(lookup.key, lookup.stamp, request);
+  const making = answer ? undefined : pageBeingMade(lookup);
+  if (making) answer = (await making, keptPageAnswer(lookup.key, lookup.stamp, request));
+  if (!answer) return { lookup, made: request.method === "GET" ? startMakingPage(lookup) : () => undefined };
   if (lookup.accountId) keptReaderAnswers().inc();
   return { answer, accountId: lookup.accountId };
 }

@@ -38,7 +38,7 @@ export function keptPages(keptPage: KeptPage, handleOf: (routeId: string | null)
     const request = { method: req.method, url: req.originalUrl, cookie, authorization, acceptLanguage, ifNoneMatch, acceptEncoding };
     keptPage(request, page).then(
       (found) => {
-        if (!("answer" in found)) return void ((res.locals.keptLookup = found.lookup), next());
+        if (!("answer" in found)) return void ((res.locals.keptLookup = found.lookup), res.once("close", found.made), next());
         if (found.accountId) noteAccountOf(String(req.headers["x-request-id"]), found.accountId);
         const body = req.method === "HEAD" ? null : found.answer.body;
         res.status(found.answer.status).setHeaders(new Map(found.answer.headers));

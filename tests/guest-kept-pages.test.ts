@@ -74,7 +74,9 @@ describe("the HTTP server's half", () => {
     app.use(
       keptPages(
         async (request) =>
-          request.url === "/kept" ? { answer: { status: 200, headers: [["Content-Type", "text/html"]], body }, accountId: null } : { lookup: null },
+          request.url === "/kept"
+            ? { answer: { status: 200, headers: [["Content-Type", "text/html"]], body }, accountId: null }
+            : { lookup: null, made: () => undefined },
         () => ({ guestCacheable: true }),
       ),
     );

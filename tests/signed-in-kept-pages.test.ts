@@ -165,6 +165,23 @@ describe("a signed-in reader's kept library", { timeout: 180_000 }, () => {
     expect(cardOf(one.html, post.id)).not.toMatch(DOWNLOAD_FORM);
   });
 
+  it("is made once for many requests that find it stale together: the others wait for it and get the same bytes", async () => {
+    const { cookie } = await reader({ fullName: "Reader Crowd" });
+    await keptView(cookie);
+    await db.user.updateMany({ where: { fullName: "Reader Crowd" }, data: { fullName: "Reader Crowd Renamed" } });
+    const before = await keptSoFar();
+    const views = await Promise.all(
+      Array.from({ length: 24 }, () =>
+        fetch(`${base}/library`, { headers: { Cookie: cookie, "Accept-Encoding": "identity" } }).then(async (r) => [r.status, await r.text()] as const),
+      ),
+    );
+    expect(new Set(views.map(([status]) => status))).toEqual(new Set([200]));
+    expect(new Set(views.map(([, html]) => html)).size).toBe(1);
+    expect(views[0]![1]).toContain("Reader Crowd Renamed");
+    // One of them went to Remix (the page had changed); the rest were answered with the page it made.
+    expect(await keptSoFar()).toBe(before + 23);
+  });
+
   it("shows a download, a grant, a tier change, a vote and a post's change on the next view", async () => {
     const title = "Kept reader Lantern";
     const post = await createPost({ tiers: [TIER_2], title });
@@ -389,6 +406,30 @@ describe("the library listing API for a signed-in reader", { timeout: 180_000 },
     };
     expect(await asked()).toBe(false);
     expect(await asked()).toBe(false);
+  });
+});
+
+describe("a guest's kept pages", { timeout: 180_000 }, () => {
+  /** A guest's GET, as a browser sends it (guests' kept answers are not counted in /metrics). */
+  const guestView = async (pathname: string) => (await fetch(`${base}${pathname}`, { headers: { "Accept-Encoding": "identity" } })).text();
+
+  it("turn when a release step opens or a publication comes, with no write, on the post page and in the library", async () => {
+    const title = "Kept guest Orrery";
+    const post = await createPost({ tiers: [TIER_2], title });
+    const opensAt = new Date(Date.now() + 2_500);
+    await db.releaseStep.create({ data: { postId: post.id, position: 0, audienceTierId: null, tierIds: [], opensOn: opensAt, opensAt } });
+    const scheduled = await createPost({ title: "Kept guest Armillary" });
+    await db.post.update({ where: { id: scheduled.id }, data: { publishAt: opensAt } });
+    const search = `/library?search=${encodeURIComponent("Kept guest")}`;
+
+    const before = await guestView(`/library/${post.id}`);
+    expect(before).toContain(title);
+    expect(before).not.toContain('<meta property="og:description" content="Free"/>');
+    expect(await guestView(search)).not.toContain("Kept guest Armillary");
+    // Kept across the next whole seconds: nothing it shows turns before the step.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, opensAt.getTime() - Date.now() + 150)));
+    expect(await guestView(`/library/${post.id}`)).toContain('<meta property="og:description" content="Free"/>');
+    expect(await guestView(search)).toContain("Kept guest Armillary");
   });
 });
 

@@ -71,11 +71,12 @@ export async function readerPageLookup(request: ReaderRequest, page: CacheableHa
  * instant a countdown to a publication or step ("in 3 days", "in 5 hours", "in 20 minutes")
  * would read otherwise. Read from the listing's snapshot at the request's own library version.
  */
-export async function libraryPageTurnsAt(libraryStamp: string, now = Date.now()): Promise<number | undefined> {
+export async function libraryPageTurnsAt(libraryStamp: string, now = Date.now(), onlyPostId?: string): Promise<number | undefined> {
   const { posts, until } = await libraryPostsAt(libraryStamp, new Date(now));
   let next = until ?? Number.POSITIVE_INFINITY;
   const earlier = (at: number | null) => (next = Math.min(next, at ?? Number.POSITIVE_INFINITY));
   for (const post of posts) {
+    if (onlyPostId !== undefined && post.id !== onlyPostId) continue;
     earlier(badgesTurnAt(post, now));
     for (const at of [post.publishAt, ...post.releaseSteps.map((step) => step.opensAt)]) if (at) earlier(timeUntilTurnsAt(at, new Date(now)));
   }
@@ -83,20 +84,33 @@ export async function libraryPageTurnsAt(libraryStamp: string, now = Date.now())
 }
 
 /**
- * When a kept page goes stale with no write: a reader's at `readerPageUntil`; a guest's at the
- * next second at the latest too (the vote's countdown is written by the second).
+ * When a page kept at `lookup` goes stale with no write, a guest's or a reader's: the instant its
+ * loaders noted (`notePageTurnsAt`: a badge, a countdown's words, a step, the vote's second), or
+ * never when nothing it shows depends on the time.
  */
 export function keptPageUntil(lookup: ReaderLookup): number {
-  const until = readerPageUntil(lookup);
-  return lookup.accountId === null ? Math.min((Math.floor(lookup.since / 1_000) + 1) * 1_000, until) : until;
+  return Math.max(lookup.since, pageTurnsAt() ?? Number.POSITIVE_INFINITY);
 }
 
-/**
- * When a reader's page kept at `lookup` goes stale with no write: the instant its loaders noted
- * (`notePageTurnsAt`), or never when nothing it shows depends on the time.
- */
-export function readerPageUntil(lookup: ReaderLookup): number {
-  return Math.max(lookup.since, pageTurnsAt() ?? Number.POSITIVE_INFINITY);
+/** Pages Remix is making for a request that found none fresh, by key and stamp: settled once its answer ended. */
+const pagesBeingMade = new Map<string, Promise<void>>();
+const makingKey = (lookup: ReaderLookup) => `${lookup.key}\n${lookup.stamp}`;
+
+/** The page at `lookup`'s key and stamp that another request is making now, if any. */
+export function pageBeingMade(lookup: ReaderLookup): Promise<void> | undefined {
+  return pagesBeingMade.get(makingKey(lookup));
+}
+
+/** Notes that this request's answer will make the page at `lookup`; answers the call for when it has ended. */
+export function startMakingPage(lookup: ReaderLookup): () => void {
+  const key = makingKey(lookup);
+  if (pagesBeingMade.has(key)) return () => undefined;
+  let made = () => undefined as void;
+  pagesBeingMade.set(key, new Promise<void>((resolve) => (made = resolve)));
+  return () => {
+    pagesBeingMade.delete(key);
+    made();
+  };
 }
 
 /** The stamp the HTTP server read for this request's kept answer (server/app.ts), or null: not to be kept. */

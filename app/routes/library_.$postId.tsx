@@ -23,7 +23,9 @@ import { env } from "~/env.server";
 import { loadLibraryPageViewer } from "~/models/access.server";
 import { addMeToo, BUG_REPORT_MESSAGES, fileBugReport, listKnownIssues, removeMeToo, reportFormFor } from "~/models/bug-report.server";
 import { loadPostPage } from "~/models/post-page.server";
+import { libraryPageTurnsAt } from "~/models/reader-pages.server";
 import { getCurrentUser } from "~/models/session.server";
+import { notePageTurnsAt } from "~/request-context.server";
 import { redirectWithSuccess } from "~/toast.server";
 import { formRefusal } from "~/utils/form-failure.server";
 import { readPageForm } from "~/utils/page-form.server";
@@ -51,7 +53,13 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const canonical = `${config.APP_URL}/library/${encodeURIComponent(post.postId)}`;
   const admin = isEffectiveAdmin(user);
   // Known issues follow the post's visibility (the page is a 404 before this for a hidden post).
-  const [knownIssues, reportForm] = await Promise.all([listKnownIssues(user, post.postId), reportFormFor(user, post.postId)]);
+  const [knownIssues, reportForm, turnsAt] = await Promise.all([
+    listKnownIssues(user, post.postId),
+    reportFormFor(user, post.postId),
+    // When this page would read otherwise with no write (a guest's kept page goes stale then).
+    libraryPageTurnsAt(viewer.context.libraryStamp, Date.now(), post.postId),
+  ]);
+  notePageTurnsAt(turnsAt);
   return json({
     ...page,
     knownIssues,
