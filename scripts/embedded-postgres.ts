@@ -344,13 +344,25 @@ function hasPdeathsig(): boolean {
  * the group spares it, that stops the database (SIGQUIT, as the signal would) once this process is
  * gone. It reads a pipe whose other end only this process holds (Node opens it close-on-exec, so no
  * later child inherits it): the kernel closes that end when this process dies however it dies, so
- * the watcher hears it at once, without polling a PID that may be a zombie nobody reaps or reused.
- * It is ended with a normal stop.
+ * the watcher hears it at once. In case the pipe stays open anyway (an environment where the end
+ * survives its process), it also looks at this process every second and stops the database once
+ * it is gone, a zombie, or another process with the same PID (its start time differs). It is ended
+ * with a normal stop.
  */
 function watchOwner(serverPid: number | undefined): ChildProcess | null {
   if (!serverPid || process.platform === "win32") return null;
-  const script = 'cat >/dev/null; grep -q postgres "/proc/$1/cmdline" 2>/dev/null && kill -QUIT "$1"';
-  const watcher = spawn("sh", ["-c", script, "sh", String(serverPid)], { detached: true, stdio: ["pipe", "ignore", "ignore"] });
+  const owner = process.pid;
+  const started = processStarted(owner) ?? "";
+  const script = [
+    // $1 the server, $2 its owner (this process), $3 the owner's start time (/proc/<pid>/stat).
+    // The reader in the background gets the pipe through fd 3 (a background command's stdin is /dev/null).
+    "exec 3<&0; cat <&3 >/dev/null & reader=$!; exec 3<&-",
+    'owner_alive() { since=$2; set -- $(sed "s/.*) //" "/proc/$1/stat" 2>/dev/null); [ -n "$1" ] && [ "$1" != Z ] && [ "${20}" = "$since" ]; }',
+    'while kill -0 "$reader" 2>/dev/null && owner_alive "$2" "$3"; do sleep 1; done',
+    'kill "$reader" 2>/dev/null',
+    'grep -q postgres "/proc/$1/cmdline" 2>/dev/null && kill -QUIT "$1"',
+  ].join("\n");
+  const watcher = spawn("sh", ["-c", script, "sh", String(serverPid), String(owner), started], { detached: true, stdio: ["pipe", "ignore", "ignore"] });
   watcher.on("error", () => undefined);
   watcher.stdin?.on("error", () => undefined);
   // Neither the watcher nor its pipe keeps this process running.
