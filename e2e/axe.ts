@@ -22,7 +22,8 @@ function describeViolations(violations: Violation[]): string {
 
 /**
  * Sets the theme as the header's switch does: the attribute the stylesheets read, kept for the
- * next page. With reduced motion (app.css then has no transitions) the new colours apply at once,
+ * next page. With reduced motion (app.css then has no transitions, and animations jump to their end: a toast
+ * is never scanned mid-fade) the new colours apply at once,
  * also on cards that `content-visibility: auto` skips until a scan reads them.
  */
 export async function switchTheme(page: Page, theme: "dark" | "light"): Promise<void> {

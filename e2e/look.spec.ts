@@ -151,6 +151,25 @@ test.describe("the toaster", () => {
     await expect(toasts).toHaveCount(0);
   });
 
+  test("with reduced motion a toast neither slides in nor fades out: it shows whole, then leaves at once", async ({ page }) => {
+    const id = `look${Date.now().toString(36)}m`;
+    createdPostIds.push(id);
+    await db.post.create({ data: { id, title: "Look Still Toast Post", paidContent: true, version: "V1.0", orderDate: new Date("2000-01-01T00:00:00Z") } });
+    await page.emulateMedia({ reducedMotion: "reduce" });
+    await loginAsAdmin(page);
+    await acceptAdultWarning(page);
+    await page.goto(`/admin/posts/${id}`);
+    await page.getByTestId("post-editor").getByRole("button", { name: "Save", exact: true }).click();
+    const toast = page.getByTestId("toast").filter({ hasText: "Post updated." });
+    await expect(toast).toBeVisible();
+    const motion = await toast.evaluate((element) => {
+      const style = getComputedStyle(element);
+      return { durations: style.animationDuration, delays: style.animationDelay, opacity: style.opacity };
+    });
+    // Both animations take no time (one duration for the list); the leaving one still waits its 5 s.
+    expect(motion).toEqual({ durations: "0s", delays: "0s, 5s", opacity: "1" });
+  });
+
   test("an error the form shows inline is not toasted as well", async ({ page }) => {
     await page.goto("/login?tab=login");
     await page.waitForLoadState("networkidle");
