@@ -347,11 +347,10 @@ function hasPdeathsig(): boolean {
  * the watcher hears it at once. In case the pipe stays open anyway (an environment where the end
  * survives its process), it also looks at this process every second and stops the database once
  * it is gone, a zombie, or another process with the same PID (its start time differs). It is ended
- * with a normal stop.
+ * with a normal stop. (`owner` is another process only in tests.)
  */
-function watchOwner(serverPid: number | undefined): ChildProcess | null {
+export function watchOwner(serverPid: number | undefined, owner = process.pid): ChildProcess | null {
   if (!serverPid || process.platform === "win32") return null;
-  const owner = process.pid;
   const started = processStarted(owner) ?? "";
   const script = [
     // $1 the server, $2 its owner (this process), $3 the owner's start time (/proc/<pid>/stat).
