@@ -10,6 +10,7 @@ import { PASSWORD_WORKER_URL, passwordPool } from "../app/integrations/password-
 import { log } from "../app/logger.server.ts";
 import { startWorkerMetrics } from "../app/metrics-cluster.server.ts";
 import { createApp } from "./app.ts";
+import { warmUp } from "./warm-up.ts";
 
 // Checked by server/index.ts before this worker started (it also set NODE_ENV's default).
 const config = env();
@@ -33,7 +34,11 @@ installGlobals({ nativeFetch: build.future.v3_singleFetch });
 startWorkerMetrics();
 
 // Slow clients must not hold connections: the head within HEADERS_TIMEOUT_MS, the body within limitBody's deadline.
-const server = http.createServer({ headersTimeout: config.HEADERS_TIMEOUT_MS, requestTimeout: 0, connectionsCheckingInterval: 1_000 }, createApp(build));
+const serverOptions: http.ServerOptions = { headersTimeout: config.HEADERS_TIMEOUT_MS, requestTimeout: 0, connectionsCheckingInterval: 1_000 };
+const app = createApp(build);
+// Warm before the first visitor (server/warm-up.ts); the primary counts this worker once it listens.
+await warmUp(app, serverOptions, config.APP_URL);
+const server = http.createServer(serverOptions, app);
 server.listen(config.PORT, config.HOST, () => {
   if (!config.SERVER_QUIET) console.log(`[server] http://${config.HOST ?? "localhost"}:${config.PORT}`); // else the primary announces the group
 });

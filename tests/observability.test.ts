@@ -247,3 +247,34 @@ describe("REQUEST_LOG=false", () => {
     expect(logLines(server.output()).filter((line) => "requestId" in line)).toEqual([]);
   });
 });
+
+describe("a worker's warm-up (server/warm-up.ts)", () => {
+  let server: Server | undefined;
+
+  afterAll(() => stop(server));
+
+  it("serves the library and the home page to itself before it listens, and is counted like any request", async () => {
+    server = await startServer({ WEB_CONCURRENCY: "1", REQUEST_LOG: "true", DISABLE_JOBS: "1" }, "[server] http://");
+    const output = server.output();
+    const beforeListening = logLines(output.slice(0, output.indexOf("[server] http://")));
+    expect(beforeListening.map((line) => [line.method, line.path, line.route, line.status])).toEqual([
+      ["GET", "/library", "routes/library", 200],
+      ["GET", "/", "routes/_index", 200],
+    ]);
+    const counted = await metrics(server.base);
+    expect(sample(counted, `clib_http_request_duration_seconds_count{route="routes/library",status="200"}`)).toBe(1);
+    expect(sample(counted, `clib_http_request_duration_seconds_count{route="routes/_index",status="200"}`)).toBe(1);
+  }, 90_000);
+
+  it("does not keep a worker from starting when the database is down: it listens and says so with 503", async () => {
+    await stop(server);
+    const closedPort = await freePort();
+    server = await startServer(
+      { WEB_CONCURRENCY: "1", REQUEST_LOG: "true", DISABLE_JOBS: "1", DATABASE_URL: `postgresql://nobody:nothing@127.0.0.1:${closedPort}/none` },
+      "[server] http://",
+    );
+    const health = await fetch(`${server.base}/healthz`);
+    expect(health.status).toBe(503);
+    expect(health.headers.get("retry-after")).toMatch(/^\d+$/);
+  }, 90_000);
+});
