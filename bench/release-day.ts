@@ -28,6 +28,8 @@
 //   BENCH_RELEASE_BURST_SECONDS each; 0 pairs skips it), with the sign-ins' p99 that
 //   bench/pages.ts does not print.
 //
+// BENCH_RELEASE_DETAIL=1 also prints the slowest views with their arrival in the wave.
+//
 // `node --import tsx bench/release-day.ts` runs it alone; a small smoke run:
 // BENCH_RELEASE_USERS=40 BENCH_RELEASE_SECONDS=8 BENCH_RELEASE_MIB=4 BENCH_RELEASE_BURST_PAIRS=1.
 import { spawn, type ChildProcess } from "node:child_process";
@@ -277,11 +279,12 @@ async function runChild() {
     const { users, storedBytes } = app.extra as ReleaseSeed;
     console.log(`seeded and started in ${((performance.now() - seedStart) / 1000).toFixed(1)} s (${(storedBytes / 1024 / 1024).toFixed(1)} MiB ZIP stored)`);
     const pids = workerPids(app.pid);
-    // Warm-up (JIT, connection pool), not measured: the demo supporter's library and download.
+    // Warm-up, not measured: the demo supporter's library three times on one connection (so one
+    // worker; each worker has also served a guest's pages to itself before it listened). The demo
+    // supporter has not accepted the terms, so a download here would be refused: none is made.
     const warm = new http.Agent({ keepAlive: true, maxSockets: 1 });
     for (let round = 0; round < 3; round++) {
       await send(warm, `${app.base}/library`, { headers: { Cookie: app.supporterCookie, "Accept-Encoding": BROWSER_ACCEPT_ENCODING } });
-      await send(warm, `${app.base}/api/download/${POST_ID}`, { headers: { Cookie: app.supporterCookie } });
     }
     warm.destroy();
 
@@ -350,6 +353,16 @@ async function runChild() {
       `  worker RSS (MB)    peak ${peakRss.map((value) => value.toFixed(0)).join(", ")}; samples ${[...rssSamples.values()].map((samples) => samples.map((value) => value.toFixed(0)).join(" ")).join(" | ")}`,
     );
     console.log(`  download rows      ${recorded.rows} rows for ${recorded.people} supporters, ${downloads.length} downloads done`);
+    if (process.env.BENCH_RELEASE_DETAIL === "1") {
+      // The slowest views with their arrival in the wave (where the p99 is made).
+      const slowest = visits
+        .map((entry, index) => ({ ms: entry.pageMs ?? 0, at: arrivals[index]! / 1000, signedIn: entry.signInMs !== undefined }))
+        .sort((a, b) => b.ms - a.ms)
+        .slice(0, 15);
+      console.log(
+        `  slowest views      ${slowest.map((view) => `${view.ms.toFixed(0)} ms at ${view.at.toFixed(1)} s${view.signedIn ? " (signed in first)" : ""}`).join("; ")}`,
+      );
+    }
     for (const entry of errors.slice(0, 5)) console.log(`  error: ${entry.error}`);
     // A download whose record failed still completes (the app logs "Could not record a download").
     if (errors.length > 0 || recorded.rows !== downloads.length) console.log(`server stderr tail:\n${app.serverLog.tail}`);
