@@ -22,22 +22,23 @@ if (!existsSync(buildPath)) {
 }
 const build = (await import(pathToFileURL(buildPath).href)) as ServerBuild;
 
-// Sign-ins hash passwords in worker threads; without them the server must not take traffic.
-await passwordPool().catch((error: unknown) => {
-  console.error(
-    `[server] The password worker pool could not start (${fileURLToPath(PASSWORD_WORKER_URL)}): ${error instanceof Error ? error.message : String(error)}. ` +
-      "It is copied next to the server by `npm run build`; rebuild, or check that bcryptjs is installed.",
-  );
-  process.exit(1);
-});
 installGlobals({ nativeFetch: build.future.v3_singleFetch });
 startWorkerMetrics();
 
 // Slow clients must not hold connections: the head within HEADERS_TIMEOUT_MS, the body within limitBody's deadline.
 const serverOptions: http.ServerOptions = { headersTimeout: config.HEADERS_TIMEOUT_MS, requestTimeout: 0, connectionsCheckingInterval: 1_000 };
 const app = createApp(build);
-// Warm before the first visitor (server/warm-up.ts); the primary counts this worker once it listens.
-await warmUp(app, serverOptions, config.APP_URL);
+// Sign-ins hash passwords in worker threads; without them the server must not take traffic. While
+// their threads start, this one warms up (server/warm-up.ts): a guest's pages hash nothing.
+const passwordThreads = passwordPool().catch((error: unknown) => {
+  console.error(
+    `[server] The password worker pool could not start (${fileURLToPath(PASSWORD_WORKER_URL)}): ${error instanceof Error ? error.message : String(error)}. ` +
+      "It is copied next to the server by `npm run build`; rebuild, or check that bcryptjs is installed.",
+  );
+  process.exit(1);
+});
+// The primary counts this worker once it listens: warm, with its password threads.
+await Promise.all([passwordThreads, warmUp(app, serverOptions, config.APP_URL)]);
 const server = http.createServer(serverOptions, app);
 server.listen(config.PORT, config.HOST, () => {
   if (!config.SERVER_QUIET) console.log(`[server] http://${config.HOST ?? "localhost"}:${config.PORT}`); // else the primary announces the group
