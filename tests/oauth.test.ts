@@ -25,8 +25,11 @@ import { useMailCapture } from "./mail-capture";
 const mail = useMailCapture();
 
 // The configuration is read once per process, so the fake's address is fixed before any import.
-const fakePort = vi.hoisted(() => {
-  const port = 20000 + Math.floor(Math.random() * 20000);
+// A port below the kernel's range for outgoing connections (scripts/app-server.ts freePort): one
+// picked inside it was once taken by another test's connection before the fake could listen.
+const fakePort = await vi.hoisted(async () => {
+  const { freePort } = await import("../scripts/app-server");
+  const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   for (const provider of ["GOOGLE", "DISCORD", "PATREON"]) {
     const lower = provider.toLowerCase();
