@@ -38,8 +38,10 @@ const UNPROVEN = "Please verify your email address before linking anything to yo
 
 // The configuration is read once per process: the fakes' address and the admin list are fixed
 // before any import.
-const fakePort = vi.hoisted(() => {
-  const port = 20000 + Math.floor(Math.random() * 20000);
+// The port comes from freePort (scripts/app-server.ts), below the range of outgoing connections.
+const fakePort = await vi.hoisted(async () => {
+  const { freePort } = await import("../scripts/app-server");
+  const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   for (const provider of ["google", "discord", "patreon"]) {
     const upper = provider.toUpperCase();
