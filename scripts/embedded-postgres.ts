@@ -221,15 +221,20 @@ function parentOf(pid: number): number | null {
   }
 }
 
-/** Is the parent of this database process a live `npm start`, backup or restore (the scripts that own a DATA_DIR)? */
+/**
+ * Was this database process started by a live `npm start`, backup or restore (the scripts that
+ * own a DATA_DIR)? Its parent is that script's supervisor, or the script itself (earlier versions).
+ */
 function startedByLiveOwner(pid: number): boolean {
   const parent = parentOf(pid);
-  if (!parent || parent === 1 || !isAlive(parent)) return false;
-  try {
-    return /scripts\/(start|backup)\.ts/.test(readFileSync(`/proc/${parent}/cmdline`, "utf8").replaceAll("\0", " "));
-  } catch {
-    return false;
-  }
+  return [parent, parent && parentOf(parent)].some((ancestor) => {
+    if (!ancestor || ancestor === 1 || !isAlive(ancestor)) return false;
+    try {
+      return /scripts\/(start|backup)\.ts/.test(readFileSync(`/proc/${ancestor}/cmdline`, "utf8").replaceAll("\0", " "));
+    } catch {
+      return false;
+    }
+  });
 }
 
 function readOwner(dataDir: string): Owner | null {
@@ -339,35 +344,67 @@ function hasPdeathsig(): boolean {
 }
 
 /**
- * A second guard beside the parent-death signal, which the kernel clears in some starts (a change
- * of credentials or capabilities at exec): a small watcher outside this process group, so a kill of
- * the group spares it, that stops the database (SIGQUIT, as the signal would) once this process is
- * gone. It reads a pipe whose other end only this process holds (Node opens it close-on-exec, so no
- * later child inherits it): the kernel closes that end when this process dies however it dies, so
- * the watcher hears it at once. In case the pipe stays open anyway (an environment where the end
- * survives its process), it also looks at this process every second and stops the database once
- * it is gone, a zombie, or another process with the same PID (its start time differs). It is ended
- * with a normal stop. (`owner` is another process only in tests.)
+ * The database's parent: a small `sh` outside this process group, so a kill of the group spares
+ * it. It starts the server, passes on SIGINT, SIGTERM and SIGQUIT (a stop), reaps the server when
+ * it ends and exits with its status; its first line on fd 3 is the server's PID. It also stops the
+ * server (SIGQUIT, an immediate shutdown) once this process is gone, however that went (SIGKILL, the
+ * OOM killer): it reads a pipe whose other end only this process holds (Node opens it close-on-exec,
+ * so no later child inherits it), which the kernel closes when this process dies; and in case that
+ * end outlives its process somewhere, it looks at this process every second (gone, a zombie, or
+ * another process with the same PID: its start time differs).
+ *
+ * Being the parent is the point. The server's own parent-death signal would stop it too, but a
+ * server whose parent died is adopted by whoever reaps orphans, and under a child subreaper that
+ * never reaps (some containers' first process, some harnesses) it stays a zombie whose PID answers
+ * `kill -0` for ever. Reaped here, its PID is gone; only this `sh` can be left a zombie.
+ * (`owner` is another process only in tests.)
  */
-export function watchOwner(serverPid: number | undefined, owner = process.pid): ChildProcess | null {
-  if (!serverPid || process.platform === "win32") return null;
+export function superviseServer(
+  [program, args]: [string, string[]],
+  options: { stdio: "ignore" | number; uid?: number; gid?: number },
+  owner = process.pid,
+): { supervisor: ChildProcess; serverPid: Promise<number> } {
   const started = processStarted(owner) ?? "";
   const script = [
-    // $1 the server, $2 its owner (this process), $3 the owner's start time (/proc/<pid>/stat).
-    // The reader in the background gets the pipe through fd 3 (a background command's stdin is /dev/null).
-    "exec 3<&0; cat <&3 >/dev/null & reader=$!; exec 3<&-",
-    'owner_alive() { since=$2; set -- $(sed "s/.*) //" "/proc/$1/stat" 2>/dev/null); [ -n "$1" ] && [ "$1" != Z ] && [ "${20}" = "$since" ]; }',
-    'while kill -0 "$reader" 2>/dev/null && owner_alive "$2" "$3"; do sleep 1; done',
-    'kill "$reader" 2>/dev/null',
-    'grep -q postgres "/proc/$1/cmdline" 2>/dev/null && kill -QUIT "$1"',
+    // $1 the owner, $2 its start time (/proc/<pid>/stat); the rest is the server's command.
+    "owner=$1 since=$2; shift 2",
+    // The reader in the background gets the pipe through fd 4 (a background command's stdin is /dev/null).
+    "exec 4<&0 0</dev/null; cat <&4 >/dev/null & reader=$!; exec 4<&-",
+    '"$@" 3>&- & server=$!',
+    'echo "$server" >&3; exec 3>&-',
+    "trap 'kill -INT $server 2>/dev/null' INT; trap 'kill -TERM $server 2>/dev/null' TERM; trap 'kill -QUIT $server 2>/dev/null' QUIT",
+    'owner_alive() { set -- $(sed "s/.*) //" "/proc/$owner/stat" 2>/dev/null); [ -n "$1" ] && [ "$1" != Z ] && [ "${20}" = "$since" ]; }',
+    '(while kill -0 "$reader" 2>/dev/null && owner_alive; do sleep 1; done; kill -QUIT "$server" 2>/dev/null) </dev/null >/dev/null 2>&1 & guard=$!',
+    // A wait that a passed-on signal interrupts is taken up again, until the server is reaped.
+    'while :; do wait "$server"; status=$?; kill -0 "$server" 2>/dev/null || break; done',
+    'kill "$guard" "$reader" 2>/dev/null',
+    'exit "$status"',
   ].join("\n");
-  const watcher = spawn("sh", ["-c", script, "sh", String(serverPid), String(owner), started], { detached: true, stdio: ["pipe", "ignore", "ignore"] });
-  watcher.on("error", () => undefined);
-  watcher.stdin?.on("error", () => undefined);
-  // Neither the watcher nor its pipe keeps this process running.
-  (watcher.stdin as unknown as { unref?: () => void } | null)?.unref?.();
-  watcher.unref();
-  return watcher;
+  const supervisor = spawn("sh", ["-c", script, "sh", String(owner), started, program, ...args], {
+    detached: true,
+    stdio: ["pipe", options.stdio, options.stdio, "pipe"],
+    uid: options.uid,
+    gid: options.gid,
+  });
+  supervisor.stdin?.on("error", () => undefined);
+  // The pipe does not keep this process running.
+  (supervisor.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+  const serverPid = new Promise<number>((resolve, reject) => {
+    let text = "";
+    const report = supervisor.stdio[3] as NodeJS.ReadableStream | null;
+    const failed = () => reject(new Error(`the server did not start (${text.trim() || "no PID"})`));
+    report?.setEncoding("utf8");
+    report?.on("data", (chunk: string) => {
+      text += chunk;
+      const pid = Number(text.split("\n")[0]);
+      if (text.includes("\n") && Number.isInteger(pid) && pid > 0) resolve(pid);
+    });
+    report?.on("end", failed);
+    report?.on("error", failed);
+    supervisor.once("error", failed);
+  });
+  serverPid.catch(() => undefined);
+  return { supervisor, serverPid };
 }
 
 /** initdb as the server's user, with a generated password (the server takes TCP logins only). */
@@ -457,8 +494,9 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   const port = await freePort();
   const log = openSync(logFile, "a", 0o600);
   if (user) await chown(logFile, user.uid, user.gid);
-  // Started with a parent-death signal: it stops with this process, however that ends. SIGQUIT,
-  // an immediate shutdown: the app is gone, so nothing is left to finish, and it ends at once
+  // Started with a parent-death signal, should its supervisor be killed. SIGQUIT, as the
+  // supervisor sends when this process is gone: an immediate shutdown. The app is gone, so
+  // nothing is left to finish, and it ends at once
   // rather than after a checkpoint that may take seconds on a busy machine (a process manager or
   // the next start is waiting); the next start replays the WAL, so nothing committed is lost.
   const [program, args] = withParentDeathSignal(
@@ -476,25 +514,25 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
       "max_connections=200",
     ]),
   );
-  // A process group of its own: a Ctrl-C in the terminal reaches the app, not the database.
-  // (setpriv, when used, becomes postgres itself: the PID stays the server's.)
-  const server = spawn(program, args, { detached: true, stdio: ["ignore", log, log], ...runner.ids });
+  // Started through its supervisor, in a process group of its own: a Ctrl-C in the terminal
+  // reaches the app, not the database. (setpriv, when used, becomes postgres itself.)
+  const { supervisor: server, serverPid } = superviseServer([program, args], { stdio: log, ...runner.ids });
   closeSync(log);
-  const watcher = watchOwner(server.pid);
   const spawnFailure = new Promise<never>((_resolve, reject) => {
     server.once("error", (error) => reject(new EmbeddedDatabaseError(`PostgreSQL could not run: ${error.message}`)));
   });
   // If this process ends without calling stop (an uncaught error), the database ends with it.
   const stopOnExit = () => {
-    watcher?.kill();
     server.kill("SIGINT");
     releaseDataDir(dataDir);
   };
   process.on("exit", stopOnExit);
 
   const base = `postgresql://postgres:${password}@127.0.0.1:${port}`;
+  let pid = 0;
   try {
     await Promise.race([waitUntilReady(`${base}/postgres`, server, logFile), spawnFailure]);
+    pid = await Promise.race([serverPid, spawnFailure]);
     const admin = new pg.Client({ connectionString: `${base}/postgres` });
     await admin.connect();
     try {
@@ -518,9 +556,8 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
 
   return {
     url: `${base}/${DATABASE}?sslmode=disable`,
-    pid: server.pid!,
+    pid,
     async stop() {
-      watcher?.kill();
       await stopServer(server);
       process.off("exit", stopOnExit);
       releaseDataDir(dataDir);

@@ -1,6 +1,7 @@
 // An `npm start` killed with its whole process group under a parent that never reaps (a
 // container's first process, some supervisors) stays a zombie. Its embedded PostgreSQL must still
-// stop, and the next start on the same data must not take the zombie for a live `npm start`.
+// stop and be gone (reaped, not a zombie whose PID still answers `kill -0`), and the next start on
+// the same data must not take the zombie for a live `npm start`.
 // The parent here is a small Python program made a child subreaper, so the killed processes are
 // adopted by it and never reaped.
 import { spawnSync } from "node:child_process";
@@ -32,7 +33,7 @@ def running(pid):
     except FileNotFoundError:
         return False
 for _ in range(20):
-    if not running(database): break
+    if not os.path.exists("/proc/%d" % database): break
     time.sleep(0.5)
 zombie = not running(first.pid) and os.path.exists("/proc/%d" % first.pid)
 second = subprocess.Popen(["npm", "start"], cwd=${JSON.stringify(root)}, env=dict(env, PORT=second_port), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
@@ -42,7 +43,7 @@ for line in second.stdout:
     if "is running at" in line or "Could not start" in line: break
 os.killpg(second.pid, signal.SIGINT)
 second.wait(timeout=60)
-print(json.dumps({"databaseStopped": not running(database), "ownerWasZombie": zombie, "second": output}))
+print(json.dumps({"databaseStopped": not running(database), "databaseReaped": not os.path.exists("/proc/%d" % database), "ownerWasZombie": zombie, "second": output}))
 `;
 
 beforeAll(() => ensureAppBuilt(), START_TIMEOUT_MS);
@@ -61,9 +62,16 @@ it(
       timeout: 2 * START_TIMEOUT_MS,
     });
     expect(run.status, run.stderr).toBe(0);
-    const result = JSON.parse(run.stdout.trim().split("\n").at(-1)!) as { databaseStopped: boolean; ownerWasZombie: boolean; second: string };
+    const result = JSON.parse(run.stdout.trim().split("\n").at(-1)!) as {
+      databaseStopped: boolean;
+      databaseReaped: boolean;
+      ownerWasZombie: boolean;
+      second: string;
+    };
     expect(result.ownerWasZombie).toBe(true);
     expect(result.databaseStopped).toBe(true);
+    // Reaped by its supervisor, not left a zombie under the harness: its PID no longer answers `kill -0`.
+    expect(result.databaseReaped).toBe(true);
     expect(result.second).not.toContain("in use by another running npm start");
     expect(result.second).toContain("is running at");
   },

@@ -1,0 +1,106 @@
+// The embedded database's supervisor (scripts/embedded-postgres.ts `superviseServer`): the parent
+// of PostgreSQL, outside npm start's process group. It passes a stop on, stops the server when
+// its npm start is gone (even where the pipe it reads stays open: here this test process holds
+// the pipe, and a stand-in owner is killed), and reaps the server, so that its PID is gone rather
+// than left a zombie. The stand-in server is a Node program that says which signal ended it.
+import { spawn, type ChildProcess } from "node:child_process";
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { superviseServer } from "../scripts/embedded-postgres";
+
+const work = mkdtempSync(path.join(os.tmpdir(), "clib-supervisor-"));
+const started: ChildProcess[] = [];
+
+afterEach(() => {
+  for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** Exits 10 on SIGINT, 11 on SIGTERM, 12 on SIGQUIT; `ready` in its output once it listens for them. */
+const STAND_IN = `
+for (const [signal, code] of [["SIGINT", 10], ["SIGTERM", 11], ["SIGQUIT", 12]]) process.on(signal, () => process.exit(code));
+console.log("ready");
+setTimeout(() => process.exit(Number(process.argv[1] ?? 0)), Number(process.argv[2] ?? 120000));
+`;
+
+let runs = 0;
+
+/** A supervised stand-in server (which ends by itself with `exitCode` after `lifetimeMs`), owned by `owner`. */
+async function supervised(owner: number, exitCode = 0, lifetimeMs = 120_000) {
+  const output = path.join(work, `server-${runs++}.log`);
+  const fd = openSync(output, "a");
+  const { supervisor, serverPid } = superviseServer([process.execPath, ["-e", STAND_IN, String(exitCode), String(lifetimeMs)]], { stdio: fd }, owner);
+  closeSync(fd);
+  started.push(supervisor);
+  const pid = await serverPid;
+  for (let waited = 0; !readFileSync(output, "utf8").includes("ready") && waited < 10_000; waited += 50)
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  return { supervisor, pid };
+}
+
+function standInOwner(): ChildProcess {
+  const child = spawn("sleep", ["120"], { stdio: "ignore" });
+  started.push(child);
+  return child;
+}
+
+/** The exit code of `child`, or null when it still runs after `ms`. */
+function exitCodeOf(child: ChildProcess, ms: number): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(null), ms);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+  });
+}
+
+/** Whether a process of this PID exists at all: a zombie does. */
+const exists = (pid: number) => existsSync(`/proc/${pid}`);
+
+describe.runIf(process.platform === "linux")("the embedded database's supervisor", () => {
+  it("passes a stop on to the server, reaps it, and exits with its status", async () => {
+    const owner = standInOwner();
+    const { supervisor, pid } = await supervised(owner.pid!);
+    expect(exists(pid)).toBe(true);
+    supervisor.kill("SIGINT");
+    expect(await exitCodeOf(supervisor, 5000)).toBe(10);
+    expect(exists(pid)).toBe(false);
+
+    const second = await supervised(owner.pid!);
+    second.supervisor.kill("SIGTERM");
+    expect(await exitCodeOf(second.supervisor, 5000)).toBe(11);
+    expect(exists(second.pid)).toBe(false);
+  });
+
+  it("stops the server within seconds once its owner is killed, though the pipe it reads is still open", async () => {
+    const owner = standInOwner();
+    const { supervisor, pid } = await supervised(owner.pid!);
+    // The owner lives: the server runs on.
+    expect(await exitCodeOf(supervisor, 2500)).toBeNull();
+    owner.kill("SIGKILL");
+    // Immediate shutdown (SIGQUIT). This process never closed the pipe's other end: only the
+    // look at the owner can have acted. The server is reaped: its PID is gone, not a zombie.
+    expect(await exitCodeOf(supervisor, 5000)).toBe(12);
+    expect(exists(pid)).toBe(false);
+  });
+
+  it("stops the server when the pipe closes, the owner alive", async () => {
+    const owner = standInOwner();
+    const { supervisor, pid } = await supervised(owner.pid!);
+    supervisor.stdin?.end();
+    expect(await exitCodeOf(supervisor, 5000)).toBe(12);
+    expect(exists(pid)).toBe(false);
+    expect(owner.exitCode === null && owner.signalCode === null).toBe(true);
+  });
+
+  it("ends with the server's own status when the server ends by itself", async () => {
+    const owner = standInOwner();
+    const { supervisor, pid } = await supervised(owner.pid!, 3, 300);
+    expect(await exitCodeOf(supervisor, 5000)).toBe(3);
+    expect(exists(pid)).toBe(false);
+  });
+});
