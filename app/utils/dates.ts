@@ -7,6 +7,7 @@
 // browser in the root loader's data, so a hydrated page formats exactly as the server did. Outside
 // a request (mails, jobs) and for guests, the site's locale and the creator's time zone.
 // Browser-safe and zod-free.
+import { boundedMemo } from "./bounded-memo";
 
 export type DateSettings = { locale: string; timeZone: string };
 
@@ -78,19 +79,14 @@ const SHAPES: Record<Shape, Intl.DateTimeFormatOptions> = {
   time: { hour: "2-digit", minute: "2-digit" },
 };
 
-const formats = new Map<string, Intl.DateTimeFormat>();
+// Building a formatter costs far more than using one: one per locale, zone and shape, for the
+// few combinations in use at a time (a signed-in viewer picks both).
+const formats = boundedMemo<Intl.DateTimeFormat>(256);
 
-// Building a formatter costs far more than using one: one per locale, zone and shape.
 function formatter(shape: Shape, zone: string | undefined): Intl.DateTimeFormat {
   const settings = currentDateSettings();
   const timeZone = zone ?? settings.timeZone;
-  const key = `${settings.locale}|${timeZone}|${shape}`;
-  let format = formats.get(key);
-  if (!format) {
-    format = new Intl.DateTimeFormat(settings.locale, { ...SHAPES[shape], timeZone });
-    formats.set(key, format);
-  }
-  return format;
+  return formats(`${settings.locale}|${timeZone}|${shape}`, () => new Intl.DateTimeFormat(settings.locale, { ...SHAPES[shape], timeZone }));
 }
 
 type When = Date | string | number;

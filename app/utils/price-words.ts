@@ -1,25 +1,21 @@
 // Prices as the Subscribe and shop buttons show them (docs/product.md#prices), without zod.
+import { boundedMemo } from "./bounded-memo";
 
 /**
  * One formatter per currency and precision: making an `Intl.NumberFormat` costs far more than
  * formatting with it (about 1 ms of a library page's render went to making them per card).
  */
-const priceFormats = new Map<string, Intl.NumberFormat | null>();
+const priceFormats = boundedMemo<Intl.NumberFormat | null>(64);
 
 function priceFormat(currency: string, whole: boolean): Intl.NumberFormat | null {
-  const key = `${currency}\n${whole}`;
-  let format = priceFormats.get(key);
-  if (format === undefined) {
+  return priceFormats(`${currency}\n${whole}`, () => {
     const digits = whole ? 0 : 2;
     try {
-      format = new Intl.NumberFormat("en-US", { style: "currency", currency, minimumFractionDigits: digits, maximumFractionDigits: digits });
+      return new Intl.NumberFormat("en-US", { style: "currency", currency, minimumFractionDigits: digits, maximumFractionDigits: digits });
     } catch {
-      format = null; // not a currency code Intl knows
+      return null; // not a currency code Intl knows
     }
-    // Bounded: currencies come from the admins' catalogue, but a stray code must not grow it forever.
-    if (priceFormats.size < 64) priceFormats.set(key, format);
-  }
-  return format;
+  });
 }
 
 /** "$5", "$4.50", "€3", "12 SEK": a price for a button. */

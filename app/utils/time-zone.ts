@@ -2,26 +2,28 @@
 // enters release times in their own zone (CREATOR_TIME_ZONE, docs/product.md#releases) and the
 // site stores instants. Pure: used by the server's form parsing and the editor's preview alike.
 
+import { boundedMemo } from "./bounded-memo";
+
 const LOCAL = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/;
 
-const partsFormats = new Map<string, Intl.DateTimeFormat>();
+/** One formatter per zone; a name no zone has throws and is not kept. */
+const partsFormats = boundedMemo<Intl.DateTimeFormat>(128);
 
 function partsFormat(zone: string): Intl.DateTimeFormat {
-  let format = partsFormats.get(zone);
-  if (!format) {
-    format = new Intl.DateTimeFormat("en-US", {
-      timeZone: zone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-    });
-    partsFormats.set(zone, format);
-  }
-  return format;
+  return partsFormats(
+    zone,
+    () =>
+      new Intl.DateTimeFormat("en-US", {
+        timeZone: zone,
+        hourCycle: "h23",
+        year: "numeric",
+        month: "2-digit",
+        day: "2-digit",
+        hour: "2-digit",
+        minute: "2-digit",
+        second: "2-digit",
+      }),
+  );
 }
 
 /** Whether `zone` names a time zone this runtime knows. */
