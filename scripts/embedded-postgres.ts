@@ -373,7 +373,11 @@ export function superviseServer(
     '"$@" 3>&- & server=$!',
     'echo "$server" >&3; exec 3>&-',
     "trap 'kill -INT $server 2>/dev/null' INT; trap 'kill -TERM $server 2>/dev/null' TERM; trap 'kill -QUIT $server 2>/dev/null' QUIT",
-    'owner_alive() { set -- $(sed "s/.*) //" "/proc/$owner/stat" 2>/dev/null); [ -n "$1" ] && [ "$1" != Z ] && [ "${20}" = "$since" ]; }',
+    // Where /proc is (Linux): alive, not a zombie, and the same start time; elsewhere kill -0.
+    "owner_alive() {",
+    '  [ -r /proc/self/stat ] || { kill -0 "$owner" 2>/dev/null; return; }',
+    '  set -- $(sed "s/.*) //" "/proc/$owner/stat" 2>/dev/null); [ -n "$1" ] && [ "$1" != Z ] && [ "${20}" = "$since" ]',
+    "}",
     '(while kill -0 "$reader" 2>/dev/null && owner_alive; do sleep 1; done; kill -QUIT "$server" 2>/dev/null) </dev/null >/dev/null 2>&1 & guard=$!',
     // A wait that a passed-on signal interrupts is taken up again, until the server is reaped.
     'while :; do wait "$server"; status=$?; kill -0 "$server" 2>/dev/null || break; done',
