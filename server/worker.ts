@@ -38,7 +38,7 @@ const passwordThreads = passwordPool().catch((error: unknown) => {
   process.exit(1);
 });
 // The primary counts this worker once it listens: warm, with its password threads.
-await Promise.all([passwordThreads, warmUp(app, serverOptions, config.APP_URL)]);
+await Promise.all([passwordThreads, warmUp(app, serverOptions)]);
 const server = http.createServer(serverOptions, app);
 server.listen(config.PORT, config.HOST, () => {
   if (!config.SERVER_QUIET) console.log(`[server] http://${config.HOST ?? "localhost"}:${config.PORT}`); // else the primary announces the group
