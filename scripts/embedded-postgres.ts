@@ -347,11 +347,12 @@ function hasPdeathsig(): boolean {
  * The database's parent: a small `sh` outside this process group, so a kill of the group spares
  * it. It starts the server, passes on SIGINT, SIGTERM and SIGQUIT (a stop), reaps the server when
  * it ends and exits with its status; its first line on fd 3 is the server's PID. It also stops the
- * server (SIGQUIT, an immediate shutdown) once this process is gone, however that went (SIGKILL, the
- * OOM killer): it reads a pipe whose other end only this process holds (Node opens it close-on-exec,
- * so no later child inherits it), which the kernel closes when this process dies; and in case that
- * end outlives its process somewhere, it looks at this process every second (gone, a zombie, or
- * another process with the same PID: its start time differs).
+ * server (SIGQUIT, an immediate shutdown) the moment this process is gone, however that went
+ * (SIGKILL, the OOM killer): its own parent-death signal (Linux), and a pipe whose other end only
+ * this process holds (Node opens it close-on-exec, so no later child inherits it), which the kernel
+ * closes when this process dies; and in case that end outlives its process somewhere, it looks at
+ * this process every second (gone, a zombie, or another process with the same PID: its start time
+ * differs).
  *
  * Being the parent is the point. The server's own parent-death signal would stop it too, but a
  * server whose parent died is adopted by whoever reaps orphans, and under a child subreaper that
@@ -368,23 +369,28 @@ export function superviseServer(
   const script = [
     // $1 the owner, $2 its start time (/proc/<pid>/stat); the rest is the server's command.
     "owner=$1 since=$2; shift 2",
-    // The reader in the background gets the pipe through fd 4 (a background command's stdin is /dev/null).
-    "exec 4<&0 0</dev/null; cat <&4 >/dev/null & reader=$!; exec 4<&-",
-    '"$@" 3>&- & server=$!',
+    "exec 4<&0 0</dev/null",
+    '"$@" 3>&- 4<&- & server=$!',
     'echo "$server" >&3; exec 3>&-',
-    "trap 'kill -INT $server 2>/dev/null' INT; trap 'kill -TERM $server 2>/dev/null' TERM; trap 'kill -QUIT $server 2>/dev/null' QUIT",
+    "trap 'kill -INT $server 2>/dev/null' INT; trap 'kill -TERM $server 2>/dev/null' TERM",
+    // SIGQUIT: a stop asked for, npm start's death (the parent-death signal) or the pipe's end (USR1).
+    "trap 'kill -QUIT $server 2>/dev/null' QUIT USR1",
+    // The pipe's other end closes the moment npm start dies: the read ends and tells this shell at once.
+    "(read -r _ <&4; kill -USR1 $$) & reader=$!; exec 4<&-",
     // Where /proc is (Linux): alive, not a zombie, and the same start time; elsewhere kill -0.
     "owner_alive() {",
     '  [ -r /proc/self/stat ] || { kill -0 "$owner" 2>/dev/null; return; }',
     '  set -- $(sed "s/.*) //" "/proc/$owner/stat" 2>/dev/null); [ -n "$1" ] && [ "$1" != Z ] && [ "${20}" = "$since" ]',
     "}",
-    '(while kill -0 "$reader" 2>/dev/null && owner_alive; do sleep 1; done; kill -QUIT "$server" 2>/dev/null) </dev/null >/dev/null 2>&1 & guard=$!',
+    // Should that end outlive npm start somewhere: a look at it every second.
+    '(while owner_alive; do sleep 1; done; kill -QUIT "$server" 2>/dev/null) </dev/null >/dev/null 2>&1 & guard=$!',
     // A wait that a passed-on signal interrupts is taken up again, until the server is reaped.
     'while :; do wait "$server"; status=$?; kill -0 "$server" 2>/dev/null || break; done',
     'kill "$guard" "$reader" 2>/dev/null',
     'exit "$status"',
   ].join("\n");
-  const supervisor = spawn("sh", ["-c", script, "sh", String(owner), started, program, ...args], {
+  // With a parent-death signal of its own (Linux), so npm start's death reaches it from the kernel at once.
+  const supervisor = spawn(...withParentDeathSignal("SIGQUIT", ["sh", ["-c", script, "sh", String(owner), started, program, ...args]]), {
     detached: true,
     stdio: ["pipe", options.stdio, options.stdio, "pipe"],
     uid: options.uid,
