@@ -34,8 +34,5 @@ export function createCache<V>(maxEntries: number) {
     peek: (key: string, version: string, now = Date.now()) => fresh(key, version, now)?.value,
     /** Keeps a value made elsewhere (an answer just sent). */
     set: keep,
-    get size() {
-      return entries.size;
-    },
   };
 }

@@ -23,10 +23,8 @@ export function isCacheable(kind: keyof CacheableHandle, request: Request, statu
   return (handle as CacheableHandle | undefined)?.[kind] === true;
 }
 
-type RenderState = { loaderData: unknown; actionData: unknown; errors: unknown; activeDeferreds: Record<string, unknown> | null };
-
 /** A 200 answer to a GET without action data, errors or deferred data: its loader data is everything it shows. */
-export function isKeepable(request: Request, status: number, state: RenderState): boolean {
+export function isKeepable(request: Request, status: number, state: { actionData: unknown; errors: unknown; activeDeferreds: object | null }): boolean {
   if (request.method !== "GET" || status !== 200 || state.actionData || state.errors) return false;
   return !state.activeDeferreds || Object.keys(state.activeDeferreds).length === 0;
 }

@@ -185,7 +185,7 @@ const schema = z
     CLIENT_IP_HEADER: z.string().trim().toLowerCase().optional(),
     /**
      * With it, /metrics answers `Authorization: Bearer <METRICS_TOKEN>` from any address (a
-     * Prometheus on another machine); unset, only clients on this machine (server/metrics.ts).
+     * Prometheus on another machine); unset, only clients on this machine (server/observe.ts).
      */
     METRICS_TOKEN: z
       .string()

@@ -1,4 +1,4 @@
-// The whole server's metrics and who may read them (GET /metrics, server/metrics.ts). Every
+// The whole server's metrics and who may read them (GET /metrics, server/observe.ts). Every
 // worker counts its own requests, jobs and downloads (app/metrics.server.ts); the worker asked
 // for /metrics asks the primary, which gathers every worker's metrics over the cluster's IPC
 // (prom-client's AggregatorRegistry), sums them and adds its own (worker restarts). A server of

@@ -1,5 +1,5 @@
 // The app's Prometheus metrics (prom-client), served at /metrics by the HTTP server
-// (server/metrics.ts), summed over the cluster's workers (app/metrics-cluster.server.ts). The
+// (server/observe.ts), summed over the cluster's workers (app/metrics-cluster.server.ts). The
 // Remix build and the HTTP server are bundled apart but share prom-client's one registry: each
 // metric is made once per process, by whichever bundle asks first.
 import { Counter, Gauge, Histogram, register, type Metric } from "prom-client";

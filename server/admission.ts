@@ -11,9 +11,8 @@ import { closeIfBodyUnread, policyOf } from "./security.ts";
 type AdmissionConfig = Pick<Env, "MAX_IN_FLIGHT_REQUESTS" | "MAX_QUEUED_REQUESTS" | "REQUEST_QUEUE_TIMEOUT_MS">;
 
 /**
- * Routes that check passwords (policy `checksPassword`) wait at most this long for a turn, and their
- * password work must answer within PASSWORD_ANSWER_BUDGET_MS of arrival, or they hear "busy": an
- * admitted sign-in is answered within about 2 s however many arrive (bench/overload.ts).
+ * Password routes (policy `checksPassword`) wait at most this long for a turn and must answer within the
+ * budget of their arrival, or hear "busy": an admitted sign-in answers within about 2 s (bench/overload.ts).
  */
 export const PASSWORD_ROUTE_QUEUE_WAIT_MS = 250;
 export const PASSWORD_ANSWER_BUDGET_MS = 1_000;

@@ -11,8 +11,7 @@ import type { CacheableHandle } from "../app/document-cache.server.ts";
 import { env } from "../app/env.server.ts";
 import { noteAccountOf, runAsViewer } from "../app/request-context.server.ts";
 import { admissionControl } from "./admission.ts";
-import { serveMetrics } from "./metrics.ts";
-import { observeRequests } from "./observe.ts";
+import { observeRequests, serveMetrics } from "./observe.ts";
 import { routePolicies } from "./route-policy.ts";
 import { remixHandler } from "./remix-adapter.ts";
 import { limitBody, refuseCrossSiteRequests, requireHost, routeAndSecurityHeaders, routeIdOf } from "./security.ts";
@@ -93,12 +92,7 @@ export function createApp(initialBuild: ServerBuild, dev?: DevServer): express.E
   // Not in development: a page kept before an edit would be answered after it.
   const { keptPage } = build.entry.module as { keptPage?: KeptPage };
   if (!dev && keptPage) app.use(keptPages(keptPage, (routeId) => build.routes[routeId ?? ""]?.module.handle as CacheableHandle | undefined));
-  const remix = remixHandler({
-    build: dev ? async () => build : build,
-    mode: config.NODE_ENV,
-    appUrl: config.APP_URL,
-    getLoadContext: (req) => ({ clientAddress: req.socket.remoteAddress ?? null, readerLookup: req.res?.locals.keptLookup ?? null }),
-  });
+  const remix = remixHandler(dev ? async () => build : build, config.NODE_ENV, new URL(config.APP_URL));
   // The viewer's headers stay at hand for the whole answer: dates are written in their locale and time zone.
   app.all("*", (req, res, next) => runAsViewer({ get: (name) => req.get(name) ?? null }, () => remix(req, res, next)));
   return app;

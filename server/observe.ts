@@ -1,11 +1,27 @@
 // What every request leaves behind: its own id (X-Request-Id), its duration in the metrics by route
-// and status, and with REQUEST_LOG a JSON log line (with the signed-in account).
+// and status, and with REQUEST_LOG a JSON log line (with the signed-in account); and GET /metrics,
+// the Prometheus text of the whole server (app/metrics-cluster.server.ts), answered before the app runs.
 import { randomUUID } from "node:crypto";
 import type { RequestHandler } from "express";
+import { register } from "prom-client";
 import { log } from "../app/logger.server.ts";
+import { METRICS_REFUSED_MESSAGE, metricsAllowed, serverMetrics } from "../app/metrics-cluster.server.ts";
 import { requestDuration, serverErrors } from "../app/metrics.server.ts";
 import { takeRequestAccount } from "../app/request-context.server.ts";
 import { routeIdOf } from "./security.ts";
+
+export function serveMetrics({ token }: { token: string | undefined }): RequestHandler {
+  return (req, res, next) => {
+    if (req.path !== "/metrics") return next();
+    res.set("Cache-Control", "no-store");
+    if (!metricsAllowed(req.socket.remoteAddress, req.headers.authorization, token)) return res.status(403).json({ error: METRICS_REFUSED_MESSAGE });
+    if (req.method !== "GET" && req.method !== "HEAD") return res.status(405).set("Allow", "GET, HEAD").json({ error: "Method not allowed." });
+    serverMetrics().then(
+      (text) => res.set("Content-Type", register.contentType).send(text),
+      () => res.status(503).set("Retry-After", "5").json({ error: "Metrics are unavailable right now." }),
+    );
+  };
+}
 
 export function observeRequests({ logRequests }: { logRequests: boolean }): RequestHandler {
   const duration = requestDuration();
@@ -26,10 +42,9 @@ export function observeRequests({ logRequests }: { logRequests: boolean }): Requ
       duration.observe({ route, status }, ms / 1000);
       if (res.statusCode >= 500) errors.inc({ route, status: String(res.statusCode) });
       if (!logRequests) return;
-      // The path only: a query may carry a signature or a token.
+      // The path only: a query may carry a signature or a token. One decimal always ("512.0 ms"), so a duration never reads as a status.
       const durationMs = Math.round(ms * 10) / 10;
       const line = { requestId, method: req.method, path: req.path, route, status: res.statusCode, durationMs, accountId, aborted: !finished || undefined };
-      // One decimal always: "512.0 ms", so a duration never reads as a status.
       const message = `${req.method} ${req.path} ${status} ${ms.toFixed(1)} ms`;
       if (res.statusCode >= 500) logger.error(line, message);
       else logger.info(line, message);

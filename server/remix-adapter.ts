@@ -10,16 +10,9 @@ export function onRemixAnswer(res: Response, fn: () => void): void {
   ((res.locals.onRemixAnswer as (() => void)[] | undefined) ??= []).push(fn);
 }
 
-type AdapterOptions = {
-  build: ServerBuild | (() => Promise<ServerBuild>);
-  mode: string;
-  appUrl: string;
-  getLoadContext: (req: Request) => Record<string, unknown>;
-};
-
-export function remixHandler({ build, mode, appUrl, getLoadContext }: AdapterOptions): RequestHandler {
+/** The load context carries the client's address and the reader lookup of server/app.ts's kept pages. */
+export function remixHandler(build: ServerBuild | (() => Promise<ServerBuild>), mode: string, app: URL): RequestHandler {
   const handle = createRequestHandler(build, mode);
-  const app = new URL(appUrl);
   const answer = async (req: Request, res: Response) => {
     const controller = new AbortController();
     res.once("close", () => res.writableFinished || controller.abort());
@@ -28,7 +21,7 @@ export function remixHandler({ build, mode, appUrl, getLoadContext }: AdapterOpt
     headers.delete("Origin"); // judged by refuseCrossSiteRequests already
     const body = req.method === "GET" || req.method === "HEAD" ? undefined : createReadableStreamFromReadable(req);
     const request = new globalThis.Request(app.origin + req.originalUrl, { method: req.method, headers, body, signal: controller.signal, duplex: "half" });
-    const response = await handle(request, getLoadContext(req));
+    const response = await handle(request, { clientAddress: req.socket.remoteAddress ?? null, readerLookup: (res.locals.keptLookup as unknown) ?? null });
     for (const fn of (res.locals.onRemixAnswer as (() => void)[] | undefined) ?? []) fn();
     closeIfBodyUnread(req, res);
     if (response.statusText) res.statusMessage = response.statusText;

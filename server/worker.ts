@@ -2,6 +2,7 @@
 // $REMIX_BUILD_DIR/server/index.js, behind server/app.ts on PORT (and HOST).
 import { existsSync } from "node:fs";
 import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { installGlobals, type ServerBuild } from "@remix-run/node";
@@ -10,7 +11,6 @@ import { PASSWORD_WORKER_URL, passwordPool } from "../app/integrations/password-
 import { log } from "../app/logger.server.ts";
 import { startWorkerMetrics } from "../app/metrics-cluster.server.ts";
 import { createApp } from "./app.ts";
-import { warmUp } from "./warm-up.ts";
 
 // Checked by server/index.ts before this worker started (it also set NODE_ENV's default).
 const config = env();
@@ -28,8 +28,7 @@ startWorkerMetrics();
 // Slow clients must not hold connections: the head within HEADERS_TIMEOUT_MS, the body within limitBody's deadline.
 const serverOptions: http.ServerOptions = { headersTimeout: config.HEADERS_TIMEOUT_MS, requestTimeout: 0, connectionsCheckingInterval: 1_000 };
 const app = createApp(build);
-// Sign-ins hash passwords in worker threads; without them the server must not take traffic. While
-// their threads start, this one warms up (server/warm-up.ts): a guest's pages hash nothing.
+// Sign-ins hash passwords in worker threads; without them the server must not take traffic.
 const passwordThreads = passwordPool().catch((error: unknown) => {
   console.error(
     `[server] The password worker pool could not start (${fileURLToPath(PASSWORD_WORKER_URL)}): ${error instanceof Error ? error.message : String(error)}. ` +
@@ -37,8 +36,24 @@ const passwordThreads = passwordPool().catch((error: unknown) => {
   );
   process.exit(1);
 });
-// The primary counts this worker once it listens: warm, with its password threads.
-await Promise.all([passwordThreads, warmUp(app, serverOptions)]);
+// While they start, this worker serves a guest's library and home page to itself through a private
+// loopback listener (`exclusive`: the primary never hears of it), so that the first visitors after a
+// start do not pay for a fresh process's first render (about 0.4 s). Given up after 5 s.
+async function warmUp(): Promise<void> {
+  const warming = http.createServer(serverOptions, app);
+  try {
+    await new Promise<void>((resolve, reject) => warming.once("error", reject).listen({ host: "127.0.0.1", port: 0, exclusive: true }, resolve));
+    const base = `http://127.0.0.1:${(warming.address() as AddressInfo).port}`;
+    const init = { headers: { "User-Agent": "creator-library-warm-up", "Accept-Encoding": "br, gzip" }, signal: AbortSignal.timeout(5_000) };
+    for (const page of ["/library", "/"]) await (await fetch(base + page, init)).arrayBuffer();
+  } catch {
+    // Not warm: the first visitors pay for it.
+  } finally {
+    warming.closeAllConnections();
+    warming.close();
+  }
+}
+await Promise.all([passwordThreads, warmUp()]);
 const server = http.createServer(serverOptions, app);
 server.listen(config.PORT, config.HOST, () => {
   if (!config.SERVER_QUIET) console.log(`[server] http://${config.HOST ?? "localhost"}:${config.PORT}`); // else the primary announces the group

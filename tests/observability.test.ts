@@ -1,4 +1,4 @@
-// The production server's logs and metrics (server/observe.ts, server/metrics.ts): every request
+// The production server's logs and metrics (server/observe.ts): every request
 // gets its own id (X-Request-Id, on its JSON log line with route id, status and duration, and on
 // its error page), /metrics shows what the workers of the cluster counted, by route id and
 // status, with the mail outbox's backlog, and answers this machine or the metrics token only.
@@ -248,7 +248,7 @@ describe("REQUEST_LOG=false", () => {
   });
 });
 
-describe("a worker's warm-up (server/warm-up.ts)", () => {
+describe("a worker's warm-up (server/worker.ts)", () => {
   let server: Server | undefined;
 
   afterAll(() => stop(server));
