@@ -12,6 +12,7 @@ import { checkBlenderManifest, type BlenderManifest } from "~/utils/blender-mani
 import { contentHashFeed } from "~/utils/content-hash";
 import { audienceTierIds } from "~/utils/release-schemas";
 import { buildDemoHistory, type HistoryPost } from "./demo-history";
+import { FRESH_SITE_SQL } from "./fresh-site";
 
 export const DEMO_ADMIN = { email: "admin@example.com", password: "Admin1234!" };
 export const DEMO_SUPPORTER = { email: "supporter@example.com", password: "Supporter1234!" };
@@ -628,8 +629,8 @@ async function seedBugReports(
 }
 
 export async function seedDemoContent(db: PrismaClient, store: Storage, now = new Date()): Promise<boolean> {
-  // Only into a fresh site: no posts and no accounts yet (tiers come with the migrations).
-  if ((await db.post.count()) > 0 || (await db.user.count()) > 0) return false;
+  const [site] = await db.$queryRawUnsafe<{ fresh: boolean }[]>(FRESH_SITE_SQL);
+  if (site?.fresh !== true) return false;
 
   // Files first (idempotent keys), then every row in one transaction.
   const posts: {

@@ -11,6 +11,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { appServerArgs, ensureAppBuilt } from "./app-server.ts";
+import { isFreshSite } from "../prisma/fresh-site.ts";
 import { migrationsUpToDate } from "./migration-state.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -199,11 +200,12 @@ if (!migrated) {
   await shutdown(1);
 }
 
-{
+// The seed's modules (Prisma, image work) load only for a fresh site: a restart does not wait for them.
+if (process.env.SEED_DEMO !== "false" && (await isFreshSite(process.env.DIRECT_DATABASE_URL ?? process.env.DATABASE_URL))) {
   const { db } = await import("../app/db.server.ts");
   const { storage } = await import("../app/integrations/storage.server.ts");
   const { seedDemoContent, DEMO_ADMIN } = await import("../prisma/demo-content.ts");
-  if (process.env.SEED_DEMO !== "false" && (await seedDemoContent(db, await storage()))) {
+  if (await seedDemoContent(db, await storage())) {
     console.log(`Demo content seeded. Demo admin: ${DEMO_ADMIN.email} / ${DEMO_ADMIN.password}`);
   }
   await db.$disconnect();
