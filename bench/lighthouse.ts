@@ -2,7 +2,7 @@
 // the production build with the demo content, in Debian's Chromium with the e2e suite's flags.
 // Prints performance, accessibility, best-practices and SEO scores and the JavaScript
 // transferred; targets: performance >= 90 and accessibility 100 on each page.
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { chromium } from "@playwright/test";
@@ -49,11 +49,16 @@ async function audited(url: string, port: number) {
 
 export async function runLighthouseBenchmark(): Promise<TargetLine[]> {
   console.log(`\nLighthouse (mobile emulation, simulated throttling) on ${PAGES.join(", ")}, demo content plus ${EXTRA_POSTS} posts`);
-  const app = await startSeededApp({ extraPosts: EXTRA_POSTS });
   const debuggingPort = await freePort();
+  // Debian's Chromium, else its headless shell (what the end-to-end suite installs).
+  const installed = ["/usr/bin/chromium", "/usr/bin/chromium-headless-shell"].find((file) => existsSync(file)) ?? "/usr/bin/chromium";
   const browser = await chromium.launch({
-    executablePath: process.env.CHROME_PATH ?? process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    executablePath: process.env.CHROME_PATH ?? process.env.CHROMIUM_PATH ?? installed,
     args: [...CHROMIUM_FLAGS, `--remote-debugging-port=${debuggingPort}`],
+  });
+  const app = await startSeededApp({ extraPosts: EXTRA_POSTS }).catch(async (error: unknown) => {
+    await browser.close();
+    throw error;
   });
   const lines: (TargetLine & { text: string })[] = [];
   try {
