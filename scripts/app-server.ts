@@ -1,7 +1,6 @@
 // How every launcher (npm start, the e2e server, server tests, benchmarks) starts the production
 // server: the bundled `<build>/server.js` (scripts/build-server.mjs) serving `<build>/server/index.js`.
 import { spawnSync, type ChildProcess } from "node:child_process";
-import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import path from "node:path";
@@ -71,7 +70,8 @@ function ephemeralPortsStart(): number {
 async function probePort(port: number): Promise<number | null> {
   const probe = createServer();
   probe.listen(port, "127.0.0.1");
-  const listened = await Promise.race([once(probe, "listening").then(() => true), once(probe, "error").then(() => false)]);
+  // Not events.once(probe, "listening"): it rejects on the "error" a taken port emits.
+  const listened = await new Promise<boolean>((resolve) => probe.once("listening", () => resolve(true)).once("error", () => resolve(false)));
   if (!listened) return null;
   const { port: got } = probe.address() as AddressInfo;
   await new Promise((resolve) => probe.close(resolve));
