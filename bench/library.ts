@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { createMigratedDatabase, dropDatabase, prismaCli, uniqueName } from "../tests/db.ts";
 import { startPgbouncer, type Pooler } from "../tests/pgbouncer.ts";
 import { startEmbeddedPostgres, type EmbeddedPostgres } from "../scripts/embedded-postgres.ts";
-import { appServerArgs, ensureAppBuilt, freePort, waitForHealth } from "../scripts/app-server.ts";
+import { appServerArgs, appServerEnv, ensureAppBuilt, freePort, waitForHealth } from "../scripts/app-server.ts";
 
 const POSTS = 1000;
 const UNLOCKED_BY_PURCHASE = 50;
@@ -208,7 +208,7 @@ export async function runLibraryBenchmark(kind: BenchDatabase = "direct"): Promi
       process.execPath,
       [...(process.env.BENCH_PROFILE ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_PROFILE] : []), ...appServerArgs(buildDir)],
       {
-        env: process.env,
+        env: appServerEnv(process.env),
         stdio: ["ignore", "ignore", "inherit"],
       },
     );

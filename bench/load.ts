@@ -10,7 +10,7 @@ import { once } from "node:events";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { createMigratedDatabase, dropDatabase, uniqueName } from "../tests/db.ts";
 import { rssMb, type TargetLine } from "./library.ts";
-import { appServerArgs, ensureAppBuilt, freePort, waitForHealth } from "../scripts/app-server.ts";
+import { appServerArgs, appServerEnv, ensureAppBuilt, freePort, waitForHealth } from "../scripts/app-server.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const CONNECTIONS = Number(process.env.BENCH_LOAD_CONNECTIONS ?? 200);
@@ -123,7 +123,7 @@ export async function startSeededApp({
     const besideBase = `http://127.0.0.1:${besidePort}`;
     const child = spawn(process.execPath, appServerArgs(otherBuildDir), {
       cwd: root,
-      env: { ...env, PORT: String(besidePort), APP_URL: besideBase, REMIX_BUILD_DIR: otherBuildDir },
+      env: appServerEnv({ ...env, PORT: String(besidePort), APP_URL: besideBase, REMIX_BUILD_DIR: otherBuildDir }),
       stdio: ["ignore", "ignore", "ignore"],
     });
     besides.push(child);
@@ -149,7 +149,7 @@ export async function startSeededApp({
     >;
     // BENCH_PROFILE=<dir>: a CPU profile of the app server, written when it stops.
     const profile = process.env.BENCH_PROFILE ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_PROFILE] : [];
-    const child = spawn(process.execPath, [...profile, ...appServerArgs(buildDir)], { cwd: root, env, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, [...profile, ...appServerArgs(buildDir)], { cwd: root, env: appServerEnv(env), stdio: ["ignore", "ignore", "pipe"] });
     server = child;
     // Under this load the app warns about slow queries on stderr: count them, keep the tail.
     child.stderr?.on("data", (chunk: Buffer) => {

@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { appServerArgs, ensureAppBuilt } from "./app-server.ts";
+import { appServerArgs, appServerEnv, ensureAppBuilt } from "./app-server.ts";
 import { isFreshSite } from "../prisma/fresh-site.ts";
 import { migrationsUpToDate } from "./migration-state.ts";
 
@@ -219,7 +219,7 @@ const { withParentDeathSignal } = await import("./embedded-postgres.ts");
 const serverArgs = devMode ? ["--import", "tsx", path.join(root, "scripts/dev-server.ts")] : appServerArgs();
 server = spawn(...withParentDeathSignal("SIGTERM", [process.execPath, serverArgs]), {
   stdio: ["ignore", "pipe", "inherit"],
-  env: { ...process.env, PORT: String(config!.PORT) },
+  env: appServerEnv({ ...process.env, PORT: String(config!.PORT) }),
 });
 server.stdout!.on("data", (chunk: Buffer) => {
   const text = chunk.toString();

@@ -20,6 +20,21 @@ import { startPgbouncer, type Pooler } from "./pgbouncer";
 
 beforeAll(() => ensureAppBuilt(), START_TIMEOUT_MS);
 
+/** The environments of the app server processes (build/server.js) that serve `port`. */
+function appServerEnvironments(port: number): string[][] {
+  const found: string[][] = [];
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("server.js")) continue;
+      const environment = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
+      if (environment.includes(`PORT=${port}`)) found.push(environment);
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+  return found;
+}
+
 describe("npm start on the embedded default", () => {
   // A private folder (mkdtemp's 0700), as a newcomer's fresh data folder may be: under root the
   // database's OS user must still get through it.
@@ -58,6 +73,11 @@ describe("npm start on the embedded default", () => {
         .map((file) => readFileSync(path.join(mailFolder, file), "utf8"));
       expect(mails.some((mail) => mail.startsWith("To: newcomer@example.com"))).toBe(true);
       expect(errorLines(site.output())).toEqual([]);
+
+      // The app server's processes (the primary and its workers) run with two malloc arenas.
+      const servers = appServerEnvironments(port);
+      expect(servers.length).toBeGreaterThanOrEqual(2);
+      for (const environment of servers) expect(environment).toContain("MALLOC_ARENA_MAX=2");
     },
     START_TIMEOUT_MS,
   );
