@@ -17,7 +17,7 @@ import { freePort } from "./app-server.ts";
 /** A failure to start, in words a person can act on (see `startEmbeddedPostgres`). */
 export class EmbeddedDatabaseError extends Error {}
 
-export type EmbeddedPostgres = { url: string; pid: number; stop: () => Promise<void> };
+export type EmbeddedPostgres = { url: string; stop: () => Promise<void> };
 
 const DATABASE = "creator_library";
 const READY_TIMEOUT_MS = 30_000;
@@ -346,13 +346,12 @@ function hasPdeathsig(): boolean {
 /**
  * The database's parent: a small `sh` outside this process group, so a kill of the group spares
  * it. It starts the server, passes on SIGINT, SIGTERM and SIGQUIT (a stop), reaps the server when
- * it ends and exits with its status; its first line on fd 3 is the server's PID. It also stops the
- * server (SIGQUIT, an immediate shutdown) the moment this process is gone, however that went
- * (SIGKILL, the OOM killer): its own parent-death signal (Linux), and a pipe whose other end only
- * this process holds (Node opens it close-on-exec, so no later child inherits it), which the kernel
- * closes when this process dies; and in case that end outlives its process somewhere, it looks at
- * this process every second (gone, a zombie, or another process with the same PID: its start time
- * differs).
+ * it ends and exits with its status. It also stops the server (SIGQUIT, an immediate shutdown)
+ * the moment this process is gone, however that went (SIGKILL, the OOM killer): its own
+ * parent-death signal (Linux), and a pipe whose other end only this process holds (Node opens it
+ * close-on-exec, so no later child inherits it), which the kernel closes when this process dies;
+ * and in case that end outlives its process somewhere, it looks at this process every second
+ * (gone, a zombie, or another process with the same PID: its start time differs).
  *
  * Being the parent is the point. The server's own parent-death signal would stop it too, but a
  * server whose parent died is adopted by whoever reaps orphans, and under a child subreaper that
@@ -364,14 +363,13 @@ export function superviseServer(
   [program, args]: [string, string[]],
   options: { stdio: "ignore" | number; uid?: number; gid?: number },
   owner = process.pid,
-): { supervisor: ChildProcess; serverPid: Promise<number> } {
+): ChildProcess {
   const started = processStarted(owner) ?? "";
   const script = [
     // $1 the owner, $2 its start time (/proc/<pid>/stat); the rest is the server's command.
     "owner=$1 since=$2; shift 2",
     "exec 4<&0 0</dev/null",
-    '"$@" 3>&- 4<&- & server=$!',
-    'echo "$server" >&3; exec 3>&-',
+    '"$@" 4<&- & server=$!',
     "trap 'kill -INT $server 2>/dev/null' INT; trap 'kill -TERM $server 2>/dev/null' TERM",
     // SIGQUIT: a stop asked for, npm start's death (the parent-death signal) or the pipe's end (USR1).
     "trap 'kill -QUIT $server 2>/dev/null' QUIT USR1",
@@ -392,29 +390,14 @@ export function superviseServer(
   // With a parent-death signal of its own (Linux), so npm start's death reaches it from the kernel at once.
   const supervisor = spawn(...withParentDeathSignal("SIGQUIT", ["sh", ["-c", script, "sh", String(owner), started, program, ...args]]), {
     detached: true,
-    stdio: ["pipe", options.stdio, options.stdio, "pipe"],
+    stdio: ["pipe", options.stdio, options.stdio],
     uid: options.uid,
     gid: options.gid,
   });
   supervisor.stdin?.on("error", () => undefined);
   // The pipe does not keep this process running.
   (supervisor.stdin as unknown as { unref?: () => void } | null)?.unref?.();
-  const serverPid = new Promise<number>((resolve, reject) => {
-    let text = "";
-    const report = supervisor.stdio[3] as NodeJS.ReadableStream | null;
-    const failed = () => reject(new Error(`the server did not start (${text.trim() || "no PID"})`));
-    report?.setEncoding("utf8");
-    report?.on("data", (chunk: string) => {
-      text += chunk;
-      const pid = Number(text.split("\n")[0]);
-      if (text.includes("\n") && Number.isInteger(pid) && pid > 0) resolve(pid);
-    });
-    report?.on("end", failed);
-    report?.on("error", failed);
-    supervisor.once("error", failed);
-  });
-  serverPid.catch(() => undefined);
-  return { supervisor, serverPid };
+  return supervisor;
 }
 
 /** initdb as the server's user, with a generated password (the server takes TCP logins only). */
@@ -526,7 +509,7 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   );
   // Started through its supervisor, in a process group of its own: a Ctrl-C in the terminal
   // reaches the app, not the database. (setpriv, when used, becomes postgres itself.)
-  const { supervisor: server, serverPid } = superviseServer([program, args], { stdio: log, ...runner.ids });
+  const server = superviseServer([program, args], { stdio: log, ...runner.ids });
   closeSync(log);
   const spawnFailure = new Promise<never>((_resolve, reject) => {
     server.once("error", (error) => reject(new EmbeddedDatabaseError(`PostgreSQL could not run: ${error.message}`)));
@@ -539,10 +522,8 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   process.on("exit", stopOnExit);
 
   const base = `postgresql://postgres:${password}@127.0.0.1:${port}`;
-  let pid = 0;
   try {
     await Promise.race([waitUntilReady(`${base}/postgres`, server, logFile), spawnFailure]);
-    pid = await Promise.race([serverPid, spawnFailure]);
     const admin = new pg.Client({ connectionString: `${base}/postgres` });
     await admin.connect();
     try {
@@ -566,7 +547,6 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
 
   return {
     url: `${base}/${DATABASE}?sslmode=disable`,
-    pid,
     async stop() {
       await stopServer(server);
       process.off("exit", stopOnExit);

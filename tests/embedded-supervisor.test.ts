@@ -18,10 +18,10 @@ afterEach(() => {
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-/** Exits 10 on SIGINT, 11 on SIGTERM, 12 on SIGQUIT; `ready` in its output once it listens for them. */
+/** Exits 10 on SIGINT, 11 on SIGTERM, 12 on SIGQUIT; `ready <its PID>` in its output once it listens for them. */
 const STAND_IN = `
 for (const [signal, code] of [["SIGINT", 10], ["SIGTERM", 11], ["SIGQUIT", 12]]) process.on(signal, () => process.exit(code));
-console.log("ready");
+console.log("ready " + process.pid);
 setTimeout(() => process.exit(Number(process.argv[1] ?? 0)), Number(process.argv[2] ?? 120000));
 `;
 
@@ -31,12 +31,13 @@ let runs = 0;
 async function supervised(owner: number, exitCode = 0, lifetimeMs = 120_000) {
   const output = path.join(work, `server-${runs++}.log`);
   const fd = openSync(output, "a");
-  const { supervisor, serverPid } = superviseServer([process.execPath, ["-e", STAND_IN, String(exitCode), String(lifetimeMs)]], { stdio: fd }, owner);
+  const supervisor = superviseServer([process.execPath, ["-e", STAND_IN, String(exitCode), String(lifetimeMs)]], { stdio: fd }, owner);
   closeSync(fd);
   started.push(supervisor);
-  const pid = await serverPid;
-  for (let waited = 0; !readFileSync(output, "utf8").includes("ready") && waited < 10_000; waited += 50)
+  for (let waited = 0; !/ready \d+/.test(readFileSync(output, "utf8")) && waited < 10_000; waited += 50)
     await new Promise((resolve) => setTimeout(resolve, 50));
+  const pid = Number(/ready (\d+)/.exec(readFileSync(output, "utf8"))?.[1]);
+  expect(pid).toBeGreaterThan(0);
   return { supervisor, pid };
 }
 
