@@ -351,7 +351,8 @@ function hasPdeathsig(): boolean {
  * parent-death signal (Linux), and a pipe whose other end only this process holds (Node opens it
  * close-on-exec, so no later child inherits it), which the kernel closes when this process dies;
  * and in case that end outlives its process somewhere, it looks at this process every second
- * (gone, a zombie, or another process with the same PID: its start time differs).
+ * (gone, a zombie, or another process with the same PID: its start time differs). A server that
+ * has not ended 5 s after SIGQUIT is killed (SIGKILL).
  *
  * Being the parent is the point. The server's own parent-death signal would stop it too, but a
  * server whose parent died is adopted by whoever reaps orphans, and under a child subreaper that
@@ -372,7 +373,9 @@ export function superviseServer(
     '"$@" 4<&- & server=$!',
     "trap 'kill -INT $server 2>/dev/null' INT; trap 'kill -TERM $server 2>/dev/null' TERM",
     // SIGQUIT: a stop asked for, npm start's death (the parent-death signal) or the pipe's end (USR1).
-    "trap 'kill -QUIT $server 2>/dev/null' QUIT USR1",
+    // A server still running 5 s later (a shutdown that hangs) is killed: it must not outlive npm start.
+    "killer=",
+    "trap 'kill -QUIT $server 2>/dev/null; [ -n \"$killer\" ] || { (sleep 5; kill -KILL $server 2>/dev/null) </dev/null >/dev/null 2>&1 & killer=$!; }' QUIT USR1",
     // The pipe's other end closes the moment npm start dies: the read ends and tells this shell at once.
     "(read -r _ <&4; kill -USR1 $$) & reader=$!; exec 4<&-",
     // Where /proc is (Linux): alive, not a zombie, and the same start time; elsewhere kill -0.
@@ -381,10 +384,10 @@ export function superviseServer(
     '  set -- $(sed "s/.*) //" "/proc/$owner/stat" 2>/dev/null); [ -n "$1" ] && [ "$1" != Z ] && [ "${20}" = "$since" ]',
     "}",
     // Should that end outlive npm start somewhere: a look at it every second.
-    '(while owner_alive; do sleep 1; done; kill -QUIT "$server" 2>/dev/null) </dev/null >/dev/null 2>&1 & guard=$!',
+    "(while owner_alive; do sleep 1; done; kill -USR1 $$) </dev/null >/dev/null 2>&1 & guard=$!",
     // A wait that a passed-on signal interrupts is taken up again, until the server is reaped.
     'while :; do wait "$server"; status=$?; kill -0 "$server" 2>/dev/null || break; done',
-    'kill "$guard" "$reader" 2>/dev/null',
+    'kill "$guard" "$reader" $killer 2>/dev/null',
     'exit "$status"',
   ].join("\n");
   // With a parent-death signal of its own (Linux), so npm start's death reaches it from the kernel at once.

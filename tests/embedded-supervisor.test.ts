@@ -18,9 +18,13 @@ afterEach(() => {
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-/** Exits 10 on SIGINT, 11 on SIGTERM, 12 on SIGQUIT; `ready <its PID>` in its output once it listens for them. */
+/**
+ * Exits 10 on SIGINT, 11 on SIGTERM, 12 on SIGQUIT (or ignores SIGQUIT, a shutdown that hangs, with
+ * a third argument `hang`); `ready <its PID>` in its output once it listens for them.
+ */
 const STAND_IN = `
-for (const [signal, code] of [["SIGINT", 10], ["SIGTERM", 11], ["SIGQUIT", 12]]) process.on(signal, () => process.exit(code));
+for (const [signal, code] of [["SIGINT", 10], ["SIGTERM", 11], ["SIGQUIT", 12]])
+  process.on(signal, () => (signal === "SIGQUIT" && process.argv[3] === "hang" ? undefined : process.exit(code)));
 console.log("ready " + process.pid);
 setTimeout(() => process.exit(Number(process.argv[1] ?? 0)), Number(process.argv[2] ?? 120000));
 `;
@@ -28,10 +32,10 @@ setTimeout(() => process.exit(Number(process.argv[1] ?? 0)), Number(process.argv
 let runs = 0;
 
 /** A supervised stand-in server (which ends by itself with `exitCode` after `lifetimeMs`), owned by `owner`. */
-async function supervised(owner: number, exitCode = 0, lifetimeMs = 120_000) {
+async function supervised(owner: number, exitCode = 0, lifetimeMs = 120_000, quit: "exit" | "hang" = "exit") {
   const output = path.join(work, `server-${runs++}.log`);
   const fd = openSync(output, "a");
-  const supervisor = superviseServer([process.execPath, ["-e", STAND_IN, String(exitCode), String(lifetimeMs)]], { stdio: fd }, owner);
+  const supervisor = superviseServer([process.execPath, ["-e", STAND_IN, String(exitCode), String(lifetimeMs), quit]], { stdio: fd }, owner);
   closeSync(fd);
   started.push(supervisor);
   for (let waited = 0; !/ready \d+/.test(readFileSync(output, "utf8")) && waited < 10_000; waited += 50)
@@ -88,6 +92,15 @@ describe.runIf(process.platform === "linux")("the embedded database's supervisor
     expect(await exitCodeOf(supervisor, 5000)).toBe(12);
     expect(exists(pid)).toBe(false);
   });
+
+  it("kills a server that has not ended 5 s after its owner died", async () => {
+    const owner = standInOwner();
+    const { supervisor, pid } = await supervised(owner.pid!, 0, 120_000, "hang");
+    owner.kill("SIGKILL");
+    // SIGQUIT is ignored: the server ends by SIGKILL, and is reaped.
+    expect(await exitCodeOf(supervisor, 15_000)).toBe(137);
+    expect(exists(pid)).toBe(false);
+  }, 30_000);
 
   it("stops the server when the pipe closes, the owner alive", async () => {
     const owner = standInOwner();
