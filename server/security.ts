@@ -6,6 +6,8 @@ import type { RequestPolicy } from "../app/request-policy.server.ts";
 import { isCrossSite, responseSecurityHeaders } from "../app/security.server.ts";
 import { DEFAULT_BODY_LIMIT, maxFileBytes, MULTIPART_OVERHEAD } from "../app/utils/body-limits.ts";
 
+const UNSAFE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
 /** APP_URL: its origin may post, https turns on HSTS; a body's time and an upload's size cap. */
 type SecurityConfig = Pick<Env, "APP_URL" | "REQUEST_BODY_TIMEOUT_MS" | "POST_FILE_MAX_BYTES">;
 
@@ -64,7 +66,7 @@ export function requireHost(): RequestHandler {
 export function refuseCrossSiteRequests(config: SecurityConfig): RequestHandler {
   const appOrigin = new URL(config.APP_URL).origin;
   return (req, res, next) => {
-    if (!["POST", "PUT", "PATCH", "DELETE"].includes(req.method) || policyOf(res).crossSiteAllowed) return next();
+    if (!UNSAFE_METHODS.has(req.method) || policyOf(res).crossSiteAllowed) return next();
     const { origin, referer, authorization } = req.headers;
     const ours = [appOrigin, `${req.protocol}://${req.headers.host ?? ""}`];
     if (isCrossSite({ fetchSite: req.get("Sec-Fetch-Site"), origin, referer, authorization }, ours))
