@@ -10,6 +10,7 @@ import os from "node:os";
 import { pathToFileURL } from "node:url";
 import type { TargetLine } from "./library.ts";
 import { startSeededApp } from "./load.ts";
+import { median, runSignInBurst } from "./sign-in-burst.ts";
 
 const CONNECTIONS = 50;
 const SECONDS = Number(process.env.BENCH_PAGE_SECONDS ?? 5);
@@ -174,54 +175,21 @@ export async function runPagesBenchmark(): Promise<TargetLine[]> {
       );
     }
 
-    // Sign-ins beside page views: 45 connections read /library as the supporter (compressed, as a
-    // browser asks), alone and then with 5 more connections signing in. Each sign-in is a new
-    // email from a new address, so no rate limit answers it early: every one costs a full password
-    // check (an unknown email is checked against a stand-in hash) and ends in a 401. A p99 over a few seconds swings widely
-    // on a shared 2-core machine (x0.9 to x1.8 between identical runs), so BURST_PAIRS pairs run
-    // back to back, each is printed, and the median growth is the figure.
-    const library = {
-      url: `${app.base}/library`,
-      connections: 45,
-      duration: SECONDS,
-      headers: { Cookie: app.supporterCookie, "Accept-Encoding": BROWSER_ACCEPT_ENCODING },
-    };
-    let signInNumber = 0;
-    const signIn: Request = {
-      method: "POST",
-      path: "/api/auth/login",
-      setupRequest: (request) => {
-        signInNumber += 1;
-        return {
-          ...request,
-          headers: {
-            "Content-Type": "application/json",
-            [BENCH_CLIENT_HEADER]: `10.${(signInNumber >> 16) & 255}.${(signInNumber >> 8) & 255}.${signInNumber & 255}`,
-          },
-          body: JSON.stringify({ email: `burst-${signInNumber}@example.com`, password: "Wrong-password-1" }),
-        };
-      },
-    };
-    const growths: number[] = [];
-    for (let pair = 1; pair <= (VIEWERS.includes("supporter") ? BURST_PAIRS : 0); pair++) {
-      const alone = await autocannon(library);
-      const [beside, signIns] = await Promise.all([autocannon(library), autocannon({ url: app.base, connections: 5, duration: SECONDS, requests: [signIn] })]);
-      const growth = beside.latency.p99 / Math.max(alone.latency.p99, 1);
-      growths.push(growth);
-      const codes = Object.entries(signIns.statusCodeStats ?? {})
-        .map(([code, stat]) => `${code}: ${stat.count}`)
-        .join(", ");
-      console.log(
-        `sign-in burst ${pair}/${BURST_PAIRS}: /library p99 ${alone.latency.p99} ms alone, ${beside.latency.p99} ms beside 5 signing-in connections (x${growth.toFixed(2)}); sign-ins ${signIns.requests.average.toFixed(1)}/s, p50 ${signIns.latency.p50} ms (${codes})`,
-      );
-    }
-    if (growths.length > 0) {
-      const growth = [...growths].sort((a, b) => a - b)[Math.floor(growths.length / 2)]!;
-      console.log(`sign-in burst: median growth x${growth.toFixed(2)} of ${growths.length} pairs`);
+    // Sign-ins beside page views (bench/sign-in-burst.ts): the median growth counts.
+    if (VIEWERS.includes("supporter") && BURST_PAIRS > 0) {
+      const pairs = await runSignInBurst({
+        base: app.base,
+        supporterCookie: app.supporterCookie,
+        clientHeader: BENCH_CLIENT_HEADER,
+        pairs: BURST_PAIRS,
+        seconds: SECONDS,
+      });
+      const growth = median(pairs.map((pair) => pair.growth));
+      console.log(`sign-in burst: median growth x${growth.toFixed(2)} of ${pairs.length} pairs`);
       lines.push({
         name: "sign-in burst",
         ok: growth <= 1.5,
-        text: `sign-in burst: /library p99 grows x${growth.toFixed(2)}, the median of ${growths.length} pairs (target <= 1.5)`,
+        text: `sign-in burst: /library p99 grows x${growth.toFixed(2)}, the median of ${pairs.length} pairs (target <= 1.5)`,
       });
     }
     for (const line of lines) if (!line.ok || process.env.BENCH_VERBOSE) console.log(`${line.ok ? "PASS" : "MISS"}  ${line.text}`);

@@ -25,8 +25,7 @@
 //   two workers with one.
 // - The sign-in burst of bench/pages.ts (45 connections on /library as the supporter beside 5
 //   signing in with unknown emails, BENCH_RELEASE_BURST_PAIRS alone/beside pairs of
-//   BENCH_RELEASE_BURST_SECONDS each; 0 pairs skips it), with the sign-ins' p99 that
-//   bench/pages.ts does not print.
+//   BENCH_RELEASE_BURST_SECONDS each; 0 pairs skips it), with a target on the sign-ins' p99 too.
 //
 // BENCH_RELEASE_DETAIL=1 also prints the slowest views with their arrival in the wave.
 //
@@ -40,6 +39,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { reportTargets, runAsScript, runBenchChild, type TargetLine } from "./child.ts";
+import { runSignInBurst } from "./sign-in-burst.ts";
 // Types only: a value import of load.ts would make the seeding child (load.ts, which imports
 // this module for seedExtra) import itself while it runs.
 import type { ExtraSeedContext, SeededApp } from "./load.ts";
@@ -244,27 +244,6 @@ async function startBareServer(file: string): Promise<{ url: string; child: Chil
   return { url: `http://127.0.0.1:${chunk.toString().trim()}/release.zip`, child };
 }
 
-type AutocannonResult = {
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number };
-  errors: number;
-  statusCodeStats?: Record<string, { count: number }>;
-};
-type AutocannonRequest = {
-  method?: string;
-  path: string;
-  headers?: Record<string, string>;
-  body?: string;
-  setupRequest?: (request: AutocannonRequest) => AutocannonRequest;
-};
-type Autocannon = (options: {
-  url: string;
-  connections: number;
-  duration: number;
-  headers?: Record<string, string>;
-  requests?: AutocannonRequest[];
-}) => Promise<AutocannonResult>;
-
 async function runChild() {
   const { startSeededApp } = await import("./load.ts");
   const workers = os.availableParallelism();
@@ -403,61 +382,17 @@ async function runChild() {
       `throughput: app (stamped) ${appRates.map((value) => value.toFixed(0)).join(" ")} MB/s; bare fs stream ${bareRates.map((value) => value.toFixed(0)).join(" ")} MB/s`,
     );
 
-    // The sign-in burst of bench/pages.ts, with the sign-ins' p99.
-    const burst: { growth: number; signInP99: number; failures: number }[] = [];
-    if (BURST_PAIRS > 0) {
-      const { default: autocannon } = (await import("autocannon")) as { default: Autocannon };
-      const library = {
-        url: `${app.base}/library`,
-        connections: 45,
-        duration: BURST_SECONDS,
-        headers: { Cookie: app.supporterCookie, "Accept-Encoding": BROWSER_ACCEPT_ENCODING },
-      };
-      let signInNumber = 0;
-      const signIn: AutocannonRequest = {
-        method: "POST",
-        path: "/api/auth/login",
-        setupRequest: (request) => {
-          signInNumber += 1;
-          return {
-            ...request,
-            headers: {
-              "Content-Type": "application/json",
-              [CLIENT_HEADER]: `10.${(signInNumber >> 16) & 255}.${(signInNumber >> 8) & 255}.${signInNumber & 255}`,
-            },
-            body: JSON.stringify({ email: `burst-${signInNumber}@example.com`, password: "Wrong-password-1" }),
-          };
-        },
-      };
-      await autocannon({ ...library, connections: 10, duration: 1 }); // warm-up
-      for (let pair = 1; pair <= BURST_PAIRS; pair++) {
-        const alone = await autocannon(library);
-        const [beside, signIns] = await Promise.all([
-          autocannon(library),
-          autocannon({ url: app.base, connections: 5, duration: BURST_SECONDS, requests: [signIn] }),
-        ]);
-        const codes = Object.entries(signIns.statusCodeStats ?? {});
-        // Every sign-in is refused (401: unknown email); anything else is a failure.
-        const failures =
-          alone.errors +
-          beside.errors +
-          signIns.errors +
-          codes.filter(([code]) => code !== "401").reduce((sum, [, stat]) => sum + stat.count, 0) +
-          [alone, beside].reduce(
-            (sum, run) =>
-              sum +
-              Object.entries(run.statusCodeStats ?? {})
-                .filter(([code]) => code !== "200")
-                .reduce((n, [, stat]) => n + stat.count, 0),
-            0,
-          );
-        const growth = beside.latency.p99 / Math.max(alone.latency.p99, 1);
-        burst.push({ growth, signInP99: signIns.latency.p99, failures });
-        console.log(
-          `sign-in burst ${pair}/${BURST_PAIRS}: /library p99 ${alone.latency.p99} ms alone, ${beside.latency.p99} ms beside 5 signing-in connections (x${growth.toFixed(2)}); sign-ins ${signIns.requests.total} (${(signIns.requests.total / BURST_SECONDS).toFixed(1)}/s), p50 ${signIns.latency.p50} ms, p99 ${signIns.latency.p99} ms (${codes.map(([code, stat]) => `${code}: ${stat.count}`).join(", ")})`,
-        );
-      }
-    }
+    // The sign-in burst of bench/pages.ts (bench/sign-in-burst.ts), with the sign-ins' p99.
+    const burst =
+      BURST_PAIRS > 0
+        ? await runSignInBurst({
+            base: app.base,
+            supporterCookie: app.supporterCookie,
+            clientHeader: CLIENT_HEADER,
+            pairs: BURST_PAIRS,
+            seconds: BURST_SECONDS,
+          })
+        : [];
 
     const pageP99 = percentile(pageMs, 0.99);
     const signInP99 = percentile(signInMs, 0.99);
