@@ -15,8 +15,10 @@ async function expectToast(page: Page, text: string) {
 test("sign-up, mail, verify, logout and login with JavaScript", async ({ page, mailbox }) => {
   const email = `${unique("signup")}@example.com`;
   await page.goto("/login");
+  await expect(page).toHaveTitle("Login · Creator Library");
   await page.getByRole("link", { name: "Create My Account" }).click();
   await expect(page).toHaveURL(/tab=signup/);
+  await expect(page).toHaveTitle("Create My Account · Creator Library");
   const form = page.getByRole("form", { name: "Create an account with email" });
   await form.getByLabel("Email").fill(email);
   await form.getByLabel("Password", { exact: true }).fill("Secret123");
@@ -41,11 +43,14 @@ test("sign-up, mail, verify, logout and login with JavaScript", async ({ page, m
   await page.getByRole("button", { name: "Verify my mail and set my username" }).click();
   await expectToast(page, "Email verified and username set successfully.");
   await expect(page.getByRole("heading", { name: "Welcome, Sign Upper!" })).toBeVisible();
+  // Signed in, /login is the account's settings page, and its title says so.
+  await expect(page).toHaveTitle("Account settings · Creator Library");
   await expect(page.getByText(email)).toBeVisible();
   await expect(page.getByRole("heading", { name: "Change Your Password" })).toBeVisible();
 
   await page.getByRole("button", { name: "Logout" }).click();
   await expectToast(page, "Logged out successfully.");
+  await expect(page).toHaveTitle("Login · Creator Library");
   const login = page.getByRole("form", { name: "Login with email" });
   await login.getByLabel("Email").fill(email);
   await login.getByLabel("Password").fill("Wrong1234");
@@ -262,6 +267,7 @@ test.describe("without JavaScript", () => {
     await login.getByRole("button", { name: "Login" }).click();
     await expect(page.getByText("Logged in successfully.")).toBeVisible();
     await expect(page.getByRole("heading", { name: "Verify your email" })).toBeVisible();
+    await expect(page).toHaveTitle("Account settings · Creator Library");
   });
 
   test("sign-in with Google ends with the Continue button of /auth/callback", async ({ page }) => {

@@ -13,8 +13,8 @@ import * as login from "~/routes/login";
 
 type MetaModule = { meta?: (args: never) => MetaDescriptor[] };
 
-function titleOf(module: MetaModule): string | undefined {
-  const args = { data: undefined, params: {}, location: { pathname: "/", search: "", hash: "", state: null, key: "default" }, matches: [] };
+function titleOf(module: MetaModule, data?: unknown): string | undefined {
+  const args = { data, params: {}, location: { pathname: "/", search: "", hash: "", state: null, key: "default" }, matches: [] };
   const descriptors = module.meta!(args as never);
   const found = descriptors.find((descriptor) => "title" in descriptor) as { title: string } | undefined;
   return found?.title;
@@ -33,5 +33,11 @@ describe("page titles", () => {
     ["not found", notFound, "Page not found"],
   ] as [string, MetaModule, string][])("%s uses the · separator", (_name, module, page) => {
     expect(titleOf(module)).toBe(`${page} · Creator Library`);
+  });
+
+  it("/login names what it shows: the sign-up tab, or the account's settings once signed in", () => {
+    expect(titleOf(login, { view: "guest", tab: "login" })).toBe("Login · Creator Library");
+    expect(titleOf(login, { view: "guest", tab: "signup" })).toBe("Create My Account · Creator Library");
+    expect(titleOf(login, { view: "account" })).toBe("Account settings · Creator Library");
   });
 });

@@ -37,7 +37,17 @@ export function requestPolicy() {
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: stylesheet }, ...accountPanelLinks()];
 
-export const meta: MetaFunction = () => [{ title: "Login · Creator Library" }];
+/** The tab's title says what the page is: the way in for guests, the account's settings once signed in. */
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  {
+    title:
+      data?.view === "account"
+        ? "Account settings · Creator Library"
+        : data?.view === "guest" && data.tab === "signup"
+          ? "Create My Account · Creator Library"
+          : "Login · Creator Library",
+  },
+];
 
 export const headers = personalPageHeaders;
 
