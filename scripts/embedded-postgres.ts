@@ -8,7 +8,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
-import { chmod, chown, cp, lstat, mkdir, mkdtemp, readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { chmod, chown, cp, lstat, mkdir, mkdtemp, readFile, readdir, rename, rm, rmdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -403,9 +403,18 @@ export function superviseServer(
   return supervisor;
 }
 
-/** initdb as the server's user, with a generated password (the server takes TCP logins only). */
+/**
+ * initdb as the server's user, with a generated password (the server takes TCP logins only). It
+ * writes into `<clusterDir>.initialising` and the finished cluster is renamed into place: initdb
+ * writes PG_VERSION first and the `postgres` database last, so a start killed in between (SIGKILL,
+ * a power cut) would otherwise leave a cluster that looks made and never accepts a connection.
+ * What an interrupted initdb left behind is removed by the next first start.
+ */
 async function initialiseCluster(bin: Binaries, clusterDir: string, password: string, user: OsUser, runner: Runner) {
-  await mkdir(clusterDir, { recursive: true, mode: 0o700 });
+  const initialising = `${clusterDir}.initialising`;
+  await rm(initialising, { recursive: true, force: true });
+  await mkdir(initialising, { mode: 0o700 });
+  if (user) await chown(initialising, user.uid, user.gid);
   const passwordDir = await mkdtemp(path.join(os.tmpdir(), "clib-initdb-"));
   const passwordFile = path.join(passwordDir, "password");
   await writeFile(passwordFile, `${password}\n`, { mode: 0o600 });
@@ -413,7 +422,7 @@ async function initialiseCluster(bin: Binaries, clusterDir: string, password: st
     if (user) for (const file of [passwordDir, passwordFile]) await chown(file, user.uid, user.gid);
     const [program, args] = runner.command(bin.initdb, [
       "-D",
-      clusterDir,
+      initialising,
       "-U",
       "postgres",
       "--pwfile",
@@ -428,8 +437,12 @@ async function initialiseCluster(bin: Binaries, clusterDir: string, password: st
     const result = spawnSync(program, args, { encoding: "utf8", ...runner.ids, env: { ...process.env, LC_ALL: "C" } });
     if (result.error) throw new EmbeddedDatabaseError(`initdb could not run: ${result.error.message}`);
     if (result.status !== 0) throw new EmbeddedDatabaseError(`initdb failed: ${causeIn(`${result.stdout}\n${result.stderr}`)}`);
+    // The empty folder serverRunner made (and probed) gives way to the finished cluster.
+    await rmdir(clusterDir);
+    await rename(initialising, clusterDir);
   } finally {
     await rm(passwordDir, { recursive: true, force: true });
+    await rm(initialising, { recursive: true, force: true });
   }
 }
 

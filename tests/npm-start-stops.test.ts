@@ -143,3 +143,39 @@ describe("npm start on the embedded default, however it ends", () => {
     START_TIMEOUT_MS,
   );
 });
+
+describe("npm start killed while it makes the database (its first initdb)", () => {
+  const dataDir = path.join(mkdtempSync(path.join(os.tmpdir(), "clib-initdb-killed-")), "data");
+  chmodSync(path.dirname(dataDir), 0o755);
+  const initialising = path.join(dataDir, "postgres.initialising");
+  let site: Site | undefined;
+  afterAll(async () => {
+    killGroup(site);
+    await site?.exited;
+    rmSync(path.dirname(dataDir), { recursive: true, force: true });
+  });
+
+  it(
+    "leaves no half-made cluster behind: the next start makes the database afresh and serves",
+    async () => {
+      const env = newcomerEnv({ DATA_DIR: dataDir, PORT: String(await freePort()), FAKE_PROVIDERS: "false" });
+      const first = launch(env, { command: npmStart });
+      // initdb writes PG_VERSION first and the `postgres` database last: killed in between.
+      let caught = false;
+      for (const deadline = Date.now() + START_TIMEOUT_MS; !caught && first.child.exitCode === null && Date.now() < deadline;) {
+        caught = existsSync(path.join(initialising, "PG_VERSION"));
+        if (!caught) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      killGroup(first);
+      await first.exited;
+      expect(caught).toBe(true);
+      expect(existsSync(path.join(dataDir, "postgres", "PG_VERSION"))).toBe(false);
+
+      site = await startSite(env, { command: npmStart });
+      expect(site.output()).toContain("Demo content seeded.");
+      expect((await signIn(site.base, DEMO_FAN)).status).toBe(200);
+      expect(existsSync(initialising)).toBe(false);
+    },
+    2 * START_TIMEOUT_MS,
+  );
+});
