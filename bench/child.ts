@@ -1,6 +1,6 @@
 // Shared by the benchmarks that run in a child process (so their database connections never mix
 // with another benchmark's): start the child, pass its output through, collect its targets; and
-// time a function over rounds.
+// time a function over rounds; the percentiles every benchmark reports.
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,8 +27,17 @@ export function runBenchChild(script: string, label: string): Promise<TargetLine
   });
 }
 
-function percentile(sorted: number[], fraction: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!;
+/** The value at `fraction` of values sorted ascending (nearest rank); NaN for none. */
+export function percentile(sorted: readonly number[], fraction: number): number {
+  return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!;
+}
+
+/** The middle of values in any order (the upper middle for an even count); NaN for none. */
+export function median(values: readonly number[]): number {
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
 }
 
 /** Median and p95 of `rounds` runs, after one warm-up run. */

@@ -9,7 +9,7 @@
 import http from "node:http";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { reportTargets, runAsScript, runBenchChild, type TargetLine } from "./child.ts";
+import { median, reportTargets, runAsScript, runBenchChild, type TargetLine } from "./child.ts";
 // Types only: the seeding child runs load.ts, which imports this module for seedExtra.
 import type { ExtraSeedContext } from "./load.ts";
 
@@ -32,11 +32,6 @@ export async function seedExtra({ db }: ExtraSeedContext): Promise<Stripped> {
 function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   return (Number(fields[11]) + Number(fields[12])) * 10; // USER_HZ is 100 on Linux
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY * 2 });

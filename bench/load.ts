@@ -9,6 +9,7 @@ import path from "node:path";
 import { once } from "node:events";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { createMigratedDatabase, dropDatabase, uniqueName } from "../tests/db.ts";
+import { percentile } from "./child.ts";
 import { rssMb, type TargetLine } from "./library.ts";
 import { appServerArgs, appServerEnv, ensureAppBuilt, freePort, waitForHealth } from "../scripts/app-server.ts";
 
@@ -256,10 +257,6 @@ type Autocannon = (options: { url: string; connections: number; duration: number
 
 /** The p99 target for page views (not sign-ins or downloads) under the mixed load (docs/benchmarks.md). */
 const PAGE_VIEW_P99_TARGET_MS = 1_000;
-
-function percentile(sorted: readonly number[], fraction: number): number {
-  return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!;
-}
 
 export async function runLoadBenchmark(): Promise<TargetLine[]> {
   console.log(`\nMixed load: ${CONNECTIONS} connections for ${SECONDS} s (home, library, inspiration vote, login, ${FILE_BYTES / 1024} KiB download)`);

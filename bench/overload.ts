@@ -8,7 +8,7 @@
 import http from "node:http";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
-import { reportTargets, runAsScript, runBenchChild, type TargetLine } from "./child.ts";
+import { percentile, reportTargets, runAsScript, runBenchChild, type TargetLine } from "./child.ts";
 // Types only: the seeding child runs load.ts, which imports this module for seedExtra.
 import type { ExtraSeedContext } from "./load.ts";
 
@@ -67,10 +67,6 @@ function send(agent: http.Agent, url: string, options: { method?: string; header
     request.on("error", () => resolve({ kind, status: "error", ms: performance.now() - started, answeredMs, retryAfter: false }));
     request.end(options.body);
   });
-}
-
-function percentile(sorted: readonly number[], fraction: number): number {
-  return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!;
 }
 
 async function runChild() {

@@ -10,7 +10,8 @@ import os from "node:os";
 import { pathToFileURL } from "node:url";
 import type { TargetLine } from "./library.ts";
 import { startSeededApp } from "./load.ts";
-import { median, runSignInBurst } from "./sign-in-burst.ts";
+import { median } from "./child.ts";
+import { runSignInBurst } from "./sign-in-burst.ts";
 
 const CONNECTIONS = 50;
 const SECONDS = Number(process.env.BENCH_PAGE_SECONDS ?? 5);

@@ -38,7 +38,7 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { reportTargets, runAsScript, runBenchChild, type TargetLine } from "./child.ts";
+import { median, reportTargets, runAsScript, runBenchChild, type TargetLine } from "./child.ts";
 import { runSignInBurst } from "./sign-in-burst.ts";
 // Types only: a value import of load.ts would make the seeding child (load.ts, which imports
 // this module for seedExtra) import itself while it runs.
@@ -158,10 +158,6 @@ function sessionFrom(headers: http.IncomingHttpHeaders): string | null {
 function percentile(values: readonly number[], fraction: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!;
-}
-
-function median(values: readonly number[]): number {
-  return percentile(values, 0.5);
 }
 
 /** A small seeded PRNG (mulberry32): the same arrival times in every run. */

@@ -29,8 +29,6 @@ const OTHER_THAN = (expected: string, result: Result) =>
     .filter(([code]) => code !== expected)
     .reduce((sum, [, stat]) => sum + stat.count, 0);
 
-export const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-
 export async function runSignInBurst(options: {
   base: string;
   supporterCookie: string;

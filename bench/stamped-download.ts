@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { reportTargets, runAsScript, runBenchChild, type TargetLine } from "./child.ts";
+import { median, reportTargets, runAsScript, runBenchChild, type TargetLine } from "./child.ts";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const MIB = Number(process.env.BENCH_STAMP_MIB ?? 128);
@@ -34,11 +34,6 @@ async function drain(response: Response): Promise<number> {
     if (done) return bytes;
     bytes += value.byteLength;
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 async function runChild() {

@@ -12,7 +12,7 @@ import { once } from "node:events";
 import http from "node:http";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
-import { reportTargets, runAsScript, runBenchChild, type TargetLine } from "./child.ts";
+import { percentile, reportTargets, runAsScript, runBenchChild, type TargetLine } from "./child.ts";
 import { freePort } from "../scripts/app-server.ts";
 import { processTreeCpuMs } from "./pages.ts";
 
@@ -24,10 +24,6 @@ const P99_TARGET_MS = 30;
 const READERS = 50;
 
 type Sample = { dueAt: number; ms: number; status: number | "error"; path: string };
-
-function percentile(sorted: readonly number[], fraction: number): number {
-  return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!;
-}
 
 /** Sends `targets[i % targets.length]` at an even `RATE` for `seconds`, open loop; resolves with every sample. */
 async function driveEvenly(targets: readonly { url: string; headers: Record<string, string> }[], seconds: number): Promise<Sample[]> {
