@@ -437,8 +437,10 @@ async function initialiseCluster(bin: Binaries, clusterDir: string, password: st
     const result = spawnSync(program, args, { encoding: "utf8", ...runner.ids, env: { ...process.env, LC_ALL: "C" } });
     if (result.error) throw new EmbeddedDatabaseError(`initdb could not run: ${result.error.message}`);
     if (result.status !== 0) throw new EmbeddedDatabaseError(`initdb failed: ${causeIn(`${result.stdout}\n${result.stderr}`)}`);
-    // The empty folder serverRunner made (and probed) gives way to the finished cluster.
-    await rmdir(clusterDir);
+    // The empty folder serverRunner made under root (and probed) gives way to the finished cluster.
+    await rmdir(clusterDir).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== "ENOENT") throw error;
+    });
     await rename(initialising, clusterDir);
   } finally {
     await rm(passwordDir, { recursive: true, force: true });
