@@ -40,4 +40,10 @@ describe("page titles", () => {
     expect(titleOf(login, { view: "guest", tab: "signup" })).toBe("Create My Account · Creator Library");
     expect(titleOf(login, { view: "account" })).toBe("Account settings · Creator Library");
   });
+
+  // Every page under /admin names itself and the area it is in, as the browser's tabs and history show it.
+  const adminPages = import.meta.glob<MetaModule>("../app/routes/admin_.*.tsx", { eager: true });
+  it.each(Object.entries(adminPages).filter(([, module]) => module.meta))("%s is titled '<Page> · Admin · Creator Library'", (_file, module) => {
+    expect(titleOf(module, { post: { title: "Cabin" } })).toMatch(/^[A-Z][^·]*( · Posts)? · Admin · Creator Library$/);
+  });
 });

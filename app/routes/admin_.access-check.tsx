@@ -17,7 +17,7 @@ import { personalPageHeaders } from "~/utils/page-headers";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: adminStyles }];
 
-export const meta: MetaFunction = () => [{ title: "Check access · Creator Library" }];
+export const meta: MetaFunction = () => [{ title: "Check access · Admin · Creator Library" }];
 
 export const headers = personalPageHeaders;
 
