@@ -4,6 +4,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { env } from "~/env.server";
 import { watchDatabasePool } from "~/metrics.server";
+import { slowQueryNotesOn } from "~/slow-query-notes.server";
 import { PrismaClient } from "~/generated/prisma/client";
 import { DatabaseUnavailable } from "~/utils/errors";
 
@@ -105,7 +106,7 @@ function createClient() {
   const adapter = guardAdapter(new PrismaPg(pool, { disposeExternalPool: true }));
   const client = new PrismaClient({ adapter, log: [{ emit: "event", level: "query" }] });
   client.$on("query", (event) => {
-    if (event.duration >= SLOW_QUERY_MS) console.warn(`slow query (${event.duration} ms): ${event.query.slice(0, 200)}`);
+    if (event.duration >= SLOW_QUERY_MS && slowQueryNotesOn()) console.warn(`slow query (${event.duration} ms): ${event.query.slice(0, 200)}`);
   });
   return { client, pool };
 }

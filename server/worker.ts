@@ -10,6 +10,7 @@ import { env } from "../app/env.server.ts";
 import { PASSWORD_WORKER_URL, passwordPool } from "../app/integrations/password-pool.server.ts";
 import { log } from "../app/logger.server.ts";
 import { startWorkerMetrics } from "../app/metrics-cluster.server.ts";
+import { withoutSlowQueryNotes } from "../app/slow-query-notes.server.ts";
 import { createApp } from "./app.ts";
 
 // Checked by server/index.ts before this worker started (it also set NODE_ENV's default).
@@ -36,9 +37,8 @@ const passwordThreads = passwordPool().catch((error: unknown) => {
   );
   process.exit(1);
 });
-// While they start, this worker serves a guest's library and home page to itself through a private
-// loopback listener (`exclusive`: the primary never hears of it), so that the first visitors after a
-// start do not pay for a fresh process's first render (about 0.4 s). Given up after 5 s.
+// While they start, this worker serves a guest's library and home page to itself through a private loopback listener (`exclusive`: the
+// primary never hears of it): the first visitors then do not pay for a fresh process's first render (about 0.4 s). Given up after 5 s.
 async function warmUp(): Promise<void> {
   const warming = http.createServer(serverOptions, app);
   try {
@@ -53,7 +53,7 @@ async function warmUp(): Promise<void> {
     warming.close();
   }
 }
-await Promise.all([passwordThreads, warmUp()]);
+await Promise.all([passwordThreads, withoutSlowQueryNotes(warmUp)]);
 const server = http.createServer(serverOptions, app);
 server.listen(config.PORT, config.HOST, () => {
   if (!config.SERVER_QUIET) console.log(`[server] http://${config.HOST ?? "localhost"}:${config.PORT}`); // else the primary announces the group
