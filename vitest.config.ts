@@ -14,18 +14,24 @@ const UNIT_TESTS = [
 ];
 
 /**
- * Options every run shares. Three forks on these 2-core machines: an integration file spends a
- * fifth of its time waiting (on PostgreSQL, a server it started, a timer), which a third file fills.
- * The unit project runs in one worker thread instead, every file in it: pure modules share no
- * state, so a process per file would only repeat the start-up.
+ * Options every run shares. Three files at a time on these 2-core machines: an integration file
+ * spends a fifth of its time waiting (on PostgreSQL, a server it started, a timer), which a third
+ * file fills. Each file runs in a worker thread of its own, with its own modules and environment:
+ * a process per file took about 8% more CPU for the same files (docs/benchmarks.md).
  */
 const shared = {
   globals: true,
-  pool: "forks",
-  poolOptions: { forks: { maxForks: 3, minForks: 1 }, threads: { maxThreads: 1, minThreads: 1, isolate: false } },
+  pool: "threads",
+  poolOptions: { threads: { maxThreads: 3, minThreads: 1, isolate: true } },
   testTimeout: 30_000,
   hookTimeout: 60_000,
 } as const;
+
+/**
+ * The unit project runs every file in one worker thread: pure modules share no state, so a thread
+ * per file would only repeat the start-up.
+ */
+const oneThreadForAll = { threads: { maxThreads: 1, minThreads: 1, isolate: false } };
 
 /** Integration tests: one migrated template database per run, a fresh copy of it per test file. */
 const integrationSetup = { globalSetup: ["tests/global-setup.ts"], setupFiles: ["tests/setup-file.ts"] };
@@ -56,8 +62,8 @@ const POOLER_TESTS = [
 
 /**
  * The longest files, longest first (each over half a minute alone on CI; together about a third
- * of the forks' time). They start before every other file: one of them started late runs on
- * alone at the end while the other forks sit idle. Without this a fresh clone (no timings cached)
+ * of the workers' time). They start before every other file: one of them started late runs on
+ * alone at the end while the other workers sit idle. Without this a fresh clone (no timings cached)
  * runs the largest files first, and a file's size says little about how long it runs
  * (first-run.test.ts was 29th).
  */
@@ -89,7 +95,7 @@ export default defineConfig({
     ...shared,
     sequence: { sequencer: LongestFilesFirst },
     projects: [
-      { extends: true, test: { name: "unit", include: UNIT_TESTS, pool: "threads" } },
+      { extends: true, test: { name: "unit", include: UNIT_TESTS, poolOptions: oneThreadForAll } },
       {
         extends: true,
         test: {
