@@ -369,13 +369,24 @@ export function superviseServer(
   const script = [
     // $1 the owner, $2 its start time (/proc/<pid>/stat); the rest is the server's command.
     "owner=$1 since=$2; shift 2",
+    // Every trap is set before the server starts: a signal then would otherwise end this shell
+    // and leave the server running. One that comes before the server has a PID is kept and
+    // passed on once it has one. SIGINT and SIGTERM are passed on as they are.
+    "server= killer= pending=",
+    'pass_on() { if [ -n "$server" ]; then kill -"$1" "$server" 2>/dev/null; elif [ "$pending" != QUIT ]; then pending=$1; fi; }',
+    // SIGQUIT: a stop asked for, npm start's death (the parent-death signal) or the pipe's end
+    // (USR1). A server still running 5 s later is killed: it must not outlive npm start. That also
+    // covers a server that has not yet set its own handlers: sh starts a background command with
+    // SIGINT and SIGQUIT ignored (POSIX), so a signal in its first moments is lost.
+    "stop_now() {",
+    "  pass_on QUIT",
+    '  [ -n "$server" ] && [ -z "$killer" ] || return 0',
+    '  (sleep 5; kill -KILL "$server" 2>/dev/null) </dev/null >/dev/null 2>&1 & killer=$!',
+    "}",
+    "trap 'pass_on INT' INT; trap 'pass_on TERM' TERM; trap stop_now QUIT USR1",
     "exec 4<&0 0</dev/null",
     '"$@" 4<&- & server=$!',
-    "trap 'kill -INT $server 2>/dev/null' INT; trap 'kill -TERM $server 2>/dev/null' TERM",
-    // SIGQUIT: a stop asked for, npm start's death (the parent-death signal) or the pipe's end (USR1).
-    // A server still running 5 s later (a shutdown that hangs) is killed: it must not outlive npm start.
-    "killer=",
-    "trap 'kill -QUIT $server 2>/dev/null; [ -n \"$killer\" ] || { (sleep 5; kill -KILL $server 2>/dev/null) </dev/null >/dev/null 2>&1 & killer=$!; }' QUIT USR1",
+    'case "$pending" in QUIT) stop_now ;; ?*) pass_on "$pending" ;; esac',
     // The pipe's other end closes the moment npm start dies: the read ends and tells this shell at once.
     "(read -r _ <&4; kill -USR1 $$) & reader=$!; exec 4<&-",
     // Where /proc is (Linux): alive, not a zombie, and the same start time; elsewhere kill -0.

@@ -63,6 +63,24 @@ function exitCodeOf(child: ChildProcess, ms: number): Promise<number | null> {
   });
 }
 
+/** The PIDs of a process's children, as /proc lists them ("" for none, or once it is gone). */
+function childrenOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim();
+  } catch {
+    return "gone";
+  }
+}
+
+/** Whether a process of this PID runs, a zombie not counted. */
+function isRunning(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
 /** Whether a process of this PID exists at all: a zombie does. */
 const exists = (pid: number) => existsSync(`/proc/${pid}`);
 
@@ -110,6 +128,35 @@ describe.runIf(process.platform === "linux")("the embedded database's supervisor
     expect(exists(pid)).toBe(false);
     expect(owner.exitCode === null && owner.signalCode === null).toBe(true);
   });
+
+  it("stops a server whose stop came while it was being started", async () => {
+    // A stop just after the shell has started the server, before the server can have set its own
+    // handlers: SIGQUIT (npm start's death), or SIGINT followed by SIGQUIT (a stop that got no
+    // answer in time, as the embedded database's stop does). sh starts a background command with
+    // SIGINT and SIGQUIT ignored, so the stand-in here (sleep) takes neither: only the 5 s SIGKILL
+    // ends it. Twenty tries, each signalled the moment the shell has a child; no server may be
+    // left running.
+    const tries = Array.from({ length: 20 }, (_, index) => {
+      const pidFile = path.join(work, `early-${runs++}.pid`);
+      const supervisor = superviseServer(["sh", ["-c", `echo $$ > ${pidFile}; exec sleep 60`]], { stdio: "ignore" }, process.pid);
+      started.push(supervisor);
+      const ended = exitCodeOf(supervisor, 15_000);
+      for (let look = 0; look < 1_000_000 && childrenOf(supervisor.pid!) === ""; look++);
+      if (index % 2) {
+        supervisor.kill("SIGQUIT");
+      } else {
+        supervisor.kill("SIGINT");
+        setTimeout(() => supervisor.kill("SIGQUIT"), 500);
+      }
+      return { pidFile, ended };
+    });
+    for (const { pidFile, ended } of tries) {
+      await ended;
+      // No PID file: the shell was ended before it started the server.
+      const server = existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8")) : 0;
+      expect(server > 0 && isRunning(server), `server ${server} still running`).toBe(false);
+    }
+  }, 30_000);
 
   it("ends with the server's own status when the server ends by itself", async () => {
     const owner = standInOwner();
