@@ -22,7 +22,7 @@ const UNIT_TESTS = [
 const shared = {
   globals: true,
   pool: "threads",
-  poolOptions: { threads: { maxThreads: 3, minThreads: 1, isolate: true } },
+  poolOptions: { threads: { maxThreads: 3, minThreads: 1, isolate: true }, forks: { maxForks: 1, minForks: 1, isolate: true } },
   testTimeout: 30_000,
   hookTimeout: 60_000,
 } as const;
@@ -59,6 +59,13 @@ const POOLER_TESTS = [
   // The mail outbox's claims (FOR UPDATE SKIP LOCKED in one statement) and the one-transaction sign-up.
   "tests/mail-outbox.test.ts",
 ];
+
+/**
+ * Files that measure the resident memory of their own process (an upload that must stream): each
+ * runs in a process of its own, since a worker thread shares its process's memory with the files
+ * running beside it.
+ */
+const MEMORY_TESTS = ["tests/post-version-large-zip.test.ts", "tests/post-upload-memory.test.ts", "tests/leak-trace.test.ts"];
 
 /**
  * The longest files, longest first (each over half a minute alone on CI; together about a third
@@ -101,8 +108,18 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["app/**/*.test.{ts,tsx}", "tests/**/*.test.{ts,tsx}"],
-          exclude: [...UNIT_TESTS, "tests/pooler-project.test.ts", "**/node_modules/**"],
+          exclude: [...UNIT_TESTS, ...MEMORY_TESTS, "tests/pooler-project.test.ts", "**/node_modules/**"],
           ...integrationSetup,
+        },
+      },
+      // One file at a time, beside the integration project's threads.
+      {
+        extends: true,
+        test: {
+          name: "memory",
+          include: MEMORY_TESTS,
+          ...integrationSetup,
+          pool: "forks",
         },
       },
       // In the same run as the others, so both workers stay busy until the last file.
