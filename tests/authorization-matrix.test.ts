@@ -6,7 +6,7 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import { db } from "~/db.server";
 import type { User } from "~/generated/prisma/client";
-import { callRoute, createTestUser, sessionCookie } from "./helpers";
+import { callRoute, createTestUser, sessionCookie, type RouteModule } from "./helpers";
 
 globalThis.__allowConsoleError = true;
 declare global {
@@ -508,6 +508,9 @@ function fillPath(pattern: string, params: Record<string, string>): string {
 
 const routesDir = path.resolve(import.meta.dirname, "../app/routes");
 const routeFiles = readdirSync(routesDir).filter((file) => /\.(tsx?|jsx?)$/.test(file) && !/\.test\./.test(file) && !file.startsWith("."));
+// Each route module, loaded when its case runs (a glob Vite can see, rather than a computed import).
+const routeModules = import.meta.glob<RouteModule>("../app/routes/*.{ts,tsx,js,jsx}");
+const routeModule = (file: string) => routeModules[`../app/routes/${file}`]!();
 
 // ---------------------------------------------------------------- database state
 
@@ -633,7 +636,7 @@ describe("authorization matrix", () => {
     const stale = Object.keys(MATRIX).filter((file) => !routeFiles.includes(file));
     expect(stale, "expectations for route files that no longer exist").toEqual([]);
     for (const file of routeFiles) {
-      const module = (await import(`../app/routes/${file}`)) as { loader?: unknown; action?: unknown };
+      const module = await routeModule(file);
       const methods = new Set(MATRIX[file]!.map((entry) => entry.method));
       expect(Boolean(module.loader), `${file}: loader <-> GET case`).toBe(methods.has("GET"));
       expect(Boolean(module.action), `${file}: action <-> POST/PUT/DELETE case`).toBe([...methods].some((method) => method !== "GET"));
@@ -644,7 +647,7 @@ describe("authorization matrix", () => {
     const cases = MATRIX[file] ?? [];
     for (const entry of cases) {
       it(`${entry.method} ${routePath(file)} (${file})`, async () => {
-        const module = await import(`../app/routes/${file}`);
+        const module = await routeModule(file);
         const problems: string[] = [];
         let { fixtures, cookies } = await resetFixtures();
         let before = await databaseChecksum();

@@ -61,7 +61,7 @@ export function buildRequest({ method = "GET", path = "/", json, form, body, coo
   return new Request(`http://localhost:3999${path}`, init);
 }
 
-type RouteModule = {
+export type RouteModule = {
   loader?: (args: LoaderFunctionArgs) => Promise<Response> | Response | Promise<unknown>;
   action?: (args: ActionFunctionArgs) => Promise<Response> | Response | Promise<unknown>;
 };
