@@ -37,6 +37,8 @@ export function keptPages(keptPage: KeptPage, handleOf: (routeId: string | null)
     const request = { method: req.method, url: req.originalUrl, cookie, authorization, acceptLanguage, ifNoneMatch, acceptEncoding };
     keptPage(request, page).then(
       (found) => {
+        // A client that left during the lookup: nothing to answer or make, and its "close" has gone by.
+        if (res.closed) return "answer" in found ? undefined : found.made();
         if (!("answer" in found)) return void ((res.locals.keptLookup = found.lookup), res.once("close", found.made), next());
         if (found.accountId) noteAccountOf(String(req.headers["x-request-id"]), found.accountId);
         const body = req.method === "HEAD" ? null : found.answer.body;

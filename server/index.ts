@@ -57,7 +57,6 @@ function superviseWorkers(config: Env, count: number) {
       if (++listening === count) console.log(`[server] http://${config.HOST ?? "localhost"}:${address.port} (${count} workers)`);
     });
   };
-
   const afterExit = (worker: Worker, entry: Slot | undefined, code: number, signal: string) => {
     if (stopping && slots.size === 0) process.exit(process.exitCode ?? 0);
     if (stopping || !entry) return;
@@ -77,9 +76,7 @@ function superviseWorkers(config: Env, count: number) {
     if (code === 0 && !stopping) setTimeout(() => afterExit(worker, entry, code, signal), GROUP_SIGNAL_GRACE_MS);
     else afterExit(worker, entry, code, signal);
   });
-
   // Each worker drains for at most SHUTDOWN_DRAIN_SECONDS (server/worker.ts); the primary waits a little longer.
   for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => stopping || stop(0, (config.SHUTDOWN_DRAIN_SECONDS + 5) * 1_000));
-
   for (let slot = 0; slot < count; slot++) fork(slot);
 }

@@ -14,6 +14,7 @@ export function onRemixAnswer(res: Response, fn: () => void): void {
 export function remixHandler(build: ServerBuild | (() => Promise<ServerBuild>), mode: string, app: URL): RequestHandler {
   const handle = createRequestHandler(build, mode);
   const answer = async (req: Request, res: Response) => {
+    if (res.closed) return; // the client left before Remix's turn: nothing to answer
     const controller = new AbortController();
     res.once("close", () => res.writableFinished || controller.abort());
     const headers = fetchHeaders(req);

@@ -5,7 +5,10 @@
 // the app or straight in the database (another app server's write), shows on the very next view;
 // another reader never gets the first reader's page. Needs a build (npm test builds first).
 import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
+import http from "node:http";
+import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { db } from "~/db.server";
@@ -94,6 +97,27 @@ async function keptView(cookie: string, pathname = "/library", headers: Record<s
   return again;
 }
 
+/** Requests for the vote page whose client left before the answer was sent (the server's metric). */
+async function abortedVoteViews(): Promise<number> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const line = /^clib_http_request_duration_seconds_count\{(?=[^}]*route="routes\/inspiration-vote")(?=[^}]*status="aborted")[^}]*\} (\d+)/m.exec(text);
+  return Number(line?.[1] ?? "0");
+}
+
+/** A GET with only a cookie (no Accept-Language or Accept-Encoding, unlike fetch): given up after 5 s, well before a wait for a page being made would give up by itself (PAGE_MAKING_WAIT_MS). */
+function plainGet(pathname: string, cookie: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(`${base}${pathname}`, { headers: { Cookie: cookie, Connection: "close" }, agent: false, timeout: 5_000 }, (response) => {
+      let body = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => (body += chunk));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+    });
+    request.on("timeout", () => request.destroy(new Error(`no answer to GET ${pathname} within 5 s`)));
+    request.on("error", reject);
+  });
+}
+
 function cardOf(html: string, postId: string): string {
   const card = new RegExp(`<article[^>]*data-post-id="${postId}"[^>]*>.*?</article>`, "s").exec(html);
   expect(card, `the card of ${postId}`).not.toBeNull();
@@ -180,6 +204,47 @@ describe("a signed-in reader's kept library", { timeout: 180_000 }, () => {
     expect(views[0]![1]).toContain("Reader Crowd Renamed");
     // One of them went to Remix (the page had changed); the rest were answered with the page it made.
     expect(await keptSoFar()).toBe(before + 23);
+  });
+
+  it("does not leave the next requests waiting when the one making the page lost its client during the stamp read", async () => {
+    const { cookie } = await reader({ fullName: "Reader Gone" });
+    await db.inspirationConfig.upsert({
+      where: { id: 1 },
+      create: { id: 1, votingOpen: true, votingEndTime: new Date(Date.now() + 3_600_000) },
+      update: { votingOpen: true, votingEndTime: new Date(Date.now() + 3_600_000) },
+    });
+    const url = new URL(base);
+    // The stamp read waits on a lock this test holds; the client that asked leaves meanwhile.
+    await db.$transaction(
+      async (tx) => {
+        await tx.$executeRawUnsafe("LOCK TABLE shop_emails IN ACCESS EXCLUSIVE MODE");
+        const gone = net.connect(Number(url.port), url.hostname);
+        await once(gone, "connect");
+        gone.write(`GET /inspiration-vote HTTP/1.1\r\nHost: ${url.host}\r\nCookie: ${cookie}\r\nConnection: close\r\n\r\n`);
+        for (let look = 0; look < 200; look++) {
+          const [{ waiting }] = await db.$queryRaw<[{ waiting: number }]>`
+            SELECT count(*)::int AS waiting FROM pg_stat_activity
+            WHERE wait_event_type = 'Lock' AND query LIKE '%reader_page_stamp%' AND pid <> pg_backend_pid()`;
+          if (waiting > 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        const abortedBefore = await abortedVoteViews();
+        gone.destroy();
+        // The server has seen the connection close (and counted the request as aborted) before the stamp read answers.
+        for (let look = 0; look < 200 && (await abortedVoteViews()) === abortedBefore; look++) await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(await abortedVoteViews()).toBe(abortedBefore + 1);
+      },
+      { timeout: 30_000 },
+    );
+    // The same reader with the same headers at the same stamp, once the page the first request
+    // made has gone stale (the vote page's countdown turns each second): answered, however the
+    // first request ended.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const { status, body } = await plainGet("/inspiration-vote", cookie);
+      expect(status).toBe(200);
+      expect(body).toContain("Reader Gone");
+    }
   });
 
   it("shows a download, a grant, a tier change, a vote and a post's change on the next view", async () => {

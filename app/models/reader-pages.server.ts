@@ -101,16 +101,26 @@ export function pageBeingMade(lookup: ReaderLookup): Promise<void> | undefined {
   return pagesBeingMade.get(makingKey(lookup));
 }
 
+/**
+ * How long requests wait for a page another request is making, at most: should its end never be
+ * reported, they go on to Remix themselves rather than wait for ever.
+ */
+export const PAGE_MAKING_WAIT_MS = 10_000;
+
 /** Notes that this request's answer will make the page at `lookup`; answers the call for when it has ended. */
 export function startMakingPage(lookup: ReaderLookup): () => void {
   const key = makingKey(lookup);
   if (pagesBeingMade.has(key)) return () => undefined;
-  let made = () => undefined as void;
-  pagesBeingMade.set(key, new Promise<void>((resolve) => (made = resolve)));
-  return () => {
-    pagesBeingMade.delete(key);
-    made();
+  let settle = () => undefined as void;
+  const making = new Promise<void>((resolve) => (settle = resolve));
+  const made = () => {
+    clearTimeout(givenUp);
+    if (pagesBeingMade.get(key) === making) pagesBeingMade.delete(key);
+    settle();
   };
+  const givenUp = setTimeout(made, PAGE_MAKING_WAIT_MS);
+  pagesBeingMade.set(key, making);
+  return made;
 }
 
 /** The stamp the HTTP server read for this request's kept answer (server/app.ts), or null: not to be kept. */
