@@ -176,6 +176,7 @@ describe("the database restarts while the app runs", () => {
     stopCluster();
     const down = await waitFor("/healthz", 503, 15_000);
     expect(down.body).toBe("database unavailable");
+    expect(Number(down.retryAfter)).toBeGreaterThan(0);
     // A page that needs the database fails fast with the error page, never a stack trace: a
     // guest's kept copy is answered only at a stamp the database gives.
     const page = await get("/", 10_000);
@@ -207,6 +208,31 @@ describe("the database restarts while the app runs", () => {
     expect(app!.exitCode).toBeNull();
     expect(app!.pid).toBe(appPid);
   }, 120_000);
+});
+
+/** The cluster's postmaster and its children (the backends and helpers), from its PID file. */
+function clusterProcesses(): number[] {
+  const postmaster = Number(readFileSync(path.join(clusterDir, "postmaster.pid"), "utf8").split("\n")[0]);
+  const children = readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  return [postmaster, ...children];
+}
+
+describe("the database stops answering while the app runs", () => {
+  it("makes /healthz answer 503 with Retry-After rather than wait, and 200 again once it answers", async () => {
+    await waitFor("/healthz", 200, 30_000);
+    // A frozen host or a dropped network: connections stay open and nothing answers.
+    const frozen = clusterProcesses();
+    for (const pid of frozen) process.kill(pid, "SIGSTOP");
+    try {
+      const health = await get("/healthz", 10_000);
+      expect(health.status).toBe(503);
+      expect(health.body).toBe("database unavailable");
+      expect(Number(health.retryAfter)).toBeGreaterThan(0);
+    } finally {
+      for (const pid of frozen) process.kill(pid, "SIGCONT");
+    }
+    await waitFor("/healthz", 200, 30_000);
+  }, 60_000);
 });
 
 describe("downloads completed while the database is down", () => {
