@@ -58,6 +58,8 @@ const POOLER_TESTS = [
   "tests/update-notifications.test.ts",
   // The mail outbox's claims (FOR UPDATE SKIP LOCKED in one statement) and the one-transaction sign-up.
   "tests/mail-outbox.test.ts",
+  // A query given up on is cancelled through the pooler (its CancelRequest) and its connection closed.
+  "tests/db-unanswered.test.ts",
 ];
 
 /**

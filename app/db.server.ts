@@ -1,5 +1,6 @@
 // The one Prisma client of the process, kept across dev rebuilds, and the connection pool it
 // runs on.
+import net from "node:net";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { env } from "~/env.server";
@@ -23,8 +24,14 @@ const utcTimestamps = {
 const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "EPIPE"]);
 /** PostgreSQL's own: shutting down or starting up (57P01-57P03), connection exceptions (class 08), too many connections. */
 const UNAVAILABLE_SQLSTATE = /^(?:57P0[123]|08...|53300)$/;
-/** What node-postgres says when the server went away mid-connection. */
-const CONNECTION_LOST = /^(?:Connection terminated|Connection closed|Client has encountered a connection error)/i;
+/**
+ * What node-postgres says when the server went away mid-connection, or gave no answer within
+ * DATABASE_TIMEOUT_MS (a query, or a connection: a new one, or a free one of the pool).
+ */
+const CONNECTION_LOST =
+  /^(?:Connection terminated|Connection closed|Client has encountered a connection error|Query read timeout|timeout exceeded when trying to connect)/i;
+/** node-postgres' words for a query that got no answer within `query_timeout`. */
+const QUERY_UNANSWERED = "Query read timeout";
 /** The driver adapter's kinds for the same (@prisma/adapter-pg). */
 const UNAVAILABLE_KINDS = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections"]);
 
@@ -94,8 +101,90 @@ function guardAdapter<T extends object>(target: T): T {
   });
 }
 
-function createClient() {
-  const pool = new pg.Pool({ connectionString: env().DATABASE_URL, max: env().DATABASE_POOL_SIZE });
+type QueryFunction = (...args: unknown[]) => unknown;
+
+/** PostgreSQL's CancelRequest code (the protocol's "Canceling Requests in Progress"). */
+const CANCEL_REQUEST_CODE = 80877102;
+/** A server (or pooler) that answers takes a CancelRequest in milliseconds; one that does not is left. */
+const CANCEL_WAIT_MS = 1_000;
+
+/**
+ * Asks the server to stop the query a connection is running, with a CancelRequest on a new
+ * connection, and settles once the server has taken it (it then closes that connection) or after
+ * CANCEL_WAIT_MS. A query that got no answer in time may be waiting on a lock, and would
+ * otherwise still write after its caller heard 503.
+ */
+function cancelRunningQuery(client: pg.PoolClient): Promise<void> {
+  const { host, port, processID, secretKey } = client as unknown as { host: string; port: number; processID: number | null; secretKey: number | null };
+  if (processID === null || secretKey === null) return Promise.resolve();
+  const request = Buffer.alloc(16);
+  request.writeInt32BE(16, 0);
+  request.writeInt32BE(CANCEL_REQUEST_CODE, 4);
+  request.writeInt32BE(processID, 8);
+  request.writeInt32BE(secretKey, 12);
+  return new Promise((resolve) => {
+    const socket = host.startsWith("/") ? net.connect(`${host}/.s.PGSQL.${port}`) : net.connect(port, host);
+    socket.setTimeout(CANCEL_WAIT_MS, () => socket.destroy());
+    socket.on("error", () => undefined);
+    socket.on("close", () => resolve());
+    // Written, not ended: libpq waits for the server to close, and PgBouncer 1.18 exits on a
+    // cancel connection that the client half-closes first.
+    socket.write(request);
+  });
+}
+
+/**
+ * Cancels and closes a connection whose query got no answer in time, rather than use it again:
+ * node-postgres gives the caller up but leaves the query on the connection, so the next caller
+ * would wait behind it, and a transaction's connection would never go back to the pool (its
+ * ROLLBACK waits too). Closed, it leaves the pool, and a transaction's ends with it (the
+ * adapter's patch). The connection stays open until the cancel is taken: a pooler forwards a
+ * cancel only for a client that is still connected.
+ */
+function closeWhenUnanswered(client: pg.PoolClient): void {
+  // The class's own query, looked up at each call (tests count queries by wrapping it).
+  const query: QueryFunction = (...args) => (Object.getPrototypeOf(client) as { query: QueryFunction }).query.apply(client, args);
+  const { connection } = client as unknown as { connection?: { stream?: { destroy(): void } } };
+  const unanswered = (error: unknown) => error instanceof Error && error.message === QUERY_UNANSWERED;
+  const cancelAndClose = () => {
+    // This checkout gives the connection back as failed, so the pool drops it rather than lend
+    // it again (a transaction's ROLLBACK may still succeed once the cancel lands).
+    const release = client.release.bind(client);
+    client.release = (error?: Error | boolean) => release(error || new Error(QUERY_UNANSWERED));
+    return cancelRunningQuery(client).then(() => connection?.stream?.destroy());
+  };
+  const bounded: QueryFunction = (...args) => {
+    const callback = args.at(-1);
+    if (typeof callback === "function") {
+      // The pool's own calls: it closes a connection whose query failed as soon as it hears.
+      const answer = callback as (error: unknown, result: unknown) => void;
+      return query(...args.slice(0, -1), (error: unknown, result: unknown) => {
+        if (unanswered(error)) void cancelAndClose().then(() => answer(error, result));
+        else answer(error, result);
+      });
+    }
+    const result = query(...args);
+    if (result instanceof Promise)
+      result.catch((error: unknown) => {
+        if (unanswered(error)) void cancelAndClose();
+      });
+    return result;
+  };
+  Object.assign(client, { query: bounded });
+}
+
+/**
+ * The Prisma client and the pool under it for one database: DATABASE_POOL_SIZE connections, and
+ * no wait for a connection or an answer longer than DATABASE_TIMEOUT_MS (then DatabaseUnavailable).
+ */
+export function createDatabaseClient(options: { url: string; poolSize: number; timeoutMs: number }) {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize,
+    connectionTimeoutMillis: options.timeoutMs,
+    query_timeout: options.timeoutMs,
+  });
+  pool.on("connect", closeWhenUnanswered);
   // An idle connection the server closes (a restart, a failover, a pooler or an admin ending it)
   // is reported on the pool, and node-postgres throws it when no one listens. Prisma's adapter
   // listens only once Prisma has connected, while queryRows uses the pool from the first request:
@@ -111,8 +200,12 @@ function createClient() {
   return { client, pool };
 }
 
-const globalForDb = globalThis as unknown as { __db?: ReturnType<typeof createClient> };
-const shared = (globalForDb.__db ??= createClient());
+const globalForDb = globalThis as unknown as { __db?: ReturnType<typeof createDatabaseClient> };
+const shared = (globalForDb.__db ??= createDatabaseClient({
+  url: env().DATABASE_URL,
+  poolSize: env().DATABASE_POOL_SIZE,
+  timeoutMs: env().DATABASE_TIMEOUT_MS,
+}));
 
 export const db = shared.client;
 

@@ -81,6 +81,11 @@ const schema = z
       .regex(/^postgres(ql)?:\/\//, "must be a postgresql:// connection string")
       .optional(),
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
+    /**
+     * How long a request waits for the database (a connection, or the answer to one query) before
+     * it hears 503 + Retry-After: a frozen host or a dropped network answers nothing at all.
+     */
+    DATABASE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
     DATA_DIR: z.string().min(1).default("./data"),
     /** Where `npm run build` wrote the app (remix.config.js and the build scripts read it too). */
     REMIX_BUILD_DIR: z.string().min(1).default("build"),

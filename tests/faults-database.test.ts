@@ -1,7 +1,7 @@
 // Fault: the database goes away while the app runs. The built app runs on a PRIVATE PostgreSQL
 // cluster (never the machine's shared one): /healthz answers 503 and pages and the API answer
-// 503 with Retry-After quickly while the cluster is down, downloads completed meanwhile are
-// recorded once it is back, and everything answers again without restarting the app.
+// 503 with Retry-After quickly while the cluster is down or does not answer, downloads completed
+// meanwhile are recorded once it is back, and everything answers again without restarting the app.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -142,6 +142,8 @@ beforeAll(async () => {
       SESSION_SECRET,
       DISABLE_JOBS: "1",
       REQUEST_LOG: "false",
+      // A database that stops answering is given up on after this (the default is 10 s).
+      DATABASE_TIMEOUT_MS: "1000",
     },
     stdio: ["ignore", "ignore", "pipe"],
   });
@@ -218,8 +220,10 @@ function clusterProcesses(): number[] {
 }
 
 describe("the database stops answering while the app runs", () => {
-  it("makes /healthz answer 503 with Retry-After rather than wait, and 200 again once it answers", async () => {
+  it("makes /healthz, pages and the API answer 503 with Retry-After rather than wait, and 200 again once it answers", async () => {
     await waitFor("/healthz", 200, 30_000);
+    // Connections in the pool before the freeze, as a running site has them.
+    expect((await get("/library")).status).toBe(200);
     // A frozen host or a dropped network: connections stay open and nothing answers.
     const frozen = clusterProcesses();
     for (const pid of frozen) process.kill(pid, "SIGSTOP");
@@ -228,11 +232,23 @@ describe("the database stops answering while the app runs", () => {
       expect(health.status).toBe(503);
       expect(health.body).toBe("database unavailable");
       expect(Number(health.retryAfter)).toBeGreaterThan(0);
+      // More requests than the pool has connections, each given up on after DATABASE_TIMEOUT_MS.
+      const answers = await Promise.all([...Array.from({ length: 6 }, () => get("/library", 20_000)), get("/", 20_000), get("/api/library/posts", 20_000)]);
+      for (const answer of answers) {
+        expect(answer.status).toBe(503);
+        expect(Number(answer.retryAfter)).toBeGreaterThan(0);
+      }
+      expect(answers[0].body).toContain(LIBRARY_MESSAGES.loadPostsFailed);
+      expect(answers[0].body).toContain("The site is briefly unavailable");
+      expect(JSON.parse(answers.at(-1)!.body)).toEqual({ error: LIBRARY_MESSAGES.loadPostsFailed });
     } finally {
       for (const pid of frozen) process.kill(pid, "SIGCONT");
     }
     await waitFor("/healthz", 200, 30_000);
-  }, 60_000);
+    // No connection stayed behind with a stalled query: everything answers at once, many together.
+    const after = await Promise.all(Array.from({ length: 12 }, (_, index) => get(index % 2 ? "/library" : "/api/library/posts", 10_000)));
+    expect(after.map((answer) => answer.status)).toEqual(Array.from({ length: 12 }, () => 200));
+  }, 90_000);
 });
 
 describe("downloads completed while the database is down", () => {
