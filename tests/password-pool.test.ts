@@ -138,11 +138,22 @@ describe("password worker pool", () => {
     const copy = "../app/integrations/password-pool.server.ts?second-copy";
     const other = (await import(/* @vite-ignore */ copy)) as typeof import("~/integrations/password-pool.server");
     expect(other.PasswordPool).not.toBe(PasswordPool);
-    const tiny = new other.PasswordPool({ size: 1, maxQueue: 1 });
+    // Its one thread takes a job and never answers, so one job running and one waiting fill it
+    // until the end of the test (a real hash would end on its own, sooner on a fast machine).
+    const tiny = new other.PasswordPool({
+      size: 1,
+      maxQueue: 1,
+      maxQueueWaitMs: 60_000,
+      workerUrl: new URL("./fixtures/unanswering-password-worker.mjs", import.meta.url),
+    });
     await tiny.start();
     holder[GLOBAL_KEY] = Promise.resolve(tiny);
-    // One job running and one waiting fill this pool.
-    const fillers = [tiny.hash("filler-one", 12), tiny.hash("filler-two", 12)];
+    const fillers = [tiny.hash("filler-one", 4), tiny.hash("filler-two", 4)].map((job) =>
+      job.then(
+        () => "answered",
+        (error: Error) => error.message,
+      ),
+    );
     await expect(tiny.compare("x", "y")).rejects.toBeInstanceOf(other.PasswordPoolBusyError);
     await expect(tiny.compare("x", "y")).rejects.not.toBeInstanceOf(PasswordPoolBusyError);
     const response = await callRoute(loginRoute, { method: "POST", path: "/api/auth/login", json: { email: "busy@example.com", password: "Whatever1!" } });
@@ -160,8 +171,8 @@ describe("password worker pool", () => {
       expect((await readJsonBody<{ errors: Record<string, string> }>(page)).errors.form).toBe("The server is busy. Please try again in a few seconds.");
     }
     expect(await db.user.count({ where: { email: "busy-new@example.com" } })).toBe(0);
-    await Promise.all(fillers);
     await tiny.close();
+    expect(await Promise.all(fillers)).toEqual(["password worker exited", "password pool is closed"]);
   });
 
   it("a worker file that cannot load makes start() fail", async () => {
