@@ -167,6 +167,11 @@ const schema = z
     S3_ACCESS_KEY_ID: z.string().optional(),
     S3_SECRET_ACCESS_KEY: z.string().optional(),
     S3_FORCE_PATH_STYLE: boolFlag,
+    /**
+     * How long an S3 call waits for a connection, and for the next byte once connected, before it
+     * fails (the SDK then tries twice more; a download that still gets nothing answers 503).
+     */
+    S3_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
     /** Largest post file an admin may upload (bytes); uploads stream to storage, never into memory. */
     POST_FILE_MAX_BYTES: z.coerce
       .number()

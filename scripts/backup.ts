@@ -55,6 +55,7 @@ async function fileStorage(): Promise<Files> {
       accessKeyId: process.env.S3_ACCESS_KEY_ID,
       secretAccessKey: process.env.S3_SECRET_ACCESS_KEY,
       forcePathStyle: ["true", "1"].includes(process.env.S3_FORCE_PATH_STYLE ?? ""),
+      timeoutMs: Number(process.env.S3_TIMEOUT_MS) || undefined,
     });
     return { list: () => s3.keys(), read: (key) => s3.read(key), put: async (key, file) => void (await s3.put(key, createReadStream(file))) };
   }

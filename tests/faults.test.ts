@@ -198,6 +198,93 @@ describe("object storage is down", () => {
   });
 });
 
+/**
+ * An S3 endpoint that takes connections and then falls silent: `silent` says nothing at all (a
+ * frozen host, a dropped network); `stalling` holds an object of `size` bytes of any name, answers
+ * HEAD and byte ranges whole, and a whole-object GET with its headers and first KiB only.
+ */
+async function unansweringS3(kind: "silent" | "stalling", size: number) {
+  const held = new Set<import("node:net").Socket>();
+  const server = http.createServer((request, response) => {
+    if (kind === "silent") return;
+    const headers = { "Content-Length": String(size), ETag: '"stalling"', "Last-Modified": new Date(0).toUTCString() };
+    if (request.method === "HEAD") return void response.writeHead(200, headers).end();
+    const range = /^bytes=(\d+)-(\d+)$/.exec(request.headers.range ?? "");
+    if (range) {
+      const [first, last] = [Number(range[1]), Math.min(Number(range[2]), size - 1)];
+      response.writeHead(206, { ...headers, "Content-Length": String(last - first + 1), "Content-Range": `bytes ${first}-${last}/${size}` });
+      return void response.end(Buffer.alloc(last - first + 1, 1));
+    }
+    response.writeHead(200, { ...headers, "Content-Type": "application/octet-stream" });
+    response.write(Buffer.alloc(1024, 1));
+  });
+  server.on("connection", (socket) => {
+    held.add(socket);
+    socket.once("close", () => held.delete(socket));
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const storage = await S3Storage.create({
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    region: "us-east-1",
+    bucket: "files",
+    accessKeyId: "x",
+    secretAccessKey: "y",
+    forcePathStyle: true,
+    timeoutMs: 300,
+  });
+  return {
+    storage,
+    close: async () => {
+      storage.destroy();
+      for (const socket of held) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describe("object storage stops answering", () => {
+  afterEach(() => setStorageForTests(undefined));
+
+  it("a download answers 503 with Retry-After instead of waiting for an endpoint that says nothing", async () => {
+    await createTiers();
+    const post = await createPost({ tiers: [TIER_2] });
+    const user = await createTestUser({ currentTierId: TIER_2, tosAccepted: true });
+    const silent = await unansweringS3("silent", 0);
+    try {
+      setStorageForTests(silent.storage);
+      const download = await callRoute(paidRoute, { params: { postId: post.id }, cookie: await sessionCookie(user.id) });
+      expect(download.status).toBe(503);
+      expect(Number(download.headers.get("Retry-After"))).toBeGreaterThan(0);
+      expect(await readJsonBody(download)).toEqual({ error: STORAGE_UNAVAILABLE_MESSAGE });
+      expect(await db.download.count({ where: { userId: user.id } })).toBe(0);
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it("a transfer whose endpoint falls silent mid-file is cut, not held open, and is not counted as downloaded", async () => {
+    await createTiers();
+    const post = await createPost({ tiers: [TIER_2], fileSize: 64 * 1024 });
+    const user = await createTestUser({ currentTierId: TIER_2, tosAccepted: true });
+    const stalling = await unansweringS3("stalling", 64 * 1024);
+    try {
+      setStorageForTests(stalling.storage);
+      const download = await callRoute(paidRoute, { params: { postId: post.id }, cookie: await sessionCookie(user.id) });
+      expect(download.status).toBe(200);
+      expect(download.headers.get("Content-Length")).toBe(String(64 * 1024));
+      const received = await download.arrayBuffer().then(
+        (body) => `the whole body (${body.byteLength} bytes)`,
+        () => "cut",
+      );
+      expect(received).toBe("cut");
+      expect(await db.download.count({ where: { userId: user.id } })).toBe(0);
+    } finally {
+      await stalling.close();
+    }
+  });
+});
+
 /** A multipart form with a post file of `size` bytes. */
 function uploadForm(size: number): FormData {
   const form = new FormData();

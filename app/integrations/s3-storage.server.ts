@@ -16,6 +16,8 @@ export type S3Config = {
   accessKeyId?: string;
   secretAccessKey?: string;
   forcePathStyle?: boolean;
+  /** The bound on a connection and on silence within a request (S3_TIMEOUT_MS; default 10 s). */
+  timeoutMs?: number;
 };
 
 function configFromEnv(): S3Config {
@@ -27,6 +29,7 @@ function configFromEnv(): S3Config {
     accessKeyId: config.S3_ACCESS_KEY_ID,
     secretAccessKey: config.S3_SECRET_ACCESS_KEY,
     forcePathStyle: config.S3_FORCE_PATH_STYLE,
+    timeoutMs: config.S3_TIMEOUT_MS,
   };
 }
 
@@ -59,6 +62,10 @@ export class S3Storage implements Storage {
       // Checksums only where S3 requires them: many S3-compatible servers reject the newer ones.
       requestChecksumCalculation: "WHEN_REQUIRED",
       responseChecksumValidation: "WHEN_REQUIRED",
+      // An endpoint that accepts connections and then says nothing (a frozen host, a dropped
+      // network) fails the call (a TimeoutError, an outage) instead of holding it for ever. Silence,
+      // not the whole transfer, is bounded: a large file may take minutes to stream.
+      requestHandler: { connectionTimeout: config.timeoutMs ?? 10_000, socketTimeout: config.timeoutMs ?? 10_000 },
     });
   }
 
