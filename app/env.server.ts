@@ -142,6 +142,11 @@ const schema = z
     GOOGLE_CLIENT_ID: z.string().optional(),
     GOOGLE_CLIENT_SECRET: z.string().optional(),
     GOOGLE_AUTHORIZE_URL: z.string().url().default("https://accounts.google.com/o/oauth2/v2/auth"),
+    /**
+     * How long a sign-in waits for a provider's token or profile call before it fails with
+     * `provider_error` (a provider that accepts the connection and never answers).
+     */
+    PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
     GOOGLE_TOKEN_URL: z.string().url().default("https://oauth2.googleapis.com/token"),
     GOOGLE_USERINFO_URL: z.string().url().default("https://openidconnect.googleapis.com/v1/userinfo"),
 

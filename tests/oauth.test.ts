@@ -1,5 +1,7 @@
 // Provider sign-in against the fake providers (a real HTTP server speaking OAuth 2.0): redirect,
 // authorize, callback with state and PKCE, one-time login code, account creation and linking.
+import { once } from "node:events";
+import { createServer, type AddressInfo, type Socket } from "node:net";
 import { getToast } from "remix-toast";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ArcticFetchError, OAuth2RequestError, UnexpectedResponseError } from "arctic";
@@ -21,6 +23,7 @@ import * as googleCallback from "~/routes/api.google.callback";
 import { fakeProviderEnv, startFakeProviders, type FakeProvider, type FakeProviders, type FakeUser } from "../scripts/fake-providers";
 import { callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
 import { useMailCapture } from "./mail-capture";
+import { setEnv } from "./env";
 
 const mail = useMailCapture();
 
@@ -214,6 +217,40 @@ describe("login codes and failures", () => {
     const forged = await callRoute(googleCallback, { path: "/api/google/callback?code=abc&state=xyz" });
     expect(forged.status).toBe(302);
     expect(forged.headers.get("Location")).toBe("/auth/callback?error=state_mismatch");
+  });
+
+  it("a provider that takes the connection and never answers fails the sign-in with provider_error instead of holding it", async () => {
+    // Accepts every connection and says nothing, as a frozen host or a dropped network does.
+    const held = new Set<Socket>();
+    const silent = createServer((socket) => {
+      held.add(socket);
+      socket.once("close", () => held.delete(socket));
+    }).listen(0, "127.0.0.1");
+    await once(silent, "listening");
+    const silentUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    const saved = ["PROVIDER_TIMEOUT_MS", "GOOGLE_TOKEN_URL", "DISCORD_API_URL", "PATREON_TOKEN_URL"].map((name) => [name, process.env[name]] as const);
+    try {
+      setEnv("PROVIDER_TIMEOUT_MS", "300");
+      // Google's token call (arctic's own request), Discord's profile call, Patreon's token call.
+      setEnv("GOOGLE_TOKEN_URL", `${silentUrl}/token`);
+      setEnv("DISCORD_API_URL", `${silentUrl}/discord`);
+      setEnv("PATREON_TOKEN_URL", `${silentUrl}/token`);
+      for (const provider of ["google", "discord", "patreon"] as const) {
+        const { callback } = await runProviderFlow(provider, {
+          id: `${provider}-silent`,
+          email: `${provider}-silent@example.com`,
+          emailVerified: true,
+          name: "S",
+        });
+        expect(callback.status).toBe(302);
+        expect(callback.headers.get("Location")).toBe("/auth/callback?error=provider_error");
+      }
+      expect(await db.user.count({ where: { email: { endsWith: "-silent@example.com" } } })).toBe(0);
+    } finally {
+      for (const [name, value] of saved) setEnv(name, value);
+      for (const socket of held) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   it("a callback from the browser that started it but without a code is the provider's failure, not blocked cookies", async () => {

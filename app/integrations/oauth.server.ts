@@ -100,6 +100,11 @@ class CheckedOAuth2Strategy<User> extends OAuth2Strategy<User> {
     return super.authenticate(request);
   }
 
+  /** Arctic's token call takes no signal: the sign-in gives it up once the provider has had PROVIDER_TIMEOUT_MS. */
+  protected override validateAuthorizationCode(code: string, codeVerifier: string): Promise<OAuth2Tokens> {
+    return withinProviderTime(super.validateAuthorizationCode(code, codeVerifier));
+  }
+
   /** Whether a state cookie of this strategy (named `<cookie>:<id>`, one per started sign-in) holds `state`. */
   private startedHere(request: Request, state: string): boolean {
     // providerAuthenticator always names the cookie (`oauth2_<provider>`).
@@ -154,10 +159,30 @@ export function providerFailureCode(error: unknown): CallbackErrorCode | null {
   return null;
 }
 
-/** A call to the provider; an unreachable provider is the provider's failure, not ours. */
+/**
+ * `call`, or a ProviderError once the provider has had PROVIDER_TIMEOUT_MS (the call itself is
+ * left to end on its own).
+ */
+async function withinProviderTime<T>(call: Promise<T>): Promise<T> {
+  const limitMs = env().PROVIDER_TIMEOUT_MS;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new ProviderError(`provider did not answer within ${limitMs} ms`)), limitMs);
+  });
+  try {
+    return await Promise.race([call, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * A call to the provider, its body included, within PROVIDER_TIMEOUT_MS; an unreachable or
+ * silent provider is the provider's failure, not ours.
+ */
 async function providerFetch(url: string, init: RequestInit): Promise<Response> {
   try {
-    return await fetch(url, init);
+    return await fetch(url, { ...init, signal: AbortSignal.timeout(env().PROVIDER_TIMEOUT_MS) });
   } catch (error) {
     throw new ProviderError(`provider unreachable: ${error instanceof Error ? error.message : String(error)}`);
   }
