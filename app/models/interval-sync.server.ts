@@ -38,7 +38,12 @@ export type SyncSummary = {
  */
 async function withAdvisoryLock<T>(run: () => Promise<T>): Promise<{ locked: false } | { locked: true; value: T }> {
   const config = env();
-  const connection = new pg.Client({ connectionString: config.DIRECT_DATABASE_URL ?? config.DATABASE_URL });
+  // Bounded as the app's pool is (app/db.server.ts): a database that stops answering fails the run.
+  const connection = new pg.Client({
+    connectionString: config.DIRECT_DATABASE_URL ?? config.DATABASE_URL,
+    connectionTimeoutMillis: config.DATABASE_TIMEOUT_MS,
+    query_timeout: config.DATABASE_TIMEOUT_MS,
+  });
   // A connection dropped mid-run (a restart, an idle-in-transaction timeout) only ends the lock;
   // without a listener the 'error' event would end the process.
   connection.on("error", (error) => console.warn(`interval lock connection lost: ${error.message}`));
