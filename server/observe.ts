@@ -46,8 +46,8 @@ export function observeRequests({ logRequests }: { logRequests: boolean }): Requ
       const durationMs = Math.round(ms * 10) / 10;
       const line = { requestId, method: req.method, path: req.path, route, status: res.statusCode, durationMs, accountId, aborted: !finished || undefined };
       const message = `${req.method} ${req.path} ${status} ${ms.toFixed(1)} ms`;
-      if (res.statusCode >= 500) logger.error(line, message);
-      else logger.info(line, message);
+      // 503 + Retry-After says "come back" (busy, or a part down that logs its own error): a warning.
+      logger[res.statusCode === 503 && res.hasHeader("Retry-After") ? "warn" : res.statusCode >= 500 ? "error" : "info"](line, message);
     });
     next();
   };

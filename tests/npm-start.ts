@@ -69,8 +69,13 @@ export function killGroup(site: Pick<Site, "child"> | undefined) {
 
 /** Lines of the server's output that report a failure. */
 export function errorLines(output: string): string[] {
-  // A slow query is a note about speed, not a failure (its SQL may name a column "error").
-  return output.split("\n").filter((line) => !line.includes("slow query") && /error|exception|fatal|unhandled|\s5\d\d\s/i.test(line));
+  // A slow query is a note about speed, not a failure (its SQL may name a column "error"). A
+  // sign-in refused as busy (a warning: 503 with Retry-After) is what signIn() below retries.
+  return output.split("\n").filter((line) => !line.includes("slow query") && !isBusySignIn(line) && /error|exception|fatal|unhandled|\s5\d\d\s/i.test(line));
+}
+
+function isBusySignIn(line: string): boolean {
+  return line.includes('"level":"warn"') && line.includes('"path":"/api/auth/login"') && line.includes('"status":503');
 }
 
 export type Account = { email: string; password: string; admin?: boolean };

@@ -180,6 +180,12 @@ describe("the cluster's request ids, logs and metrics", () => {
       sample(after, `clib_http_server_errors_total{route="routes/login",status="503"}`)! -
         (sample(before, `clib_http_server_errors_total{route="routes/login",status="503"}`) ?? 0),
     ).toBe(refused);
+    // A refusal as busy tells the client to come back: its request line is a warning, not an error.
+    await expect
+      .poll(() => logLines(server.output()).filter((line) => line.path === "/login" && line.status === 503).length, { timeout: 5_000 })
+      .toBeGreaterThanOrEqual(refused);
+    const refusals = logLines(server.output()).filter((line) => line.path === "/login" && line.status === 503);
+    expect(new Set(refusals.map((line) => line.level))).toEqual(new Set(["warn"]));
     // The download's bytes were counted by the worker that sent them; none is in flight now.
     expect((sample(after, "clib_download_bytes_sent_total") ?? 0) - (sample(before, "clib_download_bytes_sent_total") ?? 0)).toBe(10_000);
     expect(sample(after, "clib_downloads_in_flight")).toBe(0);
