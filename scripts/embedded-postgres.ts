@@ -177,14 +177,24 @@ function processState(pid: number): string | null {
   }
 }
 
-/** The PID in a cluster's postmaster.pid when that server is still running. */
+/**
+ * The PID in a cluster's postmaster.pid when that server is still running. A postmaster killed
+ * outright (SIGKILL, a power cut) leaves the file behind, and its PID may since belong to another
+ * program: only a process started as `postgres -D <this cluster>` counts (Linux; elsewhere, any).
+ */
 function runningServerPid(clusterDir: string): number | null {
   try {
     const pid = Number(readFileSync(path.join(clusterDir, "postmaster.pid"), "utf8").split("\n")[0]);
-    return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : null;
+    return Number.isInteger(pid) && pid > 0 && isAlive(pid) && runsCluster(pid, clusterDir) ? pid : null;
   } catch {
     return null;
   }
+}
+
+function runsCluster(pid: number, clusterDir: string): boolean {
+  if (!existsSync("/proc/self/cmdline")) return true;
+  const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+  return args.some((arg, index) => args[index - 1] === "-D" && path.resolve(arg) === path.resolve(clusterDir));
 }
 
 function inUseError(dataDir: string, pid: number, owner?: number): EmbeddedDatabaseError {
@@ -303,6 +313,10 @@ export async function claimDataDir(dataDir: string, log: (line: string) => void 
       if (await ended(orphan, wait)) break;
     }
     if (isAlive(orphan)) throw new EmbeddedDatabaseError(`the PostgreSQL left running on ${dataDir} (PID ${orphan}) could not be stopped`);
+  } else {
+    // Left by a postmaster killed outright: PostgreSQL would take a PID reused by another of its
+    // user's processes for a running server and refuse to start.
+    await rm(path.join(dataDir, "postgres", "postmaster.pid"), { force: true });
   }
   await mkdir(dataDir, { recursive: true });
   const me = JSON.stringify({ pid: process.pid, started: processStarted(process.pid) } satisfies Owner);
