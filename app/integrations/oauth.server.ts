@@ -8,6 +8,7 @@ import { OAuth2RequestError, OAuth2Strategy, UnexpectedErrorResponseBodyError, U
 import { env } from "~/env.server";
 import { parseIdentity, type JsonApiDocument } from "~/integrations/patreon.server";
 import type { CallbackErrorCode } from "~/utils/auth-callback-errors";
+import { withinTime } from "~/utils/within-time";
 
 export type ProviderName = "patreon" | "google" | "discord";
 
@@ -102,7 +103,8 @@ class CheckedOAuth2Strategy<User> extends OAuth2Strategy<User> {
 
   /** Arctic's token call takes no signal: the sign-in gives it up once the provider has had PROVIDER_TIMEOUT_MS. */
   protected override validateAuthorizationCode(code: string, codeVerifier: string): Promise<OAuth2Tokens> {
-    return withinProviderTime(super.validateAuthorizationCode(code, codeVerifier));
+    const limitMs = env().PROVIDER_TIMEOUT_MS;
+    return withinTime(super.validateAuthorizationCode(code, codeVerifier), limitMs, () => new ProviderError(`provider did not answer within ${limitMs} ms`));
   }
 
   /** Whether a state cookie of this strategy (named `<cookie>:<id>`, one per started sign-in) holds `state`. */
@@ -157,23 +159,6 @@ export function providerFailureCode(error: unknown): CallbackErrorCode | null {
   if (error instanceof ProviderError || error instanceof ArcticFetchError) return "provider_error";
   if (error instanceof UnexpectedResponseError || error instanceof UnexpectedErrorResponseBodyError) return "provider_error";
   return null;
-}
-
-/**
- * `call`, or a ProviderError once the provider has had PROVIDER_TIMEOUT_MS (the call itself is
- * left to end on its own).
- */
-async function withinProviderTime<T>(call: Promise<T>): Promise<T> {
-  const limitMs = env().PROVIDER_TIMEOUT_MS;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new ProviderError(`provider did not answer within ${limitMs} ms`)), limitMs);
-  });
-  try {
-    return await Promise.race([call, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**

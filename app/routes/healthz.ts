@@ -1,4 +1,5 @@
 import { db } from "~/db.server";
+import { withinTime } from "~/utils/within-time";
 
 /**
  * How long the database may take to answer the check. Past it, it counts as unavailable: a
@@ -9,14 +10,10 @@ const HEALTH_CHECK_TIMEOUT_MS = 2_000;
 
 /** 200 while the database answers, 503 otherwise (for load balancers and orchestrators); the HTTP server adds Retry-After to every 503. */
 export async function loader() {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error("no answer in time")), HEALTH_CHECK_TIMEOUT_MS)));
   try {
-    await Promise.race([db.$queryRaw`SELECT 1`, late]);
+    await withinTime(db.$queryRaw`SELECT 1`, HEALTH_CHECK_TIMEOUT_MS, () => new Error("no answer in time"));
     return new Response("ok", { status: 200, headers: { "Content-Type": "text/plain", "Cache-Control": "no-store" } });
   } catch {
     return new Response("database unavailable", { status: 503, headers: { "Content-Type": "text/plain", "Cache-Control": "no-store" } });
-  } finally {
-    clearTimeout(timer);
   }
 }
