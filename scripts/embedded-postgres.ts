@@ -316,7 +316,8 @@ export async function claimDataDir(dataDir: string, log: (line: string) => void 
   } else {
     // Left by a postmaster killed outright: PostgreSQL would take a PID reused by another of its
     // user's processes for a running server and refuse to start.
-    await rm(path.join(dataDir, "postgres", "postmaster.pid"), { force: true });
+    const stale = path.join(dataDir, "postgres", "postmaster.pid");
+    if (existsSync(stale)) await rm(stale, { force: true });
   }
   await mkdir(dataDir, { recursive: true });
   const me = JSON.stringify({ pid: process.pid, started: processStarted(process.pid) } satisfies Owner);
