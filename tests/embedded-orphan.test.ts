@@ -32,8 +32,9 @@ async function serverUnder(label: string, clusterDir?: string): Promise<number> 
   started.push(parent);
   const pid = await new Promise<number>((resolve) => parent.stdout.once("data", (chunk: Buffer) => resolve(Number(String(chunk).trim()))));
   started.push({ kill: () => existsSync(`/proc/${pid}`) && process.kill(pid, "SIGKILL") } as unknown as ChildProcess);
-  // The shell names the PID before the program has replaced the forked shell.
-  if (clusterDir) await vi.waitFor(() => expect(readFileSync(`/proc/${pid}/cmdline`, "utf8")).toContain(clusterDir));
+  // The shell names the PID before the program has replaced the forked shell, whose own command
+  // line names the folder too (as an argument of the shell), but not after "-D".
+  if (clusterDir) await vi.waitFor(() => expect(readFileSync(`/proc/${pid}/cmdline`, "utf8")).toContain(`-D\0${clusterDir}\0`));
   return pid;
 }
 
