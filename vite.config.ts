@@ -2,7 +2,7 @@
 // future flag on (docs/decisions/020-vite-and-single-fetch.md).
 import path from "node:path";
 import { vitePlugin as remix } from "@remix-run/dev";
-import { defineConfig, type Plugin, type Rollup } from "vite";
+import { createLogger, defineConfig, type Plugin, type Rollup } from "vite";
 // Remix's own export remover (with dead-code elimination), as its plugin uses it for loaders.
 import { removeExports } from "@remix-run/dev/dist/vite/remove-exports.js";
 
@@ -40,7 +40,22 @@ function serverOnlyRouteExports(): Plugin {
   };
 }
 
+/**
+ * Vite's logger, less one warning nobody here can act on: a dependency whose published source map
+ * names sources it does not ship (remix-auth-oauth2 does), which `npm run dev` printed at every start.
+ */
+function quietAboutDependencySourceMaps() {
+  const logger = createLogger();
+  const warnOnce = logger.warnOnce.bind(logger);
+  logger.warnOnce = (message, options) => {
+    if (/^Sourcemap for ".*\/node_modules\/.*" points to missing source files$/.test(message)) return;
+    warnOnce(message, options);
+  };
+  return logger;
+}
+
 export default defineConfig(({ isSsrBuild }) => ({
+  customLogger: quietAboutDependencySourceMaps(),
   resolve: { alias: { "~": path.resolve(import.meta.dirname, "app") } },
   // public/ is served from the project by the HTTP server (server/app.ts), not copied into the build.
   // The server build is one file (no chunks beside it), as a deploy or a test copies it alone.
