@@ -382,8 +382,10 @@ export function superviseServer(
 ): ChildProcess {
   const started = processStarted(owner) ?? "";
   const script = [
-    // $1 the owner, $2 its start time (/proc/<pid>/stat); the rest is the server's command.
+    // $1 the owner, $2 its start time (/proc/<pid>/stat). The server's command comes in
+    // SUPERVISED_0, SUPERVISED_1, … and becomes "$@"; the variables are not passed on to it.
     "owner=$1 since=$2; shift 2",
+    'i=0; while eval "[ \\"\\${SUPERVISED_$i+set}\\" = set ]"; do eval "set -- \\"\\$@\\" \\"\\$SUPERVISED_$i\\""; unset "SUPERVISED_$i"; i=$((i + 1)); done',
     // Every trap is set before the server starts: a signal then would otherwise end this shell
     // and leave the server running. One that comes before the server has a PID is kept and
     // passed on once it has one. SIGINT and SIGTERM are passed on as they are.
@@ -417,7 +419,12 @@ export function superviseServer(
     'exit "$status"',
   ].join("\n");
   // With a parent-death signal of its own (Linux), so npm start's death reaches it from the kernel at once.
-  const supervisor = spawn(...withParentDeathSignal("SIGQUIT", ["sh", ["-c", script, "sh", String(owner), started, program, ...args]]), {
+  // The server's command is not among this shell's arguments: its command line (and its
+  // subshells') would then name the server's, and whoever looks for the database by its command
+  // line would find this shell, which outlives the server as a zombie where nobody reaps orphans.
+  const command = Object.fromEntries([program, ...args].map((arg, index) => [`SUPERVISED_${index}`, arg]));
+  const supervisor = spawn(...withParentDeathSignal("SIGQUIT", ["sh", ["-c", script, "sh", String(owner), started]]), {
+    env: { ...process.env, ...command },
     detached: true,
     stdio: ["pipe", options.stdio, options.stdio],
     uid: options.uid,

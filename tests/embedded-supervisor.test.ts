@@ -4,7 +4,8 @@
 // the pipe, and a stand-in owner is killed), and reaps the server, so that its PID is gone rather
 // than left a zombie. The stand-in server is a Node program that says which signal ended it.
 import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -32,10 +33,10 @@ setTimeout(() => process.exit(Number(process.argv[1] ?? 0)), Number(process.argv
 let runs = 0;
 
 /** A supervised stand-in server (which ends by itself with `exitCode` after `lifetimeMs`), owned by `owner`. */
-async function supervised(owner: number, exitCode = 0, lifetimeMs = 120_000, quit: "exit" | "hang" = "exit") {
+async function supervised(owner: number, exitCode = 0, lifetimeMs = 120_000, quit: "exit" | "hang" = "exit", ...more: string[]) {
   const output = path.join(work, `server-${runs++}.log`);
   const fd = openSync(output, "a");
-  const supervisor = superviseServer([process.execPath, ["-e", STAND_IN, String(exitCode), String(lifetimeMs), quit]], { stdio: fd }, owner);
+  const supervisor = superviseServer([process.execPath, ["-e", STAND_IN, String(exitCode), String(lifetimeMs), quit, ...more]], { stdio: fd }, owner);
   closeSync(fd);
   started.push(supervisor);
   for (let waited = 0; !/ready \d+/.test(readFileSync(output, "utf8")) && waited < 10_000; waited += 50)
@@ -97,6 +98,30 @@ describe.runIf(process.platform === "linux")("the embedded database's supervisor
     second.supervisor.kill("SIGTERM");
     expect(await exitCodeOf(second.supervisor, 5000)).toBe(11);
     expect(exists(second.pid)).toBe(false);
+  });
+
+  it("is the only process whose command line is the server's: the supervisor and its helpers do not carry it", async () => {
+    // Whoever looks for the database by its command line (pgrep -f <cluster>) finds the server
+    // alone. A supervisor that carried it would be found too, and where nobody reaps orphans it
+    // outlives the server as a zombie, whose PID still answers.
+    const owner = standInOwner();
+    const marker = `-D /clusters/${randomUUID()}`;
+    const { supervisor, pid } = await supervised(owner.pid!, 0, 120_000, "exit", marker, "a b", 'it\'s "quoted" $HOME');
+    const naming = readdirSync("/proc")
+      .filter((entry) => /^\d+$/.test(entry))
+      .filter((entry) => {
+        try {
+          return readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(marker);
+        } catch {
+          return false;
+        }
+      });
+    expect(naming).toEqual([String(pid)]);
+    // The server got its arguments as they were, and none of the supervisor's variables.
+    expect(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").slice(-4, -1)).toEqual([marker, "a b", 'it\'s "quoted" $HOME']);
+    expect(readFileSync(`/proc/${pid}/environ`, "utf8")).not.toContain("SUPERVISED_");
+    supervisor.kill("SIGINT");
+    expect(await exitCodeOf(supervisor, 5000)).toBe(10);
   });
 
   it("stops the server within seconds once its owner is killed, though the pipe it reads is still open", async () => {

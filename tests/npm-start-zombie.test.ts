@@ -3,7 +3,8 @@
 // stop and be gone (reaped, not a zombie whose PID still answers `kill -0`), and the next start on
 // the same data must not take the zombie for a live `npm start`.
 // The parent here is a small Python program made a child subreaper, so the killed processes are
-// adopted by it and never reaped.
+// adopted by it and never reaped. Whatever a look for the database by its command line finds must
+// be gone too.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -26,6 +27,16 @@ for _ in range(240):
     time.sleep(0.5)
     if "is running at" in open(log).read(): break
 database = int(open(os.path.join(data_dir, "postgres", "postmaster.pid")).read().split()[0])
+# What a look for the database by its command line (pgrep -f <cluster>) finds.
+def naming_cluster():
+    found = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.path.join(data_dir, "postgres").encode() in open("/proc/%s/cmdline" % entry, "rb").read(): found.append(int(entry))
+        except OSError:
+            pass
+    return found
+named = naming_cluster()
 os.killpg(first.pid, signal.SIGKILL)
 def running(pid):
     try:
@@ -37,6 +48,7 @@ for _ in range(20):
     if not os.path.exists("/proc/%d" % database): break
     time.sleep(0.5)
 zombie = not running(first.pid) and os.path.exists("/proc/%d" % first.pid)
+named_left = [pid for pid in named if os.path.exists("/proc/%d" % pid)]
 second = subprocess.Popen(["npm", "start"], cwd=${JSON.stringify(root)}, env=dict(env, PORT=second_port), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
 output = ""
 for line in second.stdout:
@@ -44,7 +56,7 @@ for line in second.stdout:
     if "is running at" in line or "Could not start" in line: break
 os.killpg(second.pid, signal.SIGINT)
 second.wait(timeout=60)
-print(json.dumps({"databaseStopped": not running(database), "databaseReaped": not os.path.exists("/proc/%d" % database), "ownerWasZombie": zombie, "second": output}))
+print(json.dumps({"databaseStopped": not running(database), "databaseReaped": not os.path.exists("/proc/%d" % database), "ownerWasZombie": zombie, "named": named, "namedLeft": named_left, "second": output}))
 `;
 
 beforeAll(() => ensureAppBuilt(), START_TIMEOUT_MS);
@@ -68,12 +80,18 @@ it(
       databaseStopped: boolean;
       databaseReaped: boolean;
       ownerWasZombie: boolean;
+      named: number[];
+      namedLeft: number[];
       second: string;
     };
     expect(result.ownerWasZombie).toBe(true);
     expect(result.databaseStopped).toBe(true);
     // Reaped by its supervisor, not left a zombie under the harness: its PID no longer answers `kill -0`.
     expect(result.databaseReaped).toBe(true);
+    // Looked for by its command line, the database is PostgreSQL alone (its supervisor does not
+    // carry that command line), and nothing found that way is left, not even a zombie.
+    expect(result.named).toEqual([expect.any(Number)]);
+    expect(result.namedLeft).toEqual([]);
     expect(result.second).not.toContain("in use by another running npm start");
     expect(result.second).toContain("is running at");
   },
