@@ -422,9 +422,12 @@ export function superviseServer(
   // The server's command is not among this shell's arguments: its command line (and its
   // subshells') would then name the server's, and whoever looks for the database by its command
   // line would find this shell, which outlives the server as a zombie where nobody reaps orphans.
-  const command = Object.fromEntries([program, ...args].map((arg, index) => [`SUPERVISED_${index}`, arg]));
+  // (Any SUPERVISED_* this process was given is dropped: it would lengthen the command.)
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of Object.keys(env)) if (name.startsWith("SUPERVISED_")) delete env[name];
+  [program, ...args].forEach((arg, index) => (env[`SUPERVISED_${index}`] = arg));
   const supervisor = spawn(...withParentDeathSignal("SIGQUIT", ["sh", ["-c", script, "sh", String(owner), started]]), {
-    env: { ...process.env, ...command },
+    env,
     detached: true,
     stdio: ["pipe", options.stdio, options.stdio],
     uid: options.uid,

@@ -54,6 +54,7 @@ export class S3Storage implements Storage {
     config: S3Config,
   ) {
     this.bucket = config.bucket;
+    const timeoutMs = config.timeoutMs ?? 10_000;
     this.client = new sdk.s3.S3Client({
       region: config.region,
       endpoint: config.endpoint,
@@ -65,7 +66,7 @@ export class S3Storage implements Storage {
       // An endpoint that accepts connections and then says nothing (a frozen host, a dropped
       // network) fails the call (a TimeoutError, an outage) instead of holding it for ever. Silence,
       // not the whole transfer, is bounded: a large file may take minutes to stream.
-      requestHandler: { connectionTimeout: config.timeoutMs ?? 10_000, socketTimeout: config.timeoutMs ?? 10_000 },
+      requestHandler: { connectionTimeout: timeoutMs, socketTimeout: timeoutMs },
     });
   }
 
