@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db.server";
 import type { User } from "~/generated/prisma/client";
 import * as postsRoute from "~/routes/api.library.posts";
+import * as postRoute from "~/routes/api.library.posts.$id";
 import * as publishRoute from "~/routes/api.library.posts.$id.publish";
 import * as releaseRoute from "~/routes/api.library.posts.$id.release";
 import * as libraryRoute from "~/routes/library";
@@ -128,6 +129,43 @@ describe("PUT /api/library/posts/{id}/release", () => {
     expect(moved.status).toBe(400);
     expect(await readJsonBody(moved)).toEqual({ error: BEFORE_PUBLICATION });
     expect(await stateOf(post.id)).toBe(before);
+  });
+  it("PUT /api/library/posts/{id} refuses a first published date that breaks the saved plan, saving nothing", async () => {
+    // Published ten days ago: a step a day after it, then one on a date three days from now.
+    const post = await createPost({ firstPublishedAt: new Date(Date.now() - 10 * DAY) });
+    const dated = new Date(Date.now() + 3 * DAY).toISOString();
+    const plan = {
+      steps: [
+        { audience: TIER_2, after_days: 1 },
+        { audience: "everyone", opens_on: dated },
+      ],
+    };
+    expect((await putSteps(post.id, plan)).status).toBe(200);
+    const before = await stateOf(post.id);
+    const edit = (firstPublishedAt: Date) =>
+      callRoute(postRoute, {
+        method: "PUT",
+        path: `/api/library/posts/${post.id}`,
+        params: { id: post.id },
+        json: { first_published_at: firstPublishedAt.toISOString() },
+        cookie,
+      });
+    for (const [moved, message] of [
+      // The day-counted step moves to 3.5 days from now, after the dated one.
+      [new Date(Date.now() + 2.5 * DAY), BACK_IN_TIME],
+      // Both now open before a publication four days from now.
+      [new Date(Date.now() + 4 * DAY), BEFORE_PUBLICATION],
+    ] as const) {
+      const response = await edit(moved);
+      expect(response.status).toBe(400);
+      expect(await readJsonBody(response)).toEqual({ error: message });
+      expect(await stateOf(post.id)).toBe(before);
+    }
+    // A move the plan allows is saved, and the day-counted step follows it.
+    const allowed = new Date(Date.now() - 2 * DAY);
+    expect((await edit(allowed)).status).toBe(200);
+    const steps = await db.releaseStep.findMany({ where: { postId: post.id }, orderBy: { position: "asc" } });
+    expect(steps[0]!.opensAt.getTime()).toBe(allowed.getTime() + DAY);
   });
 });
 

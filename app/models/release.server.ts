@@ -39,12 +39,27 @@ export function publicationOf(post: { publishAt: Date | null; firstPublishedAt: 
   return publicationTime(post.publishAt, post.firstPublishedAt, post.createdAt);
 }
 
-/** Steps given in days move with the publication: their instants are computed again. */
+/**
+ * Steps given in days move with the publication: their instants are computed again. A plan the
+ * new publication breaks (a step on a date now before it, or steps now out of order) is refused
+ * with its message; the caller's transaction then saves nothing. Every change of the publication
+ * time (scheduling, publishing now, editing the first published date) comes through here.
+ */
 export async function refreshStepTimes(client: Client, postId: string): Promise<void> {
   const post = await client.post.findUniqueOrThrow({ where: { id: postId }, select: { publishAt: true, firstPublishedAt: true, createdAt: true } });
   const publishedAt = publicationOf(post);
-  const steps = await client.releaseStep.findMany({ where: { postId, afterDays: { not: null } }, select: { id: true, afterDays: true, opensAt: true } });
+  const steps = await client.releaseStep.findMany({
+    where: { postId },
+    orderBy: { position: "asc" },
+    select: { id: true, afterDays: true, opensOn: true, opensAt: true },
+  });
+  const problem = releasePlanProblem(
+    steps.map((step) => ({ after_days: step.afterDays, opens_on: step.opensOn })),
+    publishedAt,
+  );
+  if (problem) throw new DomainError(400, problem);
   for (const step of steps) {
+    if (step.afterDays === null) continue;
     const opensAt = stepOpensAt({ after_days: step.afterDays }, publishedAt);
     if (opensAt.getTime() !== step.opensAt.getTime()) await client.releaseStep.update({ where: { id: step.id }, data: { opensAt } });
   }
@@ -60,11 +75,8 @@ export async function publishPost(actor: Actor, postId: string, input: PublishIn
     const before = await requirePost(tx, postId);
     const at = "publish_now" in input ? now : input.publish_at;
     if ("publish_now" in input && isPublishedAt(before, now)) throw new DomainError(409, RELEASE_MESSAGES.alreadyPublished);
-    // Steps given in days move with the publication; a step on a date must not open before it.
-    const saved = before.releaseSteps.map((step) => ({ after_days: step.afterDays, opens_on: step.opensOn }));
-    const problem = releasePlanProblem(saved, at);
-    if (problem) throw new DomainError(400, problem);
     await tx.post.update({ where: { id: postId }, data: { publishAt: at, firstPublishedAt: at, publishedAt: at } });
+    // Steps given in days move with the publication; a step on a date must not open before it.
     await refreshStepTimes(tx, postId);
     const updated = await requirePost(tx, postId);
     await recordAudit(
