@@ -70,6 +70,32 @@ describe("keep what you downloaded", () => {
     expect((await fetchRange(cookie)).status).toBe(200);
   });
 
+  it("keeps nothing for a member whose client went away before the last byte, and keeps it once that byte is asked for", async () => {
+    const { user, cookie } = await member();
+    const size = Number(post.fileSize);
+    // A client that reads all but the last byte, then goes away.
+    const response = await callRoute(paidRoute, { path: `/api/download/${post.id}?version=${versionId}`, params: { postId: post.id }, cookie });
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    let received = 0;
+    while (received < size - 1) received += (await reader.read()).value!.length;
+    expect(received).toBe(size - 1);
+    await reader.cancel();
+    await appDatabaseSettled();
+    expect(await db.download.count({ where: { userId: user.id } })).toBe(0);
+
+    // The whole file: the record is written before the last byte reaches the client.
+    const whole = await callRoute(paidRoute, { path: `/api/download/${post.id}?version=${versionId}`, params: { postId: post.id }, cookie });
+    const wholeReader = whole.body!.getReader();
+    received = 0;
+    while (received < size - 1) received += (await wholeReader.read()).value!.length;
+    expect(await db.download.count({ where: { userId: user.id } })).toBe(0);
+    const last = await wholeReader.read();
+    expect(last.value!.length).toBe(1);
+    expect(await db.download.count({ where: { userId: user.id } })).toBe(1);
+    expect((await wholeReader.read()).done).toBe(true);
+  });
+
   it("counts bytes sent to this account only: another account's parts do not add up", async () => {
     const first = await member();
     const second = await member();

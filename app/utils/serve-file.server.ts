@@ -14,10 +14,10 @@ export type ServeOptions = {
   cacheControl: string;
   fileName?: string;
   /**
-   * Called once every byte of the response's body (the whole file, or the one range asked for)
-   * has been handed to the response, before its last chunk is (not on aborts, HEAD, 304 or 416).
-   * The last chunk waits for its promise, so a client that has the whole body sees what it wrote
-   * (the library's "up to date" list reads the download record).
+   * Called once the response has written every byte of its body (the whole file, or the one
+   * range asked for) but the last, and asks for that one (not on aborts, HEAD, 304 or 416). The
+   * last byte waits for its promise, so a client that has the whole body sees what it wrote (the
+   * library's "up to date" list reads the download record).
    */
   onSent?: (sent: SentBytes) => Promise<void>;
   /** Counted in the download metrics (bytes sent, transfers in flight). */
@@ -93,24 +93,54 @@ export async function serveStoredFile(request: Request, store: Storage, key: str
   const sent: SentBytes = { first: range?.start ?? 0, last: range?.end ?? info.size - 1, size: info.size, etag: info.etag };
   // Byte-counted with room for two chunks of the storage's reads, so the next read overlaps the
   // socket's write (an object-mode stream would let the response hold one chunk at a time).
-  let chunks: AsyncIterable<Buffer> | null = onSent ? holdLastChunkUntil(stream, () => onSent(sent)) : null;
-  if (options.download) chunks = countedDownload(chunks ?? (stream as AsyncIterable<Buffer>));
-  const body = chunks ? Readable.from(chunks, { objectMode: false, highWaterMark: RESPONSE_READ_AHEAD }) : stream;
-  return new Response(createReadableStreamFromReadable(body), { status, headers });
+  const read = options.download ? Readable.from(countedDownload(stream), { objectMode: false, highWaterMark: RESPONSE_READ_AHEAD }) : stream;
+  const body = createReadableStreamFromReadable(read);
+  return new Response(onSent && length > 0 ? holdLastByteUntil(body, length, () => onSent(sent)) : body, { status, headers });
 }
 
 /**
- * The stream's chunks, with the last one held back until `beforeLast` has settled. An aborted
- * response ends the loop early (the generator is returned), so `beforeLast` never runs for it.
+ * `body` (of `length` bytes) as the response reads it, chunk by chunk with nothing read ahead,
+ * and its last byte held back: when the response asks for that byte, it has written every other
+ * one (a response asks for its next chunk once the last was written and drained), and
+ * `beforeLast` runs before the byte is handed over. A response whose client went away cancels
+ * the stream instead, so `beforeLast` never runs for it; nor for a body that ends short.
  */
-async function* holdLastChunkUntil(stream: Readable, beforeLast: () => Promise<void>): AsyncGenerator<Buffer> {
-  let held: Buffer | undefined;
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    if (held) yield held;
-    held = chunk;
-  }
-  await beforeLast();
-  if (held) yield held;
+function holdLastByteUntil(body: ReadableStream<Uint8Array>, length: number, beforeLast: () => Promise<void>): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let handedOver = 0;
+  let lastByte: Uint8Array | null = null;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (lastByte) {
+          await beforeLast();
+          controller.enqueue(lastByte);
+          controller.close();
+          return;
+        }
+        // A read may bring an empty chunk: read on until there is something to hand over.
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) throw new Error(`The stored file ended after ${handedOver} of ${length} bytes.`);
+          if (handedOver + value.length < length) {
+            handedOver += value.length;
+            if (value.length > 0) return controller.enqueue(value);
+            continue;
+          }
+          lastByte = value.subarray(value.length - 1);
+          handedOver += value.length - 1;
+          if (value.length > 1) return controller.enqueue(value.subarray(0, value.length - 1));
+          // The last byte came alone: hand it over now, since the response asked for it.
+          await beforeLast();
+          controller.enqueue(lastByte);
+          controller.close();
+          return;
+        }
+      },
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  );
 }
 
 /**
