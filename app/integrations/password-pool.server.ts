@@ -120,6 +120,8 @@ export type PasswordPoolOptions = {
    * answered by then hears "busy" like one past maxAnswerWaitMs.
    */
   answerBy?: () => number | undefined;
+  /** The clock the aged lane's bound reads (default `performance.now`; a test may step it by hand). */
+  laneClock?: () => number;
   workerUrl?: URL;
 };
 
@@ -142,6 +144,7 @@ export class PasswordPool {
   readonly agedCpuShare: number;
   readonly agedStats: AgedLaneStats = { runs: 0, cpuMs: 0 };
   private readonly answerBy: () => number | undefined;
+  private readonly laneClock: () => number;
   private readonly workerUrl: URL;
 
   constructor(options: PasswordPoolOptions = {}) {
@@ -153,6 +156,7 @@ export class PasswordPool {
     this.agedAfterMs = options.agedAfterMs ?? null;
     this.agedCpuShare = Math.min(1, Math.max(0.01, options.agedCpuShare ?? AGED_CPU_SHARE));
     this.answerBy = options.answerBy ?? (() => undefined);
+    this.laneClock = options.laneClock ?? (() => performance.now());
     this.workerUrl = options.workerUrl ?? PASSWORD_WORKER_URL;
   }
 
@@ -260,7 +264,7 @@ export class PasswordPool {
       const list = slot.aged ? this.agedQueue : this.queue;
       if (list.length === 0) continue;
       if (slot.aged) {
-        const rest = this.agedRestUntil - performance.now();
+        const rest = this.agedRestUntil - this.laneClock();
         if (rest > 0) {
           if (!this.agedWake) {
             this.agedWake = setTimeout(() => {
@@ -280,7 +284,7 @@ export class PasswordPool {
       job.runners += 1;
       if (slot.aged) job.onAgedLane = true;
       slot.job = job;
-      slot.startedAt = performance.now();
+      slot.startedAt = this.laneClock();
       slot.worker.postMessage(job.message);
     }
   }
