@@ -87,7 +87,7 @@ const schema = z
      */
     DATABASE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
     DATA_DIR: z.string().min(1).default("./data"),
-    /** Where `npm run build` wrote the app (remix.config.js and the build scripts read it too). */
+    /** Where `npm run build` wrote the app (vite.config.ts and the build scripts read it too). */
     REMIX_BUILD_DIR: z.string().min(1).default("build"),
     SESSION_SECRET: list,
     SMTP_URL: z

@@ -8,7 +8,15 @@ import path from "node:path";
 /** Folders whose every file goes into the build (the generated Prisma client lives in app/). */
 const SOURCE_FOLDERS = ["app", "server", "patches"];
 /** Single files that shape the build or the packages it bundles. */
-const SOURCE_FILES = ["vite.config.ts", "tsconfig.json", "package.json", "package-lock.json", "scripts/build-server.mjs"];
+const SOURCE_FILES = [
+  "vite.config.ts",
+  "tsconfig.json",
+  "package.json",
+  "package-lock.json",
+  "scripts/build-server.mjs",
+  "scripts/build-fingerprint.mjs",
+  "scripts/precompress.mjs",
+];
 
 /** The file, inside a build folder, that holds the fingerprint of the sources it was built from. */
 export const FINGERPRINT_FILE = "source-fingerprint";

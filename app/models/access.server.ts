@@ -18,8 +18,8 @@ import { explainAccess, isEffectiveAdmin, type AccessPurchase, type EntitlementV
 
 type PurchaseJson = { code: string; email: string; purchasedAt: string };
 
-// One round trip (pooler-safe): the viewer context the downloads read (migration 0004) beside
-// every detail the words may need (migration 0036, for the admins' check too), both planned
+// One round trip (pooler-safe): the viewer context the downloads read (prisma/functions/viewer_context.sql) beside
+// every detail the words may need (prisma/functions/viewer_access_details.sql, for the admins' check too), both planned
 // once per database connection.
 const DETAILS_SQL = `SELECT v.unlocked, v.purchases, v.pledges, v.downloads, v.stamp, v.voted, ${ACCESS_DETAIL_COLUMNS}
   FROM viewer_context($1, false, false) v CROSS JOIN viewer_access_details($1, true) d`;

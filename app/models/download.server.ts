@@ -317,7 +317,7 @@ export const DOWNLOAD_RECORD_WINDOW_MS = 24 * 60 * 60 * 1000;
 /**
  * Records a completed download, once per (user, post, version) within the window: a client
  * fetching the file again and again must not fill the table or the admins' leak-trace search. Concurrent completions of one pair take turns (the database
- * function `record_download`, migration 0044: one round trip). The record is what the insights,
+ * function `record_download`, prisma/functions/record_download.sql: one round trip). The record is what the insights,
  * "My downloads" and the leak-trace search read: a busy database delays it (the pool's queue has
  * no time limit), never drops it.
  */

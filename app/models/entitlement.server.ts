@@ -35,7 +35,7 @@ export type ViewerRow = {
   /** { [postId]: version } */
   downloads: string | null;
   stamp: string;
-  /** { [postId]: givesAccess }: posts whose linked inspiration item this viewer voted for (migration 0045) */
+  /** { [postId]: givesAccess }: posts whose linked inspiration item this viewer voted for (prisma/functions/viewer_context.sql) */
   voted: string | null;
 };
 
@@ -57,11 +57,11 @@ const NO_POSTS: ReadonlySet<string> = new Set();
 type ViewerOptions = { withDownloads?: boolean; withLibraryStamp?: boolean };
 
 /**
- * Everything about a viewer, from the database function `viewer_context` (migration 0004):
+ * Everything about a viewer, from the database function `viewer_context` (prisma/functions/viewer_context.sql):
  * unlocked_content, the shop item codes bought with any of their verified shop emails (guest
  * purchases included), their pledge history, the version of each post they downloaded last (when
  * asked), the library's version stamp (when asked) and the posts whose linked inspiration item
- * this viewer voted for, each with whether the link gives voters access (migration 0045). A
+ * this viewer voted for, each with whether the link gives voters access. A
  * PL/pgSQL function keeps its plan per server connection, which works through a transaction-mode
  * pooler where a named prepared statement does not (docs/decisions/006).
  * One round trip; a guest has no row.

@@ -1,5 +1,5 @@
 // What /inspiration-vote shows a visitor, read in one round trip: the database function
-// `vote_page` (migration 0046) returns the config, whether the visitor's tier may vote, the panels
+// `vote_page` (prisma/functions/vote_page.sql) returns the config, whether the visitor's tier may vote, the panels
 // as the visitor sees them and the shipped ideas. The rules stay with their models: which panels
 // and counts a visitor sees (inspiration.server.ts), what they may do (`rightsOf`), and which
 // shipped ideas they may see (`shippedIdeasSeenBy`, also behind listShippedIdeas).

@@ -130,7 +130,7 @@ export async function listInspirationPanels(
   viewer: Pick<User, "id"> | null,
   now = new Date(),
 ): Promise<{ config: InspirationConfig; panels: InspirationPanelView[] }> {
-  // Plain SQL over a database function (migration 0037) whose plan is kept per connection: the
+  // Plain SQL over a database function (prisma/functions/inspiration_panel_views.sql) whose plan is kept per connection: the
   // page reads this on every view (docs/decisions/006 on why hot reads skip Prisma's query
   // compiler). Counts are both kinds together. The config is read beside it.
   const [config, rows] = await Promise.all([getInspirationConfig(), queryRows<PanelRow>(`SELECT * FROM inspiration_panel_views($1)`, [viewer?.id ?? null])]);

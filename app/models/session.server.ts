@@ -92,14 +92,14 @@ const SESSION_USER_COLUMNS = userColumns("(r.account)");
 
 /**
  * What a caller may ask to read beside the request's user, in the same round trip: the viewer
- * context (`viewer_context`, migration 0004), with the viewer's downloads and the library stamp
- * when asked, and the details of access explained (`viewer_access_details`, migration 0036).
+ * context (`viewer_context`, prisma/functions/viewer_context.sql), with the viewer's downloads and the library stamp
+ * when asked, and the details of access explained (`viewer_access_details`, prisma/functions/viewer_access_details.sql).
  */
 export type ViewerColumnsRequest = { withDownloads: boolean; withLibraryStamp: boolean; withAccessDetails?: boolean };
 const VIEWER_COLUMNS = ["unlocked", "purchases", "pledges", "downloads", "stamp", "voted"] as const;
 
 /**
- * The columns of `viewer_access_details` (migration 0036, joined as `d`), named apart from the
+ * The columns of `viewer_access_details` (prisma/functions/viewer_access_details.sql, joined as `d`), named apart from the
  * viewer context's (whose `purchases` are item codes). app/models/access.server.ts reads them
  * under these names. Read with the session, the last two are null: they serve only the admins'
  * check (`withAccessDetails` asks for what a library card shows).
@@ -207,7 +207,7 @@ async function lookUpUser(request: Request, lookup: Lookup): Promise<Found | nul
   if (!id) return null;
   markSent(lookup);
   const { viewer, downloads, stamp, details } = lookup.asked;
-  // One call of the database function `session_viewer` (migration 0005): its plan is kept per
+  // One call of the database function `session_viewer` (prisma/functions/session_viewer.sql): its plan is kept per
   // server connection, which works through a transaction-mode pooler (docs/decisions/006).
   const join = details ? " CROSS JOIN LATERAL viewer_access_details((r.account).id, false) d" : "";
   const [row] = await queryRows<User & { sessionExpiresAt: Date }>(
