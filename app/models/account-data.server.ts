@@ -25,7 +25,11 @@ export const EXPORT_SECTION_OF_TABLE = {
   upload_sessions: "uploadsInProgress",
 } as const;
 
-/** The emails a person proved are theirs: the account's (when verified) and verified shop emails. */
+/**
+ * The emails a person proved are theirs: the account's (when verified) and verified shop emails.
+ * What their data export and their deletion cover; not the access rule, which counts only
+ * purchases under verified shop emails (prisma/functions/verified_purchases.sql).
+ */
 export async function provenEmailsOf(userId: string): Promise<string[]> {
   const user = await db.user.findUnique({
     where: { id: userId },
