@@ -1,13 +1,12 @@
 // Background jobs of this app server. Each job guards itself against running on several
 // servers at once (advisory locks, or the mail outbox's row claims); this module only schedules them.
-import { randomUUID } from "node:crypto";
 import { env } from "~/env.server";
-import { errorFields, log } from "~/logger.server";
-import { jobRuns, watchMailOutbox } from "~/metrics.server";
+import { trackJobRun } from "~/job-run.server";
+import { watchMailOutbox } from "~/metrics.server";
 import { deleteExpiredApiTokens } from "~/models/api-token.server";
 import { pruneDiscordJobs, reconcileDiscordRoles, runDiscordRoleSync } from "~/models/discord-roles.server";
 import { refreshInsightsRollups } from "~/models/insights/rollup.server";
-import { runIntervalSync } from "~/models/interval-sync.server";
+import { intervalJob, syncOutcome } from "~/models/interval-sync.server";
 import { pruneOldDownloads } from "~/models/my-library.server";
 import { deliverDueMail, outboxBacklog, pruneMailOutbox } from "~/models/mail-outbox.server";
 import { runReleaseMails } from "~/models/release-mail.server";
@@ -24,7 +23,8 @@ const MAIL_OUTBOX_EVERY_MS = 15_000;
 /** How often the Discord roles are recomputed: a change of access reaches Discord within a minute. */
 const DISCORD_ROLES_EVERY_MS = 20_000;
 
-type Job = { name: string; everyMs: number; run: () => Promise<unknown> };
+/** `describe`: fields of a run's result for its "job finished" line. */
+type Job = { name: string; everyMs: number; run: () => Promise<unknown>; describe?(result: unknown): object };
 
 function jobs(): Job[] {
   return [
@@ -59,8 +59,9 @@ function jobs(): Job[] {
     { name: "discord-jobs-prune", everyMs: HOUR_MS, run: () => pruneDiscordJobs() },
     // Resumable uploads with no part for UPLOAD_ABANDON_HOURS (24 h): S3 multipart uploads aborted, local parts deleted.
     { name: "upload-cleanup", everyMs: HOUR_MS, run: () => cleanUpAbandonedUploads() },
-    // Support-platform sync; INTERVAL_MINUTES=0 turns the timer off (admins can still force it).
-    { name: "interval", everyMs: env().INTERVAL_MINUTES * 60 * 1000, run: () => runIntervalSync({ trigger: "timer" }) },
+    // Support-platform sync; INTERVAL_MINUTES=0 turns the timer off (admins can still force it, as
+    // the same kind of run). A sync the platform failed is a failed run.
+    { name: "interval", everyMs: env().INTERVAL_MINUTES * 60 * 1000, run: () => intervalJob({ trigger: "timer" }), describe: syncOutcome },
   ];
 }
 
@@ -78,17 +79,8 @@ export function startBackgroundJobs() {
   }
 }
 
-/** One run of a job: logged at its start and end under one run id, and counted by outcome. */
-export async function runJob(job: Pick<Job, "name" | "run">): Promise<void> {
-  const logger = log().child({ job: job.name, runId: randomUUID() });
-  const started = performance.now();
-  logger.info("job started");
-  try {
-    await job.run();
-    jobRuns().inc({ job: job.name, outcome: "ok" });
-    logger.info({ durationMs: Math.round(performance.now() - started) }, "job finished");
-  } catch (error) {
-    jobRuns().inc({ job: job.name, outcome: "failed" });
-    logger.error({ durationMs: Math.round(performance.now() - started), ...errorFields(error) }, "job failed");
-  }
+/** One timed run of a job: logged at its start and end under one run id, and counted by outcome (app/job-run.server.ts). */
+export async function runJob(job: Pick<Job, "name" | "run" | "describe">): Promise<void> {
+  // Logged and counted there; the next tick runs it again.
+  await trackJobRun(job.name, "timer", job.run, job.describe).catch(() => undefined);
 }

@@ -1,4 +1,5 @@
 import pg from "pg";
+import { register } from "prom-client";
 import { afterAll, beforeEach, describe, expect, it, vi } from "vitest";
 
 // The fake platform must be up before any module reads the (cached) configuration.
@@ -18,7 +19,8 @@ const fake = await vi.hoisted(async () => {
 });
 
 import { db } from "~/db.server";
-import { runIntervalSync } from "~/models/interval-sync.server";
+import { runJob } from "~/jobs.server";
+import { intervalJob, runIntervalSync } from "~/models/interval-sync.server";
 import { syncRecentlyLinkedMembers } from "~/models/patreon-membership.server";
 import * as forceInterval from "~/routes/api.admin.force-interval";
 import * as unlockObjects from "~/routes/api.admin.unlock-objects-user";
@@ -78,6 +80,12 @@ beforeEach(async () => {
     },
   });
 });
+
+/** Runs of the interval job counted in clib_job_runs_total with this outcome. */
+async function jobRunCount(outcome: "ok" | "failed"): Promise<number> {
+  const values = (await register.getSingleMetric("clib_job_runs_total")?.get())?.values ?? [];
+  return values.find((value) => value.labels.job === "interval" && value.labels.outcome === outcome)?.value ?? 0;
+}
 
 async function tierOf(patreonId: string) {
   return (await db.user.findUniqueOrThrow({ where: { patreonId } })).currentTierId;
@@ -194,16 +202,41 @@ describe("the interval job", () => {
     expect(run.status).toBe("failed");
     expect(run.error).toBeTruthy();
 
-    // An API failure is reported the same way, through the admin endpoint.
+    // An API failure is reported the same way, through the admin endpoint: a failed job run,
+    // logged with its run id and the error, and counted as failed.
     fake.members.splice(3, 1);
     fake.failPage(1, 500);
     const admin = await createTestUser({ isAdmin: true });
+    const failedRuns = await jobRunCount("failed");
+    // The test logger writes errors through console.error (app/logger.server.ts); allowed in this test.
+    const logged = vi.spyOn(console, "error");
+    const loggedBefore = logged.mock.calls.length;
     const response = await callRoute(forceInterval, { method: "POST", cookie: await sessionCookie(admin.id) });
     expect(response.status).toBe(502);
     const body = await readJsonBody<{ error: string; details: string }>(response);
     expect(body.error).toBe("Error forcing interval.");
     expect(body.details).toMatch(/answered 500/);
     expect(await tierOf("pu-p2a")).toBe(T1);
+    expect(await jobRunCount("failed")).toBe(failedRuns + 1);
+    const lines = logged.mock.calls.slice(loggedBefore).map(([line]) => JSON.parse(String(line)) as Record<string, unknown>);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      level: "error",
+      msg: "job failed",
+      job: "interval",
+      trigger: "admin",
+      err: { message: expect.stringMatching(/answered 500/) },
+    });
+    expect(lines[0]!.runId).toMatch(/^[0-9a-f-]{36}$/);
+    // The run's own row and the audit entry are kept as before.
+    expect(await db.jobRun.count({ where: { trigger: "admin", status: "failed" } })).toBe(2);
+    expect(await db.auditEntry.count({ where: { action: "interval.force", actorId: admin.id } })).toBe(1);
+
+    // The timer's run of the same failing sync is a failed run too.
+    await runJob({ name: "interval", run: () => intervalJob({ trigger: "timer" }) });
+    expect(await jobRunCount("failed")).toBe(failedRuns + 2);
+    expect(JSON.parse(String(logged.mock.calls.at(-1)![0]))).toMatchObject({ msg: "job failed", job: "interval", trigger: "timer" });
+    expect(await db.jobRun.count({ where: { trigger: "timer", status: "failed" } })).toBe(1);
   });
 
   it("runs on one server only: a held advisory lock makes another run skip", async () => {
@@ -260,8 +293,10 @@ describe("admin endpoints of the sync", () => {
     fake.members.splice(0, fake.members.length, member("solo", { tierIds: [T2] }));
     await createTestUser({ patreonId: "pu-solo" });
     const admin = await createTestUser({ isAdmin: true });
+    const okRuns = await jobRunCount("ok");
     const response = await callRoute(forceInterval, { method: "POST", cookie: await sessionCookie(admin.id) });
     expect(response.status).toBe(200);
+    expect(await jobRunCount("ok")).toBe(okRuns + 1);
     expect(await readJsonBody(response)).toMatchObject({ message: "Interval job completed.", summary: { status: "succeeded", matched: 1 } });
     expect(await tierOf("pu-solo")).toBe(T2);
     expect(await db.auditEntry.count({ where: { action: "interval.force", actorId: admin.id } })).toBe(1);

@@ -6,6 +6,8 @@ import pg from "pg";
 import { db } from "~/db.server";
 import { env } from "~/env.server";
 import { createPatreonClient, type Sleep } from "~/integrations/patreon.server";
+import { trackJobRun } from "~/job-run.server";
+import { errorFields, log } from "~/logger.server";
 import { recordAudit } from "~/models/audit.server";
 import { DomainError } from "~/models/errors";
 import { applyMember } from "~/models/patreon-membership.server";
@@ -46,7 +48,7 @@ async function withAdvisoryLock<T>(run: () => Promise<T>): Promise<{ locked: fal
   });
   // A connection dropped mid-run (a restart, an idle-in-transaction timeout) only ends the lock;
   // without a listener the 'error' event would end the process.
-  connection.on("error", (error) => console.warn(`interval lock connection lost: ${error.message}`));
+  connection.on("error", (error) => log().warn(errorFields(error), `interval lock connection lost: ${error.message}`));
   await connection.connect();
   try {
     await connection.query("BEGIN");
@@ -65,7 +67,36 @@ export type RunOptions = {
   sleep?: Sleep;
 };
 
-export async function runIntervalSync({ trigger, sleep }: RunOptions): Promise<SyncSummary> {
+/** One sync, whatever its outcome: its summary (as its jobRun row has it). */
+export async function runIntervalSync(options: RunOptions): Promise<SyncSummary> {
+  return (await syncOnce(options)).summary;
+}
+
+/** A sync the support platform (or the database) failed: its summary, and the error as its cause. */
+class IntervalSyncFailed extends Error {
+  constructor(
+    readonly summary: SyncSummary,
+    cause: unknown,
+  ) {
+    super(`interval sync failed after ${summary.pages} page(s): ${summary.error ?? "unknown error"}`, { cause });
+    this.name = "IntervalSyncFailed";
+  }
+}
+
+/** The sync as a job's run (app/job-run.server.ts): its summary, or IntervalSyncFailed for a failed sync, so the run counts as failed. */
+export async function intervalJob(options: RunOptions): Promise<SyncSummary> {
+  const { summary, failure } = await syncOnce(options);
+  if (summary.status === "failed") throw new IntervalSyncFailed(summary, failure);
+  return summary;
+}
+
+/** A run's summary on its "job finished" line. */
+export function syncOutcome({ status, pages, members, matched, tierChanges, tiersCleared, error }: SyncSummary): object {
+  return { status, pages, members, matched, tierChanges, tiersCleared, reason: error };
+}
+
+/** The sync itself: the summary its jobRun row keeps, and the error a failed sync caught. */
+async function syncOnce({ trigger, sleep }: RunOptions): Promise<{ summary: SyncSummary; failure?: unknown }> {
   const config = env();
   const empty: SyncSummary = {
     status: "skipped",
@@ -78,11 +109,12 @@ export async function runIntervalSync({ trigger, sleep }: RunOptions): Promise<S
     rateLimitRetries: 0,
   };
   // Unconfigured sites have nothing to sync: the timer stays quiet, an admin gets told why.
-  if (!config.PATREON_CREATOR_ACCESS_TOKEN && trigger === "timer") return { ...empty, error: "not configured" };
+  if (!config.PATREON_CREATOR_ACCESS_TOKEN && trigger === "timer") return { summary: { ...empty, error: "not configured" } };
 
   const outcome = await withAdvisoryLock(async () => {
     const run = await db.jobRun.create({ data: { job: INTERVAL_JOB, trigger, status: "running" } });
     const summary: SyncSummary = { ...empty, status: "succeeded", jobRunId: run.id };
+    let caught: unknown;
     const client = createPatreonClient({ accessToken: config.PATREON_CREATOR_ACCESS_TOKEN ?? "", sleep });
     try {
       if (!config.PATREON_CREATOR_ACCESS_TOKEN) throw new Error("PATREON_CREATOR_ACCESS_TOKEN is not set.");
@@ -113,9 +145,10 @@ export async function runIntervalSync({ trigger, sleep }: RunOptions): Promise<S
       });
       summary.tiersCleared = count;
     } catch (error) {
+      // Logged by whoever ran the sync as a job (intervalJob): a failed run, with this error.
       summary.status = "failed";
       summary.error = error instanceof Error ? error.message : String(error);
-      console.error(`interval sync failed after ${summary.pages} page(s):`, error);
+      caught = error;
     }
     summary.rateLimitRetries = client.retries;
     const { jobRunId: _id, error: failure, ...counts } = summary;
@@ -123,20 +156,26 @@ export async function runIntervalSync({ trigger, sleep }: RunOptions): Promise<S
       where: { id: run.id },
       data: { status: summary.status, summary: counts, error: failure ?? null, finishedAt: new Date() },
     });
-    return summary;
+    return { summary, failure: caught };
   });
 
-  if (!outcome.locked) return { ...empty, error: "The interval job is already running." };
+  if (!outcome.locked) return { summary: { ...empty, error: "The interval job is already running." } };
   return outcome.value;
 }
 
 /**
- * Force interval (the /admin page and POST /api/admin/force-interval): runs the sync now and
+ * Force interval (the /admin page and POST /api/admin/force-interval): runs the sync now, as a
+ * job run like the timer's (logged under a run id with trigger "admin", counted by outcome), and
  * audits what it did, whatever the outcome. A run that did not succeed is refused with its
  * summary: 409 when another run holds the lock, 502 when the support platform failed.
  */
 export async function forceIntervalSync(actorId: string, options: Pick<RunOptions, "sleep"> = {}): Promise<SyncSummary> {
-  const summary = await runIntervalSync({ trigger: "admin", sleep: options.sleep });
+  const summary = await trackJobRun(INTERVAL_JOB, "admin", () => intervalJob({ trigger: "admin", sleep: options.sleep }), syncOutcome).catch(
+    (error: unknown) => {
+      if (error instanceof IntervalSyncFailed) return error.summary;
+      throw error;
+    },
+  );
   await recordAudit({ actorId, action: "interval.force", targetType: "job", targetId: summary.jobRunId, after: summary });
   if (summary.status !== "succeeded") {
     throw new DomainError(summary.status === "skipped" ? 409 : 502, ADMIN_MESSAGES.forceIntervalFailed, {
