@@ -29,6 +29,7 @@ import { streamTail } from "~/utils/stream-tail.server";
 import { readUploadedFile, receiveUploadedFile } from "~/utils/upload.server";
 import { MAX_TAIL_BYTES } from "~/utils/zip-eocd";
 import { formText } from "~/utils/form-fields";
+import { errorFields, log } from "~/logger.server";
 
 function answer(data: AdminActionData, status = 200, headers: Record<string, string> = {}) {
   return json<AdminActionData>(data, { status, headers });
@@ -123,7 +124,7 @@ export async function unlockObjects(actorId: string, form: FormData, back: UserS
     if (!result) return redirectWithError(adminHref(back), ADMIN_MESSAGES.userNotFound);
     return redirectWithSuccess(adminHref({ ...back, user: userId }), `Unlocked objects updated. Added ${result.added}, removed ${result.removed}.`);
   } catch (error) {
-    console.error(ADMIN_MESSAGES.unlockFailed, error);
+    log().error({ userId, ...errorFields(error) }, ADMIN_MESSAGES.unlockFailed);
     return redirectWithError(adminHref({ ...back, user: userId }), ADMIN_MESSAGES.unlockFailed);
   }
 }

@@ -5,6 +5,7 @@ import type { ZodType, ZodTypeDef } from "zod";
 import { DomainError } from "~/models/errors";
 import { DEFAULT_BODY_LIMIT } from "~/utils/body-limits";
 import { isDatabaseUnavailable } from "~/utils/errors";
+import { errorFields, log } from "~/logger.server";
 
 export function apiError(status: number, error: string, headers?: HeadersInit): Response {
   return json({ error }, { status, headers });
@@ -73,7 +74,7 @@ export async function handleApi(failureMessage: string, handler: () => Promise<R
     if (error instanceof DomainError) return apiFailure(error);
     // Logged once per outage by app/db.server.ts, not once per request.
     if (isDatabaseUnavailable(error)) return apiError(503, failureMessage, error.headers);
-    console.error(`${failureMessage}`, error);
+    log().error(errorFields(error), failureMessage);
     return apiError(500, failureMessage);
   }
 }

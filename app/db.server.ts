@@ -8,6 +8,7 @@ import { watchDatabasePool } from "~/metrics.server";
 import { slowQueryNotesOn } from "~/slow-query-notes.server";
 import { PrismaClient } from "~/generated/prisma/client";
 import { DatabaseUnavailable } from "~/utils/errors";
+import { errorFields, log } from "~/logger.server";
 
 const SLOW_QUERY_MS = 200;
 
@@ -71,7 +72,7 @@ function asUnavailable(error: unknown): unknown {
   if (reason === null) return error;
   if (Date.now() - outageLoggedAt >= OUTAGE_LOG_EVERY_MS) {
     outageLoggedAt = Date.now();
-    console.error(`database unavailable: ${reason}`);
+    log().error({ reason }, `database unavailable: ${reason}`);
   }
   return new DatabaseUnavailable(reason);
 }
@@ -190,12 +191,14 @@ export function createDatabaseClient(options: { url: string; poolSize: number; t
   // listens only once Prisma has connected, while queryRows uses the pool from the first request:
   // without this a worker died when its database restarted before its first Prisma query. The
   // pool has already dropped the connection; the next query opens a new one.
-  pool.on("error", (error) => console.warn(`database connection lost while idle: ${error.message}`));
+  // No requestId: the request that opened the connection is long answered.
+  pool.on("error", (error) => log().warn({ requestId: undefined, ...errorFields(error) }, `database connection lost while idle: ${error.message}`));
   watchDatabasePool(pool);
   const adapter = guardAdapter(new PrismaPg(pool, { disposeExternalPool: true }));
   const client = new PrismaClient({ adapter, log: [{ emit: "event", level: "query" }] });
   client.$on("query", (event) => {
-    if (event.duration >= SLOW_QUERY_MS && slowQueryNotesOn()) console.warn(`slow query (${event.duration} ms): ${event.query.slice(0, 200)}`);
+    if (event.duration >= SLOW_QUERY_MS && slowQueryNotesOn())
+      log().warn({ durationMs: event.duration }, `slow query (${event.duration} ms): ${event.query.slice(0, 200)}`);
   });
   return { client, pool };
 }

@@ -1,13 +1,14 @@
 import { randomBytes } from "node:crypto";
 import { PassThrough, Writable } from "node:stream";
-import type { AppLoadContext, EntryContext } from "@remix-run/node";
+import type { ActionFunctionArgs, AppLoadContext, EntryContext, LoaderFunctionArgs } from "@remix-run/node";
 import { createReadableStreamFromReadable } from "@remix-run/node";
-import { RemixServer } from "@remix-run/react";
+import { isRouteErrorResponse, RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { NonceContext } from "~/components/nonce";
 import { RequestIdContext } from "~/components/error-page";
 import { env } from "~/env.server";
+import { errorFields, log } from "~/logger.server";
 import { codedAnswer, compressedData } from "~/content-coding.server";
 import {
   type CacheableHandle,
@@ -99,12 +100,28 @@ function streamDocument(request: Request, responseStatusCode: number, responseHe
         },
         onError(error: unknown) {
           responseStatusCode = 500;
-          if (shellRendered) console.error(error);
+          // Before the shell, the error reaches Remix (handleError below); after it, only here.
+          if (shellRendered) log().error({ requestId: requestId ?? undefined, ...errorFields(error) }, "rendering the page failed after its start was sent");
         },
       },
     );
     setTimeout(abort, ABORT_DELAY);
   });
+}
+
+/**
+ * Remix's unexpected errors (a loader, an action or a render that threw; not the Responses routes
+ * throw on purpose): one JSON line with the request's id, the one its error page and its
+ * X-Request-Id show. A request its client gave up on is not an error (its loaders were aborted).
+ */
+export function handleError(error: unknown, { request }: LoaderFunctionArgs | ActionFunctionArgs) {
+  if (request.signal.aborted) return;
+  // Remix wraps its own failures (a route that matched nothing, a method a route has no action for) with the cause in `error`.
+  const cause = (isRouteErrorResponse(error) ? (error as { error?: unknown }).error : undefined) ?? error;
+  log().error(
+    { requestId: requestIdOf(request) ?? undefined, method: request.method, path: new URL(request.url).pathname, ...errorFields(cause) },
+    "unexpected error",
+  );
 }
 
 /**

@@ -1,9 +1,12 @@
 // The server's log: one JSON object per line on stdout in production (for a log collector),
-// readable colored lines with NODE_ENV=development. Under NODE_ENV=test only errors are written,
-// through console.error, so a test that logs an error it did not expect fails (tests/setup-file.ts).
+// readable colored lines with NODE_ENV=development. A line written while a request is handled
+// carries its `requestId` (its X-Request-Id, app/request-context.server.ts). Under NODE_ENV=test
+// only warnings and errors are written, through console.warn and console.error, so a test that
+// logs an error it did not expect fails (tests/setup-file.ts).
 import pino, { type Logger } from "pino";
 import pretty from "pino-pretty";
 import { env } from "~/env.server";
+import { currentRequestId } from "~/request-context.server";
 
 function createLogger(): Logger {
   const mode = env().NODE_ENV;
@@ -12,9 +15,15 @@ function createLogger(): Logger {
     timestamp: pino.stdTimeFunctions.isoTime,
     // `"level":"info"` rather than pino's numbers: readable by a person grepping the log.
     formatters: { level: (label) => ({ level: label }) },
+    // A line's own requestId wins (the request line names its request, a line may leave it out).
+    mixin: () => {
+      const requestId = currentRequestId();
+      return requestId ? { requestId } : {};
+    },
   };
   if (mode === "test") {
-    return pino({ ...options, level: "error", base: null, timestamp: false }, { write: (line: string) => console.error(line.trimEnd()) });
+    const write = (line: string) => (line.startsWith('{"level":"warn"') ? console.warn : console.error)(line.trimEnd());
+    return pino({ ...options, level: "warn", base: null, timestamp: false }, { write });
   }
   if (mode === "development") {
     return pino(options, pretty({ sync: true, colorize: process.stdout.isTTY, translateTime: "SYS:HH:MM:ss.l", ignore: "pid" }));

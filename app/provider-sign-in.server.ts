@@ -15,6 +15,7 @@ import { redirectWithError, redirectWithSuccess } from "~/toast.server";
 import { clearCookie, loginCodeCookie, readCookieValue } from "~/utils/auth-cookies.server";
 import { isCallbackErrorCode, type CallbackErrorCode } from "~/utils/auth-callback-errors";
 import { clientAddress } from "~/utils/client-address.server";
+import { errorFields, log } from "~/logger.server";
 
 /** GET /api/auth/login, /api/google/auth, /api/discord/auth: a full-page redirect to the provider. */
 export async function startProviderSignIn(provider: ProviderName, request: Request): Promise<Response> {
@@ -61,7 +62,7 @@ async function finishProviderSignIn(provider: ProviderName, request: Request, co
       if (thrown instanceof Response) return thrown;
       const code = providerFailureCode(thrown);
       if (!code) throw thrown;
-      console.warn(`${PROVIDER_LABELS[provider]} sign-in failed (${code}):`, thrown);
+      log().warn({ provider, code, ...errorFields(thrown) }, `${PROVIDER_LABELS[provider]} sign-in failed (${code})`);
       return callbackError(code);
     }
     user = await signInWithProvider(profile, signedIn);

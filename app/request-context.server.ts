@@ -60,8 +60,11 @@ export function takeRequestAccount(requestId: string): string | undefined {
  * Who is asking, as far as formatting for them goes: the request headers that say the viewer's
  * languages and time zone and whether they are signed in. Set around every request the app
  * answers (server/app.ts); `dates` is what app/utils/dates.server.ts worked out from them, once.
+ * `requestId`: the request's X-Request-Id, on every log line written while it is handled
+ * (app/logger.server.ts), also by work it started that goes on after its answer.
  */
 export type ViewerScope = {
+  requestId: string | null;
   cookie: string | null;
   acceptLanguage: string | null;
   authorization: string | null;
@@ -84,6 +87,7 @@ export function nextMoment(): number {
 /** Runs a request's handling with its viewer's headers at hand. */
 export function runAsViewer<T>(headers: { get(name: string): string | null }, work: () => T): T {
   const scope = {
+    requestId: headers.get(REQUEST_ID_HEADER),
     cookie: headers.get("Cookie"),
     acceptLanguage: headers.get("Accept-Language"),
     authorization: headers.get("Authorization"),
@@ -113,6 +117,11 @@ export function notePageTurnsAt(at: number | null | undefined): void {
 /** The instant noted by this request's loaders; undefined when none depends on the time, or outside a request. */
 export function pageTurnsAt(): number | undefined {
   return viewers.getStore()?.turnsAt;
+}
+
+/** The id of the request being handled (X-Request-Id), or null outside a request. */
+export function currentRequestId(): string | null {
+  return viewers.getStore()?.requestId ?? null;
 }
 
 /** The current request's viewer; undefined outside a request (mails, jobs, a test calling a function). */

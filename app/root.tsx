@@ -4,7 +4,7 @@ import { Links, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, 
 import { NavBar } from "~/components/nav-bar";
 import { useNonce } from "~/components/nonce";
 import { Toaster } from "~/components/toaster";
-import { ErrorPage, isUnavailable, SITE_UNAVAILABLE_HINT, SITE_UNAVAILABLE_TITLE } from "~/components/error-page";
+import { ErrorPage, isUnavailable, logInBrowser, SITE_UNAVAILABLE_HINT, SITE_UNAVAILABLE_TITLE } from "~/components/error-page";
 import { env } from "~/env.server";
 import { getCurrentUser } from "~/models/session.server";
 import { displayName } from "~/models/user.server";
@@ -98,6 +98,6 @@ export function ErrorBoundary() {
   if (isRouteErrorResponse(error)) {
     return <ErrorPage status={error.status} title={error.status === 404 ? "Page not found" : error.statusText} />;
   }
-  console.error(error);
+  logInBrowser(error);
   return <ErrorPage status={500} title="Something went wrong" />;
 }

@@ -80,7 +80,7 @@ const SEED = [
 async function runChild() {
   const warn = console.warn;
   // Raw-row baselines are meant to be slow; keep the app's slow-query warnings out of the report.
-  console.warn = (...args: unknown[]) => (typeof args[0] === "string" && args[0].startsWith("slow query") ? undefined : warn(...args));
+  console.warn = (...args: unknown[]) => (typeof args[0] === "string" && args[0].includes('"msg":"slow query') ? undefined : warn(...args));
   const { createMigratedDatabase, dropDatabase, uniqueName, databaseUrl } = await import("../tests/db.ts");
   // BENCH_INSIGHTS_DATABASE=name keeps the seeded database for the next run (for tuning).
   const keep = process.env.BENCH_INSIGHTS_DATABASE;

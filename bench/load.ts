@@ -150,14 +150,16 @@ export async function startSeededApp({
     >;
     // BENCH_PROFILE=<dir>: a CPU profile of the app server, written when it stops.
     const profile = process.env.BENCH_PROFILE ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_PROFILE] : [];
-    const child = spawn(process.execPath, [...profile, ...appServerArgs(buildDir)], { cwd: root, env: appServerEnv(env), stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, [...profile, ...appServerArgs(buildDir)], { cwd: root, env: appServerEnv(env), stdio: ["ignore", "pipe", "pipe"] });
     server = child;
-    // Under this load the app warns about slow queries on stderr: count them, keep the tail.
-    child.stderr?.on("data", (chunk: Buffer) => {
+    // Under this load the app warns about slow queries in its log (stdout, JSON; REQUEST_LOG is off): count them, keep the tail.
+    const read = (chunk: Buffer) => {
       const text = chunk.toString();
       serverLog.slowQueries += text.split("slow query").length - 1;
       serverLog.tail = (serverLog.tail + text).slice(-2000);
-    });
+    };
+    child.stdout?.on("data", read);
+    child.stderr?.on("data", read);
     await waitForHealth(`${base}/healthz`, child);
     return { base, cookie, supporterCookie, readerCookies, freePostId, extra, databaseUrl, dataDir, pid: child.pid!, serverLog, startBeside, stop };
   } catch (error) {
@@ -334,8 +336,8 @@ export async function runLoadBenchmark(): Promise<TargetLine[]> {
     console.log(
       `status counts          ${byStatus.map(([code, n]) => `${code}: ${n}`).join(", ")} (429 = login rate limit: ${limited}; other 4xx: ${other4xx})`,
     );
-    console.log(`server stderr          ${app.serverLog.slowQueries} slow-query warnings (>= 200 ms)`);
-    if (server5xx > 0) console.log(`server stderr tail:\n${app.serverLog.tail}`);
+    console.log(`server log             ${app.serverLog.slowQueries} slow-query warnings (>= 200 ms)`);
+    if (server5xx > 0) console.log(`server log tail:\n${app.serverLog.tail}`);
     console.log(`RSS samples (MB)       ${samples.map((value) => value.toFixed(0)).join(" ")}`);
     for (const line of lines) console.log(`${line.ok ? "PASS" : "MISS"}  ${line.text}`);
     return lines.map(({ name, ok }) => ({ name, ok }));

@@ -16,7 +16,7 @@ const CRASH_LOOP_MS = 5_000;
 /** How long a worker's clean exit waits for the group's signal to reach this process too. */
 const GROUP_SIGNAL_GRACE_MS = 500;
 
-// A bad configuration stops the server before any worker starts.
+// A bad configuration stops the server before any worker starts (a plain line: the log's settings are not known).
 let config: Env;
 try {
   config = env();
@@ -26,7 +26,7 @@ try {
 }
 const workerCount = config.WEB_CONCURRENCY ?? os.availableParallelism();
 const warning = cluster.isPrimary && missingMailTransportWarning();
-if (warning) console.warn(`[server] ${warning}`);
+if (warning) log().warn(warning); // no "[server]": scripts/start.ts takes such a line for the announcement
 if (!cluster.isPrimary || workerCount === 1) await import("./worker.ts");
 else superviseWorkers(config, workerCount);
 
@@ -54,7 +54,7 @@ function superviseWorkers(config: Env, count: number) {
     worker.once("listening", (address) => {
       entry.listened = true;
       // One "[server]" line for the whole group, once every worker listens (scripts/start.ts reads it).
-      if (++listening === count) console.log(`[server] http://${config.HOST ?? "localhost"}:${address.port} (${count} workers)`);
+      if (++listening === count) log().info(`[server] http://${config.HOST ?? "localhost"}:${address.port} (${count} workers)`);
     });
   };
   const afterExit = (worker: Worker, entry: Slot | undefined, code: number, signal: string) => {

@@ -8,7 +8,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { installGlobals, type ServerBuild } from "@remix-run/node";
 import { env } from "../app/env.server.ts";
 import { PASSWORD_WORKER_URL, passwordPool } from "../app/integrations/password-pool.server.ts";
-import { log } from "../app/logger.server.ts";
+import { errorFields, log } from "../app/logger.server.ts";
 import { startWorkerMetrics } from "../app/metrics-cluster.server.ts";
 import { withoutSlowQueryNotes } from "../app/slow-query-notes.server.ts";
 import { createApp } from "./app.ts";
@@ -18,7 +18,7 @@ const config = env();
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const buildPath = path.resolve(root, process.argv[2] ?? path.join(config.REMIX_BUILD_DIR, "server", "index.js"));
 if (!existsSync(buildPath)) {
-  console.error(`No server build at ${buildPath}. Run \`npm run build\` first.`);
+  log().error(`No server build at ${buildPath}. Run \`npm run build\` first.`);
   process.exit(1);
 }
 const build = (await import(pathToFileURL(buildPath).href)) as ServerBuild;
@@ -31,10 +31,8 @@ const serverOptions: http.ServerOptions = { headersTimeout: config.HEADERS_TIMEO
 const app = createApp(build);
 // Sign-ins hash passwords in worker threads; without them the server must not take traffic.
 const passwordThreads = passwordPool().catch((error: unknown) => {
-  console.error(
-    `[server] The password worker pool could not start (${fileURLToPath(PASSWORD_WORKER_URL)}): ${error instanceof Error ? error.message : String(error)}. ` +
-      "It is copied next to the server by `npm run build`; rebuild, or check that bcryptjs is installed.",
-  );
+  const advice = "it is copied next to the server by `npm run build`; rebuild, or check that bcryptjs is installed";
+  log().error(errorFields(error), `The password worker pool could not start (${fileURLToPath(PASSWORD_WORKER_URL)}): ${advice}.`);
   process.exit(1);
 });
 // While they start, this worker serves a guest's library and home page to itself through a private loopback listener (`exclusive`: the
@@ -56,7 +54,7 @@ async function warmUp(): Promise<void> {
 await Promise.all([passwordThreads, withoutSlowQueryNotes(warmUp)]);
 const server = http.createServer(serverOptions, app);
 server.listen(config.PORT, config.HOST, () => {
-  if (!config.SERVER_QUIET) console.log(`[server] http://${config.HOST ?? "localhost"}:${config.PORT}`); // else the primary announces the group
+  if (!config.SERVER_QUIET) log().info(`[server] http://${config.HOST ?? "localhost"}:${config.PORT}`); // else the primary announces the group
 });
 
 // Graceful stop: no new connections, idle ones closed, and SHUTDOWN_DRAIN_SECONDS for the responses in

@@ -16,7 +16,7 @@ describe("the app's database pool", () => {
     const [before] = await queryRows<{ pid: number }>("SELECT pg_backend_pid() AS pid", []);
 
     await adminQuery(`SELECT pg_terminate_backend(${Number(before!.pid)})`);
-    await vi.waitFor(() => expect(warn).toHaveBeenCalledWith(expect.stringMatching(/^database connection lost while idle: terminating connection/)), {
+    await vi.waitFor(() => expect(warn).toHaveBeenCalledWith(expect.stringMatching(/"msg":"database connection lost while idle: terminating connection/)), {
       timeout: 10_000,
     });
 
@@ -52,7 +52,7 @@ describe("the app's database pool", () => {
     expect(isDatabaseUnavailable(failure)).toBe(true);
     expect(failure).toMatchObject({ status: 503, retryAfterSeconds: expect.any(Number) });
     // The outage is logged as a server error, once.
-    expect(error).toHaveBeenCalledWith(expect.stringMatching(/^database unavailable: /));
+    expect(error).toHaveBeenCalledWith(expect.stringMatching(/^\{"level":"error",.*"msg":"database unavailable: /));
 
     const [after] = await queryRows<{ ok: number }>("SELECT 1 AS ok", []);
     expect(after!.ok).toBe(1);

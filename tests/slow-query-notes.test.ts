@@ -1,4 +1,4 @@
-// Slow queries are noted on the console, except while a fresh worker warms up (server/worker.ts),
+// Slow queries are noted in the log (a warning), except while a fresh worker warms up (server/worker.ts),
 // where the time is the start's and not the query's (app/slow-query-notes.server.ts).
 import { describe, expect, it, vi } from "vitest";
 import { db } from "~/db.server";
@@ -9,7 +9,8 @@ async function notesDuring(work: () => Promise<unknown>): Promise<string[]> {
   const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
   try {
     await work();
-    return warn.mock.calls.map((args) => String(args[0])).filter((line) => line.startsWith("slow query"));
+    // The test logger writes warnings through console.warn, one JSON line each (app/logger.server.ts).
+    return warn.mock.calls.map((args) => (JSON.parse(String(args[0])) as { msg: string }).msg).filter((msg) => msg.startsWith("slow query"));
   } finally {
     warn.mockRestore();
   }

@@ -27,6 +27,15 @@ export function documentRequestInPage(): DocumentRequest | null {
   return { id, locationKey: state?.key || "default" };
 }
 
+/**
+ * An error boundary's unexpected error, on the browser's console. The server does not log it here:
+ * Remix's handleError (app/entry.server.tsx) logged it already, as JSON with its request id, and
+ * what a boundary gets on the server is only the sanitized "Unexpected Server Error".
+ */
+export function logInBrowser(error: unknown): void {
+  if (typeof document !== "undefined") console.error(error);
+}
+
 /** The words of a page whose answer was 503 (a part of the site is down), in docs/messages.md. */
 export const SITE_UNAVAILABLE_TITLE = "The site is briefly unavailable";
 export const SITE_UNAVAILABLE_HINT = "Please try again in a minute.";

@@ -8,6 +8,7 @@ import { appendFile, mkdir, readdir, readFile, rename, unlink, writeFile } from 
 import path from "node:path";
 import { env } from "~/env.server";
 import { isDatabaseUnavailable } from "~/utils/errors";
+import { errorFields, log } from "~/logger.server";
 
 /** How often a spool with records tries the database again. */
 export const SPOOL_RETRY_MS = 5_000;
@@ -52,7 +53,7 @@ export function localSpool<T>(name: string, record: (item: T) => Promise<void>):
       replay().then(
         (left) => left > 0 && schedule(),
         (error: unknown) => {
-          console.error(`spool ${name}: replay failed`, error);
+          log().error(errorFields(error), `spool ${name}: replay failed`);
           schedule();
         },
       );
@@ -91,7 +92,7 @@ export function localSpool<T>(name: string, record: (item: T) => Promise<void>):
           await record(item);
         } catch (error) {
           if (isDatabaseUnavailable(error)) break;
-          console.error(`spool ${name}: a record could not be written and is dropped`, error);
+          log().error(errorFields(error), `spool ${name}: a record could not be written and is dropped`);
         }
       }
       if (index < lines.length) {
@@ -114,7 +115,7 @@ export function localSpool<T>(name: string, record: (item: T) => Promise<void>):
     async add(item) {
       await mkdir(folder(), { recursive: true, mode: 0o700 });
       await appendFile(path.join(folder(), `${own}.jsonl`), `${JSON.stringify(item)}\n`, { mode: 0o600 });
-      console.warn(`spool ${name}: kept a record until the database is back`);
+      log().warn(`spool ${name}: kept a record until the database is back`);
       schedule();
     },
     replay,

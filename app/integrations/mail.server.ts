@@ -7,6 +7,7 @@ import { chmod, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Transporter } from "nodemailer";
 import { env } from "~/env.server";
+import { log } from "~/logger.server";
 
 /** `headers`: extra header lines, e.g. the digests' List-Unsubscribe (RFC 8058). */
 export type OutgoingMail = { to: string; subject: string; text: string; html: string; headers?: Record<string, string> };
@@ -66,7 +67,7 @@ export async function sendMail(mail: OutgoingMail): Promise<void> {
   // "wx": a new file, created with these permissions whatever the umask allows others.
   await writeFile(`${base}.eml`, built.message as Buffer, { mode: 0o600, flag: "wx" });
   await writeFile(`${base}.txt`, `To: ${mail.to}\nSubject: ${mail.subject}\n\n${mail.text}\n`, { mode: 0o600, flag: "wx" });
-  console.log(`[mail] to ${mail.to}: ${mail.subject} (no SMTP_URL; saved to ${path.relative(process.cwd(), base)}.txt)`);
+  log().info(`[mail] to ${mail.to}: ${mail.subject} (no SMTP_URL; saved to ${path.relative(process.cwd(), base)}.txt)`);
 }
 
 export function escapeHtml(value: string): string {

@@ -6,6 +6,7 @@ import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { env } from "../env.server.ts";
 import { passwordAnswerDeadline } from "../request-context.server.ts";
+import { errorFields, log } from "~/logger.server";
 
 /** The worker file: beside this module in the source tree, beside build/index.js after a build. */
 export const PASSWORD_WORKER_URL = new URL("./password-worker.mjs", import.meta.url);
@@ -234,7 +235,7 @@ export class PasswordPool {
         if (!ready) reject(new Error("password worker exited before it was ready"));
         fail(new Error("password worker exited"));
         // A worker that died after starting is replaced; the pool keeps its size.
-        if (ready && !this.closed) this.spawn(aged).catch((error) => console.error("password worker could not be restarted", error));
+        if (ready && !this.closed) this.spawn(aged).catch((error: unknown) => log().error(errorFields(error), "password worker could not be restarted"));
         this.dispatch();
       });
     });

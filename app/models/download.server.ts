@@ -21,6 +21,7 @@ import { isPostVisible } from "~/models/post-visibility.server";
 import { downloadableFile, gateOf } from "~/models/version-files.server";
 import { isEffectiveAdmin, isFreeAt, postForFile, unlockReason, type EntitlementViewer, type FileGate, type UnlockReason } from "~/utils/entitlement";
 import { isDatabaseUnavailable } from "~/utils/errors";
+import { errorFields, log } from "~/logger.server";
 
 /** How long a signed free-download address stays valid. */
 export const SIGNED_DOWNLOAD_TTL_MS = 10 * 60 * 1000;
@@ -435,7 +436,7 @@ export async function wholeFileSent(downloader: string, sent: SentBytes, now = n
  * bytes, not for our bookkeeping.
  */
 export function postDownload(post: DownloadablePost, userId: string | null, guestLink: string | null = null): PostDownload {
-  const logFailure = (error: unknown) => console.error("Could not record a download", error);
+  const logFailure = (error: unknown) => log().error(errorFields(error), "Could not record a download");
   const spooled = (at: Date): SpooledDownload | null =>
     userId
       ? {

@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import { db, Prisma, queryRows, sqlTimestamp } from "~/db.server";
 import type { OutboxMail, OutboxMailStatus } from "~/generated/prisma/client";
 import { sendMail, type OutgoingMail } from "~/integrations/mail.server";
+import { log } from "~/logger.server";
 
 /** A notice or digest not sent within this time is given up (a code gives up when it expires). */
 export const MAIL_GIVE_UP_MS = 48 * 60 * 60 * 1000;
@@ -161,7 +162,7 @@ async function giveUpExpired(now: Date): Promise<number> {
   if (count > 0) {
     // Those never tried (or never failed) still say why they were given up.
     await db.outboxMail.updateMany({ where: { status: "GIVEN_UP", gaveUpAt: now, lastError: null }, data: { lastError: "Not sent before its give-up time." } });
-    console.error(`mail outbox: ${count} message(s) given up unsent (see /admin/mail)`);
+    log().error({ count }, `mail outbox: ${count} message(s) given up unsent (see /admin/mail)`);
   }
   return count;
 }
@@ -257,10 +258,10 @@ export async function deliverDueMail({ now, ids = null, limit = BATCH }: { now?:
         await settle(message, token, { sent: false, error: text, forGood }, clock());
         if (forGood) {
           run.givenUp += 1;
-          console.error(`mail outbox: the mail server refused message ${message.id} for good: ${text}`);
+          log().error({ mailId: message.id, reason: text }, `mail outbox: the mail server refused message ${message.id} for good: ${text}`);
         } else {
           run.retrying += 1;
-          console.warn(`mail outbox: message ${message.id} not sent, retried later: ${text}`);
+          log().warn({ mailId: message.id, reason: text }, `mail outbox: message ${message.id} not sent, retried later: ${text}`);
         }
         if (connectionFailure(error)) down = text;
         continue;
@@ -283,7 +284,7 @@ export async function sendQueuedNow(ids: (string | null)[]): Promise<DeliveryRun
   try {
     return await deliverDueMail({ ids: own });
   } catch (error) {
-    console.warn(`mail outbox: sending at once failed, the sender job retries: ${errorText(error)}`);
+    log().warn({ reason: errorText(error) }, `mail outbox: sending at once failed, the sender job retries: ${errorText(error)}`);
     return null;
   }
 }

@@ -16,6 +16,7 @@ import { enforceAddressLimit, enforceRateLimit, resetRateLimit } from "~/models/
 import { checkCode, checkRefusal, issueCodeWithMail } from "~/models/verification.server";
 import { loginSchema, signUpFormSchema } from "~/utils/auth-schemas";
 import { parseForm } from "~/utils/form-fields";
+import { errorFields, log } from "~/logger.server";
 
 const BCRYPT_ROUNDS = 10;
 
@@ -80,7 +81,7 @@ export async function registerWithPassword({ email, password, client }: { email:
     if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") throw new DomainError(409, EMAIL_TAKEN_MESSAGE);
     if (error instanceof DomainError) throw error;
     // The database failed mid-way: the transaction kept nothing, so the same sign-up may come again.
-    console.error("sign-up failed in the database; nothing was kept", error);
+    log().error(errorFields(error), "sign-up failed in the database; nothing was kept");
     throw new DomainError(503, SIGN_UP_FAILED_MESSAGE, { retryAfterSeconds: SIGN_UP_RETRY_SECONDS });
   }
   await sendQueuedNow([created.mailId]);

@@ -7,6 +7,7 @@ import { storage } from "~/integrations/storage.server";
 import { listZipEntries, looksLikeZip, TooManyZipEntriesError, UnreadableZipError, type ZipEntry } from "~/integrations/zip.server";
 import { hashingStream } from "~/utils/upload-hash.server";
 import { MAX_ZIP_ENTRIES } from "~/utils/version-schemas";
+import { errorFields, log } from "~/logger.server";
 
 /** Versions whose hashes are not known yet (migrated files) and that did not fail in this process. */
 const failedBackfill = new Set<string>();
@@ -49,7 +50,7 @@ export async function backfillVersionHashes({ batch = 20 }: { batch?: number } =
           // A stored file that is no readable ZIP, or lists more entries than an upload may, still
           // gets its hashes; it shows size and hash only.
           if (!(error instanceof UnreadableZipError || error instanceof TooManyZipEntriesError)) throw error;
-          console.warn(`versions job: no entry list for ${version.storageKey} (${error.message})`);
+          log().warn({ versionId: version.id }, `versions job: no entry list for ${version.storageKey} (${error.message})`);
         }
       }
       const { count } = await db.postVersion.updateMany({
@@ -65,7 +66,10 @@ export async function backfillVersionHashes({ batch = 20 }: { batch?: number } =
     } catch (error) {
       failedBackfill.add(version.id);
       skipped += 1;
-      console.warn(`versions job: skipped version ${version.id} (${(error as Error).message}); it is not retried until the server restarts`);
+      log().warn(
+        { versionId: version.id, ...errorFields(error) },
+        `versions job: skipped version ${version.id} (${(error as Error).message}); it is not retried until the server restarts`,
+      );
     }
   }
   return { filled, skipped };

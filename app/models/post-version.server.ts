@@ -24,6 +24,7 @@ import { SELECT_FILE_MESSAGE } from "~/utils/upload.server";
 import { MAX_ZIP_ENTRIES, VERSION_MESSAGES, versionUploadSchema, type VersionUploadInput } from "~/utils/version-schemas";
 import { displayVersion } from "~/utils/versions";
 import type { BlenderManifest } from "~/utils/blender-manifest";
+import { errorFields, log } from "~/logger.server";
 
 type Admin = Pick<User, "id" | "isAdmin" | "restricted">;
 
@@ -201,7 +202,7 @@ export async function addPostVersion(actor: Admin, stored: StoredVersionFile): P
       return { post: await postSnapshot(tx, stored.postId), version };
     });
   } catch (error) {
-    await (await storage()).delete(stored.key).catch((deleteError: unknown) => console.error("Could not delete a refused upload", deleteError));
+    await (await storage()).delete(stored.key).catch((deleteError: unknown) => log().error(errorFields(deleteError), "Could not delete a refused upload"));
     throw error;
   }
 }

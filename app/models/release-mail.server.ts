@@ -8,6 +8,7 @@ import { db, type Prisma } from "~/db.server";
 import { deliverDueMail, enqueueMail } from "~/models/mail-outbox.server";
 import { digestMail, itemsKey } from "~/models/update-digest.server";
 import { listUpdatesFor, type UpdateItem } from "~/models/update-notifications.server";
+import { errorFields, log } from "~/logger.server";
 
 export const RELEASE_MAIL_JOB = "release-mail";
 export const RELEASE_MAIL_SUBJECT = "Now available in the Creator Library";
@@ -66,7 +67,7 @@ export async function runReleaseMails(now = new Date()): Promise<ReleaseMailRun>
   if (queued.length === 0) return run;
   // Sent at once; what fails stays queued for the sender job.
   const delivered = await deliverDueMail({ ids: queued, now }).catch((error: unknown) => {
-    console.warn("release mails: sending at once failed, the outbox retries", error);
+    log().warn(errorFields(error), "release mails: sending at once failed, the outbox retries");
     return { sent: 0 };
   });
   return { ...run, mailed: delivered.sent, failed: queued.length - delivered.sent };

@@ -10,6 +10,7 @@ import { deliverDueMail, enqueueMail } from "~/models/mail-outbox.server";
 import { listUpdatesFor, newPostHeadline, patchItemHeadline, postLink, type UpdateItem } from "~/models/update-notifications.server";
 import { ADMIN_MESSAGES } from "~/utils/admin-schemas";
 import { renderVersionNotes, versionNotesAsText } from "~/utils/version-notes.server";
+import { errorFields, log } from "~/logger.server";
 
 export const DIGEST_JOB = "update-digest";
 export const DIGEST_SUBJECT = "New in the Creator Library";
@@ -186,7 +187,7 @@ export async function runUpdateDigests({ now = new Date(), ignorePeriod = false 
   if (queued.length === 0) return run;
   // Sent at once; what fails stays queued for the sender job.
   const delivered = await deliverDueMail({ ids: queued, now }).catch((error: unknown) => {
-    console.warn("update digests: sending at once failed, the outbox retries", error);
+    log().warn(errorFields(error), "update digests: sending at once failed, the outbox retries");
     return { sent: 0 };
   });
   return { ...run, mailed: delivered.sent, failed: queued.length - delivered.sent };

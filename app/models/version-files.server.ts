@@ -20,6 +20,7 @@ import { versionFileSchema, type VersionFileInput } from "~/utils/version-file-s
 import { VERSION_FILE_MESSAGES, type FileRoleName } from "~/utils/version-file-words";
 import { VERSION_MESSAGES } from "~/utils/version-schemas";
 import { gateOf, ROLE_NAMES } from "~/utils/version-file-views";
+import { errorFields, log } from "~/logger.server";
 
 // The shaping is pure and shared with the library listing (which this module's imports reach).
 export { fileViews, gateOf, type FileView } from "~/utils/version-file-views";
@@ -158,7 +159,7 @@ export async function addVersionFile(
       return file;
     });
   } catch (error) {
-    await (await storage()).delete(stored.key).catch((deleteError: unknown) => console.error("Could not delete a refused upload", deleteError));
+    await (await storage()).delete(stored.key).catch((deleteError: unknown) => log().error(errorFields(deleteError), "Could not delete a refused upload"));
     throw error;
   }
 }
@@ -234,7 +235,7 @@ async function deleteUnusedFileBytes(postId: string, key: string): Promise<void>
     if (versions + files + posts > 0) return;
     await (await storage()).delete(key);
   } catch (error) {
-    console.error("Could not delete a removed file's bytes", error);
+    log().error({ key, ...errorFields(error) }, "Could not delete a removed file's bytes");
   }
 }
 

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { Link, useActionData, useLoaderData, useRouteError, useSearchParams } from "@remix-run/react";
-import { ErrorPage, refusedRequestPage, unavailableRoutePage } from "~/components/error-page";
+import { ErrorPage, logInBrowser, refusedRequestPage, unavailableRoutePage } from "~/components/error-page";
 import { useSavedKey } from "~/components/form";
 import { ConfirmDialog } from "~/components/confirm-dialog";
 import { PanelForm, type PanelFormValues } from "~/components/panel-form";
@@ -102,7 +102,7 @@ export function ErrorBoundary() {
   const error = useRouteError();
   const refused = refusedRequestPage(error) ?? unavailableRoutePage(error, "Something went wrong", "Failed to fetch panels or user data.");
   if (refused) return refused;
-  console.error(error);
+  logInBrowser(error);
   return <ErrorPage status={500} title="Something went wrong" message="Failed to fetch panels or user data." />;
 }
 

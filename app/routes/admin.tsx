@@ -12,7 +12,7 @@ import { AdminUserEditor } from "~/components/admin-user-editor";
 import type { AdminActionData } from "~/components/admin/action-data";
 import { adminHref } from "~/components/admin/admin-href";
 import { UserList } from "~/components/admin/user-list";
-import { ErrorPage, isUnavailable, SITE_UNAVAILABLE_HINT, SITE_UNAVAILABLE_TITLE } from "~/components/error-page";
+import { ErrorPage, isUnavailable, logInBrowser, SITE_UNAVAILABLE_HINT, SITE_UNAVAILABLE_TITLE } from "~/components/error-page";
 import { InsightsEntry } from "~/components/insights/admin-entry";
 import { getAdminUser, listPickerPosts, searchUsers } from "~/models/admin-users.server";
 import { listAuditPage } from "~/models/audit.server";
@@ -212,7 +212,7 @@ export default function AdminPage() {
 export function ErrorBoundary() {
   const error = useRouteError();
   const status = isRouteErrorResponse(error) ? error.status : 500;
-  if (!isRouteErrorResponse(error)) console.error(error);
+  if (!isRouteErrorResponse(error)) logInBrowser(error);
   return (
     <ErrorPage
       status={status}

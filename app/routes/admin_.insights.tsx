@@ -8,7 +8,7 @@ import { ChartSection, ChartSvg, DataTableView, Legend } from "~/components/insi
 import { categoryBars, dailyStack, itemBars, sparkline } from "~/components/insights/geometry.server";
 import { RangeForm, type RangeFormValues } from "~/components/insights/range-form";
 import { TopPostsList } from "~/components/insights/top-posts";
-import { ErrorPage } from "~/components/error-page";
+import { ErrorPage, logInBrowser } from "~/components/error-page";
 import { assertInsightsViewer, loadInsights } from "~/models/insights/charts.server";
 import { ACCESS_SOURCES, downloadsTable, postDownloadsWideTable, topPostsTable } from "~/models/insights/downloads.server";
 import { bugReportsTable } from "~/models/insights/bug-reports.server";
@@ -291,7 +291,7 @@ export default function InsightsPage() {
 export function ErrorBoundary() {
   const error = useRouteError();
   const status = isRouteErrorResponse(error) ? error.status : 500;
-  if (!isRouteErrorResponse(error)) console.error(error);
+  if (!isRouteErrorResponse(error)) logInBrowser(error);
   const message = isRouteErrorResponse(error) ? (error.data as { error?: string } | null)?.error : undefined;
   return <ErrorPage status={status} title="Insights" message={message} />;
 }

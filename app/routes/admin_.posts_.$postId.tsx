@@ -12,7 +12,7 @@ import { AdminVersionHistory } from "~/components/admin/version-admin";
 import { PostDetailsForm, PostFileUpload, PostImageUpload } from "~/components/admin/post-editor";
 import { ReleaseSection } from "~/components/admin/release-admin";
 import { ConfirmDialog } from "~/components/confirm-dialog";
-import { ErrorPage, refusedRequestPage } from "~/components/error-page";
+import { ErrorPage, logInBrowser, refusedRequestPage } from "~/components/error-page";
 import { AddedFilesList, AddVersionFileForm, RemoveFileDialog } from "~/components/version-files";
 import { PostImage } from "~/components/post-card";
 import { postEditAction, uploadAction } from "~/library-actions.server";
@@ -236,6 +236,6 @@ export function ErrorBoundary() {
   if (error && typeof error === "object" && "status" in error && error.status === 404) {
     return <ErrorPage status={404} title={LIBRARY_MESSAGES.postNotFound} message="It may have been deleted." />;
   }
-  console.error(error);
+  logInBrowser(error);
   return <ErrorPage status={500} title="The post could not be loaded." message="Please try again." />;
 }

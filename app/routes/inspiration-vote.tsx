@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
 import { Link, useActionData, useLoaderData, useRevalidator, useRouteError } from "@remix-run/react";
-import { ErrorPage, refusedRequestPage, unavailableRoutePage } from "~/components/error-page";
+import { ErrorPage, logInBrowser, refusedRequestPage, unavailableRoutePage } from "~/components/error-page";
 import { useState } from "react";
 import { firstIssue } from "~/api.server";
 import { Countdown } from "~/components/countdown";
@@ -231,7 +231,7 @@ export function ErrorBoundary() {
   const error = useRouteError();
   const refused = refusedRequestPage(error) ?? unavailableRoutePage(error, "Something went wrong", "Failed to fetch inspiration data.");
   if (refused) return refused;
-  console.error(error);
+  logInBrowser(error);
   return <ErrorPage status={500} title="Something went wrong" message="Failed to fetch inspiration data." />;
 }
 

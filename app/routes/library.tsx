@@ -4,7 +4,7 @@
 // action itself is app/library-actions.server.ts.
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData, useLocation, useRouteError, type ShouldRevalidateFunction } from "@remix-run/react";
-import { ErrorPage, refusedRequestPage, unavailableRoutePage } from "~/components/error-page";
+import { ErrorPage, logInBrowser, refusedRequestPage, unavailableRoutePage } from "~/components/error-page";
 import type { CacheableHandle } from "~/document-cache.server";
 import { EmptyLibrary, LibraryControls } from "~/components/library-controls";
 import { AdultWarning } from "~/components/adult-warning";
@@ -357,6 +357,6 @@ export function ErrorBoundary() {
   const error = useRouteError();
   const refused = refusedRequestPage(error) ?? unavailableRoutePage(error, LIBRARY_PAGE_MESSAGES.loadPostsFailed, LIBRARY_PAGE_MESSAGES.fetchFailed);
   if (refused) return refused;
-  console.error(error);
+  logInBrowser(error);
   return <ErrorPage status={500} title={LIBRARY_PAGE_MESSAGES.loadPostsFailed} message={LIBRARY_PAGE_MESSAGES.fetchFailed} />;
 }

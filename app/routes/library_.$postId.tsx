@@ -8,7 +8,7 @@
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { json, redirect } from "@remix-run/node";
 import { Link, useLoaderData, useLocation, useRouteError } from "@remix-run/react";
-import { ErrorPage, refusedRequestPage } from "~/components/error-page";
+import { ErrorPage, logInBrowser, refusedRequestPage } from "~/components/error-page";
 import { KnownIssues, type ReportActionData } from "~/components/known-issues";
 import { AdultWarning } from "~/components/adult-warning";
 import { useNsfwAcceptance } from "~/components/library-gate";
@@ -218,6 +218,6 @@ export function ErrorBoundary() {
   const error = useRouteError();
   const refused = refusedRequestPage(error);
   if (refused) return refused;
-  console.error(error);
+  logInBrowser(error);
   return <ErrorPage status={500} title={LIBRARY_PAGE_MESSAGES.loadPostsFailed} message={LIBRARY_PAGE_MESSAGES.fetchFailed} />;
 }

@@ -29,6 +29,7 @@ import { personalPageHeaders } from "~/utils/page-headers";
 import { withQueryParam } from "~/utils/url";
 import stylesheet from "~/styles/login.css?url";
 import { CHECKS_PASSWORD } from "~/request-policy.server";
+import { errorFields, log } from "~/logger.server";
 
 // Checks a password: a bounded wait for a turn and an answer budget under load (server/admission.ts).
 export function requestPolicy() {
@@ -70,7 +71,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       const user = current ? await getUserWithShopEmails(current.id) : null;
       location = user ? withQueryParam(target, "userData", JSON.stringify(toUserData(user))) : withQueryParam(target, "error", "Not authenticated");
     } catch (error) {
-      console.warn("callback user lookup failed", error);
+      log().warn(errorFields(error), "callback user lookup failed");
       location = withQueryParam(target, "error", "Authentication failed");
     }
     return redirect(location, { headers: { "Cache-Control": "no-store" } });

@@ -2,6 +2,7 @@
 // get the same words. A DomainError keeps its status, message and field messages; anything else
 // is an unexpected failure: logged, and answered with the operation's own failure message.
 import { DomainError, isDatabaseUnavailable } from "~/utils/errors";
+import { errorFields, log } from "~/logger.server";
 
 export type FormRefusal = {
   status: number;
@@ -19,6 +20,6 @@ export function formRefusal(error: unknown, failureMessage: string): FormRefusal
   }
   // The database is down: the same words, a 503 and when to try again (the outage is logged once, app/db.server.ts).
   if (isDatabaseUnavailable(error)) return { status: 503, message: failureMessage, fields: {}, headers: error.headers, extra: {} };
-  console.error(failureMessage, error);
+  log().error(errorFields(error), failureMessage);
   return { status: 500, message: failureMessage, fields: {}, headers: {}, extra: {} };
 }

@@ -8,6 +8,7 @@ import { DomainError } from "~/utils/errors";
 import { stampedView } from "~/integrations/zip-stamp.server";
 import { traceTag } from "~/utils/trace-stamp.server";
 import { traceComment } from "~/utils/zip-eocd";
+import { errorFields, log } from "~/logger.server";
 
 export type ServeOptions = {
   contentType: string;
@@ -56,7 +57,7 @@ async function fromStorage<T>(call: () => Promise<T>): Promise<T> {
     return await call();
   } catch (error) {
     if (!isStorageOutage(error)) throw error;
-    console.error("File storage failed while a file was served:", error);
+    log().error(errorFields(error), "File storage failed while a file was served");
     throw new DomainError(503, STORAGE_UNAVAILABLE_MESSAGE, { retryAfterSeconds: STORAGE_RETRY_AFTER_SECONDS });
   }
 }

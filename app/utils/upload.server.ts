@@ -6,6 +6,7 @@ import { isStorageOutage, STORAGE_RETRY_AFTER_SECONDS, STORAGE_UNAVAILABLE_MESSA
 import { DomainError } from "~/utils/errors";
 import { MAX_IMAGE_BYTES, MULTIPART_OVERHEAD } from "~/utils/body-limits";
 import { readPageForm, unreadableForm } from "~/utils/page-form.server";
+import { errorFields, log } from "~/logger.server";
 
 export const FILE_TOO_LARGE_MESSAGE = "The file is too large.";
 export const SELECT_FILE_MESSAGE = "Please select a file first.";
@@ -88,7 +89,7 @@ export async function receiveUploadedFile<T>(
     if (error instanceof MaxPartSizeExceededError) throw new DomainError(413, FILE_TOO_LARGE_MESSAGE);
     if (error instanceof DomainError || error instanceof Response) throw error;
     if (!bodyFailed && isStorageOutage(error)) {
-      console.error("File storage failed while an upload was stored:", error);
+      log().error(errorFields(error), "File storage failed while an upload was stored");
       throw new DomainError(503, STORAGE_UNAVAILABLE_MESSAGE, { retryAfterSeconds: STORAGE_RETRY_AFTER_SECONDS });
     }
     // Not an Error: a part that is down answered for itself (the database: app/db.server.ts).
