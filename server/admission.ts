@@ -3,6 +3,7 @@
 // stops counting once its answer is ready (a download's bytes flow without a turn).
 import type { Request, RequestHandler, Response } from "express";
 import type { IncomingMessage } from "node:http";
+import { BUSY_MESSAGE, BUSY_RETRY_AFTER_SECONDS, busyPage } from "../app/busy-answer.server.ts";
 import type { Env } from "../app/env.server.ts";
 import { runInRequestScope, type RequestScope } from "../app/request-context.server.ts";
 import { onRemixAnswer } from "./remix-adapter.ts";
@@ -17,17 +18,13 @@ type AdmissionConfig = Pick<Env, "MAX_IN_FLIGHT_REQUESTS" | "MAX_QUEUED_REQUESTS
 export const PASSWORD_ROUTE_QUEUE_WAIT_MS = 250;
 export const PASSWORD_ANSWER_BUDGET_MS = 1_000;
 
-/** What a refused request hears (the words of the busy password pool, docs/messages.md). */
-export const BUSY_MESSAGE = "The server is busy. Please try again in a few seconds.";
-export const BUSY_RETRY_AFTER_SECONDS = 2;
-
-/** The refusal: JSON for the API, a short page for anything else. */
+/** The refusal: JSON for the API, a short page with the request's id for anything else. */
 function refuse(req: Request, res: Response) {
   if (res.headersSent || res.destroyed) return;
   closeIfBodyUnread(req, res);
   res.status(503).set({ "Retry-After": String(BUSY_RETRY_AFTER_SECONDS), "Cache-Control": "no-store" });
   if (req.path.startsWith("/api/")) res.json({ error: BUSY_MESSAGE });
-  else res.type("html").send(`<!doctype html><html lang="en"><title>Busy</title><h1>The server is busy</h1><p>${BUSY_MESSAGE}</p></html>`);
+  else res.type("html").send(busyPage(String(res.getHeader("X-Request-Id") ?? "")));
 }
 
 /** A password route's budget counts from its arrival, or from when its body has been read if it was still on the way. */

@@ -67,7 +67,6 @@ export function createApp(initialBuild: ServerBuild, dev?: DevServer): express.E
   const policiesOf = new WeakMap<ServerBuild, ReturnType<typeof routePolicies>>();
   const routeFor = (pathname: string) => (policiesOf.get(build) ?? policiesOf.set(build, routePolicies(build)).get(build)!)(pathname);
   app.use(routeAndSecurityHeaders(config, routeFor));
-  app.use(requireHost());
   // Downloads (attachments, ranged answers) go as stored: their length, validator and ranges stay the file's.
   app.use(compression({ filter: (req, res) => !res.getHeader("Content-Disposition") && !res.getHeader("Accept-Ranges") && compression.filter(req, res) }));
   // The app's scripts and styles (hashed names, kept for good; no ranges): their Brotli copies made at
@@ -84,9 +83,11 @@ export function createApp(initialBuild: ServerBuild, dev?: DevServer): express.E
   }
   const servePublic = express.static(publicDir, { maxAge: "1h", index: false, acceptRanges: false });
   app.use((req, res, next) => void (publicFiles.has(req.path) ? servePublic(req, res, next) : next()));
+  // From here on every answer has its request id and log line, a refused Host and /metrics too (not the files above, whose Host nothing reads).
+  app.use(observeRequests({ logRequests: config.REQUEST_LOG }));
+  app.use(requireHost());
   app.use(serveMetrics({ token: config.METRICS_TOKEN }));
   if (dev) app.use((_req, _res, next) => void dev.loadBuild().then((current) => ((build = current), next()), next));
-  app.use(observeRequests({ logRequests: config.REQUEST_LOG }));
   // Health checks always answer: a proxy must not take a busy server for a dead one.
   if (!dev) app.use(admissionControl(config, (pathname) => pathname === "/healthz"));
   app.use(limitBody(config));

@@ -1,6 +1,6 @@
-// What every request leaves behind: its own id (X-Request-Id), its duration in the metrics by route
-// and status, and with REQUEST_LOG a JSON log line (with the signed-in account); and GET /metrics,
-// the Prometheus text of the whole server (app/metrics-cluster.server.ts), answered before the app runs.
+// What every request leaves behind: its own id (X-Request-Id), its duration in the metrics by route and status, and
+// with REQUEST_LOG a JSON log line (with the signed-in account); and GET /metrics, the whole server's Prometheus text
+// (app/metrics-cluster.server.ts), answered before the app runs: logged as route "metrics", not counted (a scrape would count itself).
 import { randomUUID } from "node:crypto";
 import type { RequestHandler } from "express";
 import { register } from "prom-client";
@@ -13,6 +13,7 @@ import { routeIdOf } from "./security.ts";
 export function serveMetrics({ token }: { token: string | undefined }): RequestHandler {
   return (req, res, next) => {
     if (req.path !== "/metrics") return next();
+    res.locals.routeId = "metrics";
     res.set("Cache-Control", "no-store");
     if (!metricsAllowed(req.socket.remoteAddress, req.headers.authorization, token)) return res.status(403).json({ error: METRICS_REFUSED_MESSAGE });
     if (req.method !== "GET" && req.method !== "HEAD") return res.status(405).set("Allow", "GET, HEAD").json({ error: "Method not allowed." });
@@ -39,8 +40,8 @@ export function observeRequests({ logRequests }: { logRequests: boolean }): Requ
       const finished = res.writableFinished;
       const status = finished ? String(res.statusCode) : "aborted";
       const accountId = takeRequestAccount(requestId);
-      duration.observe({ route, status }, ms / 1000);
-      if (res.statusCode >= 500) errors.inc({ route, status: String(res.statusCode) });
+      if (route !== "metrics") duration.observe({ route, status }, ms / 1000);
+      if (res.statusCode >= 500 && route !== "metrics") errors.inc({ route, status: String(res.statusCode) });
       if (!logRequests) return;
       // The path only: a query may carry a signature or a token. One decimal always ("512.0 ms"), so a duration never reads as a status.
       const durationMs = Math.round(ms * 10) / 10;
