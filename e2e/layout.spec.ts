@@ -52,3 +52,17 @@ test("an unknown address shows the styled 404 page", async ({ page }) => {
   await page.waitForLoadState("networkidle");
   await expect(page.getByText(`If you report this, quote the request id ${requestId}.`)).toBeVisible();
 });
+
+test("an error page reached by a client-side navigation names the request whose answer failed", async ({ page }) => {
+  await page.goto("/infos");
+  await page.waitForLoadState("networkidle");
+  // The page's data comes from a single-fetch request, whose answer carries its own X-Request-Id.
+  const answer = page.waitForResponse((response) => response.url().includes("/no-such-page.data"));
+  await page.evaluate(() => (window as unknown as { __remixRouter: { navigate(to: string): Promise<void> } }).__remixRouter.navigate("/no-such-page"));
+  const failed = await answer;
+  expect(failed.status()).toBe(404);
+  const requestId = failed.headers()["x-request-id"];
+  expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+  await expect(page.getByRole("heading", { name: "Page not found" })).toBeVisible();
+  await expect(page.getByText(`If you report this, quote the request id ${requestId}.`)).toBeVisible();
+});

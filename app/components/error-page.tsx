@@ -10,13 +10,56 @@ export type DocumentRequest = { id: string; locationKey: string | null };
 
 export const RequestIdContext = createContext<DocumentRequest | null>(null);
 
-/** The document request's id, while the page shown is the one that request rendered; else null. */
+/**
+ * The id of the request whose answer this page shows: the document request's while the page shown
+ * is the one it rendered; after a client-side navigation, that of the failed `.data` answer for
+ * this page (noted by `noteDataRequestIds`), if there was one; else null.
+ */
 export function useRequestId(): string | null {
   const request = useContext(RequestIdContext);
-  const { key } = useLocation();
-  // After a client-side navigation the page's data came from another request.
-  if (!request || (request.locationKey !== null && request.locationKey !== key)) return null;
-  return request.id;
+  const { key, pathname } = useLocation();
+  if (request && (request.locationKey === null || request.locationKey === key)) return request.id;
+  return failedDataRequestId(pathname);
+}
+
+/**
+ * After a client-side navigation (or a form posted without reloading), an error page's data came
+ * from a single-fetch request (`/library.data?…`), and its error reaches the boundary without the
+ * answer's headers: an unexpected error arrives sanitized ("Unexpected Server Error"), so the
+ * request id cannot ride in the error's data either. The answer's own X-Request-Id header (every
+ * answer of the app has one) is the one robust source, so the browser's fetch is wrapped to note
+ * it: for each page path, the id of its latest `.data` answer if that failed (status 400 and up),
+ * forgotten when a later one succeeds. An action that failed is not followed by a reload of the
+ * page's data (single fetch skips that revalidation), so its id stays until the page is left.
+ */
+const failedDataRequests = new Map<string, string>();
+
+/** The page a single-fetch address is for (`/library.data?_routes=…` is `/library`, `/_root.data` is `/`), or null for any other address. */
+export function dataRequestPage(url: URL): string | null {
+  if (!url.pathname.endsWith(".data")) return null;
+  const page = url.pathname.slice(0, -".data".length);
+  return page === "/_root" ? "/" : page;
+}
+
+/** The id of the failed `.data` answer for the page at `pathname`, or null. */
+export function failedDataRequestId(pathname: string): string | null {
+  return failedDataRequests.get(pathname.length > 1 ? pathname.replace(/\/$/, "") : pathname) ?? null;
+}
+
+/** In the browser (entry.client.tsx), before Remix starts: notes the ids of the app's failed `.data` answers. */
+export function noteDataRequestIds(win: { fetch: typeof fetch; location: { origin: string } }): void {
+  const fetchFirst = win.fetch.bind(win);
+  win.fetch = async (input, init) => {
+    const response = await fetchFirst(input, init);
+    const url = new URL(input instanceof Request ? input.url : String(input), win.location.origin);
+    const page = url.origin === win.location.origin ? dataRequestPage(url) : null;
+    const id = response.headers.get("X-Request-Id");
+    if (page !== null && id) {
+      if (response.status >= 400) failedDataRequests.set(page, id);
+      else failedDataRequests.delete(page);
+    }
+    return response;
+  };
 }
 
 /** In the browser: the id the server wrote on the page, and the history entry it belongs to. */
