@@ -36,7 +36,9 @@ export async function sessionUserId(request: Request): Promise<string | null> {
   const id = await readSessionId(request);
   if (!id) return null;
   const session = await db.session.findUnique({ where: { id }, select: { userId: true, expiresAt: true } });
-  return session && session.expiresAt.getTime() > Date.now() ? session.userId : null;
+  if (!session || session.expiresAt.getTime() <= Date.now()) return null;
+  noteRequestAccount(request, session.userId);
+  return session.userId;
 }
 
 /**
