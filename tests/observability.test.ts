@@ -1,7 +1,9 @@
 // The production server's logs and metrics (server/observe.ts): every request
 // gets its own id (X-Request-Id, on its JSON log line with route id, status and duration, and on
-// its error page), /metrics shows what the workers of the cluster counted, by route id and
-// status, with the mail outbox's backlog, and answers this machine or the metrics token only.
+// its error page), a refused Host and /metrics too; an unexpected error is a JSON line with that
+// id; /metrics shows what the workers of the cluster counted, by route id and status, with the
+// mail outbox's backlog and the job runs (an admin's forced sync that failed among them), and
+// answers this machine or the metrics token only.
 // Needs a build (npm test builds first; REMIX_BUILD_DIR picks another one).
 import { spawn, type ChildProcess } from "node:child_process";
 import http from "node:http";
@@ -11,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db.server";
 import { appServerArgs, freePort } from "../scripts/app-server";
 import { isLoopback, metricsAllowed } from "~/metrics-cluster.server";
+import { startFakePatreonApi, type FakePatreonApi } from "./fakes/patreon-api";
 import { createTestUser, sessionCookie } from "./helpers";
 import { createPost } from "./library-fixtures";
 
@@ -47,7 +50,7 @@ async function stop(server: Server | undefined) {
   await exited;
 }
 
-/** The JSON log lines of the output (the announcements are plain lines). */
+/** The JSON log lines of the output (a configuration error at start would be a plain line). */
 function logLines(output: string): Record<string, unknown>[] {
   return output
     .split("\n")
@@ -67,6 +70,26 @@ async function metrics(base: string): Promise<string> {
   // Prometheus' text format, version 0.0.4.
   expect(response.headers.get("content-type")).toMatch(/^text\/plain;.*\bversion=0\.0\.4/);
   return response.text();
+}
+
+/** A GET of `urlPath` sent as is, with the given Host header (fetch sets its own). */
+function getWithHost(port: number, urlPath: string, host: string): Promise<{ status: number; requestId: string | undefined; body: string }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get({ host: "127.0.0.1", port, path: urlPath, headers: { Host: host }, agent: false }, (response) => {
+        let body = "";
+        response.on("data", (chunk: Buffer) => (body += chunk.toString()));
+        response.on("end", () => resolve({ status: response.statusCode!, requestId: response.headers["x-request-id"] as string | undefined, body }));
+      })
+      .on("error", reject);
+  });
+}
+
+/** The line of `id`'s request (its request line, not another line it wrote), once written. */
+async function requestLine(server: Server, id: string): Promise<Record<string, unknown>> {
+  const find = () => logLines(server.output()).find((line) => line.requestId === id && "status" in line);
+  await expect.poll(find, { timeout: 5_000 }).toBeDefined();
+  return find()!;
 }
 
 /** A GET from `address` (a local address of this machine) to the server's port. */
@@ -103,13 +126,29 @@ describe("who may read /metrics", () => {
 
 describe("the cluster's request ids, logs and metrics", () => {
   let server: Server;
+  let platform: FakePatreonApi;
 
   beforeAll(async () => {
+    // The support platform an admin's forced sync reads (its timer is off: INTERVAL_MINUTES=0).
+    platform = await startFakePatreonApi();
     // One request at a time per worker and no queue: a burst is partly refused with 503.
-    server = await startServer({ WEB_CONCURRENCY: "2", REQUEST_LOG: "true", MAX_IN_FLIGHT_REQUESTS: "1", MAX_QUEUED_REQUESTS: "0" }, "(2 workers)");
+    server = await startServer(
+      {
+        WEB_CONCURRENCY: "2",
+        REQUEST_LOG: "true",
+        MAX_IN_FLIGHT_REQUESTS: "1",
+        MAX_QUEUED_REQUESTS: "0",
+        PATREON_API_URL: platform.apiUrl,
+        PATREON_CREATOR_ACCESS_TOKEN: "creator-token",
+      },
+      "(2 workers)",
+    );
   }, 90_000);
 
-  afterAll(() => stop(server));
+  afterAll(async () => {
+    await stop(server);
+    await platform?.stop();
+  });
 
   it("gives each request its own id, logs it with route id, status, duration and account, and shows it on the error page", async () => {
     const user = await createTestUser();
@@ -146,12 +185,22 @@ describe("the cluster's request ids, logs and metrics", () => {
     // Sequential requests on new connections, so both workers answer some.
     for (let index = 0; index < 6; index++) expect((await fetch(`${server.base}/infos`, { headers: { Connection: "close" } })).status).toBe(200);
     // A burst larger than the workers take: some are refused as busy (503).
-    const burst = await Promise.all(
-      Array.from({ length: 12 }, () => fetch(`${server.base}/login`, { headers: { Connection: "close" } }).then((r) => r.status)),
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, async () => {
+        const response = await fetch(`${server.base}/login`, { headers: { Connection: "close" } });
+        return { status: response.status, id: response.headers.get("x-request-id"), body: await response.text() };
+      }),
     );
+    const burst = answers.map((answer) => answer.status);
     const refused = burst.filter((status) => status === 503).length;
     expect(refused).toBeGreaterThan(0);
     expect(burst.filter((status) => status === 200)).toHaveLength(12 - refused);
+    // The busy page names its own request, as every error page does.
+    for (const busy of answers.filter((answer) => answer.status === 503)) {
+      expect(busy.id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(busy.body).toContain("The server is busy");
+      expect(busy.body).toContain(`quote the request id <code data-request-id>${busy.id}</code>`);
+    }
 
     // A download of a free post's file, and a mail waiting in the outbox for 10 minutes.
     const post = await createPost({ paid: false, fileSize: 10_000 });
@@ -199,6 +248,96 @@ describe("the cluster's request ids, logs and metrics", () => {
     expect(sample(after, "process_cpu_user_seconds_total")).toBeGreaterThan(0);
     // /metrics itself is not counted as a request.
     expect(after).not.toContain('route="none"');
+    expect(after).not.toContain('route="metrics"');
+  });
+
+  it("gives a refused Host and /metrics answers their own id and log line", async () => {
+    const refused = await getWithHost(server.port, "/library", "example.com/login#");
+    expect(refused.status).toBe(400);
+    expect(refused.body).toContain("Invalid Host header.");
+    expect(refused.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await requestLine(server, refused.requestId!)).toMatchObject({ level: "info", method: "GET", path: "/library", status: 400 });
+
+    const scrape = await fetch(`${server.base}/metrics`);
+    expect(scrape.status).toBe(200);
+    const scrapeId = scrape.headers.get("x-request-id")!;
+    expect(scrapeId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(scrapeId).not.toBe(refused.requestId);
+    expect(await requestLine(server, scrapeId)).toMatchObject({ level: "info", method: "GET", path: "/metrics", route: "metrics", status: 200 });
+  });
+
+  it("logs an unexpected server error as one JSON line with the id its answer shows", async () => {
+    // A table the route reads is gone: not an outage (no 503), a bug's 500.
+    await db.$executeRawUnsafe(`ALTER TABLE update_subscriptions RENAME TO update_subscriptions_away`);
+    await db.$executeRawUnsafe(`ALTER TABLE tiers RENAME TO tiers_away`);
+    try {
+      const token = "t".repeat(43);
+      // A page (Remix's handleError), its data for a client-side navigation, and an /api route (handleApi).
+      for (const [address, status] of [
+        [`/unsubscribe/${token}`, 500],
+        [`/unsubscribe/${token}.data`, 500],
+        ["/api/library/tiers", 500],
+      ] as const) {
+        const answer = await fetch(`${server.base}${address}`);
+        expect(answer.status).toBe(status);
+        const id = answer.headers.get("x-request-id")!;
+        expect(id).toMatch(/^[0-9a-f-]{36}$/);
+        if (!address.includes(".data") && !address.startsWith("/api/")) {
+          expect(await answer.text()).toContain(`quote the request id <code data-request-id="true">${id}</code>`);
+        } else await answer.arrayBuffer();
+        await expect.poll(() => logLines(server.output()).filter((line) => line.requestId === id && line.level === "error").length, { timeout: 5_000 }).toBe(2);
+        const [error, request] = logLines(server.output()).filter((line) => line.requestId === id && line.level === "error");
+        // The error first, with what went wrong; then the request's own line.
+        expect(error).toMatchObject({ level: "error", err: { message: expect.stringMatching(/update_subscriptions|tiers/) } });
+        expect(typeof error!.time).toBe("string");
+        expect(request).toMatchObject({ level: "error", path: address.split("?")[0], status });
+      }
+    } finally {
+      await db.$executeRawUnsafe(`ALTER TABLE update_subscriptions_away RENAME TO update_subscriptions`);
+      await db.$executeRawUnsafe(`ALTER TABLE tiers_away RENAME TO tiers`);
+    }
+  });
+
+  it("counts an admin's forced sync that the support platform failed as a failed job run, logged with its run id", async () => {
+    const runs = (text: string, outcome: string) => sample(text, `clib_job_runs_total{job="interval",outcome="${outcome}"}`) ?? 0;
+    const before = await metrics(server.base);
+    platform.failPage(0, 500);
+    try {
+      const admin = await createTestUser({ isAdmin: true });
+      const forced = await fetch(`${server.base}/api/admin/force-interval`, {
+        method: "POST",
+        headers: { Cookie: await sessionCookie(admin.id), Origin: server.base },
+      });
+      // The answer is as before: 502 with the sync's summary.
+      expect(forced.status).toBe(502);
+      expect(await forced.json()).toMatchObject({
+        error: "Error forcing interval.",
+        details: expect.stringMatching(/answered 500/),
+        summary: { status: "failed" },
+      });
+      const requestId = forced.headers.get("x-request-id")!;
+
+      const after = await metrics(server.base);
+      expect(runs(after, "failed") - runs(before, "failed")).toBe(1);
+      expect(runs(after, "ok") - runs(before, "ok")).toBe(0);
+      await expect.poll(() => logLines(server.output()).find((line) => line.job === "interval" && line.msg === "job failed"), { timeout: 5_000 }).toBeDefined();
+      const lines = logLines(server.output()).filter((line) => line.job === "interval");
+      const failed = lines.find((line) => line.msg === "job failed")!;
+      expect(failed).toMatchObject({
+        level: "error",
+        trigger: "admin",
+        requestId,
+        err: { message: expect.stringMatching(/interval sync failed after 0 page\(s\): .*answered 500/) },
+      });
+      expect(failed.runId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(lines.find((line) => line.msg === "job started")).toMatchObject({ level: "info", runId: failed.runId, trigger: "admin", requestId });
+      expect(await requestLine(server, requestId)).toMatchObject({ path: "/api/admin/force-interval", status: 502, accountId: admin.id });
+      // The run's own row and its audit entry, as before.
+      expect(await db.jobRun.findFirst({ where: { job: "interval", trigger: "admin" }, orderBy: { startedAt: "desc" } })).toMatchObject({ status: "failed" });
+      expect(await db.auditEntry.count({ where: { action: "interval.force", actorId: admin.id } })).toBe(1);
+    } finally {
+      platform.failPage(null);
+    }
   });
 
   it("counts a worker's restart", async () => {
@@ -249,8 +388,8 @@ describe("REQUEST_LOG=false", () => {
     const id = page.headers.get("x-request-id");
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     expect(sample(await metrics(server.base), `clib_http_request_duration_seconds_count{route="routes/infos",status="200"}`)).toBe(1);
-    expect(server.output()).not.toContain(id);
-    expect(logLines(server.output()).filter((line) => "requestId" in line)).toEqual([]);
+    // No request line; a line the app wrote while answering (a slow query) would still carry the id.
+    expect(logLines(server.output()).filter((line) => "method" in line && "status" in line)).toEqual([]);
   });
 });
 
@@ -262,7 +401,8 @@ describe("a worker's warm-up (server/worker.ts)", () => {
   it("serves the library and the home page to itself before it listens, and is counted like any request", async () => {
     server = await startServer({ WEB_CONCURRENCY: "1", REQUEST_LOG: "true", DISABLE_JOBS: "1" }, "[server] http://");
     const output = server.output();
-    const beforeListening = logLines(output.slice(0, output.indexOf("[server] http://")));
+    // The lines before the announcement's own (a JSON line too).
+    const beforeListening = logLines(output.slice(0, output.lastIndexOf("\n", output.indexOf("[server] http://")) + 1)).filter((line) => "status" in line);
     expect(beforeListening.map((line) => [line.method, line.path, line.route, line.status])).toEqual([
       ["GET", "/library", "routes/library", 200],
       ["GET", "/", "routes/_index", 200],
