@@ -8,7 +8,7 @@ import { watchDatabasePool } from "~/metrics.server";
 import { slowQueryNotesOn } from "~/slow-query-notes.server";
 import { PrismaClient } from "~/generated/prisma/client";
 import { DatabaseUnavailable } from "~/utils/errors";
-import { errorFields, log } from "~/logger.server";
+import { log } from "~/logger.server";
 
 const SLOW_QUERY_MS = 200;
 
@@ -192,7 +192,7 @@ export function createDatabaseClient(options: { url: string; poolSize: number; t
   // without this a worker died when its database restarted before its first Prisma query. The
   // pool has already dropped the connection; the next query opens a new one.
   // No requestId: the request that opened the connection is long answered.
-  pool.on("error", (error) => log().warn({ requestId: undefined, ...errorFields(error) }, `database connection lost while idle: ${error.message}`));
+  pool.on("error", (error) => log().warn({ requestId: undefined }, `database connection lost while idle: ${error.message}`));
   watchDatabasePool(pool);
   const adapter = guardAdapter(new PrismaPg(pool, { disposeExternalPool: true }));
   const client = new PrismaClient({ adapter, log: [{ emit: "event", level: "query" }] });

@@ -30,7 +30,7 @@ import { grantWords, tierName } from "~/utils/access-words";
 import { DISCORD_MESSAGES, DISCORD_RULE_WORDS, roleMappingSchema, type DiscordRule } from "~/utils/discord-schemas";
 import { explainAccess, isShownAt, tierIdsAt, type EntitlementPost, type EntitlementViewer } from "~/utils/entitlement";
 import { audienceTierIds } from "~/utils/release-schemas";
-import { errorFields, log } from "~/logger.server";
+import { log } from "~/logger.server";
 
 /** A role change or announcement not done within this time is given up (the next diff queues it again if still due). */
 export const DISCORD_GIVE_UP_MS = 24 * 60 * 60 * 1000;
@@ -650,10 +650,7 @@ export async function reconcileDiscordRoles({ now = new Date(), client }: { now?
     try {
       actual = (await api.getMember(member))?.roles ?? [];
     } catch (error) {
-      log().warn(
-        { member, ...errorFields(error) },
-        `discord reconcile: reading member ${member} failed: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      log().warn({ member }, `discord reconcile: reading member ${member} failed: ${error instanceof Error ? error.message : String(error)}`);
       if (error instanceof DiscordRateLimited) break;
       continue;
     }

@@ -7,7 +7,7 @@ import { db } from "~/db.server";
 import { env } from "~/env.server";
 import { createPatreonClient, type Sleep } from "~/integrations/patreon.server";
 import { trackJobRun } from "~/job-run.server";
-import { errorFields, log } from "~/logger.server";
+import { log } from "~/logger.server";
 import { recordAudit } from "~/models/audit.server";
 import { DomainError } from "~/models/errors";
 import { applyMember } from "~/models/patreon-membership.server";
@@ -48,7 +48,7 @@ async function withAdvisoryLock<T>(run: () => Promise<T>): Promise<{ locked: fal
   });
   // A connection dropped mid-run (a restart, an idle-in-transaction timeout) only ends the lock;
   // without a listener the 'error' event would end the process.
-  connection.on("error", (error) => log().warn(errorFields(error), `interval lock connection lost: ${error.message}`));
+  connection.on("error", (error) => log().warn(`interval lock connection lost: ${error.message}`));
   await connection.connect();
   try {
     await connection.query("BEGIN");

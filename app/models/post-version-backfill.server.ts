@@ -7,7 +7,7 @@ import { storage } from "~/integrations/storage.server";
 import { listZipEntries, looksLikeZip, TooManyZipEntriesError, UnreadableZipError, type ZipEntry } from "~/integrations/zip.server";
 import { hashingStream } from "~/utils/upload-hash.server";
 import { MAX_ZIP_ENTRIES } from "~/utils/version-schemas";
-import { errorFields, log } from "~/logger.server";
+import { log } from "~/logger.server";
 
 /** Versions whose hashes are not known yet (migrated files) and that did not fail in this process. */
 const failedBackfill = new Set<string>();
@@ -67,7 +67,7 @@ export async function backfillVersionHashes({ batch = 20 }: { batch?: number } =
       failedBackfill.add(version.id);
       skipped += 1;
       log().warn(
-        { versionId: version.id, ...errorFields(error) },
+        { versionId: version.id },
         `versions job: skipped version ${version.id} (${(error as Error).message}); it is not retried until the server restarts`,
       );
     }
