@@ -197,8 +197,9 @@ export function createDatabaseClient(options: { url: string; poolSize: number; t
   const adapter = guardAdapter(new PrismaPg(pool, { disposeExternalPool: true }));
   const client = new PrismaClient({ adapter, log: [{ emit: "event", level: "query" }] });
   client.$on("query", (event) => {
-    if (event.duration >= SLOW_QUERY_MS && slowQueryNotesOn())
-      log().warn({ durationMs: event.duration }, `slow query (${event.duration} ms): ${event.query.slice(0, 200)}`);
+    if (event.duration < SLOW_QUERY_MS || !slowQueryNotesOn()) return;
+    const durationMs = Math.round(event.duration * 10) / 10;
+    log().warn({ durationMs }, `slow query (${durationMs} ms): ${event.query.slice(0, 200)}`);
   });
   return { client, pool };
 }
