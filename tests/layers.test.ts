@@ -1,6 +1,7 @@
 // The layer rules of docs/decisions/001-stack-and-layers.md, read from the import lines alone (no
 // database, no module loading): models and integrations import each other one way only (no
-// cycles), and app/utils, shared with the browser, never imports a model.
+// cycles), app/utils, shared with the browser, never imports a model, and the rule of who sees a
+// post is stated in one module.
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -82,6 +83,17 @@ describe("layers", () => {
       .filter((file) => !file.startsWith("app/generated/"))
       .filter((file) => /\bsendMail\s*\(/.test(readFileSync(path.join(root, file), "utf8")));
     expect(senders.sort()).toEqual(["app/integrations/mail.server.ts", "app/models/mail-outbox.server.ts"]);
+  });
+
+  it("only app/utils/post-visibility.ts states who sees a post (docs/security-model.md#who-sees-a-post)", () => {
+    // A post's `enabled` flag negated or in a conjunction, or a helper of the rule's own, anywhere
+    // else is the rule restated: it must ask isPostVisible, isPostPublic or postHiddenFrom instead.
+    // (The components' badges only show a flag; the rule as a Prisma filter sits next to it.)
+    const restatement = /\bisShownAt\b|!\s*\(?\s*(?:post|row|p)\??\.enabled\b|\b(?:post|row|p)\??\.enabled\s*&&/;
+    const offenders = sourceFiles("app")
+      .filter((file) => !/^app\/(generated|components)\//.test(file) && file !== "app/utils/post-visibility.ts")
+      .filter((file) => restatement.test(readFileSync(path.join(root, file), "utf8")));
+    expect(offenders).toEqual([]);
   });
 
   it("the checker sees imports and cycles", () => {

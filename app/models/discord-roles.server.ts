@@ -28,7 +28,8 @@ import { DomainError } from "~/models/errors";
 import { retryDelayMs } from "~/models/mail-outbox.server";
 import { grantWords, tierName } from "~/utils/access-words";
 import { DISCORD_MESSAGES, DISCORD_RULE_WORDS, roleMappingSchema, type DiscordRule } from "~/utils/discord-schemas";
-import { explainAccess, isShownAt, tierIdsAt, type EntitlementPost, type EntitlementViewer } from "~/utils/entitlement";
+import { isPostPublic } from "~/models/post-visibility.server";
+import { explainAccess, tierIdsAt, type EntitlementPost, type EntitlementViewer } from "~/utils/entitlement";
 import { audienceTierIds } from "~/utils/release-schemas";
 import { log } from "~/logger.server";
 
@@ -228,7 +229,7 @@ export function deservedRoles(viewer: EntitlementViewer | null, votedIdeaIds: Re
           const source = supporter.details?.grantSources.get(postId) ?? null;
           // A hidden post (disabled, scheduled) is not named.
           const post = inputs.posts.get(postId);
-          const title = post && isShownAt(post, now) ? post.title : undefined;
+          const title = post && isPostPublic(post, now) ? post.title : undefined;
           const words = grantWords({ reason: "unlocked-content", source, pledgedTierId: null, publishedAt: null }, titles);
           reason = title ? `“${title}”: ${words}` : words;
         }
@@ -432,7 +433,7 @@ async function queueAnnouncements(tx: Prisma.TransactionClient, inputs: RoleInpu
   for (const step of steps) {
     const post = toEntitlementPost(step.post);
     // Not announced while nobody but admins can see it.
-    if (!isShownAt(post, now)) continue;
+    if (!isPostPublic(post, now)) continue;
     const before = new Set(tierIdsAt(post, new Date(step.opensAt.getTime() - 1)));
     const after = tierIdsAt(post, step.opensAt);
     const wasFree = !post.paidContent || post.releaseSteps.some((other) => other.tierIds === null && other.opensAt < step.opensAt);

@@ -11,7 +11,7 @@ import { adminRequirementsOf } from "~/models/post-requirements.server";
 import { versionHistories } from "~/models/post-version-history.server";
 import { listTiers } from "~/models/tier.server";
 import { fileJson, filesOfVersions } from "~/models/version-files.server";
-import { isPublishedAt } from "~/utils/entitlement";
+import { isPublishedAt, postHiddenFrom } from "~/utils/post-visibility";
 import { LIBRARY_MESSAGES } from "~/utils/library-words";
 import { POST_STATES, POST_TABLE_PAGE_SIZE, type PostState, type PostTableQuery } from "~/utils/post-table-words";
 import { displayVersion } from "~/utils/versions";
@@ -41,8 +41,9 @@ export type PostTablePage = { rows: PostTableRow[]; matching: number; total: num
  * ahead, whether or not its file is there), draft (no file yet), published.
  */
 export function postState(post: Pick<LibraryPost, "enabled" | "fileSize" | "publish_at">, now: Date): PostState {
-  if (!post.enabled) return "disabled";
-  if (!isPublishedAt({ publishAt: post.publish_at ? new Date(post.publish_at) : null }, now)) return "scheduled";
+  // Disabled or scheduled: as the post-visibility rule hides it from everyone but admins.
+  const hidden = postHiddenFrom({ enabled: post.enabled, publishAt: post.publish_at ? new Date(post.publish_at) : null }, null, now);
+  if (hidden) return hidden.kind;
   if (post.fileSize === null) return "draft";
   return "published";
 }

@@ -9,7 +9,7 @@ import { recordAudit } from "~/models/audit.server";
 import { withAccess, type PostWithAccess } from "~/models/entitlement.server";
 import { DomainError } from "~/models/errors";
 import { toLibraryPost, type LibraryPost } from "~/models/library-listing.server";
-import { isPublishedAt } from "~/utils/entitlement";
+import { isPublishedAt } from "~/utils/post-visibility";
 import {
   audienceTierIds,
   presetSteps,

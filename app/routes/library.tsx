@@ -29,7 +29,7 @@ import { newsOf } from "~/utils/badges";
 import { parseTagFilter } from "~/utils/catalog-schemas";
 import { listTiersAt } from "~/models/tier.server";
 import libraryStyles from "~/styles/library.css?url";
-import { isEffectiveAdmin, isPublishedAt } from "~/utils/entitlement";
+import { isEffectiveAdmin, isPublishedAt } from "~/utils/post-visibility";
 import { parseLibraryLayout } from "~/utils/library-layout";
 import { patchBanner } from "~/utils/game-patch-words";
 import { LIBRARY_PAGE_MESSAGES, parseLibraryFilter, parsePostsPerLine } from "~/utils/library-words";

@@ -3,7 +3,12 @@
 // endpoints ask it. Time is an input because releases open with it (docs/product.md#releases):
 // a scheduled post is hidden until its publication, and each release step widens the post's
 // tiers (or makes it free) from its instant on. Steps only ever add, so the answer for a later
-// instant unlocks at least what an earlier one did.
+// instant unlocks at least what an earlier one did. Who sees a post at all is the post-visibility
+// rule (app/utils/post-visibility.ts), asked first.
+import { isPostVisible, postHiddenFrom, type PostHidden } from "~/utils/post-visibility";
+
+// The admin rule lives with the visibility rule (admins see every post); its callers read it here too.
+export { isEffectiveAdmin } from "~/utils/post-visibility";
 
 export type EntitlementPost = {
   id: string;
@@ -24,19 +29,6 @@ export type EntitlementPost = {
 
 /** One release step: from `opensAt` on, the post opens to `tierIds`, or to everyone when null. */
 export type ReleaseStep = { tierIds: readonly string[] | null; opensAt: Date };
-
-/** Is the post past its scheduled publication (or never scheduled) at `now`? */
-export function isPublishedAt(post: Pick<EntitlementPost, "publishAt">, now: Date): boolean {
-  return !post.publishAt || post.publishAt.getTime() <= now.getTime();
-}
-
-/**
- * Is the post shown to everyone at `now`: enabled and past its scheduled publication? The one
- * statement of "visible now"; admins see every post besides (app/models/post-visibility.server.ts).
- */
-export function isShownAt(post: Pick<EntitlementPost, "enabled" | "publishAt">, now: Date): boolean {
-  return post.enabled && isPublishedAt(post, now);
-}
 
 function opened(step: ReleaseStep, now: Date): boolean {
   return step.opensAt.getTime() <= now.getTime();
@@ -160,8 +152,8 @@ export type AccessGrant =
 /** A rule that did not unlock the post, and how close it came. */
 export type AccessMiss =
   | { kind: "restricted" }
-  | { kind: "disabled" }
-  | { kind: "scheduled"; publishAt: Date }
+  /** The post-visibility rule hides the post from the viewer (disabled, or scheduled). */
+  | PostHidden
   | { kind: "guest" }
   | { kind: "shop-only"; currentTierId: string | null }
   | { kind: "tier"; currentTierId: string | null; needs: readonly string[] }
@@ -205,14 +197,6 @@ export function pledgedTierAt(pledges: readonly PledgeRecord[], date: Date): str
 }
 
 /**
- * The effective admin rule: an admin whose account is not restricted. A restricted admin keeps
- * the flag (so lifting the restriction restores it) but acts as nobody special meanwhile.
- */
-export function isEffectiveAdmin<U extends { isAdmin: boolean; restricted: boolean }>(user: U | null | undefined): user is U {
-  return Boolean(user?.isAdmin && !user.restricted);
-}
-
-/**
  * The entitlement rule, explained: walks the rule's steps in order (docs/product.md#entitlement)
  * and stops at the first that unlocks the post, noting each step that was tried and failed.
  * `unlockReason` and `canDownload` are read off this, so an explanation cannot disagree with
@@ -224,8 +208,8 @@ export function explainAccess(post: EntitlementPost, viewer: EntitlementViewer |
   const misses: AccessMiss[] = [];
   const granted = (grant: AccessGrant): AccessExplanation => ({ allowed: true, grant, misses, unlocks, upcoming: null });
   const refused = (): AccessExplanation => {
-    // Nothing is promised to a restricted viewer, nor about a post that is disabled or not published yet.
-    const promised = !viewer?.restricted && isShownAt(post, now);
+    // Nothing is promised to a restricted viewer, nor about a post the viewer may not see.
+    const promised = !viewer?.restricted && isPostVisible(post, viewer, now);
     const step = promised ? upcomingStepFor(post, viewer?.currentTierId ?? null, now) : null;
     let upcoming: AccessExplanation["upcoming"] = step ? { tierId: step.tierIds ? (viewer?.currentTierId ?? null) : null, opensAt: step.opensAt } : null;
     const asVoter = promised && viewer?.voterPostIds.has(post.id) ? firstRelease(post) : null;
@@ -238,15 +222,13 @@ export function explainAccess(post: EntitlementPost, viewer: EntitlementViewer |
     misses.push({ kind: "restricted" });
     return refused();
   }
+  // Never handed out where not seen: the post-visibility rule (a disabled or scheduled post, for anyone but admins).
+  const hidden = postHiddenFrom(post, viewer, now);
+  if (hidden) {
+    misses.push(hidden);
+    return refused();
+  }
   if (viewer?.isAdmin) return granted({ reason: "admin" });
-  if (!post.enabled) {
-    misses.push({ kind: "disabled" });
-    return refused();
-  }
-  if (!isPublishedAt(post, now)) {
-    misses.push({ kind: "scheduled", publishAt: post.publishAt! });
-    return refused();
-  }
   // A step that opened the post to everyone is named before "free": the listing reports such a
   // post as not paid, and its cards must name the same reason as the download.
   const everyone = openedToEveryone(post, now);

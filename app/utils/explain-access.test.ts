@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { describeAccess } from "./access-words";
 import { canDownload, explainAccess, unlockReason, type EntitlementPost, type EntitlementViewer, type PledgeRecord } from "./entitlement";
 import { memberWithNothing } from "./entitlement.fixtures";
+import { isPostVisible, postHiddenFrom } from "./post-visibility";
 
 const TIERS = ["T1", "T2", "T3", "T9"];
 const CODES = ["K1", "K2", "K3"];
@@ -195,5 +196,25 @@ describe("explainAccess", () => {
       "Pledged Tier 2 on the publish date (3 Mar 2026); this post's early supporters needed Tier 1",
       "Bought on 12 May 2026 with x@y.z, which is linked to this account but not verified",
     ]);
+  });
+});
+
+describe("the post-visibility rule comes first (docs/security-model.md#who-sees-a-post)", () => {
+  const datedPostArb = fc
+    .tuple(postArb, fc.option(fc.integer({ min: 0, max: 60 }).map(day), { nil: null }))
+    .map(([post, publishAt]) => ({ ...post, publishAt }));
+  const nowArb = fc.integer({ min: 0, max: 60 }).map(day);
+
+  it("a post the viewer may not see is never unlocked nor promised, and the rule's own reason says why", () => {
+    fc.assert(
+      fc.property(datedPostArb, viewerArb, nowArb, (post, viewer, now) => {
+        const explanation = explainAccess(post, viewer, now);
+        if (explanation.allowed) expect(isPostVisible(post, viewer, now)).toBe(true);
+        if (viewer?.restricted) return;
+        const hidden = postHiddenFrom(post, viewer, now);
+        expect(explanation.misses.filter((miss) => miss.kind === "disabled" || miss.kind === "scheduled")).toEqual(hidden ? [hidden] : []);
+        if (hidden) expect(explanation).toMatchObject({ allowed: false, upcoming: null });
+      }),
+    );
   });
 });
