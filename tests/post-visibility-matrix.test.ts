@@ -15,6 +15,7 @@ import { storage } from "~/integrations/storage.server";
 import { signedDownloadUrl, signedLibraryFileUrl } from "~/models/download.server";
 import { linkIdeaToPost } from "~/models/inspiration-shipped.server";
 import { regenerateFeedToken } from "~/models/update-notifications.server";
+import { setEnv } from "./env";
 import { callRoute, createTestUser, sessionCookie } from "./helpers";
 import { createPost, createTiers, TIER_2, TIER_3 } from "./library-fixtures";
 
@@ -42,6 +43,34 @@ const named = (text: string, post: FixturePost) => text.includes(post.id) || tex
 function listedIn(text: string, post: FixturePost): { unlocked?: boolean } | undefined {
   const body = JSON.parse(text) as { posts?: { postId: string; unlocked?: boolean }[] };
   return body.posts?.find((item) => item.postId === post.id);
+}
+
+/**
+ * What a route answers while the account's Discord roles could name the post: Discord is
+ * configured, and roles are mapped to owning the post, to holding a grant of it and to any paid
+ * access, with the post granted to the account, so every rule that names a post could name this
+ * one. A role hands out no file: only what the answer names counts.
+ */
+async function withDiscordRoles(post: FixturePost, viewer: Viewer, read: () => Promise<string>): Promise<Seen> {
+  setEnv("DISCORD_BOT_TOKEN", "matrix-bot-token");
+  setEnv("DISCORD_GUILD_ID", "600000000000000001");
+  await db.discordRoleMapping.createMany({
+    data: [
+      { roleId: "600000000000000011", roleName: "Owner", rule: "OWNS_POST", postId: post.id },
+      { roleId: "600000000000000012", roleName: "Granted", rule: "HOLDS_GRANT", postId: post.id },
+      { roleId: "600000000000000013", roleName: "AnyGrant", rule: "HOLDS_GRANT" },
+      { roleId: "600000000000000014", roleName: "Paid", rule: "ANY_PAID_ACCESS" },
+    ],
+  });
+  if (viewer.user) await db.unlockedContent.create({ data: { userId: viewer.user.id, postId: post.id, source: "ADMIN" } });
+  try {
+    return { mentions: named(await read(), post), grants: false };
+  } finally {
+    await db.discordRoleMapping.deleteMany();
+    await db.unlockedContent.deleteMany({ where: { postId: post.id } });
+    setEnv("DISCORD_BOT_TOKEN", undefined);
+    setEnv("DISCORD_GUILD_ID", undefined);
+  }
 }
 
 const PROBES: Record<string, Probe> = {
@@ -230,6 +259,13 @@ const PROBES: Record<string, Probe> = {
     const ok = response.status === 200 && (await response.text()).includes("downloadUrl");
     return { mentions: ok, grants: ok };
   },
+  // The account's Discord roles and why (the account page shows the same sentences).
+  "api.account.discord-roles.ts": (post, viewer) =>
+    withDiscordRoles(post, viewer, async () =>
+      (await callRoute(await route("api.account.discord-roles.ts"), { path: "/api/account/discord-roles", cookie: viewer.cookie })).text(),
+    ),
+  "login.tsx": (post, viewer) =>
+    withDiscordRoles(post, viewer, async () => (await callRoute(await route("login.tsx"), { path: "/login", cookie: viewer.cookie })).text()),
 };
 
 /** Route files that serve no post data to these viewers, and why. */
@@ -256,7 +292,6 @@ const NO_POST_DATA: Record<string, string> = {
   "api.auth.toggle-admin.ts": "the account",
   "api.auth.update-username.ts": "the account",
   "api.auth.user.ts": "the account",
-  "api.account.discord-roles.ts": "the account's Discord roles",
   "api.auth.verify-email.ts": "the account",
   "api.discord.auth.ts": "sign-in",
   "api.discord.callback.ts": "sign-in",
@@ -287,7 +322,6 @@ const NO_POST_DATA: Record<string, string> = {
   "forgot-password.tsx": "the account",
   "healthz.ts": "health",
   "infos.tsx": "the info page",
-  "login.tsx": "sign-in",
   "account._index.ts": "a redirect to the account page (/login)",
   "panel_images.$file.ts": "home panels' images",
   "unsubscribe.$token.tsx": "mail settings",
@@ -382,7 +416,12 @@ beforeAll(async () => {
     ["fan", null],
     ["supporter", TIER_2],
   ] as const) {
-    const user = await createTestUser({ currentTierId: tier, tosAccepted: true });
+    // Linked to Discord (their roles name posts).
+    const user = await createTestUser({
+      currentTierId: tier,
+      tosAccepted: true,
+      discordId: name === "fan" ? "600000000000000101" : "600000000000000102",
+    });
     const { url } = await regenerateFeedToken(user.id);
     viewers[name] = { name, user, cookie: await sessionCookie(user.id), feedToken: /\/feeds\/([^/]+)\.atom$/.exec(url)![1] };
     // Downloaded each post before (an older version): what "My downloads" and "Updates for you" read.

@@ -1,7 +1,8 @@
 // Discord roles that follow access (docs/product.md#discord-roles, docs/decisions/021-discord-roles.md).
 // An admin maps a Discord role to a rule. `deservedRoles` is the one answer to "which mapped roles
 // does this account deserve now, and why": it asks the entitlement rule (explainAccess, fed by the
-// viewer loader of the downloads) and the viewer's own facts, never restating who has access.
+// viewer loader of the downloads) and the viewer's own facts, never restating who has access; a
+// reason names a post only when the post-visibility rule lets the account see it.
 //
 // Nothing else has to call this module when access changes: the "discord-roles" job (every 20 s)
 // recomputes every linked account's roles, diffs them against the roles last applied
@@ -28,7 +29,7 @@ import { DomainError } from "~/models/errors";
 import { retryDelayMs } from "~/models/mail-outbox.server";
 import { grantWords, tierName } from "~/utils/access-words";
 import { DISCORD_MESSAGES, DISCORD_RULE_WORDS, roleMappingSchema, type DiscordRule } from "~/utils/discord-schemas";
-import { isPostPublic } from "~/models/post-visibility.server";
+import { isPostPublic, isPostVisible } from "~/models/post-visibility.server";
 import { explainAccess, tierIdsAt, type EntitlementPost, type EntitlementViewer } from "~/utils/entitlement";
 import { audienceTierIds } from "~/utils/release-schemas";
 import { log } from "~/logger.server";
@@ -186,17 +187,22 @@ type RoleAccount = { id: string; isAdmin: boolean; restricted: boolean; currentT
  * Which mapped roles this account deserves at `now`, and why (in the access explanation's words).
  * The facts are the viewer the downloads load (`loadExplainedViewer`) and the ideas it voted for;
  * post access is the entitlement rule's answer. Roles follow what a supporter has, so an admin's
- * account is judged as the supporter it is (admin mode opens every post, and gives no role).
+ * account is judged as the supporter it is (admin mode opens every post, and gives no role). A
+ * reason names a post only when that supporter may see it now (the post-visibility rule): the
+ * reasons reach the account page, the queue, the audit log and Discord's own audit log.
  */
 export function deservedRoles(viewer: EntitlementViewer | null, votedIdeaIds: ReadonlySet<string>, inputs: RoleInputs, now: Date = new Date()): DeservedRole[] {
   if (!viewer || viewer.restricted) return [];
   const supporter: EntitlementViewer = { ...viewer, isAdmin: false };
   const titles = viewer.details?.tierTitles.size ? viewer.details.tierTitles : inputs.titles;
+  /** The reason's words, after the post's title when the account may see the post. */
+  const about = (post: (EntitlementPost & { title: string }) | undefined, words: string): string =>
+    post && isPostVisible(post, supporter, now) ? `“${post.title}”: ${words}` : words;
   const postAccess = (postId: string): string | null => {
     const post = inputs.posts.get(postId);
     if (!post) return null;
     const explanation = explainAccess(post, supporter, now);
-    return explanation.allowed && explanation.grant ? `“${post.title}”: ${grantWords(explanation.grant, titles)}` : null;
+    return explanation.allowed && explanation.grant ? about(post, grantWords(explanation.grant, titles)) : null;
   };
   const result: DeservedRole[] = [];
   for (const mapping of inputs.mappings) {
@@ -227,11 +233,8 @@ export function deservedRoles(viewer: EntitlementViewer | null, votedIdeaIds: Re
         const postId = held[0];
         if (postId) {
           const source = supporter.details?.grantSources.get(postId) ?? null;
-          // A hidden post (disabled, scheduled) is not named.
-          const post = inputs.posts.get(postId);
-          const title = post && isPostPublic(post, now) ? post.title : undefined;
-          const words = grantWords({ reason: "unlocked-content", source, pledgedTierId: null, publishedAt: null }, titles);
-          reason = title ? `“${title}”: ${words}` : words;
+          // A post the account may not see (disabled, scheduled) is not named.
+          reason = about(inputs.posts.get(postId), grantWords({ reason: "unlocked-content", source, pledgedTierId: null, publishedAt: null }, titles));
         }
         break;
       }
@@ -242,7 +245,7 @@ export function deservedRoles(viewer: EntitlementViewer | null, votedIdeaIds: Re
           // Opened to everyone by a step: nobody pays for it any more.
           const grant = explanation.grant;
           if (!explanation.allowed || !grant || grant.reason === "free" || (grant.reason === "release" && grant.tierId === null)) continue;
-          reason = `“${post.title}”: ${grantWords(grant, titles)}`;
+          reason = about(post, grantWords(grant, titles));
           break;
         }
         break;
@@ -432,7 +435,7 @@ async function queueAnnouncements(tx: Prisma.TransactionClient, inputs: RoleInpu
   let queued = 0;
   for (const step of steps) {
     const post = toEntitlementPost(step.post);
-    // Not announced while nobody but admins can see it.
+    // Not announced while a guest may not see it: a channel's readers are anyone.
     if (!isPostPublic(post, now)) continue;
     const before = new Set(tierIdsAt(post, new Date(step.opensAt.getTime() - 1)));
     const after = tierIdsAt(post, step.opensAt);
