@@ -1,7 +1,8 @@
 // Ideas' status (docs/product.md#idea-status) through the real routes and PostgreSQL: an admin
 // sets an idea's title and status (server-enforced), linking an idea to its post ships it, a
 // shipped idea leaves the live round of /inspiration-vote for "Ideas that shipped" with a link to
-// its post page, and the like API refuses it.
+// its post page, and the like API refuses it; one shipped as a post the visitor may not see is not
+// there for them at all.
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { db } from "~/db.server";
 import type { User } from "~/generated/prisma/client";
@@ -93,6 +94,25 @@ describe("a shipped idea", () => {
     // The like it shipped with stays; an open idea can still be liked.
     expect(await db.inspirationLike.count({ where: { panelId: shipped } })).toBe(1);
     expect((await like(open, voterCookie, { like: true })).status).toBe(200);
+  });
+
+  it("is not there for a visitor who may not see its post: left out of the panels, and a like is not found", async () => {
+    const hiddenPost = (await createPost({ tiers: [TIER_2], title: "Lantern Set", enabled: false })).id;
+    await linkIdeaToPost(admin.id, shipped, hiddenPost);
+    const listed = async (cookie: string) =>
+      (await readJsonBody<{ panels: { id: string; status: string }[] }>(await callRoute(panelsRoute, { path: "/api/inspiration/panels", cookie }))).panels;
+    expect((await listed("")).map((panel) => panel.id)).toEqual([open]);
+    expect((await listed(voterCookie)).map((panel) => panel.id)).toEqual([open]);
+    expect((await listed(adminCookie)).find((panel) => panel.id === shipped)?.status).toBe("shipped");
+    for (const wanted of [true, false]) {
+      const refused = await like(shipped, voterCookie, { like: wanted });
+      expect(refused.status).toBe(404);
+      expect(await readJsonBody(refused)).toEqual({ error: "Inspiration panel not found." });
+    }
+    // Once everyone sees the post, the idea is listed as shipped and refused as any shipped idea.
+    await db.post.update({ where: { id: hiddenPost }, data: { enabled: true } });
+    expect((await listed("")).find((panel) => panel.id === shipped)?.status).toBe("shipped");
+    expect((await like(shipped, voterCookie, { like: true })).status).toBe(409);
   });
 
   it("leaves the live round of the vote page: shown as shipped with a link to its post, and no Like", async () => {

@@ -33,6 +33,8 @@ type Probe = (post: FixturePost, viewer: Viewer) => Promise<Seen>;
 
 const posts = {} as Record<Kind, FixturePost>;
 const viewers = {} as Record<ViewerName, Viewer>;
+/** Fixture ids by post id: the idea each post realizes (shipped), the known issue each post has. */
+const ideaOf = new Map<string, string>();
 
 // Each route module through a glob Vite can see (a computed import makes it warn at every run).
 const routeModules = import.meta.glob<Parameters<typeof callRoute>[0]>("../app/routes/*.{ts,tsx}");
@@ -71,6 +73,22 @@ async function withDiscordRoles(post: FixturePost, viewer: Viewer, read: () => P
     setEnv("DISCORD_BOT_TOKEN", undefined);
     setEnv("DISCORD_GUILD_ID", undefined);
   }
+}
+
+/** A like of the idea the post realizes: 409 ("shipped") says the post is there; one the viewer may not see is not found. */
+function likeProbe(kind: "like" | "patreon-like"): Probe {
+  return async (post, viewer) => {
+    const id = ideaOf.get(post.id)!;
+    const response = await callRoute(await route(`api.inspiration.panels.$id.${kind}.ts`), {
+      method: "POST",
+      path: `/api/inspiration/panels/${id}/${kind}`,
+      params: { id },
+      json: {},
+      cookie: viewer.cookie,
+    });
+    const text = await response.text();
+    return { mentions: response.status === 409 || response.status === 200 || named(text, post), grants: false };
+  };
 }
 
 const PROBES: Record<string, Probe> = {
@@ -259,6 +277,14 @@ const PROBES: Record<string, Probe> = {
     const ok = response.status === 200 && (await response.text()).includes("downloadUrl");
     return { mentions: ok, grants: ok };
   },
+  // The vote's panels: an idea shipped as a post says so (status "shipped").
+  "api.inspiration.panels.ts": async (post, viewer) => {
+    const text = await (await callRoute(await route("api.inspiration.panels.ts"), { path: "/api/inspiration/panels", cookie: viewer.cookie })).text();
+    const panel = (JSON.parse(text) as { panels: { id: string; status: string }[] }).panels.find((item) => item.id === ideaOf.get(post.id));
+    return { mentions: panel?.status === "shipped" || named(text, post), grants: false };
+  },
+  "api.inspiration.panels.$id.like.ts": likeProbe("like"),
+  "api.inspiration.panels.$id.patreon-like.ts": likeProbe("patreon-like"),
   // The account's Discord roles and why (the account page shows the same sentences).
   "api.account.discord-roles.ts": (post, viewer) =>
     withDiscordRoles(post, viewer, async () =>
@@ -300,10 +326,7 @@ const NO_POST_DATA: Record<string, string> = {
   "api.google.callback.ts": "sign-in",
   "api.google.set-username-google.ts": "the account",
   "api.inspiration.config.ts": "the vote's settings",
-  "api.inspiration.panels.$id.like.ts": "votes",
-  "api.inspiration.panels.$id.patreon-like.ts": "votes",
   "api.inspiration.panels.$id.ts": "vote panels (admins edit)",
-  "api.inspiration.panels.ts": "vote panels, without their posts",
   "api.inspiration.reset-likes.ts": "votes (admins)",
   "api.inspiration.title.ts": "the vote's title",
   "api.kofi.cancel-verification.ts": "shop emails",
@@ -416,11 +439,12 @@ beforeAll(async () => {
     ["fan", null],
     ["supporter", TIER_2],
   ] as const) {
-    // Linked to Discord (their roles name posts).
+    // Linked to Discord (their roles name posts), and the supporter to the support platform too (a Patreon like).
     const user = await createTestUser({
       currentTierId: tier,
       tosAccepted: true,
       discordId: name === "fan" ? "600000000000000101" : "600000000000000102",
+      patreonId: name === "supporter" ? "vis-supporter" : null,
     });
     const { url } = await regenerateFeedToken(user.id);
     viewers[name] = { name, user, cookie: await sessionCookie(user.id), feedToken: /\/feeds\/([^/]+)\.atom$/.exec(url)![1] };
@@ -443,7 +467,10 @@ beforeAll(async () => {
     const panel = await db.inspirationPanel.create({ data: { imageUrl: `/media/inspiration/${kind}.jpg`, title: `Idea for ${kind}` } });
     const admin = await createTestUser({ isAdmin: true, canBeAdmin: true });
     await linkIdeaToPost(admin.id, panel.id, posts[kind].id);
+    ideaOf.set(posts[kind].id, panel.id);
   }
+  // The vote is open, so a like reaches the idea (a closed vote refuses every like first).
+  await db.inspirationConfig.upsert({ where: { id: 1 }, create: { id: 1, title: "Inspiration Vote", votingOpen: true }, update: { votingOpen: true } });
   await db.releaseStep.create({
     data: {
       postId: posts.restricted.id,

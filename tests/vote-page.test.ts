@@ -3,9 +3,9 @@
 // shipped ideas they may see, in every state the rules tell apart.
 import { db } from "~/db.server";
 import type { User } from "~/generated/prisma/client";
-import { loadVotePage } from "~/models/inspiration-page.server";
+import { listInspirationPanels, loadVotePage } from "~/models/inspiration-page.server";
 import { linkIdeaToPost, listShippedIdeas } from "~/models/inspiration-shipped.server";
-import { inLiveRound, listInspirationPanels, voterRights, LOGIN_TO_LIKE_MESSAGE, TIER_TOO_LOW_MESSAGE } from "~/models/inspiration.server";
+import { inLiveRound, voterRights, LOGIN_TO_LIKE_MESSAGE, TIER_TOO_LOW_MESSAGE } from "~/models/inspiration.server";
 import * as page from "~/routes/inspiration-vote";
 import { callRoute, createTestUser, sessionCookie } from "./helpers";
 import { createPost, createTiers, TIER_1, TIER_2 } from "./library-fixtures";
@@ -85,15 +85,23 @@ describe("the vote page in one read", () => {
     const [panel] = await db.inspirationPanel.findMany({ orderBy: { createdAt: "asc" } });
     const post = await createPost({ tiers: [TIER_2], title: "Shipped Idea Post" });
     await linkIdeaToPost(admin.id, panel!.id, post.id, { votersGetAccess: true });
-    expect((await expectSameAsModels(null)).shipped).toEqual([
-      { panelId: panel!.id, title: "First", postId: post.id, postTitle: "Shipped Idea Post", voters: 0, votersGetAccess: true },
-    ]);
+    const idea = (page: { panels: { id: string; status: string }[] }) => page.panels.find((item) => item.id === panel!.id)?.status;
+    const listed = await expectSameAsModels(null);
+    expect(listed.shipped).toEqual([{ panelId: panel!.id, title: "First", postId: post.id, postTitle: "Shipped Idea Post", voters: 0, votersGetAccess: true }]);
+    expect(idea(listed)).toBe("shipped");
+    // Disabled or scheduled, the idea is not there at all for those who may not see the post.
     await db.post.update({ where: { id: post.id }, data: { enabled: false } });
-    expect((await expectSameAsModels(voter)).shipped).toEqual([]);
+    expect(await expectSameAsModels(voter)).toMatchObject({ shipped: [] });
+    expect(idea(await expectSameAsModels(voter))).toBeUndefined();
     expect((await expectSameAsModels(admin)).shipped).toHaveLength(1);
+    expect(idea(await expectSameAsModels(admin))).toBe("shipped");
     await db.post.update({ where: { id: post.id }, data: { enabled: true, publishAt: new Date(Date.now() + HOUR) } });
     expect((await expectSameAsModels(voter)).shipped).toEqual([]);
-    expect((await expectSameAsModels(voter, new Date(Date.now() + 2 * HOUR))).shipped).toHaveLength(1);
+    expect(idea(await expectSameAsModels(null))).toBeUndefined();
+    const later = await expectSameAsModels(voter, new Date(Date.now() + 2 * HOUR));
+    expect(later.shipped).toHaveLength(1);
+    expect(idea(later)).toBe("shipped");
+    await db.post.update({ where: { id: post.id }, data: { publishAt: null } });
   });
 
   it("is what the page's loader answers", async () => {

@@ -85,12 +85,25 @@ export async function setVoterAccess(actorId: string, panelId: string, votersGet
 /** A shipped item as the database function `shipped_ideas` (prisma/functions/shipped_ideas.sql) answers it: with what the visibility rule reads about its post. */
 export type StoredShippedIdea = ShippedIdea & { postEnabled: boolean; postPublishAtMs: number | null };
 
-/** The shipped items whose post this viewer may see at `now` (post-visibility.server.ts), in their order. */
+/** What the post-visibility rule reads about a shipped item's post. */
+type ShippedPostFacts = Pick<StoredShippedIdea, "postEnabled" | "postPublishAtMs">;
+
+/** May this viewer see the post that realizes the item at `now` (post-visibility.server.ts)? */
+function seesPostOf(row: ShippedPostFacts, viewer: VisibilityViewer, now: Date): boolean {
+  return isPostVisible({ enabled: row.postEnabled, publishAt: row.postPublishAtMs === null ? null : new Date(row.postPublishAtMs) }, viewer, now);
+}
+
+/** The shipped items whose post this viewer may see at `now`, in their order. */
 export function shippedIdeasSeenBy(rows: readonly StoredShippedIdea[], viewer: VisibilityViewer, now: Date): ShippedIdea[] {
-  return rows.flatMap(({ postEnabled, postPublishAtMs, ...idea }) => {
-    const post = { enabled: postEnabled, publishAt: postPublishAtMs === null ? null : new Date(postPublishAtMs) };
-    return isPostVisible(post, viewer, now) ? [idea] : [];
-  });
+  return rows.flatMap(({ postEnabled, postPublishAtMs, ...idea }) => (seesPostOf({ postEnabled, postPublishAtMs }, viewer, now) ? [idea] : []));
+}
+
+/**
+ * The items shipped as a post this viewer may not see at `now`: for them the idea is not there at
+ * all (left out of the panels, a like answers 404), so nothing says that a post realizes it.
+ */
+export function ideasHiddenFrom(rows: readonly (ShippedPostFacts & { panelId: string })[], viewer: VisibilityViewer, now: Date): Set<string> {
+  return new Set(rows.filter((row) => !seesPostOf(row, viewer, now)).map((row) => row.panelId));
 }
 
 /**

@@ -7,6 +7,7 @@ import { storage } from "~/integrations/storage.server";
 import { recordAudit } from "~/models/audit.server";
 import { DomainError } from "~/models/errors";
 import { prepareImage } from "~/models/panel.server";
+import { isPostVisible } from "~/models/post-visibility.server";
 import { enforceRateLimit } from "~/models/rate-limit.server";
 import { isVotingOpen, shuffleForVisitor } from "~/utils/countdown";
 import {
@@ -122,28 +123,25 @@ function orderSeed(viewer: Pick<User, "id"> | null): string {
   return viewer ? viewer.id : "guests";
 }
 
-/**
- * The panels as a visitor sees them: counts (both kinds together), the visitor's own likes, and in
- * a running randomized vote hidden counts and a shuffled order (see `orderSeed`).
- */
-export async function listInspirationPanels(
-  viewer: Pick<User, "id"> | null,
-  now = new Date(),
-): Promise<{ config: InspirationConfig; panels: InspirationPanelView[] }> {
-  // Plain SQL over a database function (prisma/functions/inspiration_panel_views.sql) whose plan is kept per connection: the
-  // page reads this on every view (docs/decisions/006 on why hot reads skip Prisma's query
-  // compiler). Counts are both kinds together. The config is read beside it.
-  const [config, rows] = await Promise.all([getInspirationConfig(), queryRows<PanelRow>(`SELECT * FROM inspiration_panel_views($1)`, [viewer?.id ?? null])]);
-  return { config, panels: panelsAsSeen(config, rows, viewer, now) };
-}
-
 /** A panel as `inspiration_panel_views` gives it: the likes always counted, the status as stored. */
 export type PanelRow = Omit<InspirationPanelView, "likes" | "status"> & { likes: number; status: IdeaStatus };
 
-/** What a visitor sees of the panels at `now`: in a running randomized vote, no counts and their own order. */
-export function panelsAsSeen(config: InspirationConfig, rows: PanelRow[], viewer: Pick<User, "id"> | null, now: Date): InspirationPanelView[] {
+/**
+ * What a visitor sees of the panels at `now`: all but `hiddenIdeas` (ideas shipped as a post the
+ * visitor may not see, inspiration-shipped.server.ts), and in a running randomized vote no counts
+ * and their own order.
+ */
+export function panelsAsSeen(
+  config: InspirationConfig,
+  rows: PanelRow[],
+  viewer: Pick<User, "id"> | null,
+  now: Date,
+  hiddenIdeas: ReadonlySet<string>,
+): InspirationPanelView[] {
   const hidden = likesHidden(config, now);
-  const views: InspirationPanelView[] = rows.map((row) => ({ ...row, likes: hidden ? null : row.likes, status: statusName(row.status) }));
+  const views: InspirationPanelView[] = rows
+    .filter((row) => !hiddenIdeas.has(row.id))
+    .map((row) => ({ ...row, likes: hidden ? null : row.likes, status: statusName(row.status) }));
   return hidden ? shuffleForVisitor(views, orderSeed(viewer)) : views;
 }
 
@@ -157,7 +155,7 @@ export async function getInspirationPanel(id: string): Promise<InspirationPanel 
  * requests count once.
  */
 export async function setLike(
-  user: Pick<User, "id" | "currentTierId" | "patreonId" | "restricted"> | null,
+  user: Pick<User, "id" | "isAdmin" | "currentTierId" | "patreonId" | "restricted"> | null,
   panelId: string,
   kind: LikeKind,
   wanted?: boolean,
@@ -174,8 +172,13 @@ export async function setLike(
   if (kind === "PATREON" && !rights.canPatreonLike) throw new DomainError(403, PATREON_LINK_REQUIRED_MESSAGE);
   const panel = await getInspirationPanel(panelId);
   if (!panel) throw new DomainError(404, INSPIRATION_PANEL_NOT_FOUND_MESSAGE);
-  // A shipped idea has left the live round: its likes are what it shipped with.
-  if (panel.status === "SHIPPED") throw new DomainError(409, IDEA_SHIPPED_MESSAGE);
+  if (panel.status === "SHIPPED") {
+    // An idea shipped as a post the visitor may not see is not there for them (the post-visibility rule).
+    const post = panel.postId ? await db.post.findUnique({ where: { id: panel.postId }, select: { enabled: true, publishAt: true } }) : null;
+    if (post && !isPostVisible(post, user, now)) throw new DomainError(404, INSPIRATION_PANEL_NOT_FOUND_MESSAGE);
+    // A shipped idea has left the live round: its likes are what it shipped with.
+    throw new DomainError(409, IDEA_SHIPPED_MESSAGE);
+  }
 
   const key = { userId: user.id, panelId, kind };
   let like = wanted;

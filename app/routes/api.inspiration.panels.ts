@@ -1,11 +1,15 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { json } from "@remix-run/node";
 import { handleApi, methodNotAllowed, readJson } from "~/api.server";
-import { createInspirationPanel, listInspirationPanels, statusName, toApiConfig } from "~/models/inspiration.server";
+import { createInspirationPanel, statusName, toApiConfig } from "~/models/inspiration.server";
+import { listInspirationPanels } from "~/models/inspiration-page.server";
 import { getCurrentUser, requireApiAdmin } from "~/models/session.server";
 import { inspirationPanelSchema } from "~/utils/inspiration-schemas";
 
-/** GET /api/inspiration/panels: { panels, config }; likes is null while counts are hidden. */
+/**
+ * GET /api/inspiration/panels: { panels, config }; likes is null while counts are hidden. An idea
+ * shipped as a post the visitor may not see is not listed (docs/security-model.md#who-sees-a-post).
+ */
 export async function loader({ request }: LoaderFunctionArgs) {
   return handleApi("Failed to fetch inspiration data.", async () => {
     const user = await getCurrentUser(request);
