@@ -35,6 +35,7 @@ const posts = {} as Record<Kind, FixturePost>;
 const viewers = {} as Record<ViewerName, Viewer>;
 /** Fixture ids by post id: the idea each post realizes (shipped), the known issue each post has. */
 const ideaOf = new Map<string, string>();
+const reportOf = new Map<string, string>();
 
 // Each route module through a glob Vite can see (a computed import makes it warn at every run).
 const routeModules = import.meta.glob<Parameters<typeof callRoute>[0]>("../app/routes/*.{ts,tsx}");
@@ -285,6 +286,41 @@ const PROBES: Record<string, Probe> = {
   },
   "api.inspiration.panels.$id.like.ts": likeProbe("like"),
   "api.inspiration.panels.$id.patreon-like.ts": likeProbe("patreon-like"),
+  // "Me too" on the post's known issue (and taking it back) answers a count, or why not: anything but
+  // 401 (a guest) or 404 (like an unknown report) says the report, and so its post, is there.
+  "api.reports.$id.me-too.ts": async (post, viewer) => {
+    const id = reportOf.get(post.id)!;
+    let mentions = false;
+    for (const method of ["POST", "DELETE"]) {
+      const response = await callRoute(await route("api.reports.$id.me-too.ts"), {
+        method,
+        path: `/api/reports/${id}/me-too`,
+        params: { id },
+        cookie: viewer.cookie,
+      });
+      const text = await response.text();
+      if ((response.status !== 401 && response.status !== 404) || named(text, post)) mentions = true;
+    }
+    return { mentions, grants: false };
+  },
+  // The post page's "me too" form (and its undo): done is a 303 with a toast; a guest is sent to
+  // /login; any refusal but 404 says the report, and so its post, is there.
+  "library_.$postId.tsx#me-too": async (post, viewer) => {
+    const reportId = reportOf.get(post.id)!;
+    let mentions = false;
+    for (const intent of ["me-too", "undo-me-too"]) {
+      const response = await callRoute(await route("library_.$postId.tsx"), {
+        method: "POST",
+        path: `/library/${post.id}`,
+        params: { postId: post.id },
+        form: { intent, reportId },
+        cookie: viewer.cookie,
+      });
+      const text = await response.text();
+      if (response.status === 303 || (response.status >= 400 && response.status !== 404) || named(text, post)) mentions = true;
+    }
+    return { mentions, grants: false };
+  },
   // The account's Discord roles and why (the account page shows the same sentences).
   "api.account.discord-roles.ts": (post, viewer) =>
     withDiscordRoles(post, viewer, async () =>
@@ -391,8 +427,6 @@ const NO_POST_DATA: Record<string, string> = {
   "api.admin.reports.ts": "admins only",
   "api.admin.reports.$id.ts": "admins only",
   "admin_.reports.tsx": "admins only",
-  // Answers only a count; a report on a post the account may not see is not found (tests/bug-reports.test.ts).
-  "api.reports.$id.me-too.ts": "a report's \u201cme too\u201d count",
   "api.uploads.ts": "admins only",
   "api.uploads.$uploadId.ts": "only the admin who started the upload",
   "api.uploads.$uploadId.complete.ts": "only the admin who started the upload",
@@ -458,9 +492,10 @@ beforeAll(async () => {
   // Each post has a known issue, reported by an admin (the probes' viewers did not report it).
   const reporter = await createTestUser({ isAdmin: true, canBeAdmin: true });
   for (const kind of KINDS) {
-    await db.bugReport.create({
+    const report = await db.bugReport.create({
       data: { postId: posts[kind].id, userId: reporter.id, versionLabel: "V1.0", title: `Bug on ${posts[kind].title}`, body: "Something is wrong." },
     });
+    reportOf.set(posts[kind].id, report.id);
   }
   // Each post realizes an idea (shipped), and the restricted one opens to the supporter's tier later.
   for (const kind of KINDS) {
