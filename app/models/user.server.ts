@@ -1,6 +1,7 @@
 // Users as the `/api` layer shows them: the field names of docs/api.md#user, mapped from our columns.
 import { db } from "~/db.server";
 import type { PledgeEvent, ShopEmail, User } from "~/generated/prisma/client";
+import { visiblePostsWhere } from "~/models/post-visibility.server";
 
 export type UserWithShopEmails = User & { shopEmails: ShopEmail[] };
 
@@ -75,14 +76,19 @@ export function toApiDownload(download: { id: string; postId: string; version: s
 
 const RECENT_DOWNLOADS = 500;
 
-/** The whole account as `GET /api/auth/user` answers it (docs/api.md#user). */
-export async function getAccount(userId: string) {
+/**
+ * The whole account as `GET /api/auth/user` answers it (docs/api.md#user). Its grants and
+ * downloads name only posts the account may see now (the post-visibility rule): one disabled or
+ * scheduled since is left out, as on "My downloads".
+ */
+export async function getAccount(viewer: Pick<User, "id" | "isAdmin" | "restricted">, now: Date = new Date()) {
+  const seen = { post: visiblePostsWhere(viewer, now) };
   const user = await db.user.findUnique({
-    where: { id: userId },
+    where: { id: viewer.id },
     include: {
       shopEmails: { orderBy: { createdAt: "asc" } },
-      unlockedContent: { orderBy: { createdAt: "asc" }, select: { postId: true } },
-      downloads: { orderBy: { createdAt: "desc" }, take: RECENT_DOWNLOADS, include: { post: { select: { title: true } } } },
+      unlockedContent: { where: seen, orderBy: { createdAt: "asc" }, select: { postId: true } },
+      downloads: { where: seen, orderBy: { createdAt: "desc" }, take: RECENT_DOWNLOADS, include: { post: { select: { title: true } } } },
       pledgeEvents: { orderBy: { date: "desc" } },
     },
   });

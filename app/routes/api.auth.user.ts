@@ -7,7 +7,7 @@ import { getAccount } from "~/models/user.server";
 export function loader({ request }: LoaderFunctionArgs) {
   return handleApi("Failed to fetch user data or tiers.", async () => {
     const current = await getCurrentUser(request);
-    const account = current ? await getAccount(current.id) : null;
+    const account = current ? await getAccount(current) : null;
     if (!account) return apiError(401, "Not authenticated");
     return json(account, { headers: { "Cache-Control": "private, no-store" } });
   });
