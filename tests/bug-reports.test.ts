@@ -376,6 +376,32 @@ describe("me too, known issues and triage", () => {
     });
     expect(late.status).toBe(409);
   });
+
+  it("mails no fix notice naming a post the person may not see; their feed tells them once it is visible", async () => {
+    const hidden = await postWithVersions("Secret Manor");
+    const fan = await createTestUser({ fullName: "Manor Reporter" });
+    await downloaded(fan, hidden);
+    await saveUpdatePreferences(fan.id, { newVersions: "on" });
+    const filed = await report(fan, hidden.postId, { ...goodReport, title: "Door sticks" });
+    const { report: filedReport } = (await filed.json()) as { report: { id: string } };
+    // Disabled after the report (a scheduled post is hidden alike): the admin still marks it fixed.
+    await db.post.update({ where: { id: hidden.postId }, data: { enabled: false } });
+    const fixed = await callRoute(await adminApi(), {
+      method: "PUT",
+      path: `/api/admin/reports/${filedReport.id}`,
+      params: { id: filedReport.id },
+      json: { state: "FIXED", fixedVersionId: hidden.v2 },
+      cookie: await sessionCookie(admin.id),
+    });
+    expect(fixed.status).toBe(200);
+    expect(await fixed.json()).toMatchObject({ noticesQueued: 0 });
+    expect(await db.outboxMail.count({ where: { kind: "fix", userId: fan.id } })).toBe(0);
+    const { url } = await regenerateFeedToken(fan.id);
+    const token = /\/feeds\/([^/]+)\.atom$/.exec(url)![1]!;
+    expect(await feedForToken(token)).not.toContain("Secret Manor");
+    await db.post.update({ where: { id: hidden.postId }, data: { enabled: true } });
+    expect((await feedForToken(token))!.split(`bug-fixed/${filedReport.id}`).length - 1).toBe(1);
+  });
 });
 
 describe("insights", () => {

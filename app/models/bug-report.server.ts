@@ -378,7 +378,9 @@ export function versionNotesLink(postId: string, versionId: string): string {
 /**
  * Writes the fix notices of a report just marked fixed, in the caller's transaction: one mail to
  * the reporter and to each "me too" account that chose version mails (notifyNewVersions, not
- * unsubscribed) and whose email is proven, restricted accounts excepted. Answers the ids queued.
+ * unsubscribed) and whose email is proven, restricted accounts excepted, and none to an account
+ * that may not see the post now (disabled or scheduled since: a mail cannot be taken back, and
+ * the feed's "Fixed in" entry tells them once the post is visible). Answers the ids queued.
  */
 async function queueFixNotices(
   tx: Prisma.TransactionClient,
@@ -388,7 +390,13 @@ async function queueFixNotices(
 ): Promise<string[]> {
   const report = await tx.bugReport.findUniqueOrThrow({
     where: { id: reportId },
-    select: { id: true, title: true, userId: true, post: { select: { id: true, title: true } }, meToos: { select: { userId: true } } },
+    select: {
+      id: true,
+      title: true,
+      userId: true,
+      post: { select: { id: true, title: true, enabled: true, publishAt: true } },
+      meToos: { select: { userId: true } },
+    },
   });
   const people = [report.userId, ...report.meToos.map((meToo) => meToo.userId)];
   const subscribers = await tx.updateSubscription.findMany({
@@ -397,11 +405,12 @@ async function queueFixNotices(
       notifyNewVersions: true,
       user: { email: { not: null }, emailVerifiedBy: { not: null }, restricted: false },
     },
-    include: { user: { select: { email: true, fullName: true } } },
+    include: { user: { select: { email: true, fullName: true, isAdmin: true, restricted: true } } },
     orderBy: { userId: "asc" },
   });
   const ids: string[] = [];
   for (const subscriber of subscribers) {
+    if (!isPostVisible(report.post, subscriber.user, now)) continue;
     const id = await enqueueMail(tx, {
       key: fixNoticeKey(reportId, subscriber.userId),
       kind: "fix",
