@@ -296,6 +296,17 @@ const PROBES: Record<string, Probe> = {
   },
   "api.inspiration.panels.$id.like.ts": likeProbe("like"),
   "api.inspiration.panels.$id.patreon-like.ts": likeProbe("patreon-like"),
+  // The vote page's like form (answered in place with JavaScript): as the like API.
+  "inspiration-vote.tsx#like": async (post, viewer) => {
+    const response = await callRoute(await route("inspiration-vote.tsx"), {
+      method: "POST",
+      path: "/inspiration-vote",
+      form: { intent: "like", panelId: ideaOf.get(post.id)!, like: "true", respond: "json" },
+      cookie: viewer.cookie,
+    });
+    const text = await response.text();
+    return { mentions: response.status === 409 || response.status === 200 || named(text, post), grants: false };
+  },
   // "Me too" on the post's known issue (and taking it back) answers a count, or why not: anything but
   // 401 (a guest) or 404 (like an unknown report) says the report, and so its post, is there.
   "api.reports.$id.me-too.ts": async (post, viewer) => {
