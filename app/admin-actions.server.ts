@@ -16,11 +16,12 @@ import { sendUpdateDigestsNow } from "~/models/update-digest.server";
 import { redirectWithError, redirectWithSuccess } from "~/toast.server";
 import {
   ADMIN_MESSAGES,
+  adminUserFormSchema,
+  codeSearchFormSchema,
   codeSearchSchema,
   digestsSentMessage,
-  postedEditorFields,
-  shopEmailSchema,
-  userUpdateFromForm,
+  postedEditorSchema,
+  shopEmailFormSchemas,
   type UserSearch,
 } from "~/utils/admin-schemas";
 import { MAX_CSV_BYTES } from "~/utils/body-limits";
@@ -28,8 +29,9 @@ import { formRefusal } from "~/utils/form-failure.server";
 import { streamTail } from "~/utils/stream-tail.server";
 import { readUploadedFile, receiveUploadedFile } from "~/utils/upload.server";
 import { MAX_TAIL_BYTES } from "~/utils/zip-eocd";
-import { formText } from "~/utils/form-fields";
 import { errorFields, log } from "~/logger.server";
+import { parseForm, readForm } from "~/utils/form-fields";
+import { unlockObjectsUserSchema } from "~/utils/shop-schemas";
 
 function answer(data: AdminActionData, status = 200, headers: Record<string, string> = {}) {
   return json<AdminActionData>(data, { status, headers });
@@ -55,7 +57,7 @@ export async function importPurchases(actorId: string, request: Request) {
 
 export async function searchByCode(form: FormData) {
   const intent = "search-by-code";
-  const values = { code: formText(form, "code"), keyword: formText(form, "keyword") };
+  const values = parseForm(form, codeSearchFormSchema);
   const parsed = codeSearchSchema.safeParse(values);
   if (!parsed.success) return answer({ intent, error: parsed.error.issues[0]?.message ?? ADMIN_MESSAGES.codeSearchRequired, values }, 400);
   try {
@@ -117,8 +119,9 @@ export async function sendDigests(actorId: string, back: UserSearch) {
 }
 
 export async function unlockObjects(actorId: string, form: FormData, back: UserSearch) {
-  const userId = formText(form, "userId");
-  if (!userId) return answer({ intent: "unlock-objects", error: ADMIN_MESSAGES.noUserSelected }, 400);
+  const chosen = readForm(form, unlockObjectsUserSchema);
+  if (!chosen.success) return answer({ intent: "unlock-objects", error: ADMIN_MESSAGES.noUserSelected }, 400);
+  const { userId } = chosen.data;
   try {
     const result = await recomputeUnlocksForUser(actorId, userId);
     if (!result) return redirectWithError(adminHref(back), ADMIN_MESSAGES.userNotFound);
@@ -143,22 +146,23 @@ export type ShopEmailIntent = keyof typeof SHOP_EMAIL_DONE;
  * again with what the admin had typed elsewhere, still unsaved, so nothing typed is lost.
  */
 export async function editUser(actorId: string, intent: "save-user" | ShopEmailIntent, form: FormData, back: UserSearch) {
-  const userId = formText(form, "userId");
-  if (!userId) return answer({ intent, error: ADMIN_MESSAGES.noUserSelected }, 400);
+  // The user edited: the same rule as the user chosen for "Unlock objects".
+  const chosen = readForm(form, unlockObjectsUserSchema);
+  if (!chosen.success) return answer({ intent, error: ADMIN_MESSAGES.noUserSelected }, 400);
+  const { userId } = chosen.data;
   try {
     if (intent === "save-user") {
-      const parsed = userUpdateFromForm(form);
+      const parsed = readForm(form, adminUserFormSchema);
       if (!parsed.success) return answer({ intent, error: parsed.error.issues[0]?.message ?? ADMIN_MESSAGES.updateUserFailed }, 400);
       await updateUserAsAdmin(actorId, userId, parsed.data);
       return redirectWithSuccess(adminHref(back), { message: ADMIN_MESSAGES.userUpdated });
     }
-    const field = { "add-shop-email": "newShopEmail", "verify-shop-email": "verifyShopEmail", "remove-shop-email": "removeShopEmail" }[intent];
-    const parsed = shopEmailSchema.safeParse(formText(form, field));
+    const parsed = readForm(form, shopEmailFormSchemas[intent]);
     if (!parsed.success) return answer({ intent, error: parsed.error.issues[0]?.message ?? ADMIN_MESSAGES.shopEmailInvalid }, 400);
     if (intent === "add-shop-email") await addShopEmailAsAdmin(actorId, userId, parsed.data);
     else if (intent === "verify-shop-email") await verifyShopEmailAsAdmin(actorId, userId, parsed.data);
     else await removeShopEmailAsAdmin(actorId, userId, parsed.data);
-    const posted = postedEditorFields(form);
+    const posted = parseForm(form, postedEditorSchema);
     if (!posted) return redirectWithSuccess(adminHref({ ...back, user: userId }), { message: SHOP_EMAIL_DONE[intent] });
     return answer({ intent, message: SHOP_EMAIL_DONE[intent], posted });
   } catch (error) {

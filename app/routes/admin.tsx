@@ -20,12 +20,12 @@ import { parseAuditFilter } from "~/utils/audit-log";
 import { recentSyncRuns } from "~/models/interval-sync.server";
 import { requireAdmin } from "~/session-guards.server";
 import { listTiers } from "~/models/tier.server";
-import { ADMIN_MESSAGES, parseUserSearch } from "~/utils/admin-schemas";
+import { ADMIN_MESSAGES, adminIntentSchema, parseUserSearch } from "~/utils/admin-schemas";
 import { readPageForm } from "~/utils/page-form.server";
 import { personalPageHeaders } from "~/utils/page-headers";
 import adminStyles from "~/styles/admin.css?url";
 import { adminUploads } from "~/request-policy.server";
-import { formText } from "~/utils/form-fields";
+import { parseForm } from "~/utils/form-fields";
 
 // Admins drop a leaked ZIP (as large as a post file) or a purchases CSV here.
 export function requestPolicy() {
@@ -77,8 +77,7 @@ export async function action({ request }: ActionFunctionArgs) {
   if (request.headers.get("Content-Type")?.startsWith("multipart/form-data")) return importPurchases(admin.id, request);
 
   const form = await readPageForm(request);
-  // Without JavaScript "Mark verified" and "Remove" are submit buttons of the editor's form, named for their email.
-  const intent = formText(form, "verifyShopEmail") ? "verify-shop-email" : formText(form, "removeShopEmail") ? "remove-shop-email" : formText(form, "intent");
+  const intent = parseForm(form, adminIntentSchema);
   switch (intent) {
     case "search-by-code":
       return searchByCode(form);

@@ -2,7 +2,7 @@
 // Messages are docs/messages.md's, word for word.
 import { z } from "zod";
 import { boundedEmail, hasEmailShape } from "~/utils/email-shape";
-import { formFlag, formOptionalText, formText, formTexts } from "~/utils/form-fields";
+import { checkbox, text } from "~/utils/form-fields";
 
 export const ADMIN_MESSAGES = {
   fetchUsersFailed: "Failed to fetch users. Please try again later.",
@@ -140,28 +140,37 @@ export const codeSearchSchema = z.object({
 
 export type CodeSearch = z.infer<typeof codeSearchSchema>;
 
+/** The user editor's flags, posted as checkboxes. */
+const editorFlags = { restricted: checkbox, canBeAdmin: checkbox, isAdmin: checkbox };
+
 /**
- * The editor's fields as its form posts them. The shop emails of the editor's draft travel as
- * `kofiEmail` (each address) and `kofiEmailVerified` (those marked verified).
+ * The editor's form as PUT /api/admin/users/{id} takes it, then that route's schema. The shop
+ * emails of the editor's draft travel as `kofiEmail` (each address) and `kofiEmailVerified`
+ * (those marked verified), those taken off as `kofiEmailRemoved`.
  */
-export function userUpdateFromForm(form: FormData) {
-  const text = (name: string) => formOptionalText(form, name);
-  const texts = (name: string) => [...new Set(formTexts(form, name))];
-  const verified = new Set(texts("kofiEmailVerified").map((email) => email.toLowerCase()));
-  const kofiEmails = texts("kofiEmail").map((email) => ({ email, emailVerified: verified.has(email.toLowerCase()) }));
-  const removed = texts("kofiEmailRemoved");
-  return adminUserUpdateSchema.safeParse({
-    fullName: text("fullName"),
-    email: text("email"),
-    current_tier: text("current_tier"),
-    restricted: formFlag(form, "restricted"),
-    canBeAdmin: formFlag(form, "canBeAdmin"),
-    isAdmin: formFlag(form, "isAdmin"),
-    unlocked_content: texts("unlocked_content"),
-    kofiEmails: kofiEmails.length > 0 ? kofiEmails : undefined,
-    removeKofiEmails: removed.length > 0 ? removed : undefined,
-  });
-}
+export const adminUserFormSchema = z
+  .object({
+    fullName: z.string().optional(),
+    email: z.string().optional(),
+    current_tier: z.string().optional(),
+    ...editorFlags,
+    unlocked_content: z.array(z.string()),
+    kofiEmail: z.array(z.string()),
+    kofiEmailVerified: z.array(z.string()),
+    kofiEmailRemoved: z.array(z.string()),
+  })
+  .transform(({ kofiEmail, kofiEmailVerified, kofiEmailRemoved, unlocked_content, ...fields }) => {
+    const verified = new Set(kofiEmailVerified.map((email) => email.toLowerCase()));
+    const kofiEmails = [...new Set(kofiEmail)].map((email) => ({ email, emailVerified: verified.has(email.toLowerCase()) }));
+    const removed = [...new Set(kofiEmailRemoved)];
+    return {
+      ...fields,
+      unlocked_content: [...new Set(unlocked_content)],
+      kofiEmails: kofiEmails.length > 0 ? kofiEmails : undefined,
+      removeKofiEmails: removed.length > 0 ? removed : undefined,
+    };
+  })
+  .pipe(adminUserUpdateSchema);
 
 /** The editor's account fields and unlocked content as its form posted them (not validated: shown again, never saved). */
 export type PostedEditorFields = {
@@ -174,20 +183,39 @@ export type PostedEditorFields = {
   unlocked_content: string[];
 };
 
+const typed = text.transform((value) => value.slice(0, 300));
+
 /**
  * What the admin had typed in the editor when, without JavaScript, a shop email's Add, Mark
  * verified or Remove posted the whole form: the page draws the editor again with it, unsaved.
+ * Null when the editor's fields were not posted (the shop email's own form, with JavaScript).
  */
-export function postedEditorFields(form: FormData): PostedEditorFields | null {
-  if (!form.has("fullName")) return null;
-  const text = (name: string) => formText(form, name).slice(0, 300);
-  return {
-    fullName: text("fullName"),
-    email: text("email"),
-    current_tier: text("current_tier"),
-    restricted: formFlag(form, "restricted"),
-    canBeAdmin: formFlag(form, "canBeAdmin"),
-    isAdmin: formFlag(form, "isAdmin"),
-    unlocked_content: [...new Set(formTexts(form, "unlocked_content"))].slice(0, 10_000),
-  };
-}
+export const postedEditorSchema = z
+  .object({
+    fullName: z.string().optional(),
+    email: typed,
+    current_tier: typed,
+    ...editorFlags,
+    unlocked_content: z.array(z.string()),
+  })
+  .transform(({ fullName, unlocked_content, ...fields }): PostedEditorFields | null =>
+    fullName === undefined ? null : { fullName: fullName.slice(0, 300), ...fields, unlocked_content: [...new Set(unlocked_content)].slice(0, 10_000) },
+  );
+
+/**
+ * Which /admin form was posted: its `intent`, or without JavaScript the editor's "Mark verified"
+ * and "Remove", submit buttons named for their email.
+ */
+export const adminIntentSchema = z
+  .object({ intent: text, verifyShopEmail: text, removeShopEmail: text })
+  .transform(({ intent, verifyShopEmail, removeShopEmail }) => (verifyShopEmail ? "verify-shop-email" : removeShopEmail ? "remove-shop-email" : intent));
+
+/** The code search's fields as typed (shown again with its answer), for codeSearchSchema. */
+export const codeSearchFormSchema = z.object({ code: text, keyword: text });
+
+/** Each shop email button's field: the address it adds, marks verified or removes. */
+export const shopEmailFormSchemas = {
+  "add-shop-email": z.object({ newShopEmail: shopEmailSchema }).transform((form) => form.newShopEmail),
+  "verify-shop-email": z.object({ verifyShopEmail: shopEmailSchema }).transform((form) => form.verifyShopEmail),
+  "remove-shop-email": z.object({ removeShopEmail: shopEmailSchema }).transform((form) => form.removeShopEmail),
+} as const;
