@@ -14,17 +14,23 @@ import { publishPost, setReleaseSteps } from "~/models/release.server";
 import { getCurrentUser, NOT_AUTHENTICATED_MESSAGE } from "~/models/session.server";
 import { releaseRequirementWarnings, setPostRequirements } from "~/models/post-requirements.server";
 import { setPostTags } from "~/models/catalog.server";
-import { CATALOG_MESSAGES, postTagsSchema, requirementsFormToInput, requirementsSchema } from "~/utils/catalog-schemas";
+import { CATALOG_MESSAGES, postTagsSchema, requirementsFormSchema } from "~/utils/catalog-schemas";
 import { redirectWithError, redirectWithSuccess } from "~/toast.server";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 import { formRefusal } from "~/utils/form-failure.server";
-import { PATCH_MESSAGES, patchAcceptSchema, patchFormToInput, patchMarkSchema, patchVoteSchema } from "~/utils/game-patch-schemas";
-import { LIBRARY_MESSAGES, parseSetIndex, postCreateSchema, postFormToInput, postUpdateSchema } from "~/utils/library-schemas";
+import { PATCH_MESSAGES, patchAcceptFormSchema, patchMarkFormSchema, patchVoteFormSchema } from "~/utils/game-patch-schemas";
+import {
+  LIBRARY_MESSAGES,
+  postCreateFormSchema,
+  postFormSchema,
+  postTagsChangeFormSchema,
+  requirementsChangeFormSchema,
+  setIndexFormSchema,
+  toggleFormSchema,
+} from "~/utils/library-schemas";
 import { readPageForm } from "~/utils/page-form.server";
-import { drawnFieldName, drawnTierList } from "~/utils/library-words";
-import { draftRowsFromForm, editDraftRows, encodeReleaseDraft } from "~/utils/release-draft";
-import { publishSchema, RELEASE_MESSAGES, releaseFormToInput, releaseStepsSchema } from "~/utils/release-schemas";
-import { zonedFieldToIso } from "~/utils/time-zone";
+import { draftFormSchema, editDraftRows, encodeReleaseDraft } from "~/utils/release-draft";
+import { publishSchema, RELEASE_MESSAGES, releaseFormSchema, scheduleFormSchema } from "~/utils/release-schemas";
 import { readUploadedFile, receiveUploadedFile, SELECT_IMAGE_MESSAGE } from "~/utils/upload.server";
 import { withParam } from "~/utils/url";
 import { VERSION_MESSAGES, VERSION_UPLOAD_FIELDS, versionActionSchema } from "~/utils/version-schemas";
@@ -32,22 +38,9 @@ import { addVersionFile, removeVersionFile, versionFileInputOf } from "~/models/
 import { VERSION_FILE_FIELDS, versionFileFieldsToInput } from "~/utils/version-file-schemas";
 import { VERSION_FILE_MESSAGES } from "~/utils/version-file-words";
 import { nsfwAcceptedCookie } from "~/utils/visitor-cookies.server";
-import { formFlag, formOptionalText, formText, formTexts } from "~/utils/form-fields";
+import { checkbox, flag, parseForm, readForm, text } from "~/utils/form-fields";
+import { z } from "zod";
 import type { User } from "~/generated/prisma/client";
-
-/** The editor's tags when they differ from the tags drawn (`has_tags` marks the fieldset), else null. */
-function postTagsChange(form: FormData): string[] | null {
-  if (!form.has("has_tags")) return null;
-  const tags = formTexts(form, "tags");
-  return drawnTierList(tags) === formText(form, drawnFieldName("tags")) ? null : tags;
-}
-
-/** The editor's requirements when they differ from those drawn (`has_requirements`), else null. */
-function requirementsChange(form: FormData): Record<string, unknown> | null {
-  if (!form.has("has_requirements")) return null;
-  const input = requirementsFormToInput(form);
-  return JSON.stringify(input) === formText(form, drawnFieldName("requirements")) ? null : input;
-}
 
 /**
  * Where to go back to after an action: only the library, a post's page, the admin post table or
@@ -58,6 +51,24 @@ export function safeBack(value: unknown, fallback = "/library"): string {
   if (/^\/library(\/[^/?#\s]+)?(\?[^#\s]*)?$/.test(value) || /^\/admin\/posts(\/[^/?#\s]+)?(\?[^#\s]*)?$/.test(value)) return value;
   return fallback;
 }
+
+/** What every form of the page posts: its intent, the post it is about and where to go back to. */
+const pageFormSchema = z.object({ intent: text, postId: text, back: text.transform((back) => safeBack(back)) });
+
+/** A download's form: the version and file (none: the current version's main file), the terms accepted with it, and how to answer. */
+const downloadFormSchema = z.object({
+  postId: text,
+  versionId: text.transform((id) => id || null),
+  fileId: text.transform((id) => id || null),
+  acceptTos: checkbox,
+  respond: flag("json"),
+});
+
+/** With JavaScript the form asks for JSON (`respond=json`) instead of a redirect. */
+const respondFormSchema = z.object({ respond: flag("json") });
+
+/** A file added to a version, to remove. */
+const removeFileFormSchema = z.object({ fileId: text });
 
 /** A refused change as the toast on the way back to the library. */
 function refused(back: string, error: unknown, failureMessage: string) {
@@ -129,19 +140,14 @@ export async function uploadAction(request: Request, user: Awaited<ReturnType<ty
  * with JavaScript (`respond=json`) it is the address, or the refusal, as JSON.
  */
 async function downloadAction(form: FormData, user: Awaited<ReturnType<typeof getCurrentUser>>, back: string) {
-  const postId = formText(form, "postId");
-  const respondJson = formFlag(form, "respond", "json");
-  const accepted = formFlag(form, "acceptTos");
+  const { postId, versionId, fileId, acceptTos: accepted, respond: respondJson } = parseForm(form, downloadFormSchema);
   if (!accepted && !(user?.tosAccepted || isEffectiveAdmin(user))) {
     if (respondJson) return json<DownloadAnswer>({ error: LIBRARY_MESSAGES.tosRequired }, { status: 403 });
     // The file asked for rides along, so accepting the terms downloads that file.
-    return redirect(withParam(withParam(back, "terms", postId), "file", formText(form, "fileId") || null));
+    return redirect(withParam(withParam(back, "terms", postId), "file", fileId));
   }
   try {
     if (accepted && user && !user.tosAccepted) await acceptTerms(user, user.id);
-    const versionId = formText(form, "versionId") || null;
-    // A variant, add-on or translation of the version; none: its main file.
-    const fileId = formText(form, "fileId") || null;
     // The same check as GET /api/download/{postId}, which repeats it for every request of the file
     // (a direct link must not get past it). It is needed here too: a free post's signed address
     // is itself the permission (its route checks the signature, not the viewer), the address
@@ -172,19 +178,17 @@ export async function libraryAction(request: Request) {
   if (request.headers.get("Content-Type")?.startsWith("multipart/form-data")) return uploadAction(request, user);
 
   const form = await readPageForm(request);
-  const intent = formText(form, "intent");
-  const back = safeBack(formText(form, "back"));
-  const postId = formText(form, "postId");
+  const { intent, back, postId } = parseForm(form, pageFormSchema);
 
   if (intent === "accept-nsfw") {
     const headers = { "Set-Cookie": await nsfwAcceptedCookie() };
-    return formFlag(form, "respond", "json") ? json({ ok: true }, { headers }) : redirect(back, { headers });
+    return parseForm(form, respondFormSchema).respond ? json({ ok: true }, { headers }) : redirect(back, { headers });
   }
   if (intent === "download") return downloadAction(form, user, back);
   if (intent === "patch-vote") {
     // A player's answer on the current game patch: any account that downloaded the post.
     if (!user) return redirectWithError(back, NOT_AUTHENTICATED_MESSAGE);
-    const parsed = patchVoteSchema.safeParse(patchFormToInput(form, ["versionId", "patchId", "verdict"]));
+    const parsed = readForm(form, patchVoteFormSchema);
     if (!parsed.success) return redirectWithError(back, firstIssue(parsed.error));
     try {
       await voteOnPatch(user, postId, parsed.data);
@@ -204,31 +208,28 @@ export async function libraryAction(request: Request) {
  * answers with a redirect to `back` and a toast.
  */
 export async function postEditAction(user: User, form: FormData, back: string) {
-  const intent = formText(form, "intent");
-  const postId = formText(form, "postId");
+  const { intent, postId } = parseForm(form, pageFormSchema);
   switch (intent) {
     case "save": {
       // The details, and with the editor's one Save also the tags and requirements: each part
       // only when the admin changed it (its drawn copy differs), so nothing else is written.
-      const parsed = postUpdateSchema.safeParse(postFormToInput(form));
+      const parsed = readForm(form, postFormSchema);
       if (!parsed.success) return redirectWithError(back, firstIssue(parsed.error));
-      const tags = postTagsChange(form);
-      const parsedTags = tags === null ? null : postTagsSchema.safeParse({ tags });
-      if (parsedTags && !parsedTags.success) return redirectWithError(back, firstIssue(parsedTags.error));
-      const requirements = requirementsChange(form);
-      const parsedRequirements = requirements === null ? null : requirementsSchema.safeParse(requirements);
-      if (parsedRequirements && !parsedRequirements.success) return redirectWithError(back, firstIssue(parsedRequirements.error));
+      const tags = readForm(form, postTagsChangeFormSchema);
+      if (!tags.success) return redirectWithError(back, firstIssue(tags.error));
+      const requirements = readForm(form, requirementsChangeFormSchema);
+      if (!requirements.success) return redirectWithError(back, firstIssue(requirements.error));
       try {
-        if (Object.keys(parsed.data).length > 0 || (tags === null && requirements === null)) await updatePost(user, postId, parsed.data);
-        if (parsedTags) await setPostTags(user.id, postId, parsedTags.data);
-        if (parsedRequirements) await setPostRequirements(user.id, postId, parsedRequirements.data);
+        if (Object.keys(parsed.data).length > 0 || (tags.data === null && requirements.data === null)) await updatePost(user, postId, parsed.data);
+        if (tags.data) await setPostTags(user.id, postId, tags.data);
+        if (requirements.data) await setPostRequirements(user.id, postId, requirements.data);
         return redirectWithSuccess(back, "Post updated.");
       } catch (error) {
         return refused(back, error, LIBRARY_MESSAGES.updateFailed);
       }
     }
     case "requirements": {
-      const parsed = requirementsSchema.safeParse(requirementsFormToInput(form));
+      const parsed = readForm(form, requirementsFormSchema);
       if (!parsed.success) return redirectWithError(back, firstIssue(parsed.error));
       try {
         await setPostRequirements(user.id, postId, parsed.data);
@@ -238,7 +239,7 @@ export async function postEditAction(user: User, form: FormData, back: string) {
       }
     }
     case "tags": {
-      const parsed = postTagsSchema.safeParse({ tags: form.getAll("tags").filter((value) => typeof value === "string") });
+      const parsed = readForm(form, postTagsSchema);
       if (!parsed.success) return redirectWithError(back, firstIssue(parsed.error));
       try {
         await setPostTags(user.id, postId, parsed.data);
@@ -249,14 +250,14 @@ export async function postEditAction(user: User, form: FormData, back: string) {
     }
     case "toggle": {
       try {
-        const post = await setPostEnabled(user, postId, formFlag(form, "enabled"));
+        const post = await setPostEnabled(user, postId, parseForm(form, toggleFormSchema).enabled);
         return redirectWithSuccess(back, post.enabled ? "Post enabled." : "Post disabled.");
       } catch (error) {
         return refused(back, error, LIBRARY_MESSAGES.toggleFailed);
       }
     }
     case "set-index": {
-      const parsed = parseSetIndex(formOptionalText(form, "index"));
+      const parsed = readForm(form, setIndexFormSchema);
       if (!parsed.success) return redirectWithError(back, LIBRARY_MESSAGES.invalidIndex);
       try {
         await movePostToIndex(user, postId, parsed.data.index);
@@ -266,7 +267,7 @@ export async function postEditAction(user: User, form: FormData, back: string) {
       }
     }
     case "create": {
-      const parsed = postCreateSchema.safeParse({ title: formText(form, "title"), postId, publish_at: formText(form, "publish_at") });
+      const parsed = readForm(form, postCreateFormSchema);
       if (!parsed.success) return redirectWithError(back, firstIssue(parsed.error));
       try {
         await createPost(user, parsed.data);
@@ -277,10 +278,8 @@ export async function postEditAction(user: User, form: FormData, back: string) {
     }
     case "schedule":
     case "publish-now": {
-      const zone = env().CREATOR_TIME_ZONE;
-      const parsed = publishSchema.safeParse(
-        intent === "publish-now" ? { publish_now: true } : { publish_at: zonedFieldToIso(formText(form, "publish_at"), zone) },
-      );
+      // "Publish now" posts no time; a schedule's time is the creator's wall clock.
+      const parsed = intent === "publish-now" ? publishSchema.safeParse({ publish_now: true }) : readForm(form, scheduleFormSchema(env().CREATOR_TIME_ZONE));
       if (!parsed.success) return redirectWithError(back, firstIssue(parsed.error));
       try {
         await publishPost(user, postId, parsed.data);
@@ -292,14 +291,14 @@ export async function postEditAction(user: User, form: FormData, back: string) {
     case "release-steps": {
       // "Add step" or "Remove" without JavaScript: nothing is saved; the rows as typed come back
       // in the address, one more or one fewer, at the editor.
-      const edit = formText(form, "step_edit");
-      if (edit) {
-        const rows = editDraftRows(draftRowsFromForm(form), edit);
+      const draft = parseForm(form, draftFormSchema);
+      if (draft.edit) {
+        const rows = editDraftRows(draft.rows, draft.edit);
         return redirect(`${withParam(back, "release_draft", encodeReleaseDraft(postId, rows))}#release-${encodeURIComponent(postId)}`);
       }
       // A refusal keeps the rows as typed (in the address), a save shows the saved steps.
-      const keepRows = `${withParam(back, "release_draft", encodeReleaseDraft(postId, draftRowsFromForm(form)))}#release-${encodeURIComponent(postId)}`;
-      const parsed = releaseStepsSchema.safeParse(releaseFormToInput(form, env().CREATOR_TIME_ZONE));
+      const keepRows = `${withParam(back, "release_draft", encodeReleaseDraft(postId, draft.rows))}#release-${encodeURIComponent(postId)}`;
+      const parsed = readForm(form, releaseFormSchema(env().CREATOR_TIME_ZONE));
       if (!parsed.success) return redirectWithError(keepRows, firstIssue(parsed.error));
       try {
         await setReleaseSteps(user, postId, parsed.data);
@@ -316,7 +315,7 @@ export async function postEditAction(user: User, form: FormData, back: string) {
     case "version-hide":
     case "version-show":
     case "version-current": {
-      const parsed = versionActionSchema.safeParse({ postId, versionId: formText(form, "versionId") });
+      const parsed = readForm(form, versionActionSchema);
       if (!parsed.success) return redirectWithError(back, VERSION_MESSAGES.versionNotFound);
       try {
         if (intent === "version-current") {
@@ -331,7 +330,7 @@ export async function postEditAction(user: User, form: FormData, back: string) {
       }
     }
     case "patch-mark": {
-      const parsed = patchMarkSchema.safeParse(patchFormToInput(form, ["versionId", "patchId", "mark"]));
+      const parsed = readForm(form, patchMarkFormSchema);
       if (!parsed.success) return redirectWithError(back, firstIssue(parsed.error));
       try {
         await setVersionMark(user, postId, parsed.data);
@@ -341,7 +340,7 @@ export async function postEditAction(user: User, form: FormData, back: string) {
       }
     }
     case "patch-accept": {
-      const parsed = patchAcceptSchema.safeParse(patchFormToInput(form, ["versionId", "patchId"]));
+      const parsed = readForm(form, patchAcceptFormSchema);
       if (!parsed.success) return redirectWithError(back, firstIssue(parsed.error));
       try {
         await acceptConfirmations(user, postId, parsed.data);
@@ -353,7 +352,7 @@ export async function postEditAction(user: User, form: FormData, back: string) {
     case "remove-file": {
       // A file added to a version (confirmed on a page at `?remove-file=<id>`, or a dialog).
       try {
-        await removeVersionFile(user, postId, formText(form, "fileId"));
+        await removeVersionFile(user, postId, parseForm(form, removeFileFormSchema).fileId);
         return redirectWithSuccess(withParam(back, "remove-file", null), VERSION_FILE_MESSAGES.fileRemoved);
       } catch (error) {
         return refused(withParam(back, "remove-file", null), error, VERSION_FILE_MESSAGES.removeFailed);

@@ -9,10 +9,11 @@ import { requireAdmin } from "~/session-guards.server";
 import { db } from "~/db.server";
 import { redirectWithSuccess } from "~/toast.server";
 import adminStyles from "~/styles/admin.css?url";
-import { CATALOG_MESSAGES, formatPrice, tagCreateSchema, tierPriceFormToInput, tierPriceSchema } from "~/utils/catalog-schemas";
+import { CATALOG_MESSAGES, formatPrice, tagCreateFormSchema, tierPriceFormSchema } from "~/utils/catalog-schemas";
 import { formRefusal } from "~/utils/form-failure.server";
 import { personalPageHeaders } from "~/utils/page-headers";
-import { formText } from "~/utils/form-fields";
+import { parseForm, readForm, text } from "~/utils/form-fields";
+import { z } from "zod";
 import { readPageForm } from "~/utils/page-form.server";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: adminStyles }];
@@ -35,6 +36,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 type Failure = { form: string; target?: string; message: string; fields: Record<string, string> };
 
+/** Which form was posted, and the tag or tier it is about. */
+const catalogFormSchema = z.object({ intent: text, tagId: text, tierId: text });
+
 function failure(form: string, message: string, fields: Record<string, string>, status: number, target?: string) {
   return json<Failure>({ form, target, message, fields }, { status });
 }
@@ -42,9 +46,9 @@ function failure(form: string, message: string, fields: Record<string, string>, 
 export async function action({ request }: ActionFunctionArgs) {
   const admin = await requireAdmin(request);
   const form = await readPageForm(request);
-  const intent = formText(form, "intent");
+  const { intent, tagId, tierId } = parseForm(form, catalogFormSchema);
   if (intent === "create-tag") {
-    const parsed = tagCreateSchema.safeParse({ name: formText(form, "name"), slug: formText(form, "slug") });
+    const parsed = readForm(form, tagCreateFormSchema);
     if (!parsed.success) {
       const fields = Object.fromEntries(parsed.error.issues.map((issue) => [String(issue.path[0] ?? "name"), issue.message]));
       return failure("create-tag", parsed.error.issues[0]!.message, fields, 400);
@@ -59,7 +63,7 @@ export async function action({ request }: ActionFunctionArgs) {
   }
   if (intent === "delete-tag") {
     try {
-      await deleteTag(admin.id, formText(form, "tagId"));
+      await deleteTag(admin.id, tagId);
       return redirectWithSuccess("/admin/catalog", CATALOG_MESSAGES.tagDeleted);
     } catch (error) {
       const refusal = formRefusal(error, CATALOG_MESSAGES.tagFailed);
@@ -67,8 +71,7 @@ export async function action({ request }: ActionFunctionArgs) {
     }
   }
   if (intent === "tier-price") {
-    const tierId = formText(form, "tierId");
-    const parsed = tierPriceSchema.safeParse(tierPriceFormToInput(form));
+    const parsed = readForm(form, tierPriceFormSchema);
     if (!parsed.success) {
       const fields = Object.fromEntries(parsed.error.issues.map((issue) => [issue.path[0] === "currency" ? "currency" : "amount", issue.message]));
       return failure("tier-price", parsed.error.issues[0]!.message, fields, 400, tierId);

@@ -10,10 +10,11 @@ import { isListedPostPublic, listLibraryPosts, patchDayCounts } from "~/models/l
 import { requireAdmin } from "~/session-guards.server";
 import adminStyles from "~/styles/admin.css?url";
 import { formRefusal } from "~/utils/form-failure.server";
-import { PATCH_MESSAGES, patchBanner, patchCreateSchema, patchDeclareSchema, patchFormToInput } from "~/utils/game-patch-schemas";
+import { PATCH_MESSAGES, patchBanner, patchCreateFormSchema, patchDeclareSchema } from "~/utils/game-patch-schemas";
 import { readPageForm } from "~/utils/page-form.server";
 import { personalPageHeaders } from "~/utils/page-headers";
-import { formText } from "~/utils/form-fields";
+import { parseForm, readForm, text } from "~/utils/form-fields";
+import { z } from "zod";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: adminStyles }];
 
@@ -34,16 +35,16 @@ type ActionData = { ok: boolean; message: string; field?: "name" };
 export async function action({ request }: ActionFunctionArgs) {
   const admin = await requireAdmin(request);
   const form = await readPageForm(request);
-  const intent = formText(form, "intent");
+  const { intent } = parseForm(form, z.object({ intent: text }));
   try {
     if (intent === "add") {
-      const parsed = patchCreateSchema.safeParse(patchFormToInput(form, ["name", "current"]));
+      const parsed = readForm(form, patchCreateFormSchema);
       if (!parsed.success) return json<ActionData>({ ok: false, message: parsed.error.issues[0]!.message, field: "name" }, { status: 400 });
       await addGamePatch(admin, parsed.data);
       return json<ActionData>({ ok: true, message: PATCH_MESSAGES.added });
     }
     if (intent === "declare") {
-      const parsed = patchDeclareSchema.safeParse({ patchId: formText(form, "patchId") });
+      const parsed = readForm(form, patchDeclareSchema);
       if (!parsed.success) return json<ActionData>({ ok: false, message: PATCH_MESSAGES.patchNotFound }, { status: 404 });
       await declareCurrentPatch(admin, parsed.data.patchId);
       return json<ActionData>({ ok: true, message: PATCH_MESSAGES.declared });

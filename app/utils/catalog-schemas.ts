@@ -1,7 +1,7 @@
 // Validation for requirements, tags and prices (docs/product.md#requirements, #tags, #prices),
 // shared by the admin forms and the /api/admin routes. Messages are docs/messages.md's.
 import { z } from "zod";
-import { formText } from "~/utils/form-fields";
+import { text } from "~/utils/form-fields";
 
 // Prices as buttons show them live in a zod-free module, for the browser's pages.
 export { formatPrice } from "~/utils/price-words";
@@ -82,23 +82,33 @@ export const requirementsSchema = z.object({ requirements: z.array(requirementSc
 });
 export type RequirementsInput = z.infer<typeof requirementsSchema>;
 
-/**
- * The post editor's Requirements form as the object the /api route takes: rows numbered
- * `req_post_0`, `req_min_0`, `req_name_0`, `req_url_0`; a row left blank is no requirement.
- */
-export function requirementsFormToInput(form: FormData): Record<string, unknown> {
-  const text = (name: string) => formText(form, name).trim();
+/** The most requirement rows the post editor draws and reads. */
+const MAX_REQUIREMENT_ROWS = 20;
+const REQUIREMENT_ROW_FIELDS = ["req_post", "req_min", "req_name", "req_url"] as const;
+type RequirementRowField = `${(typeof REQUIREMENT_ROW_FIELDS)[number]}_${number}`;
+
+/** The post editor's requirement rows as its form posts them: `req_post_0`, `req_min_0`, `req_name_0`, `req_url_0`, ... */
+export const requirementRowsFormShape = Object.fromEntries(
+  Array.from({ length: MAX_REQUIREMENT_ROWS }, (_, index) => REQUIREMENT_ROW_FIELDS.map((field) => [`${field}_${index}`, text])).flat(),
+) as Record<RequirementRowField, typeof text>;
+
+/** The rows as the object the /api route takes; a row left blank is no requirement. */
+export function requirementRowsToInput(form: Record<RequirementRowField, string>): { requirements: Record<string, string | null>[] } {
   const requirements: Record<string, string | null>[] = [];
-  for (let index = 0; index < 20; index++) {
-    const row = { post_id: text(`req_post_${index}`), min_version: text(`req_min_${index}`), name: text(`req_name_${index}`), url: text(`req_url_${index}`) };
+  for (let index = 0; index < MAX_REQUIREMENT_ROWS; index++) {
+    const cell = (field: (typeof REQUIREMENT_ROW_FIELDS)[number]) => (form[`${field}_${index}`] ?? "").trim();
+    const row = { post_id: cell("req_post"), min_version: cell("req_min"), name: cell("req_name"), url: cell("req_url") };
     if (!row.post_id && !row.min_version && !row.name && !row.url) continue;
     requirements.push({ post_id: row.post_id || null, min_version: row.min_version || null, name: row.name || null, url: row.url || null });
   }
   return { requirements };
 }
 
+/** The post editor's Requirements form, then the schema of PUT /api/admin/posts/{id}/requirements. */
+export const requirementsFormSchema = z.object(requirementRowsFormShape).transform(requirementRowsToInput).pipe(requirementsSchema);
+
 /**
- * The editor's hidden copy of the requirements as drawn: what requirementsFormToInput would read
+ * The editor's hidden copy of the requirements as drawn: what requirementRowsToInput would read
  * from the rows untouched, so Save writes them only when the admin changed one.
  */
 export function drawnRequirements(rows: readonly { post_id: string | null; min_version: string | null; name: string | null; url: string | null }[]): string {
@@ -123,6 +133,9 @@ export const tagCreateSchema = z.object({
   slug,
 });
 export type TagCreateInput = z.infer<typeof tagCreateSchema>;
+
+/** The new-tag form (an absent field reads as an empty one), then tagCreateSchema. */
+export const tagCreateFormSchema = z.object({ name: text, slug: text }).pipe(tagCreateSchema);
 
 /** PUT /api/admin/posts/{id}/tags and the post editor's tag checkboxes: the post's tags by slug. */
 export const postTagsSchema = z.object({ tags: z.array(slug).max(50) });
@@ -150,9 +163,11 @@ export const tierPriceSchema = z.object({
 });
 export type TierPriceInput = z.infer<typeof tierPriceSchema>;
 
-/** The tier price form ("5.00" in the currency's units) as the /api body. */
-export function tierPriceFormToInput(form: FormData): Record<string, unknown> {
-  const amount = formText(form, "amount").trim();
-  const cents = amount === "" ? null : /^\d+(?:\.\d{1,2})?$/.test(amount) ? Math.round(Number(amount) * 100) : Number.NaN;
-  return { amount_cents: cents, currency: formText(form, "currency") };
-}
+/** The tier price form ("5.00" in the currency's units), then the schema of PUT /api/admin/tiers/{id}. */
+export const tierPriceFormSchema = z
+  .object({ amount: text, currency: text })
+  .transform(({ amount, currency }) => {
+    const trimmed = amount.trim();
+    return { amount_cents: trimmed === "" ? null : /^\d+(?:\.\d{1,2})?$/.test(trimmed) ? Math.round(Number(trimmed) * 100) : Number.NaN, currency };
+  })
+  .pipe(tierPriceSchema);

@@ -69,6 +69,28 @@ describe("reading a posted form through its schema", () => {
     const schema = z.object({ patchId: blankAsAbsent(z.string().trim().optional()) });
     expect(parseForm(formWith([["patchId", "   "]]), schema)).toEqual({ patchId: undefined });
     expect(parseForm(formWith([["patchId", " p1 "]]), schema)).toEqual({ patchId: "p1" });
+    // Over a rule's whole schema: every blank field is absent, so it meets the rule's own "absent" meaning.
+    const rule = blankAsAbsent(z.object({ versionId: z.string().optional(), verdict: z.enum(["works", "broken"], { message: "Pick an answer." }) }));
+    expect(
+      parseForm(
+        formWith([
+          ["versionId", ""],
+          ["verdict", "works"],
+        ]),
+        rule,
+      ),
+    ).toEqual({ verdict: "works" });
+    expect(
+      refusalOf(() =>
+        parseForm(
+          formWith([
+            ["versionId", "v1"],
+            ["verdict", " "],
+          ]),
+          rule,
+        ),
+      ).fields,
+    ).toEqual({ verdict: "Pick an answer." });
   });
 
   it("reads the fields of every branch of a union and through a form-facing variant piped into the rule's schema", () => {

@@ -101,9 +101,18 @@ export const checkbox = flag("on", "true");
 /** Text as typed; "" when the field is absent (or a file). */
 export const text = z.string().default("");
 
-/** `schema` with blank text ("" or spaces) counted as absent: a field left empty is no value. */
+const isBlank = (value: unknown) => typeof value === "string" && value.trim() === "";
+
+/**
+ * `schema` with blank text ("" or spaces) counted as absent, for forms that post "" for "none":
+ * a text field's own, or every field of an object (a rule's whole schema).
+ */
 export function blankAsAbsent<S extends ZodTypeAny>(schema: S) {
-  return z.preprocess((value) => (typeof value === "string" && value.trim() === "" ? undefined : value), schema);
+  return z.preprocess((value) => {
+    if (isBlank(value)) return undefined;
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+    return Object.fromEntries(Object.entries(value).filter(([, field]) => !isBlank(field)));
+  }, schema);
 }
 
 /** The file posted as `name`, or null when absent, empty or text (uploads: their bytes are no form text). */

@@ -2,7 +2,7 @@
 // the admin page, the post page's forms and the /api routes, and the words every surface shows.
 // Messages are docs/messages.md's, word for word.
 import { z } from "zod";
-import { formFlag, formText } from "~/utils/form-fields";
+import { blankAsAbsent, checkbox } from "~/utils/form-fields";
 
 // The words and marks every surface shows live in a zod-free module, for the browser's pages.
 export { PATCH_MESSAGES, patchBanner, patchNewsHeadline, type PatchMarkName, type PlayerVerdictName, type PostCompatibility } from "~/utils/game-patch-words";
@@ -56,13 +56,8 @@ export const patchVoteSchema = z.object({
 });
 export type PatchVoteInput = z.infer<typeof patchVoteSchema>;
 
-/** A form's fields as the object the schemas take ("" is absent). */
-export function patchFormToInput(form: FormData, names: readonly string[]): Record<string, unknown> {
-  const input: Record<string, unknown> = {};
-  for (const name of names) {
-    const value = formText(form, name);
-    if (value.trim() !== "") input[name] = value;
-  }
-  if (names.includes("current")) input.current = formFlag(form, "current", "on") || formFlag(form, "current");
-  return input;
-}
+// The forms' variants: a field left blank is absent (the current patch, the newest version).
+export const patchCreateFormSchema = blankAsAbsent(patchCreateSchema.extend({ current: checkbox }));
+export const patchMarkFormSchema = blankAsAbsent(patchMarkSchema);
+export const patchAcceptFormSchema = blankAsAbsent(patchAcceptSchema);
+export const patchVoteFormSchema = blankAsAbsent(patchVoteSchema);

@@ -3,7 +3,8 @@
 import { z } from "zod";
 import { blenderExtensionSchema } from "~/utils/blender-manifest";
 import { optionalPublishAtSchema } from "~/utils/release-schemas";
-import { formFlag, formOptionalText, formTexts } from "~/utils/form-fields";
+import { checkbox, text } from "~/utils/form-fields";
+import { postTagsSchema, requirementRowsFormShape, requirementRowsToInput, requirementsSchema } from "~/utils/catalog-schemas";
 
 // The library's words, filters and card fields live in a zod-free module, so the browser's
 // library page does not load zod for them; the schemas below re-export them.
@@ -99,58 +100,116 @@ export const setIndexSchema = z.object({
   index: z.coerce.number({ invalid_type_error: LIBRARY_MESSAGES.invalidIndex }).int(LIBRARY_MESSAGES.invalidIndex).min(0, LIBRARY_MESSAGES.invalidIndex),
 });
 
-/** Set Index accepts only a plain number of 0 or more ("" or "abc" are refused). */
-export function parseSetIndex(value: unknown) {
-  if (typeof value === "string" && !/^\s*\d+\s*$/.test(value)) return setIndexSchema.safeParse({ index: Number.NaN });
-  return setIndexSchema.safeParse({ index: value });
-}
+/** The Set Index form: only a plain number of 0 or more ("" or "abc" are refused). */
+export const setIndexFormSchema = z
+  .object({ index: z.string().optional() })
+  .transform(({ index }) => ({ index: index !== undefined && /^\s*\d+\s*$/.test(index) ? index : Number.NaN }))
+  .pipe(setIndexSchema);
+
+/** The admin card's toggle: `enabled` posted as "true" or "false". */
+export const toggleFormSchema = toggleSchema.extend({ enabled: checkbox });
+
+/** The new-post form: its title, an optional id and an optional scheduled publication. */
+export const postCreateFormSchema = z.object({ title: text, postId: text, publish_at: text }).pipe(postCreateSchema);
 
 export const acceptTosSchema = z.object({
   tosAccepted: z.literal(true, { errorMap: () => ({ message: LIBRARY_MESSAGES.tosFailed }) }),
 });
 
+/** The card's text fields, each drawn with its hidden copy (`drawn_<name>`). */
+const POST_TEXT_FIELDS = [
+  "title",
+  "version",
+  "kofi_id",
+  "drive_file_id",
+  "url",
+  "first_published_at",
+  "published_at",
+  "last_updated",
+  "blender_extension",
+] as const;
+const POST_PRICE_FIELDS = ["shop_price", "shop_currency"] as const;
+const POST_FLAG_FIELDS = ["is_kofiOnly", "paid_content"] as const;
+const POST_TIER_FIELDS = ["tiers", "first_tiers"] as const;
+const DRAWN_FIELDS = [...POST_TEXT_FIELDS, ...POST_PRICE_FIELDS, ...POST_FLAG_FIELDS, ...POST_TIER_FIELDS] as const;
+
+/** The same `field` for each of `names`: part of a form's schema. */
+function fieldsNamed<N extends string, F extends z.ZodTypeAny>(names: readonly N[], field: F): Record<N, F> {
+  return Object.fromEntries(names.map((name) => [name, field])) as Record<N, F>;
+}
+
+/** A field posted or not (undefined), its text as typed. */
+const postedText = z.string().optional();
+
 /**
- * The admin card form as the same object the PUT /api/library/posts/{id} route takes.
- * Checkboxes: absent = false; tier checkboxes repeat their name.
+ * The admin card form as the same object the PUT /api/library/posts/{id} route takes, then that
+ * route's schema. Checkboxes: absent = false; tier checkboxes repeat their name.
  *
  * The card also posts each field's value as it was drawn (`drawn_<name>`). A field whose value
  * is still the drawn one was not edited and is left out, so Save changes only what the admin
  * changed: a version uploaded (or a field changed elsewhere) after the card was drawn stays.
+ * The flags and tiers are read only when their fieldset was drawn (`has_flags`, `has_tiers`).
  */
-export function postFormToInput(form: FormData): Record<string, unknown> {
-  const text = (name: string) => formOptionalText(form, name);
-  const unchanged = (name: string, value: string) => {
-    const drawn = text(drawnFieldName(name));
-    return drawn !== undefined && drawn === value;
-  };
-  const input: Record<string, unknown> = {};
-  for (const name of ["title", "version", "kofi_id", "drive_file_id", "url", "first_published_at", "published_at", "last_updated", "blender_extension"]) {
-    const value = text(name);
-    if (value !== undefined && !unchanged(name, value)) input[name] = value;
-  }
-  for (const name of ["first_published_at", "published_at", "last_updated"]) {
-    // <input type="date"> answers YYYY-MM-DD: a day in UTC.
-    const value = input[name];
-    if (typeof value === "string" && /^\d{4}-\d{2}-\d{2}$/.test(value)) input[name] = `${value}T00:00:00.000Z`;
-  }
-  for (const name of ["shop_price", "shop_currency"]) {
-    const value = text(name);
-    if (value === undefined || unchanged(name, value)) continue;
-    const trimmed = value.trim();
-    if (name === "shop_currency") input.shop_currency = trimmed === "" ? null : trimmed;
-    else input.shop_price_cents = trimmed === "" ? null : /^\d+(?:\.\d{1,2})?$/.test(trimmed) ? Math.round(Number(trimmed) * 100) : Number.NaN;
-  }
-  if (form.has("has_flags")) {
-    for (const name of ["is_kofiOnly", "paid_content"]) {
-      const checked = formFlag(form, name, "on");
-      if (!unchanged(name, checked ? "on" : "")) input[name] = checked;
+export const postFormSchema = z
+  .object({
+    ...fieldsNamed(POST_TEXT_FIELDS, postedText),
+    ...fieldsNamed(POST_PRICE_FIELDS, postedText),
+    ...fieldsNamed(POST_FLAG_FIELDS, checkbox),
+    ...fieldsNamed(POST_TIER_FIELDS, z.array(z.string())),
+    ...fieldsNamed(DRAWN_FIELDS.map(drawnFieldName), postedText),
+    has_flags: postedText,
+    has_tiers: postedText,
+  })
+  .transform((form) => {
+    const unchanged = (name: (typeof DRAWN_FIELDS)[number], value: string) => {
+      const drawn = form[drawnFieldName(name)];
+      return drawn !== undefined && drawn === value;
+    };
+    const input: Record<string, unknown> = {};
+    for (const name of POST_TEXT_FIELDS) {
+      const value = form[name];
+      if (value !== undefined && !unchanged(name, value)) input[name] = value;
     }
-  }
-  if (form.has("has_tiers")) {
-    for (const name of ["tiers", "first_tiers"]) {
-      const ids = formTexts(form, name);
-      if (!unchanged(name, drawnTierList(ids))) input[name] = ids;
+    for (const name of ["first_published_at", "published_at", "last_updated"]) {
+      // <input type="date"> answers YYYY-MM-DD: a day in UTC.
+      const value = input[name];
+      if (typeof value === "string" && /^\d{4}-\d{2}-\d{2}$/.test(value)) input[name] = `${value}T00:00:00.000Z`;
     }
-  }
-  return input;
-}
+    for (const name of POST_PRICE_FIELDS) {
+      const value = form[name];
+      if (value === undefined || unchanged(name, value)) continue;
+      const trimmed = value.trim();
+      if (name === "shop_currency") input.shop_currency = trimmed === "" ? null : trimmed;
+      else input.shop_price_cents = trimmed === "" ? null : /^\d+(?:\.\d{1,2})?$/.test(trimmed) ? Math.round(Number(trimmed) * 100) : Number.NaN;
+    }
+    if (form.has_flags !== undefined) {
+      for (const name of POST_FLAG_FIELDS) if (!unchanged(name, form[name] ? "on" : "")) input[name] = form[name];
+    }
+    if (form.has_tiers !== undefined) {
+      for (const name of POST_TIER_FIELDS) if (!unchanged(name, drawnTierList(form[name]))) input[name] = form[name];
+    }
+    return input;
+  })
+  .pipe(postUpdateSchema);
+
+/**
+ * The post editor's tags with its one Save: null when the fieldset was not drawn (`has_tags`) or
+ * the ticked tags are still those drawn, else the tags for PUT /api/admin/posts/{id}/tags.
+ */
+export const postTagsChangeFormSchema = z
+  .object({ has_tags: postedText, tags: z.array(z.string()), [drawnFieldName("tags")]: text })
+  .transform((form) => (form.has_tags === undefined || drawnTierList(form.tags) === form.drawn_tags ? null : { tags: form.tags }))
+  .pipe(postTagsSchema.nullable());
+
+/**
+ * The post editor's requirements with its one Save: null when the rows were not drawn
+ * (`has_requirements`) or read as the copy drawn, else the list for PUT /api/admin/posts/{id}/requirements.
+ */
+export const requirementsChangeFormSchema = z
+  .object({ has_requirements: postedText, [drawnFieldName("requirements")]: text, ...requirementRowsFormShape })
+  .transform((form) => {
+    if (form.has_requirements === undefined) return null;
+    const input = requirementRowsToInput(form);
+    return JSON.stringify(input) === form.drawn_requirements ? null : input;
+  })
+  .pipe(requirementsSchema.nullable());

@@ -60,7 +60,7 @@ export function parsePostsPerLine(value: string | null | undefined): number {
 }
 
 /** The card's hidden copy of a field as it was drawn: `drawn_title` for `title`. */
-export function drawnFieldName(name: string): string {
+export function drawnFieldName<N extends string>(name: N): `drawn_${N}` {
   return `drawn_${name}`;
 }
 

@@ -5,7 +5,8 @@
 // ladder preview of the rows. Pure: shared by the editor and the action.
 import { z } from "zod";
 import { releaseLadder, type LadderRung, type LadderTier, type ListedReleaseStep } from "~/utils/release-ladder";
-import { audienceTierIds, MAX_RELEASE_STEPS, stepOpensAt } from "~/utils/release-schemas";
+import { text } from "~/utils/form-fields";
+import { audienceTierIds, MAX_RELEASE_STEPS, releaseRowsFormShape, releaseRowsOf, stepOpensAt } from "~/utils/release-schemas";
 import { instantToZoned, zonedToInstant } from "~/utils/time-zone";
 
 /**
@@ -16,20 +17,14 @@ export type DraftRow = { audience: string; days: string; date: string; announce?
 
 export const BLANK_ROW: DraftRow = { audience: "", days: "", date: "" };
 
-/** The form's rows, in order (`step_audience`, `step_days`, `step_date` repeated). */
-export function draftRowsFromForm(form: FormData): DraftRow[] {
-  const all = (name: string) => form.getAll(name).map((value) => (typeof value === "string" ? value.trim() : ""));
-  const days = all("step_days");
-  const dates = all("step_date");
-  const announces = all("step_announce");
-  // The announcement address only where one was typed, so rows without one stay as they were.
-  return all("step_audience").map((audience, index) => ({
-    audience,
-    days: days[index] ?? "",
-    date: dates[index] ?? "",
-    ...(announces[index] ? { announce: announces[index] } : {}),
-  }));
-}
+/**
+ * The editor's form as typed: its rows in order, and `step_edit` ("add", "remove:<index>" or ""
+ * for Save). The announcement address only where one was typed, so rows without one stay as they were.
+ */
+export const draftFormSchema = z.object({ step_edit: text, ...releaseRowsFormShape }).transform((form) => ({
+  edit: form.step_edit,
+  rows: releaseRowsOf(form).map(({ announce, ...row }): DraftRow => (announce ? { ...row, announce } : row)),
+}));
 
 /** The saved steps as rows, their dates in the creator's `timeZone`. */
 export function savedDraftRows(steps: readonly ListedReleaseStep[], timeZone: string, announceUrls: readonly (string | null)[] = []): DraftRow[] {

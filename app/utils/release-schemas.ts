@@ -3,7 +3,8 @@
 // the presets; and the one-line preview ("Tier 3 at publishing, Tier 2 on 10 Dec, free on 1 Feb").
 import { z } from "zod";
 import { formatDay } from "~/utils/dates";
-import { zonedToInstant } from "~/utils/time-zone";
+import { text } from "~/utils/form-fields";
+import { zonedFieldToIso, zonedToInstant } from "~/utils/time-zone";
 
 export const RELEASE_MESSAGES = {
   failed: "Failed to update the release",
@@ -161,24 +162,41 @@ export function presetSteps(preset: ReleasePreset, tiers: readonly PresetTier[])
   }
 }
 
+const rowTexts = z.array(z.string().trim());
+
+/** The release editor's rows as posted: `step_audience`, `step_days`, `step_date`, `step_announce` repeated in order, trimmed. */
+export const releaseRowsFormShape = { step_audience: rowTexts, step_days: rowTexts, step_date: rowTexts, step_announce: rowTexts };
+
+/** The posted rows, one per audience field ("" where a row left a field out). */
+export function releaseRowsOf(form: { [Name in keyof typeof releaseRowsFormShape]: string[] }) {
+  return form.step_audience.map((audience, index) => ({
+    audience,
+    days: form.step_days[index] ?? "",
+    date: form.step_date[index] ?? "",
+    announce: form.step_announce[index] ?? "",
+  }));
+}
+
 /**
- * The release editor's steps form as the API's body: a preset when one is chosen, else the rows
- * (`step_audience`, `step_days`, `step_date` repeated in order; rows without an audience are
- * skipped). A row's date is a wall-clock time in the creator's `timeZone` (CREATOR_TIME_ZONE).
+ * The release editor's steps form as the API's body, then its schema: a preset when one is
+ * chosen, else the rows (rows without an audience are skipped). A row's date is a wall-clock
+ * time in the creator's `timeZone` (CREATOR_TIME_ZONE).
  */
-export function releaseFormToInput(form: FormData, timeZone = "UTC"): { preset: string } | { steps: unknown[] } {
-  const preset = form.get("preset");
-  if (typeof preset === "string" && isReleasePreset(preset)) return { preset };
-  const all = (name: string) => form.getAll(name).map((value) => (typeof value === "string" ? value.trim() : ""));
-  const days = all("step_days");
-  const dates = all("step_date");
-  const announces = all("step_announce");
-  return {
-    steps: releaseRowsToSteps(
-      all("step_audience").map((audience, index) => ({ audience, days: days[index] ?? "", date: dates[index] ?? "", announce: announces[index] ?? "" })),
-      timeZone,
-    ),
-  };
+export function releaseFormSchema(timeZone = "UTC") {
+  return z
+    .object({ preset: z.string().optional(), ...releaseRowsFormShape })
+    .transform((form) =>
+      form.preset !== undefined && isReleasePreset(form.preset) ? { preset: form.preset } : { steps: releaseRowsToSteps(releaseRowsOf(form), timeZone) },
+    )
+    .pipe(releaseStepsSchema);
+}
+
+/** The card's scheduling form: `publish_at`, a wall-clock time in the creator's `timeZone`, then publishSchema. */
+export function scheduleFormSchema(timeZone = "UTC") {
+  return z
+    .object({ publish_at: text })
+    .transform(({ publish_at }) => ({ publish_at: zonedFieldToIso(publish_at, timeZone) }))
+    .pipe(publishSchema);
 }
 
 /** The editor's rows as the API's steps (rows without an audience are skipped; dates read in `timeZone`). */

@@ -77,7 +77,6 @@ export function instantToZoned(date: Date, zone: string): string {
  * A form's datetime-local field read in `zone`, as the ISO instant the schemas take; any other
  * text as it was (the schema then names what is wrong with it).
  */
-export function zonedFieldToIso(value: FormDataEntryValue | null, zone: string): string {
-  const text = typeof value === "string" ? value : "";
-  return zonedToInstant(text, zone)?.toISOString() ?? text;
+export function zonedFieldToIso(value: string, zone: string): string {
+  return zonedToInstant(value, zone)?.toISOString() ?? value;
 }
