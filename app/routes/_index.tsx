@@ -18,7 +18,8 @@ import homeStyles from "~/styles/home.css?url";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 import type { CacheableHandle } from "~/document-cache.server";
 import { adminUploads } from "~/request-policy.server";
-import { formFile, formText } from "~/utils/form-fields";
+import { formFile, parseForm, readForm, text } from "~/utils/form-fields";
+import { z } from "zod";
 
 // Admins upload panel images from the home page.
 export function requestPolicy() {
@@ -53,6 +54,16 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 type ActionData = { error: string; values: PanelFormValues };
 
+/** The panel form as typed, shown again when refused: its intent, the panel edited (none: a new one) and the fields. */
+const panelFormSchema = z.object({
+  intent: text,
+  id: text.transform((id) => id || undefined),
+  title: text,
+  description: text,
+  link: text,
+  index: text,
+});
+
 export async function action({ request }: ActionFunctionArgs) {
   const admin = await requireAdmin(request);
   let form: FormData;
@@ -62,8 +73,8 @@ export async function action({ request }: ActionFunctionArgs) {
   } catch (error) {
     return redirectWithError("/", formRefusal(error, "Failed to update panel.").message);
   }
-  const intent = formText(form, "intent");
-  const id = formText(form, "id") || undefined;
+  const { intent, ...values } = parseForm(form, panelFormSchema);
+  const { id } = values;
 
   if (intent === "delete") {
     if (!id) return redirectWithError("/", "Failed to delete panel.");
@@ -75,14 +86,7 @@ export async function action({ request }: ActionFunctionArgs) {
     return redirectWithSuccess("/", "Panel deleted successfully.");
   }
 
-  const values: PanelFormValues = {
-    id,
-    title: formText(form, "title"),
-    description: formText(form, "description"),
-    link: formText(form, "link"),
-    index: formText(form, "index"),
-  };
-  const parsed = panelInputSchema.safeParse(values);
+  const parsed = readForm(form, panelInputSchema);
   if (!parsed.success) return json<ActionData>({ error: firstIssue(parsed.error), values }, { status: 400 });
   const file = formFile(form, "image");
   const image = file ? Buffer.from(await file.arrayBuffer()) : null;

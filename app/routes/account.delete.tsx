@@ -14,7 +14,8 @@ import { formRefusal } from "~/utils/form-failure.server";
 import { readPageForm } from "~/utils/page-form.server";
 import { personalPageHeaders } from "~/utils/page-headers";
 import { CHECKS_PASSWORD } from "~/request-policy.server";
-import { formFlag, formText } from "~/utils/form-fields";
+import { parseForm, text } from "~/utils/form-fields";
+import { z } from "zod";
 
 // Checks a password: a bounded wait for a turn and an answer budget under load (server/admission.ts).
 export function requestPolicy() {
@@ -37,13 +38,14 @@ type ActionData = { intent: "send-code" | "delete"; ok: boolean; message: string
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const form = await readPageForm(request);
-  const intent = formFlag(form, "intent", "send-code") ? "send-code" : "delete";
+  // "Send a code" names itself; any other post deletes, with the password or the code mailed.
+  const { intent, password, code } = parseForm(form, z.object({ intent: z.enum(["send-code", "delete"]).catch("delete"), password: text, code: text }));
   try {
     if (intent === "send-code") {
       await sendDeletionCode(user.id);
       return json<ActionData>({ intent, ok: true, message: DELETE_MESSAGES.codeSent, fields: {} });
     }
-    await deleteOwnAccount(user.id, { password: formText(form, "password"), code: formText(form, "code") });
+    await deleteOwnAccount(user.id, { password, code });
   } catch (error) {
     const refusal = formRefusal(error, intent === "delete" ? DELETE_MESSAGES.failed : "Could not send the code.");
     return json<ActionData>({ intent, ok: false, message: refusal.message, fields: refusal.fields }, { status: refusal.status, headers: refusal.headers });

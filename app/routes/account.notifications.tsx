@@ -15,8 +15,9 @@ import { formatDay } from "~/utils/dates";
 import { formRefusal } from "~/utils/form-failure.server";
 import { readPageForm } from "~/utils/page-form.server";
 import { personalPageHeaders } from "~/utils/page-headers";
-import { UPDATE_MESSAGES } from "~/utils/update-schemas";
-import { formFlag, formOptionalText } from "~/utils/form-fields";
+import { UPDATE_MESSAGES, updatePreferencesSchema } from "~/utils/update-schemas";
+import { formInput, parseForm } from "~/utils/form-fields";
+import { z } from "zod";
 
 export const links: LinksFunction = () => accountPanelLinks();
 
@@ -37,17 +38,14 @@ type ActionData = { intent: "feed" | "preferences"; ok: boolean; message: string
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const form = await readPageForm(request);
-  const intent = formFlag(form, "intent", "feed") ? "feed" : "preferences";
+  const { intent } = parseForm(form, z.object({ intent: z.enum(["feed", "preferences"]).catch("preferences") }));
   try {
     if (intent === "feed") {
       const { url } = await regenerateFeedToken(user.id);
       return json<ActionData>({ intent, ok: true, message: UPDATE_MESSAGES.feedCreated, feedUrl: url }, { headers: NO_STORE });
     }
-    await saveUpdatePreferences(user.id, {
-      newVersions: formOptionalText(form, "newVersions"),
-      newPosts: formOptionalText(form, "newPosts"),
-      releases: formOptionalText(form, "releases"),
-    });
+    // The checkboxes as posted: the model checks them with updatePreferencesSchema.
+    await saveUpdatePreferences(user.id, formInput(form, updatePreferencesSchema));
     return json<ActionData>({ intent, ok: true, message: UPDATE_MESSAGES.preferencesSaved }, { headers: NO_STORE });
   } catch (error) {
     const refusal = formRefusal(error, intent === "feed" ? UPDATE_MESSAGES.feedFailed : UPDATE_MESSAGES.saveFailed);

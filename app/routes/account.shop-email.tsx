@@ -11,7 +11,8 @@ import { clientAddress } from "~/utils/client-address.server";
 import { formRefusal } from "~/utils/form-failure.server";
 import { readPageForm } from "~/utils/page-form.server";
 import { SHOP_INTENTS, SHOP_MESSAGES, shopEmailCodeSchema, shopEmailSchema, type ShopIntent } from "~/utils/shop-schemas";
-import { formText } from "~/utils/form-fields";
+import { parseForm, readForm, text } from "~/utils/form-fields";
+import { z } from "zod";
 
 const FAILURE: Record<ShopIntent, string> = {
   link: SHOP_MESSAGES.sendFailed,
@@ -29,12 +30,11 @@ function safeReturnPath(value: string): string {
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const form = await readPageForm(request);
-  const back = safeReturnPath(formText(form, "redirectTo"));
-  const intent = formText(form, "intent") as ShopIntent;
-  if (!SHOP_INTENTS.includes(intent)) return redirectWithError(back, "Unknown action.");
+  const { redirectTo, intent } = parseForm(form, z.object({ redirectTo: text, intent: z.enum(SHOP_INTENTS).optional().catch(undefined) }));
+  const back = safeReturnPath(redirectTo);
+  if (!intent) return redirectWithError(back, "Unknown action.");
   if (isRestricted(user)) return redirectWithError(back, RESTRICTED_MESSAGE);
-  const fields = { email: formText(form, "email"), code: formText(form, "code") };
-  const parsed = intent === "verify" ? shopEmailCodeSchema.safeParse(fields) : shopEmailSchema.safeParse(fields);
+  const parsed = intent === "verify" ? readForm(form, shopEmailCodeSchema) : readForm(form, shopEmailSchema);
   if (!parsed.success) return redirectWithError(back, parsed.error.issues[0]?.message ?? FAILURE[intent]);
   const { email } = parsed.data;
   const code = "code" in parsed.data && typeof parsed.data.code === "string" ? parsed.data.code : "";

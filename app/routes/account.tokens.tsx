@@ -13,11 +13,12 @@ import { createApiToken, listApiTokens, revokeApiToken, type ApiTokenSummary } f
 import { isDomainError } from "~/models/errors";
 import { requireSessionPageUser } from "~/session-guards.server";
 import { formatDay, formatDayTime } from "~/utils/dates";
-import { API_TOKEN_LABEL_MAX, API_TOKEN_MESSAGES, MAX_API_TOKENS_PER_ACCOUNT } from "~/utils/api-token-schemas";
+import { API_TOKEN_LABEL_MAX, API_TOKEN_MESSAGES, apiTokenLabelSchema, MAX_API_TOKENS_PER_ACCOUNT } from "~/utils/api-token-schemas";
 import { formRefusal } from "~/utils/form-failure.server";
 import { readPageForm } from "~/utils/page-form.server";
 import { personalPageHeaders } from "~/utils/page-headers";
-import { formFlag, formOptionalText, formText } from "~/utils/form-fields";
+import { formInput, parseForm, text } from "~/utils/form-fields";
+import { z } from "zod";
 
 export const links: LinksFunction = () => accountPanelLinks();
 
@@ -43,13 +44,14 @@ type ActionData = { intent: "create" | "revoke"; ok: boolean; message: string; f
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireSessionPageUser(request, API_TOKEN_MESSAGES.sessionOnly);
   const form = await readPageForm(request);
-  const intent = formFlag(form, "intent", "revoke") ? "revoke" : "create";
+  const { intent, id } = parseForm(form, z.object({ intent: z.enum(["revoke", "create"]).catch("create"), id: text }));
   try {
     if (intent === "revoke") {
-      await revokeApiToken(user, formText(form, "id"));
+      await revokeApiToken(user, id);
       return json<ActionData>({ intent, ok: true, message: API_TOKEN_MESSAGES.revoked }, { headers: NO_STORE });
     }
-    const made = await createApiToken(user, { label: formOptionalText(form, "label") });
+    // The label as posted: the model checks it with the schema of POST /api/account/tokens.
+    const made = await createApiToken(user, formInput(form, apiTokenLabelSchema));
     return json<ActionData>(
       { intent, ok: true, message: API_TOKEN_MESSAGES.created, token: { label: made.label, secret: made.token, expiresAt: made.expires_at } },
       { status: 201, headers: NO_STORE },

@@ -10,11 +10,12 @@ import { Field, SubmitButton } from "~/components/form";
 import { createRoleMapping, deleteRoleMapping, discordOverview, mappingTargets } from "~/models/discord-roles.server";
 import { requireAdmin } from "~/session-guards.server";
 import adminStyles from "~/styles/admin.css?url";
-import { DISCORD_MESSAGES, DISCORD_RULE_WORDS, DISCORD_RULES } from "~/utils/discord-schemas";
+import { DISCORD_MESSAGES, DISCORD_RULE_WORDS, DISCORD_RULES, roleMappingSchema } from "~/utils/discord-schemas";
 import { formRefusal } from "~/utils/form-failure.server";
 import { readPageForm } from "~/utils/page-form.server";
 import { personalPageHeaders } from "~/utils/page-headers";
-import { formFlag, formOptionalText, formText } from "~/utils/form-fields";
+import { formInput, parseForm, text } from "~/utils/form-fields";
+import { z } from "zod";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: adminStyles }];
 
@@ -35,22 +36,15 @@ type ActionData = { intent: "create" | "delete"; ok: boolean; message: string; f
 export async function action({ request }: ActionFunctionArgs) {
   const admin = await requireAdmin(request);
   const form = await readPageForm(request);
-  const intent = formFlag(form, "intent", "delete") ? "delete" : "create";
+  // Removing names its mapping; any other post creates one.
+  const { intent, id } = parseForm(form, z.object({ intent: z.enum(["delete", "create"]).catch("create"), id: text }));
   try {
     if (intent === "delete") {
-      await deleteRoleMapping(admin, formText(form, "id"));
+      await deleteRoleMapping(admin, id);
       return json<ActionData>({ intent, ok: true, message: DISCORD_MESSAGES.removed, fields: {} }, { headers: NO_STORE });
     }
-    const text = (name: string) => formOptionalText(form, name);
-    await createRoleMapping(admin, {
-      role_id: text("role_id"),
-      role_name: text("role_name"),
-      rule: text("rule"),
-      tier_id: text("tier_id"),
-      post_id: text("post_id"),
-      shop_item: text("shop_item"),
-      idea_id: text("idea_id"),
-    });
+    // The mapping's fields as posted: the model checks them with the schema of POST /api/admin/discord-roles.
+    await createRoleMapping(admin, formInput(form, roleMappingSchema));
     return json<ActionData>({ intent, ok: true, message: DISCORD_MESSAGES.created, fields: {} }, { status: 201, headers: NO_STORE });
   } catch (error) {
     const refusal = formRefusal(error, intent === "delete" ? DISCORD_MESSAGES.removeFailed : DISCORD_MESSAGES.createFailed);

@@ -12,11 +12,12 @@ import { BUG_REPORT_MESSAGES, fixVersionChoices, listBugReports, postsWithReport
 import { requireAdmin } from "~/session-guards.server";
 import adminStyles from "~/styles/admin.css?url";
 import { redirectWithSuccess } from "~/toast.server";
-import { BUG_STATE_WORDS, BUG_STATES } from "~/utils/bug-report-schemas";
+import { BUG_STATE_WORDS, BUG_STATES, bugStateSchema } from "~/utils/bug-report-schemas";
 import { formRefusal } from "~/utils/form-failure.server";
 import { readPageForm } from "~/utils/page-form.server";
 import { personalPageHeaders } from "~/utils/page-headers";
-import { formText } from "~/utils/form-fields";
+import { formInput, parseForm, text } from "~/utils/form-fields";
+import { z } from "zod";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: adminStyles }];
 
@@ -39,10 +40,10 @@ type ActionData = { ok: false; reportId: string; message: string };
 export async function action({ request }: ActionFunctionArgs) {
   const admin = await requireAdmin(request);
   const form = await readPageForm(request);
-  const reportId = formText(form, "reportId");
-  const back = formText(form, "back");
+  const { reportId, back } = parseForm(form, z.object({ reportId: text, back: text }));
   try {
-    await setBugReportState(admin, reportId, { state: formText(form, "state"), fixedVersionId: formText(form, "fixedVersionId") || null });
+    // The state and fixed version as posted: the model checks them with the schema of PUT /api/admin/reports/{id}.
+    await setBugReportState(admin, reportId, formInput(form, bugStateSchema));
     return redirectWithSuccess(back.startsWith("/admin/reports") ? back : "/admin/reports", BUG_REPORT_MESSAGES.stateSaved, { status: 303 });
   } catch (error) {
     const refusal = formRefusal(error, BUG_REPORT_MESSAGES.failed);

@@ -14,7 +14,8 @@ import { formRefusal } from "~/utils/form-failure.server";
 import { readPageForm } from "~/utils/page-form.server";
 import { personalPageHeaders } from "~/utils/page-headers";
 import stylesheet from "~/styles/login.css?url";
-import { formText } from "~/utils/form-fields";
+import { readForm } from "~/utils/form-fields";
+import { providerLoginCodeSchema } from "~/utils/auth-schemas";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: stylesheet }];
 
@@ -39,10 +40,10 @@ type Failure = { status: number; error: string };
 /** The no-JavaScript path: the same exchange as POST /api/auth/callback. */
 export async function action({ request, context }: ActionFunctionArgs) {
   const form = await readPageForm(request);
-  const code = formText(form, "code");
-  if (!code) return json<Failure>({ status: 400, error: NO_CODE }, { status: 400 });
+  const parsed = readForm(form, providerLoginCodeSchema);
+  if (!parsed.success) return json<Failure>({ status: 400, error: parsed.error.issues[0]!.message }, { status: 400 });
   try {
-    const headers = await exchangeProviderLoginCode(request, context, code);
+    const headers = await exchangeProviderLoginCode(request, context, parsed.data.code);
     return redirectWithSuccess("/login", "Logged in successfully.", { headers });
   } catch (error) {
     const refusal = formRefusal(error, "Authentication failed.");

@@ -12,7 +12,8 @@ import { readPageForm } from "~/utils/page-form.server";
 import { personalPageHeaders } from "~/utils/page-headers";
 import stylesheet from "~/styles/login.css?url";
 import { CHECKS_PASSWORD } from "~/request-policy.server";
-import { fieldErrors, formFields, formText } from "~/utils/form-fields";
+import { fieldErrors, parseForm, readForm, text } from "~/utils/form-fields";
+import { z } from "zod";
 
 // Checks a password: a bounded wait for a turn and an answer budget under load (server/admission.ts).
 export function requestPolicy() {
@@ -40,11 +41,11 @@ type ActionResult = { intent: string; errors: Record<string, string> };
 // Every refusal shows inline (the email field or the form's alert): plain JSON, no toast as well.
 export async function action({ request, context }: ActionFunctionArgs) {
   const form = await readPageForm(request);
-  const intent = formText(form, "intent");
+  const { intent } = parseForm(form, z.object({ intent: text }));
   const failure = intent === "reset" ? "Failed to reset password." : "Failed to send reset code. Please try again.";
   try {
     if (intent === "reset") {
-      const parsed = resetPasswordSchema.safeParse(formFields(form));
+      const parsed = readForm(form, resetPasswordSchema);
       if (!parsed.success) {
         const message = parsed.error.issues[0]!.message;
         return json<ActionResult>({ intent, errors: { form: message, ...fieldErrors(parsed.error) } }, { status: 400 });
@@ -52,7 +53,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       await resetPassword({ ...parsed.data, client: clientAddress(request, context) });
       return redirectWithSuccess("/login", PASSWORD_RESET_MESSAGE);
     }
-    const parsed = forgotPasswordSchema.safeParse(formFields(form));
+    const parsed = readForm(form, forgotPasswordSchema);
     if (!parsed.success) {
       const message = parsed.error.issues[0]!.message;
       return json<ActionResult>({ intent: "request", errors: { form: message, email: message } }, { status: 400 });

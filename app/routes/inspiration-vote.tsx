@@ -26,11 +26,12 @@ import { getCurrentUser } from "~/models/session.server";
 import { redirectWithError, redirectWithSuccess } from "~/toast.server";
 import { isVotingOpen } from "~/utils/countdown";
 import { formRefusal } from "~/utils/form-failure.server";
-import { inspirationConfigSchema, inspirationPanelSchema } from "~/utils/inspiration-schemas";
+import { inspirationConfigSchema, inspirationPanelSchema, likeRequestSchema } from "~/utils/inspiration-schemas";
 import inspirationStyles from "~/styles/inspiration.css?url";
 import { isEffectiveAdmin } from "~/utils/entitlement";
 import type { CacheableHandle } from "~/document-cache.server";
-import { formFile, formFlag, formOptionalText, formTexts } from "~/utils/form-fields";
+import { checkbox, flag, formFile, formInput, parseForm, readForm, text } from "~/utils/form-fields";
+import { z } from "zod";
 import { adminUploads } from "~/request-policy.server";
 import { notePageTurnsAt } from "~/request-context.server";
 import { readFormWithFiles } from "~/utils/upload.server";
@@ -86,6 +87,40 @@ export async function loader({ request }: LoaderFunctionArgs) {
 /** A refused admin form: its message and what was typed, so the form shows both (also without JavaScript). */
 export type RefusedForm = { intent: "update-config" | "create-panel" | "update-panel"; id?: string; error: string; values: Record<string, string> };
 
+/** What the page's forms share: the intent, the idea they are about, and how to answer. */
+const voteFormSchema = z.object({
+  intent: z.string().optional(),
+  id: z.string().optional(),
+  panelId: text,
+  respond: flag("json"),
+  // Linking an idea to its post: the post's id or title, and whether its voters get access.
+  post: text.transform((post) => post.trim().slice(0, 300)),
+  votersGetAccess: checkbox,
+});
+
+/** The vote's settings form, then the schema of the /api/inspiration routes. */
+const configFormSchema = inspirationConfigSchema.extend({
+  // The hidden "false" comes first; a ticked box adds "true" after it.
+  votingOpen: z.array(z.string()).transform((values) => values.includes("true")),
+  // The form's time is UTC.
+  votingEndTime: z
+    .string()
+    .optional()
+    .transform((time) => (time ? `${time}Z` : null))
+    .pipe(inspirationConfigSchema.shape.votingEndTime),
+});
+
+/** The settings as typed, shown again when refused. */
+const configTypedSchema = z.object({
+  title: text,
+  mode: text,
+  votingEndTime: text,
+  votingOpen: z.array(z.string()).transform((values) => String(values.includes("true"))),
+});
+
+/** An idea's fields as typed, shown again when refused. */
+const panelTypedSchema = z.object({ imageUrl: text, title: text, status: text });
+
 function refuse(refused: RefusedForm) {
   // The form shows the message inline: plain JSON, so it is not toasted as well.
   return json(refused, { status: 400 });
@@ -107,42 +142,26 @@ export async function action({ request }: ActionFunctionArgs) {
     if (error instanceof Response) throw error;
     return redirectWithError(PAGE, formRefusal(error, "Failed to update panel.").message);
   }
-  const intent = formOptionalText(form, "intent");
+  const { intent, id, panelId, respond, post, votersGetAccess } = parseForm(form, voteFormSchema);
   try {
     if (intent === "like" || intent === "patreon-like") {
-      const panelId = formOptionalText(form, "panelId") ?? "";
-      const wanted = formOptionalText(form, "like");
       try {
-        await setLike(user, panelId, intent === "like" ? "LIKE" : "PATREON", wanted === undefined ? undefined : wanted === "true");
+        // The like wanted, as POST /api/inspiration/panels/{id}/like takes it; none: the like toggles.
+        const { like } = parseForm(form, likeRequestSchema);
+        await setLike(user, panelId, intent === "like" ? "LIKE" : "PATREON", like);
       } catch (error) {
         // With JavaScript the like button answers in place (no navigation, no scroll jump).
-        if (error instanceof DomainError && formFlag(form, "respond", "json"))
-          return json({ error: error.message }, { status: error.status, headers: error.headers });
+        if (error instanceof DomainError && respond) return json({ error: error.message }, { status: error.status, headers: error.headers });
         throw error;
       }
-      return formFlag(form, "respond", "json") ? json({ ok: true }) : redirect(PAGE);
+      return respond ? json({ ok: true }) : redirect(PAGE);
     }
     // Everything below changes the vote: admins only, checked here on the server.
     if (!isEffectiveAdmin(user)) return redirectWithError(PAGE, "You need to be logged in as an admin to perform this action.");
     switch (intent) {
       case "update-config": {
-        const parsed = inspirationConfigSchema.safeParse({
-          title: formOptionalText(form, "title"),
-          mode: formOptionalText(form, "mode"),
-          // The hidden "false" comes first; a ticked box adds "true" after it.
-          votingOpen: formTexts(form, "votingOpen").includes("true"),
-          // The form's time is UTC.
-          votingEndTime: formOptionalText(form, "votingEndTime") ? `${formOptionalText(form, "votingEndTime")}Z` : null,
-        });
-        if (!parsed.success) {
-          const values = {
-            title: formOptionalText(form, "title") ?? "",
-            mode: formOptionalText(form, "mode") ?? "",
-            votingEndTime: formOptionalText(form, "votingEndTime") ?? "",
-            votingOpen: String(formTexts(form, "votingOpen").includes("true")),
-          };
-          return refuse({ intent, error: firstIssue(parsed.error), values });
-        }
+        const parsed = readForm(form, configFormSchema);
+        if (!parsed.success) return refuse({ intent, error: firstIssue(parsed.error), values: parseForm(form, configTypedSchema) });
         await updateInspirationConfig(user.id, parsed.data);
         return redirectWithSuccess(PAGE, "Configuration updated.");
       }
@@ -153,35 +172,25 @@ export async function action({ request }: ActionFunctionArgs) {
       case "create-panel":
       case "update-panel": {
         // An uploaded image (admins only, checked above) becomes the idea's image URL; without one, the URL typed.
+        // Answered in place (not redirected) so the form knows it was not saved and keeps what was typed.
+        const refusedHere = (error: string) =>
+          refuse({ intent, id: intent === "update-panel" ? id : undefined, error, values: parseForm(form, panelTypedSchema) });
+        // The idea as posted, in the schema of the /api/inspiration routes; an uploaded image replaces the URL typed.
+        const input = formInput(form, inspirationPanelSchema);
         const file = formFile(form, "image");
-        let imageUrl = formOptionalText(form, "imageUrl");
         if (file) {
           try {
-            imageUrl = await storeInspirationImage(Buffer.from(await file.arrayBuffer()));
+            input.imageUrl = await storeInspirationImage(Buffer.from(await file.arrayBuffer()));
           } catch (error) {
-            const values = { imageUrl: imageUrl ?? "", title: formOptionalText(form, "title") ?? "", status: formOptionalText(form, "status") ?? "" };
-            const id = intent === "update-panel" ? formOptionalText(form, "id") : undefined;
-            return refuse({ intent, id, error: formRefusal(error, "Failed to upload the image.").message, values });
+            return refusedHere(formRefusal(error, "Failed to upload the image.").message);
           }
         }
-        const parsed = inspirationPanelSchema.safeParse({
-          imageUrl,
-          title: formOptionalText(form, "title"),
-          status: formOptionalText(form, "status"),
-        });
+        const parsed = inspirationPanelSchema.safeParse(input);
         const failure = intent === "create-panel" ? "Failed to create panel." : "Failed to update panel.";
-        if (!parsed.success) {
-          // Answered in place (not redirected) so the form knows it was not saved and keeps what was typed.
-          const values = {
-            imageUrl: formOptionalText(form, "imageUrl") ?? "",
-            title: formOptionalText(form, "title") ?? "",
-            status: formOptionalText(form, "status") ?? "",
-          };
-          return refuse({ intent, id: intent === "update-panel" ? formOptionalText(form, "id") : undefined, error: firstIssue(parsed.error), values });
-        }
+        if (!parsed.success) return refusedHere(firstIssue(parsed.error));
         try {
           if (intent === "create-panel") await createInspirationPanel(user.id, parsed.data);
-          else await updateInspirationPanel(user.id, formOptionalText(form, "id") ?? "", parsed.data);
+          else await updateInspirationPanel(user.id, id ?? "", parsed.data);
         } catch (error) {
           return redirectWithError(PAGE, formRefusal(error, failure).message);
         }
@@ -189,26 +198,26 @@ export async function action({ request }: ActionFunctionArgs) {
       }
       case "link-post":
       case "unlink-post": {
-        const postRef = intent === "link-post" ? (formOptionalText(form, "post") ?? "").trim().slice(0, 300) : null;
+        const postRef = intent === "link-post" ? post : null;
         if (postRef === "") return redirectWithError(PAGE, "Enter the post's ID or title.");
         try {
-          await linkIdeaToPost(user.id, formOptionalText(form, "id") ?? "", postRef, { votersGetAccess: formFlag(form, "votersGetAccess") });
+          await linkIdeaToPost(user.id, id ?? "", postRef, { votersGetAccess });
         } catch (error) {
           return redirectWithError(PAGE, formRefusal(error, "Failed to update panel.").message);
         }
         return redirectWithSuccess(PAGE, postRef === null ? "Idea unlinked." : "Idea linked to its post.");
       }
       case "voter-access": {
-        const on = formFlag(form, "votersGetAccess");
+        const on = votersGetAccess;
         try {
-          await setVoterAccess(user.id, formOptionalText(form, "id") ?? "", on);
+          await setVoterAccess(user.id, id ?? "", on);
         } catch (error) {
           return redirectWithError(PAGE, formRefusal(error, "Failed to update panel.").message);
         }
         return redirectWithSuccess(PAGE, on ? "Voters now get the first release's access." : "Voters no longer get access of their own.");
       }
       case "delete-panel": {
-        await deleteInspirationPanel(user.id, formOptionalText(form, "id") ?? "");
+        await deleteInspirationPanel(user.id, id ?? "");
         return redirectWithSuccess(PAGE, "Panel deleted.");
       }
       default:

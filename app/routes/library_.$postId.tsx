@@ -35,7 +35,9 @@ import { isEffectiveAdmin } from "~/utils/entitlement";
 import { LIBRARY_MESSAGES, LIBRARY_PAGE_MESSAGES } from "~/utils/library-words";
 import { withParam } from "~/utils/url";
 import { hasAcceptedNsfw } from "~/utils/visitor-cookies.server";
-import { formText } from "~/utils/form-fields";
+import { formInput, parseForm, text } from "~/utils/form-fields";
+import { bugReportSchema } from "~/utils/bug-report-schemas";
+import { z } from "zod";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: libraryStyles }];
 
@@ -92,11 +94,11 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const back = `/library/${encodeURIComponent(postId)}#known-issues`;
   if (!user) throw redirect("/login");
   const form = await readPageForm(request);
-  const intent = formText(form, "intent");
-  const reportId = formText(form, "reportId");
+  const { intent, reportId } = parseForm(form, z.object({ intent: text, reportId: text }));
   try {
     if (intent === "report") {
-      await fileBugReport(user, postId, { title: formText(form, "title"), body: formText(form, "body"), gamePatch: formText(form, "gamePatch") });
+      // The report as posted: the model checks it with the schema of POST /api/library/posts/{id}/reports.
+      await fileBugReport(user, postId, formInput(form, bugReportSchema));
       return redirectWithSuccess(back, BUG_REPORT_MESSAGES.reported, { status: 303 });
     }
     if (intent === "me-too") {

@@ -21,7 +21,8 @@ import { getUserWithShopEmails, toUserData } from "~/models/user.server";
 import { requireFormUser } from "~/session-guards.server";
 import { jsonWithError, redirectWithError, redirectWithSuccess } from "~/toast.server";
 import { changePasswordFormSchema, setPasswordFormSchema, usernameSchema, verifyEmailFormSchema } from "~/utils/auth-schemas";
-import { formText, parseForm } from "~/utils/form-fields";
+import { parseForm, text } from "~/utils/form-fields";
+import { z } from "zod";
 import { clientAddress } from "~/utils/client-address.server";
 import { formRefusal } from "~/utils/form-failure.server";
 import { readPageForm } from "~/utils/page-form.server";
@@ -118,11 +119,15 @@ const FAILURES: Record<string, string> = {
 /** The intents whose form shows a refusal inline (errors.form or a field error). */
 const INLINE_ERRORS = new Set(["login", "signup", "set-username", "verify-email", "resend", "cancel", "change-password", "set-password"]);
 
+/** Which form was posted, and the email a refused login or sign-up keeps (never a password). */
+const loginPageFormSchema = z.object({ intent: text, email: text.transform((email) => email.slice(0, 320)) });
+
 export async function action({ request, context }: ActionFunctionArgs) {
   const client = clientAddress(request, context);
   // Read once: the login and sign-up strategies get this same form (`formRequest`).
   const form = await readPageForm(request);
-  const intent = formText(form, "intent");
+  const posted = parseForm(form, loginPageFormSchema);
+  const { intent } = posted;
   try {
     return await runIntent(intent, form, request, client);
   } catch (error) {
@@ -130,7 +135,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const refusal = formRefusal(error, FAILURES[intent] ?? "Something went wrong.");
     if (intent === "logout") return redirectWithError("/login", "Logout failed.");
     // A refused login or sign-up keeps the typed email (never a password), also without JavaScript.
-    const email = intent === "login" || intent === "signup" ? formText(form, "email").slice(0, 320) : undefined;
+    const email = intent === "login" || intent === "signup" ? posted.email : undefined;
     const body: AccountActionResult = { intent, errors: { form: refusal.message, ...refusal.fields }, email };
     const init = { status: refusal.status, headers: refusal.headers };
     // Every form but Enable Admin shows its refusal inline: answered once, there, not toasted too.

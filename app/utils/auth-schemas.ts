@@ -11,6 +11,7 @@ export const FORGOT_EMAIL_MESSAGE = "Please enter your email.";
 export const FILL_ALL_FIELDS_MESSAGE = "Please fill all fields.";
 export const EMAIL_MESSAGE = "Please enter a valid email.";
 export const MAX_PASSWORD_LENGTH = 200;
+export const NO_LOGIN_CODE_MESSAGE = "No authorization code found. Please try logging in again.";
 
 /** Minimum 8 characters and one uppercase letter (sign-up, change, set). */
 export function meetsPasswordRule(password: string): boolean {
@@ -41,6 +42,11 @@ const codeField = text.pipe(
     .trim()
     .regex(/^\d{6}$/, "Please enter the 6-digit code from the mail."),
 );
+
+/** The one-time code of a provider sign-in: the /auth/callback form and POST /api/auth/callback. */
+export const providerLoginCodeSchema = z.object({
+  code: z.string({ required_error: NO_LOGIN_CODE_MESSAGE }).min(1, NO_LOGIN_CODE_MESSAGE).max(200),
+});
 
 export const loginSchema = z.object({
   email: emailField,

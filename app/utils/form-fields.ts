@@ -120,34 +120,3 @@ export function formFile(form: FormData, name: string): File | null {
   const value = form.get(name);
   return typeof value === "string" || value === null || value.size === 0 ? null : value;
 }
-
-// ---- The one-by-one readers the actions used before the schema-driven reader; removed as they go.
-
-/** The text posted as `name` ("" when absent or a file). */
-export function formText(form: FormData, name: string): string {
-  const value = form.get(name);
-  return typeof value === "string" ? value : "";
-}
-
-/** The text posted as `name`, or undefined when absent or a file (a field left out of an edit). */
-export function formOptionalText(form: FormData, name: string): string | undefined {
-  const value = form.get(name);
-  return typeof value === "string" ? value : undefined;
-}
-
-/** Every text posted as `name` (repeated checkboxes, lists), files left out. */
-export function formTexts(form: FormData, name: string): string[] {
-  return form.getAll(name).filter((value): value is string => typeof value === "string");
-}
-
-/** Was `name` posted as `value` ("true" by default: the hidden flags and checkboxes of our forms)? */
-export function formFlag(form: FormData, name: string, value = "true"): boolean {
-  return form.get(name) === value;
-}
-
-/** The form's text fields by name (the first value of each), files left out. */
-export function formFields(form: FormData): Record<string, string> {
-  const fields: Record<string, string> = {};
-  for (const [name, value] of form) if (typeof value === "string" && !(name in fields)) fields[name] = value;
-  return fields;
-}

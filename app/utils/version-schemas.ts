@@ -1,6 +1,7 @@
 // Post versions: the words and the one schema of each rule, shared by the admin card's
 // forms, the library action and /api/upload/file/{id}.
 import { z } from "zod";
+import { text } from "~/utils/form-fields";
 
 /**
  * The most entries (files and folders) a post file's ZIP may list: each costs storage reads at
@@ -38,6 +39,9 @@ export const versionUploadSchema = z.object({
     .transform((notes) => notes?.replace(/\r\n/g, "\n").trim() ?? ""),
 });
 export type VersionUploadInput = z.infer<typeof versionUploadSchema>;
+
+/** The post editor's upload form: its label and notes as typed, sent on to POST /api/uploads (which checks them with versionUploadSchema). */
+export const versionUploadFormSchema = z.object({ label: text, notes: text });
 
 /** Starting a resumable upload: the post, the file's name and size, and the version's label and notes. */
 export const uploadSessionSchema = z

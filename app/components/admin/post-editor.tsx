@@ -12,10 +12,10 @@ import type { LibraryPost } from "~/models/library-listing.server";
 import type { AdminRequirement } from "~/models/post-requirements.server";
 import { drawnRequirements } from "~/utils/catalog-schemas";
 import { formatFileSize } from "~/utils/file-size";
-import { formText } from "~/utils/form-fields";
+import { parseForm } from "~/utils/form-fields";
 import { drawnFieldName, drawnTierList, LIBRARY_MESSAGES } from "~/utils/library-words";
 import { uploadResumably, UploadRefused, type UploadProgress } from "~/utils/resumable-upload";
-import { nextVersionLabel } from "~/utils/version-schemas";
+import { nextVersionLabel, versionUploadFormSchema } from "~/utils/version-schemas";
 
 /** Blank requirement rows offered under the saved ones. */
 const BLANK_REQUIREMENT_ROWS = 2;
@@ -279,15 +279,15 @@ export function PostFileUpload({ post, action }: { post: LibraryPost; action: st
           showToast({ type: "error", message: "Please select a file first." });
           return;
         }
-        const form = new FormData(event.currentTarget);
+        const { label, notes } = parseForm(new FormData(event.currentTarget), versionUploadFormSchema);
         const controller = new AbortController();
         cancelRef.current = controller;
         setProgress({ sent: 0, total: file.size });
         uploadResumably({
           postId: post.postId,
           file,
-          label: formText(form, "label"),
-          notes: formText(form, "notes"),
+          label,
+          notes,
           signal: controller.signal,
           onProgress: setProgress,
           failureMessage: LIBRARY_MESSAGES.fileUploadFailed,
