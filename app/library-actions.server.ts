@@ -52,8 +52,11 @@ export function safeBack(value: unknown, fallback = "/library"): string {
   return fallback;
 }
 
-/** What every form of the page posts: its intent, the post it is about and where to go back to. */
-const pageFormSchema = z.object({ intent: text, postId: text, back: text.transform((back) => safeBack(back)) });
+/**
+ * What the page's forms share: the intent, the post it is about, where to go back to, and with
+ * JavaScript `respond=json` for a JSON answer instead of a redirect.
+ */
+const pageFormSchema = z.object({ intent: text, postId: text, back: text.transform((back) => safeBack(back)), respond: flag("json") });
 
 /** A download's form: the version and file (none: the current version's main file), the terms accepted with it, and how to answer. */
 const downloadFormSchema = z.object({
@@ -63,9 +66,6 @@ const downloadFormSchema = z.object({
   acceptTos: checkbox,
   respond: flag("json"),
 });
-
-/** With JavaScript the form asks for JSON (`respond=json`) instead of a redirect. */
-const respondFormSchema = z.object({ respond: flag("json") });
 
 /** A file added to a version, to remove. */
 const removeFileFormSchema = z.object({ fileId: text });
@@ -178,11 +178,11 @@ export async function libraryAction(request: Request) {
   if (request.headers.get("Content-Type")?.startsWith("multipart/form-data")) return uploadAction(request, user);
 
   const form = await readPageForm(request);
-  const { intent, back, postId } = parseForm(form, pageFormSchema);
+  const { intent, back, postId, respond } = parseForm(form, pageFormSchema);
 
   if (intent === "accept-nsfw") {
     const headers = { "Set-Cookie": await nsfwAcceptedCookie() };
-    return parseForm(form, respondFormSchema).respond ? json({ ok: true }, { headers }) : redirect(back, { headers });
+    return respond ? json({ ok: true }, { headers }) : redirect(back, { headers });
   }
   if (intent === "download") return downloadAction(form, user, back);
   if (intent === "patch-vote") {
