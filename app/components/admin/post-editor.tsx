@@ -31,7 +31,7 @@ function priceInput(cents: number | null): string {
 
 /*
  * Each field is drawn with a hidden copy of its value as drawn (`drawn_<name>`), so Save writes
- * only what the admin changed (postFormToInput). Each is keyed by its drawn value: when the post
+ * only what the admin changed (postFormSchema). Each is keyed by its drawn value: when the post
  * changes under the page (a version uploaded, a save answered), the field is drawn again.
  */
 function DrawnTextField({
