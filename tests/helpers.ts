@@ -62,8 +62,8 @@ export function buildRequest({ method = "GET", path = "/", json, form, body, coo
 }
 
 export type RouteModule = {
-  loader?: (args: LoaderFunctionArgs) => Promise<Response> | Response | Promise<unknown>;
-  action?: (args: ActionFunctionArgs) => Promise<Response> | Response | Promise<unknown>;
+  loader?: (args: LoaderFunctionArgs) => unknown;
+  action?: (args: ActionFunctionArgs) => unknown;
 };
 
 /** Calls a route module's loader (GET/HEAD) or action (other methods) like Remix would. */
@@ -74,13 +74,28 @@ export async function callRoute(route: RouteModule, options: CallOptions = {}): 
   if (!handler) throw new Error(`route has no ${request.method === "GET" ? "loader" : "action"}`);
   try {
     // As the HTTP server does: the viewer's headers at hand (dates in their locale and zone).
-    const result = await runAsViewer(request.headers, () => handler(args));
-    if (result instanceof Response) return result;
-    return new Response(JSON.stringify(result), { headers: { "Content-Type": "application/json" } });
+    return answerAsResponse(await runAsViewer(request.headers, () => handler(args)));
   } catch (thrown) {
-    if (thrown instanceof Response) return thrown;
+    if (thrown instanceof Response || isDataWithInit(thrown)) return answerAsResponse(thrown);
     throw thrown;
   }
+}
+
+/** Single fetch's `data(value, init)` (returned or thrown by a loader or action); checked as Remix's router checks it. */
+function isDataWithInit(value: unknown): value is { type: "DataWithResponseInit"; data: unknown; init: ResponseInit | null } {
+  return typeof value === "object" && value !== null && "type" in value && "data" in value && "init" in value && value.type === "DataWithResponseInit";
+}
+
+/**
+ * A loader's or action's answer as a Response the tests can read: a Response as it is; `data(value,
+ * init)` as its value with that status and those headers (Remix answers them so); a plain value with
+ * 200. The value is read back as JSON (a Date as its ISO string), though the browser gets it through
+ * single fetch's turbo-stream.
+ */
+export function answerAsResponse(answer: unknown): Response {
+  if (answer instanceof Response) return answer;
+  if (isDataWithInit(answer)) return Response.json(answer.data, answer.init ?? undefined);
+  return Response.json(answer);
 }
 
 export async function readJsonBody<T = Record<string, unknown>>(response: Response): Promise<T> {
