@@ -24,7 +24,8 @@ export default tseslint.config(
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       // Remix answers a loader or action early by throwing a Response (`throw redirect(...)`,
-      // `throw json(...)`, `throw new Response(...)`): those are allowed, every other throw is an Error.
+      // `throw new Response(...)`) or single fetch's `throw data(value, { status })`: those are
+      // allowed, every other throw is an Error.
       "@typescript-eslint/only-throw-error": [
         "error",
         {
@@ -32,6 +33,7 @@ export default tseslint.config(
             { from: "lib", name: "Response" },
             { from: "package", package: "undici-types", name: "Response" },
             { from: "package", package: "@remix-run/server-runtime", name: "TypedResponse" },
+            { from: "package", package: "@remix-run/router", name: "DataWithResponseInit" },
           ],
         },
       ],
