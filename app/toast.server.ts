@@ -2,7 +2,7 @@
 // cookie with a sign() that appends nothing, so setToastCookieOptions({ secrets }) signs nothing
 // and anyone could plant a toast of their own words. Every toast helper and getToast below go
 // through our cookie session storage instead, signed with SESSION_SECRET (rotation included).
-import { createCookieSessionStorage } from "@remix-run/node";
+import { createCookieSessionStorage, data } from "@remix-run/node";
 import { createToastUtilsWithCustomSession } from "remix-toast";
 import { env } from "~/env.server";
 
@@ -33,7 +33,16 @@ export function configureToasts() {
 }
 
 export const getToast: ToastUtils["getToast"] = (...args) => toastUtils().getToast(...args);
-export const jsonWithError: ToastUtils["jsonWithError"] = (...args) => toastUtils().jsonWithError(...args);
+
+/**
+ * A page action's answer with an error toast, as single fetch's `data()`: remix-toast 1.2 knows only
+ * json() answers, so the flash cookie is taken from one of those and set on this answer.
+ */
+export async function dataWithError<T>(value: T, message: string, init: { status?: number; headers?: HeadersInit } = {}) {
+  const headers = new Headers(init.headers);
+  for (const cookie of (await toastUtils().jsonWithError(null, message)).headers.getSetCookie()) headers.append("Set-Cookie", cookie);
+  return data(value, { ...init, headers });
+}
 export const jsonWithSuccess: ToastUtils["jsonWithSuccess"] = (...args) => toastUtils().jsonWithSuccess(...args);
 export const redirectWithError: ToastUtils["redirectWithError"] = (...args) => toastUtils().redirectWithError(...args);
 export const redirectWithSuccess: ToastUtils["redirectWithSuccess"] = (...args) => toastUtils().redirectWithSuccess(...args);

@@ -6,7 +6,7 @@ import * as resendApi from "~/routes/api.auth.resend-verification";
 import * as loginApi from "~/routes/api.auth.login";
 import * as forgotPage from "~/routes/forgot-password";
 import * as loginPage from "~/routes/login";
-import { buildRequest, callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
+import { answerAsResponse, buildRequest, callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
 import { useMailCapture } from "./mail-capture";
 
 const mail = useMailCapture();
@@ -16,7 +16,7 @@ type Body = { error?: string; errors?: Record<string, string> };
 /** A call as the HTTP server makes it: the connection's address in the load context. */
 async function fromAddress(route: typeof loginPage | typeof loginApi, address: string, options: Parameters<typeof buildRequest>[0]): Promise<Response> {
   try {
-    return await route.action({ request: buildRequest({ method: "POST", ...options }), params: {}, context: { clientAddress: address } });
+    return answerAsResponse(await route.action({ request: buildRequest({ method: "POST", ...options }), params: {}, context: { clientAddress: address } }));
   } catch (thrown) {
     if (thrown instanceof Response) return thrown;
     throw thrown;

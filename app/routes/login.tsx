@@ -3,7 +3,7 @@
 // app/components/account/*). Every form is a plain POST that works without JavaScript; with it,
 // Remix submits in place with pending states and the flash toasts.
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { json, redirect } from "@remix-run/node";
+import { data, redirect } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { AccountView } from "~/components/account/account-view";
 import type { AccountActionResult } from "~/components/account/form-errors";
@@ -19,7 +19,7 @@ import { shopEmailPanelData } from "~/models/shop-email.server";
 import { listTiers } from "~/models/tier.server";
 import { getUserWithShopEmails, toUserData } from "~/models/user.server";
 import { requireFormUser } from "~/session-guards.server";
-import { jsonWithError, redirectWithError, redirectWithSuccess } from "~/toast.server";
+import { dataWithError, redirectWithError, redirectWithSuccess } from "~/toast.server";
 import { changePasswordFormSchema, setPasswordFormSchema, usernameSchema, verifyEmailFormSchema } from "~/utils/auth-schemas";
 import { parseForm, text } from "~/utils/form-fields";
 import { z } from "zod";
@@ -62,7 +62,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   if (callback !== null) {
     const target = allowedCallback(callback);
     if (!target) {
-      return json(
+      return data(
         { view: "callback-refused" as const, message: "This callback address is not allowed. Sign-in data is only sent to the sites configured for it." },
         { status: 400 },
       );
@@ -79,7 +79,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   }
 
   const tab = url.searchParams.get("tab") === "signup" ? ("signup" as const) : ("login" as const);
-  if (!current) return json({ view: "guest" as const, tab });
+  if (!current) return { view: "guest" as const, tab };
   const [user, tiers, resendWait, shopEmails, discord] = await Promise.all([
     getUserWithShopEmails(current.id),
     listTiers(),
@@ -87,9 +87,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
     shopEmailPanelData(current.id),
     accountDiscordRoles(current),
   ]);
-  if (!user) return json({ view: "guest" as const, tab });
+  if (!user) return { view: "guest" as const, tab };
   // The account view shows the email and linked accounts: never stored.
-  return json(
+  return data(
     {
       view: "account" as const,
       user: { ...toUserData(user), providerAccount: verifiesByUsername(user) },
@@ -139,8 +139,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const body: AccountActionResult = { intent, errors: { form: refusal.message, ...refusal.fields }, email };
     const init = { status: refusal.status, headers: refusal.headers };
     // Every form but Enable Admin shows its refusal inline: answered once, there, not toasted too.
-    if (INLINE_ERRORS.has(intent)) return json<AccountActionResult>(body, init);
-    return jsonWithError<AccountActionResult>(body, refusal.message, init);
+    if (INLINE_ERRORS.has(intent)) return data<AccountActionResult>(body, init);
+    return dataWithError<AccountActionResult>(body, refusal.message, init);
   }
 }
 
