@@ -1,7 +1,7 @@
 // /account/delete: self-service account deletion after re-authentication — the password, or a
 // code mailed to the account's address when it has no password (docs/product.md#deleting-an-account).
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { json } from "@remix-run/node";
+import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { AccountArea } from "~/components/account/account-tabs";
 import { Field, SubmitButton } from "~/components/form";
@@ -30,7 +30,7 @@ export const headers = personalPageHeaders;
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
-  return json({ hasPassword: user.passwordHash !== null, email: user.email }, { headers: { "Cache-Control": "private, no-store" } });
+  return data({ hasPassword: user.passwordHash !== null, email: user.email }, { headers: { "Cache-Control": "private, no-store" } });
 }
 
 type ActionData = { intent: "send-code" | "delete"; ok: boolean; message: string; fields: Record<string, string> };
@@ -43,12 +43,13 @@ export async function action({ request }: ActionFunctionArgs) {
   try {
     if (intent === "send-code") {
       await sendDeletionCode(user.id);
-      return json<ActionData>({ intent, ok: true, message: DELETE_MESSAGES.codeSent, fields: {} });
+      const sent: ActionData = { intent, ok: true, message: DELETE_MESSAGES.codeSent, fields: {} };
+      return sent;
     }
     await deleteOwnAccount(user.id, { password, code });
   } catch (error) {
     const refusal = formRefusal(error, intent === "delete" ? DELETE_MESSAGES.failed : "Could not send the code.");
-    return json<ActionData>({ intent, ok: false, message: refusal.message, fields: refusal.fields }, { status: refusal.status, headers: refusal.headers });
+    return data<ActionData>({ intent, ok: false, message: refusal.message, fields: refusal.fields }, { status: refusal.status, headers: refusal.headers });
   }
   // Every session went with the account; this clears the browser's cookie too.
   return redirectWithSuccess("/", DELETE_MESSAGES.deleted, { headers: { "Set-Cookie": await destroyUserSession(request) } });

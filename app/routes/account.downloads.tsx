@@ -1,7 +1,7 @@
 // /account/downloads: the user's download records (post, version, date, leak-trace number) and
 // how long they are kept.
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { json } from "@remix-run/node";
+import { data } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { AccountArea } from "~/components/account/account-tabs";
 import { accountPanelLinks } from "~/components/account/shop-email-panel";
@@ -21,7 +21,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const requested = Number(new URL(request.url).searchParams.get("page"));
   const page = Number.isInteger(requested) && requested > 0 ? Math.min(requested, 100_000) : 1;
   const list = await listMyDownloads(user, page);
-  return json({ ...list, page, retentionDays: downloadRetentionDays(), number: user.number }, { headers: { "Cache-Control": "private, no-store" } });
+  return data({ ...list, page, retentionDays: downloadRetentionDays(), number: user.number }, { headers: { "Cache-Control": "private, no-store" } });
 }
 
 export default function MyDownloadsPage() {

@@ -2,7 +2,7 @@
 // with "Download my data": a plain form post to /account/data (a resource route), answered with
 // the JSON file, so the browser saves it with or without JavaScript.
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { json } from "@remix-run/node";
+import { data } from "@remix-run/node";
 import { Form } from "@remix-run/react";
 import { AccountArea } from "~/components/account/account-tabs";
 import { accountPanelLinks } from "~/components/account/shop-email-panel";
@@ -17,7 +17,7 @@ export const headers = personalPageHeaders;
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireUser(request);
-  return json({}, { headers: { "Cache-Control": "private, no-store" } });
+  return data({}, { headers: { "Cache-Control": "private, no-store" } });
 }
 
 export default function ExportMyDataPage() {

@@ -2,7 +2,7 @@
 // right after it is made, with Copy) with "Regenerate feed link", and the two opt-in digest mails. Plain
 // forms posting here; with JavaScript they go through fetchers and show pending states.
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { json } from "@remix-run/node";
+import { data } from "@remix-run/node";
 import { useActionData, useFetcher, useLoaderData } from "@remix-run/react";
 import { AccountArea } from "~/components/account/account-tabs";
 import { FeedAddress } from "~/components/account/feed-address";
@@ -30,7 +30,7 @@ const NO_STORE = { "Cache-Control": "private, no-store" };
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const digestHours = env().UPDATE_DIGEST_HOURS;
-  return json({ settings: await getUpdateSettings(user.id), hasEmail: Boolean(user.email), digestHours }, { headers: NO_STORE });
+  return data({ settings: await getUpdateSettings(user.id), hasEmail: Boolean(user.email), digestHours }, { headers: NO_STORE });
 }
 
 type ActionData = { intent: "feed" | "preferences"; ok: boolean; message: string; feedUrl?: string };
@@ -42,14 +42,14 @@ export async function action({ request }: ActionFunctionArgs) {
   try {
     if (intent === "feed") {
       const { url } = await regenerateFeedToken(user.id);
-      return json<ActionData>({ intent, ok: true, message: UPDATE_MESSAGES.feedCreated, feedUrl: url }, { headers: NO_STORE });
+      return data<ActionData>({ intent, ok: true, message: UPDATE_MESSAGES.feedCreated, feedUrl: url }, { headers: NO_STORE });
     }
     // The checkboxes as posted: the model checks them with updatePreferencesSchema.
     await saveUpdatePreferences(user.id, formInput(form, updatePreferencesSchema));
-    return json<ActionData>({ intent, ok: true, message: UPDATE_MESSAGES.preferencesSaved }, { headers: NO_STORE });
+    return data<ActionData>({ intent, ok: true, message: UPDATE_MESSAGES.preferencesSaved }, { headers: NO_STORE });
   } catch (error) {
     const refusal = formRefusal(error, intent === "feed" ? UPDATE_MESSAGES.feedFailed : UPDATE_MESSAGES.saveFailed);
-    return json<ActionData>({ intent, ok: false, message: refusal.message }, { status: refusal.status, headers: { ...NO_STORE, ...refusal.headers } });
+    return data<ActionData>({ intent, ok: false, message: refusal.message }, { status: refusal.status, headers: { ...NO_STORE, ...refusal.headers } });
   }
 }
 

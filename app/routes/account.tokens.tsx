@@ -3,7 +3,7 @@
 // ones with their dates, and revoke any of them. Plain forms posting here; with JavaScript they go
 // through fetchers. The same model functions serve /api/account/tokens.
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { json } from "@remix-run/node";
+import { data } from "@remix-run/node";
 import { useActionData, useFetcher, useLoaderData } from "@remix-run/react";
 import { AccountArea } from "~/components/account/account-tabs";
 import { CopyField } from "~/components/account/copy-field";
@@ -31,10 +31,10 @@ const NO_STORE = { "Cache-Control": "private, no-store" };
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireSessionPageUser(request, API_TOKEN_MESSAGES.sessionOnly);
   try {
-    return json({ tokens: await listApiTokens(user), refusal: null as string | null }, { headers: NO_STORE });
+    return data({ tokens: await listApiTokens(user), refusal: null as string | null }, { headers: NO_STORE });
   } catch (error) {
     // An unproven email: the page says why instead of a list.
-    if (isDomainError(error) && error.status === 403) return json({ tokens: [] as ApiTokenSummary[], refusal: error.message }, { headers: NO_STORE });
+    if (isDomainError(error) && error.status === 403) return data({ tokens: [] as ApiTokenSummary[], refusal: error.message }, { headers: NO_STORE });
     throw error;
   }
 }
@@ -48,17 +48,17 @@ export async function action({ request }: ActionFunctionArgs) {
   try {
     if (intent === "revoke") {
       await revokeApiToken(user, id);
-      return json<ActionData>({ intent, ok: true, message: API_TOKEN_MESSAGES.revoked }, { headers: NO_STORE });
+      return data<ActionData>({ intent, ok: true, message: API_TOKEN_MESSAGES.revoked }, { headers: NO_STORE });
     }
     // The label as posted: the model checks it with the schema of POST /api/account/tokens.
     const made = await createApiToken(user, formInput(form, apiTokenLabelSchema));
-    return json<ActionData>(
+    return data<ActionData>(
       { intent, ok: true, message: API_TOKEN_MESSAGES.created, token: { label: made.label, secret: made.token, expiresAt: made.expires_at } },
       { status: 201, headers: NO_STORE },
     );
   } catch (error) {
     const refusal = formRefusal(error, intent === "revoke" ? API_TOKEN_MESSAGES.revokeFailed : API_TOKEN_MESSAGES.createFailed);
-    return json<ActionData>(
+    return data<ActionData>(
       { intent, ok: false, message: refusal.message, field: refusal.fields.label },
       { status: refusal.status, headers: { ...NO_STORE, ...refusal.headers } },
     );

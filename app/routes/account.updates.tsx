@@ -2,7 +2,7 @@
 // current one, most recently updated first, each with its Download button, and "Download all";
 // or, when nothing is behind, "You are up to date." with a way to the library.
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { json } from "@remix-run/node";
+import { data } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { AccountArea } from "~/components/account/account-tabs";
 import { DownloadAllUpdates } from "~/components/download-all-updates";
@@ -25,7 +25,7 @@ export const headers = personalPageHeaders;
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const [updates, coming] = await Promise.all([listMyUpdates(user), listComingFor(user)]);
-  return json(
+  return data(
     { updates, coming, now: new Date().toISOString(), tosAccepted: user.tosAccepted || isEffectiveAdmin(user) },
     { headers: { "Cache-Control": "private, no-store" } },
   );

@@ -2,7 +2,7 @@
 // (POST /api/auth/callback), then goes to /login; on failure shows the error, and for blocked
 // cookies (403) the cookie-help modal. Without JavaScript a button posts the same exchange.
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { json } from "@remix-run/node";
+import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
 import { SubmitButton } from "~/components/form";
@@ -32,7 +32,7 @@ export function loader({ request }: LoaderFunctionArgs) {
   const code = url.searchParams.get("code");
   // Only our own words: a crafted ?error= shows the generic failure, never its text. A page
   // holding a sign-in code is never stored.
-  return json({ code, error: callbackErrorMessage(url.searchParams.get("error")) }, code ? { headers: { "Cache-Control": "private, no-store" } } : undefined);
+  return data({ code, error: callbackErrorMessage(url.searchParams.get("error")) }, code ? { headers: { "Cache-Control": "private, no-store" } } : undefined);
 }
 
 type Failure = { status: number; error: string };
@@ -41,13 +41,13 @@ type Failure = { status: number; error: string };
 export async function action({ request, context }: ActionFunctionArgs) {
   const form = await readPageForm(request);
   const parsed = readForm(form, providerLoginCodeSchema);
-  if (!parsed.success) return json<Failure>({ status: 400, error: parsed.error.issues[0]!.message }, { status: 400 });
+  if (!parsed.success) return data<Failure>({ status: 400, error: parsed.error.issues[0]!.message }, { status: 400 });
   try {
     const headers = await exchangeProviderLoginCode(request, context, parsed.data.code);
     return redirectWithSuccess("/login", "Logged in successfully.", { headers });
   } catch (error) {
     const refusal = formRefusal(error, "Authentication failed.");
-    return json<Failure>({ status: refusal.status, error: refusal.message }, { status: refusal.status, headers: refusal.headers });
+    return data<Failure>({ status: refusal.status, error: refusal.message }, { status: refusal.status, headers: refusal.headers });
   }
 }
 

@@ -1,6 +1,6 @@
 // /forgot-password: step 1 mails a reset code, step 2 sets the new password, then /login.
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { json } from "@remix-run/node";
+import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Field, SubmitButton } from "~/components/form";
 import { PASSWORD_RESET_MESSAGE, requestPasswordReset, resetPassword } from "~/models/passwords.server";
@@ -30,7 +30,7 @@ export function loader({ request }: LoaderFunctionArgs) {
   const url = new URL(request.url);
   const email = url.searchParams.get("email") ?? "";
   // The reset step names the address: never stored.
-  return json(
+  return data(
     { step: url.searchParams.get("step") === "2" ? (2 as const) : (1 as const), email },
     email ? { headers: { "Cache-Control": "private, no-store" } } : undefined,
   );
@@ -38,7 +38,7 @@ export function loader({ request }: LoaderFunctionArgs) {
 
 type ActionResult = { intent: string; errors: Record<string, string> };
 
-// Every refusal shows inline (the email field or the form's alert): plain JSON, no toast as well.
+// Every refusal shows inline (the email field or the form's alert): data only, no toast as well.
 export async function action({ request, context }: ActionFunctionArgs) {
   const form = await readPageForm(request);
   const { intent } = parseForm(form, z.object({ intent: text }));
@@ -48,7 +48,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       const parsed = readForm(form, resetPasswordSchema);
       if (!parsed.success) {
         const message = parsed.error.issues[0]!.message;
-        return json<ActionResult>({ intent, errors: { form: message, ...fieldErrors(parsed.error) } }, { status: 400 });
+        return data<ActionResult>({ intent, errors: { form: message, ...fieldErrors(parsed.error) } }, { status: 400 });
       }
       await resetPassword({ ...parsed.data, client: clientAddress(request, context) });
       return redirectWithSuccess("/login", PASSWORD_RESET_MESSAGE);
@@ -56,13 +56,13 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const parsed = readForm(form, forgotPasswordSchema);
     if (!parsed.success) {
       const message = parsed.error.issues[0]!.message;
-      return json<ActionResult>({ intent: "request", errors: { form: message, email: message } }, { status: 400 });
+      return data<ActionResult>({ intent: "request", errors: { form: message, email: message } }, { status: 400 });
     }
     const message = await requestPasswordReset(parsed.data.email, clientAddress(request, context));
     return redirectWithSuccess(`/forgot-password?step=2&email=${encodeURIComponent(parsed.data.email)}`, message);
   } catch (error) {
     const refusal = formRefusal(error, failure);
-    return json<ActionResult>({ intent, errors: { form: refusal.message } }, { status: refusal.status, headers: refusal.headers });
+    return data<ActionResult>({ intent, errors: { form: refusal.message } }, { status: refusal.status, headers: refusal.headers });
   }
 }
 

@@ -3,7 +3,7 @@
 // GET shows a page with the same button, so a person who follows the link decides, and a link
 // scanner that only GETs changes nothing.
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { json } from "@remix-run/node";
+import { data } from "@remix-run/node";
 import { Link, useActionData, useFetcher, useLoaderData } from "@remix-run/react";
 import { accountPanelLinks } from "~/components/account/shop-email-panel";
 import { SubmitButton } from "~/components/form";
@@ -28,7 +28,7 @@ const TOKEN_PAGE_HEADERS = { "Cache-Control": "no-store", "Referrer-Policy": "no
 
 export async function loader({ params }: LoaderFunctionArgs) {
   const state = await unsubscribeState(params.token ?? "");
-  return json({ state }, { status: state === "unknown" ? 404 : 200, headers: TOKEN_PAGE_HEADERS });
+  return data({ state }, { status: state === "unknown" ? 404 : 200, headers: TOKEN_PAGE_HEADERS });
 }
 
 type ActionData = { ok: boolean; message: string };
@@ -36,10 +36,10 @@ type ActionData = { ok: boolean; message: string };
 export async function action({ params }: ActionFunctionArgs) {
   try {
     const { message } = await unsubscribeByToken(params.token ?? "");
-    return json<ActionData>({ ok: true, message }, { headers: TOKEN_PAGE_HEADERS });
+    return data<ActionData>({ ok: true, message }, { headers: TOKEN_PAGE_HEADERS });
   } catch (error) {
     const refusal = formRefusal(error, UPDATE_MESSAGES.unsubscribeFailed);
-    return json<ActionData>({ ok: false, message: refusal.message }, { status: refusal.status, headers: TOKEN_PAGE_HEADERS });
+    return data<ActionData>({ ok: false, message: refusal.message }, { status: refusal.status, headers: TOKEN_PAGE_HEADERS });
   }
 }
 
