@@ -2,7 +2,7 @@
 // /api/admin route and maps a refusal with formRefusal, so the page (with or without JavaScript)
 // and the API give the same words; only the page's own wording for a non-.csv file differs
 // (docs/messages.md).
-import { json } from "@remix-run/node";
+import { data } from "@remix-run/node";
 import type { AdminActionData } from "~/components/admin/action-data";
 import { adminHref } from "~/components/admin/admin-href";
 import { env } from "~/env.server";
@@ -33,8 +33,8 @@ import { errorFields, log } from "~/logger.server";
 import { parseForm, readForm } from "~/utils/form-fields";
 import { unlockObjectsUserSchema } from "~/utils/shop-schemas";
 
-function answer(data: AdminActionData, status = 200, headers: Record<string, string> = {}) {
-  return json<AdminActionData>(data, { status, headers });
+function answer(value: AdminActionData, status = 200, headers: Record<string, string> = {}) {
+  return data<AdminActionData>(value, { status, headers });
 }
 
 /** A refusal (or an unexpected failure, logged) as the intent's form answer. */

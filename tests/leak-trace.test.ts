@@ -16,7 +16,7 @@ import { streamTail } from "~/utils/stream-tail.server";
 import { traceTag, verifyTraceTag } from "~/utils/trace-stamp.server";
 import { eocdWithComment, findEocd, MAX_TAIL_BYTES } from "~/utils/zip-eocd";
 import { setEnv } from "./env";
-import { appDatabaseSettled, callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
+import { answerAsResponse, appDatabaseSettled, callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
 import { createPost, createTiers, TIER_2 } from "./library-fixtures";
 import { writeZip } from "./zip-files";
 
@@ -200,7 +200,7 @@ describe("leaked ZIP lookup in the code search", () => {
       const now = process.memoryUsage();
       peak = Math.max(peak, now.heapUsed + now.arrayBuffers - (baseline.heapUsed + baseline.arrayBuffers));
     }, 5);
-    const response = (await adminRoute.action({ request, params: {}, context: {} })) as Response;
+    const response = answerAsResponse(await adminRoute.action({ request, params: {}, context: {} }));
     clearInterval(sampler);
     expect(sent).toBe(fillerBytes);
     expect(response.status).toBe(200);

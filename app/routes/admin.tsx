@@ -3,7 +3,7 @@
 // Admins only; everyone else is redirected to /. Every form posts to this route's action, with
 // or without JavaScript (app/admin-actions.server.ts has one function per intent).
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { json } from "@remix-run/node";
+import { data } from "@remix-run/node";
 import { isRouteErrorResponse, Link, useActionData, useLoaderData, useLocation, useRouteError } from "@remix-run/react";
 import { editUser, forceInterval, importPurchases, searchByCode, sendDigests, traceLeakedZip, unlockObjects } from "~/admin-actions.server";
 import { AuditLog } from "~/components/admin-audit-log";
@@ -64,7 +64,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
         )
       : Promise.resolve(null),
   ]);
-  return json({ query, list, audit: { ...audit, filter: auditFilter }, runs, editing }, { headers: { "Cache-Control": "private, no-store" } });
+  return data({ query, list, audit: { ...audit, filter: auditFilter }, runs, editing }, { headers: { "Cache-Control": "private, no-store" } });
 }
 
 export async function action({ request }: ActionFunctionArgs) {
@@ -93,7 +93,7 @@ export async function action({ request }: ActionFunctionArgs) {
     case "remove-shop-email":
       return editUser(admin.id, intent, form, back);
     default:
-      return json<AdminActionData>({ intent, error: "Unknown action." }, { status: 400 });
+      return data<AdminActionData>({ intent, error: "Unknown action." }, { status: 400 });
   }
 }
 
@@ -116,10 +116,10 @@ export default function AdminPage() {
     <div className="admin-page">
       <h1 className="page-title">Admin</h1>
 
-      <UserList query={query} list={list} editingId={editing && "user" in editing ? editing.user._id : null} />
+      <UserList query={query} list={list} editingId={editing && !editing.notFound ? editing.user._id : null} />
 
       {editing ? (
-        "user" in editing ? (
+        !editing.notFound ? (
           <AdminUserEditor
             key={editing.user._id}
             user={editing.user}

@@ -3,7 +3,7 @@
 // fixed; this page picks the user too: an email, name, number or id the server resolves (several
 // matches are offered to choose from), with suggestions as the admin types when JavaScript runs.
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { json } from "@remix-run/node";
+import { data } from "@remix-run/node";
 import { Form, Link, useLoaderData, useNavigation } from "@remix-run/react";
 import { AccessCheckResult, type AccessCheckData } from "~/components/access-check";
 import { adminHref } from "~/components/admin/admin-href";
@@ -37,8 +37,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const postRef = (url.searchParams.get("post") ?? "").slice(0, 300);
   const headers = { "Cache-Control": "private, no-store" };
   let userId = (url.searchParams.get("userId") ?? "").slice(0, 64);
-  const page = (data: Partial<PageData>, status = 200) =>
-    json<PageData>({ check: null, error: null, postRef, userId, userRef: typedUser, candidates: [], ...data }, { status, headers });
+  const page = (fields: Partial<PageData>, status = 200) =>
+    data<PageData>({ check: null, error: null, postRef, userId, userRef: typedUser, candidates: [], ...fields }, { status, headers });
   const typed = typedUser.trim();
   // Opened from the user editor or the admin page: nothing asked yet, so nothing refused.
   if (!url.searchParams.has("post")) {

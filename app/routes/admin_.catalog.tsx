@@ -2,7 +2,7 @@
 // (the post editor puts them on posts) and set each tier's price per month, shown on its Subscribe
 // buttons. Plain forms: without JavaScript a refusal comes back with its message beside the field.
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { json } from "@remix-run/node";
+import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { createTag, deleteTag, listTags, setTierPrice } from "~/models/catalog.server";
 import { requireAdmin } from "~/session-guards.server";
@@ -31,7 +31,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       select: { id: true, title: true, amountCents: true, currency: true },
     }),
   ]);
-  return json({ tags, tiers }, { headers: { "Cache-Control": "private, no-store" } });
+  return data({ tags, tiers }, { headers: { "Cache-Control": "private, no-store" } });
 }
 
 type Failure = { form: string; target?: string; message: string; fields: Record<string, string> };
@@ -40,7 +40,7 @@ type Failure = { form: string; target?: string; message: string; fields: Record<
 const catalogFormSchema = z.object({ intent: text, tagId: text, tierId: text });
 
 function failure(form: string, message: string, fields: Record<string, string>, status: number, target?: string) {
-  return json<Failure>({ form, target, message, fields }, { status });
+  return data<Failure>({ form, target, message, fields }, { status });
 }
 
 export async function action({ request }: ActionFunctionArgs) {

@@ -4,7 +4,7 @@
 // Plain forms posting here (no script needed); with JavaScript the navigation shows progress.
 // The same model functions serve /api/admin/discord-roles.
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { json } from "@remix-run/node";
+import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Field, SubmitButton } from "~/components/form";
 import { createRoleMapping, deleteRoleMapping, discordOverview, mappingTargets } from "~/models/discord-roles.server";
@@ -28,7 +28,7 @@ const NO_STORE = { "Cache-Control": "private, no-store" };
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireAdmin(request);
   const [overview, { tiers, posts, ideas }] = await Promise.all([discordOverview(), mappingTargets()]);
-  return json({ overview, tiers, posts, ideas }, { headers: NO_STORE });
+  return data({ overview, tiers, posts, ideas }, { headers: NO_STORE });
 }
 
 type ActionData = { intent: "create" | "delete"; ok: boolean; message: string; fields: Record<string, string> };
@@ -41,14 +41,14 @@ export async function action({ request }: ActionFunctionArgs) {
   try {
     if (intent === "delete") {
       await deleteRoleMapping(admin, id);
-      return json<ActionData>({ intent, ok: true, message: DISCORD_MESSAGES.removed, fields: {} }, { headers: NO_STORE });
+      return data<ActionData>({ intent, ok: true, message: DISCORD_MESSAGES.removed, fields: {} }, { headers: NO_STORE });
     }
     // The mapping's fields as posted: the model checks them with the schema of POST /api/admin/discord-roles.
     await createRoleMapping(admin, formInput(form, roleMappingSchema));
-    return json<ActionData>({ intent, ok: true, message: DISCORD_MESSAGES.created, fields: {} }, { status: 201, headers: NO_STORE });
+    return data<ActionData>({ intent, ok: true, message: DISCORD_MESSAGES.created, fields: {} }, { status: 201, headers: NO_STORE });
   } catch (error) {
     const refusal = formRefusal(error, intent === "delete" ? DISCORD_MESSAGES.removeFailed : DISCORD_MESSAGES.createFailed);
-    return json<ActionData>(
+    return data<ActionData>(
       { intent, ok: false, message: refusal.message, fields: refusal.fields },
       { status: refusal.status, headers: { ...NO_STORE, ...refusal.headers } },
     );

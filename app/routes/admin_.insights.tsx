@@ -2,7 +2,7 @@
 // Effective admins only (403 for everyone else). Charts are drawn on the server; the page's
 // only script is Remix's own, and the range form is a plain GET.
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { json } from "@remix-run/node";
+import { data } from "@remix-run/node";
 import { isRouteErrorResponse, Link, useLoaderData, useRouteError } from "@remix-run/react";
 import { ChartSection, ChartSvg, DataTableView, Legend } from "~/components/insights/chart";
 import { categoryBars, dailyStack, itemBars, sparkline } from "~/components/insights/geometry.server";
@@ -123,17 +123,17 @@ export async function loader({ request }: LoaderFunctionArgs) {
   try {
     assertInsightsViewer(await getCurrentUser(request));
   } catch (error) {
-    if (isDomainError(error)) throw json({ error: error.message }, { status: error.status });
+    if (isDomainError(error)) throw data({ error: error.message }, { status: error.status });
     throw error;
   }
   const parsed = parseInsightsRange(new URL(request.url).searchParams);
   type Page = { form: RangeFormValues; error: string | null; field: string | null; view: Awaited<ReturnType<typeof buildView>> | null };
   if (!parsed.success) {
     const { range = "30", from = "", to = "" } = parsed.values;
-    return json<Page>({ form: { range, from, to }, error: parsed.error, field: parsed.field, view: null }, { status: 400, headers: NO_STORE });
+    return data<Page>({ form: { range, from, to }, error: parsed.error, field: parsed.field, view: null }, { status: 400, headers: NO_STORE });
   }
   const { range } = parsed;
-  return json<Page>(
+  return data<Page>(
     { form: { range: range.preset, from: range.from, to: range.lastDay }, error: null, field: null, view: await buildView(range) },
     { headers: NO_STORE },
   );

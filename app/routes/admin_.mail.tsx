@@ -2,7 +2,7 @@
 // retrying, being sent, sent and given up, and for each one not sent its recipient, subject,
 // attempts, next attempt and last error. Effective admins only. A plain page: no script needed.
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { json } from "@remix-run/node";
+import { data } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { outboxOverview, type OutboxRow, type OutboxState } from "~/models/mail-outbox.server";
 import { requireAdmin } from "~/session-guards.server";
@@ -17,7 +17,7 @@ export const headers = personalPageHeaders;
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireAdmin(request);
-  return json(await outboxOverview(), { headers: { "Cache-Control": "private, no-store" } });
+  return data(await outboxOverview(), { headers: { "Cache-Control": "private, no-store" } });
 }
 
 const STATE_WORDS: Record<OutboxState, string> = {

@@ -3,7 +3,7 @@
 // confirmed on it. Effective admins only; both forms post here and work without JavaScript (the
 // name's error is shown next to the field); with JavaScript they are sent by fetchers.
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { json } from "@remix-run/node";
+import { data } from "@remix-run/node";
 import { Link, useActionData, useFetcher, useLoaderData } from "@remix-run/react";
 import { addGamePatch, declareCurrentPatch, listGamePatches } from "~/models/game-patch.server";
 import { isListedPostPublic, listLibraryPosts, patchDayCounts } from "~/models/library-listing.server";
@@ -27,7 +27,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const [patches, { posts }] = await Promise.all([listGamePatches(), listLibraryPosts(admin)]);
   // The banner as users see it: over the posts shown to everyone.
   const counts = patchDayCounts(posts.filter((post) => isListedPostPublic(post)));
-  return json({ patches, counts }, { headers: { "Cache-Control": "private, no-store" } });
+  return data({ patches, counts }, { headers: { "Cache-Control": "private, no-store" } });
 }
 
 type ActionData = { ok: boolean; message: string; field?: "name" };
@@ -39,21 +39,21 @@ export async function action({ request }: ActionFunctionArgs) {
   try {
     if (intent === "add") {
       const parsed = readForm(form, patchCreateFormSchema);
-      if (!parsed.success) return json<ActionData>({ ok: false, message: parsed.error.issues[0]!.message, field: "name" }, { status: 400 });
+      if (!parsed.success) return data<ActionData>({ ok: false, message: parsed.error.issues[0]!.message, field: "name" }, { status: 400 });
       await addGamePatch(admin, parsed.data);
-      return json<ActionData>({ ok: true, message: PATCH_MESSAGES.added });
+      return { ok: true, message: PATCH_MESSAGES.added } satisfies ActionData;
     }
     if (intent === "declare") {
       const parsed = readForm(form, patchDeclareSchema);
-      if (!parsed.success) return json<ActionData>({ ok: false, message: PATCH_MESSAGES.patchNotFound }, { status: 404 });
+      if (!parsed.success) return data<ActionData>({ ok: false, message: PATCH_MESSAGES.patchNotFound }, { status: 404 });
       await declareCurrentPatch(admin, parsed.data.patchId);
-      return json<ActionData>({ ok: true, message: PATCH_MESSAGES.declared });
+      return { ok: true, message: PATCH_MESSAGES.declared } satisfies ActionData;
     }
-    return json<ActionData>({ ok: false, message: PATCH_MESSAGES.failed }, { status: 400 });
+    return data<ActionData>({ ok: false, message: PATCH_MESSAGES.failed }, { status: 400 });
   } catch (error) {
     const refusal = formRefusal(error, PATCH_MESSAGES.failed);
     const field = intent === "add" && refusal.status === 409 ? ("name" as const) : undefined;
-    return json<ActionData>({ ok: false, message: refusal.message, field }, { status: refusal.status, headers: refusal.headers });
+    return data<ActionData>({ ok: false, message: refusal.message, field }, { status: refusal.status, headers: refusal.headers });
   }
 }
 

@@ -3,7 +3,7 @@
 // in the address (GET forms and links, no script needed). Each title opens the post's editor.
 // Effective admins only.
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { json } from "@remix-run/node";
+import { data } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { listPostTable, type PostTableRow } from "~/models/post-table.server";
 import { requireAdmin } from "~/session-guards.server";
@@ -30,7 +30,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const admin = await requireAdmin(request);
   const query = parsePostTableQuery(new URL(request.url).searchParams);
   const table = await listPostTable(admin, query);
-  return json({ ...table, query: { ...query, page: table.page } }, { headers: { "Cache-Control": "private, no-store" } });
+  return data({ ...table, query: { ...query, page: table.page } }, { headers: { "Cache-Control": "private, no-store" } });
 }
 
 function tiersCell(row: PostTableRow): string {

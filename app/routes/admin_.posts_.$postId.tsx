@@ -5,7 +5,7 @@
 // confirmation page without JavaScript, a dialog with it). Every form posts here, calls the model function the
 // /api routes call (postEditAction) and comes back to this post. Effective admins only.
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { json } from "@remix-run/node";
+import { data } from "@remix-run/node";
 import { Link, useFetcher, useLoaderData, useRouteError } from "@remix-run/react";
 import { useMemo } from "react";
 import { AdminVersionHistory } from "~/components/admin/version-admin";
@@ -53,7 +53,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   try {
     const editor = await loadPostEditor(admin, postId);
     const url = new URL(request.url);
-    return json(
+    return data(
       {
         ...editor,
         confirmDelete: url.searchParams.has("delete"),
@@ -63,7 +63,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       { headers: { "Cache-Control": "private, no-store" } },
     );
   } catch (error) {
-    if (error instanceof DomainError && error.status === 404) throw json({ error: LIBRARY_MESSAGES.postNotFound }, { status: 404 });
+    if (error instanceof DomainError && error.status === 404) throw data({ error: LIBRARY_MESSAGES.postNotFound }, { status: 404 });
     throw error;
   }
 }

@@ -2,7 +2,7 @@
 // release steps of the next 60 days by day (the creator's time zone), what opened in the last 30,
 // and for each "reached N · mailed M". Effective admins only. A plain page: no script is needed.
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { json } from "@remix-run/node";
+import { data } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { listReleases, type ReleaseEvent } from "~/models/release.server";
 import { listTiers } from "~/models/tier.server";
@@ -24,7 +24,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   await requireAdmin(request);
   const now = new Date();
   const [releases, tiers] = await Promise.all([listReleases(now), listTiers()]);
-  return json(
+  return data(
     { ...releases, tierTitles: Object.fromEntries(tiers.map((tier) => [tier.tierId, tier.title])), now: now.toISOString() },
     { headers: { "Cache-Control": "private, no-store" } },
   );

@@ -4,7 +4,7 @@
 // Effective admins only, enforced here and in the model. Plain forms: the filter is a GET, a change
 // posts here and comes back with a toast; with JavaScript each change goes through a fetcher.
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { json } from "@remix-run/node";
+import { data } from "@remix-run/node";
 import { Form, Link, useFetcher, useLoaderData } from "@remix-run/react";
 import { useId } from "react";
 import { SubmitButton } from "~/components/form";
@@ -32,7 +32,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const search = new URL(request.url).searchParams;
   const { filter, reports } = await listBugReports(admin, { state: search.get("state") ?? undefined, post: search.get("post") ?? undefined });
   const [posts, versions] = await Promise.all([postsWithReports(admin), fixVersionChoices(admin, [...new Set(reports.map((report) => report.postId))])]);
-  return json({ filter, reports, posts, versions }, { headers: NO_STORE });
+  return data({ filter, reports, posts, versions }, { headers: NO_STORE });
 }
 
 type ActionData = { ok: false; reportId: string; message: string };
@@ -47,7 +47,7 @@ export async function action({ request }: ActionFunctionArgs) {
     return redirectWithSuccess(back.startsWith("/admin/reports") ? back : "/admin/reports", BUG_REPORT_MESSAGES.stateSaved, { status: 303 });
   } catch (error) {
     const refusal = formRefusal(error, BUG_REPORT_MESSAGES.failed);
-    return json<ActionData>({ ok: false, reportId, message: refusal.message }, { status: refusal.status, headers: { ...NO_STORE, ...refusal.headers } });
+    return data<ActionData>({ ok: false, reportId, message: refusal.message }, { status: refusal.status, headers: { ...NO_STORE, ...refusal.headers } });
   }
 }
 
