@@ -2,7 +2,7 @@
 // downloads (the terms first), and for admins a post's changes and uploads (postEditAction and
 // uploadAction, which the post editor's action at /admin/posts/{postId} calls too). Each calls
 // the same model function as its /api route and maps a refusal with formRefusal.
-import { json, redirect } from "@remix-run/node";
+import { data, redirect } from "@remix-run/node";
 import { firstIssue } from "~/api.server";
 import type { DownloadAnswer } from "~/components/use-library-download";
 import { env } from "~/env.server";
@@ -119,7 +119,7 @@ async function runUpload(request: Request, user: NonNullable<Awaited<ReturnType<
 
 /**
  * File uploads are multipart and streamed: their intent travels in the address. The answer is a
- * redirect with a toast, or JSON with `respond=json` (the post file's upload with a progress bar).
+ * redirect with a toast, or with `respond=json` the outcome as data (`{ message }` or `{ error }`, with its status).
  */
 export async function uploadAction(request: Request, user: Awaited<ReturnType<typeof getCurrentUser>>) {
   const url = new URL(request.url);
@@ -130,19 +130,19 @@ export async function uploadAction(request: Request, user: Awaited<ReturnType<ty
       ? await runUpload(request, user, url.searchParams.get("intent"), url.searchParams.get("postId") ?? "")
       : { status: 403, message: LIBRARY_MESSAGES.adminOnly };
   const ok = outcome.status < 300;
-  if (respondJson) return json(ok ? { message: outcome.message } : { error: outcome.message }, { status: outcome.status });
+  if (respondJson) return data(ok ? { message: outcome.message } : { error: outcome.message }, { status: outcome.status });
   return ok ? redirectWithSuccess(back, outcome.message) : redirectWithError(back, outcome.message);
 }
 
 /**
  * A download: the terms first (unless accepted, or accepted with this request), then the file's
  * address. Without JavaScript the answer is a redirect (to the terms popup, or to the file);
- * with JavaScript (`respond=json`) it is the address, or the refusal, as JSON.
+ * with JavaScript (`respond=json`, the fetcher) it is the address, or the refusal, as data.
  */
 async function downloadAction(form: FormData, user: Awaited<ReturnType<typeof getCurrentUser>>, back: string) {
   const { postId, versionId, fileId, acceptTos: accepted, respond: respondJson } = parseForm(form, downloadFormSchema);
   if (!accepted && !(user?.tosAccepted || isEffectiveAdmin(user))) {
-    if (respondJson) return json<DownloadAnswer>({ error: LIBRARY_MESSAGES.tosRequired }, { status: 403 });
+    if (respondJson) return data<DownloadAnswer>({ error: LIBRARY_MESSAGES.tosRequired }, { status: 403 });
     // The file asked for rides along, so accepting the terms downloads that file.
     return redirect(withParam(withParam(back, "terms", postId), "file", fileId));
   }
@@ -152,7 +152,7 @@ async function downloadAction(form: FormData, user: Awaited<ReturnType<typeof ge
     // (a direct link must not get past it). It is needed here too: a free post's signed address
     // is itself the permission (its route checks the signature, not the viewer), the address
     // depends on whether the post is paid, and a refusal must reach the user as this page's
-    // message (a toast after the redirect without JavaScript, JSON for the fetcher), not as the
+    // message (a toast after the redirect without JavaScript, data for the fetcher), not as the
     // download route's bare JSON error.
     const post = await authorizeDownload(user ? { ...user, tosAccepted: true } : null, postId, versionId, fileId);
     const query = new URLSearchParams();
@@ -164,10 +164,10 @@ async function downloadAction(form: FormData, user: Awaited<ReturnType<typeof ge
     const downloadUrl = paid
       ? `/api/download/${encodeURIComponent(post.id)}${versionQuery}`
       : signedDownloadUrl(post.id, user?.id ?? null, Date.now(), versionId, fileId);
-    return respondJson ? json<DownloadAnswer>({ downloadUrl, paid }) : redirect(downloadUrl);
+    return respondJson ? ({ downloadUrl, paid } satisfies DownloadAnswer) : redirect(downloadUrl);
   } catch (error) {
     const refusal = formRefusal(error, LIBRARY_MESSAGES.freeDownloadFailed);
-    if (respondJson) return json<DownloadAnswer>({ error: refusal.message }, { status: refusal.status });
+    if (respondJson) return data<DownloadAnswer>({ error: refusal.message }, { status: refusal.status });
     return redirectWithError(withParam(withParam(back, "terms", null), "file", null), refusal.message);
   }
 }
@@ -182,7 +182,7 @@ export async function libraryAction(request: Request) {
 
   if (intent === "accept-nsfw") {
     const headers = { "Set-Cookie": await nsfwAcceptedCookie() };
-    return respond ? json({ ok: true }, { headers }) : redirect(back, { headers });
+    return respond ? data({ ok: true }, { headers }) : redirect(back, { headers });
   }
   if (intent === "download") return downloadAction(form, user, back);
   if (intent === "patch-vote") {

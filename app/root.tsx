@@ -1,5 +1,5 @@
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { json } from "@remix-run/node";
+import { data } from "@remix-run/node";
 import { Links, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, useLoaderData, useRouteError, useRouteLoaderData } from "@remix-run/react";
 import { NavBar } from "~/components/nav-bar";
 import { useNonce } from "~/components/nonce";
@@ -31,17 +31,15 @@ export async function loader({ request }: LoaderFunctionArgs) {
   // The flash cookie is answered only when the browser sent one (to clear it once shown):
   // otherwise every page would carry a Set-Cookie, and no shared cache could keep a guest page.
   const sentToastCookie = /(?:^|;\s*)toast-session=/.test(request.headers.get("Cookie") ?? "");
-  return json(
-    {
-      toast: toast ?? null,
-      account: user ? { name: displayName(user), isAdmin: isEffectiveAdmin(user) } : null,
-      // The creator's time zone, in which the admins' release editor reads and shows times.
-      creatorTimeZone: isEffectiveAdmin(user) ? env().CREATOR_TIME_ZONE : null,
-      // The locale and time zone the server wrote this page's dates in; the browser writes in them too.
-      dates: viewerDateSettings(request),
-    },
-    sentToastCookie ? { headers } : undefined,
-  );
+  const page = {
+    toast: toast ?? null,
+    account: user ? { name: displayName(user), isAdmin: isEffectiveAdmin(user) } : null,
+    // The creator's time zone, in which the admins' release editor reads and shows times.
+    creatorTimeZone: isEffectiveAdmin(user) ? env().CREATOR_TIME_ZONE : null,
+    // The locale and time zone the server wrote this page's dates in; the browser writes in them too.
+    dates: viewerDateSettings(request),
+  };
+  return sentToastCookie ? data(page, { headers }) : page;
 }
 
 export type RootLoader = typeof loader;

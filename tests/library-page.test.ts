@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/db.server";
 import * as library from "~/routes/library";
 import * as root from "~/root";
-import { buildRequest, callRoute, createTestUser, queriesDuring, sessionCookie } from "./helpers";
+import { answerAsResponse, buildRequest, callRoute, createTestUser, queriesDuring, sessionCookie } from "./helpers";
 import { requestDocument } from "./documents";
 import { createPost, createTiers, TIER_1, TIER_2 } from "./library-fixtures";
 
@@ -112,7 +112,7 @@ describe("loader", () => {
     expect(queries).toHaveLength(1);
     expect(queries[0]).toMatch(/session_viewer\(.*viewer_access_details\(/s);
     // Each loader got what it needs from that one statement.
-    expect(((await rootAnswer.json()) as { account: { name: string } }).account.name).toBe("One Query Reader");
+    expect(((await answerAsResponse(rootAnswer).json()) as { account: { name: string } }).account.name).toBe("One Query Reader");
     const page = pageAnswer as LoaderData & { access: Record<string, unknown> };
     expect(page.posts.length).toBeGreaterThan(0);
     expect(Object.keys(page.access).sort()).toEqual(page.posts.map((post) => post.postId).sort());

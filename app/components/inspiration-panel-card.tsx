@@ -13,7 +13,7 @@ export type InspirationCardPanel = InspirationPanelView;
 /** A like or Patreon-like button: posts the wanted state, and shows it at once (optimistic). */
 function LikeButton({ panel, kind, disabled }: { panel: InspirationCardPanel; kind: "like" | "patreon-like"; disabled: boolean }) {
   const fetcher = useFetcher<{ ok?: boolean; error?: string }>();
-  // Only once hydrated does the form ask for a JSON answer; without JavaScript it redirects back.
+  // Only once hydrated does the form ask to be answered in place (`respond=json`); without JavaScript it redirects back.
   const [hydrated, setHydrated] = useState(false);
   useEffect(() => setHydrated(true), []);
   useEffect(() => {

@@ -1,7 +1,7 @@
 // The library's two gates: the 18+ warning (adult-warning.tsx; until accepted the library is
 // blurred and inert) and the terms popup shown before a download (terms-popup.tsx). Both render on
 // the server, so they work without JavaScript: their forms post to the library's action, and with
-// JavaScript they post there too (through a fetcher, answered with JSON instead of a redirect).
+// JavaScript they post there too (through a fetcher, answered with data instead of a redirect).
 // The library loads both dialogs' code after its first view (on-demand.tsx); this module holds
 // what the page runs at once: whether the warning was passed.
 import { useFetcher } from "@remix-run/react";

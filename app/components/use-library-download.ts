@@ -1,6 +1,6 @@
 // The library's download-and-terms flow with JavaScript: the terms popup before a first download,
 // then the file. Every step posts to the library's own action (`intent=download`), the same one
-// the plain forms post to without JavaScript; only the answer differs (JSON with `respond=json`,
+// the plain forms post to without JavaScript; only the answer differs (data with `respond=json`,
 // a redirect without). The file itself is a GET of the address the action hands back.
 import { useFetcher } from "@remix-run/react";
 import { useCallback, useEffect, useRef, useState } from "react";

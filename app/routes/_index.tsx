@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { json } from "@remix-run/node";
+import { data } from "@remix-run/node";
 import { Link, useActionData, useLoaderData, useRouteError, useSearchParams } from "@remix-run/react";
 import { ErrorPage, logInBrowser, refusedRequestPage, unavailableRoutePage } from "~/components/error-page";
 import { useSavedKey } from "~/components/form";
@@ -87,7 +87,7 @@ export async function action({ request }: ActionFunctionArgs) {
   }
 
   const parsed = readForm(form, panelInputSchema);
-  if (!parsed.success) return json<ActionData>({ error: firstIssue(parsed.error), values }, { status: 400 });
+  if (!parsed.success) return data<ActionData>({ error: firstIssue(parsed.error), values }, { status: 400 });
   const file = formFile(form, "image");
   const image = file ? Buffer.from(await file.arrayBuffer()) : null;
   const failure = id ? "Failed to update panel." : "Failed to create panel.";
@@ -96,7 +96,7 @@ export async function action({ request }: ActionFunctionArgs) {
     else await createPanel(admin.id, parsed.data, image);
   } catch (error) {
     const refusal = formRefusal(error, failure);
-    return json<ActionData>({ error: refusal.message, values }, { status: refusal.status });
+    return data<ActionData>({ error: refusal.message, values }, { status: refusal.status });
   }
   // After saving, the form returns to empty create mode.
   return redirectWithSuccess("/", id ? "Panel updated successfully." : "Panel created successfully.");

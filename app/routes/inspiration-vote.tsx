@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { json, redirect } from "@remix-run/node";
+import { data, redirect } from "@remix-run/node";
 import { Link, useActionData, useLoaderData, useRevalidator, useRouteError } from "@remix-run/react";
 import { ErrorPage, logInBrowser, refusedRequestPage, unavailableRoutePage } from "~/components/error-page";
 import { useState } from "react";
@@ -62,7 +62,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const search = new URL(request.url).searchParams;
   // The data carry the second (below): a kept page turns at the next one.
   notePageTurnsAt(secondOf(now) + 1000);
-  return json({
+  return {
     config: {
       title: config.title,
       mode: modeName(config.mode),
@@ -81,7 +81,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     editId: isAdmin ? search.get("edit") : null,
     deleting: isAdmin ? (panels.find((panel) => panel.id === search.get("delete")) ?? null) : null,
     confirmReset: isAdmin && search.get("confirm") === "reset",
-  });
+  };
 }
 
 /** A refused admin form: its message and what was typed, so the form shows both (also without JavaScript). */
@@ -122,8 +122,8 @@ const configTypedSchema = z.object({
 const panelTypedSchema = z.object({ imageUrl: text, title: text, status: text });
 
 function refuse(refused: RefusedForm) {
-  // The form shows the message inline: plain JSON, so it is not toasted as well.
-  return json(refused, { status: 400 });
+  // The form shows the message inline: data only, so it is not toasted as well.
+  return data(refused, { status: 400 });
 }
 
 // Admins upload an idea's image with its form, as panel images are uploaded on the home page.
@@ -151,10 +151,10 @@ export async function action({ request }: ActionFunctionArgs) {
         await setLike(user, panelId, intent === "like" ? "LIKE" : "PATREON", like);
       } catch (error) {
         // With JavaScript the like button answers in place (no navigation, no scroll jump).
-        if (error instanceof DomainError && respond) return json({ error: error.message }, { status: error.status, headers: error.headers });
+        if (error instanceof DomainError && respond) return data({ error: error.message }, { status: error.status, headers: error.headers });
         throw error;
       }
-      return respond ? json({ ok: true }) : redirect(PAGE);
+      return respond ? { ok: true } : redirect(PAGE);
     }
     // Everything below changes the vote: admins only, checked here on the server.
     if (!isEffectiveAdmin(user)) return redirectWithError(PAGE, "You need to be logged in as an admin to perform this action.");

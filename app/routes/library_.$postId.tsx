@@ -6,7 +6,7 @@
 // here, with or without JavaScript. Admins remove an added file from here too (asked at
 // `?remove-file=<id>`).
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { json, redirect } from "@remix-run/node";
+import { data, redirect } from "@remix-run/node";
 import { Link, useLoaderData, useLocation, useRouteError } from "@remix-run/react";
 import { ErrorPage, logInBrowser, refusedRequestPage } from "~/components/error-page";
 import { KnownIssues, type ReportActionData } from "~/components/known-issues";
@@ -48,7 +48,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const url = new URL(request.url);
   const viewer = await loadLibraryPageViewer(request);
   const page = await loadPostPage(viewer, params.postId ?? "");
-  if (!page) throw json({ error: LIBRARY_MESSAGES.postNotFound }, { status: 404 });
+  if (!page) throw data({ error: LIBRARY_MESSAGES.postNotFound }, { status: 404 });
   const { user } = viewer;
   const config = env();
   const { post } = page;
@@ -62,7 +62,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     libraryPageTurnsAt(viewer.context.libraryStamp, Date.now(), post.postId),
   ]);
   notePageTurnsAt(turnsAt);
-  return json({
+  return {
     ...page,
     knownIssues,
     reportForm,
@@ -79,7 +79,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     // The New/Updated badge, decided here (as on the library).
     news: newsOf([post], new Date())[post.postId] ?? null,
     preview: { url: canonical, image: post.imageUrl ? `${config.APP_URL}${post.imageUrl}` : null },
-  });
+  };
 }
 
 /**
@@ -109,10 +109,10 @@ export async function action({ request, params }: ActionFunctionArgs) {
       await removeMeToo(user, reportId);
       return redirectWithSuccess(back, BUG_REPORT_MESSAGES.meTooRemoved, { status: 303 });
     }
-    return json<ReportActionData>({ ok: false, intent, message: "Invalid input." }, { status: 400 });
+    return data<ReportActionData>({ ok: false, intent, message: "Invalid input." }, { status: 400 });
   } catch (error) {
     const refusal = formRefusal(error, BUG_REPORT_MESSAGES.failed);
-    return json<ReportActionData>(
+    return data<ReportActionData>(
       { ok: false, intent, message: refusal.message, fields: refusal.fields },
       { status: refusal.status, headers: { "Cache-Control": "private, no-store", ...refusal.headers } },
     );
