@@ -1,6 +1,7 @@
 // Background jobs of this app server. Each job guards itself against running on several
 // servers at once (advisory locks, or the mail outbox's row claims); this module only schedules them.
 import { env } from "~/env.server";
+import { discordConfig } from "~/integrations/discord.server";
 import { trackJobRun } from "~/job-run.server";
 import { watchMailOutbox } from "~/metrics.server";
 import { deleteExpiredApiTokens } from "~/models/api-token.server";
@@ -27,6 +28,8 @@ const DISCORD_ROLES_EVERY_MS = 20_000;
 type Job = { name: string; everyMs: number; run: () => Promise<unknown>; describe?(result: unknown): object };
 
 function jobs(): Job[] {
+  // Without the bot's settings the Discord jobs would only start and end, three times a minute in the log.
+  const discordOn = discordConfig() !== null;
   return [
     // Housekeeping: expired sessions, API tokens, emailed codes and rate-limit windows are removed hourly.
     { name: "expired-sessions", everyMs: HOUR_MS, run: () => deleteExpiredSessions() },
@@ -51,11 +54,11 @@ function jobs(): Job[] {
     { name: "mail-outbox-prune", everyMs: HOUR_MS, run: () => pruneMailOutbox() },
     // Discord roles that follow access (docs/product.md#discord-roles): every 20 s the roles of
     // linked accounts are recomputed, the differences queued and sent (one planner per cluster),
-    // so a change of access shows on Discord within a minute whatever caused it. Off without
-    // DISCORD_BOT_TOKEN and DISCORD_GUILD_ID.
-    { name: "discord-roles", everyMs: DISCORD_ROLES_EVERY_MS, run: () => runDiscordRoleSync() },
+    // so a change of access shows on Discord within a minute whatever caused it. Not scheduled
+    // without DISCORD_BOT_TOKEN and DISCORD_GUILD_ID.
+    { name: "discord-roles", everyMs: discordOn ? DISCORD_ROLES_EVERY_MS : 0, run: () => runDiscordRoleSync() },
     // Hourly: each member's roles as Discord holds them, drift repaired.
-    { name: "discord-reconcile", everyMs: HOUR_MS, run: () => reconcileDiscordRoles() },
+    { name: "discord-reconcile", everyMs: discordOn ? HOUR_MS : 0, run: () => reconcileDiscordRoles() },
     { name: "discord-jobs-prune", everyMs: HOUR_MS, run: () => pruneDiscordJobs() },
     // Resumable uploads with no part for UPLOAD_ABANDON_HOURS (24 h): S3 multipart uploads aborted, local parts deleted.
     { name: "upload-cleanup", everyMs: HOUR_MS, run: () => cleanUpAbandonedUploads() },
