@@ -40,10 +40,26 @@ const onListen = () => console.log(`[server] http://${config.HOST ?? "localhost"
 if (config.HOST) server.listen(config.PORT, config.HOST, onListen);
 else server.listen(config.PORT, onListen);
 
+/**
+ * Stops Vite once what it is still transforming (the imports of a page just served, warmed ahead)
+ * is done, for at most 2 s. A transform that esbuild's stop cuts short anyway is no fault of the
+ * developer's: Vite would print it as "Pre-transform error: The service was stopped".
+ */
+async function stopVite(): Promise<void> {
+  const idle = Promise.all(Object.values(vite.environments).map((environment) => environment.waitForRequestsIdle()));
+  await Promise.race([idle, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+  const logger = vite.config.logger;
+  const logError = logger.error.bind(logger);
+  logger.error = (message, options) => {
+    if (!message.includes("The service was stopped")) logError(message, options);
+  };
+  await vite.close();
+}
+
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.once(signal, () => {
     server.closeAllConnections();
     server.close();
-    void vite.close().finally(() => process.exit(0));
+    void stopVite().finally(() => process.exit(0));
   });
 }
