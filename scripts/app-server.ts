@@ -77,16 +77,21 @@ function ephemeralPortsStart(): number {
   return 32_768;
 }
 
-/** Listens on `port` of 127.0.0.1 (0: any) and closes again: the port it got, or null when taken. */
-async function probePort(port: number): Promise<number | null> {
+/** Listens on `port` of `host` (0: any port) and closes again: the port it got, or null when taken. */
+async function probePort(port: number, host = "127.0.0.1"): Promise<number | null> {
   const probe = createServer();
-  probe.listen(port, "127.0.0.1");
+  probe.listen(port, host);
   // Not events.once(probe, "listening"): it rejects on the "error" a taken port emits.
   const listened = await new Promise<boolean>((resolve) => probe.once("listening", () => resolve(true)).once("error", () => resolve(false)));
   if (!listened) return null;
   const { port: got } = probe.address() as AddressInfo;
   await new Promise((resolve) => probe.close(resolve));
   return got;
+}
+
+/** Is something already listening on `port` (of `host`, else of 127.0.0.1)? */
+export async function portTaken(port: number, host?: string): Promise<boolean> {
+  return (await probePort(port, host)) === null;
 }
 
 /**

@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { appServerArgs, appServerEnv, ensureAppBuilt } from "./app-server.ts";
+import { appServerArgs, appServerEnv, ensureAppBuilt, portTaken } from "./app-server.ts";
 import { isFreshSite } from "../prisma/fresh-site.ts";
 import { migrationsUpToDate } from "./migration-state.ts";
 
@@ -105,6 +105,15 @@ if (!process.env.DATABASE_URL) {
     process.on("exit", () => releaseDataDir(dataDir));
   } catch (error) {
     console.error(`Could not start the embedded PostgreSQL: ${(error as Error).message}. To use a PostgreSQL server of your own instead, set DATABASE_URL.`);
+    process.exit(1);
+  }
+}
+
+// A port another program holds is said at once, not after the build and the database, as a stack trace.
+{
+  const port = Number(process.env.PORT ?? 3000);
+  if (Number.isInteger(port) && port > 0 && port < 65_536 && (await portTaken(port, process.env.HOST))) {
+    console.error(`Port ${port} is already in use by another program. Stop it, or set PORT to a free port (PORT=3001 npm start).`);
     process.exit(1);
   }
 }

@@ -3,6 +3,9 @@
 // from its schema, so a malformed value is refused with a message that names it.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseEnv } from "~/env.server";
@@ -113,6 +116,29 @@ describe("modules read their values through env()", () => {
     });
     expect(code).toBe(1);
     expect(output.trim()).toBe("FAKE_PROVIDERS=true is refused with NODE_ENV=production: the fake providers sign anyone in as any email.");
+  });
+
+  it("npm start says at once that its port is taken, before it builds or starts a database, and leaves DATA_DIR to the next start", async () => {
+    const holder = createServer().listen(0, "127.0.0.1");
+    await once(holder, "listening");
+    const { port } = holder.address() as AddressInfo;
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "clib-port-taken-"));
+    try {
+      const { code, output } = await runUntilExit(["--import", "tsx", "scripts/start.ts"], {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        PORT: String(port),
+        DATA_DIR: dataDir,
+      } as Partial<NodeJS.ProcessEnv> as NodeJS.ProcessEnv);
+      expect(code).toBe(1);
+      expect(output.trim()).toBe(`Port ${port} is already in use by another program. Stop it, or set PORT to a free port (PORT=3001 npm start).`);
+      // Nothing started, nothing claimed.
+      expect(existsSync(path.join(dataDir, "postgres"))).toBe(false);
+      expect(existsSync(path.join(dataDir, "npm-start.lock"))).toBe(false);
+    } finally {
+      holder.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it("the production server stops at start, before any worker, on a malformed setting", async () => {
