@@ -40,8 +40,10 @@ export function observeRequests({ logRequests }: { logRequests: boolean }): Requ
       const finished = res.writableFinished;
       const status = finished ? String(res.statusCode) : "aborted";
       const accountId = takeRequestAccount(requestId);
-      if (route !== "metrics") duration.observe({ route, status }, ms / 1000);
-      if (res.statusCode >= 500 && route !== "metrics") errors.inc({ route, status: String(res.statusCode) });
+      if (route !== "metrics") {
+        duration.observe({ route, status }, ms / 1000);
+        if (res.statusCode >= 500) errors.inc({ route, status: String(res.statusCode) });
+      }
       if (!logRequests) return;
       // The path only: a query may carry a signature or a token. One decimal always ("512.0 ms"), so a duration never reads as a status.
       const durationMs = Math.round(ms * 10) / 10;
