@@ -465,6 +465,9 @@ test("a card's title opens the post's own page: the card unfolded, a download th
   await loginAs(page, supporter.id);
   await acceptAdultWarning(page);
   await page.goto("/library?search=Cozy%20Cabin");
+  // The page is running (its 18+ warning passed from this browser's storage) before the click,
+  // so the title opens the post as a link does in a running page.
+  await expect(page.getByTestId("library-content")).not.toHaveAttribute("inert");
   await card(page, "Cozy Cabin Lot").getByRole("link", { name: "Cozy Cabin Lot" }).click();
   await page.waitForURL(/\/library\/[^/?]+$/);
   await expect(page.getByRole("heading", { level: 1, name: "Cozy Cabin Lot" })).toBeVisible();
