@@ -1,30 +1,34 @@
-// What the app tells the HTTP server about a request for its log line (server/observe.ts).
-// The server gives every request it hands to the app its own id in X-Request-Id (a client's is
-// replaced); the app notes the signed-in account under that id, and the server takes it when the
-// response ends. Shared through globalThis: the Remix build and the HTTP server are bundled apart.
+// One scope per request, opened by the HTTP server (server/observe.ts) for every request past the
+// static files: its own id (X-Request-Id; a client's is replaced), what the edge decided about it,
+// and what the app learns about it for its log line (the signed-in account). Shared through
+// globalThis: the Remix build and the HTTP server are bundled apart.
 
 import { AsyncLocalStorage } from "node:async_hooks";
 
 export const REQUEST_ID_HEADER = "X-Request-Id";
 
-/** Notes kept at most: a note whose response ended before it was made is never taken. */
-const MAX_NOTES = 10_000;
-
 /**
- * What the edge decided about a request that the app's work must honour: by when (a
- * `performance.now()` instant) a password check of this request must have answered, or hear
- * "busy" (server/admission.ts sets it for routes that check passwords, and moves it once a slow
- * body has arrived).
+ * - `requestId`: on every log line written while the request is handled (app/logger.server.ts),
+ *   also by work it started that goes on after its answer.
+ * - `accountId`: the account whose session or API token the request carried, once the app has
+ *   read it (routes that never read the session leave it unset).
+ * - `passwordAnswerBy`: by when (a `performance.now()` instant) a password check of this request
+ *   must have answered, or hear "busy" (server/admission.ts sets it for routes that check
+ *   passwords, and moves it once a slow body has arrived).
  */
-export type RequestScope = { passwordAnswerBy?: number };
+export type RequestScope = { readonly requestId: string; accountId?: string; passwordAnswerBy?: number };
 
-const shared = globalThis as unknown as { __requestAccounts?: Map<string, string>; __requestScopes?: AsyncLocalStorage<RequestScope> };
-const accounts = (shared.__requestAccounts ??= new Map<string, string>());
+const shared = globalThis as unknown as { __requestScopes?: AsyncLocalStorage<RequestScope> };
 const scopes = (shared.__requestScopes ??= new AsyncLocalStorage<RequestScope>());
 
 /** Runs the rest of a request's handling within its scope. */
 export function runInRequestScope<T>(scope: RequestScope, work: () => T): T {
   return scopes.run(scope, work);
+}
+
+/** The scope of the request being handled; undefined outside one (a job, a test calling a function). */
+export function currentRequestScope(): RequestScope | undefined {
+  return scopes.getStore();
 }
 
 /** By when the current request's password check must answer; undefined outside a scope that sets it. */
@@ -37,34 +41,23 @@ export function requestIdOf(request: Request): string | null {
   return request.headers.get(REQUEST_ID_HEADER);
 }
 
-/** The request was made by this account (its session or API token). */
-export function noteRequestAccount(request: Request, accountId: string): void {
-  noteAccountOf(requestIdOf(request), accountId);
+/** The current request was made by this account (its session or API token). */
+export function noteRequestAccount(accountId: string): void {
+  const scope = scopes.getStore();
+  if (scope) scope.accountId = accountId;
 }
 
-/** The request with this id was made by this account (a page answered before the app ran). */
-export function noteAccountOf(id: string | null, accountId: string): void {
-  if (!id) return;
-  if (accounts.size >= MAX_NOTES) accounts.clear();
-  accounts.set(id, accountId);
-}
-
-/** The account noted for a request, forgotten once taken. */
-export function takeRequestAccount(requestId: string): string | undefined {
-  const account = accounts.get(requestId);
-  if (account !== undefined) accounts.delete(requestId);
-  return account;
+/** The id of the request being handled (X-Request-Id), or null outside a request. */
+export function currentRequestId(): string | null {
+  return scopes.getStore()?.requestId ?? null;
 }
 
 /**
  * Who is asking, as far as formatting for them goes: the request headers that say the viewer's
  * languages and time zone and whether they are signed in. Set around every request the app
  * answers (server/app.ts); `dates` is what app/utils/dates.server.ts worked out from them, once.
- * `requestId`: the request's X-Request-Id, on every log line written while it is handled
- * (app/logger.server.ts), also by work it started that goes on after its answer.
  */
 export type ViewerScope = {
-  requestId: string | null;
   cookie: string | null;
   acceptLanguage: string | null;
   authorization: string | null;
@@ -87,7 +80,6 @@ export function nextMoment(): number {
 /** Runs a request's handling with its viewer's headers at hand. */
 export function runAsViewer<T>(headers: { get(name: string): string | null }, work: () => T): T {
   const scope = {
-    requestId: headers.get(REQUEST_ID_HEADER),
     cookie: headers.get("Cookie"),
     acceptLanguage: headers.get("Accept-Language"),
     authorization: headers.get("Authorization"),
@@ -117,11 +109,6 @@ export function notePageTurnsAt(at: number | null | undefined): void {
 /** The instant noted by this request's loaders; undefined when none depends on the time, or outside a request. */
 export function pageTurnsAt(): number | undefined {
   return viewers.getStore()?.turnsAt;
-}
-
-/** The id of the request being handled (X-Request-Id), or null outside a request. */
-export function currentRequestId(): string | null {
-  return viewers.getStore()?.requestId ?? null;
 }
 
 /** The current request's viewer; undefined outside a request (mails, jobs, a test calling a function). */

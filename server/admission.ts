@@ -2,10 +2,9 @@
 // waiting, each for at most REQUEST_QUEUE_TIMEOUT_MS; past that, 503 with Retry-After at once. A request
 // stops counting once its answer is ready (a download's bytes flow without a turn).
 import type { Request, RequestHandler, Response } from "express";
-import type { IncomingMessage } from "node:http";
 import { BUSY_MESSAGE, BUSY_RETRY_AFTER_SECONDS, busyPage } from "../app/busy-answer.server.ts";
 import type { Env } from "../app/env.server.ts";
-import { runInRequestScope, type RequestScope } from "../app/request-context.server.ts";
+import { currentRequestScope, runInRequestScope } from "../app/request-context.server.ts";
 import { onRemixAnswer } from "./remix-adapter.ts";
 import { closeIfBodyUnread, policyOf } from "./security.ts";
 
@@ -27,13 +26,6 @@ function refuse(req: Request, res: Response) {
   else res.type("html").send(busyPage(String(res.getHeader("X-Request-Id") ?? "")));
 }
 
-/** A password route's budget counts from its arrival, or from when its body has been read if it was still on the way. */
-function passwordScope(req: IncomingMessage, arrivedAt: number): RequestScope {
-  const scope: RequestScope = { passwordAnswerBy: arrivedAt + PASSWORD_ANSWER_BUDGET_MS };
-  if (!req.complete) req.once("end", () => (scope.passwordAnswerBy = performance.now() + PASSWORD_ANSWER_BUDGET_MS));
-  return scope;
-}
-
 /** `exempt`: paths always answered at once (health checks). */
 export function admissionControl(config: AdmissionConfig, exempt: (path: string) => boolean): RequestHandler {
   const maxInFlight = config.MAX_IN_FLIGHT_REQUESTS;
@@ -53,7 +45,13 @@ export function admissionControl(config: AdmissionConfig, exempt: (path: string)
     const arrivedAt = performance.now();
     const checksPassword = policyOf(res).checksPassword === true;
     const queueTimeoutMs = checksPassword ? Math.min(config.REQUEST_QUEUE_TIMEOUT_MS, PASSWORD_ROUTE_QUEUE_WAIT_MS) : config.REQUEST_QUEUE_TIMEOUT_MS;
-    const proceed = checksPassword ? () => runInRequestScope(passwordScope(req, arrivedAt), next) : next;
+    // The request's scope (server/observe.ts): a password route's budget counts from its arrival, or from
+    // when its body has been read if it was still on the way.
+    const scope = currentRequestScope();
+    if (checksPassword && scope) scope.passwordAnswerBy = arrivedAt + PASSWORD_ANSWER_BUDGET_MS;
+    if (checksPassword && scope && !req.complete) req.once("end", () => (scope.passwordAnswerBy = performance.now() + PASSWORD_ANSWER_BUDGET_MS));
+    // A request admitted when another one ends goes on in its own scope, not the one that ended.
+    const proceed = scope ? () => runInRequestScope(scope, next) : next;
     const admit = () => {
       if (res.destroyed || req.socket.destroyed) return; // a client that left while it waited
       inFlight += 1;

@@ -9,7 +9,7 @@ import express from "express";
 import expressStaticGzip from "express-static-gzip";
 import type { CacheableHandle } from "../app/document-cache.server.ts";
 import { env } from "../app/env.server.ts";
-import { noteAccountOf, runAsViewer } from "../app/request-context.server.ts";
+import { noteRequestAccount, runAsViewer } from "../app/request-context.server.ts";
 import { admissionControl } from "./admission.ts";
 import { observeRequests, serveMetrics } from "./observe.ts";
 import { routePolicies } from "./route-policy.ts";
@@ -40,7 +40,7 @@ export function keptPages(keptPage: KeptPage, handleOf: (routeId: string | null)
         // A client that left during the lookup: nothing to answer or make, and its "close" has gone by.
         if (res.closed) return "answer" in found ? undefined : found.made();
         if (!("answer" in found)) return void ((res.locals.keptLookup = found.lookup), res.once("close", found.made), next());
-        if (found.accountId) noteAccountOf(String(req.headers["x-request-id"]), found.accountId);
+        if (found.accountId) noteRequestAccount(found.accountId);
         const body = req.method === "HEAD" ? null : found.answer.body;
         res.status(found.answer.status).setHeaders(new Map(found.answer.headers));
         if (body) res.setHeader("Content-Length", body.length);

@@ -7,7 +7,7 @@ import { register } from "prom-client";
 import { log } from "../app/logger.server.ts";
 import { METRICS_REFUSED_MESSAGE, metricsAllowed, serverMetrics } from "../app/metrics-cluster.server.ts";
 import { requestDuration, serverErrors } from "../app/metrics.server.ts";
-import { takeRequestAccount } from "../app/request-context.server.ts";
+import { runInRequestScope, type RequestScope } from "../app/request-context.server.ts";
 import { routeIdOf } from "./security.ts";
 
 export function serveMetrics({ token }: { token: string | undefined }): RequestHandler {
@@ -34,12 +34,14 @@ export function observeRequests({ logRequests }: { logRequests: boolean }): Requ
     const requestId = randomUUID();
     req.headers["x-request-id"] = requestId;
     res.setHeader("X-Request-Id", requestId);
+    // The rest of the request runs in its scope: every line logged meanwhile names it, and the app notes its account there.
+    const scope: RequestScope = { requestId };
     res.once("close", () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const route = routeIdOf(res) ?? "none";
       const finished = res.writableFinished;
       const status = finished ? String(res.statusCode) : "aborted";
-      const accountId = takeRequestAccount(requestId);
+      const { accountId } = scope;
       if (route !== "metrics") {
         duration.observe({ route, status }, ms / 1000);
         if (res.statusCode >= 500) errors.inc({ route, status: String(res.statusCode) });
@@ -52,6 +54,6 @@ export function observeRequests({ logRequests }: { logRequests: boolean }): Requ
       // 503 + Retry-After says "come back" (busy, or a part down that logs its own error): a warning.
       logger[res.statusCode === 503 && res.hasHeader("Retry-After") ? "warn" : res.statusCode >= 500 ? "error" : "info"](line, message);
     });
-    next();
+    runInRequestScope(scope, next);
   };
 }

@@ -1,12 +1,14 @@
 // Overload: a worker works on at most MAX_IN_FLIGHT_REQUESTS requests and queues at most
 // MAX_QUEUED_REQUESTS, each for at most REQUEST_QUEUE_TIMEOUT_MS; past that a request is
 // answered at once with 503 and Retry-After instead of waiting. Here one worker with one turn
-// and one place in the queue, the turn held by a sign-in whose body is still arriving.
+// and one place in the queue, the turn held by a sign-in whose body is still arriving. A request
+// admitted from the queue goes on in its own request scope: its log line names its own account.
 import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { appServerArgs, ensureAppBuilt, freePort, waitForHealth } from "../scripts/app-server";
+import { createTestUser, sessionCookie } from "./helpers";
 
 const root = path.resolve(import.meta.dirname, "..");
 const BUSY = "The server is busy. Please try again in a few seconds.";
@@ -14,6 +16,7 @@ const BUSY = "The server is busy. Please try again in a few seconds.";
 let server: ChildProcess;
 let base = "";
 let port = 0;
+let output = "";
 
 beforeAll(async () => {
   ensureAppBuilt();
@@ -27,7 +30,7 @@ beforeAll(async () => {
       PORT: String(port),
       HOST: "127.0.0.1",
       APP_URL: base,
-      REQUEST_LOG: "false",
+      REQUEST_LOG: "true",
       WEB_CONCURRENCY: "1",
       DISABLE_JOBS: "1",
       MAX_IN_FLIGHT_REQUESTS: "1",
@@ -35,8 +38,9 @@ beforeAll(async () => {
       // Twelve times a password route's own wait (PASSWORD_ROUTE_QUEUE_WAIT_MS), so the two are told apart by order.
       REQUEST_QUEUE_TIMEOUT_MS: "3000",
     },
-    stdio: ["ignore", "ignore", "ignore"],
+    stdio: ["ignore", "pipe", "ignore"],
   });
+  server.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   await waitForHealth(`${base}/healthz`, server);
 }, 240_000);
 
@@ -44,15 +48,25 @@ afterAll(() => {
   if (server && server.exitCode === null) server.kill("SIGKILL");
 });
 
+const SLOW_SIGN_IN_BODY = "intent=login&email=slow%40example.com&password=Password1%21";
+
 /** A sign-in whose body has not all arrived: the server works on it (its one turn) until it does. */
 async function slowSignIn(): Promise<net.Socket> {
   const socket = net.connect(port, "127.0.0.1");
   await new Promise((resolve) => socket.once("connect", resolve));
-  const body = "intent=login&email=slow%40example.com&password=Password1%21";
   socket.write(
-    `POST /login HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`,
+    `POST /login HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${SLOW_SIGN_IN_BODY.length}\r\nConnection: close\r\n\r\n${SLOW_SIGN_IN_BODY.slice(0, 10)}`,
   );
   return socket;
+}
+
+/** The server's JSON log line for the request with this id (its X-Request-Id). */
+function requestLine(requestId: string): Record<string, unknown> | undefined {
+  return output
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .find((line) => line.requestId === requestId && "status" in line);
 }
 
 it("answers 503 with Retry-After at once when the queue is full, after a short wait in it (shorter for a sign-in), and serves again once the turn is free", async () => {
@@ -119,4 +133,30 @@ it("gives a sign-in whose body arrives slowly its whole answer budget from when 
   // An unknown account: the spec's refusal after a real password check, not "busy".
   expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 401 Unauthorized");
   expect(answer).not.toContain(BUSY);
+}, 60_000);
+
+it("runs a request admitted from the queue in its own scope: its log line names its own account, not the request whose end admitted it", async () => {
+  const reader = await createTestUser();
+  const cookie = await sessionCookie(reader.id);
+  const holder = await slowSignIn();
+  let holderAnswer = "";
+  holder.on("data", (chunk: Buffer) => (holderAnswer += chunk.toString("latin1")));
+  const holderClosed = new Promise((resolve) => holder.once("close", resolve));
+  // Give the server a moment to take the sign-in in, then queue a signed-in page behind it.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const queued = fetch(`${base}/library`, { headers: { Cookie: cookie } });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  // The rest of the sign-in's body: it is answered, and its end admits the page.
+  holder.write(SLOW_SIGN_IN_BODY.slice(10));
+  await holderClosed;
+  const page = await queued;
+  expect(page.status).toBe(200);
+  const holderId = /\r\nX-Request-Id: ([0-9a-f-]+)\r\n/i.exec(holderAnswer)?.[1];
+  const pageId = page.headers.get("x-request-id")!;
+  expect(holderId).toBeDefined();
+  await expect.poll(() => requestLine(pageId), { timeout: 5_000 }).toBeDefined();
+  await expect.poll(() => requestLine(holderId!), { timeout: 5_000 }).toBeDefined();
+  expect(requestLine(pageId)).toMatchObject({ path: "/library", status: 200, accountId: reader.id });
+  expect(requestLine(holderId!)).toMatchObject({ path: "/login" });
+  expect(requestLine(holderId!)).not.toHaveProperty("accountId");
 }, 60_000);

@@ -37,7 +37,7 @@ export async function sessionUserId(request: Request): Promise<string | null> {
   if (!id) return null;
   const session = await db.session.findUnique({ where: { id }, select: { userId: true, expiresAt: true } });
   if (!session || session.expiresAt.getTime() <= Date.now()) return null;
-  noteRequestAccount(request, session.userId);
+  noteRequestAccount(session.userId);
   return session.userId;
 }
 
@@ -150,7 +150,7 @@ export async function getCurrentUserWith<Extra extends object>(
   if (!authorization && !cookie) return null;
   const want = asked(viewer);
   const found = await sharedLookups(`${authorization ?? ""}\n${cookie ?? ""}`, want, (lookup) => lookUpUser(request, lookup));
-  if (found) noteRequestAccount(request, found.user.id);
+  if (found) noteRequestAccount(found.user.id);
   // Each caller gets its own objects, with only the columns it asked for: one loader changing its
   // copy must not reach another's, and a wider lookup must not change what a caller sees.
   return found ? { user: { ...found.user }, extra: columnsAsked(found.extra, want) as Extra } : null;
