@@ -35,11 +35,14 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 type ActionData = { intent: "send-code" | "delete"; ok: boolean; message: string; fields: Record<string, string> };
 
+/** The form's step (send a code, or delete) and what it proves. */
+const deleteFormSchema = z.object({ intent: z.enum(["send-code", "delete"]).catch("delete"), password: text, code: text });
+
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const form = await readPageForm(request);
   // "Send a code" names itself; any other post deletes, with the password or the code mailed.
-  const { intent, password, code } = parseForm(form, z.object({ intent: z.enum(["send-code", "delete"]).catch("delete"), password: text, code: text }));
+  const { intent, password, code } = parseForm(form, deleteFormSchema);
   try {
     if (intent === "send-code") {
       await sendDeletionCode(user.id);

@@ -35,10 +35,13 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 type ActionData = { intent: "feed" | "preferences"; ok: boolean; message: string; feedUrl?: string };
 
+/** Which of the page's forms was sent. */
+const notificationsFormSchema = z.object({ intent: z.enum(["feed", "preferences"]).catch("preferences") });
+
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const form = await readPageForm(request);
-  const { intent } = parseForm(form, z.object({ intent: z.enum(["feed", "preferences"]).catch("preferences") }));
+  const { intent } = parseForm(form, notificationsFormSchema);
   try {
     if (intent === "feed") {
       const { url } = await regenerateFeedToken(user.id);

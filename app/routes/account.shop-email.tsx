@@ -27,10 +27,13 @@ function safeReturnPath(value: string): string {
   return value;
 }
 
+/** Where to go back to, and what the form asks. */
+const shopEmailFormSchema = z.object({ redirectTo: text, intent: z.enum(SHOP_INTENTS).optional().catch(undefined) });
+
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const form = await readPageForm(request);
-  const { redirectTo, intent } = parseForm(form, z.object({ redirectTo: text, intent: z.enum(SHOP_INTENTS).optional().catch(undefined) }));
+  const { redirectTo, intent } = parseForm(form, shopEmailFormSchema);
   const back = safeReturnPath(redirectTo);
   if (!intent) return redirectWithError(back, "Unknown action.");
   if (isRestricted(user)) return redirectWithError(back, RESTRICTED_MESSAGE);

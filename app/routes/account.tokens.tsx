@@ -41,10 +41,13 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 type ActionData = { intent: "create" | "revoke"; ok: boolean; message: string; field?: string; token?: { label: string; secret: string; expiresAt: string } };
 
+/** What the form does: revoke a token (by id) or create one. */
+const tokenFormSchema = z.object({ intent: z.enum(["revoke", "create"]).catch("create"), id: text });
+
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireSessionPageUser(request, API_TOKEN_MESSAGES.sessionOnly);
   const form = await readPageForm(request);
-  const { intent, id } = parseForm(form, z.object({ intent: z.enum(["revoke", "create"]).catch("create"), id: text }));
+  const { intent, id } = parseForm(form, tokenFormSchema);
   try {
     if (intent === "revoke") {
       await revokeApiToken(user, id);

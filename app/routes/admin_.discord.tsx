@@ -33,11 +33,14 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 type ActionData = { intent: "create" | "delete"; ok: boolean; message: string; fields: Record<string, string> };
 
+/** What the form does: delete a rule (by id) or create one. */
+const roleRuleFormSchema = z.object({ intent: z.enum(["delete", "create"]).catch("create"), id: text });
+
 export async function action({ request }: ActionFunctionArgs) {
   const admin = await requireAdmin(request);
   const form = await readPageForm(request);
   // Removing names its mapping; any other post creates one.
-  const { intent, id } = parseForm(form, z.object({ intent: z.enum(["delete", "create"]).catch("create"), id: text }));
+  const { intent, id } = parseForm(form, roleRuleFormSchema);
   try {
     if (intent === "delete") {
       await deleteRoleMapping(admin, id);

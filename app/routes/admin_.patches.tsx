@@ -32,10 +32,13 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 type ActionData = { ok: boolean; message: string; field?: "name" };
 
+/** Which of the page's forms was sent. */
+const intentFormSchema = z.object({ intent: text });
+
 export async function action({ request }: ActionFunctionArgs) {
   const admin = await requireAdmin(request);
   const form = await readPageForm(request);
-  const { intent } = parseForm(form, z.object({ intent: text }));
+  const { intent } = parseForm(form, intentFormSchema);
   try {
     if (intent === "add") {
       const parsed = readForm(form, patchCreateFormSchema);

@@ -37,10 +37,13 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 type ActionData = { ok: false; reportId: string; message: string };
 
+/** Which report the form acts on, and the list to go back to. */
+const reportFormSchema = z.object({ reportId: text, back: text });
+
 export async function action({ request }: ActionFunctionArgs) {
   const admin = await requireAdmin(request);
   const form = await readPageForm(request);
-  const { reportId, back } = parseForm(form, z.object({ reportId: text, back: text }));
+  const { reportId, back } = parseForm(form, reportFormSchema);
   try {
     // The state and fixed version as posted: the model checks them with the schema of PUT /api/admin/reports/{id}.
     await setBugReportState(admin, reportId, formInput(form, bugStateSchema));

@@ -39,9 +39,12 @@ export function loader({ request }: LoaderFunctionArgs) {
 type ActionResult = { intent: string; errors: Record<string, string> };
 
 // Every refusal shows inline (the email field or the form's alert): data only, no toast as well.
+/** Which step of the reset the form is. */
+const intentFormSchema = z.object({ intent: text });
+
 export async function action({ request, context }: ActionFunctionArgs) {
   const form = await readPageForm(request);
-  const { intent } = parseForm(form, z.object({ intent: text }));
+  const { intent } = parseForm(form, intentFormSchema);
   const failure = intent === "reset" ? "Failed to reset password." : "Failed to send reset code. Please try again.";
   try {
     if (intent === "reset") {

@@ -82,6 +82,9 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   };
 }
 
+/** What a form of the post page asks (intent), and the bug report it is about. */
+const postFormSchema = z.object({ intent: text, reportId: text });
+
 /**
  * The post page's bug-report forms (docs/product.md#bug-reports): `intent` "report" (title, body,
  * gamePatch), "me-too" or "undo-me-too" (reportId). The same model functions as
@@ -94,7 +97,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const back = `/library/${encodeURIComponent(postId)}#known-issues`;
   if (!user) throw redirect("/login");
   const form = await readPageForm(request);
-  const { intent, reportId } = parseForm(form, z.object({ intent: text, reportId: text }));
+  const { intent, reportId } = parseForm(form, postFormSchema);
   try {
     if (intent === "report") {
       // The report as posted: the model checks it with the schema of POST /api/library/posts/{id}/reports.
