@@ -9,6 +9,7 @@ import { slowQueryNotesOn } from "~/slow-query-notes.server";
 import { PrismaClient } from "~/generated/prisma/client";
 import { DatabaseUnavailable } from "~/utils/errors";
 import { log } from "~/logger.server";
+import { outsideRequest } from "~/request-context.server";
 
 const SLOW_QUERY_MS = 200;
 
@@ -191,8 +192,11 @@ export function createDatabaseClient(options: { url: string; poolSize: number; t
   // listens only once Prisma has connected, while queryRows uses the pool from the first request:
   // without this a worker died when its database restarted before its first Prisma query. The
   // pool has already dropped the connection; the next query opens a new one.
-  // No requestId: the request that opened the connection is long answered.
-  pool.on("error", (error) => log().warn({ requestId: undefined }, `database connection lost while idle: ${error.message}`));
+  // Outside any request: the one that opened the connection is long answered.
+  pool.on(
+    "error",
+    outsideRequest((error: Error) => log().warn(`database connection lost while idle: ${error.message}`)),
+  );
   watchDatabasePool(pool);
   const adapter = guardAdapter(new PrismaPg(pool, { disposeExternalPool: true }));
   const client = new PrismaClient({ adapter, log: [{ emit: "event", level: "query" }] });

@@ -31,6 +31,14 @@ export function currentRequestScope(): RequestScope | undefined {
   return scopes.getStore();
 }
 
+/**
+ * `work` as a callback that runs outside any request's scope wherever it was set up: a timer or a
+ * listener armed during one request that goes on serving the process (its lines name no request).
+ */
+export function outsideRequest<A extends unknown[], R>(work: (...args: A) => R): (...args: A) => R {
+  return (...args) => scopes.exit(() => work(...args));
+}
+
 /** By when the current request's password check must answer; undefined outside a scope that sets it. */
 export function passwordAnswerDeadline(): number | undefined {
   return scopes.getStore()?.passwordAnswerBy;

@@ -9,6 +9,7 @@ import path from "node:path";
 import { env } from "~/env.server";
 import { isDatabaseUnavailable } from "~/utils/errors";
 import { errorFields, log } from "~/logger.server";
+import { outsideRequest } from "~/request-context.server";
 
 /** How often a spool with records tries the database again. */
 export const SPOOL_RETRY_MS = 5_000;
@@ -48,16 +49,20 @@ export function localSpool<T>(name: string, record: (item: T) => Promise<void>):
 
   const schedule = () => {
     if (timer) return;
-    timer = setTimeout(() => {
-      timer = undefined;
-      replay().then(
-        (left) => left > 0 && schedule(),
-        (error: unknown) => {
-          log().error(errorFields(error), `spool ${name}: replay failed`);
-          schedule();
-        },
-      );
-    }, SPOOL_RETRY_MS);
+    // Outside the request whose write first armed it: the replays serve the whole process.
+    timer = setTimeout(
+      outsideRequest(() => {
+        timer = undefined;
+        replay().then(
+          (left) => left > 0 && schedule(),
+          (error: unknown) => {
+            log().error(errorFields(error), `spool ${name}: replay failed`);
+            schedule();
+          },
+        );
+      }),
+      SPOOL_RETRY_MS,
+    );
     timer.unref();
   };
 
