@@ -6,7 +6,7 @@ import * as resendApi from "~/routes/api.auth.resend-verification";
 import * as loginApi from "~/routes/api.auth.login";
 import * as forgotPage from "~/routes/forgot-password";
 import * as loginPage from "~/routes/login";
-import { answerAsResponse, buildRequest, callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
+import { callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
 import { useMailCapture } from "./mail-capture";
 
 const mail = useMailCapture();
@@ -14,14 +14,8 @@ const mail = useMailCapture();
 type Body = { error?: string; errors?: Record<string, string> };
 
 /** A call as the HTTP server makes it: the connection's address in the load context. */
-async function fromAddress(route: typeof loginPage | typeof loginApi, address: string, options: Parameters<typeof buildRequest>[0]): Promise<Response> {
-  try {
-    return answerAsResponse(await route.action({ request: buildRequest({ method: "POST", ...options }), params: {}, context: { clientAddress: address } }));
-  } catch (thrown) {
-    if (thrown instanceof Response) return thrown;
-    throw thrown;
-  }
-}
+const fromAddress = (route: typeof loginPage | typeof loginApi, address: string, options: Parameters<typeof callRoute>[1]) =>
+  callRoute(route, { method: "POST", ...options, context: { clientAddress: address } });
 
 const formLogin = (address: string, email: string, password = "Wrong12345") =>
   fromAddress(loginPage, address, { path: "/login", form: { intent: "login", email, password } });

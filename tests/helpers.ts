@@ -44,6 +44,8 @@ type CallOptions = {
   body?: BodyInit;
   cookie?: string;
   headers?: Record<string, string>;
+  /** The load context the HTTP server passes (e.g. the connection's `clientAddress`). */
+  context?: Record<string, unknown>;
 };
 
 export function buildRequest({ method = "GET", path = "/", json, form, body, cookie, headers = {} }: CallOptions): Request {
@@ -69,7 +71,7 @@ export type RouteModule = {
 /** Calls a route module's loader (GET/HEAD) or action (other methods) like Remix would. */
 export async function callRoute(route: RouteModule, options: CallOptions = {}): Promise<Response> {
   const request = buildRequest(options);
-  const args = { request, params: options.params ?? {}, context: {} };
+  const args = { request, params: options.params ?? {}, context: options.context ?? {} };
   const handler = request.method === "GET" || request.method === "HEAD" ? route.loader : route.action;
   if (!handler) throw new Error(`route has no ${request.method === "GET" ? "loader" : "action"}`);
   try {
