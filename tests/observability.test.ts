@@ -16,6 +16,7 @@ import { isLoopback, metricsAllowed } from "~/metrics-cluster.server";
 import { startFakePatreonApi, type FakePatreonApi } from "./fakes/patreon-api";
 import { createTestUser, sessionCookie } from "./helpers";
 import { createPost } from "./library-fixtures";
+import { logLines, requestLineIn } from "./server-log";
 
 const root = path.resolve(import.meta.dirname, "..");
 const METRICS_TOKEN = "metrics-test-token-0123456789abcdef";
@@ -50,14 +51,6 @@ async function stop(server: Server | undefined) {
   await exited;
 }
 
-/** The JSON log lines of the output (a configuration error at start would be a plain line). */
-function logLines(output: string): Record<string, unknown>[] {
-  return output
-    .split("\n")
-    .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
-
 /** One sample's value in Prometheus text, e.g. `name{route="x",status="200"}`; undefined when absent. */
 function sample(text: string, series: string): number | undefined {
   const line = text.split("\n").find((candidate) => candidate.startsWith(`${series} `));
@@ -87,7 +80,7 @@ function getWithHost(port: number, urlPath: string, host: string): Promise<{ sta
 
 /** The line of `id`'s request (its request line, not another line it wrote), once written. */
 async function requestLine(server: Server, id: string): Promise<Record<string, unknown>> {
-  const find = () => logLines(server.output()).find((line) => line.requestId === id && "status" in line);
+  const find = () => requestLineIn(server.output(), id);
   await expect.poll(find, { timeout: 5_000 }).toBeDefined();
   return find()!;
 }

@@ -9,6 +9,7 @@ import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { appServerArgs, ensureAppBuilt, freePort, waitForHealth } from "../scripts/app-server";
 import { createTestUser, sessionCookie } from "./helpers";
+import { requestLineIn } from "./server-log";
 
 const root = path.resolve(import.meta.dirname, "..");
 const BUSY = "The server is busy. Please try again in a few seconds.";
@@ -58,15 +59,6 @@ async function slowSignIn(): Promise<net.Socket> {
     `POST /login HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${SLOW_SIGN_IN_BODY.length}\r\nConnection: close\r\n\r\n${SLOW_SIGN_IN_BODY.slice(0, 10)}`,
   );
   return socket;
-}
-
-/** The server's JSON log line for the request with this id (its X-Request-Id). */
-function requestLine(requestId: string): Record<string, unknown> | undefined {
-  return output
-    .split("\n")
-    .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line) as Record<string, unknown>)
-    .find((line) => line.requestId === requestId && "status" in line);
 }
 
 it("answers 503 with Retry-After at once when the queue is full, after a short wait in it (shorter for a sign-in), and serves again once the turn is free", async () => {
@@ -146,17 +138,22 @@ it("runs a request admitted from the queue in its own scope: its log line names 
   await new Promise((resolve) => setTimeout(resolve, 300));
   const queued = fetch(`${base}/library`, { headers: { Cookie: cookie } });
   await new Promise((resolve) => setTimeout(resolve, 100));
+  // The page is waiting in the queue: with one more request there, the next one finds it full.
+  const filler = fetch(`${base}/`);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  expect((await fetch(`${base}/api/library/posts`)).status).toBe(503);
   // The rest of the sign-in's body: it is answered, and its end admits the page.
   holder.write(SLOW_SIGN_IN_BODY.slice(10));
   await holderClosed;
   const page = await queued;
   expect(page.status).toBe(200);
+  expect((await filler).status).toBe(200);
   const holderId = /\r\nX-Request-Id: ([0-9a-f-]+)\r\n/i.exec(holderAnswer)?.[1];
   const pageId = page.headers.get("x-request-id")!;
   expect(holderId).toBeDefined();
-  await expect.poll(() => requestLine(pageId), { timeout: 5_000 }).toBeDefined();
-  await expect.poll(() => requestLine(holderId!), { timeout: 5_000 }).toBeDefined();
-  expect(requestLine(pageId)).toMatchObject({ path: "/library", status: 200, accountId: reader.id });
-  expect(requestLine(holderId!)).toMatchObject({ path: "/login" });
-  expect(requestLine(holderId!)).not.toHaveProperty("accountId");
+  await expect.poll(() => requestLineIn(output, pageId), { timeout: 5_000 }).toBeDefined();
+  await expect.poll(() => requestLineIn(output, holderId!), { timeout: 5_000 }).toBeDefined();
+  expect(requestLineIn(output, pageId)).toMatchObject({ path: "/library", status: 200, accountId: reader.id });
+  expect(requestLineIn(output, holderId!)).toMatchObject({ path: "/login" });
+  expect(requestLineIn(output, holderId!)).not.toHaveProperty("accountId");
 }, 60_000);
