@@ -163,11 +163,17 @@ export const tierPriceSchema = z.object({
 });
 export type TierPriceInput = z.infer<typeof tierPriceSchema>;
 
+/**
+ * A price typed in the currency's units ("5", "4.50") as cents: null when left empty, NaN (which the
+ * API schema refuses with its own message) when it is not such a number.
+ */
+export function unitsToCents(typed: string): number | null {
+  const trimmed = typed.trim();
+  return trimmed === "" ? null : /^\d+(?:\.\d{1,2})?$/.test(trimmed) ? Math.round(Number(trimmed) * 100) : Number.NaN;
+}
+
 /** The tier price form ("5.00" in the currency's units), then the schema of PUT /api/admin/tiers/{id}. */
 export const tierPriceFormSchema = z
   .object({ amount: text, currency: text })
-  .transform(({ amount, currency }) => {
-    const trimmed = amount.trim();
-    return { amount_cents: trimmed === "" ? null : /^\d+(?:\.\d{1,2})?$/.test(trimmed) ? Math.round(Number(trimmed) * 100) : Number.NaN, currency };
-  })
+  .transform(({ amount, currency }) => ({ amount_cents: unitsToCents(amount), currency }))
   .pipe(tierPriceSchema);

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { blenderExtensionSchema } from "~/utils/blender-manifest";
 import { optionalPublishAtSchema } from "~/utils/release-schemas";
 import { checkbox, text } from "~/utils/form-fields";
-import { postTagsSchema, requirementRowsFormShape, requirementRowsToInput, requirementsSchema } from "~/utils/catalog-schemas";
+import { postTagsSchema, requirementRowsFormShape, requirementRowsToInput, requirementsSchema, unitsToCents } from "~/utils/catalog-schemas";
 
 // The library's words, filters and card fields live in a zod-free module, so the browser's
 // library page does not load zod for them; the schemas below re-export them.
@@ -178,9 +178,8 @@ export const postFormSchema = z
     for (const name of POST_PRICE_FIELDS) {
       const value = form[name];
       if (value === undefined || unchanged(name, value)) continue;
-      const trimmed = value.trim();
-      if (name === "shop_currency") input.shop_currency = trimmed === "" ? null : trimmed;
-      else input.shop_price_cents = trimmed === "" ? null : /^\d+(?:\.\d{1,2})?$/.test(trimmed) ? Math.round(Number(trimmed) * 100) : Number.NaN;
+      if (name === "shop_currency") input.shop_currency = value.trim() === "" ? null : value.trim();
+      else input.shop_price_cents = unitsToCents(value);
     }
     if (form.has_flags !== undefined) {
       for (const name of POST_FLAG_FIELDS) if (!unchanged(name, form[name] ? "on" : "")) input[name] = form[name];

@@ -182,21 +182,31 @@ export function releaseRowsOf(form: { [Name in keyof typeof releaseRowsFormShape
  * chosen, else the rows (rows without an audience are skipped). A row's date is a wall-clock
  * time in the creator's `timeZone` (CREATOR_TIME_ZONE).
  */
-export function releaseFormSchema(timeZone = "UTC") {
-  return z
+export const releaseFormSchema = perTimeZone((timeZone) =>
+  z
     .object({ preset: z.string().optional(), ...releaseRowsFormShape })
     .transform((form) =>
       form.preset !== undefined && isReleasePreset(form.preset) ? { preset: form.preset } : { steps: releaseRowsToSteps(releaseRowsOf(form), timeZone) },
     )
-    .pipe(releaseStepsSchema);
-}
+    .pipe(releaseStepsSchema),
+);
 
 /** The card's scheduling form: `publish_at`, a wall-clock time in the creator's `timeZone`, then publishSchema. */
-export function scheduleFormSchema(timeZone = "UTC") {
-  return z
+export const scheduleFormSchema = perTimeZone((timeZone) =>
+  z
     .object({ publish_at: text })
     .transform(({ publish_at }) => ({ publish_at: zonedFieldToIso(publish_at, timeZone) }))
-    .pipe(publishSchema);
+    .pipe(publishSchema),
+);
+
+/** A schema made once per time zone (the creator's is fixed for the process), not on every request. */
+function perTimeZone<T>(make: (timeZone: string) => T): (timeZone?: string) => T {
+  const made = new Map<string, T>();
+  return (timeZone = "UTC") => {
+    let schema = made.get(timeZone);
+    if (!schema) made.set(timeZone, (schema = make(timeZone)));
+    return schema;
+  };
 }
 
 /** The editor's rows as the API's steps (rows without an audience are skipped; dates read in `timeZone`). */
