@@ -50,8 +50,6 @@ export function admissionControl(config: AdmissionConfig, exempt: (path: string)
     const scope = currentRequestScope();
     if (checksPassword && scope) scope.passwordAnswerBy = arrivedAt + PASSWORD_ANSWER_BUDGET_MS;
     if (checksPassword && scope && !req.complete) req.once("end", () => (scope.passwordAnswerBy = performance.now() + PASSWORD_ANSWER_BUDGET_MS));
-    // A request admitted when another one ends goes on in its own scope, not the one that ended.
-    const proceed = scope ? () => runInRequestScope(scope, next) : next;
     const admit = () => {
       if (res.destroyed || req.socket.destroyed) return; // a client that left while it waited
       inFlight += 1;
@@ -60,11 +58,13 @@ export function admissionControl(config: AdmissionConfig, exempt: (path: string)
       onRemixAnswer(res, finish);
       res.once("finish", finish);
       res.once("close", finish);
-      proceed();
+      next();
     };
     if (inFlight < maxInFlight) return admit();
     if (waiting.size >= config.MAX_QUEUED_REQUESTS) return refuse(req, res);
-    const entry = { admit, timer: setTimeout(() => (waiting.delete(entry), refuse(req, res)), queueTimeoutMs) };
+    // Admitted when another request ends, it goes on in its own scope, not the one that ended.
+    const resume = scope ? () => runInRequestScope(scope, admit) : admit;
+    const entry = { admit: resume, timer: setTimeout(() => (waiting.delete(entry), refuse(req, res)), queueTimeoutMs) };
     waiting.add(entry);
   };
 }
