@@ -5,7 +5,7 @@
 // test file of its own (tests/first-run-copy*.test.ts) so that the two builds and starts run
 // beside the other files instead of one after the other.
 import { spawnSync } from "node:child_process";
-import { chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -32,13 +32,32 @@ async function stopNpmStart(site: Site, project: string): Promise<void> {
   expect(errorLines(site.output())).toEqual([]);
 }
 
+/** Is this PID a live (not zombie) PostgreSQL server? */
+function runningPostmaster(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z" && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("postgres");
+  } catch {
+    return false;
+  }
+}
+
+/** Polls `check` until it holds or `ms` have passed; answers whether it held. */
+async function within(ms: number, check: () => boolean): Promise<boolean> {
+  for (const deadline = Date.now() + ms; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) if (check()) return true;
+  return check();
+}
+
 /** An ordinary OS user for the newcomer who is not root: `nobody`, present on every Debian-like system. */
 function ordinaryUser(): { uid: number; gid: number } {
   const id = (flag: string) => Number(spawnSync("id", [flag, "nobody"], { encoding: "utf8" }).stdout.trim());
   return { uid: id("-u"), gid: id("-g") };
 }
 
-/** The first run in a fresh copy of the project as `runner`: build, start, every page, restart, a refused second start. */
+/**
+ * The first run in a fresh copy of the project as `runner`: build, start, every page, restart, a
+ * refused second start, a hard kill that takes the database with it, and a start after that.
+ */
 export function describeFirstRunInPrivateCopy(runner: Runner): void {
   describe(`npm start in a copy of the project in a private folder, as ${runner}`, () => {
     const privateFolder = mkdtempSync(path.join(os.tmpdir(), "clib-private-project-"));
@@ -53,7 +72,7 @@ export function describeFirstRunInPrivateCopy(runner: Runner): void {
     });
 
     it(
-      "builds, starts on the embedded database and serves every page to guests and every demo account",
+      "builds, starts on the embedded database, serves every page to guests and every demo account, and a hard kill takes its database with it",
       async () => {
         copyProject(project, user);
         mkdirSync(home);
@@ -90,6 +109,16 @@ export function describeFirstRunInPrivateCopy(runner: Runner): void {
         } finally {
           killGroup(second);
         }
+
+        // Killed outright (SIGKILL to npm start's whole process group): its PostgreSQL ends with
+        // it, and the next start on the same data goes on without being refused.
+        const database = Number(readFileSync(path.join(project, "data", "postgres", "postmaster.pid"), "utf8").split("\n")[0]);
+        killGroup(site);
+        await site.exited;
+        expect(await within(10_000, () => !runningPostmaster(database))).toBe(true);
+        site = await startSite(env, { cwd: project, command, user });
+        expect(site.output()).not.toMatch(/is in use by another running npm start|left running by an npm start/);
+        expect((await fetch(`${site.base}/library`)).status).toBe(200);
         await stopNpmStart(site, project);
       },
       4 * START_TIMEOUT_MS,
