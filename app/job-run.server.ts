@@ -10,23 +10,39 @@ import { jobRuns } from "~/metrics.server";
 export type JobTrigger = "timer" | "admin";
 
 /**
- * Runs `run` as one run of `job`: "job started", then "job finished" (with `durationMs` and the
- * fields `describe` gives of its result) or "job failed" (level error, with the error), counted
- * `ok` or `failed`. A failure is thrown on to the caller.
+ * What a finished run says of itself: fields for its last line, and the error of a run that
+ * failed without throwing (a sync the support platform refused still returns its summary).
  */
-export async function trackJobRun<T>(job: string, trigger: JobTrigger, run: () => Promise<T>, describe?: (result: T) => object): Promise<T> {
+export type RunAccount = { fields: object; failure?: unknown };
+
+/**
+ * Runs `run` as one run of `job`: "job started", then "job finished" (with `durationMs` and the
+ * fields `account` gives of its result) or "job failed" (level error, with the error), counted
+ * `ok` or `failed`. A thrown error is thrown on to the caller; a failure the result reports is
+ * logged and counted, and the result returned.
+ */
+export async function trackJobRun<T>(job: string, trigger: JobTrigger, run: () => Promise<T>, account?: (result: T) => RunAccount): Promise<T> {
   const logger = log().child({ job, runId: randomUUID(), trigger });
   const started = performance.now();
   const durationMs = () => Math.round(performance.now() - started);
-  logger.info("job started");
-  try {
-    const result = await run();
-    jobRuns().inc({ job, outcome: "ok" });
-    logger.info({ durationMs: durationMs(), ...describe?.(result) }, "job finished");
-    return result;
-  } catch (error) {
+  const failed = (fields: object, error: unknown) => {
     jobRuns().inc({ job, outcome: "failed" });
-    logger.error({ durationMs: durationMs(), ...errorFields(error) }, "job failed");
+    logger.error({ durationMs: durationMs(), ...fields, ...errorFields(error) }, "job failed");
+  };
+  logger.info("job started");
+  let result: T;
+  try {
+    result = await run();
+  } catch (error) {
+    failed({}, error);
     throw error;
   }
+  const { fields, failure } = account?.(result) ?? { fields: {} };
+  if (failure !== undefined) {
+    failed(fields, failure);
+  } else {
+    jobRuns().inc({ job, outcome: "ok" });
+    logger.info({ durationMs: durationMs(), ...fields }, "job finished");
+  }
+  return result;
 }

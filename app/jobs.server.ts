@@ -2,12 +2,12 @@
 // servers at once (advisory locks, or the mail outbox's row claims); this module only schedules them.
 import { env } from "~/env.server";
 import { discordConfig } from "~/integrations/discord.server";
-import { trackJobRun } from "~/job-run.server";
+import { trackJobRun, type RunAccount } from "~/job-run.server";
 import { watchMailOutbox } from "~/metrics.server";
 import { deleteExpiredApiTokens } from "~/models/api-token.server";
 import { pruneDiscordJobs, reconcileDiscordRoles, runDiscordRoleSync } from "~/models/discord-roles.server";
 import { refreshInsightsRollups } from "~/models/insights/rollup.server";
-import { intervalJob, syncOutcome } from "~/models/interval-sync.server";
+import { intervalRunAccount, runIntervalSync } from "~/models/interval-sync.server";
 import { pruneOldDownloads } from "~/models/my-library.server";
 import { deliverDueMail, outboxBacklog, pruneMailOutbox } from "~/models/mail-outbox.server";
 import { runReleaseMails } from "~/models/release-mail.server";
@@ -24,8 +24,8 @@ const MAIL_OUTBOX_EVERY_MS = 15_000;
 /** How often the Discord roles are recomputed: a change of access reaches Discord within a minute. */
 const DISCORD_ROLES_EVERY_MS = 20_000;
 
-/** `describe`: fields of a run's result for its "job finished" line. */
-type Job = { name: string; everyMs: number; run: () => Promise<unknown>; describe?(result: unknown): object };
+/** `account`: what a run's result says of it on its last line (app/job-run.server.ts). */
+type Job = { name: string; everyMs: number; run: () => Promise<unknown>; account?(result: unknown): RunAccount };
 
 function jobs(): Job[] {
   // Without the bot's settings the Discord jobs would only start and end, three times a minute in the log.
@@ -64,7 +64,7 @@ function jobs(): Job[] {
     { name: "upload-cleanup", everyMs: HOUR_MS, run: () => cleanUpAbandonedUploads() },
     // Support-platform sync; INTERVAL_MINUTES=0 turns the timer off (admins can still force it, as
     // the same kind of run). A sync the platform failed is a failed run.
-    { name: "interval", everyMs: env().INTERVAL_MINUTES * 60 * 1000, run: () => intervalJob({ trigger: "timer" }), describe: syncOutcome },
+    { name: "interval", everyMs: env().INTERVAL_MINUTES * 60 * 1000, run: () => runIntervalSync({ trigger: "timer" }), account: intervalRunAccount },
   ];
 }
 
@@ -83,7 +83,7 @@ export function startBackgroundJobs() {
 }
 
 /** One timed run of a job: logged at its start and end under one run id, and counted by outcome (app/job-run.server.ts). */
-export async function runJob(job: Pick<Job, "name" | "run" | "describe">): Promise<void> {
+export async function runJob(job: Pick<Job, "name" | "run" | "account">): Promise<void> {
   // Logged and counted there; the next tick runs it again.
-  await trackJobRun(job.name, "timer", job.run, job.describe).catch(() => undefined);
+  await trackJobRun(job.name, "timer", job.run, job.account).catch(() => undefined);
 }

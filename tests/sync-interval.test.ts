@@ -20,7 +20,7 @@ const fake = await vi.hoisted(async () => {
 
 import { db } from "~/db.server";
 import { runJob } from "~/jobs.server";
-import { intervalJob, runIntervalSync } from "~/models/interval-sync.server";
+import { intervalRunAccount, runIntervalSync } from "~/models/interval-sync.server";
 import { syncRecentlyLinkedMembers } from "~/models/patreon-membership.server";
 import * as forceInterval from "~/routes/api.admin.force-interval";
 import * as unlockObjects from "~/routes/api.admin.unlock-objects-user";
@@ -136,7 +136,7 @@ describe("the interval job", () => {
 
     fake.rateLimitPageOnce(1, 1);
     const requestsBefore = fake.requests.length;
-    const summary = await runIntervalSync({ trigger: "admin" });
+    const { summary } = await runIntervalSync({ trigger: "admin" });
 
     expect(summary).toMatchObject({ status: "succeeded", pages: 3, members: 5, matched: 4, tiersCleared: 1, rateLimitRetries: 1 });
     const memberRequests = fake.requests.slice(requestsBefore).filter((line) => line.includes("/members"));
@@ -163,7 +163,7 @@ describe("the interval job", () => {
     expect(runs[0]!.finishedAt).not.toBeNull();
 
     // Running again changes nothing.
-    const again = await runIntervalSync({ trigger: "timer" });
+    const { summary: again } = await runIntervalSync({ trigger: "timer" });
     expect(again).toMatchObject({ status: "succeeded", tierChanges: 0, tiersCleared: 0 });
     expect(await db.pledgeEvent.count()).toBe(6);
     expect(await db.unlockedContent.count()).toBe(1);
@@ -188,7 +188,7 @@ describe("the interval job", () => {
     );
     for (const name of ["p1a", "p1b", "p2a", "p2b", "p3a"]) await createTestUser({ patreonId: `pu-${name}`, currentTierId: T1 });
 
-    const summary = await runIntervalSync({ trigger: "admin" });
+    const { summary } = await runIntervalSync({ trigger: "admin" });
     expect(summary.status).toBe("failed");
     expect(summary.pages).toBe(1);
     expect(await tierOf("pu-p1a")).toBe(T3);
@@ -233,7 +233,7 @@ describe("the interval job", () => {
     expect(await db.auditEntry.count({ where: { action: "interval.force", actorId: admin.id } })).toBe(1);
 
     // The timer's run of the same failing sync is a failed run too.
-    await runJob({ name: "interval", run: () => intervalJob({ trigger: "timer" }) });
+    await runJob({ name: "interval", run: () => runIntervalSync({ trigger: "timer" }), account: intervalRunAccount });
     expect(await jobRunCount("failed")).toBe(failedRuns + 2);
     expect(JSON.parse(String(logged.mock.calls.at(-1)![0]))).toMatchObject({ msg: "job failed", job: "interval", trigger: "timer" });
     expect(await db.jobRun.count({ where: { trigger: "timer", status: "failed" } })).toBe(1);
@@ -247,16 +247,16 @@ describe("the interval job", () => {
       // Another server's run: its lock lives as long as its transaction (pooler-safe).
       await other.query("BEGIN");
       await other.query("SELECT pg_advisory_xact_lock($1)", [7_351_002_001]);
-      const summary = await runIntervalSync({ trigger: "timer" });
+      const { summary } = await runIntervalSync({ trigger: "timer" });
       expect(summary).toMatchObject({ status: "skipped", error: "The interval job is already running." });
       expect(await db.jobRun.count()).toBe(0);
       await other.query("COMMIT");
     } finally {
       await other.end();
     }
-    expect((await runIntervalSync({ trigger: "timer" })).status).toBe("succeeded");
+    expect((await runIntervalSync({ trigger: "timer" })).summary.status).toBe("succeeded");
     // A finished run leaves no lock behind: the next one runs too.
-    expect((await runIntervalSync({ trigger: "timer" })).status).toBe("succeeded");
+    expect((await runIntervalSync({ trigger: "timer" })).summary.status).toBe("succeeded");
   });
 });
 

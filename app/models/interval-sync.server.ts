@@ -6,7 +6,7 @@ import pg from "pg";
 import { db } from "~/db.server";
 import { env } from "~/env.server";
 import { createPatreonClient, type Sleep } from "~/integrations/patreon.server";
-import { trackJobRun } from "~/job-run.server";
+import { trackJobRun, type RunAccount } from "~/job-run.server";
 import { log } from "~/logger.server";
 import { recordAudit } from "~/models/audit.server";
 import { DomainError } from "~/models/errors";
@@ -67,36 +67,23 @@ export type RunOptions = {
   sleep?: Sleep;
 };
 
-/** One sync, whatever its outcome: its summary (as its jobRun row has it). */
-export async function runIntervalSync(options: RunOptions): Promise<SyncSummary> {
-  return (await syncOnce(options)).summary;
+/** One sync, whatever its outcome: the summary its jobRun row keeps, and the error a failed sync caught. */
+export type IntervalSyncRun = { summary: SyncSummary; failure?: unknown };
+
+/**
+ * A run's account for its last line (app/job-run.server.ts): a failed sync is a failed run, with
+ * its error. The sync's status is `syncStatus`: `status` on a log line is a request's HTTP status.
+ */
+export function intervalRunAccount({ summary, failure }: IntervalSyncRun): RunAccount {
+  const { status, pages, members, matched, tierChanges, tiersCleared, error } = summary;
+  return {
+    fields: { syncStatus: status, pages, members, matched, tierChanges, tiersCleared, reason: error },
+    failure: status === "failed" ? (failure ?? new Error(error)) : undefined,
+  };
 }
 
-/** A sync the support platform (or the database) failed: its summary, and the error as its cause. */
-class IntervalSyncFailed extends Error {
-  constructor(
-    readonly summary: SyncSummary,
-    cause: unknown,
-  ) {
-    super(`interval sync failed after ${summary.pages} page(s): ${summary.error ?? "unknown error"}`, { cause });
-    this.name = "IntervalSyncFailed";
-  }
-}
-
-/** The sync as a job's run (app/job-run.server.ts): its summary, or IntervalSyncFailed for a failed sync, so the run counts as failed. */
-export async function intervalJob(options: RunOptions): Promise<SyncSummary> {
-  const { summary, failure } = await syncOnce(options);
-  if (summary.status === "failed") throw new IntervalSyncFailed(summary, failure);
-  return summary;
-}
-
-/** A run's summary on its "job finished" line. */
-export function syncOutcome({ status, pages, members, matched, tierChanges, tiersCleared, error }: SyncSummary): object {
-  return { status, pages, members, matched, tierChanges, tiersCleared, reason: error };
-}
-
-/** The sync itself: the summary its jobRun row keeps, and the error a failed sync caught. */
-async function syncOnce({ trigger, sleep }: RunOptions): Promise<{ summary: SyncSummary; failure?: unknown }> {
+/** One sync, as the timer and an admin run it (each through trackJobRun, which logs and counts it). */
+export async function runIntervalSync({ trigger, sleep }: RunOptions): Promise<IntervalSyncRun> {
   const config = env();
   const empty: SyncSummary = {
     status: "skipped",
@@ -145,7 +132,7 @@ async function syncOnce({ trigger, sleep }: RunOptions): Promise<{ summary: Sync
       });
       summary.tiersCleared = count;
     } catch (error) {
-      // Logged by whoever ran the sync as a job (intervalJob): a failed run, with this error.
+      // Logged by whoever ran the sync as a job (intervalRunAccount): a failed run, with this error.
       summary.status = "failed";
       summary.error = error instanceof Error ? error.message : String(error);
       caught = error;
@@ -170,12 +157,7 @@ async function syncOnce({ trigger, sleep }: RunOptions): Promise<{ summary: Sync
  * summary: 409 when another run holds the lock, 502 when the support platform failed.
  */
 export async function forceIntervalSync(actorId: string, options: Pick<RunOptions, "sleep"> = {}): Promise<SyncSummary> {
-  const summary = await trackJobRun(INTERVAL_JOB, "admin", () => intervalJob({ trigger: "admin", sleep: options.sleep }), syncOutcome).catch(
-    (error: unknown) => {
-      if (error instanceof IntervalSyncFailed) return error.summary;
-      throw error;
-    },
-  );
+  const { summary } = await trackJobRun(INTERVAL_JOB, "admin", () => runIntervalSync({ trigger: "admin", sleep: options.sleep }), intervalRunAccount);
   await recordAudit({ actorId, action: "interval.force", targetType: "job", targetId: summary.jobRunId, after: summary });
   if (summary.status !== "succeeded") {
     throw new DomainError(summary.status === "skipped" ? 409 : 502, ADMIN_MESSAGES.forceIntervalFailed, {
