@@ -6,6 +6,8 @@ import { db } from "~/db.server";
 import * as catalogRoute from "~/routes/admin_.catalog";
 import * as discordRoute from "~/routes/admin_.discord";
 import * as editorRoute from "~/routes/admin_.posts_.$postId";
+import * as postApiRoute from "~/routes/api.library.posts.$id";
+import { getToast } from "~/toast.server";
 import { DISCORD_MESSAGES } from "~/utils/discord-schemas";
 import { callRoute, createTestUser, readJsonBody, sessionCookie } from "./helpers";
 import { createPost } from "./library-fixtures";
@@ -127,7 +129,7 @@ describe("/admin/catalog: tags and prices, read with the schemas of the /api/adm
       form: { intent: "tier-price", tierId: tier.id, amount: "4,50", currency: "EUR" },
     });
     expect(refused.status).toBe(400);
-    expect(await readJsonBody<CatalogAnswer>(refused)).toMatchObject({ fields: { amount: "Enter the price in cents, a whole number of 0 or more." } });
+    expect(await readJsonBody<CatalogAnswer>(refused)).toMatchObject({ fields: { amount: "Enter the price as an amount such as 4.50." } });
     expect(await db.tier.findUniqueOrThrow({ where: { id: tier.id } })).toMatchObject({ amountCents: 450 });
   });
 });
@@ -162,5 +164,38 @@ describe("/admin/posts/{id}: the editor's lists and checkboxes", () => {
     });
     expect(flags.status).toBe(302);
     expect(await db.post.findUniqueOrThrow({ where: { id: post.id } })).toMatchObject({ paidContent: true, isKofiOnly: false });
+  });
+
+  it("refuses a shop price it cannot read in the form's words (units), while the API's shop_price_cents speaks of cents; nothing is saved", async () => {
+    const post = await createPost({ paid: false });
+    await db.post.update({ where: { id: post.id }, data: { shopPriceCents: 450, shopCurrency: "EUR" } });
+    const saveShopPrice = (typed: string) =>
+      callRoute(editorRoute, {
+        method: "POST",
+        path: `/admin/posts/${post.id}`,
+        params: { postId: post.id },
+        cookie: adminCookie,
+        form: { intent: "save", shop_price: typed, drawn_shop_price: "4.50" },
+      });
+    const typed = await saveShopPrice("4,99");
+    expect([typed.status, typed.headers.get("Location")]).toEqual([302, `/admin/posts/${post.id}`]);
+    const cookie = typed.headers.get("Set-Cookie")!.split(";")[0]!;
+    const { toast } = await getToast(new Request("http://localhost:3999/", { headers: { Cookie: cookie } }));
+    expect(toast).toMatchObject({ type: "error", message: "Enter the shop price as an amount such as 4.50." });
+
+    const api = await callRoute(postApiRoute, {
+      method: "PUT",
+      path: `/api/library/posts/${post.id}`,
+      params: { id: post.id },
+      cookie: adminCookie,
+      json: { shop_price_cents: 4.99 },
+    });
+    expect(api.status).toBe(400);
+    expect(await readJsonBody(api)).toMatchObject({ error: "Enter the shop price in cents, a whole number of 0 or more." });
+    expect(await db.post.findUniqueOrThrow({ where: { id: post.id } })).toMatchObject({ shopPriceCents: 450, shopCurrency: "EUR" });
+
+    const saved = await saveShopPrice("4.99");
+    expect(saved.status).toBe(302);
+    expect(await db.post.findUniqueOrThrow({ where: { id: post.id } })).toMatchObject({ shopPriceCents: 499 });
   });
 });

@@ -20,6 +20,8 @@ export const CATALOG_MESSAGES = {
   tierSaved: "Tier price saved.",
   tierFailed: "Could not save the tier price.",
   tierNotFound: "Tier not found.",
+  /** The tier price form's amount, typed in the currency's units; the API takes cents (tierPriceSchema). */
+  priceInUnits: "Enter the price as an amount such as 4.50.",
   requiredPostUnknown: "The required post does not exist.",
   requiresItself: "A post cannot require itself.",
   requiredTwice: "Each post can be required only once.",
@@ -164,16 +166,23 @@ export const tierPriceSchema = z.object({
 export type TierPriceInput = z.infer<typeof tierPriceSchema>;
 
 /**
- * A price typed in the currency's units ("5", "4.50") as cents: null when left empty, NaN (which the
- * API schema refuses with its own message) when it is not such a number.
+ * A price typed in the currency's units ("5", "4.50") as cents: null when left empty, NaN when it
+ * is not such a number (the form refuses it in its own words).
  */
 export function unitsToCents(typed: string): number | null {
   const trimmed = typed.trim();
   return trimmed === "" ? null : /^\d+(?:\.\d{1,2})?$/.test(trimmed) ? Math.round(Number(trimmed) * 100) : Number.NaN;
 }
 
-/** The tier price form ("5.00" in the currency's units), then the schema of PUT /api/admin/tiers/{id}. */
+/**
+ * The tier price form ("5.00" in the currency's units), then the schema of PUT /api/admin/tiers/{id}.
+ * An amount that is no such number is refused in the form's own words: the form asks for units, not cents.
+ */
 export const tierPriceFormSchema = z
   .object({ amount: text, currency: text })
-  .transform(({ amount, currency }) => ({ amount_cents: unitsToCents(amount), currency }))
+  .transform(({ amount, currency }, context) => {
+    const cents = unitsToCents(amount);
+    if (Number.isNaN(cents)) context.addIssue({ code: "custom", path: ["amount"], message: CATALOG_MESSAGES.priceInUnits });
+    return { amount_cents: cents, currency };
+  })
   .pipe(tierPriceSchema);

@@ -57,9 +57,9 @@ export const postUpdateSchema = z
     blender_extension: blenderExtensionSchema,
     /** The shop item's price where known (docs/product.md#prices). */
     shop_price_cents: z
-      .number({ invalid_type_error: "Enter the shop price as an amount such as 4.50." })
-      .int("Enter the shop price as an amount such as 4.50.")
-      .min(0, "Enter the shop price as an amount such as 4.50.")
+      .number({ invalid_type_error: LIBRARY_MESSAGES.shopPriceInCents })
+      .int(LIBRARY_MESSAGES.shopPriceInCents)
+      .min(0, LIBRARY_MESSAGES.shopPriceInCents)
       .max(100_000_000)
       .nullable(),
     shop_currency: z
@@ -160,7 +160,7 @@ export const postFormSchema = z
     has_flags: postedText,
     has_tiers: postedText,
   })
-  .transform((form) => {
+  .transform((form, context) => {
     const unchanged = (name: (typeof DRAWN_FIELDS)[number], value: string) => {
       const drawn = form[drawnFieldName(name)];
       return drawn !== undefined && drawn === value;
@@ -180,6 +180,8 @@ export const postFormSchema = z
       if (value === undefined || unchanged(name, value)) continue;
       if (name === "shop_currency") input.shop_currency = value.trim() === "" ? null : value.trim();
       else input.shop_price_cents = unitsToCents(value);
+      // The form asks for units ("4.50"); the API's message speaks of cents.
+      if (Number.isNaN(input.shop_price_cents)) context.addIssue({ code: "custom", path: [name], message: LIBRARY_MESSAGES.shopPriceInUnits });
     }
     if (form.has_flags !== undefined) {
       for (const name of POST_FLAG_FIELDS) if (!unchanged(name, form[name] ? "on" : "")) input[name] = form[name];

@@ -35,6 +35,10 @@ export const LIBRARY_MESSAGES = {
   deltaFromNoFile: "That version has no file with this file's role and label, so no update can be made from it. Download the whole file.",
   deltaNotPossible: "No update can be made between these versions. Download the whole file.",
   deltaFailed: "Could not make the update.",
+  /** The post editor's shop price, typed in the currency's units. */
+  shopPriceInUnits: "Enter the shop price as an amount such as 4.50.",
+  /** `shop_price_cents` of the API. */
+  shopPriceInCents: "Enter the shop price in cents, a whole number of 0 or more.",
 } as const;
 
 /** Spec section 9: download-started message delay. */
