@@ -1,4 +1,4 @@
-import { expect, test } from "./fixtures";
+import { acceptAdultWarning, db, expect, test } from "./fixtures";
 
 test("home shows the navigation and the seeded panels", async ({ page }) => {
   await page.goto("/");
@@ -54,15 +54,26 @@ test("an unknown address shows the styled 404 page", async ({ page }) => {
 });
 
 test("an error page reached by a client-side navigation names the request whose answer failed", async ({ page }) => {
-  await page.goto("/infos");
-  await page.waitForLoadState("networkidle");
-  // The page's data comes from a single-fetch request, whose answer carries its own X-Request-Id.
-  const answer = page.waitForResponse((response) => response.url().includes("/no-such-page.data"));
-  await page.evaluate(() => (window as unknown as { __remixRouter: { navigate(to: string): Promise<void> } }).__remixRouter.navigate("/no-such-page"));
-  const failed = await answer;
-  expect(failed.status()).toBe(404);
-  const requestId = failed.headers()["x-request-id"];
-  expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
-  await expect(page.getByRole("heading", { name: "Page not found" })).toBeVisible();
-  await expect(page.getByText(`If you report this, quote the request id ${requestId}.`)).toBeVisible();
+  // A post removed after the library was drawn: its card still links to it, and the click fetches its data.
+  const id = `gone${Date.now().toString(36)}`;
+  await db.post.create({ data: { id, title: `Soon gone ${id}`, paidContent: false, orderDate: new Date("2000-01-01T00:00:00Z") } });
+  try {
+    await acceptAdultWarning(page);
+    await page.goto("/library");
+    await page.waitForLoadState("networkidle");
+    const link = page.getByRole("link", { name: `Soon gone ${id}` }).first();
+    await expect(link).toBeVisible();
+    await db.post.delete({ where: { id } });
+    // The page's data comes from a single-fetch request, whose answer carries its own X-Request-Id.
+    const answer = page.waitForResponse((response) => response.url().includes(`/library/${id}.data`));
+    await link.click();
+    const failed = await answer;
+    expect(failed.status()).toBe(404);
+    const requestId = failed.headers()["x-request-id"];
+    expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+    await expect(page.getByRole("heading", { name: "Page not found" })).toBeVisible();
+    await expect(page.getByText(`If you report this, quote the request id ${requestId}.`)).toBeVisible();
+  } finally {
+    await db.post.deleteMany({ where: { id } });
+  }
 });
