@@ -80,8 +80,8 @@ const SLOWEST_UPLOAD_BYTES_PER_SECOND = 64 * 1024;
 
 /**
  * Caps every body before a byte is read: 1 MiB with a declared length. Only an upload to a route
- * that takes uploads (a resumable upload's raw part, or multipart), from someone its `allowed`
- * admits by the address and headers alone, may be larger or chunked (the route counts its bytes).
+ * that takes uploads (a raw part, or multipart) from someone it admits by the headers alone may be
+ * larger or chunked (the route counts its bytes); anyone else hears the route's refusal (401, 403).
  * Every body must arrive within the base time; an admitted upload gets its size at 64 KiB/s on top.
  */
 export function limitBody(config: SecurityConfig): RequestHandler {
@@ -96,9 +96,10 @@ export function limitBody(config: SecurityConfig): RequestHandler {
     let admitted = false;
     const multipart = /^multipart\/form-data\s*;/i.test(req.headers["content-type"] ?? "");
     if (upload && (declared === null || declared > DEFAULT_BODY_LIMIT) && (upload.kind === "post-file-part" || multipart)) {
-      admitted = await upload.allowed(new globalThis.Request(appOrigin + req.originalUrl, { headers: fetchHeaders(req) })).catch(() => false);
-      if (admitted) limit = maxFileBytes(upload.kind, config.POST_FILE_MAX_BYTES) + (upload.kind === "post-file-part" ? 0 : MULTIPART_OVERHEAD);
-      res.locals.admittedUpload = admitted;
+      const refused = await upload.refusal(new globalThis.Request(appOrigin + req.originalUrl, { headers: fetchHeaders(req) }));
+      if (refused) return (res.set(refused.headers), jsonError(req, res, refused.status, refused.error));
+      limit = maxFileBytes(upload.kind, config.POST_FILE_MAX_BYTES) + (upload.kind === "post-file-part" ? 0 : MULTIPART_OVERHEAD);
+      admitted = res.locals.admittedUpload = true;
     }
     if (declared !== null && declared > limit) return jsonError(req, res, 413, "Request body is too large.");
     if (declared === null && !admitted) return jsonError(req, res, 411, "Request body must declare its length.");

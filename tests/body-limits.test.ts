@@ -50,15 +50,16 @@ describe("the upload routes declare what they take, and from whom", () => {
     for (const module of [panelsApi, login]) expect(policyOf(module).upload).toBeUndefined();
   });
 
-  it("admits an admin's upload only, judged from the headers alone", async () => {
-    const allowed = policyOf(library).upload!.allowed;
-    const ask = (headers: Record<string, string>) => allowed(buildRequest({ method: "POST", path: "/library?intent=upload-file", headers }));
+  it("admits an admin's upload only, judged from the headers alone; anyone else hears the admin routes' refusal", async () => {
+    const refusal = policyOf(library).upload!.refusal;
+    const ask = (headers: Record<string, string>) => refusal(buildRequest({ method: "POST", path: "/library?intent=upload-file", headers }));
     const fan = await sessionCookie((await createTestUser()).id);
     const restricted = await sessionCookie((await createTestUser({ isAdmin: true, canBeAdmin: true, restricted: true })).id);
-    expect(await ask({ Cookie: adminCookie })).toBe(true);
-    expect(await ask({})).toBe(false);
-    expect(await ask({ Cookie: fan })).toBe(false);
-    expect(await ask({ Cookie: restricted })).toBe(false);
+    const adminOnly = "You need to be logged in as an admin to perform this action.";
+    expect(await ask({ Cookie: adminCookie })).toBeNull();
+    expect(await ask({})).toEqual({ status: 401, error: adminOnly, headers: {} });
+    expect(await ask({ Cookie: fan })).toEqual({ status: 403, error: adminOnly, headers: {} });
+    expect(await ask({ Cookie: restricted })).toEqual({ status: 403, error: adminOnly, headers: {} });
   });
 });
 

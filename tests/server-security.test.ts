@@ -812,9 +812,12 @@ describe("body size limits", () => {
     expect(JSON.parse(refused.body)).toEqual({ error: "Request body is too large." });
   });
 
-  it("refuses a declared 5 GiB post file without reading it", async () => {
-    const refused = await declaredBody("/api/upload/file/some-post", 5 * 1024 * 1024 * 1024, { "Content-Type": "multipart/form-data; boundary=x" });
-    expect(refused.status).toBe(413);
+  it("refuses a declared 5 GiB post file without reading it: too large for an admin, not theirs to send for a guest", async () => {
+    const admin = await sessionCookie((await createTestUser({ isAdmin: true, canBeAdmin: true })).id);
+    const multipart = { "Content-Type": "multipart/form-data; boundary=x", Origin: base };
+    const refused = await declaredBody("/api/upload/file/some-post", 5 * 1024 * 1024 * 1024, { ...multipart, Cookie: admin });
+    expect([refused.status, JSON.parse(refused.body)]).toEqual([413, { error: "Request body is too large." }]);
+    expect((await declaredBody("/api/upload/file/some-post", 5 * 1024 * 1024 * 1024, multipart)).status).toBe(401);
   });
 
   it("asks who sends a large body before reading it: only an admin's multipart upload gets the upload limit", async () => {
@@ -829,9 +832,13 @@ describe("body size limits", () => {
       Origin: base,
     });
     expect(urlEncoded.status).toBe(413);
-    // Multipart above 1 MiB from a guest, a signed-in fan, or an admin sending another kind of body.
-    expect((await declaredBody("/library?intent=upload-file&postId=a", 3 * MiB, multipart)).status).toBe(413);
-    expect((await declaredBody("/library?intent=upload-file&postId=a", 3 * MiB, { ...multipart, Cookie: fan })).status).toBe(413);
+    // Multipart above 1 MiB from a guest or a signed-in fan: the upload routes' refusal of who asks, from the headers alone.
+    const adminOnly = { error: "You need to be logged in as an admin to perform this action." };
+    const guestUpload = await declaredBody("/library?intent=upload-file&postId=a", 3 * MiB, multipart);
+    expect([guestUpload.status, JSON.parse(guestUpload.body)]).toEqual([401, adminOnly]);
+    const fanUpload = await declaredBody("/api/upload/file/some-post", 500 * MiB, { ...multipart, Cookie: fan });
+    expect([fanUpload.status, JSON.parse(fanUpload.body)]).toEqual([403, adminOnly]);
+    // An admin sending another kind of body.
     expect(
       (await declaredBody("/admin?intent=trace-zip", 3 * MiB, { "Content-Type": "application/x-www-form-urlencoded", Origin: base, Cookie: adminCookie }))
         .status,
@@ -866,9 +873,14 @@ describe("body size limits", () => {
     });
     const raw = { "Content-Type": "application/octet-stream", Origin: base };
     const part = `/api/uploads/${uploadId}/parts/1`;
-    // Refused from the headers alone: a guest, another admin.
-    expect((await declaredBody(part, 3 * MiB, raw, "PUT")).status).toBe(413);
-    expect((await declaredBody(part, 3 * MiB, { ...raw, Cookie: await sessionCookie(otherAdmin.id) }, "PUT")).status).toBe(413);
+    // Refused from the headers alone, as the part route refuses them: a guest, a fan, another admin.
+    const refusal = async (headers: Record<string, string>) => {
+      const answer = await declaredBody(part, 3 * MiB, { ...raw, ...headers }, "PUT");
+      return [answer.status, (JSON.parse(answer.body) as { error: string }).error];
+    };
+    expect(await refusal({})).toEqual([401, "Not authenticated"]);
+    expect(await refusal({ Cookie: await sessionCookie((await createTestUser()).id) })).toEqual([404, "This upload does not exist or is no longer available."]);
+    expect(await refusal({ Cookie: await sessionCookie(otherAdmin.id) })).toEqual([403, "Only the admin who started this upload may continue it."]);
     const ownerCookie = await sessionCookie(owner.id);
     // The owner too above the part size (8 MiB for an 8 MiB POST_FILE_MAX_BYTES).
     expect((await declaredBody(part, 9 * MiB, { ...raw, Cookie: ownerCookie }, "PUT")).status).toBe(413);
@@ -880,11 +892,18 @@ describe("body size limits", () => {
   });
 
   it("takes no chunked body from someone who may not upload, and closes the connection", async () => {
-    const answer = await rawExchange(
+    // A guest's chunked upload: the upload route's refusal of a guest, before a chunk is read.
+    const upload = await rawExchange(
       "POST /library?intent=upload-file&postId=a HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=x\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n",
     );
-    expect(answer.head).toMatch(/^HTTP\/1\.1 411 /);
-    expect(answer.head).toMatch(/\r\nConnection: close\r\n/i);
+    expect(upload.head).toMatch(/^HTTP\/1\.1 401 /);
+    expect(upload.head).toMatch(/\r\nConnection: close\r\n/i);
+    // Elsewhere a chunked body is refused for its missing length.
+    const json = await rawExchange(
+      "POST /api/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n{\r\n",
+    );
+    expect(json.head).toMatch(/^HTTP\/1\.1 411 /);
+    expect(json.head).toMatch(/\r\nConnection: close\r\n/i);
   });
 
   it("closes the connection when it answers before the body has arrived, without reading the rest", async () => {

@@ -265,9 +265,13 @@ export async function requireSessionUser(request: Request, sessionOnlyMessage: s
 /** For `/api` routes (inside `handleApi`): an admin, or a 401/403 refusal in the spec's words. */
 export async function requireApiAdmin(request: Request): Promise<User> {
   const user = await getCurrentUser(request);
-  if (!user) throw new DomainError(401, ADMIN_ONLY_MESSAGE);
-  if (!isEffectiveAdmin(user)) throw new DomainError(403, ADMIN_ONLY_MESSAGE);
-  return user;
+  if (isEffectiveAdmin(user)) return user;
+  throw adminRefusal(user);
+}
+
+/** The refusal of someone who is not an admin (a restricted one included): 401 signed out, else 403. */
+export function adminRefusal(user: User | null): DomainError {
+  return new DomainError(user ? 403 : 401, ADMIN_ONLY_MESSAGE);
 }
 
 /** Removes expired sessions; run by the periodic housekeeping job. */

@@ -22,6 +22,7 @@ import { isStorageOutage, storage, STORAGE_RETRY_AFTER_SECONDS, STORAGE_UNAVAILA
 import { env } from "~/env.server";
 import { errorFields, log } from "~/logger.server";
 import { DomainError, isDomainError } from "~/models/errors";
+import { NOT_AUTHENTICATED_MESSAGE } from "~/models/session.server";
 import { addPostVersion, storePostVersionFile } from "~/models/post-version.server";
 import { uploadPartSize } from "~/utils/body-limits";
 import { isEffectiveAdmin } from "~/utils/entitlement";
@@ -192,10 +193,16 @@ async function ownSession(actor: Admin | null, uploadId: string): Promise<Upload
   return session;
 }
 
-/** Whether `user` started upload `uploadId` (the edge admits part bodies only for them). */
-export async function ownsUpload(user: Admin | null, uploadId: string): Promise<boolean> {
-  if (!user || !isEffectiveAdmin(user) || !/^[a-z0-9]{16,64}$/.test(uploadId)) return false;
-  return (await db.uploadSession.count({ where: { id: uploadId, adminId: user.id } })) === 1;
+/**
+ * Why `user` may not send a part of upload `uploadId`, as the part route answers it (401 signed
+ * out, 404 no such upload of an admin's, 403 another admin's), or null for the admin who started it.
+ * The edge asks it before a part's body is read.
+ */
+export async function partRefusal(user: Admin | null, uploadId: string): Promise<DomainError | null> {
+  if (!user) return new DomainError(401, NOT_AUTHENTICATED_MESSAGE);
+  const session = /^[a-z0-9]{16,64}$/.test(uploadId) ? await db.uploadSession.findUnique({ where: { id: uploadId }, select: { adminId: true } }) : null;
+  if (!session || !isEffectiveAdmin(user)) return new DomainError(404, UPLOAD_MESSAGES.notFound);
+  return session.adminId === user.id ? null : new DomainError(403, UPLOAD_MESSAGES.notYours);
 }
 
 /** What arrived so far, and where the rest goes (a resuming client asks this first). */
