@@ -272,3 +272,21 @@ describe("rate limits", () => {
     }
   });
 });
+
+describe("a body of the wrong shape", () => {
+  const login = (body: string) => callRoute(loginRoute, { method: "POST", body, headers: { "Content-Type": "application/json" } });
+
+  it("is told in words what is wrong, not in zod's types, and nothing is written", async () => {
+    const sessions = await db.session.count();
+    for (const body of ["null", "[1,2]", '"admin@example.com"']) {
+      const answer = await login(body);
+      expect([answer.status, await readJsonBody(answer)]).toEqual([400, { error: "Request body must be a JSON object." }]);
+    }
+    const typed = await login(JSON.stringify({ email: 5, password: "x" }));
+    expect([typed.status, await readJsonBody(typed)]).toEqual([400, { error: "email must be text." }]);
+    // A field's own words stay.
+    const missing = await login(JSON.stringify({ email: "a@example.com" }));
+    expect(await readJsonBody(missing)).toEqual({ error: "Please enter your password." });
+    expect(await db.session.count()).toBe(sessions);
+  });
+});
