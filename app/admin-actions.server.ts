@@ -32,6 +32,7 @@ import { MAX_TAIL_BYTES } from "~/utils/zip-eocd";
 import { errorFields, log } from "~/logger.server";
 import { parseForm, readForm } from "~/utils/form-fields";
 import { unlockObjectsUserSchema } from "~/utils/shop-schemas";
+import { parseInput } from "~/utils/input-words";
 
 function answer(value: AdminActionData, status = 200, headers: Record<string, string> = {}) {
   return data<AdminActionData>(value, { status, headers });
@@ -58,7 +59,7 @@ export async function importPurchases(actorId: string, request: Request) {
 export async function searchByCode(form: FormData) {
   const intent = "search-by-code";
   const values = parseForm(form, codeSearchFormSchema);
-  const parsed = codeSearchSchema.safeParse(values);
+  const parsed = parseInput(codeSearchSchema, values);
   if (!parsed.success) return answer({ intent, error: parsed.error.issues[0]?.message ?? ADMIN_MESSAGES.codeSearchRequired, values }, 400);
   try {
     const result = await searchDownloadsByCode(parsed.data);

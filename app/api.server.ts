@@ -5,7 +5,7 @@ import type { ZodType, ZodTypeDef } from "zod";
 import { DomainError } from "~/models/errors";
 import { DEFAULT_BODY_LIMIT } from "~/utils/body-limits";
 import { isDatabaseUnavailable } from "~/utils/errors";
-import { inputErrorMap } from "~/utils/input-words";
+import { parseInput } from "~/utils/input-words";
 import { errorFields, log } from "~/logger.server";
 
 export function apiError(status: number, error: string, headers?: HeadersInit): Response {
@@ -47,7 +47,7 @@ export async function readJson<T>(request: Request, schema: ZodType<T, ZodTypeDe
     // PostgreSQL text cannot hold NUL characters: refuse them here instead of failing a query.
     if (/\\u0000/i.test(text)) throw apiError(400, "Request body must not contain NUL characters.");
   }
-  const parsed = schema.safeParse(body, { errorMap: inputErrorMap });
+  const parsed = parseInput(schema, body);
   if (!parsed.success) throw apiError(400, firstIssue(parsed.error));
   return parsed.data;
 }

@@ -9,6 +9,7 @@ import { DomainError } from "~/models/errors";
 import { RESTRICTED_MESSAGE } from "~/models/restriction.server";
 import { hashToken } from "~/models/session.server";
 import { API_TOKEN_MESSAGES, apiTokenLabelSchema, MAX_API_TOKENS_PER_ACCOUNT } from "~/utils/api-token-schemas";
+import { parseInput } from "~/utils/input-words";
 
 /**
  * Days a token lives from its creation. The column's default (migration
@@ -62,7 +63,7 @@ function newSecret(): string {
 export async function createApiToken(user: TokenOwner, input: unknown): Promise<NewApiToken> {
   requireProvenOwner(user);
   if (user.restricted) throw new DomainError(403, RESTRICTED_MESSAGE);
-  const parsed = apiTokenLabelSchema.safeParse(input);
+  const parsed = parseInput(apiTokenLabelSchema, input);
   if (!parsed.success) {
     const message = parsed.error.issues[0]?.message ?? API_TOKEN_MESSAGES.labelRequired;
     throw new DomainError(400, message, { fields: { label: message } });

@@ -32,6 +32,7 @@ import {
 import { isEffectiveAdmin } from "~/utils/entitlement";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { renderVersionNotes, versionNotesAsText } from "~/utils/version-notes.server";
+import { parseInput } from "~/utils/input-words";
 
 export { BUG_REPORT_MESSAGES };
 
@@ -152,7 +153,7 @@ export async function reportFormFor(viewer: Viewer, postId: string): Promise<Rep
  */
 export async function fileBugReport(user: Reporter, postId: string, input: unknown): Promise<KnownIssue> {
   const download = await requireDownloader(user, postId);
-  const parsed = bugReportSchema.safeParse(input);
+  const parsed = parseInput(bugReportSchema, input);
   if (!parsed.success) throw invalid(parsed.error);
   const limit = await consumeRateLimit(`bug-report:user:${user.id}`, BUG_REPORT_LIMIT, BUG_REPORT_WINDOW_MS);
   if (!limit.allowed) {
@@ -316,7 +317,7 @@ export async function setBugReportState(
   now = new Date(),
 ): Promise<{ report: TriageReport; noticesQueued: number }> {
   requireAdminUser(admin);
-  const parsed = bugStateSchema.safeParse(input);
+  const parsed = parseInput(bugStateSchema, input);
   if (!parsed.success) throw invalid(parsed.error);
   const { state, fixedVersionId } = parsed.data;
   const queued: string[] = [];

@@ -33,6 +33,7 @@ import { isPostPublic, isPostVisible } from "~/models/post-visibility.server";
 import { explainAccess, tierIdsAt, type EntitlementPost, type EntitlementViewer } from "~/utils/entitlement";
 import { audienceTierIds } from "~/utils/release-schemas";
 import { log } from "~/logger.server";
+import { parseInput } from "~/utils/input-words";
 
 /** A role change or announcement not done within this time is given up (the next diff queues it again if still due). */
 export const DISCORD_GIVE_UP_MS = 24 * 60 * 60 * 1000;
@@ -109,7 +110,7 @@ export async function mappingTargets() {
 
 /** Saves a role mapping (admins; the route checks who may). 400 for bad input, 409 for a role already mapped. */
 export async function createRoleMapping(actor: Actor, raw: unknown): Promise<RoleMappingRow> {
-  const parsed = roleMappingSchema.safeParse(raw);
+  const parsed = parseInput(roleMappingSchema, raw);
   if (!parsed.success) {
     const fields: Record<string, string> = {};
     for (const issue of parsed.error.issues) fields[String(issue.path[0] ?? "form")] ??= issue.message;

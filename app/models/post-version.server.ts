@@ -25,6 +25,7 @@ import { MAX_ZIP_ENTRIES, VERSION_MESSAGES, versionUploadSchema, type VersionUpl
 import { displayVersion } from "~/utils/versions";
 import type { BlenderManifest } from "~/utils/blender-manifest";
 import { errorFields, log } from "~/logger.server";
+import { parseInput } from "~/utils/input-words";
 
 type Admin = Pick<User, "id" | "isAdmin" | "restricted">;
 
@@ -35,7 +36,7 @@ function requireAdminActor(actor: Admin): void {
 
 /** The label and notes sent with an upload, by the one schema the form and the API share. */
 export function versionInputOf(fields: Record<string, string>): VersionUploadInput {
-  const parsed = versionUploadSchema.safeParse(fields);
+  const parsed = parseInput(versionUploadSchema, fields);
   if (!parsed.success) throw new DomainError(400, parsed.error.issues[0]?.message ?? LIBRARY_MESSAGES.fileUploadFailed);
   return parsed.data;
 }

@@ -21,6 +21,7 @@ import { VERSION_FILE_MESSAGES, type FileRoleName } from "~/utils/version-file-w
 import { VERSION_MESSAGES } from "~/utils/version-schemas";
 import { gateOf, ROLE_NAMES } from "~/utils/version-file-views";
 import { errorFields, log } from "~/logger.server";
+import { parseInput } from "~/utils/input-words";
 
 // The shaping is pure and shared with the library listing (which this module's imports reach).
 export { fileViews, gateOf, type FileView } from "~/utils/version-file-views";
@@ -103,7 +104,7 @@ export function cardFilesOf(
 
 /** The file-role fields of an admin's request, by the one schema the form and the API share. */
 export function versionFileInputOf(input: unknown): VersionFileInput {
-  const parsed = versionFileSchema.safeParse(input);
+  const parsed = parseInput(versionFileSchema, input);
   if (!parsed.success) throw new DomainError(400, parsed.error.issues[0]?.message ?? VERSION_FILE_MESSAGES.fileFailed);
   return parsed.data;
 }

@@ -6,7 +6,7 @@
 // schema's own message instead of becoming "[object File]".
 import { z, ZodFirstPartyTypeKind, type ZodTypeAny } from "zod";
 import { DomainError } from "~/utils/errors";
-import { inputErrorMap } from "~/utils/input-words";
+import { parseInput } from "~/utils/input-words";
 
 /** What the reader hands the schema: each named field's text, or its texts for an array. */
 export type FormInput = Record<string, string | string[]>;
@@ -71,7 +71,7 @@ export function formInput(form: FormData, schema: ZodTypeAny): FormInput {
 
 /** `schema` applied to the form (see formInput): zod's answer, for actions that word a failure their own way. */
 export function readForm<S extends ZodTypeAny>(form: FormData, schema: S): z.SafeParseReturnType<z.input<S>, z.output<S>> {
-  return schema.safeParse(formInput(form, schema), { errorMap: inputErrorMap });
+  return parseInput(schema, formInput(form, schema));
 }
 
 /** Field errors of a failed parse, keyed by field ("form" for the rest), first message each. */

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { inputErrorMap } from "./input-words";
+import { parseInput } from "./input-words";
 
 const messageOf = (schema: z.ZodTypeAny, input: unknown) => {
-  const parsed = schema.safeParse(input, { errorMap: inputErrorMap });
+  const parsed = parseInput(schema, input);
   return parsed.success ? null : parsed.error.issues[0]!.message;
 };
 
@@ -33,5 +33,14 @@ describe("the words for input of the wrong shape", () => {
     expect(messageOf(worded, {})).toBe("Please enter a valid email.");
     expect(messageOf(worded, { email: "nope" })).toBe("Please enter a valid email.");
     expect(messageOf(z.object({ name: z.string().min(2) }), { name: "a" })).toBe("String must contain at least 2 character(s)");
+  });
+
+  it("names the allowed values, the unknown fields, and for either of two shapes the problem of the closer one", () => {
+    expect(messageOf(z.object({ preset: z.enum(["none", "weekly"]) }), { preset: "nope" })).toBe("preset must be one of: none, weekly.");
+    expect(messageOf(z.object({ a: z.string() }).strict(), { a: "x", foo: 1 })).toBe("Unknown field: foo.");
+    expect(messageOf(z.object({ n: z.object({ a: z.string() }).strict() }), { n: { a: "x", b: 1, c: 2 } })).toBe("Unknown fields in n: b, c.");
+    const plan = z.union([z.object({ steps: z.array(z.object({ audience: z.string() }).strict()) }).strict(), z.object({ preset: z.string() }).strict()]);
+    expect(messageOf(plan, { steps: [{ tier_ids: ["x"] }] })).toMatch(/^steps\.0/);
+    expect(messageOf(plan, { steps: [{}] })).toBe("steps.0.audience is required.");
   });
 });

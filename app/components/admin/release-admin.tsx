@@ -26,6 +26,7 @@ import {
 } from "~/utils/release-schemas";
 import { formatDay, formatDayTime, formatTime } from "~/utils/dates";
 import { instantToZoned, zonedToInstant } from "~/utils/time-zone";
+import { parseInput } from "~/utils/input-words";
 
 /** When the post counts as published, as the server computes its steps' instants. */
 function publicationOf(post: LibraryPost, now: Date): Date {
@@ -44,7 +45,7 @@ function savedPreview(post: LibraryPost, titles: Map<string, string>, now: Date)
  * with it (the schema's and the plan's messages, as a save would answer).
  */
 function draftPreview(input: unknown, post: LibraryPost, tiers: CardTier[], titles: Map<string, string>, now: Date): { words: string } | { problem: string } {
-  const parsed = releaseStepsSchema.safeParse(input);
+  const parsed = parseInput(releaseStepsSchema, input);
   if (!parsed.success) return { problem: parsed.error.issues[0]?.message ?? RELEASE_MESSAGES.failed };
   const steps = "preset" in parsed.data ? presetSteps(parsed.data.preset, tiers) : parsed.data.steps;
   if (steps.length === 0) return { words: "No release steps: the post's own tiers only." };

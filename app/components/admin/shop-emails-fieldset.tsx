@@ -5,6 +5,7 @@
 import { useMemo, useState } from "react";
 import type { Draft, DraftUpdate, EditorShopEmail } from "~/components/admin/use-user-draft";
 import { ADMIN_MESSAGES, shopEmailSchema } from "~/utils/admin-schemas";
+import { parseInput } from "~/utils/input-words";
 
 export function ShopEmailsFieldset({ idPrefix, saved, draft, update }: { idPrefix: string; saved: EditorShopEmail[]; draft: Draft; update: DraftUpdate }) {
   const [newEmail, setNewEmail] = useState("");
@@ -14,7 +15,7 @@ export function ShopEmailsFieldset({ idPrefix, saved, draft, update }: { idPrefi
 
   function add(event: React.MouseEvent) {
     event.preventDefault();
-    const parsed = shopEmailSchema.safeParse(newEmail);
+    const parsed = parseInput(shopEmailSchema, newEmail);
     if (!parsed.success) {
       setEmailError(parsed.error.issues[0]?.message ?? ADMIN_MESSAGES.shopEmailInvalid);
       return;
