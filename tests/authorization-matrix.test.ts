@@ -71,6 +71,10 @@ const uploadParams = (f: Fixtures) => ({ uploadId: f.uploadId });
 
 const MATRIX: Record<string, Case[]> = {
   "$.tsx": [{ method: "GET", params: () => ({ "*": "no-such-page" }), expect: all(ok(404)) }],
+  "api.$.ts": [
+    { method: "GET", params: () => ({ "*": "no/such/endpoint" }), expect: all(ok(404)) },
+    { method: "POST", params: () => ({ "*": "no/such/endpoint" }), expect: all(ok(404)) },
+  ],
   "_index.tsx": [
     { method: "GET", expect: all(ok(200)) },
     { method: "POST", form: (f) => ({ intent: "delete", id: f.panelId }), expect: adminUi(ok("302 /"), no("302 /")) },

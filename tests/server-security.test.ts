@@ -767,6 +767,23 @@ function declaredBody(pathname: string, length: number, headers: Record<string, 
   });
 }
 
+describe("an /api address no route serves", () => {
+  it("answers 404 in the API's shape for every method, not the HTML page or a 405", async () => {
+    for (const method of ["GET", "POST", "PUT", "DELETE"]) {
+      const response = await fetch(`${base}/api/no/such/endpoint`, {
+        method,
+        headers: { "Content-Type": "application/json", Origin: base },
+        body: method === "GET" ? undefined : "{}",
+      });
+      expect([method, response.status, response.headers.get("Content-Type")]).toEqual([method, 404, "application/json; charset=utf-8"]);
+      expect(await response.json()).toEqual({ error: "Not found." });
+    }
+    // The site's own pages still answer their HTML page.
+    const page = await fetch(`${base}/no/such/page`);
+    expect([page.status, page.headers.get("Content-Type")]).toEqual([404, "text/html; charset=utf-8"]);
+  });
+});
+
 describe("body size limits", () => {
   it("refuses a JSON body over 1 MiB with 413 before the app reads it", async () => {
     const response = await fetch(`${base}/api/auth/login`, {
