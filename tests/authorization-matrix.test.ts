@@ -70,7 +70,10 @@ const postParams = (f: Fixtures) => ({ id: f.postId });
 const uploadParams = (f: Fixtures) => ({ uploadId: f.uploadId });
 
 const MATRIX: Record<string, Case[]> = {
-  "$.tsx": [{ method: "GET", params: () => ({ "*": "no-such-page" }), expect: all(ok(404)) }],
+  "$.tsx": [
+    { method: "GET", params: () => ({ "*": "no-such-page" }), expect: all(ok(404)) },
+    { method: "POST", params: () => ({ "*": "no-such-page" }), form: () => ({ a: "1" }), expect: all(ok(404)) },
+  ],
   "api.$.ts": [
     { method: "GET", params: () => ({ "*": "no/such/endpoint" }), expect: all(ok(404)) },
     { method: "POST", params: () => ({ "*": "no/such/endpoint" }), expect: all(ok(404)) },

@@ -778,9 +778,12 @@ describe("an /api address no route serves", () => {
       expect([method, response.status, response.headers.get("Content-Type")]).toEqual([method, 404, "application/json; charset=utf-8"]);
       expect(await response.json()).toEqual({ error: "Not found." });
     }
-    // The site's own pages still answer their HTML page.
+    // The site's own addresses still answer their HTML page, a form posted to one too.
     const page = await fetch(`${base}/no/such/page`);
     expect([page.status, page.headers.get("Content-Type")]).toEqual([404, "text/html; charset=utf-8"]);
+    const posted = await fetch(`${base}/no/such/page`, { method: "POST", headers: { Origin: base }, body: new URLSearchParams({ a: "1" }) });
+    expect([posted.status, posted.headers.get("Content-Type")]).toEqual([404, "text/html; charset=utf-8"]);
+    expect(await posted.text()).toContain("Page not found");
   });
 });
 

@@ -7,6 +7,11 @@ export async function loader() {
   throw new Response("Not found", { status: 404 });
 }
 
+/** A form posted to an address with no page is not a wrong method (405): there is nothing here. */
+export async function action() {
+  throw new Response("Not found", { status: 404 });
+}
+
 export default function NotFound() {
   return <ErrorPage status={404} title="Page not found" />;
 }
