@@ -354,6 +354,7 @@ const PROBES: Record<string, Probe> = {
 /** Route files that serve no post data to these viewers, and why. */
 const NO_POST_DATA: Record<string, string> = {
   "$.tsx": "the not-found page",
+  "api.$.ts": "the not-found answer of the API",
   "_index.tsx": "the home page's panels",
   "account.delete.tsx": "the account",
   "account.tokens.tsx": "the account's API tokens",
