@@ -13,6 +13,8 @@ type Role = "guest" | "user" | "admin";
  * the route parses multipart bodies itself (uploads), and this is its answer to a broken one.
  */
 const PAGES: Record<string, { serves: Role[]; refusedTo?: string; reads?: false; multipart?: number }> = {
+  // An address with no page: 404 whatever is posted there.
+  "$.tsx": { serves: ["guest", "user", "admin"], reads: false },
   // The panel form with its image: Remix's multipart parser finds no fields, so the form is refused.
   "_index.tsx": { serves: ["admin"], refusedTo: "/", multipart: 400 },
   "account.delete.tsx": { serves: ["user", "admin"], refusedTo: "/login" },
