@@ -13,8 +13,7 @@ import { formRefusal } from "~/utils/form-failure.server";
 import { PATCH_MESSAGES, patchBanner, patchCreateFormSchema, patchDeclareSchema } from "~/utils/game-patch-schemas";
 import { readPageForm } from "~/utils/page-form.server";
 import { personalPageHeaders } from "~/utils/page-headers";
-import { parseForm, readForm, text } from "~/utils/form-fields";
-import { z } from "zod";
+import { intentFormSchema, parseForm, readForm } from "~/utils/form-fields";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: adminStyles }];
 
@@ -31,9 +30,6 @@ export async function loader({ request }: LoaderFunctionArgs) {
 }
 
 type ActionData = { ok: boolean; message: string; field?: "name" };
-
-/** Which of the page's forms was sent. */
-const intentFormSchema = z.object({ intent: text });
 
 export async function action({ request }: ActionFunctionArgs) {
   const admin = await requireAdmin(request);

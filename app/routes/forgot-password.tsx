@@ -12,8 +12,7 @@ import { readPageForm } from "~/utils/page-form.server";
 import { personalPageHeaders } from "~/utils/page-headers";
 import stylesheet from "~/styles/login.css?url";
 import { CHECKS_PASSWORD } from "~/request-policy.server";
-import { fieldErrors, parseForm, readForm, text } from "~/utils/form-fields";
-import { z } from "zod";
+import { fieldErrors, intentFormSchema, parseForm, readForm } from "~/utils/form-fields";
 
 // Checks a password: a bounded wait for a turn and an answer budget under load (server/admission.ts).
 export function requestPolicy() {
@@ -39,9 +38,6 @@ export function loader({ request }: LoaderFunctionArgs) {
 type ActionResult = { intent: string; errors: Record<string, string> };
 
 // Every refusal shows inline (the email field or the form's alert): data only, no toast as well.
-/** Which step of the reset the form is. */
-const intentFormSchema = z.object({ intent: text });
-
 export async function action({ request, context }: ActionFunctionArgs) {
   const form = await readPageForm(request);
   const { intent } = parseForm(form, intentFormSchema);

@@ -102,6 +102,9 @@ export const checkbox = flag("on", "true");
 /** Text as typed; "" when the field is absent (or a file). */
 export const text = z.string().default("");
 
+/** A form whose only field the action reads first is its `intent` (which of the page's forms was sent). */
+export const intentFormSchema = z.object({ intent: text });
+
 const isBlank = (value: unknown) => typeof value === "string" && value.trim() === "";
 
 /**
