@@ -16,7 +16,6 @@ import { giveUpUpdateMails } from "~/models/mail-outbox.server";
 import { patchNewsHeadline } from "~/utils/game-patch-schemas";
 import { atomXml } from "~/utils/atom";
 import { UPDATE_MESSAGES, updatePreferencesSchema, updateTokenSchema } from "~/utils/update-schemas";
-import { parseInput } from "~/utils/input-words";
 
 export { UPDATE_MESSAGES };
 
@@ -242,7 +241,7 @@ export function feedUrl(token: string): string {
 
 /** Saves the two opt-ins; switching one on starts its digests from now (nothing older is mailed). */
 export async function saveUpdatePreferences(userId: string, input: unknown): Promise<UpdateSettings> {
-  const parsed = parseInput(updatePreferencesSchema, input);
+  const parsed = updatePreferencesSchema.safeParse(input);
   if (!parsed.success) throw new DomainError(400, UPDATE_MESSAGES.saveFailed);
   const { newVersions, newPosts, releases } = parsed.data;
   const row = await ensureSubscription(userId);

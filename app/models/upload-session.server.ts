@@ -195,14 +195,18 @@ async function ownSession(actor: Admin | null, uploadId: string): Promise<Upload
 
 /**
  * Why `user` may not send a part of upload `uploadId`, as the part route answers it (401 signed
- * out, 404 no such upload of an admin's, 403 another admin's), or null for the admin who started it.
- * The edge asks it before a part's body is read.
+ * out, then ownSession's 404 or 403), or null for the admin who started it. The edge asks it
+ * before a part's body is read.
  */
 export async function partRefusal(user: Admin | null, uploadId: string): Promise<DomainError | null> {
   if (!user) return new DomainError(401, NOT_AUTHENTICATED_MESSAGE);
-  const session = /^[a-z0-9]{16,64}$/.test(uploadId) ? await db.uploadSession.findUnique({ where: { id: uploadId }, select: { adminId: true } }) : null;
-  if (!session || !isEffectiveAdmin(user)) return new DomainError(404, UPLOAD_MESSAGES.notFound);
-  return session.adminId === user.id ? null : new DomainError(403, UPLOAD_MESSAGES.notYours);
+  return ownSession(user, uploadId).then(
+    () => null,
+    (error: unknown) => {
+      if (isDomainError(error)) return error;
+      throw error;
+    },
+  );
 }
 
 /** What arrived so far, and where the rest goes (a resuming client asks this first). */

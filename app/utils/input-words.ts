@@ -1,7 +1,8 @@
 // What a request's input is told when it has the wrong shape and its schema gives no words of its
 // own: zod's defaults ("Expected string, received number", "Required", "Invalid input") name zod's
-// types, not the field. Given to every parse of a JSON body (app/api.server.ts) and of a form
-// (app/utils/form-fields.ts); a schema's own messages stay.
+// types, not the field. Every parse of a request's input goes through parseInput: a JSON body
+// (app/api.server.ts), a form (app/utils/form-fields.ts), and what a model checks itself; a
+// schema's own messages stay.
 import { defaultErrorMap, type z, type ZodErrorMap, type ZodTypeAny } from "zod";
 
 /** The JSON types zod names, as a sentence says them. */
