@@ -7,7 +7,6 @@ import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, 
 import os from "node:os";
 import path from "node:path";
 import { once } from "node:events";
-import http from "node:http";
 import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "~/generated/prisma/client";
@@ -15,6 +14,7 @@ import { signedDownloadUrl } from "~/models/download.server";
 import { LIBRARY_MESSAGES } from "~/utils/library-schemas";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prismaCli } from "./db";
+import { declaredBody } from "./declared-body";
 import { setEnv } from "./env";
 import { fileBytes } from "./library-fixtures";
 import { appServerArgs, ensureAppBuilt, freePort } from "../scripts/app-server";
@@ -87,25 +87,6 @@ function stopCluster() {
 async function get(pathname: string, timeoutMs = 10_000): Promise<{ status: number; body: string; retryAfter: string | null }> {
   const response = await fetch(`${base}${pathname}`, { signal: AbortSignal.timeout(timeoutMs), redirect: "manual" });
   return { status: response.status, body: await response.text(), retryAfter: response.headers.get("Retry-After") };
-}
-
-/** A 50 MB multipart upload declared in its headers, none of it sent: what the edge answers before reading it. */
-function declaredUpload(pathname: string, headers: Record<string, string>): Promise<{ status: number; body: string; retryAfter: string | null }> {
-  return new Promise((resolve, reject) => {
-    const declared = { "Content-Type": "multipart/form-data; boundary=x", "Content-Length": String(50 * 1024 * 1024), ...headers };
-    const request = http.request(`${base}${pathname}`, { method: "POST", headers: declared }, (response) => {
-      let body = "";
-      response.setEncoding("utf8");
-      response.on("data", (chunk: string) => (body += chunk));
-      response.on("end", () => {
-        request.destroy();
-        resolve({ status: response.statusCode ?? 0, body, retryAfter: [response.headers["retry-after"] ?? null].flat()[0] ?? null });
-      });
-    });
-    request.on("error", reject);
-    request.setTimeout(10_000, () => request.destroy(new Error("no answer")));
-    request.flushHeaders();
-  });
 }
 
 async function waitFor(pathname: string, status: number, timeoutMs: number) {
@@ -222,7 +203,10 @@ describe("the database restarts while the app runs", () => {
     expect(Number(download.retryAfter)).toBeGreaterThan(0);
     expect(JSON.parse(download.body)).toEqual({ error: "Download failed." });
     // A large upload whose sender cannot be known now: 503 with Retry-After before a byte is read, not "too large".
-    const upload = await declaredUpload("/api/upload/file/anything", { Authorization: "Bearer any-token" });
+    const upload = await declaredBody(`${base}/api/upload/file/anything`, 50 * 1024 * 1024, {
+      "Content-Type": "multipart/form-data; boundary=x",
+      Authorization: "Bearer any-token",
+    });
     expect(upload.status).toBe(503);
     expect(Number(upload.retryAfter)).toBeGreaterThan(0);
     expect(JSON.parse(upload.body)).toEqual({ error: "The site is briefly unavailable. Please try again in a minute." });

@@ -15,6 +15,7 @@ import { hashToken } from "~/models/session.server";
 import { nsfwCookie } from "~/utils/visitor-cookies.server";
 import { responseSecurityHeaders } from "~/security.server";
 import { kofiPayload } from "./fakes/kofi";
+import { declaredBody as declaredBodyTo } from "./declared-body";
 import { createTestUser, productionServerEnv, runUntilExit, sessionCookie } from "./helpers";
 import { createPost } from "./library-fixtures";
 import { appServerArgs, freePort } from "../scripts/app-server";
@@ -750,22 +751,9 @@ describe("slow clients", () => {
   });
 });
 
-/** Sends only the head of a POST (or `method`) declaring `length` body bytes, and reads the answer. */
-function declaredBody(pathname: string, length: number, headers: Record<string, string>, method = "POST"): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(`${base}${pathname}`, { method, headers: { ...headers, "Content-Length": String(length) } }, (response) => {
-      let body = "";
-      response.on("data", (chunk: Buffer) => (body += chunk.toString()));
-      response.on("end", () => {
-        request.destroy();
-        resolve({ status: response.statusCode ?? 0, body });
-      });
-    });
-    request.on("error", reject);
-    request.setTimeout(10_000, () => request.destroy(new Error("no answer")));
-    request.flushHeaders();
-  });
-}
+/** Sends only the head of a request to this server, declaring `length` body bytes (tests/declared-body.ts). */
+const declaredBody = (pathname: string, length: number, headers: Record<string, string>, method = "POST") =>
+  declaredBodyTo(`${base}${pathname}`, length, headers, method);
 
 describe("an /api address no route serves", () => {
   it("answers 404 in the API's shape for every method, not the HTML page or a 405", async () => {
