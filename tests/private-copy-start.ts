@@ -5,7 +5,7 @@
 // test file of its own (tests/first-run-copy*.test.ts) so that the two builds and starts run
 // beside the other files instead of one after the other.
 import { spawnSync } from "node:child_process";
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -35,11 +35,34 @@ async function stopNpmStart(site: Site, project: string): Promise<void> {
 /** Is this PID a live (not zombie) PostgreSQL server? */
 function runningPostmaster(pid: number): boolean {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z" && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("postgres");
+    return runningProcess(pid) && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("postgres");
   } catch {
     return false;
   }
+}
+
+/** Is this PID a live process (not a zombie)? */
+function runningProcess(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** Live (not zombie) processes whose command line names `folder`, with their command lines. */
+function processesNaming(folder: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid)) {
+    try {
+      const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+      if (args.includes(folder) && runningProcess(Number(pid))) found.push(`${pid} ${args}`);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
 }
 
 /** Polls `check` until it holds or `ms` have passed; answers whether it held. */
@@ -116,6 +139,8 @@ export function describeFirstRunInPrivateCopy(runner: Runner): void {
         killGroup(site);
         await site.exited;
         expect(await within(10_000, () => !runningPostmaster(database))).toBe(true);
+        // Nor any other process that names the data folder (a database process, its supervisor).
+        expect(await within(10_000, () => processesNaming(path.join(project, "data")).length === 0)).toBe(true);
         site = await startSite(env, { cwd: project, command, user });
         expect(site.output()).not.toMatch(/is in use by another running npm start|left running by an npm start/);
         expect((await fetch(`${site.base}/library`)).status).toBe(200);
